@@ -1,0 +1,72 @@
+//! The one error type of the service client: each variant renders as a single line a person
+//! understands, and maps to a CLI exit code.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum ApiError {
+    #[error("cannot connect to {origin}: {detail}")]
+    Connect { origin: String, detail: String },
+    #[error("timed out after {}s waiting for {origin}", after.as_secs_f64())]
+    Timeout { origin: String, after: Duration },
+    #[error("the connection to {origin} broke: {detail}")]
+    Transport { origin: String, detail: String },
+    #[error("authentication refused (HTTP {status}): {excerpt}")]
+    Auth { status: u16, excerpt: String },
+    #[error("HTTP {status}{}: {excerpt}", retry_after.map(|d| format!(" (retry after {}s)", d.as_secs())).unwrap_or_default())]
+    Http {
+        status: u16,
+        excerpt: String,
+        retry_after: Option<Duration>,
+    },
+    #[error("lookup failed: {description}")]
+    Lookup { description: String },
+    #[error("response not understood: expected {expected}{}", if detail.is_empty() { String::new() } else { format!(" ({detail})") })]
+    Decode {
+        expected: &'static str,
+        detail: String,
+    },
+    #[error("response too large: more than {limit} bytes")]
+    TooLarge { limit: u64 },
+    #[error("the service redirected to another origin ({to}); not followed so the token stays private")]
+    CrossOriginRedirect { to: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ApiError {
+    /// Whether a later attempt may succeed: network trouble, 5xx and 429 are transient, a
+    /// refused token, a missing task or any other 4xx is not.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ApiError::Connect { .. }
+            | ApiError::Timeout { .. }
+            | ApiError::Transport { .. }
+            | ApiError::Decode { .. } => true,
+            ApiError::Http { status, .. } => *status == 429 || *status >= 500,
+            ApiError::Auth { .. }
+            | ApiError::Lookup { .. }
+            | ApiError::TooLarge { .. }
+            | ApiError::CrossOriginRedirect { .. }
+            | ApiError::Invalid(_) => false,
+        }
+    }
+
+    /// A delay the service asked for with `Retry-After`.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ApiError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The CLI exit code for this error (see the README).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ApiError::Auth { .. } => crate::exit::AUTH,
+            ApiError::Lookup { .. } | ApiError::Http { status: 404, .. } => crate::exit::NOT_FOUND,
+            ApiError::Timeout { .. } => crate::exit::TIMED_OUT,
+            _ => crate::exit::OTHER,
+        }
+    }
+}

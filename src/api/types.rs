@@ -1,0 +1,374 @@
+//! Response types and their tolerant decoding. Decoding goes through `serde_json::Value` so that
+//! one odd field or one broken catalogue entry never sinks the whole answer, and every string is
+//! sanitised on the way in.
+
+use super::error::ApiError;
+use super::sanitize::{sanitize, sanitize_json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Base-model type of a LoRA, the spec's `type` query parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LoraType {
+    Sd,
+    Sdxl,
+}
+
+impl LoraType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoraType::Sd => "sd",
+            LoraType::Sdxl => "sdxl",
+        }
+    }
+}
+
+/// Which result operation a task ID belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskKind {
+    #[default]
+    Image,
+    Video,
+}
+
+impl TaskKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Image => "image",
+            TaskKind::Video => "video",
+        }
+    }
+    /// The route segment of the spec for this kind.
+    pub fn route(self) -> &'static str {
+        match self {
+            TaskKind::Image => "image_generation",
+            TaskKind::Video => "video_generation",
+        }
+    }
+    /// File extension of the result file.
+    pub fn extension(self) -> &'static str {
+        match self {
+            TaskKind::Image => "png",
+            TaskKind::Video => "mp4",
+        }
+    }
+    pub fn from_video_flag(video: bool) -> Self {
+        if video { TaskKind::Video } else { TaskKind::Image }
+    }
+}
+
+/// One LoRA catalogue entry (spec 2.1). `metadata` keeps every field the service sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoraEntry {
+    pub model: String,
+    pub metadata: Map<String, Value>,
+}
+
+impl LoraEntry {
+    /// `metadata.source`, when it is a string.
+    pub fn source(&self) -> Option<&str> {
+        self.metadata.get("source").and_then(Value::as_str)
+    }
+}
+
+/// The decoded catalogue and how many entries had to be skipped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalogue {
+    pub entries: Vec<LoraEntry>,
+    pub skipped: usize,
+}
+
+/// Task result fields of spec 2.2 together with the envelope fields of 2.3.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskResult {
+    pub task_id: String,
+    pub kind: TaskKind,
+    pub status: String,
+    pub percent: u8,
+    pub total_tasks: Option<u64>,
+    /// `None` while the service reports no download URL (empty or missing).
+    pub url_download: Option<String>,
+    pub envelope: Envelope,
+}
+
+/// Envelope fields of spec 2.3 that are not the task itself.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Envelope {
+    pub start_time: Option<String>,
+    pub end_time: Option<String>,
+    pub host_of_client_call_request: Option<String>,
+    pub total_time_by_second: Option<f64>,
+    pub status: Option<String>,
+}
+
+/// Decodes a catalogue response body: `{"data": [entry, …]}`.
+pub fn decode_catalogue(body: &[u8]) -> Result<Catalogue, ApiError> {
+    let root: Value = serde_json::from_slice(body).map_err(|e| ApiError::Decode {
+        expected: "a JSON object with a `data` array",
+        detail: sanitize(&e.to_string()),
+    })?;
+    let Value::Object(mut root) = root else {
+        return Err(ApiError::Decode {
+            expected: "a JSON object with a `data` array",
+            detail: "got another JSON type".into(),
+        });
+    };
+    let Some(Value::Array(items)) = root.remove("data") else {
+        return Err(ApiError::Decode {
+            expected: "a JSON object with a `data` array",
+            detail: "`data` is missing or not an array".into(),
+        });
+    };
+    let mut catalogue = Catalogue {
+        entries: Vec::with_capacity(items.len()),
+        skipped: 0,
+    };
+    for item in items {
+        match decode_entry(item) {
+            Some(entry) => catalogue.entries.push(entry),
+            None => catalogue.skipped += 1,
+        }
+    }
+    Ok(catalogue)
+}
+
+fn decode_entry(item: Value) -> Option<LoraEntry> {
+    let Value::Object(mut obj) = item else {
+        return None;
+    };
+    let model = match obj.remove("model")? {
+        Value::String(s) if !s.trim().is_empty() => sanitize(&s),
+        _ => return None,
+    };
+    let mut metadata = match obj.remove("metadata") {
+        Some(Value::Object(m)) => Value::Object(m),
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(_) => return None,
+    };
+    sanitize_json(&mut metadata);
+    let Value::Object(metadata) = metadata else {
+        return None;
+    };
+    Some(LoraEntry { model, metadata })
+}
+
+/// Accepts a percent as integer, float or numeric string; clamps to 0..=100.
+pub fn decode_percent(v: Option<&Value>) -> u8 {
+    let n = match v {
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) => s.trim().trim_end_matches('%').trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    match n {
+        Some(x) if x.is_finite() => x.clamp(0.0, 100.0).round() as u8,
+        _ => 0,
+    }
+}
+
+fn opt_str(v: Option<&Value>) -> Option<String> {
+    match v {
+        Some(Value::String(s)) => Some(sanitize(s)),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// A description of a failed lookup if the envelope says so (`is_success` false or `errors`
+/// non-empty), carrying `error_description` when present.
+pub fn lookup_failure(root: &Map<String, Value>) -> Option<String> {
+    let is_success = root
+        .get("data")
+        .and_then(|d| d.get("is_success"))
+        .and_then(Value::as_bool);
+    let errors = root.get("errors").and_then(Value::as_array);
+    let has_errors = errors.is_some_and(|e| !e.is_empty());
+    if is_success != Some(false) && !has_errors {
+        return None;
+    }
+    let description = root
+        .get("error_description")
+        .and_then(Value::as_str)
+        .map(sanitize)
+        .filter(|s| !s.trim().is_empty())
+        .or_else(|| {
+            errors.and_then(|e| e.first()).map(|first| match first {
+                Value::String(s) => sanitize(s),
+                other => {
+                    let mut v = other.clone();
+                    sanitize_json(&mut v);
+                    super::sanitize::sanitize_with_limit(&v.to_string(), 512)
+                }
+            })
+        })
+        .unwrap_or_else(|| "the service reported that the lookup did not succeed".into());
+    Some(description)
+}
+
+/// Decodes a task-result response body (spec 2.3 envelope around 2.2).
+pub fn decode_task(body: &[u8], kind: TaskKind, requested_id: &str) -> Result<TaskResult, ApiError> {
+    const EXPECTED: &str = "a task result envelope with `data.data`";
+    let root: Value = serde_json::from_slice(body).map_err(|e| ApiError::Decode {
+        expected: EXPECTED,
+        detail: sanitize(&e.to_string()),
+    })?;
+    let Value::Object(root) = root else {
+        return Err(ApiError::Decode {
+            expected: EXPECTED,
+            detail: "got another JSON type".into(),
+        });
+    };
+    if let Some(description) = lookup_failure(&root) {
+        return Err(ApiError::Lookup { description });
+    }
+    let Some(Value::Object(task)) = root.get("data").and_then(|d| d.get("data")) else {
+        return Err(ApiError::Decode {
+            expected: EXPECTED,
+            detail: "`data.data` is missing or not an object".into(),
+        });
+    };
+    let Some(status) = opt_str(task.get("status")) else {
+        return Err(ApiError::Decode {
+            expected: "`data.data.status` as a string",
+            detail: String::new(),
+        });
+    };
+    let url_download = opt_str(task.get("url_download")).filter(|u| !u.trim().is_empty());
+    Ok(TaskResult {
+        task_id: opt_str(task.get("task_id")).unwrap_or_else(|| sanitize(requested_id)),
+        kind,
+        status,
+        percent: decode_percent(task.get("percent")),
+        total_tasks: task.get("total_tasks").and_then(Value::as_u64),
+        url_download,
+        envelope: Envelope {
+            start_time: opt_str(root.get("start_time")),
+            end_time: opt_str(root.get("end_time")),
+            host_of_client_call_request: opt_str(root.get("host_of_client_call_request")),
+            total_time_by_second: root.get("total_time_by_second").and_then(Value::as_f64),
+            status: opt_str(root.get("status")),
+        },
+    })
+}
+
+/// How a task stands, derived from its verbatim status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskState {
+    Running,
+    Completed,
+    Failed,
+}
+
+/// Failure statuses when the config names none.
+pub const DEFAULT_FAILURE_STATUSES: &[&str] = &[
+    "FAILED", "FAILURE", "ERROR", "CANCELLED", "CANCELED", "REJECTED", "EXPIRED", "TIMEOUT",
+];
+
+/// `COMPLETED` is success; a status in `failure_statuses` (case-insensitive) is a failure;
+/// anything else is still running.
+pub fn classify(status: &str, failure_statuses: &[String]) -> TaskState {
+    let s = status.trim();
+    if s.eq_ignore_ascii_case("COMPLETED") {
+        TaskState::Completed
+    } else if failure_statuses.iter().any(|f| f.eq_ignore_ascii_case(s)) {
+        TaskState::Failed
+    } else {
+        TaskState::Running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn percent_forms_are_accepted_and_clamped() {
+        assert_eq!(decode_percent(Some(&json!(42))), 42);
+        assert_eq!(decode_percent(Some(&json!(42.6))), 43);
+        assert_eq!(decode_percent(Some(&json!("17"))), 17);
+        assert_eq!(decode_percent(Some(&json!(" 88.2% "))), 88);
+        assert_eq!(decode_percent(Some(&json!(-5))), 0);
+        assert_eq!(decode_percent(Some(&json!(1e9))), 100);
+        assert_eq!(decode_percent(Some(&json!("x"))), 0);
+        assert_eq!(decode_percent(None), 0);
+    }
+
+    #[test]
+    fn bad_catalogue_entries_are_skipped_and_counted() {
+        let body = json!({"data": [
+            {"model": "good", "metadata": {"source": "https://x.example/a", "extra": {"k": 1}}},
+            {"model": 5},
+            "nope",
+            {"metadata": {}},
+            {"model": "no_meta"},
+            {"model": "bad\u{1b}[2J", "metadata": {"source": "https://x\u{202e}.example"}, "unknown": true}
+        ]});
+        let cat = decode_catalogue(body.to_string().as_bytes()).expect("decodes");
+        assert_eq!(cat.skipped, 3);
+        assert_eq!(cat.entries.len(), 3);
+        assert_eq!(cat.entries[0].metadata["extra"], json!({"k": 1}));
+        assert_eq!(cat.entries[2].model, "bad");
+        assert_eq!(cat.entries[2].source(), Some("https://x.example"));
+    }
+
+    #[test]
+    fn catalogue_without_data_array_is_a_decode_error() {
+        for body in [r#"{"items": []}"#, "[]", "<html>", r#"{"data": {}}"#] {
+            assert!(matches!(
+                decode_catalogue(body.as_bytes()),
+                Err(ApiError::Decode { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn task_envelope_decodes_and_keeps_status_verbatim() {
+        let body = json!({
+            "data": {"is_success": true, "data": {"task_id": "t1", "total_tasks": 1, "percent": "55",
+                      "status": "Rendering frames", "url_download": "", "future": 1}},
+            "errors": [], "error_description": "", "start_time": "2026-01-01 00:00:00.000001",
+            "end_time": "2026-01-01 00:00:00.500000", "host_of_client_call_request": "127.0.0.1",
+            "total_time_by_second": 0.5, "status": "success"
+        });
+        let t = decode_task(body.to_string().as_bytes(), TaskKind::Video, "t1").expect("decodes");
+        assert_eq!(t.status, "Rendering frames");
+        assert_eq!(t.percent, 55);
+        assert_eq!(t.url_download, None);
+        assert_eq!(t.envelope.total_time_by_second, Some(0.5));
+    }
+
+    #[test]
+    fn failed_lookup_carries_the_description() {
+        let body = json!({"data": {"is_success": false, "data": {}}, "errors": [{"code": "x"}],
+                          "error_description": "task not found", "status": "failed"});
+        assert_eq!(
+            decode_task(body.to_string().as_bytes(), TaskKind::Image, "x"),
+            Err(ApiError::Lookup { description: "task not found".into() })
+        );
+        let body = json!({"data": {"is_success": true, "data": {"status": "x"}}, "errors": ["boom"]});
+        assert_eq!(
+            decode_task(body.to_string().as_bytes(), TaskKind::Image, "x"),
+            Err(ApiError::Lookup { description: "boom".into() })
+        );
+    }
+
+    #[test]
+    fn classification() {
+        let f: Vec<String> = DEFAULT_FAILURE_STATUSES.iter().map(|s| (*s).to_string()).collect();
+        assert_eq!(classify("COMPLETED", &f), TaskState::Completed);
+        assert_eq!(classify("completed", &f), TaskState::Completed);
+        assert_eq!(classify("Cancelled", &f), TaskState::Failed);
+        assert_eq!(classify("IN_PROGRESS", &f), TaskState::Running);
+        assert_eq!(classify("", &f), TaskState::Running);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let body = "[".repeat(100_000);
+        assert!(decode_catalogue(body.as_bytes()).is_err());
+        assert!(decode_task(body.as_bytes(), TaskKind::Image, "x").is_err());
+    }
+}

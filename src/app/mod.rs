@@ -1,0 +1,7 @@
+//! The dashboard.
+
+use crate::cli::{CliResult, Failure, Global};
+
+pub async fn run(_global: &Global, _demo: bool) -> CliResult {
+    Err(Failure::new(crate::exit::OTHER, "the dashboard is being built"))
+}

@@ -1,0 +1,94 @@
+//! `gendash download`: fetch completed tasks' files.
+
+use super::{CliResult, Failure, Global, client_from, output};
+use crate::api::download::{Downloader, file_name};
+use crate::api::types::{TaskState, classify};
+use crate::api::{ApiError, TaskKind};
+use crate::exit;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct DownloadArgs {
+    /// The tasks are video tasks (default: image).
+    #[arg(long)]
+    pub video: bool,
+    /// Directory to save into (default: the current directory).
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Overwrite existing files.
+    #[arg(long)]
+    pub force: bool,
+    #[arg(required = true, value_name = "TASK_ID")]
+    pub ids: Vec<String>,
+}
+
+pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
+    let settings = global.settings()?;
+    let client = client_from(&settings)?;
+    let downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
+    let kind = TaskKind::from_video_flag(args.video);
+    if !args.dir.is_dir() {
+        return Err(Failure::new(exit::OTHER, format!("{} is not a directory", args.dir.display())));
+    }
+    let mut worst = exit::OK;
+    for id in &args.ids {
+        let code = match download_one(&client, &downloader, &settings.failure_statuses, kind, id, args).await {
+            Ok(path) => {
+                eprintln!("saved {}", output::sanitize_line(&path.display().to_string()));
+                exit::OK
+            }
+            Err(f) => {
+                output::error(&format!("{id}: {}", f.message));
+                f.code
+            }
+        };
+        if worst == exit::OK {
+            worst = code;
+        }
+    }
+    Ok(worst)
+}
+
+async fn download_one(
+    client: &crate::api::Client,
+    downloader: &Downloader,
+    failure_statuses: &[String],
+    kind: TaskKind,
+    id: &str,
+    args: &DownloadArgs,
+) -> Result<PathBuf, Failure> {
+    let task = client.task_result(kind, id).await?;
+    match classify(&task.status, failure_statuses) {
+        TaskState::Completed => {}
+        TaskState::Failed => return Err(Failure::new(exit::TASK_FAILED, format!("the task ended with status {}", task.status))),
+        TaskState::Running => {
+            return Err(Failure::new(exit::OTHER, format!("the task is not completed yet (status {}, {}%)", task.status, task.percent)));
+        }
+    }
+    let url = task
+        .url_download
+        .ok_or_else(|| Failure::new(exit::OTHER, "the completed task has no download URL"))?;
+    let bar = output::stderr_is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {bytes}/{total_bytes}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        b.set_prefix(output::sanitize_line(id));
+        b
+    });
+    let mut progress = |done: u64, total: Option<u64>| {
+        if let Some(b) = &bar {
+            if let Some(t) = total {
+                b.set_length(t);
+            }
+            b.set_position(done);
+        }
+    };
+    let result = downloader.fetch(&url, &args.dir, &file_name(id, kind), args.force, &mut progress).await;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    result.map_err(|e: ApiError| e.into())
+}

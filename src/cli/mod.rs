@@ -1,0 +1,135 @@
+//! Command-line interface: argument definitions and dispatch to the headless subcommands.
+
+pub mod config_cmd;
+pub mod download;
+pub mod models;
+pub mod output;
+pub mod serve;
+pub mod tasks;
+pub mod watch;
+
+use crate::api::{ApiError, Client, ClientOptions};
+use crate::exit;
+use crate::store::config::{self, Overrides, Settings};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gendash",
+    version,
+    about = "Terminal dashboard and CLI for the Generation Service: browse LoRA models, watch tasks, fetch results.",
+    after_help = exit::HELP
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    /// Run the dashboard against an embedded reference service with demo tasks (no setup).
+    #[arg(long, global = false)]
+    pub demo: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct Global {
+    /// Service base URL (overrides GENDASH_BASE_URL and the config file).
+    #[arg(long, global = true, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Configuration profile ([profiles.NAME] in the config file).
+    #[arg(long, global = true, env = "GENDASH_PROFILE", value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Configuration file (default: the platform config dir, e.g. ~/.config/gendash/config.toml).
+    #[arg(long, global = true, env = "GENDASH_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Log to a file under the state directory (-v info, -vv debug, -vvv trace); never to the terminal.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the LoRA model catalogue.
+    Models(models::ModelsArgs),
+    /// Show the status of tasks.
+    Status(tasks::StatusArgs),
+    /// Poll tasks until each is completed or failed.
+    Wait(tasks::WaitArgs),
+    /// Download the files of completed tasks.
+    Download(download::DownloadArgs),
+    /// Edit the dashboard's watch list from scripts.
+    #[command(subcommand)]
+    Watch(watch::WatchCommand),
+    /// Run the reference service on loopback.
+    Serve(serve::ServeArgs),
+    /// Show the configuration.
+    #[command(subcommand)]
+    Config(config_cmd::ConfigCommand),
+}
+
+/// A failure with its exit code; the message is one sanitised line.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: u8, message: impl Into<String>) -> Self {
+        Failure { code, message: message.into() }
+    }
+}
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Self {
+        Failure::new(e.exit_code(), e.to_string())
+    }
+}
+
+impl From<config::ConfigError> for Failure {
+    fn from(e: config::ConfigError) -> Self {
+        Failure::new(exit::OTHER, e.0)
+    }
+}
+
+pub type CliResult = Result<u8, Failure>;
+
+impl Global {
+    pub fn overrides(&self) -> Overrides {
+        Overrides { config: self.config.clone(), profile: self.profile.clone(), base_url: self.base_url.clone() }
+    }
+
+    /// Resolves the settings, printing any warnings to stderr.
+    pub fn settings(&self) -> Result<Settings, Failure> {
+        let settings = config::resolve(&self.overrides(), &config::process_env)?;
+        for w in &settings.warnings {
+            eprintln!("gendash: {w}");
+        }
+        Ok(settings)
+    }
+}
+
+/// A client for the configured service, or a clear account of what is missing.
+pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
+    let base_url = settings.base_url.clone().ok_or_else(|| {
+        Failure::new(
+            exit::OTHER,
+            format!(
+                "no service configured: set base_url in {} or GENDASH_BASE_URL, or try `gendash --demo`",
+                settings.config_file.display()
+            ),
+        )
+    })?;
+    let token = settings.token.clone().ok_or_else(|| {
+        Failure::new(
+            exit::OTHER,
+            "no token configured: set GENDASH_TOKEN, or token / token_file / token_command in the config file",
+        )
+    })?;
+    Ok(Client::new(&ClientOptions {
+        base_url,
+        token,
+        request_timeout: settings.request_timeout,
+        allow_insecure_http: settings.allow_insecure_http,
+    })?)
+}

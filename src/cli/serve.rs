@@ -1,0 +1,60 @@
+//! `gendash serve`: the reference service in the foreground.
+
+use super::{CliResult, Failure};
+use crate::exit;
+use crate::server;
+use crate::store::secret::Secret;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = server::DEFAULT_ADDR)]
+    pub addr: String,
+    /// The bearer token clients must present (default: GENDASH_SERVE_TOKEN, else a generated one).
+    #[arg(long, env = "GENDASH_SERVE_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Serve this catalogue (JSON array of {model, type, cate, metadata}) instead of the embedded one.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
+}
+
+pub async fn run(args: &ServeArgs) -> CliResult {
+    let catalogue = match &args.catalogue {
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|e| Failure::new(exit::OTHER, format!("cannot read {}: {e}", p.display())))?;
+            server::catalogue::parse(&bytes).map_err(|e| Failure::new(exit::OTHER, format!("{}: {e}", p.display())))?
+        }
+        None => server::catalogue::embedded(),
+    };
+    let (token, generated) = match &args.token {
+        Some(t) if !t.is_empty() => (Secret::new(t.clone()), false),
+        _ => (server::generate_token(), true),
+    };
+    let entries = catalogue.len();
+    let mut running = server::bind_and_start(&args.addr, token, catalogue)
+        .await
+        .map_err(|e| Failure::new(exit::OTHER, format!("cannot listen on {}: {e}", args.addr)))?;
+    if !running.addr.ip().is_loopback() {
+        eprintln!("gendash: warning: listening on {}, which is reachable from other machines", running.addr);
+    }
+    println!("gendash reference service on {} ({entries} catalogue entries)", running.base_url());
+    if generated {
+        // The service's own throwaway token, printed so the user can point a client at it.
+        println!("token: {}", running.token.expose());
+    }
+    println!("try:   GENDASH_BASE_URL={} GENDASH_TOKEN=<token> gendash models", running.base_url());
+    println!("tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        r = &mut running.handle => {
+            return match r {
+                Ok(Ok(())) => Ok(exit::OK),
+                Ok(Err(e)) => Err(Failure::new(exit::OTHER, format!("service stopped: {e}"))),
+                Err(e) => Err(Failure::new(exit::OTHER, format!("service crashed: {e}"))),
+            };
+        }
+    }
+    running.stop();
+    Ok(exit::OK)
+}

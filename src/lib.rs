@@ -1,0 +1,12 @@
+//! gendash: a terminal dashboard and CLI for a text-to-image / text-to-video Generation Service.
+//!
+//! The binary is a thin shell over this library so that tests and benchmarks drive the same code.
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod exit;
+pub mod filter;
+pub mod logging;
+pub mod server;
+pub mod store;

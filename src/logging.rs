@@ -1,0 +1,42 @@
+//! File logging for `-v`: logs go to `gendash.log` under the state directory, never to the
+//! terminal (the dashboard owns it). Logged text comes from sanitised values, the token is a
+//! `Secret` whose `Debug` is `<redacted>`, and the formatter escapes what remains.
+
+use std::fs::OpenOptions;
+use std::path::PathBuf;
+
+/// Keeps the log writer alive for the program's lifetime.
+pub struct LogGuard;
+
+/// The log file: `GENDASH_LOG_FILE`, else `<state dir>/gendash.log`.
+pub fn log_path() -> PathBuf {
+    std::env::var_os("GENDASH_LOG_FILE").map_or_else(|| crate::store::paths::state_dir().join("gendash.log"), PathBuf::from)
+}
+
+pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
+    if verbose == 0 {
+        return Ok(None);
+    }
+    let path = log_path();
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut options = OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path).map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+    let level = match verbose {
+        1 => "gendash=info,warn",
+        2 => "gendash=debug,info",
+        _ => "trace",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(level))
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .try_init()
+        .map_err(|e| format!("cannot start logging: {e}"))?;
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), "gendash started");
+    Ok(Some(LogGuard))
+}

@@ -1,0 +1,56 @@
+//! The catalogue the reference service serves: embedded from `assets/` or read from a file.
+//! Entries carry `type` and `cate` for filtering; only `model` and `metadata` are served.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+pub const EMBEDDED: &[u8] = include_bytes!("../../assets/catalogue.json");
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServedEntry {
+    pub model: String,
+    #[serde(rename = "type", default)]
+    pub lora_type: Option<String>,
+    #[serde(default)]
+    pub cate: Option<String>,
+    #[serde(default)]
+    pub metadata: Map<String, Value>,
+}
+
+/// Parses a catalogue file: a JSON array of `{model, type, cate, metadata}`.
+pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("catalogue is not a JSON array of entries: {e}"))
+}
+
+pub fn embedded() -> Vec<ServedEntry> {
+    // The embedded file is checked by a unit test, so this cannot fail in a build that passed.
+    parse(EMBEDDED).unwrap_or_default()
+}
+
+/// The entries matching the spec's filters, as served: `{"model", "metadata"}` only.
+pub fn filtered(entries: &[ServedEntry], lora_type: Option<&str>, cate: Option<&str>) -> Vec<Value> {
+    entries
+        .iter()
+        .filter(|e| lora_type.is_none_or(|t| e.lora_type.as_deref().is_some_and(|et| et.eq_ignore_ascii_case(t))))
+        .filter(|e| cate.is_none_or(|c| e.cate.as_deref().is_some_and(|ec| ec.eq_ignore_ascii_case(c))))
+        .map(|e| serde_json::json!({"model": e.model, "metadata": e.metadata}))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_catalogue_is_rich_enough() {
+        let entries = parse(EMBEDDED).expect("embedded catalogue parses");
+        assert!(entries.len() >= 200);
+        let sd = filtered(&entries, Some("sd"), None).len();
+        let sdxl = filtered(&entries, Some("sdxl"), None).len();
+        assert!(sd > 50 && sdxl > 50 && sd + sdxl == entries.len());
+        let cats: std::collections::BTreeSet<_> = entries.iter().filter_map(|e| e.cate.clone()).collect();
+        assert!(cats.len() >= 5);
+        assert!(entries.iter().all(|e| e.metadata.get("source").and_then(Value::as_str).is_some_and(|s| s.starts_with("https://"))));
+        assert!(entries.iter().all(|e| e.metadata.len() >= 4));
+    }
+}

@@ -1,0 +1,268 @@
+//! The reference service (`gendash serve`): the spec implemented faithfully on loopback, so the
+//! demo and the tests run the real client over real HTTP. See `tasks` for how simulated tasks
+//! behave.
+
+pub mod catalogue;
+pub mod tasks;
+
+use crate::api::types::TaskKind;
+use crate::store::secret::Secret;
+use axum::Router;
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
+pub const SAMPLE_PNG: &[u8] = include_bytes!("../../assets/sample.png");
+pub const SAMPLE_MP4: &[u8] = include_bytes!("../../assets/sample.mp4");
+
+/// Shared by the request handlers. (Server-side only; the dashboard's state is never shared.)
+struct Service {
+    token: Secret,
+    catalogue: Vec<catalogue::ServedEntry>,
+    tasks: Mutex<tasks::Tasks>,
+}
+
+/// A running reference service.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub token: Secret,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    pub handle: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// `http://ADDR` for clients.
+    pub fn base_url(&self) -> url::Url {
+        // A bound socket address always forms a valid URL.
+        url::Url::parse(&format!("http://{}", self.addr)).unwrap_or_else(|_| unreachable!())
+    }
+    /// Stops accepting and lets in-flight requests finish.
+    pub fn stop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A fresh random token for a service started without one.
+pub fn generate_token() -> Secret {
+    use rand::Rng;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let token: String = (0..32)
+        .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.random_range(0..36)]))
+        .collect();
+    Secret::new(format!("gd-{token}"))
+}
+
+use rand::SeedableRng as _;
+
+/// Starts the service on an already-bound listener.
+pub fn start(listener: tokio::net::TcpListener, token: Secret, catalogue: Vec<catalogue::ServedEntry>) -> std::io::Result<Running> {
+    let addr = listener.local_addr()?;
+    let service = Arc::new(Service { token: token.clone(), catalogue, tasks: Mutex::new(tasks::Tasks::new()) });
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let app = router(service);
+    let handle = tokio::spawn(async move {
+        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await
+    });
+    Ok(Running { addr, token, shutdown: Some(tx), handle })
+}
+
+/// Binds `addr` and starts the service.
+pub async fn bind_and_start(addr: &str, token: Secret, catalogue: Vec<catalogue::ServedEntry>) -> std::io::Result<Running> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    start(listener, token, catalogue)
+}
+
+fn router(service: Arc<Service>) -> Router {
+    Router::new()
+        .route("/lora/", post(list_loras))
+        .route("/lora", post(list_loras))
+        .route("/ai/image_generation/{task_id}", post(image_result))
+        .route("/ai/video_generation/{task_id}", post(video_result))
+        .route("/files/{name}", get(file))
+        .fallback(not_found)
+        .with_state(service)
+}
+
+fn timestamp(t: time::OffsetDateTime) -> String {
+    let fmt = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second].[subsecond digits:6]");
+    t.format(&fmt).unwrap_or_default()
+}
+
+/// Constant-time comparison of the presented bearer token.
+fn authorised(headers: &HeaderMap, token: &Secret) -> bool {
+    let Some(presented) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    let (a, b) = (presented.as_bytes(), token.expose().as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn unauthorised() -> Response {
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, "Bearer")],
+        axum::Json(json!({
+            "errors": [{"code": "unauthorized", "message": "missing or invalid bearer token"}],
+            "error_description": "missing or invalid bearer token",
+            "status": "failed"
+        })),
+    )
+        .into_response()
+}
+
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        axum::Json(json!({"errors": [{"code": "not_found"}], "error_description": "no such route", "status": "failed"})),
+    )
+        .into_response()
+}
+
+async fn list_loras(
+    State(service): State<Arc<Service>>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if !authorised(&headers, &service.token) {
+        return unauthorised();
+    }
+    let lora_type = query.get("type").map(String::as_str).filter(|t| !t.is_empty());
+    if let Some(t) = lora_type
+        && !matches!(t, "sd" | "sdxl")
+    {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"errors": [{"code": "bad_type"}], "error_description": "type must be sd or sdxl", "status": "failed"})),
+        )
+            .into_response();
+    }
+    let cate = query.get("cate").map(String::as_str).filter(|c| !c.is_empty());
+    axum::Json(json!({"data": catalogue::filtered(&service.catalogue, lora_type, cate)})).into_response()
+}
+
+async fn image_result(
+    state: State<Arc<Service>>,
+    peer: ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Path(task_id): Path<String>,
+) -> Response {
+    task_result(state, peer, headers, task_id, TaskKind::Image)
+}
+
+async fn video_result(
+    state: State<Arc<Service>>,
+    peer: ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Path(task_id): Path<String>,
+) -> Response {
+    task_result(state, peer, headers, task_id, TaskKind::Video)
+}
+
+fn task_result(
+    State(service): State<Arc<Service>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    task_id: String,
+    kind: TaskKind,
+) -> Response {
+    let started = Instant::now();
+    let start_time = time::OffsetDateTime::now_utc();
+    if !authorised(&headers, &service.token) {
+        return unauthorised();
+    }
+    let looked_up = match service.tasks.lock() {
+        Ok(mut t) => t.lookup(&task_id, kind),
+        Err(_) => Err(tasks::Unknown::Full),
+    };
+    let mut body = match looked_up {
+        Ok(snap) => {
+            let url = if snap.finished_ok {
+                let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
+                let mut u = url::Url::parse(&format!("http://{host}/files/")).unwrap_or_else(|_| unreachable_url());
+                if let Ok(mut p) = u.path_segments_mut() {
+                    p.pop_if_empty().push(&format!("{task_id}.{}", kind.extension()));
+                }
+                u.to_string()
+            } else {
+                String::new()
+            };
+            json!({
+                "data": {"is_success": true, "data": {
+                    "task_id": task_id, "total_tasks": 1, "percent": snap.percent,
+                    "status": snap.status, "url_download": url
+                }},
+                "errors": [], "error_description": "", "status": "success"
+            })
+        }
+        Err(why) => {
+            let (code, description) = match why {
+                tasks::Unknown::NoSuchTask => ("task_not_found", format!("no {} generation task with ID {task_id}", kind.as_str())),
+                tasks::Unknown::WrongKind(k) => ("wrong_kind", format!("task {task_id} is {} task, not {} task", article(k), article(kind))),
+                tasks::Unknown::Full => ("capacity", "the reference service holds too many tasks".to_string()),
+            };
+            json!({
+                "data": {"is_success": false, "data": {}},
+                "errors": [{"code": code, "message": description}],
+                "error_description": description, "status": "failed"
+            })
+        }
+    };
+    if let Value::Object(map) = &mut body {
+        map.insert("start_time".into(), Value::String(timestamp(start_time)));
+        map.insert("end_time".into(), Value::String(timestamp(time::OffsetDateTime::now_utc())));
+        map.insert("host_of_client_call_request".into(), Value::String(peer.ip().to_string()));
+        map.insert("total_time_by_second".into(), json!(started.elapsed().as_secs_f64()));
+    }
+    axum::Json(body).into_response()
+}
+
+fn unreachable_url() -> url::Url {
+    url::Url::parse("http://127.0.0.1/files/").unwrap_or_else(|_| unreachable!())
+}
+
+/// The file route: `<task_id>.png` or `<task_id>.mp4` of a completed task. No token needed —
+/// a browser opening a download link has none.
+async fn file(State(service): State<Arc<Service>>, Path(name): Path<String>) -> Response {
+    let (stem, kind, bytes, mime) = if let Some(s) = name.strip_suffix(".png") {
+        (s, TaskKind::Image, SAMPLE_PNG, "image/png")
+    } else if let Some(s) = name.strip_suffix(".mp4") {
+        (s, TaskKind::Video, SAMPLE_MP4, "video/mp4")
+    } else {
+        return not_found().await;
+    };
+    let done = service.tasks.lock().is_ok_and(|t| t.is_completed(stem, kind));
+    if !done {
+        return not_found().await;
+    }
+    ([(header::CONTENT_TYPE, mime)], bytes).into_response()
+}
+
+fn article(kind: TaskKind) -> &'static str {
+    match kind {
+        TaskKind::Image => "an image",
+        TaskKind::Video => "a video",
+    }
+}

@@ -1,0 +1,242 @@
+//! The watch list on disk. Every change is a locked read-modify-write, so the dashboard and any
+//! number of `gendash watch` processes can edit it at once without losing each other's entries;
+//! every save is atomic (temporary file, fsync, rename), so a crash leaves the whole old or the
+//! whole new list; a file that does not parse is set aside byte for byte, never overwritten.
+
+use crate::api::TaskKind;
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const FORMAT_VERSION: u32 = 1;
+
+/// The last status seen for a task, kept so a restart shows it before the first refresh.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LastKnown {
+    pub status: String,
+    pub percent: u8,
+    #[serde(default)]
+    pub url_download: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub updated_at: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchEntry {
+    pub task_id: String,
+    pub kind: TaskKind,
+    /// Seconds since the Unix epoch.
+    pub added_at: u64,
+    #[serde(default)]
+    pub last: Option<LastKnown>,
+}
+
+impl WatchEntry {
+    pub fn new(task_id: impl Into<String>, kind: TaskKind) -> Self {
+        WatchEntry { task_id: task_id.into(), kind, added_at: unix_now(), last: None }
+    }
+    pub fn same_task(&self, other: &WatchEntry) -> bool {
+        self.task_id == other.task_id && self.kind == other.kind
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WatchFile {
+    version: u32,
+    tasks: Vec<WatchEntry>,
+}
+
+pub fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// What loading found.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub entries: Vec<WatchEntry>,
+    /// Where an unreadable file was moved to, so the user can be told.
+    pub set_aside: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("watch list {path}: {detail}")]
+pub struct StoreError {
+    pub path: PathBuf,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct WatchStore {
+    path: PathBuf,
+}
+
+impl WatchStore {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        WatchStore { path: path.into() }
+    }
+
+    /// The user's list: `GENDASH_DATA_DIR` or the platform data dir, `watchlist.json`.
+    pub fn default_path() -> PathBuf {
+        std::env::var_os("GENDASH_DATA_DIR")
+            .map_or_else(super::paths::data_dir, PathBuf::from)
+            .join("watchlist.json")
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn err(&self, detail: impl std::fmt::Display) -> StoreError {
+        StoreError { path: self.path.clone(), detail: detail.to_string() }
+    }
+
+    fn lock(&self) -> Result<File, StoreError> {
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).map_err(|e| self.err(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let mut lock_path = self.path.clone().into_os_string();
+        lock_path.push(".lock");
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| self.err(format!("cannot open the lock file: {e}")))?;
+        file.lock().map_err(|e| self.err(format!("cannot lock: {e}")))?;
+        Ok(file)
+    }
+
+    /// Reads the list (under the lock, so never half-way through another writer's change).
+    pub fn load(&self) -> Result<Loaded, StoreError> {
+        let _guard = self.lock()?;
+        self.load_unlocked()
+    }
+
+    fn load_unlocked(&self) -> Result<Loaded, StoreError> {
+        let bytes = match fs::read(&self.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::default()),
+            Err(e) => return Err(self.err(format!("cannot read: {e}"))),
+        };
+        match serde_json::from_slice::<WatchFile>(&bytes) {
+            Ok(f) if f.version == FORMAT_VERSION => Ok(Loaded { entries: dedup(f.tasks), set_aside: None }),
+            _ => {
+                let aside = self.set_aside()?;
+                Ok(Loaded { entries: Vec::new(), set_aside: Some(aside) })
+            }
+        }
+    }
+
+    /// Moves an unreadable file out of the way (rename keeps it byte for byte).
+    fn set_aside(&self) -> Result<PathBuf, StoreError> {
+        let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let mut aside = self.path.clone().into_os_string();
+        aside.push(format!(".corrupt-{stamp}"));
+        let aside = PathBuf::from(aside);
+        fs::rename(&self.path, &aside).map_err(|e| self.err(format!("cannot set the unreadable file aside: {e}")))?;
+        Ok(aside)
+    }
+
+    /// Applies `change` to the current list under the lock and saves the result atomically.
+    /// Returns the list as saved, and where an unreadable old file went, if it had to.
+    pub fn update(&self, change: impl FnOnce(&mut Vec<WatchEntry>)) -> Result<Loaded, StoreError> {
+        let _guard = self.lock()?;
+        let mut loaded = self.load_unlocked()?;
+        let before = loaded.entries.clone();
+        change(&mut loaded.entries);
+        loaded.entries = dedup(std::mem::take(&mut loaded.entries));
+        if loaded.entries != before || loaded.set_aside.is_some() || !self.path.exists() {
+            self.save_unlocked(&loaded.entries)?;
+        }
+        Ok(loaded)
+    }
+
+    fn save_unlocked(&self, entries: &[WatchEntry]) -> Result<(), StoreError> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let name = self.path.file_name().map_or_else(|| "watchlist.json".into(), |n| n.to_string_lossy().into_owned());
+        let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let body = serde_json::to_vec_pretty(&WatchFile { version: FORMAT_VERSION, tasks: entries.to_vec() })
+            .map_err(|e| self.err(e))?;
+        let write = || -> std::io::Result<()> {
+            let mut f = File::create(&temp)?;
+            f.write_all(&body)?;
+            f.write_all(b"\n")?;
+            f.sync_all()?;
+            fs::rename(&temp, &self.path)?;
+            // The rename itself must reach the disk too.
+            if let Ok(d) = File::open(dir) {
+                let _ = d.sync_all();
+            }
+            Ok(())
+        };
+        write().map_err(|e| {
+            let _ = fs::remove_file(&temp);
+            self.err(format!("cannot save (the previous list is kept): {e}"))
+        })
+    }
+}
+
+/// Keeps the first of each (kind, task) pair.
+fn dedup(entries: Vec<WatchEntry>) -> Vec<WatchEntry> {
+    let mut out: Vec<WatchEntry> = Vec::with_capacity(entries.len());
+    let mut seen = std::collections::HashSet::new();
+    for e in entries {
+        if seen.insert((e.kind, e.task_id.clone())) {
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Splits pasted text into task IDs: separated by white space or commas, empties dropped.
+pub fn split_ids(text: &str) -> Vec<String> {
+    text.split(|c: char| c.is_whitespace() || c == ',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_add_remove() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        assert!(store.load().expect("load").entries.is_empty());
+        store.update(|l| l.push(WatchEntry::new("a", TaskKind::Image))).expect("add");
+        store.update(|l| {
+            l.push(WatchEntry::new("b", TaskKind::Video));
+            l.push(WatchEntry::new("a", TaskKind::Image));
+        }).expect("add");
+        let ids: Vec<_> = store.load().expect("load").entries.into_iter().map(|e| e.task_id).collect();
+        assert_eq!(ids, ["a", "b"]);
+        store.update(|l| l.retain(|e| e.task_id != "a")).expect("rm");
+        assert_eq!(store.load().expect("load").entries.len(), 1);
+    }
+
+    #[test]
+    fn corrupt_files_are_set_aside_byte_for_byte() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("w.json");
+        let store = WatchStore::new(&path);
+        for bad in [&b""[..], b"{\"version\":1,\"tasks\":[", b"\0\0\0\0", b"[1,2,3]", b"{\"version\":9,\"tasks\":[]}"] {
+            fs::write(&path, bad).expect("write");
+            let loaded = store.load().expect("load");
+            let aside = loaded.set_aside.expect("set aside");
+            assert_eq!(fs::read(&aside).expect("read aside"), bad);
+            assert!(aside.to_string_lossy().contains(".corrupt-"));
+            assert!(!path.exists());
+        }
+    }
+
+    #[test]
+    fn split_pasted_ids() {
+        assert_eq!(split_ids("a, b\nc  d,,\te"), ["a", "b", "c", "d", "e"]);
+    }
+}
