@@ -29,27 +29,48 @@ impl std::fmt::Debug for FuzzyFilter {
 }
 
 fn pattern(query: &str) -> Pattern {
-    Pattern::new(query, CaseMatching::Smart, Normalization::Smart, AtomKind::Fuzzy)
+    Pattern::new(
+        query,
+        CaseMatching::Smart,
+        Normalization::Smart,
+        AtomKind::Fuzzy,
+    )
 }
 
 impl FuzzyFilter {
     pub fn new() -> Self {
-        FuzzyFilter { matcher: Matcher::new(Config::DEFAULT), buf: Vec::new() }
+        FuzzyFilter {
+            matcher: Matcher::new(Config::DEFAULT),
+            buf: Vec::new(),
+        }
     }
 
     /// Ranks `names` against `query`: the matches, best first, ties in input order. An empty
     /// query matches everything in input order.
-    pub fn rank<'a>(&mut self, query: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<Ranked> {
+    pub fn rank<'a>(
+        &mut self,
+        query: &str,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<Ranked> {
         let names = names.into_iter();
         if query.trim().is_empty() {
-            return names.enumerate().map(|(i, _)| Ranked { index: i as u32, score: 0 }).collect();
+            return names
+                .enumerate()
+                .map(|(i, _)| Ranked {
+                    index: i as u32,
+                    score: 0,
+                })
+                .collect();
         }
         let pattern = pattern(query);
         let mut out: Vec<Ranked> = names
             .enumerate()
             .filter_map(|(i, name)| {
                 let hay = Utf32Str::new(name, &mut self.buf);
-                pattern.score(hay, &mut self.matcher).map(|score| Ranked { index: i as u32, score })
+                pattern.score(hay, &mut self.matcher).map(|score| Ranked {
+                    index: i as u32,
+                    score,
+                })
             })
             .collect();
         out.sort_by(|a, b| b.score.cmp(&a.score).then(a.index.cmp(&b.index)));

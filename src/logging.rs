@@ -10,7 +10,10 @@ pub struct LogGuard;
 
 /// The log file: `GENDASH_LOG_FILE`, else `<state dir>/gendash.log`.
 pub fn log_path() -> PathBuf {
-    std::env::var_os("GENDASH_LOG_FILE").map_or_else(|| crate::store::paths::state_dir().join("gendash.log"), PathBuf::from)
+    std::env::var_os("GENDASH_LOG_FILE").map_or_else(
+        || crate::store::paths::state_dir().join("gendash.log"),
+        PathBuf::from,
+    )
 }
 
 pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
@@ -19,13 +22,16 @@ pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
     }
     let path = log_path();
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = options.open(&path).map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+    let file = options
+        .open(&path)
+        .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
     let level = match verbose {
         1 => "gendash=info,warn",
         2 => "gendash=debug,info",

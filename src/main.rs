@@ -15,7 +15,11 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::OTHER);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             cli::output::error(&format!("cannot start the runtime: {e}"));
@@ -39,7 +43,10 @@ async fn dispatch(args: Cli) -> cli::CliResult {
     let global = args.global;
     match args.command {
         None => gendash::app::run(&global, args.demo).await,
-        Some(_) if args.demo => Err(Failure::new(exit::USAGE, "--demo runs the dashboard; it takes no subcommand")),
+        Some(_) if args.demo => Err(Failure::new(
+            exit::USAGE,
+            "--demo runs the dashboard; it takes no subcommand",
+        )),
         Some(Command::Models(a)) => cli::models::run(&global, &a).await,
         Some(Command::Status(a)) => cli::tasks::status(&global, &a).await,
         Some(Command::Wait(a)) => cli::tasks::wait(&global, &a).await,

@@ -22,11 +22,7 @@ pub fn backoff_delay(failures: u32, base: Duration, cap: Duration, rng: &mut imp
 }
 
 /// Delay to wait after a failed attempt: the backoff, or longer if the service asked for it.
-pub fn retry_delay(
-    failures: u32,
-    retry_after: Option<Duration>,
-    rng: &mut impl Rng,
-) -> Duration {
+pub fn retry_delay(failures: u32, retry_after: Option<Duration>, rng: &mut impl Rng) -> Duration {
     let backoff = backoff_delay(failures, BASE, CAP, rng);
     match retry_after {
         // The service knows its own load better than our guess does.
@@ -59,7 +55,10 @@ mod tests {
         for failures in 1..=12u32 {
             let d = backoff_delay(failures, BASE, CAP, &mut rng);
             let full = BASE.saturating_mul(1 << (failures - 1)).min(CAP);
-            assert!(d >= full / 2 && d <= full, "failures {failures}: {d:?} vs {full:?}");
+            assert!(
+                d >= full / 2 && d <= full,
+                "failures {failures}: {d:?} vs {full:?}"
+            );
         }
         assert!(backoff_delay(1000, BASE, CAP, &mut rng) <= CAP);
     }
@@ -68,11 +67,15 @@ mod tests {
     fn same_seed_same_schedule() {
         let a: Vec<_> = {
             let mut r = StdRng::seed_from_u64(7);
-            (1..8).map(|f| backoff_delay(f, BASE, CAP, &mut r)).collect()
+            (1..8)
+                .map(|f| backoff_delay(f, BASE, CAP, &mut r))
+                .collect()
         };
         let b: Vec<_> = {
             let mut r = StdRng::seed_from_u64(7);
-            (1..8).map(|f| backoff_delay(f, BASE, CAP, &mut r)).collect()
+            (1..8)
+                .map(|f| backoff_delay(f, BASE, CAP, &mut r))
+                .collect()
         };
         assert_eq!(a, b);
     }
@@ -83,7 +86,10 @@ mod tests {
         assert_eq!(parse_retry_after("7", now), Some(Duration::from_secs(7)));
         assert_eq!(parse_retry_after("99999999999", now), Some(RETRY_AFTER_CAP));
         let later = httpdate::fmt_http_date(now + Duration::from_secs(30));
-        assert_eq!(parse_retry_after(&later, now), Some(Duration::from_secs(30)));
+        assert_eq!(
+            parse_retry_after(&later, now),
+            Some(Duration::from_secs(30))
+        );
         let past = httpdate::fmt_http_date(now - Duration::from_secs(30));
         assert_eq!(parse_retry_after(&past, now), Some(Duration::ZERO));
         assert_eq!(parse_retry_after("soon", now), None);

@@ -166,8 +166,10 @@ impl Client {
 
     async fn post(&self, url: Url, cap: u64) -> Result<Vec<u8>, ApiError> {
         let origin = url.origin().ascii_serialization();
-        let mut auth = HeaderValue::from_str(&format!("Bearer {}", self.token.expose()))
-            .map_err(|_| ApiError::Invalid("the token contains characters a header cannot carry".into()))?;
+        let mut auth =
+            HeaderValue::from_str(&format!("Bearer {}", self.token.expose())).map_err(|_| {
+                ApiError::Invalid("the token contains characters a header cannot carry".into())
+            })?;
         auth.set_sensitive(true);
         let response = self
             .http
@@ -184,8 +186,13 @@ impl Client {
                 .get(reqwest::header::LOCATION)
                 .and_then(|l| l.to_str().ok())
                 .and_then(|l| response.url().join(l).ok())
-                .map_or_else(|| "an unknown place".into(), |u| u.origin().ascii_serialization());
-            return Err(ApiError::CrossOriginRedirect { to: super::sanitize::sanitize(&to) });
+                .map_or_else(
+                    || "an unknown place".into(),
+                    |u| u.origin().ascii_serialization(),
+                );
+            return Err(ApiError::CrossOriginRedirect {
+                to: super::sanitize::sanitize(&to),
+            });
         }
         let retry_after = response
             .headers()
@@ -220,10 +227,14 @@ pub fn validate_task_id(task_id: &str) -> Result<(), ApiError> {
     // URL parsers resolve `.` and `..` segments (even percent-encoded), which would change the
     // route; no real task ID looks like that.
     if task_id == "." || task_id == ".." {
-        return Err(ApiError::Invalid(format!("`{task_id}` is not a valid task ID")));
+        return Err(ApiError::Invalid(format!(
+            "`{task_id}` is not a valid task ID"
+        )));
     }
     if task_id.len() > 1024 {
-        return Err(ApiError::Invalid("the task ID is longer than 1024 bytes".into()));
+        return Err(ApiError::Invalid(
+            "the task ID is longer than 1024 bytes".into(),
+        ));
     }
     Ok(())
 }
@@ -231,11 +242,18 @@ pub fn validate_task_id(task_id: &str) -> Result<(), ApiError> {
 fn status_error(status: StatusCode, excerpt: String, retry_after: Option<Duration>) -> ApiError {
     let code = status.as_u16();
     match code {
-        401 | 403 => ApiError::Auth { status: code, excerpt },
+        401 | 403 => ApiError::Auth {
+            status: code,
+            excerpt,
+        },
         _ => ApiError::Http {
             status: code,
             excerpt,
-            retry_after: if code == 429 || code == 503 { retry_after } else { None },
+            retry_after: if code == 429 || code == 503 {
+                retry_after
+            } else {
+                None
+            },
         },
     }
 }
@@ -243,12 +261,18 @@ fn status_error(status: StatusCode, excerpt: String, retry_after: Option<Duratio
 pub(crate) fn map_transport(e: &reqwest::Error, origin: &str, timeout: Duration) -> ApiError {
     let origin = origin.to_string();
     if e.is_timeout() {
-        return ApiError::Timeout { origin, after: timeout };
+        return ApiError::Timeout {
+            origin,
+            after: timeout,
+        };
     }
     let detail = error_chain(e);
     if e.is_connect() {
         if detail.contains("timed out") || detail.contains("deadline") {
-            return ApiError::Timeout { origin, after: CONNECT_TIMEOUT };
+            return ApiError::Timeout {
+                origin,
+                after: CONNECT_TIMEOUT,
+            };
         }
         ApiError::Connect { origin, detail }
     } else if e.is_redirect() {
@@ -321,7 +345,11 @@ pub fn excerpt(body: &[u8]) -> String {
     };
     let collapsed = plain.split_whitespace().collect::<Vec<_>>().join(" ");
     let clean = super::sanitize::sanitize_with_limit(&collapsed, EXCERPT_CHARS);
-    if clean.is_empty() { "(empty body)".into() } else { clean }
+    if clean.is_empty() {
+        "(empty body)".into()
+    } else {
+        clean
+    }
 }
 
 /// Drops markup, scripts and styles from an HTML error page, keeping its words.
@@ -394,7 +422,10 @@ mod tests {
     fn prefix_with_or_without_slash() {
         for base in ["https://h.example/api/v1", "https://h.example/api/v1/"] {
             let c = client(base);
-            assert_eq!(c.task_url(TaskKind::Video, "t").expect("ok").path(), "/api/v1/ai/video_generation/t");
+            assert_eq!(
+                c.task_url(TaskKind::Video, "t").expect("ok").path(),
+                "/api/v1/ai/video_generation/t"
+            );
             assert_eq!(c.endpoint(&["lora", ""]).path(), "/api/v1/lora/");
         }
     }

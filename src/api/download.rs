@@ -82,12 +82,20 @@ impl Downloader {
         if let Some((service, token)) = &self.token
             && *service == origin
         {
-            let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-                .map_err(|_| ApiError::Invalid("the token contains characters a header cannot carry".into()))?;
+            let mut value =
+                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+                    .map_err(|_| {
+                        ApiError::Invalid(
+                            "the token contains characters a header cannot carry".into(),
+                        )
+                    })?;
             value.set_sensitive(true);
             request = request.header(reqwest::header::AUTHORIZATION, value);
         }
-        let mut response = request.send().await.map_err(|e| transport(&e, &origin_text))?;
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| transport(&e, &origin_text))?;
         let status = response.status();
         if !status.is_success() {
             let body = super::client::read_capped(response, 64 * 1024, &origin_text, READ_TIMEOUT)
@@ -95,18 +103,33 @@ impl Downloader {
                 .unwrap_or_default();
             let excerpt = super::client::excerpt(&body);
             return Err(match status.as_u16() {
-                401 | 403 => ApiError::Auth { status: status.as_u16(), excerpt },
-                code => ApiError::Http { status: code, excerpt, retry_after: None },
+                401 | 403 => ApiError::Auth {
+                    status: status.as_u16(),
+                    excerpt,
+                },
+                code => ApiError::Http {
+                    status: code,
+                    excerpt,
+                    retry_after: None,
+                },
             });
         }
         let total = response.content_length();
         let temp = dir.join(format!(".{name}.part-{}", std::process::id()));
         let result = async {
-            let mut file = tokio::fs::File::create(&temp).await.map_err(|e| io_error(&temp, &e))?;
+            let mut file = tokio::fs::File::create(&temp)
+                .await
+                .map_err(|e| io_error(&temp, &e))?;
             let mut written = 0u64;
             progress(0, total);
-            while let Some(chunk) = response.chunk().await.map_err(|e| transport(&e, &origin_text))? {
-                file.write_all(&chunk).await.map_err(|e| io_error(&temp, &e))?;
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .map_err(|e| transport(&e, &origin_text))?
+            {
+                file.write_all(&chunk)
+                    .await
+                    .map_err(|e| io_error(&temp, &e))?;
                 written += chunk.len() as u64;
                 progress(written, total);
             }
@@ -124,7 +147,9 @@ impl Downloader {
                     target.display()
                 )));
             }
-            tokio::fs::rename(&temp, &target).await.map_err(|e| io_error(&target, &e))?;
+            tokio::fs::rename(&temp, &target)
+                .await
+                .map_err(|e| io_error(&target, &e))?;
             Ok(target.clone())
         }
         .await;
@@ -150,7 +175,10 @@ mod tests {
     #[test]
     fn file_names_cannot_escape() {
         assert_eq!(file_name("abc", TaskKind::Image), "abc.png");
-        assert_eq!(file_name("../../etc/passwd", TaskKind::Video), "_.._.._etc_passwd.mp4");
+        assert_eq!(
+            file_name("../../etc/passwd", TaskKind::Video),
+            "_.._.._etc_passwd.mp4"
+        );
         assert_eq!(file_name(".hidden", TaskKind::Image), "_.hidden.png");
         assert_eq!(file_name("a\u{1b}[2Jb", TaskKind::Image), "ab.png");
     }

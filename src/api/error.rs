@@ -28,7 +28,9 @@ pub enum ApiError {
     },
     #[error("response too large: more than {limit} bytes")]
     TooLarge { limit: u64 },
-    #[error("the service redirected to another origin ({to}); not followed so the token stays private")]
+    #[error(
+        "the service redirected to another origin ({to}); not followed so the token stays private"
+    )]
     CrossOriginRedirect { to: String },
     #[error("{0}")]
     Invalid(String),

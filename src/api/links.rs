@@ -27,6 +27,29 @@ pub fn validate_link(raw: &str) -> Result<Url, LinkRefused> {
             "the link contains control characters or spaces".into(),
         ));
     }
+    // The URL parser "repairs" forms like `https:///host` or `https:\\host`; a link must
+    // already be in the plain `scheme://host` form.
+    let lower = raw.get(..8).unwrap_or(raw).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &raw[8..]
+    } else if lower.starts_with("http://") {
+        &raw[7..]
+    } else {
+        let scheme = raw.split(':').next().unwrap_or("");
+        return Err(LinkRefused(
+            if scheme.len() < raw.len() && !scheme.is_empty() {
+                format!(
+                    "scheme `{}` is not http or https",
+                    super::sanitize::sanitize_with_limit(scheme, 32)
+                )
+            } else {
+                "not an absolute http or https URL".into()
+            },
+        ));
+    };
+    if rest.starts_with(['/', '\\']) || rest.is_empty() {
+        return Err(LinkRefused("the link has no host".into()));
+    }
     let url = Url::parse(raw).map_err(|e| LinkRefused(format!("not an absolute URL ({e})")))?;
     match url.scheme() {
         "http" | "https" => {}
@@ -41,7 +64,9 @@ pub fn validate_link(raw: &str) -> Result<Url, LinkRefused> {
         return Err(LinkRefused("the link has no host".into()));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(LinkRefused("the link carries a user name or password".into()));
+        return Err(LinkRefused(
+            "the link carries a user name or password".into(),
+        ));
     }
     Ok(url)
 }

@@ -7,7 +7,7 @@ use super::sanitize::{sanitize, sanitize_json};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Base-model type of a LoRA, the spec's `type` query parameter.
+/// Base-model type of a `LoRA`, the spec's `type` query parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum LoraType {
@@ -55,11 +55,15 @@ impl TaskKind {
         }
     }
     pub fn from_video_flag(video: bool) -> Self {
-        if video { TaskKind::Video } else { TaskKind::Image }
+        if video {
+            TaskKind::Video
+        } else {
+            TaskKind::Image
+        }
     }
 }
 
-/// One LoRA catalogue entry (spec 2.1). `metadata` keeps every field the service sent.
+/// One `LoRA` catalogue entry (spec 2.1). `metadata` keeps every field the service sent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoraEntry {
     pub model: String,
@@ -207,7 +211,11 @@ pub fn lookup_failure(root: &Map<String, Value>) -> Option<String> {
 }
 
 /// Decodes a task-result response body (spec 2.3 envelope around 2.2).
-pub fn decode_task(body: &[u8], kind: TaskKind, requested_id: &str) -> Result<TaskResult, ApiError> {
+pub fn decode_task(
+    body: &[u8],
+    kind: TaskKind,
+    requested_id: &str,
+) -> Result<TaskResult, ApiError> {
     const EXPECTED: &str = "a task result envelope with `data.data`";
     let root: Value = serde_json::from_slice(body).map_err(|e| ApiError::Decode {
         expected: EXPECTED,
@@ -263,7 +271,14 @@ pub enum TaskState {
 
 /// Failure statuses when the config names none.
 pub const DEFAULT_FAILURE_STATUSES: &[&str] = &[
-    "FAILED", "FAILURE", "ERROR", "CANCELLED", "CANCELED", "REJECTED", "EXPIRED", "TIMEOUT",
+    "FAILED",
+    "FAILURE",
+    "ERROR",
+    "CANCELLED",
+    "CANCELED",
+    "REJECTED",
+    "EXPIRED",
+    "TIMEOUT",
 ];
 
 /// `COMPLETED` is success; a status in `failure_statuses` (case-insensitive) is a failure;
@@ -346,18 +361,26 @@ mod tests {
                           "error_description": "task not found", "status": "failed"});
         assert_eq!(
             decode_task(body.to_string().as_bytes(), TaskKind::Image, "x"),
-            Err(ApiError::Lookup { description: "task not found".into() })
+            Err(ApiError::Lookup {
+                description: "task not found".into()
+            })
         );
-        let body = json!({"data": {"is_success": true, "data": {"status": "x"}}, "errors": ["boom"]});
+        let body =
+            json!({"data": {"is_success": true, "data": {"status": "x"}}, "errors": ["boom"]});
         assert_eq!(
             decode_task(body.to_string().as_bytes(), TaskKind::Image, "x"),
-            Err(ApiError::Lookup { description: "boom".into() })
+            Err(ApiError::Lookup {
+                description: "boom".into()
+            })
         );
     }
 
     #[test]
     fn classification() {
-        let f: Vec<String> = DEFAULT_FAILURE_STATUSES.iter().map(|s| (*s).to_string()).collect();
+        let f: Vec<String> = DEFAULT_FAILURE_STATUSES
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect();
         assert_eq!(classify("COMPLETED", &f), TaskState::Completed);
         assert_eq!(classify("completed", &f), TaskState::Completed);
         assert_eq!(classify("Cancelled", &f), TaskState::Failed);

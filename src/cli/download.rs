@@ -13,7 +13,12 @@ pub struct DownloadArgs {
     #[arg(long)]
     pub video: bool,
     /// Directory to save into (default: the current directory).
-    #[arg(short = 'o', long = "output-dir", value_name = "DIR", default_value = ".")]
+    #[arg(
+        short = 'o',
+        long = "output-dir",
+        value_name = "DIR",
+        default_value = "."
+    )]
     pub dir: PathBuf,
     /// Overwrite existing files.
     #[arg(long)]
@@ -28,13 +33,28 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
     let downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
     let kind = TaskKind::from_video_flag(args.video);
     if !args.dir.is_dir() {
-        return Err(Failure::new(exit::OTHER, format!("{} is not a directory", args.dir.display())));
+        return Err(Failure::new(
+            exit::OTHER,
+            format!("{} is not a directory", args.dir.display()),
+        ));
     }
     let mut worst = exit::OK;
     for id in &args.ids {
-        let code = match download_one(&client, &downloader, &settings.failure_statuses, kind, id, args).await {
+        let code = match download_one(
+            &client,
+            &downloader,
+            &settings.failure_statuses,
+            kind,
+            id,
+            args,
+        )
+        .await
+        {
             Ok(path) => {
-                eprintln!("saved {}", output::sanitize_line(&path.display().to_string()));
+                eprintln!(
+                    "saved {}",
+                    output::sanitize_line(&path.display().to_string())
+                );
                 exit::OK
             }
             Err(f) => {
@@ -60,9 +80,20 @@ async fn download_one(
     let task = client.task_result(kind, id).await?;
     match classify(&task.status, failure_statuses) {
         TaskState::Completed => {}
-        TaskState::Failed => return Err(Failure::new(exit::TASK_FAILED, format!("the task ended with status {}", task.status))),
+        TaskState::Failed => {
+            return Err(Failure::new(
+                exit::TASK_FAILED,
+                format!("the task ended with status {}", task.status),
+            ));
+        }
         TaskState::Running => {
-            return Err(Failure::new(exit::OTHER, format!("the task is not completed yet (status {}, {}%)", task.status, task.percent)));
+            return Err(Failure::new(
+                exit::OTHER,
+                format!(
+                    "the task is not completed yet (status {}, {}%)",
+                    task.status, task.percent
+                ),
+            ));
         }
     }
     let url = task
@@ -86,7 +117,15 @@ async fn download_one(
             b.set_position(done);
         }
     };
-    let result = downloader.fetch(&url, &args.dir, &file_name(id, kind), args.force, &mut progress).await;
+    let result = downloader
+        .fetch(
+            &url,
+            &args.dir,
+            &file_name(id, kind),
+            args.force,
+            &mut progress,
+        )
+        .await;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }

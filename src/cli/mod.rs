@@ -33,7 +33,7 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct Global {
-    /// Service base URL (overrides GENDASH_BASE_URL and the config file).
+    /// Service base URL (overrides `GENDASH_BASE_URL` and the config file).
     #[arg(long, global = true, value_name = "URL")]
     pub base_url: Option<String>,
     /// Configuration profile ([profiles.NAME] in the config file).
@@ -49,7 +49,7 @@ pub struct Global {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the LoRA model catalogue.
+    /// List the `LoRA` model catalogue.
     Models(models::ModelsArgs),
     /// Show the status of tasks.
     Status(tasks::StatusArgs),
@@ -76,7 +76,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(code: u8, message: impl Into<String>) -> Self {
-        Failure { code, message: message.into() }
+        Failure {
+            code,
+            message: message.into(),
+        }
     }
 }
 
@@ -96,7 +99,11 @@ pub type CliResult = Result<u8, Failure>;
 
 impl Global {
     pub fn overrides(&self) -> Overrides {
-        Overrides { config: self.config.clone(), profile: self.profile.clone(), base_url: self.base_url.clone() }
+        Overrides {
+            config: self.config.clone(),
+            profile: self.profile.clone(),
+            base_url: self.base_url.clone(),
+        }
     }
 
     /// Resolves the settings, printing any warnings to stderr.

@@ -25,7 +25,9 @@ pub struct ModelsArgs {
 pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    let catalogue = client.list_loras(args.lora_type, args.cate.as_deref()).await?;
+    let catalogue = client
+        .list_loras(args.lora_type, args.cate.as_deref())
+        .await?;
     let order: Vec<usize> = match args.filter.as_deref() {
         Some(q) => FuzzyFilter::new()
             .rank(q, catalogue.entries.iter().map(|e| e.model.as_str()))
@@ -44,9 +46,25 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             .collect();
         output::json_line(Value::Array(items));
     } else {
-        let meta = |e: &crate::api::LoraEntry, k: &str| e.metadata.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let width = order.iter().map(|&i| catalogue.entries[i].model.chars().count()).max().unwrap_or(5).clamp(5, 40);
-        output::line(&format!("{}  {:<5}  {:<12}  SOURCE", output::fit("MODEL", width), "TYPE", "CATEGORY"));
+        let meta = |e: &crate::api::LoraEntry, k: &str| {
+            e.metadata
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let width = order
+            .iter()
+            .map(|&i| catalogue.entries[i].model.chars().count())
+            .max()
+            .unwrap_or(5)
+            .clamp(5, 40);
+        output::line(&format!(
+            "{}  {:<5}  {:<12}  SOURCE",
+            output::fit("MODEL", width),
+            "TYPE",
+            "CATEGORY"
+        ));
         for &i in &order {
             let e = &catalogue.entries[i];
             output::line(&format!(
@@ -57,8 +75,19 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
                 e.source().unwrap_or("-")
             ));
         }
-        let skipped = if catalogue.skipped > 0 { format!(" ({} entries could not be read and were skipped)", catalogue.skipped) } else { String::new() };
-        eprintln!("{} of {} models{skipped}", order.len(), catalogue.entries.len());
+        let skipped = if catalogue.skipped > 0 {
+            format!(
+                " ({} entries could not be read and were skipped)",
+                catalogue.skipped
+            )
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "{} of {} models{skipped}",
+            order.len(),
+            catalogue.entries.len()
+        );
     }
     Ok(crate::exit::OK)
 }

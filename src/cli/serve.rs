@@ -11,19 +11,25 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = server::DEFAULT_ADDR)]
     pub addr: String,
-    /// The bearer token clients must present (default: GENDASH_SERVE_TOKEN, else a generated one).
+    /// The bearer token clients must present (default: `GENDASH_SERVE_TOKEN`, else a generated one).
     #[arg(long, env = "GENDASH_SERVE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     /// Serve this catalogue (JSON array of {model, type, cate, metadata}) instead of the embedded one.
     #[arg(long, value_name = "FILE")]
     pub catalogue: Option<PathBuf>,
+    /// Serve every route under this path prefix, e.g. /api/v1.
+    #[arg(long, value_name = "PATH")]
+    pub prefix: Option<String>,
 }
 
 pub async fn run(args: &ServeArgs) -> CliResult {
     let catalogue = match &args.catalogue {
         Some(p) => {
-            let bytes = std::fs::read(p).map_err(|e| Failure::new(exit::OTHER, format!("cannot read {}: {e}", p.display())))?;
-            server::catalogue::parse(&bytes).map_err(|e| Failure::new(exit::OTHER, format!("{}: {e}", p.display())))?
+            let bytes = std::fs::read(p).map_err(|e| {
+                Failure::new(exit::OTHER, format!("cannot read {}: {e}", p.display()))
+            })?;
+            server::catalogue::parse(&bytes)
+                .map_err(|e| Failure::new(exit::OTHER, format!("{}: {e}", p.display())))?
         }
         None => server::catalogue::embedded(),
     };
@@ -32,19 +38,33 @@ pub async fn run(args: &ServeArgs) -> CliResult {
         _ => (server::generate_token(), true),
     };
     let entries = catalogue.len();
-    let mut running = server::bind_and_start(&args.addr, token, catalogue)
+    let options = server::Options {
+        token,
+        catalogue,
+        prefix: args.prefix.clone(),
+    };
+    let mut running = server::bind_and_start(&args.addr, options)
         .await
         .map_err(|e| Failure::new(exit::OTHER, format!("cannot listen on {}: {e}", args.addr)))?;
     if !running.addr.ip().is_loopback() {
-        eprintln!("gendash: warning: listening on {}, which is reachable from other machines", running.addr);
+        eprintln!(
+            "gendash: warning: listening on {}, which is reachable from other machines",
+            running.addr
+        );
     }
-    println!("gendash reference service on {} ({entries} catalogue entries)", running.base_url());
+    let base = match &args.prefix {
+        Some(p) => format!("{}{}", running.base_url(), p.trim_matches('/')),
+        None => running.base_url().to_string(),
+    };
+    println!("gendash reference service on {base} ({entries} catalogue entries)");
     if generated {
         // The service's own throwaway token, printed so the user can point a client at it.
         println!("token: {}", running.token.expose());
     }
-    println!("try:   GENDASH_BASE_URL={} GENDASH_TOKEN=<token> gendash models", running.base_url());
-    println!("tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends");
+    println!("try:   GENDASH_BASE_URL={base} GENDASH_TOKEN=<token> gendash models");
+    println!(
+        "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends"
+    );
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         r = &mut running.handle => {

@@ -25,7 +25,7 @@ pub struct WaitArgs {
     /// The tasks are video tasks (default: image).
     #[arg(long)]
     pub video: bool,
-    /// Seconds between polls (default: poll_interval from the config, 2).
+    /// Seconds between polls (default: `poll_interval` from the config, 2).
     #[arg(long, value_name = "SECS")]
     pub interval: Option<f64>,
     /// Give up after this many seconds (exit code 6).
@@ -76,13 +76,25 @@ pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
     let kind = TaskKind::from_video_flag(args.video);
-    let results = futures_util::future::join_all(args.ids.iter().map(|id| client.task_result(kind, id))).await;
+    let results =
+        futures_util::future::join_all(args.ids.iter().map(|id| client.task_result(kind, id)))
+            .await;
     let mut codes = Vec::new();
     for (id, result) in args.ids.iter().zip(results) {
         match result {
             Ok(t) => {
-                codes.push(if classify(&t.status, &settings.failure_statuses) == TaskState::Failed { exit::TASK_FAILED } else { exit::OK });
-                if args.json { output::json_line(task_json(&t)) } else { output::line(&plain(&t)) }
+                codes.push(
+                    if classify(&t.status, &settings.failure_statuses) == TaskState::Failed {
+                        exit::TASK_FAILED
+                    } else {
+                        exit::OK
+                    },
+                );
+                if args.json {
+                    output::json_line(task_json(&t))
+                } else {
+                    output::line(&plain(&t))
+                }
             }
             Err(e) => {
                 codes.push(e.exit_code());
@@ -109,7 +121,12 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
     let kind = TaskKind::from_video_flag(args.video);
     let interval = match args.interval {
         Some(s) if s.is_finite() && s >= 0.0 => Duration::from_secs_f64(s.min(86_400.0)),
-        Some(_) => return Err(Failure::new(exit::USAGE, "--interval must be a non-negative number of seconds")),
+        Some(_) => {
+            return Err(Failure::new(
+                exit::USAGE,
+                "--interval must be a non-negative number of seconds",
+            ));
+        }
         None => settings.poll_interval,
     };
     let bars = (!args.json && output::stderr_is_terminal()).then(indicatif::MultiProgress::new);
@@ -117,27 +134,47 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
         let bar = bars.as_ref().map(|m| {
             let bar = m.add(indicatif::ProgressBar::new(100));
             bar.set_style(
-                indicatif::ProgressStyle::with_template("{prefix:.bold} [{bar:30}] {pos:>3}% {msg}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                    .progress_chars("=> "),
+                indicatif::ProgressStyle::with_template(
+                    "{prefix:.bold} [{bar:30}] {pos:>3}% {msg}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
             );
             bar.set_prefix(output::sanitize_line(id));
             bar
         });
-        wait_one(&client, kind, id, interval, &settings.failure_statuses, args.json, bar)
+        wait_one(
+            &client,
+            kind,
+            id,
+            interval,
+            &settings.failure_statuses,
+            args.json,
+            bar,
+        )
     });
     let all = futures_util::future::join_all(waits);
     let ended = match args.timeout {
-        Some(t) if t.is_finite() && t >= 0.0 => match tokio::time::timeout(Duration::from_secs_f64(t.min(1e9)), all).await {
-            Ok(ended) => ended,
-            Err(_) => {
+        Some(t) if t.is_finite() && t >= 0.0 => {
+            if let Ok(ended) = tokio::time::timeout(Duration::from_secs_f64(t.min(1e9)), all).await
+            {
+                ended
+            } else {
                 if args.json {
                     output::json_line(json!({"event": "timeout", "after_seconds": t}));
                 }
-                return Err(Failure::new(exit::TIMED_OUT, format!("gave up waiting after {t}s")));
+                return Err(Failure::new(
+                    exit::TIMED_OUT,
+                    format!("gave up waiting after {t}s"),
+                ));
             }
-        },
-        Some(_) => return Err(Failure::new(exit::USAGE, "--timeout must be a non-negative number of seconds")),
+        }
+        Some(_) => {
+            return Err(Failure::new(
+                exit::USAGE,
+                "--timeout must be a non-negative number of seconds",
+            ));
+        }
         None => all.await,
     };
     let codes = args.ids.iter().zip(&ended).map(|(id, e)| match e {
@@ -191,7 +228,11 @@ async fn wait_one(
                     v["retry_in_ms"] = json!(delay.as_millis() as u64);
                     output::json_line(v);
                 } else if let Some(b) = &bar {
-                    b.set_message(format!("{} (retrying in {}s)", output::sanitize_line(&e.to_string()), delay.as_secs()));
+                    b.set_message(format!(
+                        "{} (retrying in {}s)",
+                        output::sanitize_line(&e.to_string()),
+                        delay.as_secs()
+                    ));
                 } else {
                     output::error(&format!("{id}: {e} (retrying in {}s)", delay.as_secs()));
                 }

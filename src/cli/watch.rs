@@ -38,7 +38,10 @@ impl From<StoreError> for Failure {
 
 fn tell_set_aside(loaded: &crate::store::watchlist::Loaded) {
     if let Some(p) = &loaded.set_aside {
-        eprintln!("gendash: the watch list could not be read and was set aside as {}", p.display());
+        eprintln!(
+            "gendash: the watch list could not be read and was set aside as {}",
+            p.display()
+        );
     }
 }
 
@@ -48,7 +51,8 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
         WatchCommand::Add { video, ids } => {
             let kind = TaskKind::from_video_flag(*video);
             for id in ids {
-                crate::api::client::validate_task_id(id).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
+                crate::api::client::validate_task_id(id)
+                    .map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
             }
             let loaded = store.update(|list| {
                 for id in ids {
@@ -64,12 +68,21 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
             let loaded = store.load()?;
             tell_set_aside(&loaded);
             if *json {
-                let v = serde_json::to_value(&loaded.entries).map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
+                let v = serde_json::to_value(&loaded.entries)
+                    .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
                 output::json_line(v);
             } else {
                 for e in &loaded.entries {
-                    let (status, percent) = e.last.as_ref().map_or(("(not polled yet)", 0), |l| (l.status.as_str(), l.percent));
-                    output::line(&format!("{:<5}  {}  {}  {percent}%", e.kind.as_str(), e.task_id, status));
+                    let (status, percent) = e
+                        .last
+                        .as_ref()
+                        .map_or(("(not polled yet)", 0), |l| (l.status.as_str(), l.percent));
+                    output::line(&format!(
+                        "{:<5}  {}  {}  {percent}%",
+                        e.kind.as_str(),
+                        e.task_id,
+                        status
+                    ));
                 }
             }
         }
@@ -86,7 +99,10 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
             })?;
             tell_set_aside(&loaded);
             if !missing.is_empty() {
-                return Err(Failure::new(exit::NOT_FOUND, format!("not in the watch list: {}", missing.join(", "))));
+                return Err(Failure::new(
+                    exit::NOT_FOUND,
+                    format!("not in the watch list: {}", missing.join(", ")),
+                ));
             }
         }
     }

@@ -19,7 +19,8 @@ pub struct ServedEntry {
 
 /// Parses a catalogue file: a JSON array of `{model, type, cate, metadata}`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, String> {
-    serde_json::from_slice(bytes).map_err(|e| format!("catalogue is not a JSON array of entries: {e}"))
+    serde_json::from_slice(bytes)
+        .map_err(|e| format!("catalogue is not a JSON array of entries: {e}"))
 }
 
 pub fn embedded() -> Vec<ServedEntry> {
@@ -28,11 +29,27 @@ pub fn embedded() -> Vec<ServedEntry> {
 }
 
 /// The entries matching the spec's filters, as served: `{"model", "metadata"}` only.
-pub fn filtered(entries: &[ServedEntry], lora_type: Option<&str>, cate: Option<&str>) -> Vec<Value> {
+pub fn filtered(
+    entries: &[ServedEntry],
+    lora_type: Option<&str>,
+    cate: Option<&str>,
+) -> Vec<Value> {
     entries
         .iter()
-        .filter(|e| lora_type.is_none_or(|t| e.lora_type.as_deref().is_some_and(|et| et.eq_ignore_ascii_case(t))))
-        .filter(|e| cate.is_none_or(|c| e.cate.as_deref().is_some_and(|ec| ec.eq_ignore_ascii_case(c))))
+        .filter(|e| {
+            lora_type.is_none_or(|t| {
+                e.lora_type
+                    .as_deref()
+                    .is_some_and(|et| et.eq_ignore_ascii_case(t))
+            })
+        })
+        .filter(|e| {
+            cate.is_none_or(|c| {
+                e.cate
+                    .as_deref()
+                    .is_some_and(|ec| ec.eq_ignore_ascii_case(c))
+            })
+        })
         .map(|e| serde_json::json!({"model": e.model, "metadata": e.metadata}))
         .collect()
 }
@@ -48,9 +65,15 @@ mod tests {
         let sd = filtered(&entries, Some("sd"), None).len();
         let sdxl = filtered(&entries, Some("sdxl"), None).len();
         assert!(sd > 50 && sdxl > 50 && sd + sdxl == entries.len());
-        let cats: std::collections::BTreeSet<_> = entries.iter().filter_map(|e| e.cate.clone()).collect();
+        let cats: std::collections::BTreeSet<_> =
+            entries.iter().filter_map(|e| e.cate.clone()).collect();
         assert!(cats.len() >= 5);
-        assert!(entries.iter().all(|e| e.metadata.get("source").and_then(Value::as_str).is_some_and(|s| s.starts_with("https://"))));
+        assert!(entries.iter().all(|e| {
+            e.metadata
+                .get("source")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.starts_with("https://"))
+        }));
         assert!(entries.iter().all(|e| e.metadata.len() >= 4));
     }
 }

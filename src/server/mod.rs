@@ -27,6 +27,8 @@ struct Service {
     token: Secret,
     catalogue: Vec<catalogue::ServedEntry>,
     tasks: Mutex<tasks::Tasks>,
+    /// Path prefix in front of every route, empty for none.
+    prefix: String,
 }
 
 /// A running reference service.
@@ -69,26 +71,70 @@ pub fn generate_token() -> Secret {
 
 use rand::SeedableRng as _;
 
+/// How to run the service.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub token: Secret,
+    pub catalogue: Vec<catalogue::ServedEntry>,
+    /// Serve every route under this path (e.g. `/api/v1`), as a deployment behind a gateway would.
+    pub prefix: Option<String>,
+}
+
+impl Options {
+    /// The embedded catalogue, no prefix.
+    pub fn new(token: Secret) -> Self {
+        Options {
+            token,
+            catalogue: catalogue::embedded(),
+            prefix: None,
+        }
+    }
+}
+
 /// Starts the service on an already-bound listener.
-pub fn start(listener: tokio::net::TcpListener, token: Secret, catalogue: Vec<catalogue::ServedEntry>) -> std::io::Result<Running> {
+pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Result<Running> {
     let addr = listener.local_addr()?;
-    let service = Arc::new(Service { token: token.clone(), catalogue, tasks: Mutex::new(tasks::Tasks::new()) });
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let app = router(service);
-    let handle = tokio::spawn(async move {
-        axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
-            .await
+    let token = options.token.clone();
+    let prefix = options
+        .prefix
+        .as_deref()
+        .map(|p| format!("/{}", p.trim_matches('/')))
+        .filter(|p| p != "/");
+    let service = Arc::new(Service {
+        token: token.clone(),
+        catalogue: options.catalogue,
+        tasks: Mutex::new(tasks::Tasks::new()),
+        prefix: prefix.clone().unwrap_or_default(),
     });
-    Ok(Running { addr, token, shutdown: Some(tx), handle })
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let app = match &prefix {
+        Some(p) => Router::new()
+            .nest(p, router(service.clone()))
+            .fallback(not_found),
+        None => router(service),
+    };
+    let handle = tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async {
+            let _ = rx.await;
+        })
+        .await
+    });
+    Ok(Running {
+        addr,
+        token,
+        shutdown: Some(tx),
+        handle,
+    })
 }
 
 /// Binds `addr` and starts the service.
-pub async fn bind_and_start(addr: &str, token: Secret, catalogue: Vec<catalogue::ServedEntry>) -> std::io::Result<Running> {
+pub async fn bind_and_start(addr: &str, options: Options) -> std::io::Result<Running> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    start(listener, token, catalogue)
+    start(listener, options)
 }
 
 fn router(service: Arc<Service>) -> Router {
@@ -103,7 +149,9 @@ fn router(service: Arc<Service>) -> Router {
 }
 
 fn timestamp(t: time::OffsetDateTime) -> String {
-    let fmt = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute]:[second].[subsecond digits:6]");
+    let fmt = time::macros::format_description!(
+        "[year]-[month]-[day] [hour]:[minute]:[second].[subsecond digits:6]"
+    );
     t.format(&fmt).unwrap_or_default()
 }
 
@@ -149,7 +197,10 @@ async fn list_loras(
     if !authorised(&headers, &service.token) {
         return unauthorised();
     }
-    let lora_type = query.get("type").map(String::as_str).filter(|t| !t.is_empty());
+    let lora_type = query
+        .get("type")
+        .map(String::as_str)
+        .filter(|t| !t.is_empty());
     if let Some(t) = lora_type
         && !matches!(t, "sd" | "sdxl")
     {
@@ -159,8 +210,12 @@ async fn list_loras(
         )
             .into_response();
     }
-    let cate = query.get("cate").map(String::as_str).filter(|c| !c.is_empty());
-    axum::Json(json!({"data": catalogue::filtered(&service.catalogue, lora_type, cate)})).into_response()
+    let cate = query
+        .get("cate")
+        .map(String::as_str)
+        .filter(|c| !c.is_empty());
+    axum::Json(json!({"data": catalogue::filtered(&service.catalogue, lora_type, cate)}))
+        .into_response()
 }
 
 async fn image_result(
@@ -169,7 +224,7 @@ async fn image_result(
     headers: HeaderMap,
     Path(task_id): Path<String>,
 ) -> Response {
-    task_result(state, peer, headers, task_id, TaskKind::Image)
+    task_result(state, peer, &headers, &task_id, TaskKind::Image)
 }
 
 async fn video_result(
@@ -178,32 +233,37 @@ async fn video_result(
     headers: HeaderMap,
     Path(task_id): Path<String>,
 ) -> Response {
-    task_result(state, peer, headers, task_id, TaskKind::Video)
+    task_result(state, peer, &headers, &task_id, TaskKind::Video)
 }
 
 fn task_result(
     State(service): State<Arc<Service>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    task_id: String,
+    headers: &HeaderMap,
+    task_id: &str,
     kind: TaskKind,
 ) -> Response {
     let started = Instant::now();
     let start_time = time::OffsetDateTime::now_utc();
-    if !authorised(&headers, &service.token) {
+    if !authorised(headers, &service.token) {
         return unauthorised();
     }
     let looked_up = match service.tasks.lock() {
-        Ok(mut t) => t.lookup(&task_id, kind),
+        Ok(mut t) => t.lookup(task_id, kind),
         Err(_) => Err(tasks::Unknown::Full),
     };
     let mut body = match looked_up {
         Ok(snap) => {
             let url = if snap.finished_ok {
-                let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
-                let mut u = url::Url::parse(&format!("http://{host}/files/")).unwrap_or_else(|_| unreachable_url());
+                let host = headers
+                    .get(header::HOST)
+                    .and_then(|h| h.to_str().ok())
+                    .unwrap_or("127.0.0.1");
+                let mut u = url::Url::parse(&format!("http://{host}{}/files/", service.prefix))
+                    .unwrap_or_else(|_| unreachable_url());
                 if let Ok(mut p) = u.path_segments_mut() {
-                    p.pop_if_empty().push(&format!("{task_id}.{}", kind.extension()));
+                    p.pop_if_empty()
+                        .push(&format!("{task_id}.{}", kind.extension()));
                 }
                 u.to_string()
             } else {
@@ -219,9 +279,22 @@ fn task_result(
         }
         Err(why) => {
             let (code, description) = match why {
-                tasks::Unknown::NoSuchTask => ("task_not_found", format!("no {} generation task with ID {task_id}", kind.as_str())),
-                tasks::Unknown::WrongKind(k) => ("wrong_kind", format!("task {task_id} is {} task, not {} task", article(k), article(kind))),
-                tasks::Unknown::Full => ("capacity", "the reference service holds too many tasks".to_string()),
+                tasks::Unknown::NoSuchTask => (
+                    "task_not_found",
+                    format!("no {} generation task with ID {task_id}", kind.as_str()),
+                ),
+                tasks::Unknown::WrongKind(k) => (
+                    "wrong_kind",
+                    format!(
+                        "task {task_id} is {} task, not {} task",
+                        article(k),
+                        article(kind)
+                    ),
+                ),
+                tasks::Unknown::Full => (
+                    "capacity",
+                    "the reference service holds too many tasks".to_string(),
+                ),
             };
             json!({
                 "data": {"is_success": false, "data": {}},
@@ -232,9 +305,18 @@ fn task_result(
     };
     if let Value::Object(map) = &mut body {
         map.insert("start_time".into(), Value::String(timestamp(start_time)));
-        map.insert("end_time".into(), Value::String(timestamp(time::OffsetDateTime::now_utc())));
-        map.insert("host_of_client_call_request".into(), Value::String(peer.ip().to_string()));
-        map.insert("total_time_by_second".into(), json!(started.elapsed().as_secs_f64()));
+        map.insert(
+            "end_time".into(),
+            Value::String(timestamp(time::OffsetDateTime::now_utc())),
+        );
+        map.insert(
+            "host_of_client_call_request".into(),
+            Value::String(peer.ip().to_string()),
+        );
+        map.insert(
+            "total_time_by_second".into(),
+            json!(started.elapsed().as_secs_f64()),
+        );
     }
     axum::Json(body).into_response()
 }
@@ -253,7 +335,10 @@ async fn file(State(service): State<Arc<Service>>, Path(name): Path<String>) -> 
     } else {
         return not_found().await;
     };
-    let done = service.tasks.lock().is_ok_and(|t| t.is_completed(stem, kind));
+    let done = service
+        .tasks
+        .lock()
+        .is_ok_and(|t| t.is_completed(stem, kind));
     if !done {
         return not_found().await;
     }

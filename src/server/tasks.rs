@@ -61,20 +61,41 @@ fn parse_sim(id: &str, kind: TaskKind) -> Option<SimTask> {
     } else if let Some(r) = id.strip_prefix("fail-") {
         (Outcome::Fail, r)
     } else if id.starts_with("hold-") {
-        return Some(SimTask { kind, steps: u32::MAX, done: 0, outcome: Outcome::Never });
+        return Some(SimTask {
+            kind,
+            steps: u32::MAX,
+            done: 0,
+            outcome: Outcome::Never,
+        });
     } else {
         return None;
     };
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let steps = digits.parse::<u32>().ok()?.min(100_000);
-    Some(SimTask { kind, steps, done: 0, outcome })
+    Some(SimTask {
+        kind,
+        steps,
+        done: 0,
+        outcome,
+    })
 }
 
 impl Tasks {
     pub fn new() -> Self {
         let mut t = Tasks::default();
-        for (id, kind) in [("demo-image-done", TaskKind::Image), ("demo-video-done", TaskKind::Video)] {
-            t.tasks.insert(id.into(), SimTask { kind, steps: 0, done: 0, outcome: Outcome::Complete });
+        for (id, kind) in [
+            ("demo-image-done", TaskKind::Image),
+            ("demo-video-done", TaskKind::Video),
+        ] {
+            t.tasks.insert(
+                id.into(),
+                SimTask {
+                    kind,
+                    steps: 0,
+                    done: 0,
+                    outcome: Outcome::Complete,
+                },
+            );
         }
         t
     }
@@ -102,23 +123,49 @@ impl Tasks {
 
 fn snapshot(task: &SimTask) -> Snapshot {
     if task.outcome == Outcome::Never {
-        return Snapshot { status: "IN_PROGRESS", percent: 50, finished_ok: false };
+        return Snapshot {
+            status: "IN_PROGRESS",
+            percent: 50,
+            finished_ok: false,
+        };
     }
     if task.done >= task.steps {
         return match task.outcome {
             Outcome::Fail => Snapshot {
                 status: "FAILED",
-                percent: (u64::from(task.steps.saturating_sub(1)) * 100 / u64::from(task.steps.max(1))) as u8,
+                percent: (u64::from(task.steps.saturating_sub(1)) * 100
+                    / u64::from(task.steps.max(1))) as u8,
                 finished_ok: false,
             },
-            _ => Snapshot { status: "COMPLETED", percent: 100, finished_ok: true },
+            _ => Snapshot {
+                status: "COMPLETED",
+                percent: 100,
+                finished_ok: true,
+            },
         };
     }
     if task.done == 0 {
-        return Snapshot { status: "QUEUED", percent: 0, finished_ok: false };
+        return Snapshot {
+            status: "QUEUED",
+            percent: 0,
+            finished_ok: false,
+        };
     }
     let percent = (u64::from(task.done) * 100 / u64::from(task.steps)) as u8;
-    Snapshot { status: "IN_PROGRESS", percent: percent.min(99), finished_ok: false }
+    Snapshot {
+        status: "IN_PROGRESS",
+        percent: percent.min(99),
+        finished_ok: false,
+    }
+}
+
+impl Tasks {
+    /// Whether `id` is a known task of `kind` that has completed (for the file route).
+    pub fn is_completed(&self, id: &str, kind: TaskKind) -> bool {
+        self.tasks
+            .get(id)
+            .is_some_and(|t| t.kind == kind && snapshot(t).finished_ok)
+    }
 }
 
 #[cfg(test)]
@@ -128,11 +175,20 @@ mod tests {
     #[test]
     fn sim_task_walks_to_completed() {
         let mut t = Tasks::new();
-        let seen: Vec<_> = (0..6).map(|_| t.lookup("sim-4-x", TaskKind::Image).expect("known")).collect();
+        let seen: Vec<_> = (0..6)
+            .map(|_| t.lookup("sim-4-x", TaskKind::Image).expect("known"))
+            .collect();
         let statuses: Vec<_> = seen.iter().map(|s| (s.status, s.percent)).collect();
         assert_eq!(
             statuses,
-            [("QUEUED", 0), ("IN_PROGRESS", 25), ("IN_PROGRESS", 50), ("IN_PROGRESS", 75), ("COMPLETED", 100), ("COMPLETED", 100)]
+            [
+                ("QUEUED", 0),
+                ("IN_PROGRESS", 25),
+                ("IN_PROGRESS", 50),
+                ("IN_PROGRESS", 75),
+                ("COMPLETED", 100),
+                ("COMPLETED", 100)
+            ]
         );
     }
 
@@ -142,17 +198,24 @@ mod tests {
         for _ in 0..3 {
             t.lookup("fail-2-y", TaskKind::Video).expect("known");
         }
-        assert_eq!(t.lookup("fail-2-y", TaskKind::Video).expect("known").status, "FAILED");
-        assert_eq!(t.lookup("fail-2-y", TaskKind::Image), Err(Unknown::WrongKind(TaskKind::Video)));
+        assert_eq!(
+            t.lookup("fail-2-y", TaskKind::Video).expect("known").status,
+            "FAILED"
+        );
+        assert_eq!(
+            t.lookup("fail-2-y", TaskKind::Image),
+            Err(Unknown::WrongKind(TaskKind::Video))
+        );
         assert_eq!(t.lookup("nope", TaskKind::Image), Err(Unknown::NoSuchTask));
-        assert_eq!(t.lookup("demo-video-done", TaskKind::Video).expect("known").status, "COMPLETED");
-        assert_eq!(t.lookup("sim-0", TaskKind::Image).expect("known").status, "COMPLETED");
-    }
-}
-
-impl Tasks {
-    /// Whether `id` is a known task of `kind` that has completed (for the file route).
-    pub fn is_completed(&self, id: &str, kind: TaskKind) -> bool {
-        self.tasks.get(id).is_some_and(|t| t.kind == kind && snapshot(t).finished_ok)
+        assert_eq!(
+            t.lookup("demo-video-done", TaskKind::Video)
+                .expect("known")
+                .status,
+            "COMPLETED"
+        );
+        assert_eq!(
+            t.lookup("sim-0", TaskKind::Image).expect("known").status,
+            "COMPLETED"
+        );
     }
 }

@@ -59,7 +59,8 @@ pub struct BaseUrl(pub Url);
 
 impl BaseUrl {
     pub fn parse(text: &str) -> Result<Self, String> {
-        let url = Url::parse(text.trim()).map_err(|e| format!("`{text}` is not an absolute URL: {e}"))?;
+        let url =
+            Url::parse(text.trim()).map_err(|e| format!("`{text}` is not an absolute URL: {e}"))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("`{text}` is not an http or https URL"));
         }
@@ -162,6 +163,8 @@ pub struct Overrides {
 }
 
 /// The resolved settings.
+// Each bool is an independent user-facing switch, not a state machine in disguise.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub config_file: PathBuf,
@@ -241,7 +244,9 @@ pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, Co
     let (path, explicit) = config_path(overrides, env);
     let (file, found) = match std::fs::read_to_string(&path) {
         Ok(text) => (parse(&text, &path)?, true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => (FileSettings::default(), false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
+            (FileSettings::default(), false)
+        }
         Err(e) => return Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
     };
     resolve_from(file, found, path, overrides, env)
@@ -263,7 +268,11 @@ pub fn resolve_from(
             ConfigError(format!(
                 "{}: no profile `{name}` (known: {})",
                 path.display(),
-                if known.is_empty() { "none".into() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
             ))
         })?),
         None => None,
@@ -285,7 +294,11 @@ pub fn resolve_from(
         )),
         _ => None,
     };
-    let base_url = Layer::at(&mut sources, "base_url", &psrc).opt(base_from_outside, prof.and_then(|p| p.base_url.clone()), file.base_url.clone());
+    let base_url = Layer::at(&mut sources, "base_url", &psrc).opt(
+        base_from_outside,
+        prof.and_then(|p| p.base_url.clone()),
+        file.base_url.clone(),
+    );
     let timeout_env = match env("GENDASH_REQUEST_TIMEOUT") {
         Some(v) => Some((
             Seconds::parse(&v).map_err(|e| ConfigError(format!("GENDASH_REQUEST_TIMEOUT: {e}")))?,
@@ -294,26 +307,57 @@ pub fn resolve_from(
         None => None,
     };
     let request_timeout = Layer::at(&mut sources, "request_timeout", &psrc)
-        .opt(timeout_env, prof.and_then(|p| p.request_timeout), file.request_timeout)
+        .opt(
+            timeout_env,
+            prof.and_then(|p| p.request_timeout),
+            file.request_timeout,
+        )
         .map_or(DEFAULT_REQUEST_TIMEOUT, |s| s.0);
     let poll_interval = Layer::at(&mut sources, "poll_interval", &psrc)
         .opt(None, prof.and_then(|p| p.poll_interval), file.poll_interval)
         .map_or(DEFAULT_POLL_INTERVAL, |s| s.0);
     let failure_statuses = Layer::at(&mut sources, "failure_statuses", &psrc)
-        .opt(None, prof.and_then(|p| p.failure_statuses.clone()), file.failure_statuses.clone())
-        .unwrap_or_else(|| DEFAULT_FAILURE_STATUSES.iter().map(|s| (*s).to_string()).collect());
+        .opt(
+            None,
+            prof.and_then(|p| p.failure_statuses.clone()),
+            file.failure_statuses.clone(),
+        )
+        .unwrap_or_else(|| {
+            DEFAULT_FAILURE_STATUSES
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect()
+        });
     let allow_insecure_http = Layer::at(&mut sources, "allow_insecure_http", &psrc)
-        .opt(None, prof.and_then(|p| p.allow_insecure_http), file.allow_insecure_http)
+        .opt(
+            None,
+            prof.and_then(|p| p.allow_insecure_http),
+            file.allow_insecure_http,
+        )
         .unwrap_or(false);
     let categories = Layer::at(&mut sources, "categories", &psrc)
-        .opt(None, prof.and_then(|p| p.categories.clone()), file.categories.clone())
+        .opt(
+            None,
+            prof.and_then(|p| p.categories.clone()),
+            file.categories.clone(),
+        )
         .unwrap_or_default();
-    let bell = Layer::at(&mut sources, "bell", &psrc).opt(None, prof.and_then(|p| p.bell), file.bell).unwrap_or(true);
+    let bell = Layer::at(&mut sources, "bell", &psrc)
+        .opt(None, prof.and_then(|p| p.bell), file.bell)
+        .unwrap_or(true);
     let desktop_notifications = Layer::at(&mut sources, "desktop_notifications", &psrc)
-        .opt(None, prof.and_then(|p| p.desktop_notifications), file.desktop_notifications)
+        .opt(
+            None,
+            prof.and_then(|p| p.desktop_notifications),
+            file.desktop_notifications,
+        )
         .unwrap_or(true);
     let max_concurrent_polls = Layer::at(&mut sources, "max_concurrent_polls", &psrc)
-        .opt(None, prof.and_then(|p| p.max_concurrent_polls), file.max_concurrent_polls)
+        .opt(
+            None,
+            prof.and_then(|p| p.max_concurrent_polls),
+            file.max_concurrent_polls,
+        )
         .map_or(DEFAULT_MAX_CONCURRENT_POLLS, std::num::NonZeroUsize::get);
 
     // The token: environment, then the profile's, then the top level's; one way per level.
@@ -322,7 +366,14 @@ pub fn resolve_from(
         (Some(Secret::new(t.trim())), Some(TokenOrigin::Inline))
     } else if let Some(found_token) = profile
         .as_ref()
-        .map(|p| token_at_level(p, &path, &format!("profile {}", profile_name.clone().unwrap_or_default()), &mut warnings))
+        .map(|p| {
+            token_at_level(
+                p,
+                &path,
+                &format!("profile {}", profile_name.clone().unwrap_or_default()),
+                &mut warnings,
+            )
+        })
         .transpose()?
         .flatten()
     {
@@ -336,10 +387,11 @@ pub fn resolve_from(
         (None, None)
     };
 
-    if found && (file.token.is_some() || profile.as_ref().is_some_and(|p| p.token.is_some())) {
-        if let Some(w) = loose_permissions(&path) {
-            warnings.push(w);
-        }
+    if found
+        && (file.token.is_some() || profile.as_ref().is_some_and(|p| p.token.is_some()))
+        && let Some(w) = loose_permissions(&path)
+    {
+        warnings.push(w);
     }
 
     Ok(Settings {
@@ -370,8 +422,16 @@ struct Layer<'a> {
 }
 
 impl<'a> Layer<'a> {
-    fn at(sources: &'a mut BTreeMap<&'static str, Source>, key: &'static str, profile: &Source) -> Self {
-        Layer { key, sources, profile: profile.clone() }
+    fn at(
+        sources: &'a mut BTreeMap<&'static str, Source>,
+        key: &'static str,
+        profile: &Source,
+    ) -> Self {
+        Layer {
+            key,
+            sources,
+            profile: profile.clone(),
+        }
     }
 
     fn opt<T>(self, outside: Option<(T, Source)>, profile: Option<T>, top: Option<T>) -> Option<T> {
@@ -417,12 +477,18 @@ fn token_at_level(
         }
         let token = text.lines().next().unwrap_or("").trim().to_string();
         if token.is_empty() {
-            return Err(ConfigError(format!("token_file {} is empty", file.display())));
+            return Err(ConfigError(format!(
+                "token_file {} is empty",
+                file.display()
+            )));
         }
         return Ok(Some((Secret::new(token), TokenOrigin::File(file))));
     }
     if let Some(cmd) = &level.token_command {
-        return Ok(Some((run_token_command(cmd)?, TokenOrigin::Command(cmd.0.join(" ")))));
+        return Ok(Some((
+            run_token_command(cmd)?,
+            TokenOrigin::Command(cmd.0.join(" ")),
+        )));
     }
     Ok(None)
 }
@@ -452,7 +518,9 @@ fn run_token_command(cmd: &CommandSpec) -> Result<Secret, ConfigError> {
     let text = String::from_utf8_lossy(&output.stdout);
     let token = text.lines().next().unwrap_or("").trim().to_string();
     if token.is_empty() {
-        return Err(ConfigError(format!("token_command `{program}` printed no token")));
+        return Err(ConfigError(format!(
+            "token_command `{program}` printed no token"
+        )));
     }
     Ok(Secret::new(token))
 }
@@ -479,33 +547,58 @@ pub fn loose_permissions(_path: &Path) -> Option<String> {
 impl Settings {
     /// The lines of `gendash config show`; the token appears only as `<redacted>`.
     pub fn describe(&self) -> Vec<String> {
-        let src = |k: &str| self.sources.get(k).map_or_else(String::new, ToString::to_string);
+        let src = |k: &str| {
+            self.sources
+                .get(k)
+                .map_or_else(String::new, ToString::to_string)
+        };
         let mut lines = vec![
             format!(
                 "config file: {}{}",
                 self.config_file.display(),
-                if self.config_file_found { "" } else { " (not found)" }
+                if self.config_file_found {
+                    ""
+                } else {
+                    " (not found)"
+                }
             ),
             format!("profile: {}", self.profile.as_deref().unwrap_or("(none)")),
         ];
-        let base = self.base_url.as_ref().map_or_else(|| "(not set)".into(), ToString::to_string);
+        let base = self
+            .base_url
+            .as_ref()
+            .map_or_else(|| "(not set)".into(), ToString::to_string);
         let token = match (&self.token, &self.token_origin) {
             (None, _) => "(not set)".to_string(),
-            (Some(_), Some(TokenOrigin::File(p))) => format!("<redacted> (read from {})", p.display()),
+            (Some(_), Some(TokenOrigin::File(p))) => {
+                format!("<redacted> (read from {})", p.display())
+            }
             (Some(_), Some(TokenOrigin::Command(c))) => format!("<redacted> (printed by `{c}`)"),
             (Some(_), _) => "<redacted>".to_string(),
         };
         let rows: Vec<(&str, String)> = vec![
             ("base_url", base),
             ("token", token),
-            ("poll_interval", format!("{}s", self.poll_interval.as_secs_f64())),
-            ("request_timeout", format!("{}s", self.request_timeout.as_secs_f64())),
+            (
+                "poll_interval",
+                format!("{}s", self.poll_interval.as_secs_f64()),
+            ),
+            (
+                "request_timeout",
+                format!("{}s", self.request_timeout.as_secs_f64()),
+            ),
             ("failure_statuses", self.failure_statuses.join(", ")),
             ("allow_insecure_http", self.allow_insecure_http.to_string()),
             ("categories", self.categories.join(", ")),
             ("bell", self.bell.to_string()),
-            ("desktop_notifications", self.desktop_notifications.to_string()),
-            ("max_concurrent_polls", self.max_concurrent_polls.to_string()),
+            (
+                "desktop_notifications",
+                self.desktop_notifications.to_string(),
+            ),
+            (
+                "max_concurrent_polls",
+                self.max_concurrent_polls.to_string(),
+            ),
         ];
         for (k, v) in rows {
             lines.push(format!("{k:<22} = {v:<40}  # {}", src(k)));
@@ -519,10 +612,19 @@ mod tests {
     use super::*;
 
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_string())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_string())
+        }
     }
 
-    fn resolve_text(text: &str, o: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
+    fn resolve_text(
+        text: &str,
+        o: &Overrides,
+        env: EnvLookup<'_>,
+    ) -> Result<Settings, ConfigError> {
         let path = PathBuf::from("/tmp/x/config.toml");
         resolve_from(parse(text, &path)?, true, path, o, env)
     }
@@ -545,19 +647,32 @@ request_timeout = 12.5
         assert_eq!(s.sources["base_url"], Source::TopLevel);
         assert_eq!(s.poll_interval, Duration::from_secs(3));
 
-        let o = Overrides { profile: Some("work".into()), ..Overrides::default() };
+        let o = Overrides {
+            profile: Some("work".into()),
+            ..Overrides::default()
+        };
         let s = resolve_text(FILE, &o, &none).expect("ok");
-        assert_eq!(s.base_url.expect("set").as_str(), "https://work.example/api/v1/");
+        assert_eq!(
+            s.base_url.expect("set").as_str(),
+            "https://work.example/api/v1/"
+        );
         assert_eq!(s.request_timeout, Duration::from_secs_f64(12.5));
         assert_eq!(s.sources["token"], Source::TopLevel);
 
-        let env = env_of(&[("GENDASH_BASE_URL", "https://env.example"), ("GENDASH_TOKEN", "env-token"), ("GENDASH_PROFILE", "work")]);
+        let env = env_of(&[
+            ("GENDASH_BASE_URL", "https://env.example"),
+            ("GENDASH_TOKEN", "env-token"),
+            ("GENDASH_PROFILE", "work"),
+        ]);
         let s = resolve_text(FILE, &Overrides::default(), &env).expect("ok");
         assert_eq!(s.base_url.expect("set").as_str(), "https://env.example/");
         assert_eq!(s.token.expect("set").expose(), "env-token");
         assert_eq!(s.profile.as_deref(), Some("work"));
 
-        let o = Overrides { base_url: Some("http://127.0.0.1:9/".into()), ..Overrides::default() };
+        let o = Overrides {
+            base_url: Some("http://127.0.0.1:9/".into()),
+            ..Overrides::default()
+        };
         let s = resolve_text(FILE, &o, &env).expect("ok");
         assert_eq!(s.base_url.expect("set").as_str(), "http://127.0.0.1:9/");
         assert_eq!(s.sources["base_url"], Source::Flag("--base-url"));
@@ -566,7 +681,11 @@ request_timeout = 12.5
     #[test]
     fn unknown_keys_and_bad_values_name_line_and_key() {
         let path = PathBuf::from("/etc/g.toml");
-        let e = parse("base_url = \"https://x.example\"\npoll_intervall = 3\n", &path).expect_err("bad");
+        let e = parse(
+            "base_url = \"https://x.example\"\npoll_intervall = 3\n",
+            &path,
+        )
+        .expect_err("bad");
         assert!(e.0.contains("/etc/g.toml line 2"), "{e}");
         assert!(e.0.contains("poll_intervall"), "{e}");
         let e = parse("\n\npoll_interval = -1\n", &path).expect_err("bad");
@@ -579,16 +698,29 @@ request_timeout = 12.5
 
     #[test]
     fn unknown_profile_lists_known_ones() {
-        let o = Overrides { profile: Some("nope".into()), ..Overrides::default() };
+        let o = Overrides {
+            profile: Some("nope".into()),
+            ..Overrides::default()
+        };
         let e = resolve_text(FILE, &o, &env_of(&[])).expect_err("bad");
         assert!(e.0.contains("known: work"), "{e}");
     }
 
     #[test]
     fn one_token_way_per_level_and_command_runs_without_shell() {
-        let e = resolve_text("token = \"a\"\ntoken_command = \"echo b\"\n", &Overrides::default(), &env_of(&[])).expect_err("bad");
+        let e = resolve_text(
+            "token = \"a\"\ntoken_command = \"echo b\"\n",
+            &Overrides::default(),
+            &env_of(&[]),
+        )
+        .expect_err("bad");
         assert!(e.0.contains("only one of"), "{e}");
-        let s = resolve_text("token_command = [\"echo\", \"tok from cmd\", \"$HOME\"]\n", &Overrides::default(), &env_of(&[])).expect("ok");
+        let s = resolve_text(
+            "token_command = [\"echo\", \"tok from cmd\", \"$HOME\"]\n",
+            &Overrides::default(),
+            &env_of(&[]),
+        )
+        .expect("ok");
         assert_eq!(s.token.expect("set").expose(), "tok from cmd $HOME");
     }
 

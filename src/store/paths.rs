@@ -9,7 +9,10 @@ fn dirs() -> Option<ProjectDirs> {
 
 /// Default configuration file: `~/.config/gendash/config.toml` on Linux.
 pub fn default_config_file() -> PathBuf {
-    dirs().map_or_else(|| PathBuf::from("gendash.toml"), |d| d.config_dir().join("config.toml"))
+    dirs().map_or_else(
+        || PathBuf::from("gendash.toml"),
+        |d| d.config_dir().join("config.toml"),
+    )
 }
 
 /// Directory of the watch list and other data: `~/.local/share/gendash` on Linux.

@@ -35,7 +35,12 @@ pub struct WatchEntry {
 
 impl WatchEntry {
     pub fn new(task_id: impl Into<String>, kind: TaskKind) -> Self {
-        WatchEntry { task_id: task_id.into(), kind, added_at: unix_now(), last: None }
+        WatchEntry {
+            task_id: task_id.into(),
+            kind,
+            added_at: unix_now(),
+            last: None,
+        }
     }
     pub fn same_task(&self, other: &WatchEntry) -> bool {
         self.task_id == other.task_id && self.kind == other.kind
@@ -50,7 +55,9 @@ struct WatchFile {
 }
 
 pub fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// What loading found.
@@ -90,12 +97,16 @@ impl WatchStore {
     }
 
     fn err(&self, detail: impl std::fmt::Display) -> StoreError {
-        StoreError { path: self.path.clone(), detail: detail.to_string() }
+        StoreError {
+            path: self.path.clone(),
+            detail: detail.to_string(),
+        }
     }
 
     fn lock(&self) -> Result<File, StoreError> {
         if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir).map_err(|e| self.err(format!("cannot create {}: {e}", dir.display())))?;
+            fs::create_dir_all(dir)
+                .map_err(|e| self.err(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut lock_path = self.path.clone().into_os_string();
         lock_path.push(".lock");
@@ -105,7 +116,8 @@ impl WatchStore {
             .write(true)
             .open(&lock_path)
             .map_err(|e| self.err(format!("cannot open the lock file: {e}")))?;
-        file.lock().map_err(|e| self.err(format!("cannot lock: {e}")))?;
+        file.lock()
+            .map_err(|e| self.err(format!("cannot lock: {e}")))?;
         Ok(file)
     }
 
@@ -122,21 +134,30 @@ impl WatchStore {
             Err(e) => return Err(self.err(format!("cannot read: {e}"))),
         };
         match serde_json::from_slice::<WatchFile>(&bytes) {
-            Ok(f) if f.version == FORMAT_VERSION => Ok(Loaded { entries: dedup(f.tasks), set_aside: None }),
+            Ok(f) if f.version == FORMAT_VERSION => Ok(Loaded {
+                entries: dedup(f.tasks),
+                set_aside: None,
+            }),
             _ => {
                 let aside = self.set_aside()?;
-                Ok(Loaded { entries: Vec::new(), set_aside: Some(aside) })
+                Ok(Loaded {
+                    entries: Vec::new(),
+                    set_aside: Some(aside),
+                })
             }
         }
     }
 
     /// Moves an unreadable file out of the way (rename keeps it byte for byte).
     fn set_aside(&self) -> Result<PathBuf, StoreError> {
-        let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let stamp = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
         let mut aside = self.path.clone().into_os_string();
         aside.push(format!(".corrupt-{stamp}"));
         let aside = PathBuf::from(aside);
-        fs::rename(&self.path, &aside).map_err(|e| self.err(format!("cannot set the unreadable file aside: {e}")))?;
+        fs::rename(&self.path, &aside)
+            .map_err(|e| self.err(format!("cannot set the unreadable file aside: {e}")))?;
         Ok(aside)
     }
 
@@ -156,10 +177,16 @@ impl WatchStore {
 
     fn save_unlocked(&self, entries: &[WatchEntry]) -> Result<(), StoreError> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        let name = self.path.file_name().map_or_else(|| "watchlist.json".into(), |n| n.to_string_lossy().into_owned());
+        let name = self.path.file_name().map_or_else(
+            || "watchlist.json".into(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        let body = serde_json::to_vec_pretty(&WatchFile { version: FORMAT_VERSION, tasks: entries.to_vec() })
-            .map_err(|e| self.err(e))?;
+        let body = serde_json::to_vec_pretty(&WatchFile {
+            version: FORMAT_VERSION,
+            tasks: entries.to_vec(),
+        })
+        .map_err(|e| self.err(e))?;
         let write = || -> std::io::Result<()> {
             let mut f = File::create(&temp)?;
             f.write_all(&body)?;
@@ -209,14 +236,26 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("w.json"));
         assert!(store.load().expect("load").entries.is_empty());
-        store.update(|l| l.push(WatchEntry::new("a", TaskKind::Image))).expect("add");
-        store.update(|l| {
-            l.push(WatchEntry::new("b", TaskKind::Video));
-            l.push(WatchEntry::new("a", TaskKind::Image));
-        }).expect("add");
-        let ids: Vec<_> = store.load().expect("load").entries.into_iter().map(|e| e.task_id).collect();
+        store
+            .update(|l| l.push(WatchEntry::new("a", TaskKind::Image)))
+            .expect("add");
+        store
+            .update(|l| {
+                l.push(WatchEntry::new("b", TaskKind::Video));
+                l.push(WatchEntry::new("a", TaskKind::Image));
+            })
+            .expect("add");
+        let ids: Vec<_> = store
+            .load()
+            .expect("load")
+            .entries
+            .into_iter()
+            .map(|e| e.task_id)
+            .collect();
         assert_eq!(ids, ["a", "b"]);
-        store.update(|l| l.retain(|e| e.task_id != "a")).expect("rm");
+        store
+            .update(|l| l.retain(|e| e.task_id != "a"))
+            .expect("rm");
         assert_eq!(store.load().expect("load").entries.len(), 1);
     }
 
@@ -225,7 +264,13 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("w.json");
         let store = WatchStore::new(&path);
-        for bad in [&b""[..], b"{\"version\":1,\"tasks\":[", b"\0\0\0\0", b"[1,2,3]", b"{\"version\":9,\"tasks\":[]}"] {
+        for bad in [
+            &b""[..],
+            b"{\"version\":1,\"tasks\":[",
+            b"\0\0\0\0",
+            b"[1,2,3]",
+            b"{\"version\":9,\"tasks\":[]}",
+        ] {
             fs::write(&path, bad).expect("write");
             let loaded = store.load().expect("load");
             let aside = loaded.set_aside.expect("set aside");

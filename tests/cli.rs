@@ -1,0 +1,496 @@
+//! The real `gendash` binary against the reference service: output, JSON shapes, exit codes.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{Fault, TOKEN, fault_server, response, service};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+use tokio::io::AsyncBufReadExt;
+use url::Url;
+
+/// Runs the binary with a clean environment: its own HOME and XDG dirs under `home`.
+async fn run_in(home: &Path, base: &Url, token: &str, args: &[&str]) -> Output {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("GENDASH_BASE_URL", base.as_str())
+        .env("GENDASH_TOKEN", token)
+        .current_dir(home)
+        .args(args)
+        .kill_on_drop(true);
+    tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
+        .await
+        .expect("the binary finished")
+        .unwrap()
+}
+
+async fn run(base: &Url, args: &[&str]) -> (u8, String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(home.path(), base, TOKEN, args).await;
+    split(&out)
+}
+
+fn split(out: &Output) -> (u8, String, String) {
+    (
+        out.status.code().unwrap_or(-1) as u8,
+        String::from_utf8(out.stdout.clone()).unwrap(),
+        String::from_utf8(out.stderr.clone()).unwrap(),
+    )
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+#[tokio::test]
+async fn models_plain_filters_and_json() {
+    let svc = service().await;
+    let (code, out, err) = run(&svc.base_url(), &["models"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("MODEL "), "{out}");
+    assert!(out.lines().count() > 200);
+    assert!(
+        err.contains("of 320 models") || err.contains(" models"),
+        "{err}"
+    );
+
+    let (code, out, _) = run(
+        &svc.base_url(),
+        &["models", "--type", "sdxl", "--cate", "style", "--json"],
+    )
+    .await;
+    assert_eq!(code, 0);
+    let items = json_lines(&out).remove(0);
+    let items = items.as_array().unwrap();
+    assert!(!items.is_empty());
+    for item in items {
+        assert_eq!(keys(item), ["metadata", "model"]);
+        assert_eq!(item["metadata"]["type"], "sdxl");
+        assert_eq!(item["metadata"]["category"], "style");
+    }
+
+    let (code, out, _) = run(
+        &svc.base_url(),
+        &["models", "--filter", "watercolor", "--json"],
+    )
+    .await;
+    assert_eq!(code, 0);
+    let items = json_lines(&out).remove(0);
+    let first = items[0]["model"].as_str().unwrap();
+    assert!(
+        first.starts_with("watercolor"),
+        "best match first, got {first}"
+    );
+
+    let (code, _, err) = run(&svc.base_url(), &["models", "--type", "sd3"]).await;
+    assert_eq!(code, 2, "{err}");
+}
+
+#[tokio::test]
+async fn status_lines_json_shapes_and_exit_codes() {
+    let svc = service().await;
+    let base = svc.base_url();
+    let (code, out, _) = run(&base, &["status", "demo-image-done"]).await;
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("demo-image-done")
+            && out.contains("COMPLETED")
+            && out.contains("100%")
+            && out.contains("/files/demo-image-done.png"),
+        "{out}"
+    );
+
+    let (code, out, _) = run(
+        &base,
+        &[
+            "status",
+            "--video",
+            "--json",
+            "demo-video-done",
+            "sim-9-a",
+            "missing-one",
+        ],
+    )
+    .await;
+    assert_eq!(code, 4, "an unknown task is exit 4");
+    let lines = json_lines(&out);
+    assert_eq!(
+        keys(&lines[0]),
+        [
+            "kind",
+            "percent",
+            "status",
+            "task_id",
+            "total_tasks",
+            "url_download"
+        ]
+    );
+    assert_eq!(lines[0]["kind"], "video");
+    assert_eq!(lines[1]["status"], "QUEUED");
+    assert_eq!(lines[1]["url_download"], Value::Null);
+    assert_eq!(keys(&lines[2]), ["error", "kind", "task_id"]);
+    assert!(lines[2]["error"].as_str().unwrap().contains("missing-one"));
+
+    // A task that ended failed: exit 5.
+    let (code, _, _) = run(&base, &["status", "fail-0-z"]).await;
+    assert_eq!(code, 5);
+
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(
+        home.path(),
+        &base,
+        "not-the-token",
+        &["status", "demo-image-done"],
+    )
+    .await;
+    let (code, _, err) = split(&out);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("authentication refused"), "{err}");
+
+    let (code, _, err) = run(&base, &["status"]).await;
+    assert_eq!(code, 2, "{err}");
+    let (code, _, _) = run(&base, &["status", "--no-such-flag", "x"]).await;
+    assert_eq!(code, 2);
+
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let (code, _, err) = run(
+        &Url::parse(&format!("http://{closed}")).unwrap(),
+        &["status", "x"],
+    )
+    .await;
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot connect"), "{err}");
+}
+
+#[tokio::test]
+async fn wait_reports_each_change_and_ends_with_the_right_code() {
+    let svc = service().await;
+    let base = svc.base_url();
+    let (code, out, err) = run(&base, &["wait", "--json", "--interval", "0.01", "sim-3-a"]).await;
+    assert_eq!(code, 0, "{err}");
+    let events = json_lines(&out);
+    let seen: Vec<(String, u64)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["status"].as_str().unwrap().to_string(),
+                e["percent"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("QUEUED".into(), 0),
+            ("IN_PROGRESS".into(), 33),
+            ("IN_PROGRESS".into(), 66),
+            ("COMPLETED".into(), 100)
+        ]
+    );
+    assert_eq!(events[3]["state"], "completed");
+    assert!(
+        events[3]["url_download"]
+            .as_str()
+            .unwrap()
+            .ends_with("sim-3-a.png")
+    );
+
+    let (code, out, _) = run(
+        &base,
+        &["wait", "--interval", "0.01", "sim-2-b", "fail-2-c"],
+    )
+    .await;
+    assert_eq!(code, 5, "{out}");
+    assert!(out.contains("FAILED") && out.contains("COMPLETED"), "{out}");
+
+    let (code, out, _) = run(
+        &base,
+        &[
+            "wait",
+            "--json",
+            "--interval",
+            "0.01",
+            "--timeout",
+            "0.3",
+            "hold-forever",
+        ],
+    )
+    .await;
+    assert_eq!(code, 6);
+    assert!(out.contains(r#""event":"timeout""#), "{out}");
+
+    let (code, _, _) = run(&base, &["wait", "--interval", "0.01", "unknown-task"]).await;
+    assert_eq!(code, 4);
+}
+
+#[tokio::test]
+async fn wait_retries_through_errors_and_honours_retry_after() {
+    // A service that is always busy: wait keeps retrying until its timeout.
+    let raw = response(
+        "503 Service Unavailable",
+        "text/plain",
+        "Retry-After: 1\r\n",
+        "busy",
+    );
+    let fs = fault_server(Fault::Raw(raw)).await;
+    let (code, out, _) = run(
+        &fs.url(),
+        &[
+            "wait",
+            "--json",
+            "--interval",
+            "0.01",
+            "--timeout",
+            "2.5",
+            "t",
+        ],
+    )
+    .await;
+    assert_eq!(code, 6);
+    let errors: Vec<Value> = json_lines(&out)
+        .into_iter()
+        .filter(|e| e.get("error").is_some())
+        .collect();
+    assert!(errors.len() >= 2 && errors.len() <= 4, "{out}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e["retry_in_ms"].as_u64().unwrap() >= 1000),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn download_writes_files_and_refuses_to_overwrite() {
+    let svc = service().await;
+    let base = svc.base_url();
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["download", "-o", "out", "demo-image-done"],
+    )
+    .await;
+    assert_eq!(split(&out).0, 1, "missing directory is an error");
+    std::fs::create_dir(home.path().join("out")).unwrap();
+    let out = run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["download", "-o", "out", "demo-image-done"],
+    )
+    .await;
+    assert_eq!(split(&out).0, 0, "{}", split(&out).2);
+    assert_eq!(
+        std::fs::read(home.path().join("out/demo-image-done.png")).unwrap(),
+        gendash::server::SAMPLE_PNG
+    );
+    let out = run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["download", "-o", "out", "demo-image-done"],
+    )
+    .await;
+    let (code, _, err) = split(&out);
+    assert_eq!(code, 1);
+    assert!(err.contains("--force"), "{err}");
+    let out = run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["download", "--force", "-o", "out", "demo-image-done"],
+    )
+    .await;
+    assert_eq!(split(&out).0, 0);
+    let out = run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["download", "--video", "demo-video-done"],
+    )
+    .await;
+    assert_eq!(split(&out).0, 0);
+    assert_eq!(
+        std::fs::read(home.path().join("demo-video-done.mp4")).unwrap(),
+        gendash::server::SAMPLE_MP4
+    );
+    let out = run_in(home.path(), &base, TOKEN, &["download", "hold-x"]).await;
+    let (code, _, err) = split(&out);
+    assert_eq!(code, 1);
+    assert!(err.contains("not completed"), "{err}");
+    let out = run_in(home.path(), &base, TOKEN, &["download", "fail-0-x"]).await;
+    assert_eq!(split(&out).0, 5);
+}
+
+#[tokio::test]
+async fn download_refuses_a_non_http_url_from_the_service() {
+    let body = serde_json::json!({"data": {"is_success": true, "data": {"task_id": "t", "percent": 100,
+        "status": "COMPLETED", "url_download": "file:///etc/passwd"}}, "errors": [], "error_description": ""});
+    let fs = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        &body.to_string(),
+    )))
+    .await;
+    let (code, _, err) = run(&fs.url(), &["download", "t"]).await;
+    assert_eq!(code, 1);
+    assert!(err.contains("refused to open link: scheme `file`"), "{err}");
+}
+
+#[tokio::test]
+async fn config_path_show_and_errors() {
+    let svc = service().await;
+    let home = tempfile::tempdir().unwrap();
+    let out = run_in(home.path(), &svc.base_url(), TOKEN, &["config", "path"]).await;
+    let (code, stdout, _) = split(&out);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.trim(),
+        home.path()
+            .join("config/gendash/config.toml")
+            .display()
+            .to_string()
+    );
+
+    let cfg = home.path().join("config/gendash/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(
+        &cfg,
+        "token = \"file-token-SECRET\"\npoll_interval = 5\n[profiles.x]\nrequest_timeout = 9\n",
+    )
+    .unwrap();
+    let out = run_in(
+        home.path(),
+        &svc.base_url(),
+        TOKEN,
+        &["config", "show", "--profile", "x"],
+    )
+    .await;
+    let (code, stdout, stderr) = split(&out);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("environment GENDASH_BASE_URL"), "{stdout}");
+    assert!(
+        stdout.contains("<redacted>")
+            && !stdout.contains(TOKEN)
+            && !stdout.contains("file-token-SECRET"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("poll_interval")
+            && stdout.contains("5s")
+            && stdout.contains("# config file"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("9s") && stdout.contains("# profile x"),
+        "{stdout}"
+    );
+    // A token in a file others can read draws a warning.
+    assert!(stderr.contains("readable by others"), "{stderr}");
+
+    std::fs::write(
+        &cfg,
+        "base_url = \"https://x.example\"\n\npoll_intreval = 5\n",
+    )
+    .unwrap();
+    let out = run_in(home.path(), &svc.base_url(), TOKEN, &["status", "x"]).await;
+    let (code, _, stderr) = split(&out);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("config.toml line 3") && stderr.contains("poll_intreval"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn serve_prints_its_address_and_token_and_answers() {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .env_remove("GENDASH_SERVE_TOKEN")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next_line().await.unwrap().unwrap();
+    let second = lines.next_line().await.unwrap().unwrap();
+    let base = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap();
+    let token = second.strip_prefix("token: ").unwrap();
+    let c = common::client_with(
+        &Url::parse(base).unwrap(),
+        token,
+        std::time::Duration::from_secs(5),
+    );
+    assert!(!c.list_loras(None, None).await.unwrap().entries.is_empty());
+    child.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn watch_add_list_rm_and_concurrent_writers() {
+    let svc = service().await;
+    let home = tempfile::tempdir().unwrap();
+    let base = svc.base_url();
+    let out = run_in(home.path(), &base, TOKEN, &["watch", "add", "a1", "a2"]).await;
+    assert_eq!(split(&out).0, 0);
+    let out = run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["watch", "add", "--video", "v1"],
+    )
+    .await;
+    assert_eq!(split(&out).0, 0);
+    let out = run_in(home.path(), &base, TOKEN, &["watch", "list", "--json"]).await;
+    let list = json_lines(&split(&out).1).remove(0);
+    let ids: Vec<(&str, &str)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["task_id"].as_str().unwrap(), e["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ids, [("a1", "image"), ("a2", "image"), ("v1", "video")]);
+    let out = run_in(home.path(), &base, TOKEN, &["watch", "rm", "a2", "zz"]).await;
+    assert_eq!(split(&out).0, 4, "removing an unknown ID says so");
+    let out = run_in(home.path(), &base, TOKEN, &["watch", "list"]).await;
+    let text = split(&out).1;
+    assert!(
+        text.contains("a1") && !text.contains("a2") && text.contains("v1"),
+        "{text}"
+    );
+
+    // Twenty processes adding at once lose nothing.
+    let runs = (0..20).map(|i| {
+        let home = home.path().to_path_buf();
+        let base = base.clone();
+        async move { run_in(&home, &base, TOKEN, &["watch", "add", &format!("c{i}")]).await }
+    });
+    for out in futures_util::future::join_all(runs).await {
+        assert_eq!(split(&out).0, 0);
+    }
+    let out = run_in(home.path(), &base, TOKEN, &["watch", "list", "--json"]).await;
+    let list = json_lines(&split(&out).1).remove(0);
+    assert_eq!(list.as_array().unwrap().len(), 22);
+}

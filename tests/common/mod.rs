@@ -1,0 +1,173 @@
+//! Helpers shared by the integration tests: the reference service on an ephemeral loopback
+//! port, and a fault server on a raw `TcpListener` that misbehaves on purpose.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use gendash::api::{Client, ClientOptions};
+use gendash::server::{self, Options, Running};
+use gendash::store::secret::Secret;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use url::Url;
+
+pub const TOKEN: &str = "test-token-SECRET-4b1d";
+
+pub async fn service() -> Running {
+    service_with(Options::new(Secret::new(TOKEN))).await
+}
+
+pub async fn service_with(options: Options) -> Running {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    server::start(listener, options).unwrap()
+}
+
+pub fn client(base: &Url) -> Client {
+    client_with(base, TOKEN, Duration::from_secs(5))
+}
+
+pub fn client_with(base: &Url, token: &str, timeout: Duration) -> Client {
+    Client::new(&ClientOptions {
+        base_url: base.clone(),
+        token: Secret::new(token),
+        request_timeout: timeout,
+        allow_insecure_http: false,
+    })
+    .unwrap()
+}
+
+/// How the fault server misbehaves on every connection.
+#[derive(Clone, Debug)]
+pub enum Fault {
+    /// Accepts and never answers.
+    Hang,
+    /// Sends a valid head then one body byte every `interval` (at most 200 bytes).
+    Trickle(Duration),
+    /// Announces a Content-Length and closes after fewer bytes.
+    ShortBody,
+    /// Resets the connection after reading the request.
+    Reset,
+    /// Streams a chunked body without end (bounded at 64 MiB so the loop ends).
+    Forever,
+    /// Sends this exact response, then closes.
+    Raw(String),
+}
+
+pub struct FaultServer {
+    pub addr: std::net::SocketAddr,
+    /// Every request head received, verbatim.
+    pub requests: Arc<Mutex<Vec<String>>>,
+    /// Bytes written by `Forever`, to check the client stopped reading early.
+    pub written: Arc<Mutex<u64>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FaultServer {
+    pub fn url(&self) -> Url {
+        Url::parse(&format!("http://{}", self.addr)).unwrap()
+    }
+}
+
+impl Drop for FaultServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+pub fn response(status: &str, content_type: &str, extra_headers: &str, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n{extra_headers}\r\n{body}",
+        body.len()
+    )
+}
+
+async fn read_head(stream: &mut TcpStream) -> String {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1024];
+    while buf.len() < 64 * 1024 {
+        match stream.read(&mut byte).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => buf.extend_from_slice(&byte[..n]),
+        }
+        if buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+pub async fn fault_server(fault: Fault) -> FaultServer {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let written = Arc::new(Mutex::new(0u64));
+    let (seen, counter) = (requests.clone(), written.clone());
+    let task = tokio::spawn(async move {
+        let mut hung = Vec::new();
+        for _ in 0..64 {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let head = read_head(&mut stream).await;
+            seen.lock().unwrap().push(head);
+            let fault = fault.clone();
+            let written = counter.clone();
+            match fault {
+                Fault::Hang => hung.push(stream),
+                _ => {
+                    tokio::spawn(async move { misbehave(stream, fault, written).await });
+                }
+            }
+        }
+    });
+    FaultServer {
+        addr,
+        requests,
+        written,
+        task,
+    }
+}
+
+async fn misbehave(mut stream: TcpStream, fault: Fault, written: Arc<Mutex<u64>>) {
+    match fault {
+        Fault::Hang => {}
+        Fault::Trickle(every) => {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n")
+                .await;
+            for _ in 0..200 {
+                if stream.write_all(b" ").await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(every).await;
+            }
+        }
+        Fault::ShortBody => {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"data\": [")
+                .await;
+        }
+        Fault::Reset => {
+            let std = stream.into_std().unwrap();
+            let sock = socket2::SockRef::from(&std);
+            let _ = sock.set_linger(Some(Duration::ZERO));
+            drop(std);
+        }
+        Fault::Forever => {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .await;
+            let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "x".repeat(64 * 1024));
+            for _ in 0..1024 {
+                if stream.write_all(chunk.as_bytes()).await.is_err() {
+                    return;
+                }
+                *written.lock().unwrap() += 64 * 1024;
+            }
+        }
+        Fault::Raw(text) => {
+            let _ = stream.write_all(text.as_bytes()).await;
+            let _ = stream.shutdown().await;
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The client against the reference service and the fault server, over real loopback HTTP.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{Fault, TOKEN, client, client_with, fault_server, response, service, service_with};
+use gendash::api::download::{Downloader, file_name};
+use gendash::api::{ApiError, LoraType, TaskKind};
+use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, catalogue};
+use gendash::store::secret::Secret;
+use std::time::{Duration, Instant};
+
+#[tokio::test]
+async fn lists_the_catalogue_with_each_filter() {
+    let svc = service().await;
+    let c = client(&svc.base_url());
+    let all = c.list_loras(None, None).await.unwrap();
+    assert_eq!(all.entries.len(), catalogue::embedded().len());
+    assert_eq!(all.skipped, 0);
+    assert!(
+        all.entries
+            .iter()
+            .all(|e| e.source().is_some_and(|s| s.starts_with("https://")))
+    );
+
+    let sd = c.list_loras(Some(LoraType::Sd), None).await.unwrap();
+    let sdxl = c.list_loras(Some(LoraType::Sdxl), None).await.unwrap();
+    assert_eq!(sd.entries.len() + sdxl.entries.len(), all.entries.len());
+    assert!(sd.entries.iter().all(|e| e.metadata["type"] == "sd"));
+
+    let style = c.list_loras(None, Some("style")).await.unwrap();
+    assert!(
+        !style.entries.is_empty()
+            && style
+                .entries
+                .iter()
+                .all(|e| e.metadata["category"] == "style")
+    );
+    let both = c
+        .list_loras(Some(LoraType::Sdxl), Some("style"))
+        .await
+        .unwrap();
+    assert!(!both.entries.is_empty());
+    assert!(
+        both.entries
+            .iter()
+            .all(|e| e.metadata["category"] == "style" && e.metadata["type"] == "sdxl")
+    );
+    assert!(
+        c.list_loras(None, Some("no-such-category"))
+            .await
+            .unwrap()
+            .entries
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn query_parameters_are_encoded_and_only_sent_when_set() {
+    let body = r#"{"data": []}"#;
+    let fs = fault_server(Fault::Raw(response("200 OK", "application/json", "", body))).await;
+    let c = client(&fs.url());
+    c.list_loras(None, None).await.unwrap();
+    c.list_loras(Some(LoraType::Sd), Some("fan art & more/+?#"))
+        .await
+        .unwrap();
+    c.list_loras(None, Some("")).await.unwrap();
+    let reqs = fs.requests.lock().unwrap().clone();
+    assert!(reqs[0].starts_with("POST /lora/ HTTP/1.1"), "{}", reqs[0]);
+    assert!(
+        reqs[1].starts_with("POST /lora/?type=sd&cate=fan+art+%26+more%2F%2B%3F%23 HTTP/1.1"),
+        "{}",
+        reqs[1]
+    );
+    assert!(reqs[2].starts_with("POST /lora/ HTTP/1.1"), "{}", reqs[2]);
+    for r in &reqs {
+        assert!(r.contains(&format!("authorization: Bearer {TOKEN}")), "{r}");
+    }
+}
+
+#[tokio::test]
+async fn categories_with_odd_characters_reach_the_service_intact() {
+    let mut cat = catalogue::embedded();
+    cat[0].cate = Some("fan art & more/+?#".into());
+    let svc = service_with(Options {
+        catalogue: cat.clone(),
+        ..Options::new(Secret::new(TOKEN))
+    })
+    .await;
+    let got = client(&svc.base_url())
+        .list_loras(None, Some("fan art & more/+?#"))
+        .await
+        .unwrap();
+    assert_eq!(got.entries.len(), 1);
+    assert_eq!(got.entries[0].model, cat[0].model);
+}
+
+#[tokio::test]
+async fn base_url_with_a_path_prefix_with_or_without_slash() {
+    let svc = service_with(Options {
+        prefix: Some("/api/v1".into()),
+        ..Options::new(Secret::new(TOKEN))
+    })
+    .await;
+    for base in ["api/v1", "api/v1/"] {
+        let c = client(&svc.base_url().join(base).unwrap());
+        assert!(!c.list_loras(None, None).await.unwrap().entries.is_empty());
+        let t = c
+            .task_result(TaskKind::Image, "demo-image-done")
+            .await
+            .unwrap();
+        assert_eq!(
+            t.url_download.unwrap(),
+            format!("{}api/v1/files/demo-image-done.png", svc.base_url())
+        );
+    }
+    // Without the prefix the routes are not there.
+    let e = client(&svc.base_url())
+        .list_loras(None, None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ApiError::Lookup { .. } | ApiError::Http { status: 404, .. }
+        ),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn task_results_follow_the_envelope_and_move_to_completed() {
+    let svc = service().await;
+    let c = client(&svc.base_url());
+    let first = c.task_result(TaskKind::Video, "sim-3-clip").await.unwrap();
+    assert_eq!(
+        (
+            first.status.as_str(),
+            first.percent,
+            first.url_download.as_deref()
+        ),
+        ("QUEUED", 0, None)
+    );
+    assert_eq!(first.total_tasks, Some(1));
+    assert_eq!(first.envelope.status.as_deref(), Some("success"));
+    assert_eq!(
+        first.envelope.host_of_client_call_request.as_deref(),
+        Some("127.0.0.1")
+    );
+    let ts = first.envelope.start_time.clone().unwrap();
+    assert_eq!(ts.len(), "2026-01-01 00:00:00.000000".len(), "{ts}");
+    assert!(ts.as_bytes()[4] == b'-' && ts.as_bytes()[10] == b' ' && ts.as_bytes()[19] == b'.');
+    assert!(first.envelope.total_time_by_second.unwrap() >= 0.0);
+    let mut last = first;
+    for _ in 0..3 {
+        last = c.task_result(TaskKind::Video, "sim-3-clip").await.unwrap();
+    }
+    assert_eq!((last.status.as_str(), last.percent), ("COMPLETED", 100));
+    let url = last.url_download.unwrap();
+    assert!(url.ends_with("/files/sim-3-clip.mp4"), "{url}");
+
+    let done = c
+        .task_result(TaskKind::Image, "demo-image-done")
+        .await
+        .unwrap();
+    assert!(done.url_download.unwrap().ends_with("demo-image-done.png"));
+}
+
+#[tokio::test]
+async fn hostile_ids_never_change_the_route() {
+    let svc = service().await;
+    let c = client(&svc.base_url());
+    for suffix in [
+        "a/b",
+        "a?b=c",
+        "a#frag",
+        "../../lora",
+        "%2F..%2F",
+        "with space",
+        "50%",
+        "x/../../y",
+    ] {
+        let id = format!("sim-1-{suffix}");
+        let t = c.task_result(TaskKind::Image, &id).await.unwrap();
+        assert_eq!(t.task_id, id, "the service saw a different ID");
+        assert_eq!(t.status, "QUEUED");
+    }
+    // Unknown hostile IDs are unknown tasks, not other routes.
+    let e = c
+        .task_result(TaskKind::Image, "../../lora/")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, ApiError::Lookup { ref description } if description.contains("../../lora/")),
+        "{e:?}"
+    );
+    assert!(matches!(
+        c.task_result(TaskKind::Image, "..").await,
+        Err(ApiError::Invalid(_))
+    ));
+}
+
+#[tokio::test]
+async fn every_error_class() {
+    let svc = service().await;
+    let good = client(&svc.base_url());
+    let e = good
+        .task_result(TaskKind::Image, "no-such-task")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, ApiError::Lookup { ref description } if description.contains("no-such-task"))
+    );
+    assert_eq!(e.exit_code(), gendash::exit::NOT_FOUND);
+    let e = good
+        .task_result(TaskKind::Image, "demo-video-done")
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ApiError::Lookup { .. }), "{e:?}");
+
+    let bad = client_with(&svc.base_url(), "wrong", Duration::from_secs(5));
+    let e = bad.list_loras(None, None).await.unwrap_err();
+    assert!(matches!(e, ApiError::Auth { status: 401, .. }), "{e:?}");
+    assert_eq!(e.exit_code(), gendash::exit::AUTH);
+    assert!(!e.to_string().contains(TOKEN));
+
+    // A port nobody listens on.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    };
+    let e = client(&url::Url::parse(&format!("http://{closed}")).unwrap())
+        .list_loras(None, None)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ApiError::Connect { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .starts_with("cannot connect to http://127.0.0.1:"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn the_file_route_serves_real_files_without_a_token() {
+    let svc = service().await;
+    let c = client(&svc.base_url());
+    let dir = tempfile::tempdir().unwrap();
+    let dl = Downloader::new(None, None).unwrap();
+    for (kind, id, bytes) in [
+        (TaskKind::Image, "demo-image-done", SAMPLE_PNG),
+        (TaskKind::Video, "demo-video-done", SAMPLE_MP4),
+    ] {
+        let t = c.task_result(kind, id).await.unwrap();
+        let mut calls = 0;
+        let mut progress = |_: u64, _: Option<u64>| calls += 1;
+        let path = dl
+            .fetch(
+                &t.url_download.unwrap(),
+                dir.path(),
+                &file_name(id, kind),
+                false,
+                &mut progress,
+            )
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        assert!(calls >= 2);
+    }
+    assert!(SAMPLE_PNG.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(&SAMPLE_MP4[4..8], b"ftyp");
+    // Not-yet-finished or unknown tasks have no file.
+    c.task_result(TaskKind::Image, "sim-5-x").await.unwrap();
+    let mut noop = |_: u64, _: Option<u64>| {};
+    let e = dl
+        .fetch(
+            &format!("{}files/sim-5-x.png", svc.base_url()),
+            dir.path(),
+            "s.png",
+            false,
+            &mut noop,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ApiError::Http { status: 404, .. }), "{e:?}");
+}
+
+#[tokio::test]
+async fn downloads_refuse_overwrites_and_non_http_urls() {
+    let svc = service().await;
+    let dir = tempfile::tempdir().unwrap();
+    let dl = Downloader::new(None, None).unwrap();
+    let url = format!("{}files/demo-image-done.png", svc.base_url());
+    let mut noop = |_: u64, _: Option<u64>| {};
+    std::fs::write(dir.path().join("x.png"), b"mine").unwrap();
+    let e = dl
+        .fetch(&url, dir.path(), "x.png", false, &mut noop)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("--force"), "{e}");
+    assert_eq!(std::fs::read(dir.path().join("x.png")).unwrap(), b"mine");
+    dl.fetch(&url, dir.path(), "x.png", true, &mut noop)
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(dir.path().join("x.png")).unwrap(), SAMPLE_PNG);
+    for bad in [
+        "file:///etc/passwd",
+        "ftp://127.0.0.1/x",
+        "javascript:alert(1)",
+    ] {
+        assert!(
+            dl.fetch(bad, dir.path(), "y.png", true, &mut noop)
+                .await
+                .is_err()
+        );
+    }
+    // No temporary files are left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+// ---- transport faults -------------------------------------------------------------------
+
+async fn fault_error(fault: Fault, timeout: Duration) -> (ApiError, Duration, common::FaultServer) {
+    let fs = fault_server(fault).await;
+    let c = client_with(&fs.url(), TOKEN, timeout);
+    let start = Instant::now();
+    let e = c.task_result(TaskKind::Image, "t").await.unwrap_err();
+    (e, start.elapsed(), fs)
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out() {
+    let (e, took, _fs) = fault_error(Fault::Hang, Duration::from_millis(800)).await;
+    assert!(matches!(e, ApiError::Timeout { .. }), "{e:?}");
+    assert_eq!(e.exit_code(), gendash::exit::TIMED_OUT);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_trickling_server_is_cut_off() {
+    let (e, took, _fs) = fault_error(
+        Fault::Trickle(Duration::from_millis(200)),
+        Duration::from_secs(1),
+    )
+    .await;
+    assert!(matches!(e, ApiError::Timeout { .. }), "{e:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[tokio::test]
+async fn truncated_and_reset_connections_are_transport_errors() {
+    let (e, _, _fs) = fault_error(Fault::ShortBody, Duration::from_secs(5)).await;
+    assert!(matches!(e, ApiError::Transport { .. }), "{e:?}");
+    let (e, _, _fs) = fault_error(Fault::Reset, Duration::from_secs(5)).await;
+    assert!(
+        matches!(e, ApiError::Transport { .. } | ApiError::Connect { .. }),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn endless_and_oversized_bodies_stop_at_the_cap() {
+    let (e, _, fs) = fault_error(Fault::Forever, Duration::from_secs(10)).await;
+    assert_eq!(
+        e,
+        ApiError::TooLarge {
+            limit: gendash::api::client::TASK_CAP
+        }
+    );
+    // The client hung up long before the server's bound: only socket buffers' worth more.
+    assert!(*fs.written.lock().unwrap() < 32 * 1024 * 1024);
+    let head =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n{";
+    let (e, _, _fs) = fault_error(Fault::Raw(head.into()), Duration::from_secs(5)).await;
+    assert_eq!(
+        e,
+        ApiError::TooLarge {
+            limit: gendash::api::client::TASK_CAP
+        }
+    );
+}
+
+#[tokio::test]
+async fn html_error_pages_and_html_labelled_json() {
+    let page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>";
+    let (e, _, _fs) = fault_error(
+        Fault::Raw(response("502 Bad Gateway", "text/html", "", page)),
+        Duration::from_secs(5),
+    )
+    .await;
+    assert_eq!(
+        e.to_string(),
+        "HTTP 502: 502 Bad Gateway 502 Bad Gateway nginx"
+    );
+    assert!(e.is_retryable());
+    let (e, _, _fs) = fault_error(
+        Fault::Raw(response("200 OK", "application/json", "", page)),
+        Duration::from_secs(5),
+    )
+    .await;
+    assert!(matches!(e, ApiError::Decode { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .starts_with("response not understood: expected a task result envelope"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn too_many_requests_carries_retry_after_capped() {
+    for (header, want) in [("7", 7u64), ("99999999", 300)] {
+        let raw = response(
+            "429 Too Many Requests",
+            "application/json",
+            &format!("Retry-After: {header}\r\n"),
+            "{}",
+        );
+        let (e, _, _fs) = fault_error(Fault::Raw(raw), Duration::from_secs(5)).await;
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(want)), "{e:?}");
+        assert!(e.is_retryable());
+    }
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(40));
+    let raw = response(
+        "503 Service Unavailable",
+        "text/plain",
+        &format!("Retry-After: {date}\r\n"),
+        "busy",
+    );
+    let (e, _, _fs) = fault_error(Fault::Raw(raw), Duration::from_secs(5)).await;
+    let got = e.retry_after().unwrap();
+    assert!(
+        got > Duration::from_secs(30) && got <= Duration::from_secs(40),
+        "{got:?}"
+    );
+    // Other 4xx are final.
+    let raw = response("400 Bad Request", "text/plain", "", "no");
+    let (e, _, _fs) = fault_error(Fault::Raw(raw), Duration::from_secs(5)).await;
+    assert!(!e.is_retryable());
+}
+
+#[tokio::test]
+async fn redirects_to_another_origin_are_not_followed_and_get_no_token() {
+    let other = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        r#"{"data": []}"#,
+    )))
+    .await;
+    let raw = format!(
+        "HTTP/1.1 307 Temporary Redirect\r\nLocation: {}lora/\r\nContent-Length: 0\r\n\r\n",
+        other.url()
+    );
+    let first = fault_server(Fault::Raw(raw)).await;
+    let e = client(&first.url())
+        .list_loras(None, None)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ApiError::CrossOriginRedirect { .. }), "{e:?}");
+    assert!(
+        other.requests.lock().unwrap().is_empty(),
+        "the other origin was contacted"
+    );
+}
