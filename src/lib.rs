@@ -10,3 +10,6 @@ pub mod filter;
 pub mod logging;
 pub mod server;
 pub mod store;
+pub mod terminal;
+pub mod ui;
+pub mod workers;

@@ -1,0 +1,490 @@
+//! Every key binding, once: the dispatcher, the hint line and the help overlay all read this
+//! table, so a binding and its description are never written twice.
+
+use super::action::Action;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Where a binding applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// Either pane, outside text input.
+    Global,
+    Browser,
+    Watch,
+    /// The filter and category fields.
+    TextInput,
+    AddDialog,
+    Help,
+}
+
+impl Context {
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Anywhere",
+            Context::Browser => "LoRA browser",
+            Context::Watch => "Watch list",
+            Context::TextInput => "Filter and category fields",
+            Context::AddDialog => "Add dialog",
+            Context::Help => "Help",
+        }
+    }
+}
+
+pub struct Binding {
+    pub context: Context,
+    pub keys: &'static [(KeyCode, KeyModifiers)],
+    /// How the keys are written in the hint line and the help.
+    pub label: &'static str,
+    pub action: Action,
+    pub description: &'static str,
+    /// Its word in the one-line hint bar, if it is shown there (the help lists everything).
+    pub hint: Option<&'static str>,
+}
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+
+macro_rules! bind {
+    ($ctx:ident, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr) => {
+        Binding { context: Context::$ctx, keys: &[$($key),+], label: $label, action: $action, description: $desc, hint: $hint }
+    };
+}
+
+/// The keymap. Order matters only for display.
+pub fn bindings() -> &'static [Binding] {
+    use KeyCode::{
+        BackTab, Backspace, Char, Delete, Down, End, Enter, Esc, Home, PageDown, PageUp, Tab, Up,
+    };
+    static TABLE: std::sync::OnceLock<Vec<Binding>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        vec![
+            bind!(
+                Browser,
+                [(Char('/'), NONE)],
+                "/",
+                Action::FocusFilter,
+                "filter models by name (fuzzy)",
+                Some("filter")
+            ),
+            bind!(
+                Browser,
+                [(Char('t'), NONE)],
+                "t",
+                Action::CycleType,
+                "type: all → sd → sdxl",
+                Some("type")
+            ),
+            bind!(
+                Browser,
+                [(Char('c'), NONE)],
+                "c",
+                Action::EditCategory,
+                "category (↑↓ picks a known one)",
+                Some("category")
+            ),
+            bind!(
+                Browser,
+                [(Enter, NONE), (Char('o'), NONE)],
+                "⏎/o",
+                Action::Open,
+                "open the model's source in the browser",
+                Some("open")
+            ),
+            bind!(
+                Browser,
+                [(Char('y'), NONE)],
+                "y",
+                Action::CopyUrl,
+                "copy the source URL (OSC 52)",
+                Some("copy URL")
+            ),
+            bind!(
+                Browser,
+                [(Char('Y'), SHIFT), (Char('Y'), NONE)],
+                "Y",
+                Action::CopyName,
+                "copy the model name",
+                None
+            ),
+            bind!(
+                Browser,
+                [(Esc, NONE)],
+                "Esc",
+                Action::Cancel,
+                "clear the filter",
+                None
+            ),
+            bind!(
+                Browser,
+                [(Char('r'), NONE)],
+                "r",
+                Action::Refresh,
+                "reload the catalogue",
+                Some("reload")
+            ),
+            bind!(
+                Watch,
+                [(Enter, NONE), (Char('o'), NONE)],
+                "⏎/o",
+                Action::Open,
+                "open the download URL in the browser",
+                Some("open")
+            ),
+            bind!(
+                Watch,
+                [(Char('y'), NONE)],
+                "y",
+                Action::CopyUrl,
+                "copy the download URL (OSC 52)",
+                Some("copy URL")
+            ),
+            bind!(
+                Watch,
+                [(Char('Y'), SHIFT), (Char('Y'), NONE)],
+                "Y",
+                Action::CopyName,
+                "copy the task ID",
+                None
+            ),
+            bind!(
+                Watch,
+                [(Char('D'), SHIFT), (Char('D'), NONE)],
+                "D",
+                Action::Download,
+                "download the file to the current directory",
+                Some("download")
+            ),
+            bind!(
+                Watch,
+                [(Char('d'), NONE), (Delete, NONE)],
+                "d/Del",
+                Action::Remove,
+                "remove the task from the list",
+                Some("remove")
+            ),
+            bind!(
+                Watch,
+                [(Char('u'), NONE)],
+                "u",
+                Action::Undo,
+                "undo the last add or remove",
+                Some("undo")
+            ),
+            bind!(
+                Watch,
+                [(Char('R'), SHIFT), (Char('R'), NONE)],
+                "R",
+                Action::PollNow,
+                "poll the selected task now",
+                Some("poll now")
+            ),
+            bind!(
+                Global,
+                [(Char('a'), NONE)],
+                "a",
+                Action::OpenAddDialog,
+                "add tasks to the watch list",
+                Some("add task")
+            ),
+            bind!(
+                Global,
+                [(Tab, NONE), (BackTab, SHIFT)],
+                "Tab",
+                Action::FocusNext,
+                "switch pane",
+                Some("switch pane")
+            ),
+            bind!(
+                Global,
+                [(Up, NONE), (Char('k'), NONE)],
+                "↑/k",
+                Action::Up,
+                "move up",
+                None
+            ),
+            bind!(
+                Global,
+                [(Down, NONE), (Char('j'), NONE)],
+                "↓/j",
+                Action::Down,
+                "move down",
+                None
+            ),
+            bind!(
+                Global,
+                [(PageUp, NONE), (Char('b'), CTRL)],
+                "PgUp",
+                Action::PageUp,
+                "page up",
+                None
+            ),
+            bind!(
+                Global,
+                [(PageDown, NONE), (Char('f'), CTRL)],
+                "PgDn",
+                Action::PageDown,
+                "page down",
+                None
+            ),
+            bind!(
+                Global,
+                [(Home, NONE), (Char('g'), NONE)],
+                "Home/g",
+                Action::Top,
+                "jump to the top",
+                None
+            ),
+            bind!(
+                Global,
+                [(End, NONE), (Char('G'), SHIFT), (Char('G'), NONE)],
+                "End/G",
+                Action::Bottom,
+                "jump to the bottom",
+                None
+            ),
+            bind!(
+                Global,
+                [(Char('?'), NONE), (Char('?'), SHIFT)],
+                "?",
+                Action::ToggleHelp,
+                "show this help",
+                Some("help")
+            ),
+            bind!(
+                Global,
+                [(Char('q'), NONE), (Char('c'), CTRL)],
+                "q",
+                Action::Quit,
+                "quit",
+                Some("quit")
+            ),
+            bind!(
+                Global,
+                [(Char('z'), CTRL)],
+                "^Z",
+                Action::Suspend,
+                "suspend to the shell (fg resumes)",
+                None
+            ),
+            bind!(
+                TextInput,
+                [(Enter, NONE)],
+                "⏎",
+                Action::Submit,
+                "apply and leave the field",
+                Some("apply")
+            ),
+            bind!(
+                TextInput,
+                [(Esc, NONE)],
+                "Esc",
+                Action::Cancel,
+                "leave the field (the filter stays)",
+                Some("leave")
+            ),
+            bind!(
+                TextInput,
+                [(Up, NONE)],
+                "↑",
+                Action::PickPrevious,
+                "category: previous known one",
+                None
+            ),
+            bind!(
+                TextInput,
+                [(Down, NONE)],
+                "↓",
+                Action::PickNext,
+                "category: next known one",
+                None
+            ),
+            bind!(
+                TextInput,
+                [(Backspace, NONE)],
+                "⌫",
+                Action::Backspace,
+                "delete a character",
+                None
+            ),
+            bind!(
+                TextInput,
+                [(Char('u'), CTRL)],
+                "^U",
+                Action::ClearInput,
+                "clear the field",
+                Some("clear")
+            ),
+            bind!(
+                AddDialog,
+                [(Enter, NONE)],
+                "⏎",
+                Action::Submit,
+                "add the tasks (several: separate by space, comma or newline)",
+                Some("add")
+            ),
+            bind!(
+                AddDialog,
+                [(Tab, NONE), (BackTab, SHIFT)],
+                "Tab",
+                Action::ToggleKind,
+                "switch image / video",
+                Some("image/video")
+            ),
+            bind!(
+                AddDialog,
+                [(Esc, NONE)],
+                "Esc",
+                Action::Cancel,
+                "cancel",
+                Some("cancel")
+            ),
+            bind!(
+                AddDialog,
+                [(Backspace, NONE)],
+                "⌫",
+                Action::Backspace,
+                "delete a character",
+                None
+            ),
+            bind!(
+                AddDialog,
+                [(Char('u'), CTRL)],
+                "^U",
+                Action::ClearInput,
+                "clear the field",
+                None
+            ),
+            bind!(
+                Help,
+                [(Esc, NONE), (Char('?'), NONE), (Char('q'), NONE)],
+                "Esc/?",
+                Action::ToggleHelp,
+                "close the help",
+                Some("close")
+            ),
+            bind!(
+                Help,
+                [(Up, NONE), (Char('k'), NONE)],
+                "↑/k",
+                Action::Up,
+                "scroll up",
+                None
+            ),
+            bind!(
+                Help,
+                [(Down, NONE), (Char('j'), NONE)],
+                "↓/j",
+                Action::Down,
+                "scroll down",
+                None
+            ),
+        ]
+    })
+}
+
+fn matches(binding: &Binding, key: &KeyEvent) -> bool {
+    binding.keys.iter().any(|(code, mods)| {
+        // Shift is implied by an upper-case character; terminals disagree on reporting it.
+        let relevant =
+            key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        *code == key.code
+            && (relevant == *mods
+                || (matches!(code, KeyCode::Char(_))
+                    && (relevant - KeyModifiers::SHIFT) == (*mods - KeyModifiers::SHIFT)))
+    })
+}
+
+/// What `key` means in `contexts` (most specific first). Printable characters in text contexts
+/// are typed when no binding claims them.
+pub fn resolve(contexts: &[Context], key: &KeyEvent) -> Option<Action> {
+    for ctx in contexts {
+        if let Some(b) = bindings()
+            .iter()
+            .find(|b| b.context == *ctx && matches(b, key))
+        {
+            return Some(b.action.clone());
+        }
+    }
+    let texty = contexts
+        .iter()
+        .any(|c| matches!(c, Context::TextInput | Context::AddDialog));
+    match key.code {
+        KeyCode::Char(c)
+            if texty
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            Some(Action::Type(c))
+        }
+        _ => None,
+    }
+}
+
+/// The hint line's bindings for these contexts.
+pub fn hints(contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
+    let contexts = contexts.to_vec();
+    bindings()
+        .iter()
+        .filter(move |b| b.hint.is_some() && contexts.contains(&b.context))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn pane_bindings_win_over_global_and_text_types() {
+        let browser = [Context::Browser, Context::Global];
+        let watch = [Context::Watch, Context::Global];
+        assert_eq!(
+            resolve(&browser, &key(KeyCode::Char('y'))),
+            Some(Action::CopyUrl)
+        );
+        assert_eq!(
+            resolve(&watch, &key(KeyCode::Char('d'))),
+            Some(Action::Remove)
+        );
+        assert_eq!(resolve(&browser, &key(KeyCode::Char('d'))), None);
+        assert_eq!(
+            resolve(&browser, &key(KeyCode::Char('j'))),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            resolve(&[Context::TextInput], &key(KeyCode::Char('q'))),
+            Some(Action::Type('q'))
+        );
+        assert_eq!(
+            resolve(&[Context::AddDialog], &key(KeyCode::Tab)),
+            Some(Action::ToggleKind)
+        );
+        let shifted = KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT);
+        assert_eq!(resolve(&watch, &shifted), Some(Action::PollNow));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(resolve(&browser, &ctrl_c), Some(Action::Quit));
+    }
+
+    #[test]
+    fn every_binding_is_described_and_keys_are_unique_per_context() {
+        for b in bindings() {
+            assert!(!b.description.is_empty() && !b.label.is_empty());
+        }
+        for (i, a) in bindings().iter().enumerate() {
+            for b in &bindings()[i + 1..] {
+                if a.context == b.context {
+                    assert!(
+                        a.keys.iter().all(|k| !b.keys.contains(k)),
+                        "{} and {} share a key",
+                        a.label,
+                        b.label
+                    );
+                }
+            }
+        }
+    }
+}

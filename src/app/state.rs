@@ -1,0 +1,593 @@
+//! The App's state and its two reducers: `update` (an input's `Action`) and `apply` (a worker's
+//! `Msg`). Both are plain functions returning the `Cmd`s to carry out; the event loop only
+//! routes. Whatever changes what is on screen sets `dirty`.
+
+use super::action::{Action, Cmd, Msg, TaskKey};
+use super::browser::{Browser, Field, Load};
+use super::keymap::Context;
+use super::watch::{Watch, age_label, new_entry};
+use crate::api::TaskKind;
+use crate::api::links::validate_link;
+use crate::store::watchlist::{WatchEntry, split_ids};
+use crate::ui::layout::{Areas, ContainsPoint};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Browser,
+    Watch,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddDialog {
+    pub text: String,
+    pub kind: TaskKind,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Popup {
+    Help { scroll: u16 },
+    Add(AddDialog),
+}
+
+/// The service's health as the dashboard last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Health {
+    Unknown,
+    Connected,
+    Trouble(String),
+}
+
+/// Settings the reducers need.
+#[derive(Debug, Clone)]
+pub struct UiSettings {
+    pub bell: bool,
+    pub desktop_notifications: bool,
+    pub no_color: bool,
+}
+
+#[derive(Debug)]
+pub struct State {
+    pub browser: Browser,
+    pub watch: Watch,
+    pub focus: Pane,
+    pub popup: Option<Popup>,
+    pub service_url: String,
+    pub health: Health,
+    pub last_error: Option<String>,
+    /// A short message about the last action ("copied …", "opened …").
+    pub notice: Option<String>,
+    pub settings: UiSettings,
+    /// Wall-clock seconds since the epoch, advanced by ticks.
+    pub now: u64,
+    pub areas: Areas,
+    /// Ops sent to the store; a file snapshot is merged only once it includes all of them.
+    pub persist_sent: u64,
+    age_signature: u64,
+    pub dirty: bool,
+    pub quit: bool,
+}
+
+impl State {
+    pub fn new(
+        service_url: String,
+        categories: Vec<String>,
+        watch: Vec<WatchEntry>,
+        failure_statuses: Vec<String>,
+        settings: UiSettings,
+        now: u64,
+    ) -> Self {
+        State {
+            browser: Browser::new(categories),
+            watch: Watch::new(watch, failure_statuses),
+            focus: Pane::Browser,
+            popup: None,
+            service_url: crate::api::sanitize::sanitize(&service_url),
+            health: Health::Unknown,
+            last_error: None,
+            notice: None,
+            settings,
+            now,
+            areas: Areas::default(),
+            persist_sent: 0,
+            age_signature: 0,
+            dirty: true,
+            quit: false,
+        }
+    }
+
+    /// The first commands: load the catalogue, start polling.
+    pub fn start(&mut self) -> Vec<Cmd> {
+        let mut cmds = vec![self.browser.fetch()];
+        cmds.extend(self.watch.start_polling());
+        cmds
+    }
+
+    /// Which keymap contexts apply now, most specific first; derived, never stored.
+    pub fn contexts(&self) -> Vec<Context> {
+        match (&self.popup, self.browser.editing) {
+            (Some(Popup::Help { .. }), _) => vec![Context::Help],
+            (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
+            (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
+            _ => match self.focus {
+                Pane::Browser => vec![Context::Browser, Context::Global],
+                Pane::Watch => vec![Context::Watch, Context::Global],
+            },
+        }
+    }
+
+    /// Counts persistence commands so file snapshots that predate them are not merged.
+    fn track(&mut self, cmds: Vec<Cmd>) -> Vec<Cmd> {
+        self.persist_sent += cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
+        cmds
+    }
+
+    /// The reducer for inputs.
+    pub fn update(&mut self, action: Action) -> Vec<Cmd> {
+        self.dirty = true;
+        let cmds = match action {
+            Action::Resize { width, height } => {
+                self.resize(width, height);
+                Vec::new()
+            }
+            Action::Click { column, row } => self.click(column, row),
+            Action::Wheel { column, row, down } => {
+                let delta = if down { 3 } else { -3 };
+                match self.areas.pane_at(column, row) {
+                    Some(Pane::Browser) => self.browser.move_by(delta),
+                    Some(Pane::Watch) => self.watch.move_by(delta),
+                    None => {}
+                }
+                Vec::new()
+            }
+            _ => match &self.popup {
+                Some(Popup::Help { .. }) => self.update_help(&action),
+                Some(Popup::Add(_)) => self.update_add(action),
+                None if self.browser.editing.is_some() && self.focus == Pane::Browser => {
+                    self.update_text(action)
+                }
+                None => self.update_normal(action),
+            },
+        };
+        self.track(cmds)
+    }
+
+    fn resize(&mut self, width: u16, height: u16) {
+        self.areas = Areas::compute(width, height);
+        self.browser.viewport = usize::from(self.areas.browser_list.height.max(1));
+        self.watch.viewport = usize::from(self.areas.watch_rows.height.max(1));
+        self.browser.scroll_into_view();
+        self.watch.scroll_into_view();
+    }
+
+    fn click(&mut self, column: u16, row: u16) -> Vec<Cmd> {
+        if self.popup.is_some() {
+            return Vec::new();
+        }
+        let a = self.areas;
+        if a.browser_list.contains_point(column, row) {
+            self.focus = Pane::Browser;
+            self.browser.editing = None;
+            self.browser
+                .select(self.browser.offset + usize::from(row - a.browser_list.y));
+        } else if a.browser_filter.contains_point(column, row) {
+            self.focus = Pane::Browser;
+            self.browser.start_editing(Field::Filter);
+        } else if a.watch_rows.contains_point(column, row) {
+            self.focus = Pane::Watch;
+            self.browser.editing = None;
+            self.watch
+                .select(self.watch.offset + usize::from(row - a.watch_rows.y));
+        } else if let Some(p) = a.pane_at(column, row) {
+            self.focus = p;
+        }
+        Vec::new()
+    }
+
+    fn update_help(&mut self, action: &Action) -> Vec<Cmd> {
+        if let Some(Popup::Help { scroll }) = &mut self.popup {
+            match action {
+                Action::Up => *scroll = scroll.saturating_sub(1),
+                Action::Down => *scroll = scroll.saturating_add(1).min(200),
+                Action::ToggleHelp | Action::Cancel | Action::Quit => self.popup = None,
+                _ => {}
+            }
+        }
+        Vec::new()
+    }
+
+    fn update_add(&mut self, action: Action) -> Vec<Cmd> {
+        let Some(Popup::Add(dialog)) = &mut self.popup else {
+            return Vec::new();
+        };
+        match action {
+            Action::Type(c) => dialog.text.push(c),
+            Action::Paste(text) => dialog.text.push_str(&text),
+            Action::Backspace => {
+                dialog.text.pop();
+            }
+            Action::ClearInput => dialog.text.clear(),
+            Action::ToggleKind => {
+                dialog.kind = match dialog.kind {
+                    TaskKind::Image => TaskKind::Video,
+                    TaskKind::Video => TaskKind::Image,
+                };
+            }
+            Action::Cancel => self.popup = None,
+            Action::Submit => {
+                let ids = split_ids(&dialog.text);
+                if ids.is_empty() {
+                    dialog.error = Some("type or paste at least one task ID".into());
+                    return Vec::new();
+                }
+                if let Some(bad) = ids
+                    .iter()
+                    .find_map(|id| crate::api::client::validate_task_id(id).err())
+                {
+                    dialog.error = Some(bad.to_string());
+                    return Vec::new();
+                }
+                let kind = dialog.kind;
+                let entries: Vec<WatchEntry> = ids
+                    .iter()
+                    .map(|id| new_entry(&crate::api::sanitize::sanitize(id), kind))
+                    .collect();
+                self.popup = None;
+                let (cmds, n) = self.watch.add(entries);
+                self.focus = Pane::Watch;
+                self.notice = Some(match n {
+                    0 => "already watching those tasks".to_string(),
+                    1 => "added 1 task".to_string(),
+                    n => format!("added {n} tasks"),
+                });
+                return cmds;
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn update_text(&mut self, action: Action) -> Vec<Cmd> {
+        match action {
+            Action::Type(c) => self.browser.type_text(c.encode_utf8(&mut [0; 4])),
+            Action::Paste(text) => self.browser.type_text(&text),
+            Action::Backspace => self.browser.backspace(),
+            Action::ClearInput => self.browser.clear_input(),
+            Action::PickPrevious => self.browser.pick(false),
+            Action::PickNext => self.browser.pick(true),
+            Action::Submit => return self.browser.submit().into_iter().collect(),
+            Action::Cancel => self.browser.cancel(),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn update_normal(&mut self, action: Action) -> Vec<Cmd> {
+        let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
+        match action {
+            Action::Quit => {
+                self.quit = true;
+                return vec![Cmd::Quit];
+            }
+            Action::Suspend => return vec![Cmd::Suspend],
+            Action::ToggleHelp => self.popup = Some(Popup::Help { scroll: 0 }),
+            Action::OpenAddDialog => {
+                self.popup = Some(Popup::Add(AddDialog {
+                    text: String::new(),
+                    kind: TaskKind::Image,
+                    error: None,
+                }))
+            }
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Pane::Browser => Pane::Watch,
+                    Pane::Watch => Pane::Browser,
+                };
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                let (len, viewport) = match self.focus {
+                    Pane::Browser => (self.browser.matches.len(), self.browser.viewport),
+                    Pane::Watch => (self.watch.rows.len(), self.watch.viewport),
+                };
+                let delta = match action {
+                    Action::Up => -1,
+                    Action::Down => 1,
+                    Action::PageUp => -page(viewport),
+                    Action::PageDown => page(viewport),
+                    Action::Top => -page(len),
+                    _ => page(len),
+                };
+                match self.focus {
+                    Pane::Browser => self.browser.move_by(delta),
+                    Pane::Watch => self.watch.move_by(delta),
+                }
+            }
+            Action::Paste(text) if self.focus == Pane::Browser => {
+                self.browser.start_editing(Field::Filter);
+                self.browser.type_text(&text);
+            }
+            Action::Paste(text) => {
+                self.popup = Some(Popup::Add(AddDialog {
+                    text,
+                    kind: TaskKind::Image,
+                    error: None,
+                }));
+            }
+            _ => {
+                return match self.focus {
+                    Pane::Browser => self.update_browser(action),
+                    Pane::Watch => self.update_watch(action),
+                };
+            }
+        }
+        Vec::new()
+    }
+
+    fn update_browser(&mut self, action: Action) -> Vec<Cmd> {
+        match action {
+            Action::FocusFilter => self.browser.start_editing(Field::Filter),
+            Action::EditCategory => self.browser.start_editing(Field::Category),
+            Action::CycleType => return vec![self.browser.cycle_type()],
+            Action::Refresh => return vec![self.browser.fetch()],
+            Action::Cancel if !self.browser.query.is_empty() => {
+                self.browser.query.clear();
+                self.browser.refilter();
+            }
+            Action::Open => {
+                let source = self
+                    .browser
+                    .selected_entry()
+                    .and_then(|e| e.source())
+                    .map(str::to_string);
+                return self.open(source, "this model has no source URL");
+            }
+            Action::CopyUrl => {
+                let source = self
+                    .browser
+                    .selected_entry()
+                    .and_then(|e| e.source())
+                    .map(str::to_string);
+                return self.copy(source, "source URL");
+            }
+            Action::CopyName => {
+                let name = self.browser.selected_entry().map(|e| e.model.clone());
+                return self.copy(name, "model name");
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn update_watch(&mut self, action: Action) -> Vec<Cmd> {
+        match action {
+            Action::Remove => {
+                let cmds = self.watch.remove_selected();
+                if !cmds.is_empty() {
+                    self.notice = Some("removed (u undoes)".into());
+                }
+                cmds
+            }
+            Action::Undo => self.watch.undo().unwrap_or_else(|| {
+                self.notice = Some("nothing to undo".into());
+                Vec::new()
+            }),
+            Action::PollNow => self
+                .watch
+                .selected_row()
+                .map(|r| vec![Cmd::PollNow(r.key())])
+                .unwrap_or_default(),
+            Action::Open => {
+                let url = self
+                    .watch
+                    .selected_row()
+                    .and_then(|r| r.url())
+                    .map(str::to_string);
+                self.open(url, "this task has no download URL yet")
+            }
+            Action::CopyUrl => {
+                let url = self
+                    .watch
+                    .selected_row()
+                    .and_then(|r| r.url())
+                    .map(str::to_string);
+                self.copy(url, "download URL")
+            }
+            Action::CopyName => {
+                let id = self.watch.selected_row().map(|r| r.entry.task_id.clone());
+                self.copy(id, "task ID")
+            }
+            Action::Download => match self.watch.selected_row() {
+                Some(r) => match (r.url(), validate_link(r.url().unwrap_or(""))) {
+                    (Some(url), Ok(_)) => vec![Cmd::Download {
+                        key: r.key(),
+                        url: url.to_string(),
+                    }],
+                    (None, _) => {
+                        self.notice = Some("this task has no download URL yet".into());
+                        Vec::new()
+                    }
+                    (Some(_), Err(e)) => {
+                        self.notice = Some(e.to_string());
+                        Vec::new()
+                    }
+                },
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Opens only links that pass the http/https check; anything else is refused with the
+    /// reason shown.
+    fn open(&mut self, url: Option<String>, missing: &str) -> Vec<Cmd> {
+        match url {
+            None => {
+                self.notice = Some(missing.to_string());
+                Vec::new()
+            }
+            Some(u) => match validate_link(&u) {
+                Ok(_) => vec![Cmd::Open(u)],
+                Err(e) => {
+                    self.notice = Some(e.to_string());
+                    Vec::new()
+                }
+            },
+        }
+    }
+
+    fn copy(&mut self, text: Option<String>, what: &str) -> Vec<Cmd> {
+        match text {
+            Some(t) if !t.is_empty() => {
+                self.notice = Some(format!("copied the {what} to the clipboard"));
+                vec![Cmd::Copy(t)]
+            }
+            _ => {
+                self.notice = Some(format!("no {what} to copy"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// The reducer for worker reports.
+    pub fn apply(&mut self, msg: Msg) -> Vec<Cmd> {
+        let cmds = match msg {
+            Msg::Catalogue { generation, result } => {
+                let ok = result.is_ok();
+                let result = result.map_err(|e| {
+                    self.note_error(&e);
+                    e.to_string()
+                });
+                if self.browser.loaded(generation, result) {
+                    if ok {
+                        self.health = Health::Connected;
+                    }
+                    self.dirty = true;
+                }
+                Vec::new()
+            }
+            Msg::Polled {
+                key,
+                result,
+                retry_in,
+            } => {
+                match &result {
+                    Ok(_) => {
+                        if self.health != Health::Connected {
+                            self.health = Health::Connected;
+                            self.dirty = true;
+                        }
+                    }
+                    Err(e) => self.note_error(e),
+                }
+                let (mut cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
+                self.dirty |= changed;
+                let mut extra = Vec::new();
+                for c in &cmds {
+                    if let Cmd::Notify { .. } = c
+                        && self.settings.bell
+                    {
+                        extra.push(Cmd::Bell);
+                    }
+                }
+                if !self.settings.desktop_notifications {
+                    cmds.retain(|c| !matches!(c, Cmd::Notify { .. }));
+                }
+                cmds.extend(extra);
+                cmds
+            }
+            Msg::Download { key, event } => {
+                if let super::action::DownloadEvent::Failed(e) = &event {
+                    self.last_error = Some(format!("download of {}: {e}", key.id));
+                }
+                self.dirty |= self.watch.download(&key, event);
+                Vec::new()
+            }
+            Msg::WatchFile { entries, applied } => {
+                if applied < self.persist_sent {
+                    return Vec::new();
+                }
+                let (cmds, changed) = self.watch.merge_external(&entries);
+                self.dirty |= changed;
+                cmds
+            }
+            Msg::StoreProblem(text) => {
+                self.last_error = Some(text);
+                self.dirty = true;
+                Vec::new()
+            }
+            Msg::Opened(result) => {
+                match result {
+                    Ok(url) => self.notice = Some(format!("opened {url}")),
+                    Err(e) => self.last_error = Some(e),
+                }
+                self.dirty = true;
+                Vec::new()
+            }
+            Msg::Tick(now) => {
+                self.now = now;
+                // Redraw only when a shown age would change.
+                let sig = self.age_signature();
+                if sig != self.age_signature {
+                    self.age_signature = sig;
+                    self.dirty = true;
+                }
+                Vec::new()
+            }
+        };
+        self.track(cmds)
+    }
+
+    fn note_error(&mut self, e: &crate::api::ApiError) {
+        let text = e.to_string();
+        use crate::api::ApiError as E;
+        if matches!(
+            e,
+            E::Connect { .. }
+                | E::Timeout { .. }
+                | E::Transport { .. }
+                | E::Auth { .. }
+                | E::Decode { .. }
+                | E::TooLarge { .. }
+        ) || matches!(e, E::Http { status, .. } if *status >= 500 || *status == 429)
+        {
+            self.health = Health::Trouble(text.clone());
+        }
+        if self.last_error.as_deref() != Some(text.as_str()) {
+            self.last_error = Some(text);
+            self.dirty = true;
+        }
+    }
+
+    fn age_signature(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for r in &self.watch.rows {
+            age_label(r.entry.added_at, self.now).hash(&mut h);
+            r.entry
+                .last
+                .as_ref()
+                .map(|l| age_label(l.updated_at, self.now))
+                .hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// The focused pane, for the view (derived from popups and focus).
+    pub fn is_focused(&self, pane: Pane) -> bool {
+        self.popup.is_none() && self.focus == pane
+    }
+
+    pub fn catalogue_is_loading(&self) -> bool {
+        self.browser.load == Load::Loading
+    }
+
+    /// A key for a watched task, for tests and workers.
+    pub fn key_of(kind: TaskKind, id: &str) -> TaskKey {
+        TaskKey::new(kind, id)
+    }
+}

@@ -1,0 +1,137 @@
+//! Owning the terminal: raw mode, the alternate screen, mouse and bracketed paste on entry;
+//! everything undone on every way out — normal quit, error, panic in any thread, signals — and
+//! around a suspend (Ctrl-Z).
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::{self, Stdout, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+/// Whether we currently hold the terminal; restore is a no-op otherwise.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+fn enter_modes() -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste,
+        cursor::Hide
+    )
+}
+
+/// Takes over the terminal.
+pub fn enter() -> io::Result<Tui> {
+    enter_modes()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    terminal.clear()?;
+    Ok(terminal)
+}
+
+/// Gives the terminal back: leaves the alternate screen, shows the cursor, cooked mode. Safe to
+/// call more than once and from a panic hook.
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let mut out = io::stdout();
+        let _ = execute!(
+            out,
+            DisableBracketedPaste,
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            cursor::Show
+        );
+        let _ = disable_raw_mode();
+        let _ = out.flush();
+    }
+}
+
+/// Restores the terminal on drop, whatever path leaves the scope.
+pub struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// A panic anywhere restores the terminal before the message is printed, then ends the
+/// process: a dashboard with a dead worker would show stale data as if it were live.
+pub fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+        std::process::exit(101);
+    }));
+}
+
+/// Suspends like a shell job (Ctrl-Z): restores the terminal, stops the process, and takes the
+/// terminal back when continued. The caller redraws the whole screen afterwards.
+pub fn suspend(terminal: &mut Tui) -> io::Result<()> {
+    restore();
+    // SIGSTOP cannot be caught, so this stops us exactly like an untrapped Ctrl-Z would.
+    signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
+    enter_modes()?;
+    terminal.clear()
+}
+
+/// Sets the window title (sanitised: a title is an escape sequence itself).
+pub fn set_title(text: &str) {
+    let _ = execute!(
+        io::stdout(),
+        crossterm::terminal::SetTitle(crate::api::sanitize::sanitize_with_limit(text, 120))
+    );
+}
+
+/// OSC 52: put `text` on the clipboard of the terminal, even over SSH.
+pub fn copy_sequence(text: &str) -> String {
+    use base64::Engine;
+    format!(
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(text)
+    )
+}
+
+/// A desktop notification: OSC 777 on terminals known for it (VTE-based, rxvt, foot), OSC 9
+/// elsewhere (iTerm2, WezTerm, kitty, Windows Terminal, ghostty). Text is sanitised and may
+/// not contain the `;` that separates OSC 777 fields.
+pub fn notify_sequence(title: &str, body: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let clean = |s: &str| crate::api::sanitize::sanitize_with_limit(s, 200).replace(';', ",");
+    let term = env("TERM").unwrap_or_default();
+    let osc777 =
+        env("VTE_VERSION").is_some() || term.starts_with("rxvt") || term.starts_with("foot");
+    if osc777 {
+        format!("\x1b]777;notify;{};{}\x07", clean(title), clean(body))
+    } else {
+        format!("\x1b]9;{}: {}\x07", clean(title), clean(body))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequences_carry_no_injected_controls() {
+        let n = notify_sequence("t\x1b]0;x\x07", "b;\x1b[2Jody", &|k| {
+            (k == "TERM").then(|| "xterm-256color".into())
+        });
+        assert_eq!(n, "\x1b]9;t: b,ody\x07");
+        let n = notify_sequence("done", "a;b", &|k| {
+            (k == "VTE_VERSION").then(|| "7600".into())
+        });
+        assert_eq!(n, "\x1b]777;notify;done;a,b\x07");
+        assert_eq!(copy_sequence("hi"), "\x1b]52;c;aGk=\x07");
+    }
+}

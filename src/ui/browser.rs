@@ -1,0 +1,222 @@
+//! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
+
+use super::layout::Areas;
+use super::theme::Theme;
+use crate::app::browser::{Field, Load};
+use crate::app::state::{Pane, State};
+use crate::filter::FuzzyFilter;
+use ratatui::Frame;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use serde_json::Value;
+use std::cell::RefCell;
+
+thread_local! {
+    // Highlighting needs a matcher's scratch space; reusing one keeps frames allocation-light.
+    static MATCHER: RefCell<FuzzyFilter> = RefCell::new(FuzzyFilter::new());
+}
+
+pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let b = &state.browser;
+    let type_label = b.lora_type.map_or("all", |t| t.as_str());
+    let cate_label = if b.category.is_empty() {
+        "any"
+    } else {
+        b.category.as_str()
+    };
+    let count = match &b.load {
+        Load::Loading => " · loading…".to_string(),
+        Load::Failed(_) if b.entries.is_empty() => " · failed".to_string(),
+        Load::Failed(_) => format!(" · {}/{} (stale)", b.matches.len(), b.entries.len()),
+        Load::Loaded => format!(" · {}/{}", b.matches.len(), b.entries.len()),
+    };
+    let title = format!(" LoRA models · type {type_label} · cate {cate_label}{count} ");
+    let block = Block::bordered()
+        .title(Span::styled(title, theme.title()))
+        .border_style(theme.border(state.is_focused(Pane::Browser)));
+    frame.render_widget(block, areas.browser);
+
+    frame.render_widget(
+        Paragraph::new(filter_line(state, theme)),
+        areas.browser_filter,
+    );
+    render_list(state, areas, theme, frame);
+    render_detail(state, areas, theme, frame);
+}
+
+fn filter_line(state: &State, theme: Theme) -> Line<'static> {
+    let b = &state.browser;
+    let editing = state.focus == Pane::Browser && state.popup.is_none();
+    match b.editing {
+        Some(Field::Category) if editing => {
+            let mut spans = vec![
+                Span::styled("category: ", theme.key()),
+                Span::raw(b.category_draft.clone()),
+                Span::styled("▏", theme.key()),
+            ];
+            if !b.known_categories.is_empty() {
+                spans.push(Span::styled(
+                    format!("  ↑↓ {}", b.known_categories.join(", ")),
+                    theme.dim(),
+                ));
+            }
+            Line::from(spans)
+        }
+        Some(Field::Filter) if editing => Line::from(vec![
+            Span::styled("/", theme.key()),
+            Span::raw(b.query.clone()),
+            Span::styled("▏", theme.key()),
+        ]),
+        _ if !b.query.is_empty() => Line::from(vec![
+            Span::styled("/", theme.key()),
+            Span::raw(b.query.clone()),
+        ]),
+        _ => Line::from(Span::styled(
+            "/ to filter · t type · c category",
+            theme.dim(),
+        )),
+    }
+}
+
+fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let b = &state.browser;
+    let area = areas.browser_list;
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    if b.entries.is_empty() || b.matches.is_empty() {
+        let text = match &b.load {
+            Load::Loading if b.entries.is_empty() => {
+                Line::from(Span::styled("Loading the catalogue…", theme.dim()))
+            }
+            Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
+                Span::styled("Cannot load the catalogue: ", theme.error()),
+                Span::raw(e.clone()),
+                Span::styled("  (r retries)", theme.dim()),
+            ]),
+            _ if b.entries.is_empty() => Line::from(Span::styled(
+                "The service lists no models for these filters.",
+                theme.dim(),
+            )),
+            _ => Line::from(Span::styled(
+                format!("No model matches “{}”.", b.query),
+                theme.dim(),
+            )),
+        };
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let rows = usize::from(area.height);
+    let focused = state.is_focused(Pane::Browser);
+    let lines: Vec<Line> = MATCHER.with_borrow_mut(|matcher| {
+        b.matches
+            .iter()
+            .enumerate()
+            .skip(b.offset)
+            .take(rows)
+            .map(|(pos, &idx)| {
+                let entry = &b.entries[idx as usize];
+                let hits = matcher.indices(&b.query, &entry.model);
+                let mut spans = highlight(&entry.model, &hits, theme);
+                let tag = [entry.metadata.get("type"), entry.metadata.get("category")]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" · ");
+                if !tag.is_empty() {
+                    spans.push(Span::styled(format!("  {tag}"), theme.dim()));
+                }
+                let mut line = Line::from(spans);
+                if pos == b.selected {
+                    line = line.style(if focused {
+                        theme.selected()
+                    } else {
+                        theme.dim().add_modifier(ratatui::style::Modifier::REVERSED)
+                    });
+                }
+                line
+            })
+            .collect()
+    });
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+fn highlight(name: &str, hits: &[u32], theme: Theme) -> Vec<Span<'static>> {
+    if hits.is_empty() {
+        return vec![Span::raw(name.to_string())];
+    }
+    let mut spans = Vec::new();
+    let mut run = String::new();
+    let mut run_hit = false;
+    for (i, c) in name.chars().enumerate() {
+        let hit = hits.binary_search(&(i as u32)).is_ok();
+        if hit != run_hit && !run.is_empty() {
+            spans.push(if run_hit {
+                Span::styled(std::mem::take(&mut run), theme.matched())
+            } else {
+                Span::raw(std::mem::take(&mut run))
+            });
+        }
+        run_hit = hit;
+        run.push(c);
+    }
+    if !run.is_empty() {
+        spans.push(if run_hit {
+            Span::styled(run, theme.matched())
+        } else {
+            Span::raw(run)
+        });
+    }
+    spans
+}
+
+fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let area = areas.browser_detail;
+    if area.height == 0 || area.width == 0 {
+        return;
+    }
+    let Some(entry) = state.browser.selected_entry() else {
+        return;
+    };
+    let mut lines = vec![
+        Line::from(Span::styled(entry.model.clone(), theme.title())),
+        Line::from(vec![
+            Span::styled("source ", theme.dim()),
+            Span::raw(entry.source().unwrap_or("(none)").to_string()),
+        ]),
+    ];
+    for (k, v) in &entry.metadata {
+        if k == "source" {
+            continue;
+        }
+        let value = match v {
+            Value::String(s) => s.clone(),
+            Value::Array(items) => items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(", "),
+            other => other.to_string(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{k} "), theme.dim()),
+            Span::raw(value),
+        ]));
+    }
+    let block = Block::new()
+        .borders(ratatui::widgets::Borders::TOP)
+        .border_style(theme.dim())
+        .title(Span::styled(" detail ", theme.dim()));
+    let block = if areas.browser_detail.x > areas.browser_list.x {
+        block.borders(ratatui::widgets::Borders::LEFT)
+    } else {
+        block
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}

@@ -1,0 +1,47 @@
+//! The view: a pure function of `&State`. Popups are drawn last.
+
+pub mod add;
+pub mod browser;
+pub mod help;
+pub mod layout;
+pub mod status;
+pub mod theme;
+pub mod watch;
+
+use crate::app::state::{Popup, State};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+
+/// Draws the whole dashboard.
+pub fn render(state: &State, frame: &mut Frame) {
+    let theme = theme::Theme {
+        color: !state.settings.no_color,
+    };
+    // The geometry the reducers use; recomputed here too so a frame is right even before the
+    // first resize reached the state.
+    let areas = if state.areas.full == frame.area() {
+        state.areas
+    } else {
+        layout::Areas::compute(frame.area().width, frame.area().height)
+    };
+    browser::render(state, &areas, theme, frame);
+    watch::render(state, &areas, theme, frame);
+    status::render_status(state, areas.status, theme, frame);
+    status::render_hints(state, areas.hints, theme, frame);
+    match &state.popup {
+        Some(Popup::Help { scroll }) => help::render(*scroll, theme, frame),
+        Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
+        None => {}
+    }
+}
+
+/// A rectangle of at most `width` x `height`, centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [h] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(v);
+    h
+}

@@ -1,0 +1,158 @@
+//! The watch list pane: one row per task with status, progress gauge, ages and URL.
+
+use super::layout::Areas;
+use super::theme::Theme;
+use crate::app::state::{Pane, State};
+use crate::app::watch::{DownloadView, Row as WatchRow, age_label};
+use ratatui::Frame;
+use ratatui::layout::Constraint;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+/// "██████░░░░  60%": a gauge that fits a table cell. Any percent renders within 0..=100.
+pub fn gauge(percent: u8, cells: usize) -> String {
+    let p = usize::from(percent.min(100));
+    let filled = (p * cells + 50) / 100;
+    format!(
+        "{}{} {:>3}%",
+        "█".repeat(filled),
+        "░".repeat(cells - filled.min(cells)),
+        p
+    )
+}
+
+fn last_column(row: &WatchRow) -> String {
+    match (&row.download, &row.error) {
+        (
+            Some(DownloadView::Running {
+                done,
+                total: Some(t),
+            }),
+            _,
+        ) if *t > 0 => format!("⤓ {}%", done * 100 / t),
+        (Some(DownloadView::Running { done, .. }), _) => format!("⤓ {done} bytes"),
+        (Some(DownloadView::Saved(p)), _) => format!("saved {p}"),
+        (Some(DownloadView::Failed(e)), _) => format!("download failed: {e}"),
+        (None, Some(e)) => match row.retry_in {
+            Some(d) => format!("⚠ {e} (retry in {}s)", d.as_secs()),
+            None => format!("⚠ {e}"),
+        },
+        (None, None) => row.url().unwrap_or("").to_string(),
+    }
+}
+
+pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let w = &state.watch;
+    let c = w.counts();
+    let title = format!(
+        " Watch list · {} running · {} completed · {} failed ",
+        c.running, c.completed, c.failed
+    );
+    let block = Block::bordered()
+        .title(Span::styled(title, theme.title()))
+        .border_style(theme.border(state.is_focused(Pane::Watch)));
+    frame.render_widget(block, areas.watch);
+    if areas.watch_rows.height == 0 && areas.watch_header.height == 0 {
+        return;
+    }
+    if w.rows.is_empty() {
+        let text = vec![
+            Line::from(Span::styled("No tasks watched yet.", theme.dim())),
+            Line::from(vec![
+                Span::styled("a", theme.key()),
+                Span::styled(" adds task IDs (paste several at once).", theme.dim()),
+            ]),
+        ];
+        frame.render_widget(
+            Paragraph::new(text),
+            areas.watch_header.union(areas.watch_rows),
+        );
+        return;
+    }
+    let header = Row::new([
+        "KIND",
+        "TASK ID",
+        "STATUS",
+        "PROGRESS",
+        "ADDED",
+        "UPDATED",
+        "URL / INFO",
+    ])
+    .style(theme.dim());
+    let focused = state.is_focused(Pane::Watch);
+    let rows: Vec<Row> = w
+        .rows
+        .iter()
+        .enumerate()
+        .skip(w.offset)
+        .take(usize::from(areas.watch_rows.height))
+        .map(|(i, r)| {
+            let (status, percent, updated) = r.entry.last.as_ref().map_or(
+                ("(not polled yet)".to_string(), 0, "-".to_string()),
+                |l| {
+                    (
+                        l.status.clone(),
+                        l.percent,
+                        age_label(l.updated_at, state.now),
+                    )
+                },
+            );
+            let style = theme.state(r.state, r.error.is_some());
+            let info_style =
+                if r.error.is_some() || matches!(r.download, Some(DownloadView::Failed(_))) {
+                    theme.error()
+                } else {
+                    ratatui::style::Style::new()
+                };
+            let row = Row::new(vec![
+                Cell::from(r.entry.kind.as_str()),
+                Cell::from(r.entry.task_id.clone()),
+                Cell::from(Span::styled(status, style)),
+                Cell::from(Span::styled(gauge(percent, 10), style)),
+                Cell::from(age_label(r.entry.added_at, state.now)),
+                Cell::from(updated),
+                Cell::from(Span::styled(last_column(r), info_style)),
+            ]);
+            if i == w.selected {
+                row.style(if focused {
+                    theme.selected()
+                } else {
+                    theme.dim().add_modifier(ratatui::style::Modifier::REVERSED)
+                })
+            } else {
+                row
+            }
+        })
+        .collect();
+    let id_width = w
+        .rows
+        .iter()
+        .map(|r| r.entry.task_id.chars().count())
+        .max()
+        .unwrap_or(7)
+        .clamp(7, 36) as u16;
+    let widths = [
+        Constraint::Length(5),
+        Constraint::Length(id_width),
+        Constraint::Length(14),
+        Constraint::Length(15),
+        Constraint::Length(5),
+        Constraint::Length(7),
+        Constraint::Fill(2),
+    ];
+    let table = Table::new(rows, widths).header(header).column_spacing(1);
+    frame.render_widget(table, areas.watch_header.union(areas.watch_rows));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gauge;
+
+    #[test]
+    fn gauge_bounds() {
+        assert_eq!(gauge(0, 10), "░░░░░░░░░░   0%");
+        assert_eq!(gauge(55, 10), "██████░░░░  55%");
+        assert_eq!(gauge(100, 10), "██████████ 100%");
+        assert_eq!(gauge(255, 10), "██████████ 100%");
+    }
+}

@@ -1,0 +1,410 @@
+//! Polling the watched tasks. `Schedule` is the pure part — who is due, how long to wait after
+//! a success or an error — and is unit-tested without a clock; `run` drives it with tokio time,
+//! so tests can use a paused clock.
+//!
+//! Rules: one request in flight per task, at most `max_in_flight` overall; a task is polled
+//! every `interval` until it reaches a final state; errors back off exponentially with jitter
+//! (capped), or as long as `Retry-After` asks; `PollNow` makes a task due at once.
+
+use crate::api::backoff::retry_delay;
+use crate::api::types::{TaskState, classify};
+use crate::api::{ApiError, TaskResult};
+use crate::app::action::{Msg, TaskKey};
+use rand::Rng;
+use std::collections::HashMap;
+use std::future::Future;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// What the App asks of the poller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PollCmd {
+    Watch(TaskKey),
+    Unwatch(TaskKey),
+    PollNow(TaskKey),
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    due: Instant,
+    failures: u32,
+    in_flight: bool,
+    finished: bool,
+}
+
+#[derive(Debug)]
+pub struct Schedule {
+    slots: HashMap<TaskKey, Slot>,
+    interval: Duration,
+    max_in_flight: usize,
+    in_flight: usize,
+}
+
+impl Schedule {
+    pub fn new(interval: Duration, max_in_flight: usize) -> Self {
+        Schedule {
+            slots: HashMap::new(),
+            interval,
+            max_in_flight: max_in_flight.max(1),
+            in_flight: 0,
+        }
+    }
+
+    pub fn watch(&mut self, key: TaskKey, now: Instant) {
+        let slot = self.slots.entry(key).or_insert(Slot {
+            due: now,
+            failures: 0,
+            in_flight: false,
+            finished: false,
+        });
+        slot.finished = false;
+    }
+
+    pub fn unwatch(&mut self, key: &TaskKey) {
+        if let Some(slot) = self.slots.remove(key)
+            && slot.in_flight
+        {
+            self.in_flight -= 1;
+        }
+    }
+
+    /// Due at once, even if finished (a manual refresh); a request in flight is not doubled.
+    pub fn poll_now(&mut self, key: TaskKey, now: Instant) {
+        let slot = self.slots.entry(key).or_insert(Slot {
+            due: now,
+            failures: 0,
+            in_flight: false,
+            finished: false,
+        });
+        slot.due = now;
+        slot.finished = false;
+    }
+
+    /// The earliest moment a task becomes due, if there is capacity to poll it.
+    pub fn next_due(&self) -> Option<Instant> {
+        if self.in_flight >= self.max_in_flight {
+            return None;
+        }
+        self.slots
+            .values()
+            .filter(|s| !s.in_flight && !s.finished)
+            .map(|s| s.due)
+            .min()
+    }
+
+    /// Tasks to poll now, earliest due first, within capacity; marks them in flight.
+    pub fn take_due(&mut self, now: Instant) -> Vec<TaskKey> {
+        let room = self.max_in_flight.saturating_sub(self.in_flight);
+        if room == 0 {
+            return Vec::new();
+        }
+        let mut due: Vec<(&TaskKey, Instant)> = self
+            .slots
+            .iter()
+            .filter(|(_, s)| !s.in_flight && !s.finished && s.due <= now)
+            .map(|(k, s)| (k, s.due))
+            .collect();
+        due.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+        let keys: Vec<TaskKey> = due.into_iter().take(room).map(|(k, _)| k.clone()).collect();
+        for k in &keys {
+            if let Some(s) = self.slots.get_mut(k) {
+                s.in_flight = true;
+            }
+        }
+        self.in_flight += keys.len();
+        keys
+    }
+
+    /// Records a finished request; returns the retry delay after an error.
+    pub fn completed(
+        &mut self,
+        key: &TaskKey,
+        result: &Result<TaskResult, ApiError>,
+        failure_statuses: &[String],
+        now: Instant,
+        rng: &mut impl Rng,
+    ) -> Option<Duration> {
+        let slot = self.slots.get_mut(key)?;
+        if slot.in_flight {
+            slot.in_flight = false;
+            self.in_flight -= 1;
+        }
+        match result {
+            Ok(t) => {
+                slot.failures = 0;
+                slot.finished = classify(&t.status, failure_statuses) != TaskState::Running;
+                slot.due = now + self.interval;
+                None
+            }
+            Err(e) if e.is_retryable() => {
+                slot.failures += 1;
+                let delay = retry_delay(slot.failures, e.retry_after(), rng).max(self.interval);
+                slot.due = now + delay;
+                Some(delay)
+            }
+            Err(_) => {
+                // A refused token or an unknown task will not fix itself by asking again soon;
+                // keep checking rarely, in case the user fixes it elsewhere.
+                slot.failures += 1;
+                let delay = crate::api::backoff::CAP;
+                slot.due = now + delay;
+                Some(delay)
+            }
+        }
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    pub fn is_finished(&self, key: &TaskKey) -> Option<bool> {
+        self.slots.get(key).map(|s| s.finished)
+    }
+}
+
+/// Drives the schedule until the command channel closes.
+pub async fn run<F, Fut>(
+    mut schedule: Schedule,
+    mut cmds: mpsc::Receiver<PollCmd>,
+    msgs: mpsc::Sender<Msg>,
+    fetch: F,
+    failure_statuses: Vec<String>,
+    mut rng: impl Rng,
+) where
+    F: Fn(TaskKey) -> Fut,
+    Fut: Future<Output = Result<TaskResult, ApiError>> + Send + 'static,
+{
+    let mut requests = tokio::task::JoinSet::new();
+    loop {
+        for key in schedule.take_due(Instant::now()) {
+            let request = fetch(key.clone());
+            requests.spawn(async move { (key, request.await) });
+        }
+        let wake = schedule.next_due();
+        tokio::select! {
+            cmd = cmds.recv() => match cmd {
+                None => break,
+                Some(PollCmd::Watch(k)) => schedule.watch(k, Instant::now()),
+                Some(PollCmd::Unwatch(k)) => schedule.unwatch(&k),
+                Some(PollCmd::PollNow(k)) => schedule.poll_now(k, Instant::now()),
+            },
+            Some(joined) = requests.join_next(), if !requests.is_empty() => {
+                let Ok((key, result)) = joined else { continue };
+                let retry_in = schedule.completed(&key, &result, &failure_statuses, Instant::now(), &mut rng);
+                if msgs.send(Msg::Polled { key, result, retry_in }).await.is_err() {
+                    break;
+                }
+            }
+            () = tokio::time::sleep_until(wake.unwrap_or_else(Instant::now)), if wake.is_some() => {}
+        }
+    }
+    requests.abort_all();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::TaskKind;
+    use crate::api::types::{DEFAULT_FAILURE_STATUSES, Envelope};
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use std::sync::{Arc, Mutex};
+
+    fn statuses() -> Vec<String> {
+        DEFAULT_FAILURE_STATUSES
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect()
+    }
+
+    fn key(id: &str) -> TaskKey {
+        TaskKey::new(TaskKind::Image, id)
+    }
+
+    fn done(id: &str, status: &str) -> Result<TaskResult, ApiError> {
+        Ok(TaskResult {
+            task_id: id.into(),
+            kind: TaskKind::Image,
+            status: status.into(),
+            percent: 50,
+            total_tasks: None,
+            url_download: None,
+            envelope: Envelope::default(),
+        })
+    }
+
+    #[test]
+    fn capacity_one_in_flight_per_task_and_final_states_stop() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(Duration::from_secs(2), 2);
+        for id in ["a", "b", "c"] {
+            s.watch(key(id), t0);
+        }
+        let first = s.take_due(t0);
+        assert_eq!(first.len(), 2, "bounded overall");
+        assert!(s.take_due(t0).is_empty());
+        assert_eq!(s.next_due(), None, "no capacity, nothing to wake for");
+        let mut rng = StdRng::seed_from_u64(1);
+        s.completed(
+            &first[0],
+            &done("x", "IN_PROGRESS"),
+            &statuses(),
+            t0,
+            &mut rng,
+        );
+        let second = s.take_due(t0);
+        assert_eq!(second.len(), 1);
+        assert!(
+            !first.contains(&second[0]) || second[0] != first[1],
+            "in-flight task not doubled"
+        );
+        s.completed(
+            &first[1],
+            &done("x", "COMPLETED"),
+            &statuses(),
+            t0,
+            &mut rng,
+        );
+        assert_eq!(s.is_finished(&first[1]), Some(true));
+        s.completed(&second[0], &done("x", "FAILED"), &statuses(), t0, &mut rng);
+        // Only the still-running task comes due again, one interval later.
+        assert!(s.take_due(t0 + Duration::from_secs(1)).is_empty());
+        assert_eq!(
+            s.take_due(t0 + Duration::from_secs(2)),
+            vec![first[0].clone()]
+        );
+    }
+
+    #[test]
+    fn errors_back_off_and_respect_retry_after() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(Duration::from_secs(2), 8);
+        s.watch(key("a"), t0);
+        let mut rng = StdRng::seed_from_u64(9);
+        let mut delays = Vec::new();
+        for _ in 0..10 {
+            assert_eq!(s.take_due(t0 + Duration::from_secs(10_000)).len(), 1);
+            let err = Err(ApiError::Connect {
+                origin: "o".into(),
+                detail: "refused".into(),
+            });
+            delays.push(
+                s.completed(&key("a"), &err, &statuses(), t0, &mut rng)
+                    .expect("delay"),
+            );
+        }
+        assert!(
+            delays
+                .iter()
+                .all(|d| *d >= Duration::from_secs(2) && *d <= crate::api::backoff::CAP)
+        );
+        assert!(delays[9] >= Duration::from_secs(30), "{delays:?}");
+        s.take_due(t0 + Duration::from_secs(10_000));
+        let busy = Err(ApiError::Http {
+            status: 429,
+            excerpt: String::new(),
+            retry_after: Some(Duration::from_secs(90)),
+        });
+        assert_eq!(
+            s.completed(&key("a"), &busy, &statuses(), t0, &mut rng),
+            Some(Duration::from_secs(90))
+        );
+        s.take_due(t0 + Duration::from_secs(10_000));
+        // A success resets the backoff.
+        assert_eq!(
+            s.completed(&key("a"), &done("a", "RUNNING"), &statuses(), t0, &mut rng),
+            None
+        );
+        assert_eq!(s.next_due(), Some(t0 + Duration::from_secs(2)));
+    }
+
+    #[test]
+    fn poll_now_and_unwatch() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(Duration::from_secs(2), 8);
+        s.watch(key("a"), t0);
+        s.take_due(t0);
+        let mut rng = StdRng::seed_from_u64(2);
+        s.completed(
+            &key("a"),
+            &done("a", "COMPLETED"),
+            &statuses(),
+            t0,
+            &mut rng,
+        );
+        assert_eq!(s.next_due(), None);
+        s.poll_now(key("a"), t0);
+        assert_eq!(s.take_due(t0), vec![key("a")]);
+        s.unwatch(&key("a"));
+        assert_eq!(s.in_flight(), 0);
+        assert_eq!(s.next_due(), None);
+    }
+
+    /// The running poller with a paused clock and a fake service: 1,000 tasks never have more
+    /// than 8 requests in flight, each task at most one, and finished tasks stop polling.
+    #[tokio::test(start_paused = true)]
+    async fn a_thousand_tasks_never_stampede() {
+        let (cmd_tx, cmd_rx) = mpsc::channel(2048);
+        let (msg_tx, mut msg_rx) = mpsc::channel(64);
+        let live = Arc::new(Mutex::new((
+            0usize,
+            0usize,
+            std::collections::HashSet::<TaskKey>::new(),
+        )));
+        let calls = Arc::new(Mutex::new(HashMap::<TaskKey, u32>::new()));
+        let (live2, calls2) = (live.clone(), calls.clone());
+        let fetch = move |k: TaskKey| {
+            let (live, calls) = (live2.clone(), calls2.clone());
+            async move {
+                {
+                    let mut l = live.lock().expect("lock");
+                    assert!(l.2.insert(k.clone()), "two requests in flight for one task");
+                    l.0 += 1;
+                    l.1 = l.1.max(l.0);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let n = {
+                    let mut c = calls.lock().expect("lock");
+                    let n = c.entry(k.clone()).or_default();
+                    *n += 1;
+                    *n
+                };
+                {
+                    let mut l = live.lock().expect("lock");
+                    l.0 -= 1;
+                    l.2.remove(&k);
+                }
+                done(&k.id, if n >= 3 { "COMPLETED" } else { "IN_PROGRESS" })
+            }
+        };
+        let poller = tokio::spawn(run(
+            Schedule::new(Duration::from_secs(2), 8),
+            cmd_rx,
+            msg_tx,
+            fetch,
+            statuses(),
+            StdRng::seed_from_u64(3),
+        ));
+        for i in 0..1000 {
+            cmd_tx
+                .send(PollCmd::Watch(key(&format!("t{i}"))))
+                .await
+                .expect("send");
+        }
+        let mut results = 0;
+        while results < 3000 {
+            let Some(Msg::Polled { .. }) = msg_rx.recv().await else {
+                panic!("poller stopped")
+            };
+            results += 1;
+        }
+        // Everything finished: nothing more is polled however long we wait.
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        assert!(msg_rx.try_recv().is_err());
+        assert!(live.lock().expect("lock").1 <= 8, "more than 8 in flight");
+        assert!(calls.lock().expect("lock").values().all(|&n| n == 3));
+        drop(cmd_tx);
+        poller.await.expect("poller ends when the App goes away");
+    }
+}
