@@ -5,7 +5,7 @@ use crate::app::state::Pane;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
 /// At this width and above the panes sit side by side.
-pub const WIDE: u16 = 120;
+pub const WIDE: u16 = 140;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Areas {

@@ -69,16 +69,30 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         );
         return;
     }
-    let header = Row::new([
-        "KIND",
-        "TASK ID",
-        "STATUS",
-        "PROGRESS",
-        "ADDED",
-        "UPDATED",
-        "URL / INFO",
-    ])
-    .style(theme.dim());
+    let area = areas.watch_header.union(areas.watch_rows);
+    // Columns in order of importance; narrow panes drop the least important ones.
+    let id_width = w
+        .rows
+        .iter()
+        .map(|r| r.entry.task_id.chars().count())
+        .max()
+        .unwrap_or(7)
+        .clamp(7, 36) as u16;
+    let status_width = w
+        .rows
+        .iter()
+        .map(|r| {
+            r.entry
+                .last
+                .as_ref()
+                .map_or(16, |l| l.status.chars().count())
+        })
+        .max()
+        .unwrap_or(8)
+        .clamp(6, 20) as u16;
+    let full = area.width >= 5 + id_width + status_width + 15 + 5 + 7 + 20 + 6;
+    let medium = area.width >= 5 + id_width + status_width + 15 + 7 + 12 + 5;
+    let gauge_cells = if medium { 10 } else { 5 };
     let focused = state.is_focused(Pane::Watch);
     let rows: Vec<Row> = w
         .rows
@@ -104,15 +118,21 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 } else {
                     ratatui::style::Style::new()
                 };
-            let row = Row::new(vec![
-                Cell::from(r.entry.kind.as_str()),
-                Cell::from(r.entry.task_id.clone()),
-                Cell::from(Span::styled(status, style)),
-                Cell::from(Span::styled(gauge(percent, 10), style)),
-                Cell::from(age_label(r.entry.added_at, state.now)),
-                Cell::from(updated),
-                Cell::from(Span::styled(last_column(r), info_style)),
-            ]);
+            let mut cells = Vec::with_capacity(7);
+            if medium {
+                cells.push(Cell::from(r.entry.kind.as_str()));
+            }
+            cells.push(Cell::from(r.entry.task_id.clone()));
+            cells.push(Cell::from(Span::styled(status, style)));
+            cells.push(Cell::from(Span::styled(gauge(percent, gauge_cells), style)));
+            if full {
+                cells.push(Cell::from(age_label(r.entry.added_at, state.now)));
+            }
+            if medium {
+                cells.push(Cell::from(updated));
+                cells.push(Cell::from(Span::styled(last_column(r), info_style)));
+            }
+            let row = Row::new(cells);
             if i == w.selected {
                 row.style(if focused {
                     theme.selected()
@@ -124,24 +144,23 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             }
         })
         .collect();
-    let id_width = w
-        .rows
-        .iter()
-        .map(|r| r.entry.task_id.chars().count())
-        .max()
-        .unwrap_or(7)
-        .clamp(7, 36) as u16;
-    let widths = [
-        Constraint::Length(5),
-        Constraint::Length(id_width),
-        Constraint::Length(14),
-        Constraint::Length(15),
-        Constraint::Length(5),
-        Constraint::Length(7),
-        Constraint::Fill(2),
-    ];
-    let table = Table::new(rows, widths).header(header).column_spacing(1);
-    frame.render_widget(table, areas.watch_header.union(areas.watch_rows));
+    let (header, widths): (Vec<&str>, Vec<Constraint>) = [
+        (medium, "KIND", Constraint::Length(5)),
+        (true, "TASK ID", Constraint::Length(id_width)),
+        (true, "STATUS", Constraint::Length(status_width)),
+        (true, "PROGRESS", Constraint::Length(gauge_cells as u16 + 5)),
+        (full, "ADDED", Constraint::Length(5)),
+        (medium, "UPDATED", Constraint::Length(7)),
+        (medium, "URL / INFO", Constraint::Fill(1)),
+    ]
+    .into_iter()
+    .filter(|(shown, _, _)| *shown)
+    .map(|(_, h, c)| (h, c))
+    .unzip();
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme.dim()))
+        .column_spacing(1);
+    frame.render_widget(table, area);
 }
 
 #[cfg(test)]

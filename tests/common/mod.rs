@@ -2,6 +2,8 @@
 //! port, and a fault server on a raw `TcpListener` that misbehaves on purpose.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod pty;
+
 use gendash::api::{Client, ClientOptions};
 use gendash::server::{self, Options, Running};
 use gendash::store::secret::Secret;

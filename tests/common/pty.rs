@@ -1,0 +1,184 @@
+//! Runs the real binary in a pseudo-terminal: keys in, screen out (vt100), raw bytes kept.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct Screen {
+    pub parser: vt100::Parser,
+    pub raw: Vec<u8>,
+}
+
+pub struct Session {
+    pub child: Box<dyn Child + Send + Sync>,
+    pub master: Box<dyn MasterPty + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
+    pub screen: Arc<Mutex<Screen>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Environment for a child: nothing inherited but PATH; HOME and XDG dirs under `home`.
+pub fn command(home: &Path, args: &[&str], env: &[(&str, &str)]) -> CommandBuilder {
+    let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_gendash"));
+    cmd.args(args);
+    cmd.env_clear();
+    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    cmd.env("HOME", home);
+    cmd.env("XDG_CONFIG_HOME", home.join("config"));
+    cmd.env("XDG_DATA_HOME", home.join("data"));
+    cmd.env("XDG_STATE_HOME", home.join("state"));
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("GENDASH_OPENER", "true");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.cwd(home);
+    cmd
+}
+
+impl Session {
+    pub fn spawn(cmd: CommandBuilder, cols: u16, rows: u16) -> Session {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().unwrap();
+        let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
+        let answer = writer.clone();
+        let screen = Arc::new(Mutex::new(Screen {
+            parser: vt100::Parser::new(rows, cols, 0),
+            raw: Vec::new(),
+        }));
+        let sink = screen.clone();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut s = sink.lock().unwrap();
+                        s.parser.process(&buf[..n]);
+                        s.raw.extend_from_slice(&buf[..n]);
+                        // Answer cursor-position queries (DSR) as a real terminal does.
+                        if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                            let (row, col) = s.parser.screen().cursor_position();
+                            let mut w = answer.lock().unwrap();
+                            let _ = write!(w, "\x1b[{};{}R", row + 1, col + 1);
+                            let _ = w.flush();
+                        }
+                    }
+                }
+            }
+        });
+        Session {
+            child,
+            master: pair.master,
+            writer,
+            screen,
+            reader: Some(reader),
+        }
+    }
+
+    pub fn contents(&self) -> String {
+        self.screen.lock().unwrap().parser.screen().contents()
+    }
+
+    /// Waits until `pred` holds for the screen text; panics with the screen after `limit`.
+    pub fn wait_for(&self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if pred(&self.contents()) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!(
+            "timed out waiting for {what}; the screen was:\n{}",
+            self.contents()
+        );
+    }
+
+    pub fn wait_text(&self, text: &str) {
+        self.wait_for(text, Duration::from_secs(20), |s| s.contains(text));
+    }
+
+    /// Sends bytes as typed; a pause after each so an Esc is not read as Alt+key.
+    pub fn send(&mut self, bytes: &str) {
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(bytes.as_bytes()).unwrap();
+        w.flush().unwrap();
+        drop(w);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+
+    pub fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.send(c.encode_utf8(&mut [0; 4]));
+        }
+    }
+
+    /// Waits for the child to exit; returns its exit code.
+    pub fn wait_exit(&mut self, limit: Duration) -> u32 {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                if let Some(r) = self.reader.take() {
+                    // The reader ends when the pty's other side is gone.
+                    let _ = r.join();
+                }
+                return status.exit_code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!(
+            "the program did not exit; the screen was:\n{}",
+            self.contents()
+        );
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.process_id().unwrap() as i32
+    }
+
+    pub fn raw(&self) -> Vec<u8> {
+        self.screen.lock().unwrap().raw.clone()
+    }
+
+    /// The terminal was handed back: the last alternate-screen switch is a leave, the cursor
+    /// is shown, and mouse reporting is off.
+    pub fn assert_restored(&self) {
+        let raw = self.raw();
+        let text = String::from_utf8_lossy(&raw);
+        let leave = text
+            .rfind("\x1b[?1049l")
+            .expect("left the alternate screen");
+        assert!(
+            text.rfind("\x1b[?1049h").is_none_or(|enter| enter < leave),
+            "the last switch must leave the alternate screen"
+        );
+        let shown = text.rfind("\x1b[?25h").expect("showed the cursor");
+        assert!(
+            text.rfind("\x1b[?25l").is_none_or(|hidden| hidden < shown),
+            "the cursor must end visible"
+        );
+        let s = self.screen.lock().unwrap();
+        assert!(!s.parser.screen().alternate_screen());
+        assert!(!s.parser.screen().hide_cursor());
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}

@@ -1,0 +1,300 @@
+//! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
+//! of styles (highlights, colours) that a text snapshot cannot show.
+#![allow(clippy::unwrap_used)]
+
+use gendash::api::types::{DEFAULT_FAILURE_STATUSES, Envelope};
+use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
+use gendash::app::action::{Action, Msg, TaskKey};
+use gendash::app::state::{State, UiSettings};
+use gendash::store::watchlist::WatchEntry;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::{Color, Modifier};
+use serde_json::json;
+
+const NOW: u64 = 1_800_000_000;
+
+fn entry(model: &str, ty: &str, cate: &str) -> LoraEntry {
+    let meta = json!({"source": format!("https://lora-hub.example.com/models/{model}"), "type": ty, "category": cate, "author": "ayaka", "rating": 4.5});
+    LoraEntry {
+        model: model.into(),
+        metadata: meta.as_object().unwrap().clone(),
+    }
+}
+
+fn catalogue() -> Catalogue {
+    let names = [
+        ("watercolor_v2", "sd", "style"),
+        ("pixel_art_xl", "sdxl", "style"),
+        ("water_tower", "sd", "concept"),
+        ("ink_wash", "sd", "style"),
+        ("cyber_samurai_xl", "sdxl", "character"),
+        ("misty_forest", "sd", "background"),
+    ];
+    Catalogue {
+        entries: names.iter().map(|(n, t, c)| entry(n, t, c)).collect(),
+        skipped: 0,
+    }
+}
+
+fn state(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
+    let statuses = DEFAULT_FAILURE_STATUSES
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let mut s = State::new(
+        "http://127.0.0.1:8787/".into(),
+        vec!["style".into()],
+        watch,
+        statuses,
+        UiSettings {
+            bell: true,
+            desktop_notifications: true,
+            no_color: false,
+        },
+        NOW,
+    );
+    s.update(Action::Resize { width, height });
+    s
+}
+
+fn loaded(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
+    let mut s = state(width, height, watch);
+    s.start();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(catalogue()),
+    });
+    s
+}
+
+fn draw(s: &State) -> Terminal<TestBackend> {
+    let a = s.areas.full;
+    let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
+    t.draw(|f| gendash::ui::render(s, f)).unwrap();
+    t
+}
+
+fn typed(s: &mut State, text: &str) {
+    for c in text.chars() {
+        s.update(Action::Type(c));
+    }
+}
+
+fn task(id: &str, kind: TaskKind) -> WatchEntry {
+    WatchEntry {
+        task_id: id.into(),
+        kind,
+        added_at: NOW - 95,
+        last: None,
+    }
+}
+
+fn result(id: &str, status: &str, percent: u8) -> TaskResult {
+    TaskResult {
+        task_id: id.into(),
+        kind: TaskKind::Image,
+        status: status.into(),
+        percent,
+        total_tasks: Some(1),
+        url_download: (status == "COMPLETED")
+            .then(|| format!("http://127.0.0.1:8787/files/{id}.png")),
+        envelope: Envelope::default(),
+    }
+}
+
+fn watching() -> State {
+    let tasks = vec![
+        task("render-001", TaskKind::Image),
+        task("clip-002", TaskKind::Video),
+        task("render-003", TaskKind::Image),
+        task("render-004", TaskKind::Image),
+    ];
+    let mut s = loaded(150, 24, tasks);
+    let poll = |s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiError>| {
+        s.apply(Msg::Polled {
+            key: TaskKey::new(kind, id),
+            result: r,
+            retry_in: None,
+        });
+    };
+    s.now = NOW - 20;
+    poll(
+        &mut s,
+        "render-001",
+        TaskKind::Image,
+        Ok(result("render-001", "IN_PROGRESS", 45)),
+    );
+    poll(
+        &mut s,
+        "clip-002",
+        TaskKind::Video,
+        Ok(result("clip-002", "COMPLETED", 100)),
+    );
+    poll(
+        &mut s,
+        "render-003",
+        TaskKind::Image,
+        Ok(result("render-003", "FAILED", 30)),
+    );
+    s.now = NOW;
+    s.apply(Msg::Polled {
+        key: TaskKey::new(TaskKind::Image, "render-004"),
+        result: Err(ApiError::Http {
+            status: 502,
+            excerpt: "Bad Gateway".into(),
+            retry_after: None,
+        }),
+        retry_in: Some(std::time::Duration::from_secs(8)),
+    });
+    s
+}
+
+#[test]
+fn loading() {
+    let mut s = state(100, 20, Vec::new());
+    s.start();
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+#[test]
+fn loaded_catalogue() {
+    insta::assert_snapshot!(draw(&loaded(100, 20, Vec::new())).backend());
+}
+
+#[test]
+fn filtered_with_highlights() {
+    let mut s = loaded(100, 20, Vec::new());
+    s.update(Action::FocusFilter);
+    typed(&mut s, "wtr");
+    let t = draw(&s);
+    insta::assert_snapshot!(t.backend());
+    // The matched characters of the first row are highlighted, the others are not.
+    let a = s.areas.browser_list;
+    let buf = t.backend().buffer();
+    let row: String = (a.x..a.x + 13)
+        .map(|x| buf[(x, a.y)].symbol().to_string())
+        .collect();
+    assert_eq!(row, "water_tower  ");
+    let hits: String = (0..11u16)
+        .filter(|&x| {
+            buf[(a.x + x, a.y)]
+                .style()
+                .add_modifier
+                .contains(Modifier::UNDERLINED)
+        })
+        .map(|x| buf[(a.x + x, a.y)].symbol().to_string())
+        .collect();
+    assert_eq!(
+        hits, "wtr",
+        "exactly the matched characters are highlighted"
+    );
+}
+
+#[test]
+fn no_match() {
+    let mut s = loaded(100, 20, Vec::new());
+    s.update(Action::FocusFilter);
+    typed(&mut s, "zzzq");
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+#[test]
+fn catalogue_error() {
+    let mut s = state(100, 20, Vec::new());
+    s.start();
+    let err = ApiError::Connect {
+        origin: "http://127.0.0.1:8787".into(),
+        detail: "Connection refused (os error 111)".into(),
+    };
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Err(err),
+    });
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+#[test]
+fn watch_list_with_each_state() {
+    let mut s = watching();
+    s.update(Action::FocusNext);
+    let t = draw(&s);
+    insta::assert_snapshot!(t.backend());
+    let buf = t.backend().buffer();
+    let a = s.areas.watch_rows;
+    let status_colour = |row: u16| {
+        let line: String = (a.x..a.x + a.width)
+            .map(|x| buf[(x, a.y + row)].symbol().to_string())
+            .collect();
+        let col = line
+            .find("IN_PROGRESS")
+            .or_else(|| line.find("COMPLETED"))
+            .or_else(|| line.find("FAILED"))
+            .or_else(|| line.find("(not"))
+            .unwrap();
+        buf[(a.x + col as u16, a.y + row)].style().fg
+    };
+    assert_eq!(status_colour(0), Some(Color::Yellow));
+    assert_eq!(status_colour(1), Some(Color::Green));
+    assert_eq!(status_colour(2), Some(Color::Red));
+    assert_eq!(
+        status_colour(3),
+        Some(Color::Magenta),
+        "a task whose polls fail stands out"
+    );
+}
+
+#[test]
+fn add_dialog() {
+    let mut s = watching();
+    s.update(Action::OpenAddDialog);
+    s.update(Action::Paste("job-1, job-2\njob-3".into()));
+    s.update(Action::ToggleKind);
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+#[test]
+fn help_overlay() {
+    let mut s = loaded(100, 40, Vec::new());
+    s.update(Action::ToggleHelp);
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+#[test]
+fn narrow_layout() {
+    let s = {
+        let mut s = watching();
+        s.update(Action::Resize {
+            width: 60,
+            height: 30,
+        });
+        s
+    };
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+#[test]
+fn no_color_uses_no_colours() {
+    let mut s = watching();
+    s.settings.no_color = true;
+    let t = draw(&s);
+    for cell in t.backend().buffer().content() {
+        assert!(
+            matches!(cell.fg, Color::Reset) && matches!(cell.bg, Color::Reset),
+            "{cell:?}"
+        );
+    }
+}
+
+#[test]
+fn every_size_renders_without_panic() {
+    let mut s = watching();
+    s.update(Action::OpenAddDialog);
+    for width in (0..=250).step_by(7).chain([1, 2, 3]) {
+        for height in (0..=80).step_by(5).chain([1, 2, 3]) {
+            s.update(Action::Resize { width, height });
+            let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
+            t.draw(|f| gendash::ui::render(&s, f)).unwrap();
+        }
+    }
+}
