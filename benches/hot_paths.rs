@@ -1,1 +1,271 @@
-fn main() {}
+//! Speed targets, measured (never asserted in tests):
+//! - a keystroke in the fuzzy filter over 100,000 catalogue names, to the re-ranked list;
+//! - one full frame with 100,000 entries loaded and 1,000 watched tasks;
+//! - decoding a 100,000-entry catalogue; one poll round trip over loopback.
+//!
+//! Besides criterion's statistics, `keystroke_percentiles` prints the median and p95 of single
+//! keystrokes, the numbers the README reports.
+#![allow(clippy::unwrap_used)]
+
+use criterion::{Criterion, criterion_group};
+use gendash::api::types::{DEFAULT_FAILURE_STATUSES, Envelope, decode_catalogue};
+use gendash::api::{Catalogue, LoraEntry, TaskKind, TaskResult};
+use gendash::app::action::{Action, Msg, TaskKey};
+use gendash::app::state::{State, UiSettings};
+use gendash::store::watchlist::WatchEntry;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const WORDS: &[&str] = &[
+    "anime",
+    "cyber",
+    "samurai",
+    "elf",
+    "ranger",
+    "space",
+    "pilot",
+    "witch",
+    "knight",
+    "street",
+    "pirate",
+    "robot",
+    "desert",
+    "watercolor",
+    "ink",
+    "wash",
+    "pixel",
+    "art",
+    "ukiyo",
+    "nouveau",
+    "vaporwave",
+    "oil",
+    "charcoal",
+    "lowpoly",
+    "clay",
+    "floating",
+    "islands",
+    "neon",
+    "rain",
+    "clockwork",
+    "crystal",
+    "cave",
+    "ruins",
+    "solarpunk",
+];
+
+fn names(n: usize) -> Vec<String> {
+    // Deterministic, varied names like a real catalogue's.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    (0..n)
+        .map(|i| {
+            let mut parts = Vec::new();
+            for _ in 0..3 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                parts.push(WORDS[(x % WORDS.len() as u64) as usize]);
+            }
+            format!("{}_v{}", parts.join("_"), i % 97)
+        })
+        .collect()
+}
+
+fn catalogue(n: usize) -> Catalogue {
+    let entries = names(n)
+        .into_iter()
+        .map(|name| {
+            let meta = serde_json::json!({"source": format!("https://lora-hub.example.com/models/{name}"), "type": "sdxl", "category": "style", "author": "bench"});
+            LoraEntry { model: name, metadata: meta.as_object().unwrap().clone() }
+        })
+        .collect();
+    Catalogue {
+        entries,
+        skipped: 0,
+    }
+}
+
+fn loaded_state(n: usize, watched: usize) -> State {
+    let statuses = DEFAULT_FAILURE_STATUSES
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let watch = (0..watched)
+        .map(|i| {
+            WatchEntry::new(
+                format!("task-{i:05}"),
+                if i % 3 == 0 {
+                    TaskKind::Video
+                } else {
+                    TaskKind::Image
+                },
+            )
+        })
+        .collect();
+    let mut s = State::new(
+        "http://127.0.0.1:8787/",
+        Vec::new(),
+        watch,
+        statuses,
+        UiSettings {
+            bell: false,
+            desktop_notifications: false,
+            no_color: false,
+        },
+        1_800_000_000,
+    );
+    s.update(Action::Resize {
+        width: 200,
+        height: 60,
+    });
+    s.start();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(catalogue(n)),
+    });
+    for i in 0..watched {
+        let status = ["IN_PROGRESS", "COMPLETED", "FAILED", "QUEUED"][i % 4];
+        let kind = if i % 3 == 0 {
+            TaskKind::Video
+        } else {
+            TaskKind::Image
+        };
+        let id = format!("task-{i:05}");
+        let result = TaskResult {
+            task_id: id.clone(),
+            kind,
+            status: status.into(),
+            percent: (i % 101) as u8,
+            total_tasks: Some(1),
+            url_download: None,
+            envelope: Envelope::default(),
+        };
+        s.apply(Msg::Polled {
+            key: TaskKey::new(kind, id),
+            result: Ok(result),
+            retry_in: None,
+        });
+    }
+    s
+}
+
+const QUERY: &str = "watercolorink";
+
+/// Types `QUERY` key by key into the filter, then erases it; returns the time of each key.
+fn type_and_erase(s: &mut State) -> Vec<Duration> {
+    let mut times = Vec::new();
+    s.update(Action::FocusFilter);
+    for c in QUERY.chars() {
+        let t = Instant::now();
+        s.update(Action::Type(c));
+        black_box(s.browser.matches.first());
+        times.push(t.elapsed());
+    }
+    for _ in QUERY.chars() {
+        let t = Instant::now();
+        s.update(Action::Backspace);
+        black_box(s.browser.matches.first());
+        times.push(t.elapsed());
+    }
+    s.update(Action::Cancel);
+    times
+}
+
+fn keystroke_percentiles() {
+    let mut s = loaded_state(100_000, 0);
+    let mut times: Vec<Duration> = (0..10).flat_map(|_| type_and_erase(&mut s)).collect();
+    times.sort();
+    let pct = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    println!(
+        "filter keystroke over 100,000 names ({} keystrokes): median {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+        times.len(),
+        pct(0.5).as_secs_f64() * 1e3,
+        pct(0.95).as_secs_f64() * 1e3,
+        pct(1.0).as_secs_f64() * 1e3
+    );
+}
+
+fn filter(c: &mut Criterion) {
+    let mut s = loaded_state(100_000, 0);
+    c.bench_function(
+        "filter: type and erase 13 keys over 100k names (26 re-ranks)",
+        |b| b.iter(|| type_and_erase(&mut s)),
+    );
+    let mut f = gendash::filter::FuzzyFilter::new();
+    let names = names(100_000);
+    c.bench_function("filter: rank 100k names, fresh 3-letter query", |b| {
+        b.iter(|| {
+            f.rank(black_box("wcl"), names.iter().map(String::as_str))
+                .len()
+        });
+    });
+}
+
+fn render(c: &mut Criterion) {
+    let mut s = loaded_state(100_000, 1_000);
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    c.bench_function(
+        "render: full frame, 100k models + 1k tasks, browser focused",
+        |b| b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area),
+    );
+    s.update(Action::FocusFilter);
+    for ch in "wtr".chars() {
+        s.update(Action::Type(ch));
+    }
+    c.bench_function("render: full frame, filtered with highlights", |b| {
+        b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area);
+    });
+    s.update(Action::Cancel);
+    s.update(Action::FocusNext);
+    s.update(Action::Bottom);
+    c.bench_function("render: full frame, watch list scrolled to the end", |b| {
+        b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area);
+    });
+}
+
+fn decode(c: &mut Criterion) {
+    let cat = catalogue(100_000);
+    let body = serde_json::to_vec(&serde_json::json!({"data": cat.entries})).unwrap();
+    c.bench_function("decode: 100k-entry catalogue (sanitised)", |b| {
+        b.iter(|| decode_catalogue(black_box(&body)).unwrap().entries.len());
+    });
+}
+
+fn poll(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (svc, client) = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let token = gendash::store::secret::Secret::new("bench");
+        let svc =
+            gendash::server::start(listener, gendash::server::Options::new(token.clone())).unwrap();
+        let client = gendash::api::Client::new(&gendash::api::ClientOptions {
+            base_url: svc.base_url(),
+            token,
+            request_timeout: Duration::from_secs(5),
+            allow_insecure_http: false,
+        })
+        .unwrap();
+        (svc, client)
+    });
+    c.bench_function("poll: one task-result round trip over loopback", |b| {
+        b.iter(|| {
+            rt.block_on(client.task_result(TaskKind::Image, "demo-image-done"))
+                .unwrap()
+                .percent
+        });
+    });
+    drop(svc);
+}
+
+criterion_group!(benches, filter, render, decode, poll);
+
+fn main() {
+    keystroke_percentiles();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

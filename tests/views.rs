@@ -43,7 +43,7 @@ fn state(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
         .map(|s| (*s).to_string())
         .collect();
     let mut s = State::new(
-        "http://127.0.0.1:8787/".into(),
+        "http://127.0.0.1:8787/",
         vec!["style".into()],
         watch,
         statuses,

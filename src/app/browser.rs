@@ -184,15 +184,11 @@ impl Browser {
 
     pub fn backspace(&mut self) {
         match self.editing {
-            Some(Field::Filter) => {
-                if self.query.pop().is_some() {
-                    self.refilter();
-                }
-            }
+            Some(Field::Filter) if self.query.pop().is_some() => self.refilter(),
             Some(Field::Category) => {
                 self.category_draft.pop();
             }
-            None => {}
+            _ => {}
         }
     }
 

@@ -52,6 +52,8 @@ macro_rules! bind {
 }
 
 /// The keymap. Order matters only for display.
+// A data table: splitting it would only scatter the bindings.
+#[allow(clippy::too_many_lines)]
 pub fn bindings() -> &'static [Binding] {
     use KeyCode::{
         BackTab, Backspace, Char, Delete, Down, End, Enter, Esc, Home, PageDown, PageUp, Tab, Up,

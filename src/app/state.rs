@@ -70,7 +70,7 @@ pub struct State {
 
 impl State {
     pub fn new(
-        service_url: String,
+        service_url: &str,
         categories: Vec<String>,
         watch: Vec<WatchEntry>,
         failure_statuses: Vec<String>,
@@ -82,7 +82,7 @@ impl State {
             watch: Watch::new(watch, failure_statuses),
             focus: Pane::Browser,
             popup: None,
-            service_url: crate::api::sanitize::sanitize(&service_url),
+            service_url: crate::api::sanitize::sanitize(service_url),
             health: Health::Unknown,
             last_error: None,
             notice: None,
@@ -276,7 +276,7 @@ impl State {
                     text: String::new(),
                     kind: TaskKind::Image,
                     error: None,
-                }))
+                }));
             }
             Action::FocusNext => {
                 self.focus = match self.focus {
@@ -320,15 +320,15 @@ impl State {
             }
             _ => {
                 return match self.focus {
-                    Pane::Browser => self.update_browser(action),
-                    Pane::Watch => self.update_watch(action),
+                    Pane::Browser => self.update_browser(&action),
+                    Pane::Watch => self.update_watch(&action),
                 };
             }
         }
         Vec::new()
     }
 
-    fn update_browser(&mut self, action: Action) -> Vec<Cmd> {
+    fn update_browser(&mut self, action: &Action) -> Vec<Cmd> {
         match action {
             Action::FocusFilter => self.browser.start_editing(Field::Filter),
             Action::EditCategory => self.browser.start_editing(Field::Category),
@@ -363,7 +363,7 @@ impl State {
         Vec::new()
     }
 
-    fn update_watch(&mut self, action: Action) -> Vec<Cmd> {
+    fn update_watch(&mut self, action: &Action) -> Vec<Cmd> {
         match action {
             Action::Remove => {
                 let cmds = self.watch.remove_selected();
@@ -543,8 +543,8 @@ impl State {
     }
 
     fn note_error(&mut self, e: &crate::api::ApiError) {
-        let text = e.to_string();
         use crate::api::ApiError as E;
+        let text = e.to_string();
         if matches!(
             e,
             E::Connect { .. }

@@ -91,9 +91,9 @@ pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
                     },
                 );
                 if args.json {
-                    output::json_line(task_json(&t))
+                    output::json_line(task_json(&t));
                 } else {
-                    output::line(&plain(&t))
+                    output::line(&plain(&t));
                 }
             }
             Err(e) => {

@@ -252,6 +252,8 @@ pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, Co
     resolve_from(file, found, path, overrides, env)
 }
 
+// One resolution per key, read top to bottom; splitting it would hide the precedence.
+#[allow(clippy::too_many_lines)]
 pub fn resolve_from(
     mut file: FileSettings,
     found: bool,
@@ -360,32 +362,15 @@ pub fn resolve_from(
         )
         .map_or(DEFAULT_MAX_CONCURRENT_POLLS, std::num::NonZeroUsize::get);
 
-    // The token: environment, then the profile's, then the top level's; one way per level.
-    let (token, token_origin) = if let Some(t) = env("GENDASH_TOKEN") {
-        sources.insert("token", Source::Env("GENDASH_TOKEN"));
-        (Some(Secret::new(t.trim())), Some(TokenOrigin::Inline))
-    } else if let Some(found_token) = profile
-        .as_ref()
-        .map(|p| {
-            token_at_level(
-                p,
-                &path,
-                &format!("profile {}", profile_name.clone().unwrap_or_default()),
-                &mut warnings,
-            )
-        })
-        .transpose()?
-        .flatten()
-    {
-        sources.insert("token", profile_source());
-        (Some(found_token.0), Some(found_token.1))
-    } else if let Some(found_token) = token_at_level(&file, &path, "top level", &mut warnings)? {
-        sources.insert("token", Source::TopLevel);
-        (Some(found_token.0), Some(found_token.1))
-    } else {
-        sources.insert("token", Source::Default);
-        (None, None)
-    };
+    let (token, token_origin, token_source) = resolve_token(
+        env,
+        profile.as_ref(),
+        profile_name.as_deref(),
+        &file,
+        &path,
+        &mut warnings,
+    )?;
+    sources.insert("token", token_source);
 
     if found
         && (file.token.is_some() || profile.as_ref().is_some_and(|p| p.token.is_some()))
@@ -447,6 +432,34 @@ impl<'a> Layer<'a> {
         self.sources.insert(self.key, source);
         value
     }
+}
+
+/// The token: environment, then the profile's, then the top level's.
+fn resolve_token(
+    env: EnvLookup<'_>,
+    profile: Option<&FileSettings>,
+    profile_name: Option<&str>,
+    file: &FileSettings,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<Secret>, Option<TokenOrigin>, Source), ConfigError> {
+    if let Some(t) = env("GENDASH_TOKEN") {
+        return Ok((
+            Some(Secret::new(t.trim())),
+            Some(TokenOrigin::Inline),
+            Source::Env("GENDASH_TOKEN"),
+        ));
+    }
+    if let Some(p) = profile {
+        let name = profile_name.unwrap_or_default();
+        if let Some((t, origin)) = token_at_level(p, path, &format!("profile {name}"), warnings)? {
+            return Ok((Some(t), Some(origin), Source::Profile(name.to_string())));
+        }
+    }
+    Ok(match token_at_level(file, path, "top level", warnings)? {
+        Some((t, origin)) => (Some(t), Some(origin), Source::TopLevel),
+        None => (None, None, Source::Default),
+    })
 }
 
 /// The token a level supplies, if any; more than one way at one level is an error.

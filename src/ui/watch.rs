@@ -101,38 +101,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         .skip(w.offset)
         .take(usize::from(areas.watch_rows.height))
         .map(|(i, r)| {
-            let (status, percent, updated) = r.entry.last.as_ref().map_or(
-                ("(not polled yet)".to_string(), 0, "-".to_string()),
-                |l| {
-                    (
-                        l.status.clone(),
-                        l.percent,
-                        age_label(l.updated_at, state.now),
-                    )
-                },
-            );
-            let style = theme.state(r.state, r.error.is_some());
-            let info_style =
-                if r.error.is_some() || matches!(r.download, Some(DownloadView::Failed(_))) {
-                    theme.error()
-                } else {
-                    ratatui::style::Style::new()
-                };
-            let mut cells = Vec::with_capacity(7);
-            if medium {
-                cells.push(Cell::from(r.entry.kind.as_str()));
-            }
-            cells.push(Cell::from(r.entry.task_id.clone()));
-            cells.push(Cell::from(Span::styled(status, style)));
-            cells.push(Cell::from(Span::styled(gauge(percent, gauge_cells), style)));
-            if full {
-                cells.push(Cell::from(age_label(r.entry.added_at, state.now)));
-            }
-            if medium {
-                cells.push(Cell::from(updated));
-                cells.push(Cell::from(Span::styled(last_column(r), info_style)));
-            }
-            let row = Row::new(cells);
+            let row = table_row(r, state.now, theme, medium, full, gauge_cells);
             if i == w.selected {
                 row.style(if focused {
                     theme.selected()
@@ -161,6 +130,45 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         .header(Row::new(header).style(theme.dim()))
         .column_spacing(1);
     frame.render_widget(table, area);
+}
+
+/// One task's cells; `medium` and `full` say which optional columns are shown.
+fn table_row(
+    r: &WatchRow,
+    now: u64,
+    theme: Theme,
+    medium: bool,
+    full: bool,
+    gauge_cells: usize,
+) -> Row<'static> {
+    let (status, percent, updated) = r
+        .entry
+        .last
+        .as_ref()
+        .map_or(("(not polled yet)".to_string(), 0, "-".to_string()), |l| {
+            (l.status.clone(), l.percent, age_label(l.updated_at, now))
+        });
+    let style = theme.state(r.state, r.error.is_some());
+    let info_style = if r.error.is_some() || matches!(r.download, Some(DownloadView::Failed(_))) {
+        theme.error()
+    } else {
+        ratatui::style::Style::new()
+    };
+    let mut cells = Vec::with_capacity(7);
+    if medium {
+        cells.push(Cell::from(r.entry.kind.as_str()));
+    }
+    cells.push(Cell::from(r.entry.task_id.clone()));
+    cells.push(Cell::from(Span::styled(status, style)));
+    cells.push(Cell::from(Span::styled(gauge(percent, gauge_cells), style)));
+    if full {
+        cells.push(Cell::from(age_label(r.entry.added_at, now)));
+    }
+    if medium {
+        cells.push(Cell::from(updated));
+        cells.push(Cell::from(Span::styled(last_column(r), info_style)));
+    }
+    Row::new(cells)
 }
 
 #[cfg(test)]

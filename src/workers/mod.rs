@@ -75,10 +75,10 @@ impl Workers {
             let name = file_name(&key.id, key.kind);
             let progress_msgs = msgs.clone();
             let progress_key = key.clone();
-            let mut last = Instant::now() - Duration::from_secs(1);
+            let mut last: Option<Instant> = None;
             let mut progress = move |done: u64, total: Option<u64>| {
-                if last.elapsed() >= Duration::from_millis(100) {
-                    last = Instant::now();
+                if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(100)) {
+                    last = Some(Instant::now());
                     let _ = progress_msgs.try_send(Msg::Download {
                         key: progress_key.clone(),
                         event: DownloadEvent::Progress { done, total },

@@ -222,6 +222,8 @@ mod tests {
         TaskKey::new(TaskKind::Image, id)
     }
 
+    // Shaped like a fetch's answer.
+    #[allow(clippy::unnecessary_wraps)]
     fn done(id: &str, status: &str) -> Result<TaskResult, ApiError> {
         Ok(TaskResult {
             task_id: id.into(),

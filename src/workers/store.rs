@@ -19,9 +19,9 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp) {
             }
         }
         PersistOp::Remove(keys) => list.retain(|e| !keys.contains(&TaskKey::of(e))),
-        PersistOp::Status(key, last) => {
+        PersistOp::Status(key, known) => {
             if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
-                e.last = Some(last.clone());
+                e.last = Some(known.clone());
             }
         }
     }
@@ -40,21 +40,19 @@ pub async fn run(store: WatchStore, mut ops: mpsc::Receiver<PersistOp>, msgs: mp
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let urgent = tokio::select! {
-            op = ops.recv() => match op {
-                Some(op) => {
-                    let mut urgent = !matches!(op, PersistOp::Status(..));
-                    pending.push(op);
-                    while let Ok(more) = ops.try_recv() {
-                        urgent |= !matches!(more, PersistOp::Status(..));
-                        pending.push(more);
-                    }
-                    urgent
-                }
-                None => {
+            op = ops.recv() => {
+                let Some(op) = op else {
                     flush(&store, &mut pending, &mut applied, &mut seen, &msgs).await;
                     return;
+                };
+                let mut urgent = !matches!(op, PersistOp::Status(..));
+                pending.push(op);
+                while let Ok(more) = ops.try_recv() {
+                    urgent |= !matches!(more, PersistOp::Status(..));
+                    pending.push(more);
                 }
-            },
+                urgent
+            }
             _ = ticker.tick() => {
                 if !pending.is_empty() {
                     flush(&store, &mut pending, &mut applied, &mut seen, &msgs).await;

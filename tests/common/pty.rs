@@ -147,7 +147,7 @@ impl Session {
     }
 
     pub fn pid(&self) -> i32 {
-        self.child.process_id().unwrap() as i32
+        i32::try_from(self.child.process_id().unwrap()).unwrap()
     }
 
     pub fn raw(&self) -> Vec<u8> {
