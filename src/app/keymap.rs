@@ -432,6 +432,33 @@ pub fn hints(contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
         .filter(move |b| b.hint.is_some() && contexts.contains(&b.context))
 }
 
+/// The keymap as Markdown tables, one per context, for the README (a test keeps them equal).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for ctx in [
+        Context::Global,
+        Context::Browser,
+        Context::Watch,
+        Context::TextInput,
+        Context::AddDialog,
+        Context::Help,
+    ] {
+        out.push_str(&format!(
+            "**{}**\n\n| key | action |\n|---|---|\n",
+            ctx.title()
+        ));
+        for b in bindings().iter().filter(|b| b.context == ctx) {
+            out.push_str(&format!(
+                "| `{}` | {} |\n",
+                b.label.replace('|', "\\|"),
+                b.description
+            ));
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,6 +496,15 @@ mod tests {
         assert_eq!(resolve(&watch, &shifted), Some(Action::PollNow));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(resolve(&browser, &ctrl_c), Some(Action::Quit));
+    }
+
+    #[test]
+    fn the_readme_lists_every_key_as_the_keymap_does() {
+        let readme = include_str!("../../README.md");
+        assert!(
+            readme.contains(&markdown()),
+            "README's Keys section is out of date; paste keymap::markdown() into it"
+        );
     }
 
     #[test]

@@ -90,9 +90,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         .max()
         .unwrap_or(8)
         .clamp(6, 20) as u16;
-    let full = area.width >= 5 + id_width + status_width + 15 + 5 + 7 + 20 + 6;
-    let medium = area.width >= 5 + id_width + status_width + 15 + 7 + 12 + 5;
-    let gauge_cells = if medium { 10 } else { 5 };
+    let cols = Columns::fit(area.width, id_width, status_width);
     let focused = state.is_focused(Pane::Watch);
     let rows: Vec<Row> = w
         .rows
@@ -101,7 +99,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         .skip(w.offset)
         .take(usize::from(areas.watch_rows.height))
         .map(|(i, r)| {
-            let row = table_row(r, state.now, theme, medium, full, gauge_cells);
+            let row = table_row(r, state.now, theme, cols);
             if i == w.selected {
                 row.style(if focused {
                     theme.selected()
@@ -114,13 +112,17 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         })
         .collect();
     let (header, widths): (Vec<&str>, Vec<Constraint>) = [
-        (medium, "KIND", Constraint::Length(5)),
+        (cols.kind, "KIND", Constraint::Length(5)),
         (true, "TASK ID", Constraint::Length(id_width)),
         (true, "STATUS", Constraint::Length(status_width)),
-        (true, "PROGRESS", Constraint::Length(gauge_cells as u16 + 5)),
-        (full, "ADDED", Constraint::Length(5)),
-        (medium, "UPDATED", Constraint::Length(7)),
-        (medium, "URL / INFO", Constraint::Fill(1)),
+        (
+            true,
+            "PROGRESS",
+            Constraint::Length(cols.gauge_cells as u16 + 5),
+        ),
+        (cols.added, "ADDED", Constraint::Length(5)),
+        (cols.updated, "UPDATED", Constraint::Length(7)),
+        (cols.info, "URL / INFO", Constraint::Fill(1)),
     ]
     .into_iter()
     .filter(|(shown, _, _)| *shown)
@@ -132,15 +134,45 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     frame.render_widget(table, area);
 }
 
-/// One task's cells; `medium` and `full` say which optional columns are shown.
-fn table_row(
-    r: &WatchRow,
-    now: u64,
-    theme: Theme,
-    medium: bool,
-    full: bool,
+/// Which optional columns fit, chosen greedily in order of importance: the URL or error,
+/// the kind, the age of the last update, a wider gauge, the time since added.
+#[derive(Debug, Clone, Copy)]
+#[allow(clippy::struct_excessive_bools)]
+struct Columns {
+    info: bool,
+    kind: bool,
+    updated: bool,
+    added: bool,
     gauge_cells: usize,
-) -> Row<'static> {
+}
+
+impl Columns {
+    fn fit(width: u16, id_width: u16, status_width: u16) -> Self {
+        let mut budget = width.saturating_sub(id_width + status_width + 10 + 2);
+        let mut take = |cost: u16| {
+            let fits = budget >= cost;
+            if fits {
+                budget -= cost;
+            }
+            fits
+        };
+        let info = take(13);
+        let kind = take(6);
+        let updated = take(8);
+        let wide_gauge = take(5);
+        let added = take(6);
+        Columns {
+            info,
+            kind,
+            updated,
+            added,
+            gauge_cells: if wide_gauge { 10 } else { 5 },
+        }
+    }
+}
+
+/// One task's cells, for the columns that fit.
+fn table_row(r: &WatchRow, now: u64, theme: Theme, cols: Columns) -> Row<'static> {
     let (status, percent, updated) = r
         .entry
         .last
@@ -155,17 +187,22 @@ fn table_row(
         ratatui::style::Style::new()
     };
     let mut cells = Vec::with_capacity(7);
-    if medium {
+    if cols.kind {
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
     cells.push(Cell::from(r.entry.task_id.clone()));
     cells.push(Cell::from(Span::styled(status, style)));
-    cells.push(Cell::from(Span::styled(gauge(percent, gauge_cells), style)));
-    if full {
+    cells.push(Cell::from(Span::styled(
+        gauge(percent, cols.gauge_cells),
+        style,
+    )));
+    if cols.added {
         cells.push(Cell::from(age_label(r.entry.added_at, now)));
     }
-    if medium {
+    if cols.updated {
         cells.push(Cell::from(updated));
+    }
+    if cols.info {
         cells.push(Cell::from(Span::styled(last_column(r), info_style)));
     }
     Row::new(cells)
