@@ -216,7 +216,7 @@ pub fn bindings() -> &'static [Binding] {
             bind!(
                 Global,
                 [(PageUp, NONE), (Char('b'), CTRL)],
-                "PgUp",
+                "PgUp/^B",
                 Action::PageUp,
                 "page up",
                 None
@@ -224,7 +224,7 @@ pub fn bindings() -> &'static [Binding] {
             bind!(
                 Global,
                 [(PageDown, NONE), (Char('f'), CTRL)],
-                "PgDn",
+                "PgDn/^F",
                 Action::PageDown,
                 "page down",
                 None
@@ -256,7 +256,7 @@ pub fn bindings() -> &'static [Binding] {
             bind!(
                 Global,
                 [(Char('q'), NONE), (Char('c'), CTRL)],
-                "q",
+                "q/^C",
                 Action::Quit,
                 "quit",
                 Some("quit")
