@@ -86,11 +86,16 @@ pub fn suspend(terminal: &mut Tui) -> io::Result<()> {
     terminal.clear()
 }
 
-/// Sets the window title (sanitised: a title is an escape sequence itself).
+/// The window title for `text`: sanitised, since a title travels inside an escape sequence.
+pub fn title_text(text: &str) -> String {
+    crate::api::sanitize::sanitize_with_limit(text, 120)
+}
+
+/// Sets the window title.
 pub fn set_title(text: &str) {
     let _ = execute!(
         io::stdout(),
-        crossterm::terminal::SetTitle(crate::api::sanitize::sanitize_with_limit(text, 120))
+        crossterm::terminal::SetTitle(title_text(text))
     );
 }
 
@@ -133,5 +138,15 @@ mod tests {
         });
         assert_eq!(n, "\x1b]777;notify;done;a,b\x07");
         assert_eq!(copy_sequence("hi"), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn window_titles_are_inert() {
+        let t = title_text("gendash \x1b]0;evil\x07 \u{9d}x\u{9c} \u{202e}rtl\r\n");
+        assert!(
+            t.chars().all(|c| !c.is_control() && c != '\u{202e}'),
+            "{t:?}"
+        );
+        assert!(title_text(&"x".repeat(10_000)).chars().count() <= 120);
     }
 }

@@ -166,6 +166,8 @@ impl Client {
 
     async fn post(&self, url: Url, cap: u64) -> Result<Vec<u8>, ApiError> {
         let origin = url.origin().ascii_serialization();
+        tracing::debug!(url = %url, "POST");
+        let started = std::time::Instant::now();
         let mut auth =
             HeaderValue::from_str(&format!("Bearer {}", self.token.expose())).map_err(|_| {
                 ApiError::Invalid("the token contains characters a header cannot carry".into())
@@ -199,7 +201,15 @@ impl Client {
             .get(RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| super::backoff::parse_retry_after(v, SystemTime::now()));
-        let body = read_capped(response, cap, &origin, self.timeout).await;
+        let body = read_capped(response, cap, &origin, self.timeout)
+            .await
+            .map(|b| redact(b, &self.token));
+        tracing::debug!(
+            status = status.as_u16(),
+            ms = started.elapsed().as_millis() as u64,
+            bytes = body.as_ref().map_or(0, Vec::len),
+            "response"
+        );
         if status.is_success() {
             return body;
         }
@@ -216,6 +226,25 @@ impl Client {
         }
         Err(status_error(status, excerpt(&body), retry_after))
     }
+}
+
+/// A service that echoes the token back (in an error page, a status, a URL) must not get it
+/// onto the screen or into a log: every body is scrubbed of it before anything reads it.
+pub(crate) fn redact(body: Vec<u8>, token: &Secret) -> Vec<u8> {
+    let needle = token.expose().as_bytes();
+    if needle.len() < 4 || memchr::memmem::find(&body, needle).is_none() {
+        return body;
+    }
+    let finder = memchr::memmem::Finder::new(needle);
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = &body[..];
+    while let Some(at) = finder.find(rest) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(b"<redacted>");
+        rest = &rest[at + needle.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// Refuses task IDs that cannot travel as a single path segment. Everything else, `/`, `?`,
@@ -440,6 +469,16 @@ mod tests {
         assert!(ok("http://gen.example", true));
         assert!(!ok("ftp://gen.example", true));
         assert!(!ok("https://u:p@gen.example", false));
+    }
+
+    #[test]
+    fn echoed_tokens_are_redacted() {
+        let t = Secret::new("tok-SECRET");
+        assert_eq!(
+            redact(b"a tok-SECRET b tok-SECRETtok-SECRET".to_vec(), &t),
+            b"a <redacted> b <redacted><redacted>"
+        );
+        assert_eq!(redact(b"nothing".to_vec(), &t), b"nothing");
     }
 
     #[test]

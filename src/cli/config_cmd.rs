@@ -1,8 +1,10 @@
 //! `gendash config path|show`.
 
-use super::{CliResult, Global, output};
+use super::{CliResult, Failure, Global, output};
 use crate::store::config;
+use crate::store::secret::Secret;
 use clap::Subcommand;
+use std::io::IsTerminal;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -10,6 +12,9 @@ pub enum ConfigCommand {
     Path,
     /// Print the resolved settings and where each came from (the token as <redacted>).
     Show,
+    /// Store the access token (read from standard input, not echoed on a terminal) in a file
+    /// beside the config file, readable by you only (mode 0600).
+    SetToken,
 }
 
 pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
@@ -24,6 +29,41 @@ pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
                 output::line(&l);
             }
         }
+        ConfigCommand::SetToken => {
+            let (path, _) = config::config_path(&global.overrides(), &config::process_env);
+            let profile = global.profile.clone();
+            let target = config::default_token_file(&path, profile.as_deref());
+            let token = read_token()?;
+            config::write_token_file(&target, &token).map_err(|e| {
+                Failure::new(
+                    crate::exit::OTHER,
+                    format!("cannot write {}: {e}", target.display()),
+                )
+            })?;
+            eprintln!("saved the token to {} (mode 600)", target.display());
+        }
     }
     Ok(crate::exit::OK)
+}
+
+/// One line from standard input; on a terminal it is prompted for and not echoed.
+fn read_token() -> Result<Secret, Failure> {
+    let line = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password("access token (not shown): ")
+            .map_err(|e| Failure::new(crate::exit::OTHER, format!("cannot read the token: {e}")))?
+    } else {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .map_err(|e| Failure::new(crate::exit::OTHER, format!("cannot read the token: {e}")))?;
+        line
+    };
+    let token = line.trim();
+    if token.is_empty() {
+        return Err(Failure::new(
+            crate::exit::USAGE,
+            "no token given on standard input",
+        ));
+    }
+    Ok(Secret::new(token))
 }

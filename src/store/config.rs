@@ -456,10 +456,60 @@ fn resolve_token(
             return Ok((Some(t), Some(origin), Source::Profile(name.to_string())));
         }
     }
-    Ok(match token_at_level(file, path, "top level", warnings)? {
-        Some((t, origin)) => (Some(t), Some(origin), Source::TopLevel),
-        None => (None, None, Source::Default),
-    })
+    if let Some((t, origin)) = token_at_level(file, path, "top level", warnings)? {
+        return Ok((Some(t), Some(origin), Source::TopLevel));
+    }
+    // Last: the file `gendash config set-token` writes beside the config file.
+    let default_file = default_token_file(path, profile_name);
+    if let Ok(text) = std::fs::read_to_string(&default_file) {
+        let token = text.lines().next().unwrap_or("").trim().to_string();
+        if !token.is_empty() {
+            if let Some(w) = loose_permissions(&default_file) {
+                warnings.push(w);
+            }
+            return Ok((
+                Some(Secret::new(token)),
+                Some(TokenOrigin::File(default_file)),
+                Source::Default,
+            ));
+        }
+    }
+    Ok((None, None, Source::Default))
+}
+
+/// Where `gendash config set-token` keeps the token: beside the config file, `token` or
+/// `token-<profile>`.
+pub fn default_token_file(config_file: &Path, profile: Option<&str>) -> PathBuf {
+    let dir = config_file.parent().unwrap_or(Path::new("."));
+    match profile {
+        Some(p) => dir.join(format!("token-{p}")),
+        None => dir.join("token"),
+    }
+}
+
+/// Writes a token file readable by its owner only (0600), atomically: a temporary file created
+/// with that mode from the start, synced, then renamed into place.
+pub fn write_token_file(path: &Path, token: &Secret) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let temp = dir.join(format!(".token.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&temp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let result = (|| {
+        let mut f = options.open(&temp)?;
+        f.write_all(token.expose().as_bytes())?;
+        f.write_all(b"\n")?;
+        f.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
 }
 
 /// The token a level supplies, if any; more than one way at one level is an error.

@@ -35,7 +35,7 @@ fn last_column(row: &WatchRow) -> String {
         (Some(DownloadView::Failed(e)), _) => format!("download failed: {e}"),
         (None, Some(e)) => match row.retry_in {
             Some(d) => format!("⚠ {e} (retry in {}s)", d.as_secs()),
-            None => format!("⚠ {e}"),
+            None => format!("⚠ {e} (R asks again)"),
         },
         (None, None) => row.url().unwrap_or("").to_string(),
     }

@@ -144,12 +144,11 @@ impl Schedule {
                 Some(delay)
             }
             Err(_) => {
-                // A refused token or an unknown task will not fix itself by asking again soon;
-                // keep checking rarely, in case the user fixes it elsewhere.
+                // A refused token, an unknown task or another 4xx will not fix itself: never
+                // retried; the row shows the error and `R` asks again.
                 slot.failures += 1;
-                let delay = crate::api::backoff::CAP;
-                slot.due = now + delay;
-                Some(delay)
+                slot.finished = true;
+                None
             }
         }
     }
@@ -341,6 +340,86 @@ mod tests {
         s.unwatch(&key("a"));
         assert_eq!(s.in_flight(), 0);
         assert_eq!(s.next_due(), None);
+    }
+
+    #[test]
+    fn final_errors_are_not_retried() {
+        let t0 = Instant::now();
+        let mut s = Schedule::new(Duration::from_secs(2), 8);
+        s.watch(key("a"), t0);
+        s.take_due(t0);
+        let mut rng = StdRng::seed_from_u64(4);
+        for e in [
+            ApiError::Auth {
+                status: 401,
+                excerpt: String::new(),
+            },
+            ApiError::Lookup {
+                description: "no such task".into(),
+            },
+            ApiError::Http {
+                status: 400,
+                excerpt: String::new(),
+                retry_after: None,
+            },
+        ] {
+            assert_eq!(
+                s.completed(&key("a"), &Err(e), &statuses(), t0, &mut rng),
+                None
+            );
+            assert_eq!(s.next_due(), None, "never polled again by itself");
+            s.poll_now(key("a"), t0);
+            assert_eq!(s.take_due(t0).len(), 1, "R still asks again");
+        }
+    }
+
+    /// Against a service that always fails, the poller's real retry times (paused clock) are
+    /// exactly what the pure backoff function gives for the same seed.
+    #[tokio::test(start_paused = true)]
+    async fn retry_schedule_is_the_backoff_functions() {
+        let (cmd_tx, cmd_rx) = mpsc::channel(8);
+        let (msg_tx, mut msg_rx) = mpsc::channel(64);
+        let calls = Arc::new(Mutex::new(Vec::<Instant>::new()));
+        let seen = calls.clone();
+        let fetch = move |_k: TaskKey| {
+            seen.lock().expect("lock").push(Instant::now());
+            async {
+                Err(ApiError::Connect {
+                    origin: "o".into(),
+                    detail: "refused".into(),
+                })
+            }
+        };
+        let interval = Duration::from_secs(2);
+        let poller = tokio::spawn(run(
+            Schedule::new(interval, 8),
+            cmd_rx,
+            msg_tx,
+            fetch,
+            statuses(),
+            StdRng::seed_from_u64(77),
+        ));
+        cmd_tx
+            .send(PollCmd::Watch(key("down")))
+            .await
+            .expect("send");
+        let mut reported = Vec::new();
+        for _ in 0..8 {
+            let Some(Msg::Polled { retry_in, .. }) = msg_rx.recv().await else {
+                panic!("stopped")
+            };
+            reported.push(retry_in.expect("a retry delay"));
+        }
+        let mut rng = StdRng::seed_from_u64(77);
+        let expected: Vec<Duration> = (1..=8)
+            .map(|n| retry_delay(n, None, &mut rng).max(interval))
+            .collect();
+        assert_eq!(reported, expected);
+        let times = calls.lock().expect("lock").clone();
+        let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+        assert_eq!(gaps, expected[..gaps.len()]);
+        drop(cmd_tx);
+        poller.await.expect("ends");
     }
 
     /// The running poller with a paused clock and a fake service: 1,000 tasks never have more

@@ -1,0 +1,533 @@
+//! Hostile service, hostile input: nothing reaches a terminal that could command it, and the
+//! token leaks nowhere. (Transport faults: see `contract.rs`; exits: `signals.rs`.)
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{Fault, fault_server, response};
+use gendash::api::types::{decode_catalogue, decode_task};
+use gendash::api::{ApiError, TaskKind};
+use gendash::app::action::{Action, Msg, TaskKey};
+use gendash::app::state::{State, UiSettings};
+use gendash::store::watchlist::WatchEntry;
+use ratatui::backend::{CrosstermBackend, TestBackend};
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+const CANARY: &str = "tok-CANARY-7c1e-S3CRET";
+
+/// Strings a hostile service might send: screen clears, title and clipboard writes, hyperlinks,
+/// terminal reports, 8-bit controls, carriage returns, bells, bidi overrides, huge values.
+fn hostile() -> Vec<String> {
+    vec![
+        "clear\x1b[2Jscreen".into(),
+        "title\x1b]0;pwned\x07".into(),
+        "link\x1b]8;;http://evil.example/\x1b\\text\x1b]8;;\x1b\\".into(),
+        "clip\x1b]52;c;ZXZpbA==\x07".into(),
+        "report\x1b[21t".into(),
+        "csi\u{9b}2J".into(),
+        "osc\u{9d}0;t\u{9c}".into(),
+        "cr\roverwrite".into(),
+        "bell\x07".into(),
+        "rtl\u{202e}gpj.exe".into(),
+        "W".repeat(10_000),
+    ]
+}
+
+fn bad_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
+}
+
+/// Text that can be shown as is: no control character of any kind, no bidi control.
+fn assert_inert(what: &str, text: &str) {
+    if let Some(c) = text.chars().find(|&c| bad_char(c) && c != '\n') {
+        panic!("{what} contains {c:?}: {:?}", &text[..text.len().min(300)]);
+    }
+    for escaped in ["\\u001b", "\\u0007", "\\u009b", "\\u009d", "\\u202e", "\\r"] {
+        assert!(
+            !text.contains(escaped),
+            "{what} carries an escaped control {escaped}"
+        );
+    }
+}
+
+/// The bytes a renderer wrote: the only escape sequences are its own CSI cursor moves, colours
+/// and modes; no OSC, DCS, C1 controls, bells or bidi.
+fn assert_renderer_bytes(bytes: &[u8]) {
+    let text = std::str::from_utf8(bytes).expect("UTF-8 output");
+    let mut rest = text;
+    while let Some(at) = rest.find('\x1b') {
+        let seq = &rest[at + 1..];
+        assert!(
+            seq.starts_with('['),
+            "non-CSI escape: {:?}",
+            &seq[..seq.len().min(20)]
+        );
+        let body = &seq[1..];
+        let end = body
+            .find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':' || c == '?'))
+            .expect("terminated CSI");
+        let fin = body[end..].chars().next().unwrap();
+        assert!(
+            matches!(fin, 'm' | 'H' | 'J' | 'K' | 'h' | 'l'),
+            "unexpected CSI final {fin:?}"
+        );
+        rest = &body[end + 1..];
+    }
+    let printable: String = text.split('\x1b').collect();
+    assert!(
+        !printable.chars().any(|c| bad_char(c) && c != '\x1b'),
+        "control or bidi bytes in the output"
+    );
+}
+
+fn hostile_catalogue_body() -> String {
+    let data: Vec<_> = hostile()
+        .into_iter()
+        .map(|h| json!({"model": h, "metadata": {"source": format!("https://x.example/{h}"), "note": h, format!("key{h}"): 1}}))
+        .collect();
+    json!({"data": data}).to_string()
+}
+
+fn hostile_task_body(h: &str) -> String {
+    json!({"data": {"is_success": true, "data": {"task_id": h, "percent": 100, "status": h, "url_download": format!("https://x.example/{h}")}},
+        "errors": [], "error_description": ""}).to_string()
+}
+
+fn hostile_state() -> State {
+    let statuses = gendash::api::types::DEFAULT_FAILURE_STATUSES
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let ids: Vec<String> = (0..hostile().len()).map(|i| format!("t{i}")).collect();
+    let watch = ids
+        .iter()
+        .map(|id| WatchEntry::new(id.clone(), TaskKind::Image))
+        .collect();
+    let mut s = State::new(
+        "http://127.0.0.1:8787/",
+        Vec::new(),
+        watch,
+        statuses,
+        UiSettings {
+            bell: true,
+            desktop_notifications: true,
+            no_color: false,
+        },
+        1_800_000_000,
+    );
+    s.update(Action::Resize {
+        width: 160,
+        height: 40,
+    });
+    s.start();
+    let cat = decode_catalogue(hostile_catalogue_body().as_bytes()).unwrap();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(cat),
+    });
+    for (id, h) in ids.iter().zip(hostile()) {
+        let t = decode_task(hostile_task_body(&h).as_bytes(), TaskKind::Image, id).unwrap();
+        s.apply(Msg::Polled {
+            key: TaskKey::new(TaskKind::Image, id),
+            result: Ok(t),
+            retry_in: None,
+        });
+    }
+    // An error text from a failed lookup, and one from an HTML error page.
+    let failed =
+        json!({"data": {"is_success": false}, "errors": [1], "error_description": hostile()[1]})
+            .to_string();
+    let e = decode_task(failed.as_bytes(), TaskKind::Image, "t0").unwrap_err();
+    s.apply(Msg::Polled {
+        key: TaskKey::new(TaskKind::Image, "t1"),
+        result: Err(e),
+        retry_in: None,
+    });
+    let page = format!("<html><title>{}</title></html>", hostile()[0]);
+    let e = ApiError::Http {
+        status: 502,
+        excerpt: gendash::api::client::excerpt(page.as_bytes()),
+        retry_after: None,
+    };
+    s.apply(Msg::Polled {
+        key: TaskKey::new(TaskKind::Image, "t2"),
+        result: Err(e),
+        retry_in: None,
+    });
+    s
+}
+
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn hostile_strings_render_inert_in_cells_and_bytes() {
+    let mut s = hostile_state();
+    let mut frames = Vec::new();
+    let mut snap = |s: &State| {
+        let mut t = Terminal::new(TestBackend::new(160, 40)).unwrap();
+        t.draw(|f| gendash::ui::render(s, f)).unwrap();
+        let cells: String = t
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        assert_inert("the screen", &cells);
+        let out = Shared::default();
+        let mut t = Terminal::with_options(
+            CrosstermBackend::new(out.clone()),
+            TerminalOptions {
+                viewport: Viewport::Fixed(Rect::new(0, 0, 160, 40)),
+            },
+        )
+        .unwrap();
+        t.draw(|f| gendash::ui::render(s, f)).unwrap();
+        drop(t);
+        frames.push(out.0.lock().unwrap().clone());
+    };
+    snap(&s);
+    s.update(Action::FocusNext);
+    for _ in 0..hostile().len() {
+        snap(&s);
+        s.update(Action::Down);
+    }
+    s.update(Action::FocusNext);
+    for _ in 0..hostile().len() {
+        snap(&s);
+        s.update(Action::Down);
+    }
+    s.update(Action::OpenAddDialog);
+    s.update(Action::Paste(hostile().join("\n")));
+    snap(&s);
+    for f in &frames {
+        assert_renderer_bytes(f);
+    }
+    assert!(
+        s.last_error
+            .as_deref()
+            .is_some_and(|e| !e.chars().any(bad_char))
+    );
+}
+
+/// Runs the binary with `-vvv`, logging to `home/log`; returns (code, stdout, stderr).
+fn run(home: &Path, base: &url::Url, token: &str, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("GENDASH_LOG_FILE", home.join("log/gendash.log"))
+        .env("GENDASH_BASE_URL", base.as_str())
+        .env("GENDASH_TOKEN", token)
+        .arg("-vvv")
+        .args(args)
+        .current_dir(home)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn log_of(home: &Path) -> String {
+    std::fs::read_to_string(home.join("log/gendash.log")).unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_strings_never_reach_cli_output_stderr_or_the_log() {
+    let home = tempfile::tempdir().unwrap();
+    let catalogue = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        &hostile_catalogue_body(),
+    )))
+    .await;
+    let mut outputs = Vec::new();
+    for args in [
+        &["models"][..],
+        &["models", "--json"],
+        &["models", "--filter", "W"],
+    ] {
+        let (code, out, err) =
+            tokio::task::block_in_place(|| run(home.path(), &catalogue.url(), "t0k3n", args));
+        assert_eq!(code, 0, "{err}");
+        outputs.push((out, err));
+    }
+    for h in hostile() {
+        let task = fault_server(Fault::Raw(response(
+            "200 OK",
+            "application/json",
+            "",
+            &hostile_task_body(&h),
+        )))
+        .await;
+        for args in [
+            &["status", "t"][..],
+            &["status", "--json", "t"],
+            &[
+                "wait",
+                "--json",
+                "--interval",
+                "0.05",
+                "--timeout",
+                "0.4",
+                "t",
+            ],
+            &["download", "t"],
+        ] {
+            let (_, out, err) =
+                tokio::task::block_in_place(|| run(home.path(), &task.url(), "t0k3n", args));
+            outputs.push((out, err));
+        }
+        let page = response(
+            "502 Bad Gateway",
+            "text/html",
+            "",
+            &format!("<html><h1>{h}</h1></html>"),
+        );
+        let failing = fault_server(Fault::Raw(page)).await;
+        let (code, out, err) = tokio::task::block_in_place(|| {
+            run(home.path(), &failing.url(), "t0k3n", &["status", "t"])
+        });
+        assert_eq!(code, 1);
+        outputs.push((out, err));
+        let lookup = json!({"data": {"is_success": false}, "errors": [h], "error_description": h})
+            .to_string();
+        let failing = fault_server(Fault::Raw(response(
+            "200 OK",
+            "application/json",
+            "",
+            &lookup,
+        )))
+        .await;
+        let (code, out, err) = tokio::task::block_in_place(|| {
+            run(
+                home.path(),
+                &failing.url(),
+                "t0k3n",
+                &["status", "--json", "t"],
+            )
+        });
+        assert_eq!(code, 4);
+        outputs.push((out, err));
+    }
+    for (out, err) in &outputs {
+        assert_inert("stdout", out);
+        assert_inert("stderr", err);
+    }
+    let log = log_of(home.path());
+    assert!(
+        log.contains("POST") && log.contains("response"),
+        "the log has the requests"
+    );
+    assert_inert("the log", &log);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_leaks_nowhere() {
+    let home = tempfile::tempdir().unwrap();
+    let svc = common::service().await; // expects a different token: 401
+    let echo =
+        format!("<html><body>internal error, your header was: Bearer {CANARY}</body></html>");
+    let five_hundred = fault_server(Fault::Raw(response(
+        "500 Internal Server Error",
+        "text/html",
+        "",
+        &echo,
+    )))
+    .await;
+    let garbage = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        &format!("{{not json {CANARY}"),
+    )))
+    .await;
+    let echo_status = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        &hostile_task_body(CANARY),
+    )))
+    .await;
+    let other = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        r#"{"data": []}"#,
+    )))
+    .await;
+    let redirect = fault_server(Fault::Raw(format!(
+        "HTTP/1.1 302 Found\r\nLocation: {}lora/\r\nContent-Length: 0\r\n\r\n",
+        other.url()
+    )))
+    .await;
+    let mut seen = Vec::new();
+    let runs: Vec<(url::Url, Vec<&str>, i32)> = vec![
+        (svc.base_url(), vec!["status", "demo-image-done"], 3),
+        (svc.base_url(), vec!["models", "--json"], 3),
+        (five_hundred.url(), vec!["status", "--json", "t"], 1),
+        (five_hundred.url(), vec!["wait", "--timeout", "1.5", "t"], 6),
+        (garbage.url(), vec!["status", "t"], 1),
+        (echo_status.url(), vec!["status", "--json", "t"], 0),
+        (redirect.url(), vec!["models"], 1),
+    ];
+    for (base, args, want) in runs {
+        let (code, out, err) =
+            tokio::task::block_in_place(|| run(home.path(), &base, CANARY, &args));
+        assert_eq!(code, want, "{args:?}: {err}");
+        seen.push(out);
+        seen.push(err);
+    }
+    seen.push(log_of(home.path()));
+    for text in &seen {
+        assert!(!text.contains(CANARY), "the token leaked: {text}");
+    }
+    assert!(
+        seen.iter().any(|t| t.contains("<redacted>")),
+        "echoed tokens are shown redacted"
+    );
+    assert!(
+        other.requests.lock().unwrap().is_empty(),
+        "the other origin was never contacted"
+    );
+    // Nothing the program wrote holds the token.
+    for entry in walk(home.path()) {
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            memchr::memmem::find(&bytes, CANARY.as_bytes()).is_none(),
+            "{} holds the token",
+            entry.display()
+        );
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(home.path().join("log/gendash.log"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "the log file is private");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p))
+        } else {
+            out.push(p)
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_token_writes_a_private_file_that_is_then_used() {
+    let home = tempfile::tempdir().unwrap();
+    let svc = common::service().await;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+        .args(["config", "set-token"])
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env_remove("GENDASH_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{}\n", common::TOKEN).as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let file = home.path().join("config/gendash/token");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        common::TOKEN
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+        .args(["status", "demo-image-done"])
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("GENDASH_BASE_URL", svc.base_url().as_str())
+        .env_remove("GENDASH_TOKEN")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+        .args(["config", "show"])
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env_remove("GENDASH_TOKEN")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("<redacted> (read from") && !text.contains(common::TOKEN),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_errors_other_than_429_are_asked_once() {
+    for (status, want) in [
+        ("404 Not Found", 4),
+        ("400 Bad Request", 1),
+        ("403 Forbidden", 3),
+    ] {
+        let fs = fault_server(Fault::Raw(response(status, "text/plain", "", "no"))).await;
+        let home = tempfile::tempdir().unwrap();
+        let (code, _, err) = tokio::task::block_in_place(|| {
+            run(
+                home.path(),
+                &fs.url(),
+                "t0k3n",
+                &["wait", "--interval", "0.01", "--timeout", "3", "t"],
+            )
+        });
+        assert_eq!(code, want, "{status}: {err}");
+        assert_eq!(fs.requests.lock().unwrap().len(), 1, "{status} was retried");
+    }
+}
