@@ -434,6 +434,7 @@ pub fn hints(contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
 
 /// The keymap as Markdown tables, one per context, for the README (a test keeps them equal).
 pub fn markdown() -> String {
+    use std::fmt::Write as _;
     let mut out = String::new();
     for ctx in [
         Context::Global,
@@ -443,16 +444,14 @@ pub fn markdown() -> String {
         Context::AddDialog,
         Context::Help,
     ] {
-        out.push_str(&format!(
-            "**{}**\n\n| key | action |\n|---|---|\n",
-            ctx.title()
-        ));
+        let _ = write!(out, "**{}**\n\n| key | action |\n|---|---|\n", ctx.title());
         for b in bindings().iter().filter(|b| b.context == ctx) {
-            out.push_str(&format!(
-                "| `{}` | {} |\n",
+            let _ = writeln!(
+                out,
+                "| `{}` | {} |",
                 b.label.replace('|', "\\|"),
                 b.description
-            ));
+            );
         }
         out.push('\n');
     }
