@@ -439,9 +439,9 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();
         if p.is_dir() {
-            out.extend(walk(&p))
+            out.extend(walk(&p));
         } else {
-            out.push(p)
+            out.push(p);
         }
     }
     out
