@@ -23,11 +23,29 @@ pub enum WatchCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Remove tasks (of either kind) from the watch list.
+        /// Remove tasks (of either kind) from the watch list.
     Rm {
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
     },
+    /// Test support: saves FILE over and over, alternating two lists, so a test can kill the
+    /// process mid-save and check the file is always one whole list.
+    #[command(hide = true)]
+    StressSave {
+        file: std::path::PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        rounds: u32,
+    },
+}
+
+/// The two lists `stress-save` alternates between: 10 and 20 entries.
+pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
+    let list = |n: usize, tag: &str| -> Vec<WatchEntry> {
+        (0..n)
+            .map(|i| WatchEntry { task_id: format!("{tag}-{i:03}"), kind: TaskKind::Image, added_at: 1_700_000_000, last: None })
+            .collect()
+    };
+    [list(10, "old"), list(20, "new")]
 }
 
 impl From<StoreError> for Failure {
@@ -84,6 +102,14 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
                         status
                     ));
                 }
+            }
+        }
+                WatchCommand::StressSave { file, rounds } => {
+            let store = WatchStore::new(file);
+            let lists = stress_lists();
+            for round in 0..*rounds {
+                let next = lists[(round % 2) as usize].clone();
+                store.update(|l| *l = next)?;
             }
         }
         WatchCommand::Rm { ids } => {

@@ -175,7 +175,20 @@ impl WatchStore {
         Ok(loaded)
     }
 
+        /// Removes temporary files that writers killed mid-save left behind. Only called under the
+    /// lock, when no other writer can be half-way through its own save.
+    fn sweep_stale_temps(&self) {
+        let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) else { return };
+        let prefix = format!(".{}.tmp-", name.to_string_lossy());
+        for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
     fn save_unlocked(&self, entries: &[WatchEntry]) -> Result<(), StoreError> {
+        self.sweep_stale_temps();
         let dir = self.path.parent().unwrap_or(Path::new("."));
         let name = self.path.file_name().map_or_else(
             || "watchlist.json".into(),

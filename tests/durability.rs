@@ -1,0 +1,116 @@
+//! The watch list survives: writers killed mid-save, unreadable files, concurrent writers, and
+//! disks that refuse the write.
+#![allow(clippy::unwrap_used)]
+
+use gendash::cli::watch::stress_lists;
+use gendash::store::watchlist::{WatchEntry, WatchStore};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn gendash() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gendash"))
+}
+
+#[test]
+fn sigkill_at_random_moments_never_leaves_a_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("watchlist.json");
+    let [old, new] = stress_lists();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
+    let mut saw = [false, false];
+    for _ in 0..300 {
+        let mut child = gendash().args(["watch", "stress-save"]).arg(&file).args(["--rounds", "100000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        std::thread::sleep(Duration::from_micros(rng.random_range(0..12_000)));
+        kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGKILL).unwrap();
+        child.wait().unwrap();
+        if !file.exists() {
+            continue; // killed before its first save
+        }
+        let bytes = std::fs::read(&file).unwrap();
+        let loaded = WatchStore::new(&file).load().unwrap();
+        assert!(loaded.set_aside.is_none(), "a partial file: {}", String::from_utf8_lossy(&bytes));
+        let got: Vec<WatchEntry> = loaded.entries;
+        if got == old {
+            saw[0] = true;
+        } else if got == new {
+            saw[1] = true;
+        } else {
+            panic!("neither the whole old nor the whole new list: {} entries", got.len());
+        }
+    }
+    assert!(saw[0] && saw[1], "the kills landed between saves of both lists");
+    // The next save sweeps the temporary files that killed writers left.
+    WatchStore::new(&file).update(|l| l.truncate(1)).unwrap();
+    let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
+}
+
+fn old_list(path: &Path) -> Vec<u8> {
+    WatchStore::new(path).update(|l| l.extend(stress_lists()[1].clone())).unwrap();
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn a_full_disk_gives_an_error_and_keeps_the_old_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gendash/watchlist.json");
+    let before = old_list(&file);
+    assert!(before.len() > 1024);
+    // A file-size limit of 1 KiB makes the write fail part-way (EFBIG), like a full disk.
+    let script = format!("trap '' XFSZ; ulimit -f 1; exec '{}' watch add brand-new-task", env!("CARGO_BIN_EXE_gendash"));
+    let out = Command::new("bash").args(["-c", &script]).env("GENDASH_DATA_DIR", dir.path().join("gendash")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot save (the previous list is kept)"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), before, "the old file is untouched");
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains(".tmp-")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_read_only_directory_gives_an_error_and_keeps_the_old_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("gendash");
+    let file = data.join("watchlist.json");
+    let before = old_list(&file);
+    let lock = data.join("watchlist.json.lock");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let mut cmd = if nix::unistd::geteuid().is_root() {
+        // Root ignores permissions: run as nobody, who owns the lock file but not the directory.
+        std::os::unix::fs::chown(&lock, Some(65534), Some(65534)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_gendash")]);
+        c
+    } else {
+        gendash()
+    };
+    let out = cmd.args(["watch", "add", "brand-new-task"]).env("GENDASH_DATA_DIR", &data).output().unwrap();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot save (the previous list is kept)") && err.contains("ermission denied"), "{err}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
+#[test]
+fn an_unreadable_list_is_set_aside_and_the_user_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("watchlist.json");
+    for bad in [&b""[..], b"{\"version\":1,\"tasks\":[{\"task_id\":", b"\0\0\0\0\0\0\0\0", b"task-1\ntask-2\n"] {
+        std::fs::write(&file, bad).unwrap();
+        let out = gendash().args(["watch", "list"]).env("GENDASH_DATA_DIR", dir.path()).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success());
+        assert!(err.contains("could not be read and was set aside as"), "{err}");
+        let aside = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().contains(".corrupt-")).unwrap();
+        assert_eq!(std::fs::read(&aside).unwrap(), bad, "set aside byte for byte");
+        std::fs::remove_file(aside).unwrap();
+        assert!(!file.exists(), "nothing was written over it");
+    }
+}
