@@ -7,6 +7,7 @@ pub mod app;
 pub mod cli;
 pub mod exit;
 pub mod filter;
+pub mod fuzzing;
 pub mod logging;
 pub mod server;
 pub mod store;

@@ -106,7 +106,7 @@ impl<'de> Deserialize<'de> for CommandSpec {
 }
 
 /// One level of the file: the top level or a profile. Unknown keys are errors.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FileSettings {
     pub base_url: Option<BaseUrl>,

@@ -1,0 +1,142 @@
+//! Property tests: what is saved loads back the same; any percent renders within 0..=100.
+#![allow(clippy::unwrap_used)]
+
+use gendash::api::TaskKind;
+use gendash::store::config::{self, BaseUrl, FileSettings, Seconds};
+use gendash::store::secret::Secret;
+use gendash::store::watchlist::{LastKnown, WatchEntry, WatchStore};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+fn entry() -> impl Strategy<Value = WatchEntry> {
+    let last = (any::<String>(), 0u8..=100, proptest::option::of(any::<String>()), any::<u64>())
+        .prop_map(|(status, percent, url_download, updated_at)| LastKnown { status, percent, url_download, updated_at });
+    ("\\PC{1,40}", any::<bool>(), any::<u64>(), proptest::option::of(last)).prop_map(|(task_id, video, added_at, last)| WatchEntry {
+        task_id,
+        kind: if video { TaskKind::Video } else { TaskKind::Image },
+        added_at,
+        last,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_watch_list_survives_save_then_load(entries in proptest::collection::vec(entry(), 0..30)) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let saved = store.update(|l| *l = entries.clone()).unwrap().entries;
+        let mut expected: Vec<WatchEntry> = Vec::new();
+        for e in entries {
+            if !expected.iter().any(|x| x.same_task(&e)) {
+                expected.push(e);
+            }
+        }
+        prop_assert_eq!(&saved, &expected);
+        let loaded = store.load().unwrap();
+        prop_assert!(loaded.set_aside.is_none());
+        prop_assert_eq!(loaded.entries, expected);
+    }
+}
+
+/// A level of settings and the TOML table that should parse back to it.
+fn level(with_profiles: bool) -> impl Strategy<Value = (FileSettings, toml::Table)> {
+    let urls = prop_oneof![
+        Just("https://gen.example.com"),
+        Just("https://gen.example.com/api/v1/"),
+        Just("http://127.0.0.1:8787"),
+        Just("http://[::1]:9/x")
+    ];
+    (
+        proptest::option::of(urls),
+        proptest::option::of("\\PC{1,30}"),
+        proptest::option::of(0.001f64..86_400.0),
+        proptest::option::of(0.001f64..86_400.0),
+        proptest::option::of(proptest::collection::vec("\\PC{0,12}", 0..5)),
+        proptest::option::of(any::<bool>()),
+        proptest::option::of(proptest::collection::vec("\\PC{0,12}", 0..5)),
+        proptest::option::of(any::<bool>()),
+        proptest::option::of(1usize..10_000),
+        if with_profiles { proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", level(false).boxed(), 0..3).boxed() } else { Just(BTreeMap::new()).boxed() },
+    )
+        .prop_map(|(url, token, poll, timeout, failures, insecure, categories, bell, max, profiles)| {
+            let mut t = toml::Table::new();
+            let mut s = FileSettings::default();
+            if let Some(u) = url {
+                t.insert("base_url".into(), u.into());
+                s.base_url = Some(BaseUrl::parse(u).unwrap());
+            }
+            if let Some(tok) = token {
+                t.insert("token".into(), tok.clone().into());
+                s.token = Some(Secret::new(tok));
+            }
+            if let Some(p) = poll {
+                t.insert("poll_interval".into(), p.into());
+                s.poll_interval = Some(Seconds(Duration::from_secs_f64(p)));
+            }
+            if let Some(p) = timeout {
+                t.insert("request_timeout".into(), p.into());
+                s.request_timeout = Some(Seconds(Duration::from_secs_f64(p)));
+            }
+            if let Some(f) = failures {
+                t.insert("failure_statuses".into(), f.clone().into());
+                s.failure_statuses = Some(f);
+            }
+            if let Some(b) = insecure {
+                t.insert("allow_insecure_http".into(), b.into());
+                s.allow_insecure_http = Some(b);
+            }
+            if let Some(c) = categories {
+                t.insert("categories".into(), c.clone().into());
+                s.categories = Some(c);
+            }
+            if let Some(b) = bell {
+                t.insert("bell".into(), b.into());
+                s.bell = Some(b);
+            }
+            if let Some(m) = max {
+                t.insert("max_concurrent_polls".into(), i64::try_from(m).unwrap().into());
+                s.max_concurrent_polls = std::num::NonZeroUsize::new(m);
+            }
+            if !profiles.is_empty() {
+                let mut pt = toml::Table::new();
+                let mut ps = BTreeMap::new();
+                for (name, (ls, lt)) in profiles {
+                    pt.insert(name.clone(), toml::Value::Table(lt));
+                    ps.insert(name, ls);
+                }
+                t.insert("profiles".into(), toml::Value::Table(pt));
+                s.profiles = Some(ps);
+            }
+            (s, t)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_config_survives_save_then_load((settings, table) in level(true)) {
+        let text = toml::to_string(&table).unwrap();
+        let parsed = config::parse(&text, std::path::Path::new("p.toml")).unwrap();
+        prop_assert_eq!(parsed, settings);
+    }
+
+    #[test]
+    fn any_percent_renders_within_bounds(v in prop_oneof![
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<f64>().prop_filter("JSON numbers are finite", |f| f.is_finite()).prop_map(serde_json::Value::from),
+        any::<f64>().prop_map(|f| serde_json::Value::from(f.to_string())),
+        "\\PC{0,10}".prop_map(serde_json::Value::from),
+        any::<u64>().prop_map(serde_json::Value::from),
+    ], cells in 0usize..40) {
+        let p = gendash::api::types::decode_percent(Some(&v));
+        prop_assert!(p <= 100);
+        let g = gendash::ui::watch::gauge(p, cells);
+        prop_assert_eq!(g.chars().filter(|c| *c == '█' || *c == '░').count(), cells);
+        let shown: u32 = g.trim_end_matches('%').rsplit(' ').next().unwrap().parse().unwrap();
+        prop_assert!(shown <= 100);
+    }
+}
