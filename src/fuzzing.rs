@@ -67,7 +67,11 @@ pub fn sanitizer(data: &[u8]) {
 pub fn url(data: &[u8]) {
     let input = String::from_utf8_lossy(data);
     if let Ok(u) = validate_link(&input) {
-        assert!(matches!(u.scheme(), "http" | "https"), "accepted scheme {}", u.scheme());
+        assert!(
+            matches!(u.scheme(), "http" | "https"),
+            "accepted scheme {}",
+            u.scheme()
+        );
         assert!(u.host_str().is_some_and(|h| !h.is_empty()));
         assert!(u.username().is_empty() && u.password().is_none());
         assert!(is_clean(&input));

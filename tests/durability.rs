@@ -23,34 +23,60 @@ fn sigkill_at_random_moments_never_leaves_a_partial_file() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
     let mut saw = [false, false];
     for _ in 0..300 {
-        let mut child = gendash().args(["watch", "stress-save"]).arg(&file).args(["--rounds", "100000"]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = gendash()
+            .args(["watch", "stress-save"])
+            .arg(&file)
+            .args(["--rounds", "100000"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         std::thread::sleep(Duration::from_micros(rng.random_range(0..12_000)));
-        kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGKILL).unwrap();
+        kill(
+            Pid::from_raw(i32::try_from(child.id()).unwrap()),
+            Signal::SIGKILL,
+        )
+        .unwrap();
         child.wait().unwrap();
         if !file.exists() {
             continue; // killed before its first save
         }
         let bytes = std::fs::read(&file).unwrap();
         let loaded = WatchStore::new(&file).load().unwrap();
-        assert!(loaded.set_aside.is_none(), "a partial file: {}", String::from_utf8_lossy(&bytes));
+        assert!(
+            loaded.set_aside.is_none(),
+            "a partial file: {}",
+            String::from_utf8_lossy(&bytes)
+        );
         let got: Vec<WatchEntry> = loaded.entries;
         if got == old {
             saw[0] = true;
         } else if got == new {
             saw[1] = true;
         } else {
-            panic!("neither the whole old nor the whole new list: {} entries", got.len());
+            panic!(
+                "neither the whole old nor the whole new list: {} entries",
+                got.len()
+            );
         }
     }
-    assert!(saw[0] && saw[1], "the kills landed between saves of both lists");
+    assert!(
+        saw[0] && saw[1],
+        "the kills landed between saves of both lists"
+    );
     // The next save sweeps the temporary files that killed writers left.
     WatchStore::new(&file).update(|l| l.truncate(1)).unwrap();
-    let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
 }
 
 fn old_list(path: &Path) -> Vec<u8> {
-    WatchStore::new(path).update(|l| l.extend(stress_lists()[1].clone())).unwrap();
+    WatchStore::new(path)
+        .update(|l| l.extend(stress_lists()[1].clone()))
+        .unwrap();
     std::fs::read(path).unwrap()
 }
 
@@ -61,13 +87,31 @@ fn a_full_disk_gives_an_error_and_keeps_the_old_file() {
     let before = old_list(&file);
     assert!(before.len() > 1024);
     // A file-size limit of 1 KiB makes the write fail part-way (EFBIG), like a full disk.
-    let script = format!("trap '' XFSZ; ulimit -f 1; exec '{}' watch add brand-new-task", env!("CARGO_BIN_EXE_gendash"));
-    let out = Command::new("bash").args(["-c", &script]).env("GENDASH_DATA_DIR", dir.path().join("gendash")).output().unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 1; exec '{}' watch add brand-new-task",
+        env!("CARGO_BIN_EXE_gendash")
+    );
+    let out = Command::new("bash")
+        .args(["-c", &script])
+        .env("GENDASH_DATA_DIR", dir.path().join("gendash"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot save (the previous list is kept)"), "{err}");
-    assert_eq!(std::fs::read(&file).unwrap(), before, "the old file is untouched");
-    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains(".tmp-")).collect();
+    assert!(
+        err.contains("cannot save (the previous list is kept)"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the old file is untouched"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".tmp-"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -85,16 +129,28 @@ fn a_read_only_directory_gives_an_error_and_keeps_the_old_file() {
         // Root ignores permissions: run as nobody, who owns the lock file but not the directory.
         std::os::unix::fs::chown(&lock, Some(65534), Some(65534)).unwrap();
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_gendash")]);
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_gendash"),
+        ]);
         c
     } else {
         gendash()
     };
-    let out = cmd.args(["watch", "add", "brand-new-task"]).env("GENDASH_DATA_DIR", &data).output().unwrap();
+    let out = cmd
+        .args(["watch", "add", "brand-new-task"])
+        .env("GENDASH_DATA_DIR", &data)
+        .output()
+        .unwrap();
     std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot save (the previous list is kept)") && err.contains("ermission denied"), "{err}");
+    assert!(
+        err.contains("cannot save (the previous list is kept)") && err.contains("ermission denied"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&file).unwrap(), before);
 }
 
@@ -102,14 +158,34 @@ fn a_read_only_directory_gives_an_error_and_keeps_the_old_file() {
 fn an_unreadable_list_is_set_aside_and_the_user_told() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("watchlist.json");
-    for bad in [&b""[..], b"{\"version\":1,\"tasks\":[{\"task_id\":", b"\0\0\0\0\0\0\0\0", b"task-1\ntask-2\n"] {
+    for bad in [
+        &b""[..],
+        b"{\"version\":1,\"tasks\":[{\"task_id\":",
+        b"\0\0\0\0\0\0\0\0",
+        b"task-1\ntask-2\n",
+    ] {
         std::fs::write(&file, bad).unwrap();
-        let out = gendash().args(["watch", "list"]).env("GENDASH_DATA_DIR", dir.path()).output().unwrap();
+        let out = gendash()
+            .args(["watch", "list"])
+            .env("GENDASH_DATA_DIR", dir.path())
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success());
-        assert!(err.contains("could not be read and was set aside as"), "{err}");
-        let aside = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).find(|p| p.to_string_lossy().contains(".corrupt-")).unwrap();
-        assert_eq!(std::fs::read(&aside).unwrap(), bad, "set aside byte for byte");
+        assert!(
+            err.contains("could not be read and was set aside as"),
+            "{err}"
+        );
+        let aside = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().contains(".corrupt-"))
+            .unwrap();
+        assert_eq!(
+            std::fs::read(&aside).unwrap(),
+            bad,
+            "set aside byte for byte"
+        );
         std::fs::remove_file(aside).unwrap();
         assert!(!file.exists(), "nothing was written over it");
     }

@@ -5,13 +5,19 @@
 use std::path::Path;
 
 fn replay(target: &str, check: fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let data = std::fs::read(&path).unwrap();
         let outcome = std::panic::catch_unwind(|| check(&data));
-        assert!(outcome.is_ok(), "{target}: {} breaks a property", path.display());
+        assert!(
+            outcome.is_ok(),
+            "{target}: {} breaks a property",
+            path.display()
+        );
         n += 1;
     }
     assert!(n >= 5, "{target}: the corpus has only {n} inputs");

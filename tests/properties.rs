@@ -10,14 +10,34 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 fn entry() -> impl Strategy<Value = WatchEntry> {
-    let last = (any::<String>(), 0u8..=100, proptest::option::of(any::<String>()), any::<u64>())
-        .prop_map(|(status, percent, url_download, updated_at)| LastKnown { status, percent, url_download, updated_at });
-    ("\\PC{1,40}", any::<bool>(), any::<u64>(), proptest::option::of(last)).prop_map(|(task_id, video, added_at, last)| WatchEntry {
-        task_id,
-        kind: if video { TaskKind::Video } else { TaskKind::Image },
-        added_at,
-        last,
-    })
+    let last = (
+        any::<String>(),
+        0u8..=100,
+        proptest::option::of(any::<String>()),
+        any::<u64>(),
+    )
+        .prop_map(|(status, percent, url_download, updated_at)| LastKnown {
+            status,
+            percent,
+            url_download,
+            updated_at,
+        });
+    (
+        "\\PC{1,40}",
+        any::<bool>(),
+        any::<u64>(),
+        proptest::option::of(last),
+    )
+        .prop_map(|(task_id, video, added_at, last)| WatchEntry {
+            task_id,
+            kind: if video {
+                TaskKind::Video
+            } else {
+                TaskKind::Image
+            },
+            added_at,
+            last,
+        })
 }
 
 proptest! {
@@ -59,59 +79,69 @@ fn level(with_profiles: bool) -> impl Strategy<Value = (FileSettings, toml::Tabl
         proptest::option::of(proptest::collection::vec("\\PC{0,12}", 0..5)),
         proptest::option::of(any::<bool>()),
         proptest::option::of(1usize..10_000),
-        if with_profiles { proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", level(false).boxed(), 0..3).boxed() } else { Just(BTreeMap::new()).boxed() },
+        if with_profiles {
+            proptest::collection::btree_map("[a-z][a-z0-9_-]{0,8}", level(false).boxed(), 0..3)
+                .boxed()
+        } else {
+            Just(BTreeMap::new()).boxed()
+        },
     )
-        .prop_map(|(url, token, poll, timeout, failures, insecure, categories, bell, max, profiles)| {
-            let mut t = toml::Table::new();
-            let mut s = FileSettings::default();
-            if let Some(u) = url {
-                t.insert("base_url".into(), u.into());
-                s.base_url = Some(BaseUrl::parse(u).unwrap());
-            }
-            if let Some(tok) = token {
-                t.insert("token".into(), tok.clone().into());
-                s.token = Some(Secret::new(tok));
-            }
-            if let Some(p) = poll {
-                t.insert("poll_interval".into(), p.into());
-                s.poll_interval = Some(Seconds(Duration::from_secs_f64(p)));
-            }
-            if let Some(p) = timeout {
-                t.insert("request_timeout".into(), p.into());
-                s.request_timeout = Some(Seconds(Duration::from_secs_f64(p)));
-            }
-            if let Some(f) = failures {
-                t.insert("failure_statuses".into(), f.clone().into());
-                s.failure_statuses = Some(f);
-            }
-            if let Some(b) = insecure {
-                t.insert("allow_insecure_http".into(), b.into());
-                s.allow_insecure_http = Some(b);
-            }
-            if let Some(c) = categories {
-                t.insert("categories".into(), c.clone().into());
-                s.categories = Some(c);
-            }
-            if let Some(b) = bell {
-                t.insert("bell".into(), b.into());
-                s.bell = Some(b);
-            }
-            if let Some(m) = max {
-                t.insert("max_concurrent_polls".into(), i64::try_from(m).unwrap().into());
-                s.max_concurrent_polls = std::num::NonZeroUsize::new(m);
-            }
-            if !profiles.is_empty() {
-                let mut pt = toml::Table::new();
-                let mut ps = BTreeMap::new();
-                for (name, (ls, lt)) in profiles {
-                    pt.insert(name.clone(), toml::Value::Table(lt));
-                    ps.insert(name, ls);
+        .prop_map(
+            |(url, token, poll, timeout, failures, insecure, categories, bell, max, profiles)| {
+                let mut t = toml::Table::new();
+                let mut s = FileSettings::default();
+                if let Some(u) = url {
+                    t.insert("base_url".into(), u.into());
+                    s.base_url = Some(BaseUrl::parse(u).unwrap());
                 }
-                t.insert("profiles".into(), toml::Value::Table(pt));
-                s.profiles = Some(ps);
-            }
-            (s, t)
-        })
+                if let Some(tok) = token {
+                    t.insert("token".into(), tok.clone().into());
+                    s.token = Some(Secret::new(tok));
+                }
+                if let Some(p) = poll {
+                    t.insert("poll_interval".into(), p.into());
+                    s.poll_interval = Some(Seconds(Duration::from_secs_f64(p)));
+                }
+                if let Some(p) = timeout {
+                    t.insert("request_timeout".into(), p.into());
+                    s.request_timeout = Some(Seconds(Duration::from_secs_f64(p)));
+                }
+                if let Some(f) = failures {
+                    t.insert("failure_statuses".into(), f.clone().into());
+                    s.failure_statuses = Some(f);
+                }
+                if let Some(b) = insecure {
+                    t.insert("allow_insecure_http".into(), b.into());
+                    s.allow_insecure_http = Some(b);
+                }
+                if let Some(c) = categories {
+                    t.insert("categories".into(), c.clone().into());
+                    s.categories = Some(c);
+                }
+                if let Some(b) = bell {
+                    t.insert("bell".into(), b.into());
+                    s.bell = Some(b);
+                }
+                if let Some(m) = max {
+                    t.insert(
+                        "max_concurrent_polls".into(),
+                        i64::try_from(m).unwrap().into(),
+                    );
+                    s.max_concurrent_polls = std::num::NonZeroUsize::new(m);
+                }
+                if !profiles.is_empty() {
+                    let mut pt = toml::Table::new();
+                    let mut ps = BTreeMap::new();
+                    for (name, (ls, lt)) in profiles {
+                        pt.insert(name.clone(), toml::Value::Table(lt));
+                        ps.insert(name, ls);
+                    }
+                    t.insert("profiles".into(), toml::Value::Table(pt));
+                    s.profiles = Some(ps);
+                }
+                (s, t)
+            },
+        )
 }
 
 proptest! {

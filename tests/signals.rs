@@ -37,11 +37,19 @@ fn setup() -> Setup {
     let dir = home.path().join("config/gendash");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("config.toml"), "poll_interval = 0.2\n").unwrap();
-    Setup { home, _svc: svc, base, _rt: rt }
+    Setup {
+        home,
+        _svc: svc,
+        base,
+        _rt: rt,
+    }
 }
 
 fn dashboard(s: &Setup, extra: &[(&str, &str)]) -> Session {
-    let mut env = vec![("GENDASH_BASE_URL", s.base.as_str()), ("GENDASH_TOKEN", common::TOKEN)];
+    let mut env = vec![
+        ("GENDASH_BASE_URL", s.base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+    ];
     env.extend_from_slice(extra);
     let session = Session::spawn(command(s.home.path(), &[], &env), 120, 36);
     session.wait_text("320/320");
@@ -51,13 +59,21 @@ fn dashboard(s: &Setup, extra: &[(&str, &str)]) -> Session {
 
 fn assert_cooked(session: &Session) {
     let t = session.master.get_termios().expect("termios of the pty");
-    assert!(t.local_flags.contains(LocalFlags::ICANON), "canonical mode is back");
+    assert!(
+        t.local_flags.contains(LocalFlags::ICANON),
+        "canonical mode is back"
+    );
     assert!(t.local_flags.contains(LocalFlags::ECHO), "echo is back");
-    assert!(t.local_flags.contains(LocalFlags::ISIG), "signals from keys are back");
+    assert!(
+        t.local_flags.contains(LocalFlags::ISIG),
+        "signals from keys are back"
+    );
 }
 
 fn assert_list_intact(home: &Path) {
-    let loaded = WatchStore::new(home.join("data/gendash/watchlist.json")).load().unwrap();
+    let loaded = WatchStore::new(home.join("data/gendash/watchlist.json"))
+        .load()
+        .unwrap();
     assert!(loaded.set_aside.is_none(), "the watch list file parses");
     let ids: Vec<_> = loaded.entries.iter().map(|e| e.task_id.as_str()).collect();
     assert_eq!(ids, ["hold-a", "sim-1000-b", "demo-image-done"]);
@@ -65,12 +81,17 @@ fn assert_list_intact(home: &Path) {
 
 fn assert_no_token(session: &Session) {
     let raw = session.raw();
-    assert!(memchr::memmem::find(&raw, common::TOKEN.as_bytes()).is_none(), "the token reached the screen");
+    assert!(
+        memchr::memmem::find(&raw, common::TOKEN.as_bytes()).is_none(),
+        "the token reached the screen"
+    );
 }
 
 fn after_last_leave(session: &Session) -> String {
     let raw = String::from_utf8_lossy(&session.raw()).into_owned();
-    raw.rfind("\x1b[?1049l").map(|i| raw[i..].to_string()).unwrap_or_default()
+    raw.rfind("\x1b[?1049l")
+        .map(|i| raw[i..].to_string())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -81,7 +102,10 @@ fn a_panic_in_the_main_task_restores_the_terminal() {
     assert_eq!(d.wait_exit(Duration::from_secs(10)), 101);
     d.assert_restored();
     assert_cooked(&d);
-    assert!(after_last_leave(&d).contains("test panic in the main task"), "the message is printed after the restore");
+    assert!(
+        after_last_leave(&d).contains("test panic in the main task"),
+        "the message is printed after the restore"
+    );
     assert_list_intact(s.home.path());
     assert_no_token(&d);
 }
@@ -99,7 +123,11 @@ fn a_panic_in_a_worker_restores_the_terminal() {
 
 #[test]
 fn sigint_sigterm_sighup_quit_cleanly() {
-    for (signal, code) in [(Signal::SIGINT, 130), (Signal::SIGTERM, 143), (Signal::SIGHUP, 129)] {
+    for (signal, code) in [
+        (Signal::SIGINT, 130),
+        (Signal::SIGTERM, 143),
+        (Signal::SIGHUP, 129),
+    ] {
         let s = setup();
         let mut d = dashboard(&s, &[]);
         kill(Pid::from_raw(d.pid()), signal).unwrap();
@@ -114,7 +142,10 @@ fn sigint_sigterm_sighup_quit_cleanly() {
 fn state_of(pid: i32) -> char {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // The state follows the command name in parentheses.
-    stat.rsplit(')').next().and_then(|r| r.trim_start().chars().next()).unwrap_or('?')
+    stat.rsplit(')')
+        .next()
+        .and_then(|r| r.trim_start().chars().next())
+        .unwrap_or('?')
 }
 
 #[test]
@@ -125,11 +156,18 @@ fn ctrl_z_suspends_and_sigcont_redraws_everything() {
     let pid = d.pid();
     let start = std::time::Instant::now();
     while state_of(pid) != 'T' {
-        assert!(start.elapsed() < Duration::from_secs(10), "the process did not stop");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the process did not stop"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // While stopped, the terminal is the shell's again.
-    d.wait_for("the terminal to be handed back", Duration::from_secs(5), |_| true);
+    d.wait_for(
+        "the terminal to be handed back",
+        Duration::from_secs(5),
+        |_| true,
+    );
     {
         let screen = d.screen.lock().unwrap();
         assert!(!screen.parser.screen().alternate_screen());
@@ -138,11 +176,24 @@ fn ctrl_z_suspends_and_sigcont_redraws_everything() {
     assert_cooked(&d);
     let before = d.raw().len();
     kill(Pid::from_raw(pid), Signal::SIGCONT).unwrap();
-    d.wait_for("the whole screen to be redrawn", Duration::from_secs(10), |t| t.contains("320/320") && t.contains("demo-image-done"));
+    d.wait_for(
+        "the whole screen to be redrawn",
+        Duration::from_secs(10),
+        |t| t.contains("320/320") && t.contains("demo-image-done"),
+    );
     let after = String::from_utf8_lossy(&d.raw()[before..]).into_owned();
-    assert!(after.contains("\x1b[?1049h"), "back on the alternate screen");
-    assert!(after.contains("\x1b[2J"), "the screen was cleared for a full redraw");
-    assert!(after.contains("LoRA models") && after.contains("Watch list"), "every pane was drawn again");
+    assert!(
+        after.contains("\x1b[?1049h"),
+        "back on the alternate screen"
+    );
+    assert!(
+        after.contains("\x1b[2J"),
+        "the screen was cleared for a full redraw"
+    );
+    assert!(
+        after.contains("LoRA models") && after.contains("Watch list"),
+        "every pane was drawn again"
+    );
     d.send("q");
     assert_eq!(d.wait_exit(Duration::from_secs(10)), 0);
     d.assert_restored();

@@ -286,15 +286,25 @@ fn no_color_uses_no_colours() {
     }
 }
 
+/// Every size from 0x0 to 250x80, with the watch list, a popup and a filter on screen.
 #[test]
 fn every_size_renders_without_panic() {
     let mut s = watching();
-    s.update(Action::OpenAddDialog);
-    for width in (0..=250).step_by(7).chain([1, 2, 3]) {
-        for height in (0..=80).step_by(5).chain([1, 2, 3]) {
-            s.update(Action::Resize { width, height });
-            let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
-            t.draw(|f| gendash::ui::render(&s, f)).unwrap();
+    s.update(Action::FocusFilter);
+    typed(&mut s, "wat");
+    s.update(Action::Cancel);
+    let mut with_help = watching();
+    with_help.update(Action::ToggleHelp);
+    let mut backend_sizes = 0;
+    for width in 0..=250u16 {
+        for height in 0..=80u16 {
+            for state in [&mut s, &mut with_help] {
+                state.update(Action::Resize { width, height });
+                let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
+                t.draw(|f| gendash::ui::render(state, f)).unwrap();
+            }
+            backend_sizes += 1;
         }
     }
+    assert_eq!(backend_sizes, 251 * 81);
 }

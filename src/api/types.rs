@@ -144,10 +144,14 @@ fn decode_entry(item: Value) -> Option<LoraEntry> {
     let Value::Object(mut obj) = item else {
         return None;
     };
+    // Emptiness is judged after sanitising: a name made only of escape sequences is no name.
     let model = match obj.remove("model")? {
-        Value::String(s) if !s.trim().is_empty() => sanitize(&s),
+        Value::String(s) => sanitize(&s),
         _ => return None,
     };
+    if model.trim().is_empty() {
+        return None;
+    }
     let mut metadata = match obj.remove("metadata") {
         Some(Value::Object(m)) => Value::Object(m),
         None | Some(Value::Null) => Value::Object(Map::new()),
@@ -321,10 +325,14 @@ mod tests {
             "nope",
             {"metadata": {}},
             {"model": "no_meta"},
-            {"model": "bad\u{1b}[2J", "metadata": {"source": "https://x\u{202e}.example"}, "unknown": true}
+                        {"model": "bad\u{1b}[2J", "metadata": {"source": "https://x\u{202e}.example"}, "unknown": true},
+            {"model": "\u{1b}[2J\u{7}", "metadata": {}}
         ]});
         let cat = decode_catalogue(body.to_string().as_bytes()).expect("decodes");
-        assert_eq!(cat.skipped, 3);
+        assert_eq!(
+            cat.skipped, 4,
+            "an entry whose name is only escape sequences is skipped"
+        );
         assert_eq!(cat.entries.len(), 3);
         assert_eq!(cat.entries[0].metadata["extra"], json!({"k": 1}));
         assert_eq!(cat.entries[2].model, "bad");

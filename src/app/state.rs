@@ -476,12 +476,7 @@ impl State {
                 retry_in,
             } => {
                 match &result {
-                    Ok(_) => {
-                        if self.health != Health::Connected {
-                            self.health = Health::Connected;
-                            self.dirty = true;
-                        }
-                    }
+                    Ok(_) => self.connected(),
                     Err(e) => self.note_error(e),
                 }
                 let (mut cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
@@ -540,6 +535,18 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// A request succeeded: after trouble, the stale error goes and the user is told.
+    fn connected(&mut self) {
+        if let Health::Trouble(_) = self.health {
+            self.last_error = None;
+            self.notice = Some("reconnected to the service".into());
+        }
+        if self.health != Health::Connected {
+            self.health = Health::Connected;
+            self.dirty = true;
+        }
     }
 
     fn note_error(&mut self, e: &crate::api::ApiError) {

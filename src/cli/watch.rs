@@ -23,7 +23,7 @@ pub enum WatchCommand {
         #[arg(long)]
         json: bool,
     },
-        /// Remove tasks (of either kind) from the watch list.
+    /// Remove tasks (of either kind) from the watch list.
     Rm {
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
@@ -42,7 +42,12 @@ pub enum WatchCommand {
 pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
     let list = |n: usize, tag: &str| -> Vec<WatchEntry> {
         (0..n)
-            .map(|i| WatchEntry { task_id: format!("{tag}-{i:03}"), kind: TaskKind::Image, added_at: 1_700_000_000, last: None })
+            .map(|i| WatchEntry {
+                task_id: format!("{tag}-{i:03}"),
+                kind: TaskKind::Image,
+                added_at: 1_700_000_000,
+                last: None,
+            })
             .collect()
     };
     [list(10, "old"), list(20, "new")]
@@ -104,7 +109,7 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
                 }
             }
         }
-                WatchCommand::StressSave { file, rounds } => {
+        WatchCommand::StressSave { file, rounds } => {
             let store = WatchStore::new(file);
             let lists = stress_lists();
             for round in 0..*rounds {

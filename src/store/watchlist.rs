@@ -175,10 +175,12 @@ impl WatchStore {
         Ok(loaded)
     }
 
-        /// Removes temporary files that writers killed mid-save left behind. Only called under the
+    /// Removes temporary files that writers killed mid-save left behind. Only called under the
     /// lock, when no other writer can be half-way through its own save.
     fn sweep_stale_temps(&self) {
-        let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) else { return };
+        let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) else {
+            return;
+        };
         let prefix = format!(".{}.tmp-", name.to_string_lossy());
         for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
             if entry.file_name().to_string_lossy().starts_with(&prefix) {

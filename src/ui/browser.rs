@@ -92,7 +92,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
                 Span::styled("Cannot load the catalogue: ", theme.error()),
                 Span::raw(e.clone()),
-                Span::styled("  (r retries)", theme.dim()),
+                Span::styled("  (r reloads)", theme.dim()),
             ]),
             _ if b.entries.is_empty() => Line::from(Span::styled(
                 "The service lists no models for these filters.",

@@ -8,6 +8,7 @@ pub mod store;
 use crate::api::download::{Downloader, file_name};
 use crate::api::{Client, LoraType};
 use crate::app::action::{DownloadEvent, Msg, PersistOp, TaskKey};
+use rand::SeedableRng;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -43,7 +44,8 @@ impl Workers {
         }
     }
 
-    /// Loads the catalogue; a newer request replaces one still in flight.
+    /// Loads the catalogue; a newer request replaces one still in flight. Transient failures
+    /// are reported and retried with backoff until the service answers.
     pub fn fetch_catalogue(
         &mut self,
         generation: u64,
@@ -55,8 +57,33 @@ impl Workers {
         }
         let (client, msgs) = (self.client.clone(), self.msgs.clone());
         self.catalogue = Some(tokio::spawn(async move {
-            let result = client.list_loras(lora_type, cate.as_deref()).await;
-            let _ = msgs.send(Msg::Catalogue { generation, result }).await;
+            let mut rng = rand::rngs::StdRng::from_os_rng();
+            let mut failures = 0;
+            loop {
+                let result = client.list_loras(lora_type, cate.as_deref()).await;
+                let retry = match &result {
+                    Err(e) if e.is_retryable() => {
+                        failures += 1;
+                        Some(crate::api::backoff::retry_delay(
+                            failures,
+                            e.retry_after(),
+                            &mut rng,
+                        ))
+                    }
+                    _ => None,
+                };
+                if msgs
+                    .send(Msg::Catalogue { generation, result })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                match retry {
+                    Some(delay) => tokio::time::sleep(delay).await,
+                    None => return,
+                }
+            }
         }));
     }
 

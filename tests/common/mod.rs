@@ -173,3 +173,93 @@ async fn misbehave(mut stream: TcpStream, fault: Fault, written: Arc<Mutex<u64>>
         }
     }
 }
+
+/// What the switchable proxy does with each new connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Forward = 0,
+    Garbage = 1,
+    Slow = 2,
+    Down = 3,
+}
+
+/// A proxy in front of a real service that can be switched, at any moment, to answer garbage,
+/// to hang, or to drop connections — a service going bad and coming back.
+pub struct Proxy {
+    pub addr: std::net::SocketAddr,
+    mode: Arc<std::sync::atomic::AtomicU8>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    pub fn url(&self) -> Url {
+        Url::parse(&format!("http://{}", self.addr)).unwrap()
+    }
+    pub fn set(&self, mode: Mode) {
+        self.mode
+            .store(mode as u8, std::sync::atomic::Ordering::SeqCst);
+    }
+    fn current(mode: &std::sync::atomic::AtomicU8) -> Mode {
+        match mode.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => Mode::Forward,
+            1 => Mode::Garbage,
+            2 => Mode::Slow,
+            _ => Mode::Down,
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+pub async fn proxy(upstream: std::net::SocketAddr) -> Proxy {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mode = Arc::new(std::sync::atomic::AtomicU8::new(Mode::Forward as u8));
+    let shared = mode.clone();
+    let task = tokio::spawn(async move {
+        for _ in 0..10_000 {
+            let Ok((mut client, _)) = listener.accept().await else {
+                return;
+            };
+            let mode = shared.clone();
+            tokio::spawn(async move {
+                match Proxy::current(&mode) {
+                    Mode::Forward => {
+                        let Ok(mut server) = TcpStream::connect(upstream).await else {
+                            return;
+                        };
+                        // Forward until the mode changes, so kept-alive connections go bad too.
+                        tokio::select! {
+                            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+                            () = async {
+                                for _ in 0..3000 {
+                                    if Proxy::current(&mode) != Mode::Forward { return; }
+                                    tokio::time::sleep(Duration::from_millis(20)).await;
+                                }
+                            } => {}
+                        }
+                    }
+                    Mode::Garbage => {
+                        let _ = read_head(&mut client).await;
+                        let _ = client
+                            .write_all(
+                                response("200 OK", "application/json", "", "<html>oops</html>")
+                                    .as_bytes(),
+                            )
+                            .await;
+                    }
+                    Mode::Slow => {
+                        let _ = read_head(&mut client).await;
+                        tokio::time::sleep(Duration::from_secs(10)).await;
+                    }
+                    Mode::Down => drop(client),
+                }
+            });
+        }
+    });
+    Proxy { addr, mode, task }
+}
