@@ -546,34 +546,87 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
         "https://x.example/\x1b]0;t\x07",
         long.as_str(),
     ];
-    let statuses = gendash::api::types::DEFAULT_FAILURE_STATUSES.iter().map(|s| (*s).to_string()).collect();
-    let watch = (0..hostile_links.len()).map(|i| WatchEntry::new(format!("t{i}"), TaskKind::Image)).collect();
-    let mut s = State::new("http://127.0.0.1:8787/", Vec::new(), watch, statuses, UiSettings { bell: false, desktop_notifications: false, no_color: true }, 0);
-    s.update(Action::Resize { width: 160, height: 40 });
+    let statuses = gendash::api::types::DEFAULT_FAILURE_STATUSES
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+    let watch = (0..hostile_links.len())
+        .map(|i| WatchEntry::new(format!("t{i}"), TaskKind::Image))
+        .collect();
+    let mut s = State::new(
+        "http://127.0.0.1:8787/",
+        Vec::new(),
+        watch,
+        statuses,
+        UiSettings {
+            bell: false,
+            desktop_notifications: false,
+            no_color: true,
+        },
+        0,
+    );
+    s.update(Action::Resize {
+        width: 160,
+        height: 40,
+    });
     s.start();
     // The catalogue's sources and the tasks' download URLs, exactly as a service sent them
     // (built directly: decoding would already have sanitised away the escape sequence).
-    let entries = hostile_links.iter().enumerate().map(|(i, l)| {
-        let meta = json!({"source": l});
-        gendash::api::LoraEntry { model: format!("m{i}"), metadata: meta.as_object().unwrap().clone() }
-    }).collect();
-    s.apply(Msg::Catalogue { generation: s.browser.generation, result: Ok(gendash::api::Catalogue { entries, skipped: 0 }) });
+    let entries = hostile_links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let meta = json!({"source": l});
+            gendash::api::LoraEntry {
+                model: format!("m{i}"),
+                metadata: meta.as_object().unwrap().clone(),
+            }
+        })
+        .collect();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(gendash::api::Catalogue {
+            entries,
+            skipped: 0,
+        }),
+    });
     for (i, l) in hostile_links.iter().enumerate() {
-        let t = gendash::api::TaskResult { task_id: format!("t{i}"), kind: TaskKind::Image, status: "COMPLETED".into(), percent: 100, total_tasks: None,
-            url_download: Some((*l).to_string()), envelope: gendash::api::types::Envelope::default() };
-        s.apply(Msg::Polled { key: TaskKey::new(TaskKind::Image, format!("t{i}")), result: Ok(t), retry_in: None });
+        let t = gendash::api::TaskResult {
+            task_id: format!("t{i}"),
+            kind: TaskKind::Image,
+            status: "COMPLETED".into(),
+            percent: 100,
+            total_tasks: None,
+            url_download: Some((*l).to_string()),
+            envelope: gendash::api::types::Envelope::default(),
+        };
+        s.apply(Msg::Polled {
+            key: TaskKey::new(TaskKind::Image, format!("t{i}")),
+            result: Ok(t),
+            retry_in: None,
+        });
     }
     for pane in 0..2 {
         for _ in 0..hostile_links.len() {
             for action in [Action::Open, Action::Download] {
                 s.notice = None;
                 let cmds = s.update(action.clone());
-                assert!(cmds.iter().all(|c| !matches!(c, gendash::app::action::Cmd::Open(_) | gendash::app::action::Cmd::Download { .. })), "{cmds:?}");
+                assert!(
+                    cmds.iter().all(|c| !matches!(
+                        c,
+                        gendash::app::action::Cmd::Open(_)
+                            | gendash::app::action::Cmd::Download { .. }
+                    )),
+                    "{cmds:?}"
+                );
                 if pane == 0 && action == Action::Download {
                     continue; // the browser has no downloads
                 }
                 let notice = s.notice.clone().unwrap_or_default();
-                assert!(notice.starts_with("refused to open link: ") && notice.len() > 30, "{notice}");
+                assert!(
+                    notice.starts_with("refused to open link: ") && notice.len() > 30,
+                    "{notice}"
+                );
             }
             s.update(Action::Down);
         }
