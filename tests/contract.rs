@@ -466,3 +466,146 @@ async fn redirects_to_another_origin_are_not_followed_and_get_no_token() {
         "the other origin was contacted"
     );
 }
+
+// ---- the reference service, seen as raw HTTP ----------------------------------------------
+
+#[tokio::test]
+async fn the_reference_service_speaks_the_spec_on_the_wire() {
+    let svc = service().await;
+    let base = svc.base_url();
+    let http = reqwest::Client::new();
+    let bearer = format!("Bearer {TOKEN}");
+
+    // The list response is {"data": [...]} and nothing else; entries are {model, metadata}.
+    let v: serde_json::Value = http
+        .post(base.join("lora/?type=sdxl").unwrap())
+        .header("authorization", &bearer)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let obj = v.as_object().unwrap();
+    assert_eq!(obj.keys().collect::<Vec<_>>(), ["data"]);
+    for e in obj["data"].as_array().unwrap() {
+        let mut keys: Vec<_> = e.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["metadata", "model"]);
+        assert!(e["metadata"]["source"].is_string());
+    }
+
+    // No or a wrong token: 401 with a JSON body.
+    for auth in [None, Some("Bearer nope"), Some("Basic abc")] {
+        let mut req = http.post(base.join("ai/image_generation/demo-image-done").unwrap());
+        if let Some(a) = auth {
+            req = req.header("authorization", a);
+        }
+        let resp = req.send().await.unwrap();
+        assert_eq!(resp.status(), 401);
+        assert_eq!(resp.headers()["www-authenticate"], "Bearer");
+        let body: serde_json::Value = resp.json().await.unwrap();
+        assert!(!body["error_description"].as_str().unwrap().is_empty());
+    }
+
+    // Other methods than POST on the spec routes: 405.
+    for path in ["lora/", "ai/image_generation/x", "ai/video_generation/x"] {
+        for method in [
+            reqwest::Method::GET,
+            reqwest::Method::PUT,
+            reqwest::Method::DELETE,
+        ] {
+            let resp = http
+                .request(method.clone(), base.join(path).unwrap())
+                .header("authorization", &bearer)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 405, "{method} {path}");
+        }
+    }
+
+    // The file route needs no token, and only serves completed tasks.
+    let resp = http
+        .get(base.join("files/demo-video-done.mp4").unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "video/mp4");
+    assert_eq!(
+        http.get(base.join("files/demo-video-done.png").unwrap())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    assert_eq!(
+        http.get(base.join("files/never-heard-of.png").unwrap())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+
+    // Unknown IDs: the envelope with is_success false and a description.
+    let v: serde_json::Value = http
+        .post(base.join("ai/video_generation/nope").unwrap())
+        .header("authorization", &bearer)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["data"]["is_success"], false);
+    assert!(!v["errors"].as_array().unwrap().is_empty());
+    assert!(v["error_description"].as_str().unwrap().contains("nope"));
+    assert!(v["start_time"].is_string() && v["host_of_client_call_request"] == "127.0.0.1");
+}
+
+#[tokio::test]
+async fn serve_takes_a_catalogue_file_and_a_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine.json");
+    std::fs::write(&file, r#"[{"model": "only_one", "type": "sd", "cate": "tests", "metadata": {"source": "https://x.example/1"}}]"#).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--token",
+            "tt",
+            "--prefix",
+            "/api/v1",
+            "--catalogue",
+        ])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next_line().await.unwrap().unwrap();
+    assert!(first.contains("(1 catalogue entries)"), "{first}");
+    let base = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap();
+    assert!(base.ends_with("/api/v1"), "{base}");
+    let c = client_with(
+        &url::Url::parse(base).unwrap(),
+        "tt",
+        Duration::from_secs(5),
+    );
+    let cat = c
+        .list_loras(Some(LoraType::Sd), Some("tests"))
+        .await
+        .unwrap();
+    assert_eq!(cat.entries.len(), 1);
+    assert_eq!(cat.entries[0].model, "only_one");
+    child.kill().await.unwrap();
+}

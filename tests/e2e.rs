@@ -45,6 +45,47 @@ fn demo_filter_add_complete_help_quit() {
         t.lines()
             .any(|l| l.contains("sim-3-e2e-check") && l.contains("COMPLETED") && l.contains("100%"))
     });
+    // Its finish was announced: a desktop notification (OSC 9 here) and a bell of its own.
+    s.wait_for("the notification", Duration::from_secs(5), |_| {
+        String::from_utf8_lossy(&s.raw())
+            .contains("\x1b]9;gendash: task completed: image sim-3-e2e-check")
+    });
+    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    assert!(
+        raw.matches('\x07').count() > raw.matches("\x1b]").count(),
+        "a bell besides the OSC terminators"
+    );
+
+    // D downloads the selected (new) task's file into the current directory.
+    s.send("D");
+    let saved = home.path().join("sim-3-e2e-check.png");
+    s.wait_for("the download", Duration::from_secs(10), |t| {
+        t.contains("saved ") && saved.exists()
+    });
+    assert_eq!(std::fs::read(&saved).unwrap(), gendash::server::SAMPLE_PNG);
+
+    // y copies its URL with OSC 52.
+    s.send("y");
+    s.wait_for("the copy", Duration::from_secs(5), |t| {
+        t.contains("copied the download URL")
+    });
+    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    let copied = raw
+        .split("\x1b]52;c;")
+        .nth(1)
+        .and_then(|r| r.split('\x07').next())
+        .expect("an OSC 52 sequence");
+    use base64::Engine;
+    let url = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(copied)
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/files/sim-3-e2e-check.png"),
+        "{url}"
+    );
 
     s.send("?");
     s.wait_text("Keys · Esc or ? closes");
@@ -64,6 +105,11 @@ fn demo_filter_add_complete_help_quit() {
 fn the_dashboard_picks_up_scripted_watch_changes() {
     let home = tempfile::tempdir().unwrap();
     fast_config(home.path());
+    std::fs::write(
+        home.path().join("config/gendash/config.toml"),
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n",
+    )
+    .unwrap();
     let svc_home = home.path().to_path_buf();
     // A real service in this process, and the dashboard pointed at it.
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -88,6 +134,25 @@ fn the_dashboard_picks_up_scripted_watch_changes() {
             t.lines()
                 .any(|l| l.contains("sim-2-from-script") && l.contains("COMPLETED"))
         },
+    );
+    // A category typed once is offered again in the next session.
+    s.send("c");
+    s.type_text("style");
+    s.send("\r");
+    s.wait_text("cate style");
+    s.wait_for("the category to be saved", Duration::from_secs(5), |_| {
+        std::fs::read_to_string(home.path().join("data/gendash/recent-categories.json"))
+            .is_ok_and(|t| t.contains("style"))
+    });
+    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    assert!(
+        !raw.contains("\x1b]9;") && !raw.contains("\x1b]777;"),
+        "notifications were turned off"
+    );
+    assert_eq!(
+        raw.matches('\x07').count(),
+        raw.matches("\x1b]").count(),
+        "the bell was turned off"
     );
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);

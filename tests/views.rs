@@ -308,3 +308,54 @@ fn every_size_renders_without_panic() {
     }
     assert_eq!(backend_sizes, 251 * 81);
 }
+
+#[test]
+fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
+    use gendash::app::state::Pane;
+    let mut s = watching();
+    let list = s.areas.browser_list;
+    s.update(Action::Click {
+        column: list.x + 2,
+        row: list.y + 3,
+    });
+    assert!(s.is_focused(Pane::Browser));
+    assert_eq!(s.browser.selected, 3);
+    let t = draw(&s);
+    let row: String = (list.x..list.x + 11)
+        .map(|x| t.backend().buffer()[(x, list.y + 3)].symbol().to_string())
+        .collect();
+    assert_eq!(row, "ink_wash  s", "the clicked row is the selected entry");
+    assert_eq!(s.browser.selected_entry().unwrap().model, "ink_wash");
+
+    let rows = s.areas.watch_rows;
+    s.update(Action::Click {
+        column: rows.x + 1,
+        row: rows.y + 2,
+    });
+    assert!(s.is_focused(Pane::Watch));
+    assert_eq!(s.watch.selected_row().unwrap().entry.task_id, "render-003");
+
+    s.update(Action::Wheel {
+        column: list.x + 1,
+        row: list.y + 1,
+        down: false,
+    });
+    assert_eq!(
+        s.browser.selected, 0,
+        "the wheel moves the pane under the pointer"
+    );
+    s.update(Action::Wheel {
+        column: list.x + 1,
+        row: list.y + 1,
+        down: true,
+    });
+    assert_eq!(s.browser.selected, 3);
+    assert!(s.is_focused(Pane::Watch), "scrolling does not steal focus");
+
+    let filter = s.areas.browser_filter;
+    s.update(Action::Click {
+        column: filter.x + 1,
+        row: filter.y,
+    });
+    assert_eq!(s.contexts(), [gendash::app::keymap::Context::TextInput]);
+}

@@ -91,6 +91,8 @@ pub enum Cmd {
         title: String,
         body: String,
     },
+    /// Save the recently used categories for the next session.
+    RememberCategories(Vec<String>),
     Bell,
     Suspend,
     Quit,

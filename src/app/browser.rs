@@ -35,8 +35,10 @@ pub struct Browser {
     /// The category in force (sent to the service), and the one being typed.
     pub category: String,
     pub category_draft: String,
-    /// Configured categories first, then recently used ones.
-    pub known_categories: Vec<String>,
+    /// Categories from the config, offered first.
+    pub configured_categories: Vec<String>,
+    /// Recently used categories, oldest first, remembered across sessions.
+    pub recent_categories: Vec<String>,
     pick: Option<usize>,
     /// Indices into `entries`, best match first.
     pub matches: Vec<u32>,
@@ -47,7 +49,7 @@ pub struct Browser {
 }
 
 impl Browser {
-    pub fn new(configured_categories: Vec<String>) -> Self {
+    pub fn new(configured_categories: Vec<String>, recent_categories: Vec<String>) -> Self {
         Browser {
             entries: Vec::new(),
             skipped: 0,
@@ -58,7 +60,8 @@ impl Browser {
             lora_type: None,
             category: String::new(),
             category_draft: String::new(),
-            known_categories: configured_categories,
+            configured_categories,
+            recent_categories,
             pick: None,
             matches: Vec::new(),
             selected: 0,
@@ -203,12 +206,24 @@ impl Browser {
         }
     }
 
+    /// Configured categories first, then recently used ones not configured.
+    pub fn known_categories(&self) -> Vec<String> {
+        let mut known = self.configured_categories.clone();
+        for c in self.recent_categories.iter().rev() {
+            if !known.contains(c) {
+                known.push(c.clone());
+            }
+        }
+        known
+    }
+
     /// Up/Down in the category field walk the known categories.
     pub fn pick(&mut self, forward: bool) {
-        if self.editing != Some(Field::Category) || self.known_categories.is_empty() {
+        let known = self.known_categories();
+        if self.editing != Some(Field::Category) || known.is_empty() {
             return;
         }
-        let n = self.known_categories.len();
+        let n = known.len();
         let next = match (self.pick, forward) {
             (None, true) => 0,
             (None, false) => n - 1,
@@ -216,30 +231,34 @@ impl Browser {
             (Some(i), false) => (i + n - 1) % n,
         };
         self.pick = Some(next);
-        self.category_draft.clone_from(&self.known_categories[next]);
+        self.category_draft.clone_from(&known[next]);
     }
 
     /// Enter: the filter simply stays; a changed category is applied (fetch) and remembered.
-    pub fn submit(&mut self) -> Option<Cmd> {
-        let field = self.editing.take()?;
+    pub fn submit(&mut self) -> Vec<Cmd> {
+        let Some(field) = self.editing.take() else {
+            return Vec::new();
+        };
         if field != Field::Category {
-            return None;
+            return Vec::new();
         }
         let cate = self.category_draft.trim().to_string();
         if cate == self.category {
-            return None;
+            return Vec::new();
         }
         self.category.clone_from(&cate);
+        let mut cmds = vec![self.fetch()];
         if !cate.is_empty() {
-            self.known_categories.retain(|c| c != &cate);
-            self.known_categories.push(cate);
+            self.recent_categories.retain(|c| c != &cate);
+            self.recent_categories.push(cate);
             let excess = self
-                .known_categories
+                .recent_categories
                 .len()
-                .saturating_sub(RECENT_CATEGORIES.max(1) + 16);
-            self.known_categories.drain(..excess);
+                .saturating_sub(RECENT_CATEGORIES);
+            self.recent_categories.drain(..excess);
+            cmds.push(Cmd::RememberCategories(self.recent_categories.clone()));
         }
-        Some(self.fetch())
+        cmds
     }
 
     /// Esc: leaves the field; the filter stays, a half-typed category is dropped.
@@ -261,7 +280,7 @@ mod tests {
     }
 
     fn loaded(names: &[&str]) -> Browser {
-        let mut b = Browser::new(vec!["style".into(), "character".into()]);
+        let mut b = Browser::new(vec!["style".into(), "character".into()], vec!["old".into()]);
         let Cmd::FetchCatalogue { generation, .. } = b.fetch() else {
             panic!("fetch")
         };
@@ -318,18 +337,28 @@ mod tests {
         assert_eq!(b.category_draft, "style");
         b.pick(true);
         assert_eq!(b.category_draft, "character");
+        b.pick(true);
+        assert_eq!(
+            b.category_draft, "old",
+            "recent categories follow the configured ones"
+        );
         b.clear_input();
         b.type_text("fan art");
-        let Some(Cmd::FetchCatalogue { cate, .. }) = b.submit() else {
+        let cmds = b.submit();
+        let Some(Cmd::FetchCatalogue { cate, .. }) = cmds.first() else {
             panic!("fetch")
         };
         assert_eq!(cate.as_deref(), Some("fan art"));
         assert_eq!(
-            b.known_categories.last().map(String::as_str),
-            Some("fan art")
+            cmds[1],
+            Cmd::RememberCategories(vec!["old".into(), "fan art".into()])
+        );
+        assert_eq!(
+            b.known_categories(),
+            ["style", "character", "fan art", "old"]
         );
         b.start_editing(Field::Category);
-        assert!(b.submit().is_none(), "unchanged category does not refetch");
+        assert!(b.submit().is_empty(), "unchanged category does not refetch");
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
 struct Target {
     client: Client,
     store: WatchStore,
+    /// The recently used categories' file.
+    recent: PathBuf,
     /// The embedded service of `--demo`, kept alive for the session.
     _service: Option<server::Running>,
     /// The demo's private data directory, removed at exit.
@@ -79,6 +81,7 @@ async fn demo_target(settings: &Settings) -> Result<Target, Failure> {
     Ok(Target {
         client,
         store,
+        recent: scratch.join("recent-categories.json"),
         _service: Some(running),
         scratch: Some(scratch),
     })
@@ -109,9 +112,12 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
     let target = if demo {
         demo_target(&settings).await?
     } else {
+        let store = WatchStore::new(WatchStore::default_path());
+        let recent = store.path().with_file_name("recent-categories.json");
         Target {
             client: client_from(&settings)?,
-            store: WatchStore::new(WatchStore::default_path()),
+            store,
+            recent,
             _service: None,
             scratch: None,
         }
@@ -162,7 +168,8 @@ async fn run_with(settings: &Settings, target: &Target) -> CliResult {
         msg_tx.clone(),
         poll_tx,
         persist_tx,
-    );
+    )
+    .with_recent_categories(target.recent.clone());
 
     let ui_settings = UiSettings {
         bell: settings.bell,
@@ -177,6 +184,7 @@ async fn run_with(settings: &Settings, target: &Target) -> CliResult {
         ui_settings,
         unix_now(),
     );
+    state.browser.recent_categories = workers::load_recent_categories(&target.recent);
     if let Some(p) = loaded.set_aside {
         state.last_error = Some(format!(
             "the watch list could not be read and was set aside as {}",
@@ -315,6 +323,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui, state: &mut St
             Cmd::Download { key, url } => workers.download(key, url),
             Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),
             Cmd::Bell => write_raw(tui, "\x07"),
+            Cmd::RememberCategories(list) => workers.remember_categories(list),
             Cmd::Notify { title, body } => write_raw(
                 tui,
                 &terminal::notify_sequence(&title, &body, &config::process_env),

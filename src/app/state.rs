@@ -78,7 +78,7 @@ impl State {
         now: u64,
     ) -> Self {
         State {
-            browser: Browser::new(categories),
+            browser: Browser::new(categories, Vec::new()),
             watch: Watch::new(watch, failure_statuses),
             focus: Pane::Browser,
             popup: None,
@@ -255,7 +255,7 @@ impl State {
             Action::ClearInput => self.browser.clear_input(),
             Action::PickPrevious => self.browser.pick(false),
             Action::PickNext => self.browser.pick(true),
-            Action::Submit => return self.browser.submit().into_iter().collect(),
+            Action::Submit => return self.browser.submit(),
             Action::Cancel => self.browser.cancel(),
             _ => {}
         }

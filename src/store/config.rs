@@ -39,17 +39,23 @@ impl Seconds {
 
 impl<'de> Deserialize<'de> for Seconds {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Num {
-            I(i64),
-            F(f64),
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Seconds;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of seconds")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Seconds, E> {
+                Seconds::from_f64(v as f64).map_err(E::custom)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Seconds, E> {
+                Seconds::from_f64(v as f64).map_err(E::custom)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Seconds, E> {
+                Seconds::from_f64(v).map_err(E::custom)
+            }
         }
-        let n = match Num::deserialize(d)? {
-            Num::I(i) => i as f64,
-            Num::F(f) => f,
-        };
-        Seconds::from_f64(n).map_err(serde::de::Error::custom)
+        d.deserialize_any(Visitor)
     }
 }
 
@@ -88,17 +94,28 @@ pub struct CommandSpec(pub Vec<String>);
 
 impl<'de> Deserialize<'de> for CommandSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Form {
-            Line(String),
-            Argv(Vec<String>),
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a command: an array of strings, or a string split on white space")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<String>, E> {
+                Ok(v.split_whitespace().map(str::to_string).collect())
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Vec<String>, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(arg) = seq.next_element::<String>()? {
+                    argv.push(arg);
+                }
+                Ok(argv)
+            }
         }
-        let argv = match Form::deserialize(d)? {
-            Form::Line(s) => s.split_whitespace().map(str::to_string).collect(),
-            Form::Argv(v) => v,
-        };
-        if argv.is_empty() || argv[0].is_empty() {
+        let argv = d.deserialize_any(Visitor)?;
+        if argv.first().is_none_or(String::is_empty) {
             return Err(serde::de::Error::custom("token_command names no program"));
         }
         Ok(CommandSpec(argv))
@@ -213,17 +230,25 @@ pub fn config_path(overrides: &Overrides, env: EnvLookup<'_>) -> (PathBuf, bool)
 /// Parses configuration text; errors name `path`, the line and the key.
 pub fn parse(text: &str, path: &Path) -> Result<FileSettings, ConfigError> {
     let parsed: FileSettings = toml::from_str(text).map_err(|e| {
-        let location = e
-            .span()
-            .map(|span| {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!(" line {line}")
-            })
-            .unwrap_or_default();
+        let message = e.message().trim().to_string();
+        let location = e.span().map(|span| {
+            let at = span.start.min(text.len());
+            let line = text[..at].matches('\n').count() + 1;
+            match key_at(text, at) {
+                // Unknown-key messages already name the key.
+                Some(key)
+                    if !message
+                        .contains(&format!("`{}`", key.rsplit('.').next().unwrap_or(&key))) =>
+                {
+                    format!(" line {line}, key `{key}`")
+                }
+                _ => format!(" line {line}"),
+            }
+        });
         ConfigError(format!(
-            "{}{location}: {}",
+            "{}{}: {message}",
             path.display(),
-            e.message().trim()
+            location.unwrap_or_default()
         ))
     })?;
     if let Some(profiles) = &parsed.profiles {
@@ -237,6 +262,27 @@ pub fn parse(text: &str, path: &Path) -> Result<FileSettings, ConfigError> {
         }
     }
     Ok(parsed)
+}
+
+/// The dotted key whose value is at byte `at`: the `key =` on that line, under the nearest
+/// `[table]` header above it.
+fn key_at(text: &str, at: usize) -> Option<String> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let key = line.split_once('=')?.0.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') {
+        return None;
+    }
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('[') && l.ends_with(']'))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
 }
 
 /// Loads and resolves everything.
@@ -490,26 +536,11 @@ pub fn default_token_file(config_file: &Path, profile: Option<&str>) -> PathBuf 
 /// Writes a token file readable by its owner only (0600), atomically: a temporary file created
 /// with that mode from the start, synced, then renamed into place.
 pub fn write_token_file(path: &Path, token: &Secret) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let temp = dir.join(format!(".token.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_file(&temp);
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let result = (|| {
-        let mut f = options.open(&temp)?;
-        f.write_all(token.expose().as_bytes())?;
-        f.write_all(b"\n")?;
-        f.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
+    super::atomic::write_atomic(
+        path,
+        format!("{}\n", token.expose()).as_bytes(),
+        Some(0o600),
+    )
 }
 
 /// The token a level supplies, if any; more than one way at one level is an error.
@@ -752,7 +783,16 @@ request_timeout = 12.5
         assert!(e.0.contains("/etc/g.toml line 2"), "{e}");
         assert!(e.0.contains("poll_intervall"), "{e}");
         let e = parse("\n\npoll_interval = -1\n", &path).expect_err("bad");
-        assert!(e.0.contains("line 3"), "{e}");
+        assert!(e.0.contains("line 3, key `poll_interval`"), "{e}");
+        let e = parse(
+            "bell = true\n[profiles.work]\nmax_concurrent_polls = \"many\"\n",
+            &path,
+        )
+        .expect_err("bad");
+        assert!(
+            e.0.contains("line 3, key `profiles.work.max_concurrent_polls`"),
+            "{e}"
+        );
         let e = parse("[profiles.a]\nbase_url = \"ftp://x\"\n", &path).expect_err("bad");
         assert!(e.0.contains("line 2") && e.0.contains("http"), "{e}");
         let e = parse("[profiles.a]\nfoo = 1\n", &path).expect_err("bad");

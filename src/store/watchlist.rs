@@ -6,7 +6,6 @@
 use crate::api::TaskKind;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -178,10 +177,10 @@ impl WatchStore {
     /// Removes temporary files that writers killed mid-save left behind. Only called under the
     /// lock, when no other writer can be half-way through its own save.
     fn sweep_stale_temps(&self) {
-        let (Some(dir), Some(name)) = (self.path.parent(), self.path.file_name()) else {
+        let Some(dir) = self.path.parent() else {
             return;
         };
-        let prefix = format!(".{}.tmp-", name.to_string_lossy());
+        let prefix = super::atomic::temp_prefix(&self.path);
         for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
             if entry.file_name().to_string_lossy().starts_with(&prefix) {
                 let _ = fs::remove_file(entry.path());
@@ -191,33 +190,14 @@ impl WatchStore {
 
     fn save_unlocked(&self, entries: &[WatchEntry]) -> Result<(), StoreError> {
         self.sweep_stale_temps();
-        let dir = self.path.parent().unwrap_or(Path::new("."));
-        let name = self.path.file_name().map_or_else(
-            || "watchlist.json".into(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-        let body = serde_json::to_vec_pretty(&WatchFile {
+        let mut body = serde_json::to_vec_pretty(&WatchFile {
             version: FORMAT_VERSION,
             tasks: entries.to_vec(),
         })
         .map_err(|e| self.err(e))?;
-        let write = || -> std::io::Result<()> {
-            let mut f = File::create(&temp)?;
-            f.write_all(&body)?;
-            f.write_all(b"\n")?;
-            f.sync_all()?;
-            fs::rename(&temp, &self.path)?;
-            // The rename itself must reach the disk too.
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-            Ok(())
-        };
-        write().map_err(|e| {
-            let _ = fs::remove_file(&temp);
-            self.err(format!("cannot save (the previous list is kept): {e}"))
-        })
+        body.push(b'\n');
+        super::atomic::write_atomic(&self.path, &body, None)
+            .map_err(|e| self.err(format!("cannot save (the previous list is kept): {e}")))
     }
 }
 

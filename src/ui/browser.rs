@@ -54,9 +54,10 @@ fn filter_line(state: &State, theme: Theme) -> Line<'static> {
                 Span::raw(b.category_draft.clone()),
                 Span::styled("▏", theme.key()),
             ];
-            if !b.known_categories.is_empty() {
+            let known = b.known_categories();
+            if !known.is_empty() {
                 spans.push(Span::styled(
-                    format!("  ↑↓ {}", b.known_categories.join(", ")),
+                    format!("  ↑↓ {}", known.join(", ")),
                     theme.dim(),
                 ));
             }

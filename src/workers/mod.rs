@@ -22,6 +22,20 @@ pub struct Workers {
     pub polls: mpsc::Sender<poller::PollCmd>,
     pub persist: mpsc::Sender<PersistOp>,
     catalogue: Option<tokio::task::JoinHandle<()>>,
+    /// Where the recently used categories are kept.
+    recent_categories: std::path::PathBuf,
+}
+
+/// Reads the recently used categories saved by an earlier session (none if unreadable).
+pub fn load_recent_categories(path: &std::path::Path) -> Vec<String> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| crate::api::sanitize::sanitize_with_limit(&c, 100))
+        .filter(|c| !c.trim().is_empty())
+        .collect()
 }
 
 impl Workers {
@@ -41,7 +55,29 @@ impl Workers {
             polls,
             persist,
             catalogue: None,
+            recent_categories: std::path::PathBuf::new(),
         }
+    }
+
+    /// Where `remember_categories` saves.
+    #[must_use]
+    pub fn with_recent_categories(mut self, path: std::path::PathBuf) -> Self {
+        self.recent_categories = path;
+        self
+    }
+
+    /// Saves the recently used categories off the UI loop; a failure is reported.
+    pub fn remember_categories(&self, categories: Vec<String>) {
+        let (path, msgs) = (self.recent_categories.clone(), self.msgs.clone());
+        tokio::task::spawn_blocking(move || {
+            let body = serde_json::to_vec(&categories).unwrap_or_default();
+            if let Err(e) = crate::store::atomic::write_atomic(&path, &body, None) {
+                let _ = msgs.blocking_send(Msg::StoreProblem(format!(
+                    "cannot save recent categories to {}: {e}",
+                    path.display()
+                )));
+            }
+        });
     }
 
     /// Loads the catalogue; a newer request replaces one still in flight. Transient failures
