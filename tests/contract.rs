@@ -9,6 +9,7 @@ use gendash::api::{ApiError, LoraType, TaskKind};
 use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, catalogue};
 use gendash::store::secret::Secret;
 use std::time::{Duration, Instant};
+use tokio::io::AsyncBufReadExt;
 
 #[tokio::test]
 async fn lists_the_catalogue_with_each_filter() {
@@ -587,7 +588,6 @@ async fn serve_takes_a_catalogue_file_and_a_prefix() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next_line().await.unwrap().unwrap();
     assert!(first.contains("(1 catalogue entries)"), "{first}");
