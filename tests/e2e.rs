@@ -3,6 +3,7 @@
 
 mod common;
 
+use base64::Engine;
 use common::pty::{Session, command};
 use std::time::Duration;
 
@@ -75,7 +76,6 @@ fn demo_filter_add_complete_help_quit() {
         .nth(1)
         .and_then(|r| r.split('\x07').next())
         .expect("an OSC 52 sequence");
-    use base64::Engine;
     let url = String::from_utf8(
         base64::engine::general_purpose::STANDARD
             .decode(copied)
