@@ -57,11 +57,14 @@ pub async fn run(args: &ServeArgs) -> CliResult {
         None => running.base_url().to_string(),
     };
     println!("gendash reference service on {base} ({entries} catalogue entries)");
-    if generated {
+    let token_shown = if generated {
         // The service's own throwaway token, printed so the user can point a client at it.
         println!("token: {}", running.token.expose());
-    }
-    println!("try:   GENDASH_BASE_URL={base} GENDASH_TOKEN=<token> gendash models");
+        running.token.expose().to_string()
+    } else {
+        "<token>".to_string()
+    };
+    println!("try:   export GENDASH_BASE_URL={base} GENDASH_TOKEN={token_shown}; gendash models");
     println!(
         "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends"
     );

@@ -50,15 +50,31 @@ pub fn error_json(id: &str, kind: TaskKind, e: &ApiError) -> Value {
     json!({"task_id": id, "kind": kind.as_str(), "error": e.to_string()})
 }
 
-fn plain(t: &TaskResult) -> String {
+/// One task on one line; `id_width` aligns the columns of several tasks.
+fn plain(t: &TaskResult, id_width: usize) -> String {
     format!(
         "{:<5}  {}  {}  {:>3}%  {}",
         t.kind.as_str(),
-        t.task_id,
-        t.status,
+        output::fit(&t.task_id, id_width),
+        output::fit(&t.status, 12),
         t.percent,
         t.url_download.as_deref().unwrap_or("-")
     )
+}
+
+fn id_width(ids: &[String]) -> usize {
+    ids.iter()
+        .map(|i| i.chars().count())
+        .max()
+        .unwrap_or(7)
+        .clamp(7, 40)
+}
+
+/// How `wait` reports changes.
+#[derive(Clone, Copy)]
+struct Style {
+    json: bool,
+    id_width: usize,
 }
 
 /// Combines exit codes: the first error's code wins, then a failed task (5), else success.
@@ -93,7 +109,7 @@ pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
                 if args.json {
                     output::json_line(task_json(&t));
                 } else {
-                    output::line(&plain(&t));
+                    output::line(&plain(&t, id_width(&args.ids)));
                 }
             }
             Err(e) => {
@@ -149,7 +165,10 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
             id,
             interval,
             &settings.failure_statuses,
-            args.json,
+            Style {
+                json: args.json,
+                id_width: id_width(&args.ids),
+            },
             bar,
         )
     });
@@ -196,7 +215,7 @@ async fn wait_one(
     id: &str,
     interval: Duration,
     failure_statuses: &[String],
-    json: bool,
+    style: Style,
     bar: Option<indicatif::ProgressBar>,
 ) -> Ended {
     let mut rng = rand::rngs::StdRng::from_os_rng();
@@ -209,7 +228,7 @@ async fn wait_one(
                 let state = classify(&t.status, failure_statuses);
                 let now = (t.status.clone(), t.percent, t.url_download.clone());
                 if last.as_ref() != Some(&now) {
-                    report(&t, state, json, bar.as_ref());
+                    report(&t, state, style, bar.as_ref());
                     last = Some(now);
                 }
                 if state != TaskState::Running {
@@ -223,7 +242,7 @@ async fn wait_one(
             Err(e) if e.is_retryable() => {
                 failures += 1;
                 let delay = retry_delay(failures, e.retry_after(), &mut rng).max(interval);
-                if json {
+                if style.json {
                     let mut v = error_json(id, kind, &e);
                     v["retry_in_ms"] = json!(delay.as_millis() as u64);
                     output::json_line(v);
@@ -239,7 +258,7 @@ async fn wait_one(
                 delay
             }
             Err(e) => {
-                if json {
+                if style.json {
                     output::json_line(error_json(id, kind, &e));
                 }
                 if let Some(b) = &bar {
@@ -252,8 +271,8 @@ async fn wait_one(
     }
 }
 
-fn report(t: &TaskResult, state: TaskState, json: bool, bar: Option<&indicatif::ProgressBar>) {
-    if json {
+fn report(t: &TaskResult, state: TaskState, style: Style, bar: Option<&indicatif::ProgressBar>) {
+    if style.json {
         let mut v = task_json(t);
         v["state"] = json!(state);
         output::json_line(v);
@@ -264,7 +283,7 @@ fn report(t: &TaskResult, state: TaskState, json: bool, bar: Option<&indicatif::
             _ => t.status.clone(),
         }));
     } else {
-        output::line(&plain(t));
+        output::line(&plain(t, style.id_width));
     }
 }
 
