@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 use criterion::{Criterion, criterion_group};
-use gendash::api::types::{DEFAULT_FAILURE_STATUSES, Envelope, decode_catalogue};
+use gendash::api::types::{Envelope, decode_catalogue, default_failure_statuses};
 use gendash::api::{Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::{Action, Msg, TaskKey};
 use gendash::app::state::{State, UiSettings};
@@ -87,10 +87,7 @@ fn catalogue(n: usize) -> Catalogue {
 }
 
 fn loaded_state(n: usize, watched: usize) -> State {
-    let statuses = DEFAULT_FAILURE_STATUSES
-        .iter()
-        .map(|s| (*s).to_string())
-        .collect();
+    let statuses = default_failure_statuses();
     let watch = (0..watched)
         .map(|i| {
             WatchEntry::new(

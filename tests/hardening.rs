@@ -100,10 +100,7 @@ fn hostile_task_body(h: &str) -> String {
 }
 
 fn hostile_state() -> State {
-    let statuses = gendash::api::types::DEFAULT_FAILURE_STATUSES
-        .iter()
-        .map(|s| (*s).to_string())
-        .collect();
+    let statuses = gendash::api::types::default_failure_statuses();
     let ids: Vec<String> = (0..hostile().len()).map(|i| format!("t{i}")).collect();
     let watch = ids
         .iter()
@@ -546,10 +543,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
         "https://x.example/\x1b]0;t\x07",
         long.as_str(),
     ];
-    let statuses = gendash::api::types::DEFAULT_FAILURE_STATUSES
-        .iter()
-        .map(|s| (*s).to_string())
-        .collect();
+    let statuses = gendash::api::types::default_failure_statuses();
     let watch = (0..hostile_links.len())
         .map(|i| WatchEntry::new(format!("t{i}"), TaskKind::Image))
         .collect();

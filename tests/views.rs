@@ -2,7 +2,7 @@
 //! of styles (highlights, colours) that a text snapshot cannot show.
 #![allow(clippy::unwrap_used)]
 
-use gendash::api::types::{DEFAULT_FAILURE_STATUSES, Envelope};
+use gendash::api::types::{Envelope, default_failure_statuses};
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::{Action, Msg, TaskKey};
 use gendash::app::state::{State, UiSettings};
@@ -38,10 +38,7 @@ fn catalogue() -> Catalogue {
 }
 
 fn state(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
-    let statuses = DEFAULT_FAILURE_STATUSES
-        .iter()
-        .map(|s| (*s).to_string())
-        .collect();
+    let statuses = default_failure_statuses();
     let mut s = State::new(
         "http://127.0.0.1:8787/",
         vec!["style".into()],
@@ -319,7 +316,7 @@ fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
         row: list.y + 3,
     });
     assert!(s.is_focused(Pane::Browser));
-    assert_eq!(s.browser.selected, 3);
+    assert_eq!(s.browser.cursor.selected, 3);
     let t = draw(&s);
     let row: String = (list.x..list.x + 11)
         .map(|x| t.backend().buffer()[(x, list.y + 3)].symbol().to_string())
@@ -341,7 +338,7 @@ fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
         down: false,
     });
     assert_eq!(
-        s.browser.selected, 0,
+        s.browser.cursor.selected, 0,
         "the wheel moves the pane under the pointer"
     );
     s.update(Action::Wheel {
@@ -349,7 +346,7 @@ fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
         row: list.y + 1,
         down: true,
     });
-    assert_eq!(s.browser.selected, 3);
+    assert_eq!(s.browser.cursor.selected, 3);
     assert!(s.is_focused(Pane::Watch), "scrolling does not steal focus");
 
     let filter = s.areas.browser_filter;

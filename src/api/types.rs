@@ -287,6 +287,14 @@ pub const DEFAULT_FAILURE_STATUSES: &[&str] = &[
     "TIMEOUT",
 ];
 
+/// The default failure statuses as owned strings, for settings and tests.
+pub fn default_failure_statuses() -> Vec<String> {
+    DEFAULT_FAILURE_STATUSES
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect()
+}
+
 /// `COMPLETED` is success; a status in `failure_statuses` (case-insensitive) is a failure;
 /// anything else is still running.
 pub fn classify(status: &str, failure_statuses: &[String]) -> TaskState {
@@ -387,10 +395,7 @@ mod tests {
 
     #[test]
     fn classification() {
-        let f: Vec<String> = DEFAULT_FAILURE_STATUSES
-            .iter()
-            .map(|s| (*s).to_string())
-            .collect();
+        let f: Vec<String> = default_failure_statuses();
         assert_eq!(classify("COMPLETED", &f), TaskState::Completed);
         assert_eq!(classify("completed", &f), TaskState::Completed);
         assert_eq!(classify("Cancelled", &f), TaskState::Failed);

@@ -2,6 +2,7 @@
 //! filter, selection and scrolling.
 
 use super::action::Cmd;
+use super::cursor::Cursor;
 use crate::api::{Catalogue, LoraEntry, LoraType};
 use crate::filter::FuzzyFilter;
 
@@ -42,9 +43,7 @@ pub struct Browser {
     pick: Option<usize>,
     /// Indices into `entries`, best match first.
     pub matches: Vec<u32>,
-    pub selected: usize,
-    pub offset: usize,
-    pub viewport: usize,
+    pub cursor: Cursor,
     matcher: FuzzyFilter,
 }
 
@@ -64,9 +63,7 @@ impl Browser {
             recent_categories,
             pick: None,
             matches: Vec::new(),
-            selected: 0,
-            offset: 0,
-            viewport: 10,
+            cursor: Cursor::default(),
             matcher: FuzzyFilter::new(),
         }
     }
@@ -110,18 +107,18 @@ impl Browser {
             .into_iter()
             .map(|r| r.index)
             .collect();
-        self.selected = if self.query.is_empty() {
+        self.cursor.selected = if self.query.is_empty() {
             keep.and_then(|k| self.matches.iter().position(|&m| m == k))
                 .unwrap_or(0)
         } else {
             0
         };
-        self.offset = 0;
+        self.cursor.offset = 0;
         self.scroll_into_view();
     }
 
     pub fn selected_entry_index(&self) -> Option<u32> {
-        self.matches.get(self.selected).copied()
+        self.matches.get(self.cursor.selected).copied()
     }
 
     pub fn selected_entry(&self) -> Option<&LoraEntry> {
@@ -130,29 +127,15 @@ impl Browser {
     }
 
     pub fn move_by(&mut self, delta: isize) {
-        if self.matches.is_empty() {
-            return;
-        }
-        let last = self.matches.len() - 1;
-        self.selected = self.selected.saturating_add_signed(delta).min(last);
-        self.scroll_into_view();
+        self.cursor.move_by(self.matches.len(), delta);
     }
 
     pub fn select(&mut self, index: usize) {
-        if !self.matches.is_empty() {
-            self.selected = index.min(self.matches.len() - 1);
-            self.scroll_into_view();
-        }
+        self.cursor.select(self.matches.len(), index);
     }
 
     pub fn scroll_into_view(&mut self) {
-        let rows = self.viewport.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + rows {
-            self.offset = self.selected + 1 - rows;
-        }
-        self.offset = self.offset.min(self.matches.len().saturating_sub(1));
+        self.cursor.scroll_into_view(self.matches.len());
     }
 
     pub fn cycle_type(&mut self) -> Cmd {
@@ -359,21 +342,5 @@ mod tests {
         );
         b.start_editing(Field::Category);
         assert!(b.submit().is_empty(), "unchanged category does not refetch");
-    }
-
-    #[test]
-    fn movement_is_clamped_and_scrolls() {
-        let names: Vec<String> = (0..100).map(|i| format!("m{i}")).collect();
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        let mut b = loaded(&refs);
-        b.viewport = 10;
-        b.move_by(-5);
-        assert_eq!(b.selected, 0);
-        b.move_by(25);
-        assert_eq!((b.selected, b.offset), (25, 16));
-        b.move_by(1000);
-        assert_eq!(b.selected, 99);
-        b.select(3);
-        assert_eq!((b.selected, b.offset), (3, 3));
     }
 }

@@ -18,6 +18,16 @@ pub enum Context {
 }
 
 impl Context {
+    /// Every context, in the order the help and the README list them.
+    pub const ALL: [Context; 6] = [
+        Context::Global,
+        Context::Browser,
+        Context::Watch,
+        Context::TextInput,
+        Context::AddDialog,
+        Context::Help,
+    ];
+
     pub fn title(self) -> &'static str {
         match self {
             Context::Global => "Anywhere",
@@ -436,14 +446,7 @@ pub fn hints(contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
 pub fn markdown() -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
-    for ctx in [
-        Context::Global,
-        Context::Browser,
-        Context::Watch,
-        Context::TextInput,
-        Context::AddDialog,
-        Context::Help,
-    ] {
+    for ctx in Context::ALL {
         let _ = write!(out, "**{}**\n\n| key | action |\n|---|---|\n", ctx.title());
         for b in bindings().iter().filter(|b| b.context == ctx) {
             let _ = writeln!(

@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod browser;
+pub mod cursor;
 pub mod keymap;
 pub mod state;
 pub mod watch;

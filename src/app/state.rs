@@ -154,8 +154,8 @@ impl State {
 
     fn resize(&mut self, width: u16, height: u16) {
         self.areas = Areas::compute(width, height);
-        self.browser.viewport = usize::from(self.areas.browser_list.height.max(1));
-        self.watch.viewport = usize::from(self.areas.watch_rows.height.max(1));
+        self.browser.cursor.viewport = usize::from(self.areas.browser_list.height.max(1));
+        self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
         self.browser.scroll_into_view();
         self.watch.scroll_into_view();
     }
@@ -169,7 +169,7 @@ impl State {
             self.focus = Pane::Browser;
             self.browser.editing = None;
             self.browser
-                .select(self.browser.offset + usize::from(row - a.browser_list.y));
+                .select(self.browser.cursor.offset + usize::from(row - a.browser_list.y));
         } else if a.browser_filter.contains_point(column, row) {
             self.focus = Pane::Browser;
             self.browser.start_editing(Field::Filter);
@@ -177,7 +177,7 @@ impl State {
             self.focus = Pane::Watch;
             self.browser.editing = None;
             self.watch
-                .select(self.watch.offset + usize::from(row - a.watch_rows.y));
+                .select(self.watch.cursor.offset + usize::from(row - a.watch_rows.y));
         } else if let Some(p) = a.pane_at(column, row) {
             self.focus = p;
         }
@@ -291,8 +291,8 @@ impl State {
             | Action::Top
             | Action::Bottom => {
                 let (len, viewport) = match self.focus {
-                    Pane::Browser => (self.browser.matches.len(), self.browser.viewport),
-                    Pane::Watch => (self.watch.rows.len(), self.watch.viewport),
+                    Pane::Browser => (self.browser.matches.len(), self.browser.cursor.viewport),
+                    Pane::Watch => (self.watch.rows.len(), self.watch.cursor.viewport),
                 };
                 let delta = match action {
                     Action::Up => -1,

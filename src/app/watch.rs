@@ -2,6 +2,7 @@
 //! merging changes other processes made to the saved list.
 
 use super::action::{Cmd, DownloadEvent, PersistOp, TaskKey};
+use super::cursor::Cursor;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::store::watchlist::{LastKnown, WatchEntry, unix_now};
@@ -60,9 +61,7 @@ enum Undo {
 #[derive(Debug)]
 pub struct Watch {
     pub rows: Vec<Row>,
-    pub selected: usize,
-    pub offset: usize,
-    pub viewport: usize,
+    pub cursor: Cursor,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
 }
@@ -84,9 +83,7 @@ impl Watch {
             .collect();
         Watch {
             rows,
-            selected: 0,
-            offset: 0,
-            viewport: 10,
+            cursor: Cursor::default(),
             undo: Vec::new(),
             failure_statuses,
         }
@@ -117,7 +114,7 @@ impl Watch {
     }
 
     pub fn selected_row(&self) -> Option<&Row> {
-        self.rows.get(self.selected)
+        self.rows.get(self.cursor.selected)
     }
 
     fn position(&self, key: &TaskKey) -> Option<usize> {
@@ -127,32 +124,15 @@ impl Watch {
     }
 
     pub fn move_by(&mut self, delta: isize) {
-        if self.rows.is_empty() {
-            return;
-        }
-        self.selected = self
-            .selected
-            .saturating_add_signed(delta)
-            .min(self.rows.len() - 1);
-        self.scroll_into_view();
+        self.cursor.move_by(self.rows.len(), delta);
     }
 
     pub fn select(&mut self, index: usize) {
-        if !self.rows.is_empty() {
-            self.selected = index.min(self.rows.len() - 1);
-            self.scroll_into_view();
-        }
+        self.cursor.select(self.rows.len(), index);
     }
 
     pub fn scroll_into_view(&mut self) {
-        self.selected = self.selected.min(self.rows.len().saturating_sub(1));
-        let rows = self.viewport.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + rows {
-            self.offset = self.selected + 1 - rows;
-        }
-        self.offset = self.offset.min(self.rows.len().saturating_sub(1));
+        self.cursor.scroll_into_view(self.rows.len());
     }
 
     fn push_undo(&mut self, u: Undo) {
@@ -185,19 +165,19 @@ impl Watch {
                 .into_iter()
                 .map(|e| Row::new(e, &self.failure_statuses)),
         );
-        self.selected = self.rows.len() - 1;
+        self.cursor.selected = self.rows.len() - 1;
         self.scroll_into_view();
         self.push_undo(Undo::Added(keys));
         (cmds, n)
     }
 
     pub fn remove_selected(&mut self) -> Vec<Cmd> {
-        if self.selected >= self.rows.len() {
+        if self.cursor.selected >= self.rows.len() {
             return Vec::new();
         }
-        let row = self.rows.remove(self.selected);
+        let row = self.rows.remove(self.cursor.selected);
         let key = row.key();
-        self.push_undo(Undo::Removed(vec![(self.selected, row.entry)]));
+        self.push_undo(Undo::Removed(vec![(self.cursor.selected, row.entry)]));
         self.scroll_into_view();
         vec![
             Cmd::Unwatch(key.clone()),
@@ -221,7 +201,7 @@ impl Watch {
                     }
                     let at = at.min(self.rows.len());
                     self.rows.insert(at, row);
-                    self.selected = at;
+                    self.cursor.selected = at;
                     restored.push(entry);
                 }
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
@@ -373,13 +353,10 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind) -> WatchEntry {
 mod tests {
     use super::*;
     use crate::api::TaskKind;
-    use crate::api::types::{DEFAULT_FAILURE_STATUSES, Envelope};
+    use crate::api::types::{Envelope, default_failure_statuses};
 
     fn statuses() -> Vec<String> {
-        DEFAULT_FAILURE_STATUSES
-            .iter()
-            .map(|s| (*s).to_string())
-            .collect()
+        default_failure_statuses()
     }
 
     fn result(id: &str, status: &str, percent: u8) -> TaskResult {

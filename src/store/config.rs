@@ -3,7 +3,7 @@
 //! resolved value remembers where it came from, for `gendash config show`.
 
 use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
-use crate::api::types::DEFAULT_FAILURE_STATUSES;
+use crate::api::types::default_failure_statuses;
 use crate::store::secret::Secret;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -370,12 +370,7 @@ pub fn resolve_from(
             prof.and_then(|p| p.failure_statuses.clone()),
             file.failure_statuses.clone(),
         )
-        .unwrap_or_else(|| {
-            DEFAULT_FAILURE_STATUSES
-                .iter()
-                .map(|s| (*s).to_string())
-                .collect()
-        });
+        .unwrap_or_else(default_failure_statuses);
     let allow_insecure_http = Layer::at(&mut sources, "allow_insecure_http", &psrc)
         .opt(
             None,

@@ -113,7 +113,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         b.matches
             .iter()
             .enumerate()
-            .skip(b.offset)
+            .skip(b.cursor.offset)
             .take(rows)
             .map(|(pos, &idx)| {
                 let entry = &b.entries[idx as usize];
@@ -129,7 +129,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                     spans.push(Span::styled(format!("  {tag}"), theme.dim()));
                 }
                 let mut line = Line::from(spans);
-                if pos == b.selected {
+                if pos == b.cursor.selected {
                     line = line.style(if focused {
                         theme.selected()
                     } else {

@@ -8,14 +8,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 pub fn lines(theme: Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
-    for ctx in [
-        Context::Global,
-        Context::Browser,
-        Context::Watch,
-        Context::TextInput,
-        Context::AddDialog,
-        Context::Help,
-    ] {
+    for ctx in Context::ALL {
         lines.push(Line::from(Span::styled(ctx.title(), theme.title())));
         for b in keymap::bindings().iter().filter(|b| b.context == ctx) {
             lines.push(Line::from(vec![

@@ -96,11 +96,11 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         .rows
         .iter()
         .enumerate()
-        .skip(w.offset)
+        .skip(w.cursor.offset)
         .take(usize::from(areas.watch_rows.height))
         .map(|(i, r)| {
             let row = table_row(r, state.now, theme, cols);
-            if i == w.selected {
+            if i == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
                 } else {

@@ -205,16 +205,13 @@ pub async fn run<F, Fut>(
 mod tests {
     use super::*;
     use crate::api::TaskKind;
-    use crate::api::types::{DEFAULT_FAILURE_STATUSES, Envelope};
+    use crate::api::types::{Envelope, default_failure_statuses};
     use rand::SeedableRng;
     use rand::rngs::StdRng;
     use std::sync::{Arc, Mutex};
 
     fn statuses() -> Vec<String> {
-        DEFAULT_FAILURE_STATUSES
-            .iter()
-            .map(|s| (*s).to_string())
-            .collect()
+        default_failure_statuses()
     }
 
     fn key(id: &str) -> TaskKey {
