@@ -422,29 +422,73 @@ async fn config_path_show_and_errors() {
     );
 }
 
-#[tokio::test]
-async fn serve_prints_its_address_and_token_and_answers() {
+/// Starts `gendash serve ARGS` on an ephemeral port; returns the child and its first lines.
+async fn serve(args: &[&str], lines_wanted: usize) -> (tokio::process::Child, Vec<String>) {
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
         .args(["serve", "--addr", "127.0.0.1:0"])
+        .args(args)
         .env_remove("GENDASH_SERVE_TOKEN")
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .unwrap();
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next_line().await.unwrap().unwrap();
-    let second = lines.next_line().await.unwrap().unwrap();
-    let base = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap();
-    let token = second.strip_prefix("token: ").unwrap();
+    let mut out = Vec::new();
+    for _ in 0..lines_wanted {
+        out.push(lines.next_line().await.unwrap().unwrap());
+    }
+    (child, out)
+}
+
+fn base_in(line: &str) -> Url {
+    Url::parse(
+        line.split_whitespace()
+            .find(|w| w.starts_with("http://127.0.0.1:"))
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn serve_prints_its_address_and_token_and_answers() {
+    let (mut child, lines) = serve(&[], 2).await;
+    let token = lines[1].strip_prefix("token: ").unwrap();
     let c = common::client_with(
-        &Url::parse(base).unwrap(),
+        &base_in(&lines[0]),
         token,
         std::time::Duration::from_secs(5),
     );
     assert!(!c.list_loras(None, None).await.unwrap().entries.is_empty());
+    child.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn serve_takes_a_catalogue_file_and_a_prefix() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine.json");
+    std::fs::write(&file, r#"[{"model": "only_one", "type": "sd", "cate": "tests", "metadata": {"source": "https://x.example/1"}}]"#).unwrap();
+    let (mut child, lines) = serve(
+        &[
+            "--token",
+            "tt",
+            "--prefix",
+            "/api/v1",
+            "--catalogue",
+            file.to_str().unwrap(),
+        ],
+        1,
+    )
+    .await;
+    assert!(lines[0].contains("(1 catalogue entries)"), "{}", lines[0]);
+    let base = base_in(&lines[0]);
+    assert!(base.path().ends_with("/api/v1"), "{base}");
+    let c = common::client_with(&base, "tt", std::time::Duration::from_secs(5));
+    let cat = c
+        .list_loras(Some(gendash::api::LoraType::Sd), Some("tests"))
+        .await
+        .unwrap();
+    assert_eq!(cat.entries.len(), 1);
+    assert_eq!(cat.entries[0].model, "only_one");
     child.kill().await.unwrap();
 }
 

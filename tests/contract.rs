@@ -9,7 +9,6 @@ use gendash::api::{ApiError, LoraType, TaskKind};
 use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, catalogue};
 use gendash::store::secret::Secret;
 use std::time::{Duration, Instant};
-use tokio::io::AsyncBufReadExt;
 
 #[tokio::test]
 async fn lists_the_catalogue_with_each_filter() {
@@ -565,47 +564,4 @@ async fn the_reference_service_speaks_the_spec_on_the_wire() {
     assert!(!v["errors"].as_array().unwrap().is_empty());
     assert!(v["error_description"].as_str().unwrap().contains("nope"));
     assert!(v["start_time"].is_string() && v["host_of_client_call_request"] == "127.0.0.1");
-}
-
-#[tokio::test]
-async fn serve_takes_a_catalogue_file_and_a_prefix() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("mine.json");
-    std::fs::write(&file, r#"[{"model": "only_one", "type": "sd", "cate": "tests", "metadata": {"source": "https://x.example/1"}}]"#).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--token",
-            "tt",
-            "--prefix",
-            "/api/v1",
-            "--catalogue",
-        ])
-        .arg(&file)
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next_line().await.unwrap().unwrap();
-    assert!(first.contains("(1 catalogue entries)"), "{first}");
-    let base = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap();
-    assert!(base.ends_with("/api/v1"), "{base}");
-    let c = client_with(
-        &url::Url::parse(base).unwrap(),
-        "tt",
-        Duration::from_secs(5),
-    );
-    let cat = c
-        .list_loras(Some(LoraType::Sd), Some("tests"))
-        .await
-        .unwrap();
-    assert_eq!(cat.entries.len(), 1);
-    assert_eq!(cat.entries[0].model, "only_one");
-    child.kill().await.unwrap();
 }

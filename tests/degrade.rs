@@ -21,6 +21,41 @@ fn home_with_list() -> tempfile::TempDir {
     home
 }
 
+/// The reference service behind a switchable proxy, and a dashboard on it.
+struct Rig {
+    _rt: tokio::runtime::Runtime,
+    _svc: gendash::server::Running,
+    proxy: common::Proxy,
+    _home: tempfile::TempDir,
+    dashboard: Session,
+}
+
+fn rig(start_in: Mode, extra_env: &[(&str, &str)]) -> Rig {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let svc = rt.block_on(common::service());
+    let proxy = rt.block_on(common::proxy(svc.addr));
+    proxy.set(start_in);
+    let home = home_with_list();
+    let base = proxy.url().to_string();
+    let mut env = vec![
+        ("GENDASH_BASE_URL", base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+    ];
+    env.extend_from_slice(extra_env);
+    let dashboard = Session::spawn(command(home.path(), &[], &env), 150, 30);
+    Rig {
+        _rt: rt,
+        _svc: svc,
+        proxy,
+        _home: home,
+        dashboard,
+    }
+}
+
 fn row_is_healthy(screen: &str) -> bool {
     screen
         .lines()
@@ -29,21 +64,8 @@ fn row_is_healthy(screen: &str) -> bool {
 
 #[test]
 fn garbage_slowness_and_outage_are_reported_then_recovered_from() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let svc = rt.block_on(common::service());
-    let proxy = rt.block_on(common::proxy(svc.addr));
-    let home = home_with_list();
-    let base = proxy.url().to_string();
-    let env = [
-        ("GENDASH_BASE_URL", base.as_str()),
-        ("GENDASH_TOKEN", common::TOKEN),
-        ("GENDASH_REQUEST_TIMEOUT", "0.5"),
-    ];
-    let mut d = Session::spawn(command(home.path(), &[], &env), 150, 30);
+    let mut rig = rig(Mode::Forward, &[("GENDASH_REQUEST_TIMEOUT", "0.5")]);
+    let (proxy, d) = (&rig.proxy, &mut rig.dashboard);
     d.wait_text("320/320");
     d.wait_for(
         "the task to be polled",
@@ -76,21 +98,8 @@ fn garbage_slowness_and_outage_are_reported_then_recovered_from() {
 
 #[test]
 fn a_catalogue_that_failed_to_load_loads_once_the_service_is_back() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let svc = rt.block_on(common::service());
-    let proxy = rt.block_on(common::proxy(svc.addr));
-    proxy.set(Mode::Down);
-    let home = home_with_list();
-    let base = proxy.url().to_string();
-    let env = [
-        ("GENDASH_BASE_URL", base.as_str()),
-        ("GENDASH_TOKEN", common::TOKEN),
-    ];
-    let mut d = Session::spawn(command(home.path(), &[], &env), 150, 30);
+    let mut rig = rig(Mode::Down, &[]);
+    let (proxy, d) = (&rig.proxy, &mut rig.dashboard);
     d.wait_for("the load failure", Duration::from_secs(20), |t| {
         t.contains("Cannot load the catalogue") && t.contains("✖ trouble")
     });

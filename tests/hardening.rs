@@ -99,23 +99,22 @@ fn hostile_task_body(h: &str) -> String {
         "errors": [], "error_description": ""}).to_string()
 }
 
-fn hostile_state() -> State {
-    let statuses = gendash::api::types::default_failure_statuses();
-    let ids: Vec<String> = (0..hostile().len()).map(|i| format!("t{i}")).collect();
-    let watch = ids
-        .iter()
-        .map(|id| WatchEntry::new(id.clone(), TaskKind::Image))
+/// A 160x40 dashboard watching image tasks `t0`..`t{n-1}`, started.
+fn started_state(n: usize) -> State {
+    let watch = (0..n)
+        .map(|i| WatchEntry::new(format!("t{i}"), TaskKind::Image))
         .collect();
+    let settings = UiSettings {
+        bell: true,
+        desktop_notifications: true,
+        no_color: false,
+    };
     let mut s = State::new(
         "http://127.0.0.1:8787/",
         Vec::new(),
         watch,
-        statuses,
-        UiSettings {
-            bell: true,
-            desktop_notifications: true,
-            no_color: false,
-        },
+        gendash::api::types::default_failure_statuses(),
+        settings,
         1_800_000_000,
     );
     s.update(Action::Resize {
@@ -123,13 +122,19 @@ fn hostile_state() -> State {
         height: 40,
     });
     s.start();
+    s
+}
+
+fn hostile_state() -> State {
+    let mut s = started_state(hostile().len());
     let cat = decode_catalogue(hostile_catalogue_body().as_bytes()).unwrap();
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
         result: Ok(cat),
     });
-    for (id, h) in ids.iter().zip(hostile()) {
-        let t = decode_task(hostile_task_body(&h).as_bytes(), TaskKind::Image, id).unwrap();
+    for (i, h) in hostile().into_iter().enumerate() {
+        let id = format!("t{i}");
+        let t = decode_task(hostile_task_body(&h).as_bytes(), TaskKind::Image, &id).unwrap();
         s.apply(Msg::Polled {
             key: TaskKey::new(TaskKind::Image, id),
             result: Ok(t),
@@ -543,27 +548,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
         "https://x.example/\x1b]0;t\x07",
         long.as_str(),
     ];
-    let statuses = gendash::api::types::default_failure_statuses();
-    let watch = (0..hostile_links.len())
-        .map(|i| WatchEntry::new(format!("t{i}"), TaskKind::Image))
-        .collect();
-    let mut s = State::new(
-        "http://127.0.0.1:8787/",
-        Vec::new(),
-        watch,
-        statuses,
-        UiSettings {
-            bell: false,
-            desktop_notifications: false,
-            no_color: true,
-        },
-        0,
-    );
-    s.update(Action::Resize {
-        width: 160,
-        height: 40,
-    });
-    s.start();
+    let mut s = started_state(hostile_links.len());
     // The catalogue's sources and the tasks' download URLs, exactly as a service sent them
     // (built directly: decoding would already have sanitised away the escape sequence).
     let entries = hostile_links

@@ -1,6 +1,6 @@
 //! `gendash serve`: the reference service in the foreground.
 
-use super::{CliResult, Failure};
+use super::{CliResult, Failure, output};
 use crate::exit;
 use crate::server;
 use crate::store::secret::Secret;
@@ -56,17 +56,22 @@ pub async fn run(args: &ServeArgs) -> CliResult {
         Some(p) => format!("{}{}", running.base_url(), p.trim_matches('/')),
         None => running.base_url().to_string(),
     };
-    println!("gendash reference service on {base} ({entries} catalogue entries)");
+    // Written with `output::line`, which ignores a closed pipe (`gendash serve | head -1`).
+    output::line(&format!(
+        "gendash reference service on {base} ({entries} catalogue entries)"
+    ));
     let token_shown = if generated {
         // The service's own throwaway token, printed so the user can point a client at it.
-        println!("token: {}", running.token.expose());
+        output::line(&format!("token: {}", running.token.expose()));
         running.token.expose().to_string()
     } else {
         "<token>".to_string()
     };
-    println!("try:   export GENDASH_BASE_URL={base} GENDASH_TOKEN={token_shown}; gendash models");
-    println!(
-        "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends"
+    output::line(&format!(
+        "try:   export GENDASH_BASE_URL={base} GENDASH_TOKEN={token_shown}; gendash models"
+    ));
+    output::line(
+        "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends",
     );
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
