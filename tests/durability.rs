@@ -23,6 +23,7 @@ fn sigkill_at_random_moments_never_leaves_a_partial_file() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x5eed);
     let mut saw = [false, false];
     for _ in 0..300 {
+        let before = inode(&file);
         let mut child = gendash()
             .args(["watch", "stress-save"])
             .arg(&file)
@@ -31,7 +32,13 @@ fn sigkill_at_random_moments_never_leaves_a_partial_file() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.random_range(0..12_000)));
+        // Kill only once the child is saving (every save renames a new inode into place), so
+        // the kill lands mid-save however loaded the machine is.
+        let started = std::time::Instant::now();
+        while inode(&file) == before && started.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(Duration::from_micros(rng.random_range(0..3_000)));
         kill(
             Pid::from_raw(i32::try_from(child.id()).unwrap()),
             Signal::SIGKILL,
@@ -71,6 +78,11 @@ fn sigkill_at_random_moments_never_leaves_a_partial_file() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(names.iter().all(|n| !n.contains(".tmp-")), "{names:?}");
+}
+
+fn inode(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| m.ino())
 }
 
 fn old_list(path: &Path) -> Vec<u8> {
