@@ -536,18 +536,7 @@ async fn client_errors_other_than_429_are_asked_once() {
 
 #[test]
 fn refused_links_are_never_opened_and_the_reason_is_shown() {
-    let long = format!("https://x.example/{}", "a".repeat(5000));
-    let hostile_links = [
-        "file:///etc/passwd",
-        "C:\\Windows\\System32\\calc.exe",
-        "-a Calculator",
-        "javascript:alert(1)",
-        "ms-msdt:/id PCWDiagnostic",
-        "smb://h/s",
-        "https://u:p@x.example/",
-        "https://x.example/\x1b]0;t\x07",
-        long.as_str(),
-    ];
+    let hostile_links = gendash::fuzzing::hostile_links();
     let mut s = started_state(hostile_links.len());
     // The catalogue's sources and the tasks' download URLs, exactly as a service sent them
     // (built directly: decoding would already have sanitised away the escape sequence).
@@ -576,7 +565,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
             status: "COMPLETED".into(),
             percent: 100,
             total_tasks: None,
-            url_download: Some((*l).to_string()),
+            url_download: Some(l.clone()),
             envelope: gendash::api::types::Envelope::default(),
         };
         s.apply(Msg::Polled {

@@ -79,18 +79,11 @@ mod tests {
     fn only_plain_http_and_https_pass() {
         assert!(validate_link("https://lora-hub.example.com/models/1").is_ok());
         assert!(validate_link("http://127.0.0.1:8787/files/a.png").is_ok());
-        for bad in [
-            "file:///etc/passwd",
-            "C:\\Windows\\System32\\calc.exe",
-            "-a Calculator",
-            "javascript:alert(1)",
-            "ms-msdt:/id PCWDiagnostic",
-            "smb://h/s",
-            "https://u:p@x.example",
-            "https://x.example/\u{1B}]0;t\u{07}",
-            "https:///nohost",
-            "",
-        ] {
+        for bad in crate::fuzzing::hostile_links()
+            .iter()
+            .map(String::as_str)
+            .chain(["https:///nohost", ""])
+        {
             assert!(validate_link(bad).is_err(), "{bad:?} should be refused");
         }
         let long = format!("https://x.example/{}", "a".repeat(MAX_URL_LEN));
