@@ -10,8 +10,9 @@
 use criterion::{Criterion, criterion_group};
 use gendash::api::types::{Envelope, decode_catalogue, default_failure_statuses};
 use gendash::api::{Catalogue, LoraEntry, TaskKind, TaskResult};
-use gendash::app::action::{Action, Msg, TaskKey};
+use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
+use gendash::msg::{Msg, TaskKey};
 use gendash::store::watchlist::WatchEntry;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -189,7 +190,7 @@ fn filter(c: &mut Criterion) {
         "filter: type and erase 13 keys over 100k names (26 re-ranks)",
         |b| b.iter(|| type_and_erase(&mut s)),
     );
-    let mut f = gendash::filter::FuzzyFilter::new();
+    let mut f = gendash::app::filter::FuzzyFilter::new();
     let names = names(100_000);
     c.bench_function("filter: rank 100k names, fresh 3-letter query", |b| {
         b.iter(|| {
@@ -237,7 +238,7 @@ fn poll(c: &mut Criterion) {
         .unwrap();
     let (svc, client) = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let token = gendash::store::secret::Secret::new("bench");
+        let token = gendash::api::Secret::new("bench");
         let svc =
             gendash::server::start(listener, gendash::server::Options::new(token.clone())).unwrap();
         let client = gendash::api::Client::new(&gendash::api::ClientOptions {

@@ -1,4 +1,4 @@
 //! Prints the keymap as Markdown, for the README's Keys section.
 fn main() {
-    println!("{}", gendash::app::keymap::markdown());
+    println!("{}", gendash::app::keymap::Keymap::default().markdown());
 }

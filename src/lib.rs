@@ -5,12 +5,11 @@
 pub mod api;
 pub mod app;
 pub mod cli;
-pub mod exit;
-pub mod filter;
-pub mod fuzzing;
 pub mod logging;
+pub mod msg;
 pub mod server;
 pub mod store;
 pub mod terminal;
+pub mod testing;
 pub mod ui;
 pub mod workers;

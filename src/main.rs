@@ -2,8 +2,8 @@
 //! the dashboard.
 
 use clap::Parser;
+use gendash::cli::exit;
 use gendash::cli::{self, Cli, Command, Failure};
-use gendash::exit;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -42,7 +42,7 @@ fn main() -> ExitCode {
 async fn dispatch(args: Cli) -> cli::CliResult {
     let global = args.global;
     match args.command {
-        None => gendash::app::run(&global, args.demo).await,
+        None => cli::dashboard::run(&global, args.demo).await,
         Some(_) if args.demo => Err(Failure::new(
             exit::USAGE,
             "--demo runs the dashboard; it takes no subcommand",

@@ -31,12 +31,11 @@ fn enter_modes() -> io::Result<()> {
     )
 }
 
-/// Takes over the terminal.
+/// Takes over the terminal. Nothing here asks the terminal a question: its size comes from
+/// the kernel, the alternate screen starts blank and ratatui's first draw paints every cell.
 pub fn enter() -> io::Result<Tui> {
     enter_modes()?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
-    terminal.clear()?;
-    Ok(terminal)
+    Terminal::new(CrosstermBackend::new(io::stdout()))
 }
 
 /// Gives the terminal back: leaves the alternate screen, shows the cursor, cooked mode. Safe to
@@ -78,12 +77,11 @@ pub fn install_panic_hook() {
 
 /// Suspends like a shell job (Ctrl-Z): restores the terminal, stops the process, and takes the
 /// terminal back when continued. The caller redraws the whole screen afterwards.
-pub fn suspend(terminal: &mut Tui) -> io::Result<()> {
+pub fn suspend() -> io::Result<()> {
     restore();
     // SIGSTOP cannot be caught, so this stops us exactly like an untrapped Ctrl-Z would.
     signal_hook::low_level::raise(signal_hook::consts::SIGSTOP)?;
-    enter_modes()?;
-    terminal.clear()
+    enter_modes()
 }
 
 /// The window title for `text`: sanitised, since a title travels inside an escape sequence.

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| gendash::fuzzing::catalogue(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| gendash::testing::fuzzing::catalogue(data));

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| gendash::fuzzing::url(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| gendash::testing::fuzzing::url(data));

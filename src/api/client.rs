@@ -1,20 +1,16 @@
 //! The typed client of the Generation Service (spec sections 4 and 5).
 
 use super::error::ApiError;
+use super::http::{Deadline, Transport};
+use super::secret::Secret;
 use super::types::{Catalogue, LoraType, TaskKind, TaskResult, decode_catalogue, decode_task};
-use crate::store::secret::Secret;
-use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
-use reqwest::{Response, StatusCode};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 use url::Url;
 
 /// Catalogue responses larger than this are refused while streaming.
 pub const CATALOGUE_CAP: u64 = 64 * 1024 * 1024;
 /// Task-result responses larger than this are refused while streaming.
 pub const TASK_CAP: u64 = 1024 * 1024;
-/// Length of the body excerpt carried by HTTP errors.
-pub const EXCERPT_CHARS: usize = 512;
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What a client needs to know; built from the resolved configuration.
@@ -28,16 +24,9 @@ pub struct ClientOptions {
 
 #[derive(Clone, Debug)]
 pub struct Client {
-    http: reqwest::Client,
+    transport: Transport,
     base: Url,
     token: Secret,
-    timeout: Duration,
-}
-
-/// rustls needs one process-wide crypto provider; ring builds with nothing but a C compiler.
-pub(crate) fn install_crypto_provider() {
-    // Err only means another caller installed it first.
-    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// True for hosts that never leave this machine.
@@ -79,42 +68,23 @@ pub fn check_base_url(url: &Url, allow_insecure_http: bool) -> Result<(), ApiErr
     Ok(())
 }
 
-/// Redirects are followed only within the origin they started from, so the bearer token is
-/// never presented to anyone else.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let first = attempt.previous().first().map(Url::origin);
-        if attempt.previous().len() > 5 {
-            attempt.error("too many redirects")
-        } else if first.is_some_and(|o| o != attempt.url().origin()) {
-            attempt.stop()
-        } else {
-            attempt.follow()
-        }
-    })
-}
-
 impl Client {
     pub fn new(options: &ClientOptions) -> Result<Self, ApiError> {
         check_base_url(&options.base_url, options.allow_insecure_http)?;
-        install_crypto_provider();
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(options.request_timeout)
-            .redirect(same_origin_redirects())
-            .user_agent(concat!("gendash/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ApiError::Invalid(format!("cannot build the HTTP client: {e}")))?;
         Ok(Client {
-            http,
+            transport: Transport::new(Deadline::Whole(options.request_timeout))?,
             base: options.base_url.clone(),
             token: options.token.clone(),
-            timeout: options.request_timeout,
         })
     }
 
     pub fn base_url(&self) -> &Url {
         &self.base
+    }
+
+    /// The token, for the download engine to present to this same service.
+    pub(crate) fn token(&self) -> &Secret {
+        &self.token
     }
 
     /// `{base}/seg/seg/...` with each segment percent-encoded as exactly one path segment.
@@ -168,85 +138,37 @@ impl Client {
         let origin = url.origin().ascii_serialization();
         tracing::debug!(url = %url, "POST");
         let started = std::time::Instant::now();
-        let mut auth =
-            HeaderValue::from_str(&format!("Bearer {}", self.token.expose())).map_err(|_| {
-                ApiError::Invalid("the token contains characters a header cannot carry".into())
-            })?;
-        auth.set_sensitive(true);
+        let token = Some(&self.token);
         let response = self
-            .http
-            .post(url)
-            .header(AUTHORIZATION, auth)
-            .header(reqwest::header::CONTENT_LENGTH, 0)
-            .send()
-            .await
-            .map_err(|e| map_transport(&e, &origin, self.timeout))?;
+            .transport
+            .send(self.transport.post(url), token, &origin)
+            .await?;
         let status = response.status();
-        if status.is_redirection() {
-            let to = response
-                .headers()
-                .get(reqwest::header::LOCATION)
-                .and_then(|l| l.to_str().ok())
-                .and_then(|l| response.url().join(l).ok())
-                .map_or_else(
-                    || "an unknown place".into(),
-                    |u| u.origin().ascii_serialization(),
-                );
-            return Err(ApiError::CrossOriginRedirect {
-                to: super::sanitize::sanitize(&to),
-            });
+        if !status.is_success() {
+            let error = self
+                .transport
+                .status_error(response, &origin, token, true)
+                .await;
+            tracing::debug!(
+                status = status.as_u16(),
+                ms = started.elapsed().as_millis() as u64,
+                "error response"
+            );
+            return Err(error);
         }
-        let retry_after = response
-            .headers()
-            .get(RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| super::backoff::parse_retry_after(v, SystemTime::now()));
-        let body = read_capped(response, cap, &origin, self.timeout)
-            .await
-            .map(|b| redact(b, &self.token));
+        let body = self
+            .transport
+            .read_capped(response, cap, &origin, token)
+            .await;
         tracing::debug!(
             status = status.as_u16(),
             ms = started.elapsed().as_millis() as u64,
             bytes = body.as_ref().map_or(0, Vec::len),
             "response"
         );
-        if status.is_success() {
-            return body;
-        }
-        // An error body that is itself too large or broken still yields the status error.
-        let body = body.unwrap_or_default();
-        // A 4xx that carries the spec's envelope is a failed lookup; transient statuses stay
-        // HTTP errors so they are retried.
-        if status.is_client_error()
-            && !matches!(status.as_u16(), 401 | 403 | 408 | 429)
-            && let Ok(serde_json::Value::Object(obj)) = serde_json::from_slice(&body)
-            && let Some(description) = super::types::lookup_failure(&obj)
-        {
-            return Err(ApiError::Lookup { description });
-        }
-        Err(status_error(status, excerpt(&body), retry_after))
+        body
     }
 }
-
-/// A service that echoes the token back (in an error page, a status, a URL) must not get it
-/// onto the screen or into a log: every body is scrubbed of it before anything reads it.
-pub(crate) fn redact(body: Vec<u8>, token: &Secret) -> Vec<u8> {
-    let needle = token.expose().as_bytes();
-    if needle.len() < 4 || memchr::memmem::find(&body, needle).is_none() {
-        return body;
-    }
-    let finder = memchr::memmem::Finder::new(needle);
-    let mut out = Vec::with_capacity(body.len());
-    let mut rest = &body[..];
-    while let Some(at) = finder.find(rest) {
-        out.extend_from_slice(&rest[..at]);
-        out.extend_from_slice(b"<redacted>");
-        rest = &rest[at + needle.len()..];
-    }
-    out.extend_from_slice(rest);
-    out
-}
-
 /// Refuses task IDs that cannot travel as a single path segment. Everything else, `/`, `?`,
 /// `#`, `%` and spaces included, is percent-encoded and reaches the service verbatim.
 pub fn validate_task_id(task_id: &str) -> Result<(), ApiError> {
@@ -266,150 +188,6 @@ pub fn validate_task_id(task_id: &str) -> Result<(), ApiError> {
         ));
     }
     Ok(())
-}
-
-fn status_error(status: StatusCode, excerpt: String, retry_after: Option<Duration>) -> ApiError {
-    let code = status.as_u16();
-    match code {
-        401 | 403 => ApiError::Auth {
-            status: code,
-            excerpt,
-        },
-        _ => ApiError::Http {
-            status: code,
-            excerpt,
-            retry_after: if code == 429 || code == 503 {
-                retry_after
-            } else {
-                None
-            },
-        },
-    }
-}
-
-pub(crate) fn map_transport(e: &reqwest::Error, origin: &str, timeout: Duration) -> ApiError {
-    let origin = origin.to_string();
-    if e.is_timeout() {
-        return ApiError::Timeout {
-            origin,
-            after: timeout,
-        };
-    }
-    let detail = error_chain(e);
-    if e.is_connect() {
-        if detail.contains("timed out") || detail.contains("deadline") {
-            return ApiError::Timeout {
-                origin,
-                after: CONNECT_TIMEOUT,
-            };
-        }
-        ApiError::Connect { origin, detail }
-    } else if e.is_redirect() {
-        ApiError::Invalid(format!("redirect loop at {origin}"))
-    } else {
-        ApiError::Transport { origin, detail }
-    }
-}
-
-/// The innermost causes of an error, without the URL, on one sanitised line.
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut cur = e.source();
-    while let Some(inner) = cur {
-        let text = inner.to_string();
-        if !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        cur = inner.source();
-    }
-    if parts.is_empty() {
-        parts.push(e.to_string());
-    }
-    super::sanitize::sanitize_with_limit(&parts.join(": "), 300)
-}
-
-/// Reads a body chunk by chunk, refusing it as soon as it passes `cap`: a hostile or broken
-/// server cannot make us buffer more than `cap` bytes.
-pub(crate) async fn read_capped(
-    mut response: Response,
-    cap: u64,
-    origin: &str,
-    timeout: Duration,
-) -> Result<Vec<u8>, ApiError> {
-    if response.content_length().is_some_and(|n| n > cap) {
-        return Err(ApiError::TooLarge { limit: cap });
-    }
-    let mut buf = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| map_transport(&e, origin, timeout))?
-    {
-        if (buf.len() + chunk.len()) as u64 > cap {
-            return Err(ApiError::TooLarge { limit: cap });
-        }
-        buf.extend_from_slice(&chunk);
-    }
-    Ok(buf)
-}
-
-/// A short, sanitised, single-line account of an error body: a JSON error description when
-/// there is one, the text of an HTML page without its tags, or the text itself.
-pub fn excerpt(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(&text) {
-        for key in ["error_description", "error", "message", "detail"] {
-            if let Some(s) = obj.get(key).and_then(serde_json::Value::as_str)
-                && !s.trim().is_empty()
-            {
-                return super::sanitize::sanitize_with_limit(s, EXCERPT_CHARS);
-            }
-        }
-    }
-    let trimmed = text.trim_start();
-    let plain = if trimmed.starts_with('<') {
-        strip_tags(&text)
-    } else {
-        text.into_owned()
-    };
-    let collapsed = plain.split_whitespace().collect::<Vec<_>>().join(" ");
-    let clean = super::sanitize::sanitize_with_limit(&collapsed, EXCERPT_CHARS);
-    if clean.is_empty() {
-        "(empty body)".into()
-    } else {
-        clean
-    }
-}
-
-/// Drops markup, scripts and styles from an HTML error page, keeping its words.
-fn strip_tags(html: &str) -> String {
-    let mut out = String::with_capacity(html.len().min(8192));
-    let lower = html.to_ascii_lowercase();
-    let mut i = 0;
-    let bytes = html.as_bytes();
-    while i < bytes.len() {
-        if bytes[i] == b'<' {
-            for skipped in ["script", "style"] {
-                if lower[i + 1..].starts_with(skipped) {
-                    let close = format!("</{skipped}");
-                    i = lower[i..].find(&close).map_or(bytes.len(), |p| i + p);
-                }
-            }
-            i = html[i..].find('>').map_or(bytes.len(), |p| i + p + 1);
-            out.push(' ');
-        } else {
-            let next = html[i..].find('<').map_or(bytes.len(), |p| i + p);
-            out.push_str(&html[i..next]);
-            i = next;
-        }
-        if out.len() > 64 * 1024 {
-            break;
-        }
-    }
-    out.replace("&nbsp;", " ")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
 }
 
 #[cfg(test)]
@@ -469,24 +247,5 @@ mod tests {
         assert!(ok("http://gen.example", true));
         assert!(!ok("ftp://gen.example", true));
         assert!(!ok("https://u:p@gen.example", false));
-    }
-
-    #[test]
-    fn echoed_tokens_are_redacted() {
-        let t = Secret::new("tok-SECRET");
-        assert_eq!(
-            redact(b"a tok-SECRET b tok-SECRETtok-SECRET".to_vec(), &t),
-            b"a <redacted> b <redacted><redacted>"
-        );
-        assert_eq!(redact(b"nothing".to_vec(), &t), b"nothing");
-    }
-
-    #[test]
-    fn excerpts_are_short_and_clean() {
-        let html = b"<html><head><title>502 Bad Gateway</title><style>body{}</style></head><body><h1>Bad\x1b[2J Gateway</h1><script>x()</script></body></html>";
-        assert_eq!(excerpt(html), "502 Bad Gateway Bad Gateway");
-        assert_eq!(excerpt(br#"{"error_description":"nope"}"#), "nope");
-        assert_eq!(excerpt(&vec![b'a'; 5000]).chars().count(), EXCERPT_CHARS);
-        assert_eq!(excerpt(b""), "(empty body)");
     }
 }

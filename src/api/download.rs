@@ -1,11 +1,11 @@
 //! Fetching a finished task's file: streamed to a temporary name beside the target and renamed
 //! into place only when complete, so a partial file never carries the real name.
 
-use super::client::{CONNECT_TIMEOUT, install_crypto_provider};
 use super::error::ApiError;
+use super::http::{Deadline, Transport};
 use super::links::validate_link;
+use super::secret::Secret;
 use super::types::TaskKind;
-use crate::store::secret::Secret;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -36,26 +36,25 @@ pub type Progress<'a> = &'a mut (dyn FnMut(u64, Option<u64>) + Send);
 /// The download engine shared by `gendash download` and the dashboard.
 #[derive(Clone, Debug)]
 pub struct Downloader {
-    http: reqwest::Client,
+    transport: Transport,
     /// The token is presented only to the service's own origin.
     token: Option<(url::Origin, Secret)>,
 }
 
 impl Downloader {
     pub fn new(service_base: Option<&Url>, token: Option<Secret>) -> Result<Self, ApiError> {
-        install_crypto_provider();
-        let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .read_timeout(READ_TIMEOUT)
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .user_agent(concat!("gendash/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ApiError::Invalid(format!("cannot build the HTTP client: {e}")))?;
+        let transport = Transport::new(Deadline::BetweenReads(READ_TIMEOUT))?;
         let token = match (service_base, token) {
             (Some(base), Some(t)) if !t.is_empty() => Some((base.origin(), t)),
             _ => None,
         };
-        Ok(Downloader { http, token })
+        Ok(Downloader { transport, token })
+    }
+
+    /// A downloader that presents the client's token to the client's service, and to no one
+    /// else.
+    pub fn for_service(client: &super::Client) -> Result<Self, ApiError> {
+        Self::new(Some(client.base_url()), Some(client.token().clone()))
     }
 
     /// Streams `url` into `dir/name`. Refuses non-http(s) URLs, and an existing file unless
@@ -78,41 +77,21 @@ impl Downloader {
         }
         let origin = url.origin();
         let origin_text = origin.ascii_serialization();
-        let mut request = self.http.get(url);
-        if let Some((service, token)) = &self.token
-            && *service == origin
-        {
-            let mut value =
-                reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-                    .map_err(|_| {
-                        ApiError::Invalid(
-                            "the token contains characters a header cannot carry".into(),
-                        )
-                    })?;
-            value.set_sensitive(true);
-            request = request.header(reqwest::header::AUTHORIZATION, value);
-        }
-        let mut response = request
-            .send()
-            .await
-            .map_err(|e| transport(&e, &origin_text))?;
-        let status = response.status();
-        if !status.is_success() {
-            let body = super::client::read_capped(response, 64 * 1024, &origin_text, READ_TIMEOUT)
-                .await
-                .unwrap_or_default();
-            let excerpt = super::client::excerpt(&body);
-            return Err(match status.as_u16() {
-                401 | 403 => ApiError::Auth {
-                    status: status.as_u16(),
-                    excerpt,
-                },
-                code => ApiError::Http {
-                    status: code,
-                    excerpt,
-                    retry_after: None,
-                },
-            });
+        // The token goes to the service's own origin only; a redirect elsewhere is refused.
+        let token = self
+            .token
+            .as_ref()
+            .filter(|(service, _)| *service == origin)
+            .map(|(_, t)| t);
+        let mut response = self
+            .transport
+            .send(self.transport.get(url), token, &origin_text)
+            .await?;
+        if !response.status().is_success() {
+            return Err(self
+                .transport
+                .status_error(response, &origin_text, token, false)
+                .await);
         }
         let total = response.content_length();
         let temp = dir.join(format!(".{name}.part-{}", std::process::id()));
@@ -125,7 +104,7 @@ impl Downloader {
             while let Some(chunk) = response
                 .chunk()
                 .await
-                .map_err(|e| transport(&e, &origin_text))?
+                .map_err(|e| self.transport.transport_error(&e, &origin_text))?
             {
                 file.write_all(&chunk)
                     .await
@@ -158,10 +137,6 @@ impl Downloader {
         }
         result
     }
-}
-
-fn transport(e: &reqwest::Error, origin: &str) -> ApiError {
-    super::client::map_transport(e, origin, READ_TIMEOUT)
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> ApiError {

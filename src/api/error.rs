@@ -1,5 +1,5 @@
 //! The one error type of the service client: each variant renders as a single line a person
-//! understands, and maps to a CLI exit code.
+//! understands.
 
 use std::time::Duration;
 
@@ -59,16 +59,6 @@ impl ApiError {
         match self {
             ApiError::Http { retry_after, .. } => *retry_after,
             _ => None,
-        }
-    }
-
-    /// The CLI exit code for this error (see the README).
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            ApiError::Auth { .. } => crate::exit::AUTH,
-            ApiError::Lookup { .. } | ApiError::Http { status: 404, .. } => crate::exit::NOT_FOUND,
-            ApiError::Timeout { .. } => crate::exit::TIMED_OUT,
-            _ => crate::exit::OTHER,
         }
     }
 }

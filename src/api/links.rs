@@ -71,6 +71,23 @@ pub fn validate_link(raw: &str) -> Result<Url, LinkRefused> {
     Ok(url)
 }
 
+/// Links that must never be opened or downloaded, one of each kind issue 4 names: a local
+/// file, a Windows path, an option for the opener, script and protocol-handler schemes, SMB,
+/// embedded credentials, an escape sequence, and an over-long URL. Shared by the link tests here and in `tests/`.
+pub fn hostile_links() -> Vec<String> {
+    vec![
+        "file:///etc/passwd".into(),
+        "C:\\Windows\\System32\\calc.exe".into(),
+        "-a Calculator".into(),
+        "javascript:alert(1)".into(),
+        "ms-msdt:/id PCWDiagnostic /skip force".into(),
+        "smb://h/s".into(),
+        "https://u:p@x.example/".into(),
+        "https://x.example/\u{1b}]0;t\u{07}".into(),
+        format!("https://x.example/{}", "a".repeat(5000)),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,7 +96,7 @@ mod tests {
     fn only_plain_http_and_https_pass() {
         assert!(validate_link("https://lora-hub.example.com/models/1").is_ok());
         assert!(validate_link("http://127.0.0.1:8787/files/a.png").is_ok());
-        for bad in crate::fuzzing::hostile_links()
+        for bad in hostile_links()
             .iter()
             .map(String::as_str)
             .chain(["https:///nohost", ""])

@@ -1,14 +1,18 @@
 //! The service contract: typed client, response types, errors, sanitiser, link checks, retry
-//! timing and the download engine.
+//! timing, the download engine, one transport layer under both, and the token's secret type.
+//! It depends on no other module of the crate, so it could be a crate of its own.
 
 pub mod backoff;
 pub mod client;
 pub mod download;
 pub mod error;
+pub mod http;
 pub mod links;
 pub mod sanitize;
+pub mod secret;
 pub mod types;
 
 pub use client::{Client, ClientOptions};
 pub use error::ApiError;
+pub use secret::Secret;
 pub use types::{Catalogue, LoraEntry, LoraType, TaskKind, TaskResult, TaskState};

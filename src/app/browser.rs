@@ -1,10 +1,10 @@
 //! The LoRA browser's state and reducer: server-side filters (type, category), the local fuzzy
 //! filter, selection and scrolling.
 
-use super::action::Cmd;
 use super::cursor::Cursor;
 use crate::api::{Catalogue, LoraEntry, LoraType};
-use crate::filter::FuzzyFilter;
+use crate::app::filter::FuzzyFilter;
+use crate::msg::Cmd;
 
 /// How many recent categories are remembered.
 const RECENT_CATEGORIES: usize = 8;

@@ -40,6 +40,7 @@ impl Context {
     }
 }
 
+#[derive(Debug)]
 pub struct Binding {
     pub context: Context,
     pub keys: &'static [(KeyCode, KeyModifiers)],
@@ -64,7 +65,7 @@ macro_rules! bind {
 /// The keymap. Order matters only for display.
 // A data table: splitting it would only scatter the bindings.
 #[allow(clippy::too_many_lines)]
-pub fn bindings() -> &'static [Binding] {
+fn bindings() -> &'static [Binding] {
     use KeyCode::{
         BackTab, Backspace, Char, Delete, Down, End, Enter, Esc, Home, PageDown, PageUp, Tab, Up,
     };
@@ -407,63 +408,93 @@ fn matches(binding: &Binding, key: &KeyEvent) -> bool {
     })
 }
 
-/// What `key` means in `contexts` (most specific first). Printable characters in text contexts
-/// are typed when no binding claims them.
-pub fn resolve(contexts: &[Context], key: &KeyEvent) -> Option<Action> {
-    for ctx in contexts {
-        if let Some(b) = bindings()
+/// The effective key bindings; the dispatcher, the hint line and the help all read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Keymap {
+    bindings: &'static [Binding],
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Keymap {
+            bindings: bindings(),
+        }
+    }
+}
+
+impl Keymap {
+    pub fn bindings(&self) -> &'static [Binding] {
+        self.bindings
+    }
+
+    /// What `key` means in `contexts` (most specific first). Printable characters in text
+    /// contexts are typed when no binding claims them.
+    pub fn resolve(&self, contexts: &[Context], key: &KeyEvent) -> Option<Action> {
+        for ctx in contexts {
+            if let Some(b) = self
+                .bindings
+                .iter()
+                .find(|b| b.context == *ctx && matches(b, key))
+            {
+                return Some(b.action.clone());
+            }
+        }
+        let texty = contexts
             .iter()
-            .find(|b| b.context == *ctx && matches(b, key))
-        {
-            return Some(b.action.clone());
+            .any(|c| matches!(c, Context::TextInput | Context::AddDialog));
+        match key.code {
+            KeyCode::Char(c)
+                if texty
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                Some(Action::Type(c))
+            }
+            _ => None,
         }
     }
-    let texty = contexts
-        .iter()
-        .any(|c| matches!(c, Context::TextInput | Context::AddDialog));
-    match key.code {
-        KeyCode::Char(c)
-            if texty
-                && !key
-                    .modifiers
-                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-        {
-            Some(Action::Type(c))
-        }
-        _ => None,
-    }
-}
 
-/// The hint line's bindings for these contexts.
-pub fn hints(contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
-    let contexts = contexts.to_vec();
-    bindings()
-        .iter()
-        .filter(move |b| b.hint.is_some() && contexts.contains(&b.context))
-}
-
-/// The keymap as Markdown tables, one per context, for the README (a test keeps them equal).
-pub fn markdown() -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    for ctx in Context::ALL {
-        let _ = write!(out, "**{}**\n\n| key | action |\n|---|---|\n", ctx.title());
-        for b in bindings().iter().filter(|b| b.context == ctx) {
-            let _ = writeln!(
-                out,
-                "| `{}` | {} |",
-                b.label.replace('|', "\\|"),
-                b.description
-            );
-        }
-        out.push('\n');
+    /// The hint line's bindings for these contexts.
+    pub fn hints(&self, contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
+        let contexts = contexts.to_vec();
+        self.bindings
+            .iter()
+            .filter(move |b| b.hint.is_some() && contexts.contains(&b.context))
     }
-    out.trim_end().to_string()
+
+    /// The keymap as Markdown tables, one per context, for the README (a test keeps them
+    /// equal).
+    pub fn markdown(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for ctx in Context::ALL {
+            let _ = write!(out, "**{}**\n\n| key | action |\n|---|---|\n", ctx.title());
+            for b in self.bindings.iter().filter(|b| b.context == ctx) {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} |",
+                    b.label.replace('|', "\\|"),
+                    b.description
+                );
+            }
+            out.push('\n');
+        }
+        out.trim_end().to_string()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn resolve(contexts: &[Context], key: &KeyEvent) -> Option<Action> {
+        Keymap::default().resolve(contexts, key)
+    }
+
+    fn markdown() -> String {
+        Keymap::default().markdown()
+    }
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)

@@ -2,14 +2,20 @@
 //! `Msg`). Both are plain functions returning the `Cmd`s to carry out; the event loop only
 //! routes. Whatever changes what is on screen sets `dirty`.
 
-use super::action::{Action, Cmd, Msg, TaskKey};
-use super::browser::{Browser, Field, Load};
-use super::keymap::Context;
-use super::watch::{Watch, age_label, new_entry};
-use crate::api::TaskKind;
+use super::action::Action;
+use super::watch::{Watch, new_entry};
 use crate::api::links::validate_link;
+use crate::msg::{Cmd, DownloadEvent, Msg};
 use crate::store::watchlist::{WatchEntry, split_ids};
-use crate::ui::layout::{Areas, ContainsPoint};
+use crate::ui::layout::{Areas, ContainsPoint, Region};
+
+// Everything the view reads is reachable from here: the view imports this module only.
+pub use super::browser::{Browser, Field, Load};
+pub use super::cursor::Cursor;
+pub use super::filter::FuzzyFilter;
+pub use super::keymap::{Binding, Context, Keymap};
+pub use super::watch::{DownloadView, Row, age_label};
+pub use crate::api::{TaskKind, TaskState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
@@ -38,6 +44,15 @@ pub enum Health {
     Trouble(String),
 }
 
+/// Why the dashboard ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quit {
+    /// The user asked (the quit key, or the input closed).
+    User,
+    /// A signal asked (its number: SIGINT, SIGTERM, SIGHUP).
+    Signal(i32),
+}
+
 /// Settings the reducers need.
 #[derive(Debug, Clone)]
 pub struct UiSettings {
@@ -58,14 +73,18 @@ pub struct State {
     /// A short message about the last action ("copied …", "opened …").
     pub notice: Option<String>,
     pub settings: UiSettings,
-    /// Wall-clock seconds since the epoch, advanced by ticks.
+    pub keymap: Keymap,
+    /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
     pub now: u64,
     pub areas: Areas,
     /// Ops sent to the store; a file snapshot is merged only once it includes all of them.
     pub persist_sent: u64,
     age_signature: u64,
     pub dirty: bool,
-    pub quit: bool,
+    /// Set when the dashboard should end; the event loop returns it.
+    pub quit: Option<Quit>,
+    /// Set when the user asked to suspend (Ctrl-Z); the event loop carries it out.
+    suspend: bool,
 }
 
 impl State {
@@ -87,12 +106,14 @@ impl State {
             last_error: None,
             notice: None,
             settings,
+            keymap: Keymap::default(),
             now,
             areas: Areas::default(),
             persist_sent: 0,
             age_signature: 0,
             dirty: true,
-            quit: false,
+            quit: None,
+            suspend: false,
         }
     }
 
@@ -116,6 +137,11 @@ impl State {
         }
     }
 
+    /// Whether a suspend was asked for since the last call; asking again clears it.
+    pub fn take_suspend(&mut self) -> bool {
+        std::mem::take(&mut self.suspend)
+    }
+
     /// Counts persistence commands so file snapshots that predate them are not merged.
     fn track(&mut self, cmds: Vec<Cmd>) -> Vec<Cmd> {
         self.persist_sent += cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
@@ -133,11 +159,19 @@ impl State {
             Action::Click { column, row } => self.click(column, row),
             Action::Wheel { column, row, down } => {
                 let delta = if down { 3 } else { -3 };
-                match self.areas.pane_at(column, row) {
+                match pane_at(&self.areas, column, row) {
                     Some(Pane::Browser) => self.browser.move_by(delta),
                     Some(Pane::Watch) => self.watch.move_by(delta),
                     None => {}
                 }
+                Vec::new()
+            }
+            Action::Terminate(signal) => {
+                self.quit = Some(Quit::Signal(signal));
+                Vec::new()
+            }
+            Action::Suspend => {
+                self.suspend = true;
                 Vec::new()
             }
             _ => match &self.popup {
@@ -178,7 +212,7 @@ impl State {
             self.browser.editing = None;
             self.watch
                 .select(self.watch.cursor.offset + usize::from(row - a.watch_rows.y));
-        } else if let Some(p) = a.pane_at(column, row) {
+        } else if let Some(p) = pane_at(&a, column, row) {
             self.focus = p;
         }
         Vec::new()
@@ -230,7 +264,7 @@ impl State {
                 let kind = dialog.kind;
                 let entries: Vec<WatchEntry> = ids
                     .iter()
-                    .map(|id| new_entry(&crate::api::sanitize::sanitize(id), kind))
+                    .map(|id| new_entry(&crate::api::sanitize::sanitize(id), kind, self.now))
                     .collect();
                 self.popup = None;
                 let (cmds, n) = self.watch.add(entries);
@@ -265,11 +299,7 @@ impl State {
     fn update_normal(&mut self, action: Action) -> Vec<Cmd> {
         let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
         match action {
-            Action::Quit => {
-                self.quit = true;
-                return vec![Cmd::Quit];
-            }
-            Action::Suspend => return vec![Cmd::Suspend],
+            Action::Quit => self.quit = Some(Quit::User),
             Action::ToggleHelp => self.popup = Some(Popup::Help { scroll: 0 }),
             Action::OpenAddDialog => {
                 self.popup = Some(Popup::Add(AddDialog {
@@ -496,7 +526,7 @@ impl State {
                 cmds
             }
             Msg::Download { key, event } => {
-                if let super::action::DownloadEvent::Failed(e) = &event {
+                if let DownloadEvent::Failed(e) = &event {
                     self.last_error = Some(format!("download of {}: {e}", key.id));
                 }
                 self.dirty |= self.watch.download(&key, event);
@@ -592,9 +622,12 @@ impl State {
     pub fn catalogue_is_loading(&self) -> bool {
         self.browser.load == Load::Loading
     }
+}
 
-    /// A key for a watched task, for tests and workers.
-    pub fn key_of(kind: TaskKind, id: &str) -> TaskKey {
-        TaskKey::new(kind, id)
-    }
+/// Which pane a screen position belongs to.
+fn pane_at(areas: &Areas, column: u16, row: u16) -> Option<Pane> {
+    areas.region_at(column, row).map(|r| match r {
+        Region::Browser => Pane::Browser,
+        Region::Watch => Pane::Watch,
+    })
 }

@@ -1,11 +1,11 @@
 //! The watch list's state and reducer: rows, add/remove/undo, poll results, downloads, and
 //! merging changes other processes made to the saved list.
 
-use super::action::{Cmd, DownloadEvent, PersistOp, TaskKey};
 use super::cursor::Cursor;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
-use crate::store::watchlist::{LastKnown, WatchEntry, unix_now};
+use crate::msg::{Cmd, DownloadEvent, PersistOp, TaskKey};
+use crate::store::watchlist::{LastKnown, WatchEntry};
 use std::time::Duration;
 
 /// How many undo steps are kept.
@@ -339,12 +339,12 @@ pub fn age_label(since: u64, now: u64) -> String {
     }
 }
 
-/// Adds the current time to an entry created now.
-pub fn new_entry(id: &str, kind: crate::api::TaskKind) -> WatchEntry {
+/// An entry added at `now` (the reducer's clock, never the wall clock).
+pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
     WatchEntry {
         task_id: id.to_string(),
         kind,
-        added_at: unix_now(),
+        added_at: now,
         last: None,
     }
 }
@@ -376,9 +376,9 @@ mod tests {
     fn add_remove_undo() {
         let mut w = Watch::new(Vec::new(), statuses());
         let (cmds, n) = w.add(vec![
-            new_entry("a", TaskKind::Image),
-            new_entry("b", TaskKind::Video),
-            new_entry("a", TaskKind::Image),
+            new_entry("a", TaskKind::Image, 0),
+            new_entry("b", TaskKind::Video, 0),
+            new_entry("a", TaskKind::Image, 0),
         ]);
         assert_eq!(n, 2);
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v.len() == 2));
@@ -390,7 +390,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            w.add(vec![new_entry("a", TaskKind::Image)]).1,
+            w.add(vec![new_entry("a", TaskKind::Image, 0)]).1,
             0,
             "duplicates are not added"
         );
@@ -409,7 +409,7 @@ mod tests {
 
     #[test]
     fn polls_update_rows_and_notify_once_on_finish() {
-        let mut w = Watch::new(vec![new_entry("t", TaskKind::Image)], statuses());
+        let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
         let key = TaskKey::new(TaskKind::Image, "t");
         let (cmds, changed) = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
         assert!(changed);
@@ -443,14 +443,14 @@ mod tests {
 
     #[test]
     fn finished_tasks_from_disk_are_not_polled() {
-        let mut done = new_entry("d", TaskKind::Image);
+        let mut done = new_entry("d", TaskKind::Image, 0);
         done.last = Some(LastKnown {
             status: "FAILED".into(),
             percent: 10,
             url_download: None,
             updated_at: 1,
         });
-        let w = Watch::new(vec![done, new_entry("r", TaskKind::Image)], statuses());
+        let w = Watch::new(vec![done, new_entry("r", TaskKind::Image, 0)], statuses());
         assert_eq!(
             w.start_polling(),
             [Cmd::Watch(TaskKey::new(TaskKind::Image, "r"))]
@@ -461,14 +461,14 @@ mod tests {
     fn external_changes_are_merged() {
         let mut w = Watch::new(
             vec![
-                new_entry("a", TaskKind::Image),
-                new_entry("b", TaskKind::Image),
+                new_entry("a", TaskKind::Image, 0),
+                new_entry("b", TaskKind::Image, 0),
             ],
             statuses(),
         );
         let (cmds, changed) = w.merge_external(&[
-            new_entry("b", TaskKind::Image),
-            new_entry("c", TaskKind::Video),
+            new_entry("b", TaskKind::Image, 0),
+            new_entry("c", TaskKind::Video, 0),
         ]);
         assert!(changed);
         assert_eq!(
@@ -482,8 +482,8 @@ mod tests {
         assert_eq!(ids, ["b", "c"]);
         assert!(
             !w.merge_external(&[
-                new_entry("b", TaskKind::Image),
-                new_entry("c", TaskKind::Video)
+                new_entry("b", TaskKind::Image, 0),
+                new_entry("c", TaskKind::Video, 0)
             ])
             .1
         );

@@ -1,8 +1,8 @@
 //! `gendash config path|show`.
 
 use super::{CliResult, Failure, Global, output};
+use crate::api::Secret;
 use crate::store::config;
-use crate::store::secret::Secret;
 use clap::Subcommand;
 use std::io::IsTerminal;
 
@@ -36,32 +36,39 @@ pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
             let token = read_token()?;
             config::write_token_file(&target, &token).map_err(|e| {
                 Failure::new(
-                    crate::exit::OTHER,
+                    crate::cli::exit::OTHER,
                     format!("cannot write {}: {e}", target.display()),
                 )
             })?;
             eprintln!("saved the token to {} (mode 600)", target.display());
         }
     }
-    Ok(crate::exit::OK)
+    Ok(crate::cli::exit::OK)
 }
 
 /// One line from standard input; on a terminal it is prompted for and not echoed.
 fn read_token() -> Result<Secret, Failure> {
     let line = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password("access token (not shown): ")
-            .map_err(|e| Failure::new(crate::exit::OTHER, format!("cannot read the token: {e}")))?
+        rpassword::prompt_password("access token (not shown): ").map_err(|e| {
+            Failure::new(
+                crate::cli::exit::OTHER,
+                format!("cannot read the token: {e}"),
+            )
+        })?
     } else {
         let mut line = String::new();
-        std::io::stdin()
-            .read_line(&mut line)
-            .map_err(|e| Failure::new(crate::exit::OTHER, format!("cannot read the token: {e}")))?;
+        std::io::stdin().read_line(&mut line).map_err(|e| {
+            Failure::new(
+                crate::cli::exit::OTHER,
+                format!("cannot read the token: {e}"),
+            )
+        })?;
         line
     };
     let token = line.trim();
     if token.is_empty() {
         return Err(Failure::new(
-            crate::exit::USAGE,
+            crate::cli::exit::USAGE,
             "no token given on standard input",
         ));
     }

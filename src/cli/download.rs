@@ -4,7 +4,7 @@ use super::{CliResult, Failure, Global, client_from, output};
 use crate::api::download::{Downloader, file_name};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
-use crate::exit;
+use crate::cli::exit;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

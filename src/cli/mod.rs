@@ -1,7 +1,9 @@
 //! Command-line interface: argument definitions and dispatch to the headless subcommands.
 
 pub mod config_cmd;
+pub mod dashboard;
 pub mod download;
+pub mod exit;
 pub mod models;
 pub mod output;
 pub mod serve;
@@ -9,7 +11,6 @@ pub mod tasks;
 pub mod watch;
 
 use crate::api::{ApiError, Client, ClientOptions};
-use crate::exit;
 use crate::store::config::{self, Overrides, Settings};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -85,7 +86,7 @@ impl Failure {
 
 impl From<ApiError> for Failure {
     fn from(e: ApiError) -> Self {
-        Failure::new(e.exit_code(), e.to_string())
+        Failure::new(exit::for_api_error(&e), e.to_string())
     }
 }
 

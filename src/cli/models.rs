@@ -3,14 +3,30 @@
 
 use super::{CliResult, Global, client_from, output};
 use crate::api::LoraType;
-use crate::filter::FuzzyFilter;
+use crate::app::filter::FuzzyFilter;
 use serde_json::Value;
+
+/// The spec's base-model types, as the command line spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TypeArg {
+    Sd,
+    Sdxl,
+}
+
+impl From<TypeArg> for LoraType {
+    fn from(t: TypeArg) -> Self {
+        match t {
+            TypeArg::Sd => LoraType::Sd,
+            TypeArg::Sdxl => LoraType::Sdxl,
+        }
+    }
+}
 
 #[derive(Debug, clap::Args)]
 pub struct ModelsArgs {
     /// Only models of this base-model type (sent to the service).
     #[arg(long = "type", value_enum)]
-    pub lora_type: Option<LoraType>,
+    pub lora_type: Option<TypeArg>,
     /// Only models in this category (sent to the service; free text).
     #[arg(long)]
     pub cate: Option<String>,
@@ -26,7 +42,7 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
     let catalogue = client
-        .list_loras(args.lora_type, args.cate.as_deref())
+        .list_loras(args.lora_type.map(LoraType::from), args.cate.as_deref())
         .await?;
     let order: Vec<usize> = match args.filter.as_deref() {
         Some(q) => FuzzyFilter::new()
@@ -89,5 +105,5 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             catalogue.entries.len()
         );
     }
-    Ok(crate::exit::OK)
+    Ok(crate::cli::exit::OK)
 }

@@ -1,9 +1,9 @@
 //! `gendash serve`: the reference service in the foreground.
 
 use super::{CliResult, Failure, output};
-use crate::exit;
+use crate::api::Secret;
+use crate::cli::exit;
 use crate::server;
-use crate::store::secret::Secret;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]

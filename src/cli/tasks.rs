@@ -4,7 +4,7 @@ use super::{CliResult, Failure, Global, client_from, output};
 use crate::api::backoff::retry_delay;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, Client, TaskKind, TaskResult};
-use crate::exit;
+use crate::cli::exit;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -113,7 +113,7 @@ pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
                 }
             }
             Err(e) => {
-                codes.push(e.exit_code());
+                codes.push(exit::for_api_error(&e));
                 if args.json {
                     output::json_line(error_json(id, kind, &e));
                 } else {
@@ -203,7 +203,7 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
             if !args.json {
                 output::error(&format!("{id}: {err}"));
             }
-            err.exit_code()
+            exit::for_api_error(&err)
         }
     });
     Ok(combine(codes))

@@ -3,7 +3,7 @@
 
 use super::{CliResult, Failure, output};
 use crate::api::TaskKind;
-use crate::exit;
+use crate::cli::exit;
 use crate::store::watchlist::{StoreError, WatchEntry, WatchStore};
 use clap::Subcommand;
 
@@ -28,7 +28,7 @@ pub enum WatchCommand {
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
     },
-    /// Test support: saves FILE over and over, alternating two lists, so a test can kill the
+    /// Test support (see `testing`): saves FILE over and over, alternating two lists, so a test can kill the
     /// process mid-save and check the file is always one whole list.
     #[command(hide = true)]
     StressSave {
@@ -36,21 +36,6 @@ pub enum WatchCommand {
         #[arg(long, default_value_t = 1000)]
         rounds: u32,
     },
-}
-
-/// The two lists `stress-save` alternates between: 10 and 20 entries.
-pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
-    let list = |n: usize, tag: &str| -> Vec<WatchEntry> {
-        (0..n)
-            .map(|i| WatchEntry {
-                task_id: format!("{tag}-{i:03}"),
-                kind: TaskKind::Image,
-                added_at: 1_700_000_000,
-                last: None,
-            })
-            .collect()
-    };
-    [list(10, "old"), list(20, "new")]
 }
 
 impl From<StoreError> for Failure {
@@ -109,14 +94,7 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
                 }
             }
         }
-        WatchCommand::StressSave { file, rounds } => {
-            let store = WatchStore::new(file);
-            let lists = stress_lists();
-            for round in 0..*rounds {
-                let next = lists[(round % 2) as usize].clone();
-                store.update(|l| *l = next)?;
-            }
-        }
+        WatchCommand::StressSave { file, rounds } => crate::testing::stress_save(file, *rounds)?,
         WatchCommand::Rm { ids } => {
             let mut missing = Vec::new();
             let loaded = store.update(|list| {

@@ -5,8 +5,8 @@
 pub mod catalogue;
 pub mod tasks;
 
+use crate::api::Secret;
 use crate::api::types::TaskKind;
-use crate::store::secret::Secret;
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};

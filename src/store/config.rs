@@ -2,9 +2,9 @@
 //! flags, resolved with the precedence flags > environment > profile > top level. Every
 //! resolved value remembers where it came from, for `gendash config show`.
 
+use crate::api::Secret;
 use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
 use crate::api::types::default_failure_statuses;
-use crate::store::secret::Secret;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::fmt;

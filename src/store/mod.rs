@@ -1,7 +1,7 @@
-//! What gendash keeps on disk: configuration, the token's secret type, the watch list.
+//! What gendash keeps on disk: configuration, the watch list, recent categories.
 
 pub mod atomic;
 pub mod config;
 pub mod paths;
-pub mod secret;
+pub mod recent;
 pub mod watchlist;

@@ -1,8 +1,7 @@
 //! The add dialog: task IDs (several at once) and the image/video toggle.
 
 use super::theme::Theme;
-use crate::api::TaskKind;
-use crate::app::state::AddDialog;
+use crate::app::state::{AddDialog, TaskKind};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};

@@ -2,9 +2,7 @@
 
 use super::layout::Areas;
 use super::theme::Theme;
-use crate::app::browser::{Field, Load};
-use crate::app::state::{Pane, State};
-use crate::filter::FuzzyFilter;
+use crate::app::state::{Field, FuzzyFilter, Load, Pane, State};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};

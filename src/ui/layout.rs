@@ -1,11 +1,17 @@
 //! Screen geometry, computed once per resize and shared by the view and the mouse handling, so
 //! a click lands on the row that was drawn there.
 
-use crate::app::state::Pane;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
 /// At this width and above the panes sit side by side.
 pub const WIDE: u16 = 140;
+
+/// The two panes' places on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    Browser,
+    Watch,
+}
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Areas {
@@ -92,11 +98,12 @@ impl Areas {
         }
     }
 
-    pub fn pane_at(&self, column: u16, row: u16) -> Option<Pane> {
+    /// The pane a screen position falls in, if any.
+    pub fn region_at(&self, column: u16, row: u16) -> Option<Region> {
         if self.browser.contains_point(column, row) {
-            Some(Pane::Browser)
+            Some(Region::Browser)
         } else if self.watch.contains_point(column, row) {
-            Some(Pane::Watch)
+            Some(Region::Watch)
         } else {
             None
         }

@@ -29,7 +29,7 @@ pub fn render(state: &State, frame: &mut Frame) {
     status::render_status(state, areas.status, theme, frame);
     status::render_hints(state, areas.hints, theme, frame);
     match &state.popup {
-        Some(Popup::Help { scroll }) => help::render(*scroll, theme, frame),
+        Some(Popup::Help { scroll }) => help::render(&state.keymap, *scroll, theme, frame),
         Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
         None => {}
     }

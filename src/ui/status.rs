@@ -1,7 +1,6 @@
 //! The status bar and the key-hint line (generated from the keymap).
 
 use super::theme::Theme;
-use crate::app::keymap;
 use crate::app::state::{Health, State};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -42,7 +41,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
 
 pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
     let mut spans = vec![Span::raw(" ")];
-    for b in keymap::hints(&state.contexts()) {
+    for b in state.keymap.hints(&state.contexts()) {
         spans.push(Span::styled(b.label, theme.key()));
         spans.push(Span::styled(
             format!(" {}  ", b.hint.unwrap_or_default()),

@@ -1,6 +1,6 @@
 //! Colours and emphasis, in one place; with `NO_COLOR` set only bold, dim and reverse remain.
 
-use crate::api::TaskState;
+use crate::app::state::TaskState;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy)]

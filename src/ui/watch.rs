@@ -2,8 +2,7 @@
 
 use super::layout::Areas;
 use super::theme::Theme;
-use crate::app::state::{Pane, State};
-use crate::app::watch::{DownloadView, Row as WatchRow, age_label};
+use crate::app::state::{DownloadView, Pane, Row as WatchRow, State, age_label};
 use ratatui::Frame;
 use ratatui::layout::Constraint;
 use ratatui::text::{Line, Span};

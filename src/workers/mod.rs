@@ -1,17 +1,36 @@
 //! Background work for the dashboard. Each worker owns what it starts and reports back to the
-//! App by value over the one `Msg` channel.
+//! App by value over the one `Msg` channel; the App reaches them only through `Cmd`s.
 
 pub mod opener;
 pub mod poller;
-pub mod store;
+pub mod saver;
 
 use crate::api::download::{Downloader, file_name};
 use crate::api::{Client, LoraType};
-use crate::app::action::{DownloadEvent, Msg, PersistOp, TaskKey};
+use crate::msg::{DownloadEvent, Msg, PersistOp, TaskKey};
+use crate::store::watchlist::WatchStore;
 use rand::SeedableRng;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Queue depth towards the poller and the saver: far beyond what a person can cause.
+const QUEUE: usize = 4096;
+
+/// What the workers need to know.
+pub struct Setup {
+    pub client: Client,
+    pub downloader: Downloader,
+    pub opener: Arc<dyn opener::Opener>,
+    pub store: WatchStore,
+    /// Where the recently used categories are kept.
+    pub recent_categories: PathBuf,
+    pub poll_interval: Duration,
+    pub max_concurrent_polls: usize,
+    pub failure_statuses: Vec<String>,
+}
 
 /// The App's handles on its workers.
 pub struct Workers {
@@ -19,59 +38,87 @@ pub struct Workers {
     downloader: Downloader,
     opener: Arc<dyn opener::Opener>,
     msgs: mpsc::Sender<Msg>,
-    pub polls: mpsc::Sender<poller::PollCmd>,
-    pub persist: mpsc::Sender<PersistOp>,
-    catalogue: Option<tokio::task::JoinHandle<()>>,
-    /// Where the recently used categories are kept.
-    recent_categories: std::path::PathBuf,
-}
-
-/// Reads the recently used categories saved by an earlier session (none if unreadable).
-pub fn load_recent_categories(path: &std::path::Path) -> Vec<String> {
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<Vec<String>>(&b).ok())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|c| crate::api::sanitize::sanitize_with_limit(&c, 100))
-        .filter(|c| !c.trim().is_empty())
-        .collect()
+    polls: mpsc::Sender<poller::PollCmd>,
+    persist: mpsc::Sender<PersistOp>,
+    catalogue: Option<JoinHandle<()>>,
+    recent_categories: PathBuf,
+    poller: JoinHandle<()>,
+    saver: JoinHandle<()>,
 }
 
 impl Workers {
-    pub fn new(
-        client: Client,
-        downloader: Downloader,
-        opener: Arc<dyn opener::Opener>,
-        msgs: mpsc::Sender<Msg>,
-        polls: mpsc::Sender<poller::PollCmd>,
-        persist: mpsc::Sender<PersistOp>,
-    ) -> Self {
+    /// Starts the poller and the watch-list saver; the others start per request.
+    pub fn start(setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
+        let (polls, poll_rx) = mpsc::channel(QUEUE);
+        let (persist, persist_rx) = mpsc::channel(QUEUE);
+        let client = setup.client.clone();
+        let fetch = move |key: TaskKey| {
+            let c = client.clone();
+            async move { c.task_result(key.kind, &key.id).await }
+        };
+        let poller = tokio::spawn(poller::run(
+            poller::Schedule::new(setup.poll_interval, setup.max_concurrent_polls),
+            poll_rx,
+            msgs.clone(),
+            fetch,
+            setup.failure_statuses,
+            rand::rngs::StdRng::from_os_rng(),
+        ));
+        let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
         Workers {
-            client,
-            downloader,
-            opener,
+            client: setup.client,
+            downloader: setup.downloader,
+            opener: setup.opener,
             msgs,
             polls,
             persist,
             catalogue: None,
-            recent_categories: std::path::PathBuf::new(),
+            recent_categories: setup.recent_categories,
+            poller,
+            saver,
         }
     }
 
-    /// Where `remember_categories` saves.
-    #[must_use]
-    pub fn with_recent_categories(mut self, path: std::path::PathBuf) -> Self {
-        self.recent_categories = path;
-        self
+    /// Stops polling and lets the saver write what is pending (waiting at most `grace`).
+    pub async fn shutdown(self, grace: Duration) {
+        let Workers {
+            polls,
+            persist,
+            poller,
+            saver,
+            catalogue,
+            ..
+        } = self;
+        drop(polls);
+        drop(persist);
+        poller.abort();
+        if let Some(c) = catalogue {
+            c.abort();
+        }
+        let _ = tokio::time::timeout(grace, saver).await;
+    }
+
+    pub fn watch(&self, key: TaskKey) {
+        send(&self.polls, poller::PollCmd::Watch(key));
+    }
+
+    pub fn unwatch(&self, key: TaskKey) {
+        send(&self.polls, poller::PollCmd::Unwatch(key));
+    }
+
+    pub fn poll_now(&self, key: TaskKey) {
+        send(&self.polls, poller::PollCmd::PollNow(key));
+    }
+
+    pub fn persist(&self, op: PersistOp) {
+        send(&self.persist, op);
     }
 
     /// Saves the recently used categories off the UI loop; a failure is reported.
     pub fn remember_categories(&self, categories: Vec<String>) {
         let (path, msgs) = (self.recent_categories.clone(), self.msgs.clone());
         tokio::task::spawn_blocking(move || {
-            let body = serde_json::to_vec(&categories).unwrap_or_default();
-            if let Err(e) = crate::store::atomic::write_atomic(&path, &body, None) {
+            if let Err(e) = crate::store::recent::save(&path, &categories) {
                 let _ = msgs.blocking_send(Msg::StoreProblem(format!(
                     "cannot save recent categories to {}: {e}",
                     path.display()
@@ -158,4 +205,10 @@ impl Workers {
             let _ = msgs.send(Msg::Download { key, event }).await;
         });
     }
+}
+
+fn send<T>(tx: &mpsc::Sender<T>, value: T) {
+    // The queues are sized far beyond what a person can cause; a full one means the worker is
+    // gone, and the App keeps running without it.
+    let _ = tx.try_send(value);
 }

@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn only_http_links_reach_the_opener() {
         let rec = Recorder::default();
-        for raw in crate::fuzzing::hostile_links() {
+        for raw in crate::api::links::hostile_links() {
             let reason = open_link(&rec, &raw).expect_err(&raw);
             assert!(reason.starts_with("refused to open link: "), "{reason}");
             assert!(reason.len() > "refused to open link: ".len());

@@ -9,7 +9,7 @@
 use crate::api::backoff::retry_delay;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
-use crate::app::action::{Msg, TaskKey};
+use crate::msg::{Msg, TaskKey};
 use rand::Rng;
 use std::collections::HashMap;
 use std::future::Future;

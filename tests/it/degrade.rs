@@ -1,8 +1,7 @@
 //! The dashboard degrades, never dies: with the service answering garbage, hanging or gone, it
 //! keeps running, says what is wrong in the status bar and the rows, and recovers by itself.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::Mode;
 use common::pty::{Session, command};

@@ -1,5 +1,4 @@
 //! Runs the real binary in a pseudo-terminal: keys in, screen out (vt100), raw bytes kept.
-#![allow(dead_code, clippy::unwrap_used)]
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};

@@ -1,7 +1,6 @@
 //! The real `gendash` binary against the reference service: output, JSON shapes, exit codes.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{Fault, TOKEN, fault_server, response, service};
 use serde_json::Value;

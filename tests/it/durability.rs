@@ -1,9 +1,8 @@
 //! The watch list survives: writers killed mid-save, unreadable files, concurrent writers, and
 //! disks that refuse the write.
-#![allow(clippy::unwrap_used)]
 
-use gendash::cli::watch::stress_lists;
 use gendash::store::watchlist::{WatchEntry, WatchStore};
+use gendash::testing::stress_lists;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use rand::{Rng, SeedableRng};

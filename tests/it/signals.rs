@@ -1,9 +1,8 @@
 //! Hard exits in a pseudo-terminal: panics (main task and worker), SIGINT, SIGTERM, SIGHUP,
 //! Ctrl-Z and SIGCONT. After each the terminal is handed back — alternate screen left, cursor
 //! shown, cooked mode — the exit status is right and the watch list file is intact.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::pty::{Session, command};
 use gendash::api::TaskKind;

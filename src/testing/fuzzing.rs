@@ -19,23 +19,6 @@ fn assert_clean_json(v: &Value) {
     }
 }
 
-/// Links that must never be opened or downloaded, one of each kind issue 4 names: a local
-/// file, a Windows path, an option for the opener, script and protocol-handler schemes, SMB,
-/// embedded credentials, an escape sequence, and an over-long URL. Shared by the link tests.
-pub fn hostile_links() -> Vec<String> {
-    vec![
-        "file:///etc/passwd".into(),
-        "C:\\Windows\\System32\\calc.exe".into(),
-        "-a Calculator".into(),
-        "javascript:alert(1)".into(),
-        "ms-msdt:/id PCWDiagnostic /skip force".into(),
-        "smb://h/s".into(),
-        "https://u:p@x.example/".into(),
-        "https://x.example/\u{1b}]0;t\u{07}".into(),
-        format!("https://x.example/{}", "a".repeat(5000)),
-    ]
-}
-
 /// Catalogue decoding never panics; whatever it returns is clean.
 pub fn catalogue(data: &[u8]) {
     if let Ok(c) = decode_catalogue(data) {

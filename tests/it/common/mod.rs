@@ -1,12 +1,11 @@
 //! Helpers shared by the integration tests: the reference service on an ephemeral loopback
 //! port, and a fault server on a raw `TcpListener` that misbehaves on purpose.
-#![allow(dead_code, clippy::unwrap_used)]
 
 pub mod pty;
 
+use gendash::api::Secret;
 use gendash::api::{Client, ClientOptions};
 use gendash::server::{self, Options, Running};
-use gendash::store::secret::Secret;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -10,3 +10,14 @@ pub const TIMED_OUT: u8 = 6;
 
 pub const HELP: &str = "Exit codes: 0 success; 1 other error; 2 usage; 3 authentication refused; \
 4 task or resource not found / lookup failed; 5 a task ended in a failure status; 6 timed out.";
+
+/// The exit code for a failed service call.
+pub fn for_api_error(e: &crate::api::ApiError) -> u8 {
+    use crate::api::ApiError;
+    match e {
+        ApiError::Auth { .. } => AUTH,
+        ApiError::Lookup { .. } | ApiError::Http { status: 404, .. } => NOT_FOUND,
+        ApiError::Timeout { .. } => TIMED_OUT,
+        _ => OTHER,
+    }
+}

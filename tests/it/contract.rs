@@ -1,13 +1,12 @@
 //! The client against the reference service and the fault server, over real loopback HTTP.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{Fault, TOKEN, client, client_with, fault_server, response, service, service_with};
+use gendash::api::Secret;
 use gendash::api::download::{Downloader, file_name};
 use gendash::api::{ApiError, LoraType, TaskKind};
 use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, catalogue};
-use gendash::store::secret::Secret;
 use std::time::{Duration, Instant};
 
 #[tokio::test]
@@ -211,7 +210,10 @@ async fn every_error_class() {
     assert!(
         matches!(e, ApiError::Lookup { ref description } if description.contains("no-such-task"))
     );
-    assert_eq!(e.exit_code(), gendash::exit::NOT_FOUND);
+    assert_eq!(
+        gendash::cli::exit::for_api_error(&e),
+        gendash::cli::exit::NOT_FOUND
+    );
     let e = good
         .task_result(TaskKind::Image, "demo-video-done")
         .await
@@ -221,7 +223,10 @@ async fn every_error_class() {
     let bad = client_with(&svc.base_url(), "wrong", Duration::from_secs(5));
     let e = bad.list_loras(None, None).await.unwrap_err();
     assert!(matches!(e, ApiError::Auth { status: 401, .. }), "{e:?}");
-    assert_eq!(e.exit_code(), gendash::exit::AUTH);
+    assert_eq!(
+        gendash::cli::exit::for_api_error(&e),
+        gendash::cli::exit::AUTH
+    );
     assert!(!e.to_string().contains(TOKEN));
 
     // A port nobody listens on.
@@ -336,7 +341,10 @@ async fn fault_error(fault: Fault, timeout: Duration) -> (ApiError, Duration, co
 async fn a_server_that_never_answers_times_out() {
     let (e, took, _fs) = fault_error(Fault::Hang, Duration::from_millis(800)).await;
     assert!(matches!(e, ApiError::Timeout { .. }), "{e:?}");
-    assert_eq!(e.exit_code(), gendash::exit::TIMED_OUT);
+    assert_eq!(
+        gendash::cli::exit::for_api_error(&e),
+        gendash::cli::exit::TIMED_OUT
+    );
     assert!(took < Duration::from_secs(5), "{took:?}");
 }
 

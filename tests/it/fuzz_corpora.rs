@@ -1,6 +1,5 @@
 //! Replays the fuzz targets' corpora (`fuzz/corpus/<target>/`) through the same property
 //! checks the fuzzers run, so every input a fuzzer ever kept is a regression test.
-#![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 
@@ -25,25 +24,25 @@ fn replay(target: &str, check: fn(&[u8])) {
 
 #[test]
 fn catalogue_corpus() {
-    replay("catalogue", gendash::fuzzing::catalogue);
+    replay("catalogue", gendash::testing::fuzzing::catalogue);
 }
 
 #[test]
 fn task_corpus() {
-    replay("task", gendash::fuzzing::task);
+    replay("task", gendash::testing::fuzzing::task);
 }
 
 #[test]
 fn config_corpus() {
-    replay("config", gendash::fuzzing::config);
+    replay("config", gendash::testing::fuzzing::config);
 }
 
 #[test]
 fn sanitizer_corpus() {
-    replay("sanitizer", gendash::fuzzing::sanitizer);
+    replay("sanitizer", gendash::testing::fuzzing::sanitizer);
 }
 
 #[test]
 fn url_corpus() {
-    replay("url", gendash::fuzzing::url);
+    replay("url", gendash::testing::fuzzing::url);
 }

@@ -1,14 +1,14 @@
 //! Hostile service, hostile input: nothing reaches a terminal that could command it, and the
 //! token leaks nowhere. (Transport faults: see `contract.rs`; exits: `signals.rs`.)
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use common::{Fault, fault_server, response};
 use gendash::api::types::{decode_catalogue, decode_task};
 use gendash::api::{ApiError, TaskKind};
-use gendash::app::action::{Action, Msg, TaskKey};
+use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
+use gendash::msg::{Msg, TaskKey};
 use gendash::store::watchlist::WatchEntry;
 use ratatui::backend::{CrosstermBackend, TestBackend};
 use ratatui::layout::Rect;
@@ -154,7 +154,7 @@ fn hostile_state() -> State {
     let page = format!("<html><title>{}</title></html>", hostile()[0]);
     let e = ApiError::Http {
         status: 502,
-        excerpt: gendash::api::client::excerpt(page.as_bytes()),
+        excerpt: gendash::api::http::excerpt(page.as_bytes()),
         retry_after: None,
     };
     s.apply(Msg::Polled {
@@ -536,7 +536,7 @@ async fn client_errors_other_than_429_are_asked_once() {
 
 #[test]
 fn refused_links_are_never_opened_and_the_reason_is_shown() {
-    let hostile_links = gendash::fuzzing::hostile_links();
+    let hostile_links = gendash::api::links::hostile_links();
     let mut s = started_state(hostile_links.len());
     // The catalogue's sources and the tasks' download URLs, exactly as a service sent them
     // (built directly: decoding would already have sanitised away the escape sequence).
@@ -582,8 +582,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
                 assert!(
                     cmds.iter().all(|c| !matches!(
                         c,
-                        gendash::app::action::Cmd::Open(_)
-                            | gendash::app::action::Cmd::Download { .. }
+                        gendash::msg::Cmd::Open(_) | gendash::msg::Cmd::Download { .. }
                     )),
                     "{cmds:?}"
                 );

@@ -1,9 +1,8 @@
 //! Property tests: what is saved loads back the same; any percent renders within 0..=100.
-#![allow(clippy::unwrap_used)]
 
+use gendash::api::Secret;
 use gendash::api::TaskKind;
 use gendash::store::config::{self, BaseUrl, FileSettings, Seconds};
-use gendash::store::secret::Secret;
 use gendash::store::watchlist::{LastKnown, WatchEntry, WatchStore};
 use proptest::prelude::*;
 use std::collections::BTreeMap;

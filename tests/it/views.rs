@@ -1,11 +1,11 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
-#![allow(clippy::unwrap_used)]
 
 use gendash::api::types::{Envelope, default_failure_statuses};
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
-use gendash::app::action::{Action, Msg, TaskKey};
+use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
+use gendash::msg::{Msg, TaskKey};
 use gendash::store::watchlist::WatchEntry;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

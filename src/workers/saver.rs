@@ -1,7 +1,7 @@
 //! The watch list's worker: applies the App's changes to the file (coalescing status updates
 //! to at most one write a second) and notices when another process changed the file.
 
-use crate::app::action::{Msg, PersistOp, TaskKey};
+use crate::msg::{Msg, PersistOp, TaskKey};
 use crate::store::watchlist::{WatchEntry, WatchStore};
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;

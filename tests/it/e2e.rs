@@ -1,7 +1,6 @@
 //! The real binary in a pseudo-terminal, as a user meets it.
-#![allow(clippy::unwrap_used)]
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use common::pty::{Session, command};

@@ -1,0 +1,399 @@
+//! The one transport layer under the service client and the download engine: how the HTTP
+//! client is built, how the token travels, how a status becomes an error, how bodies are read
+//! with a cap and scrubbed of the token. Written once so the two users cannot drift apart.
+
+use super::error::ApiError;
+use super::secret::Secret;
+use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
+use reqwest::{RequestBuilder, Response, StatusCode};
+use std::time::{Duration, SystemTime};
+use url::Url;
+
+/// Length of the body excerpt carried by HTTP errors.
+pub const EXCERPT_CHARS: usize = 512;
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Error bodies are read up to this size for their excerpt.
+const ERROR_BODY_CAP: u64 = 64 * 1024;
+
+/// How long a request may take: as a whole (API calls) or between two reads (downloads, whose
+/// total time depends on the file).
+#[derive(Clone, Copy, Debug)]
+pub enum Deadline {
+    Whole(Duration),
+    BetweenReads(Duration),
+}
+
+impl Deadline {
+    fn limit(self) -> Duration {
+        match self {
+            Deadline::Whole(d) | Deadline::BetweenReads(d) => d,
+        }
+    }
+}
+
+/// rustls needs one process-wide crypto provider; ring builds with nothing but a C compiler.
+fn install_crypto_provider() {
+    // Err only means another caller installed it first.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// Redirects are followed only within the origin they started from, so the bearer token is
+/// never presented to anyone else; a redirect elsewhere comes back as the 3xx response.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(Url::origin);
+        if attempt.previous().len() > 5 {
+            attempt.error("too many redirects")
+        } else if first.is_some_and(|o| o != attempt.url().origin()) {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// A connection to one origin at a time, with the token it may present there.
+#[derive(Clone, Debug)]
+pub struct Transport {
+    http: reqwest::Client,
+    deadline: Deadline,
+}
+
+impl Transport {
+    pub fn new(deadline: Deadline) -> Result<Self, ApiError> {
+        install_crypto_provider();
+        let builder = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .redirect(same_origin_redirects())
+            .user_agent(concat!("gendash/", env!("CARGO_PKG_VERSION")));
+        let builder = match deadline {
+            Deadline::Whole(d) => builder.timeout(d),
+            Deadline::BetweenReads(d) => builder.read_timeout(d),
+        };
+        let http = builder
+            .build()
+            .map_err(|e| ApiError::Invalid(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Transport { http, deadline })
+    }
+
+    pub fn post(&self, url: Url) -> RequestBuilder {
+        self.http
+            .post(url)
+            .header(reqwest::header::CONTENT_LENGTH, 0)
+    }
+
+    pub fn get(&self, url: Url) -> RequestBuilder {
+        self.http.get(url)
+    }
+
+    /// Sends `request`, presenting `token` as a Bearer token when given. A redirect to another
+    /// origin is an error; any other status is the caller's to read.
+    pub async fn send(
+        &self,
+        request: RequestBuilder,
+        token: Option<&Secret>,
+        origin: &str,
+    ) -> Result<Response, ApiError> {
+        let request = match token {
+            Some(t) => request.header(AUTHORIZATION, bearer(t)?),
+            None => request,
+        };
+        let response = request
+            .send()
+            .await
+            .map_err(|e| self.transport_error(&e, origin))?;
+        if response.status().is_redirection() {
+            let to = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .and_then(|l| response.url().join(l).ok())
+                .map_or_else(
+                    || "an unknown place".into(),
+                    |u| u.origin().ascii_serialization(),
+                );
+            return Err(ApiError::CrossOriginRedirect {
+                to: super::sanitize::sanitize(&to),
+            });
+        }
+        Ok(response)
+    }
+
+    /// Reads a body chunk by chunk, refusing it as soon as it passes `cap`, and scrubs the
+    /// token from it: a hostile or broken server cannot make us buffer more than `cap` bytes,
+    /// nor get an echoed token onto the screen or into a log.
+    pub async fn read_capped(
+        &self,
+        mut response: Response,
+        cap: u64,
+        origin: &str,
+        token: Option<&Secret>,
+    ) -> Result<Vec<u8>, ApiError> {
+        if response.content_length().is_some_and(|n| n > cap) {
+            return Err(ApiError::TooLarge { limit: cap });
+        }
+        let mut buf = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.transport_error(&e, origin))?
+        {
+            if (buf.len() + chunk.len()) as u64 > cap {
+                return Err(ApiError::TooLarge { limit: cap });
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        Ok(match token {
+            Some(t) => redact(buf, t),
+            None => buf,
+        })
+    }
+
+    /// The error for a response whose status is not a success, read from its (capped,
+    /// redacted) body. With `spec_envelope`, a 4xx carrying the spec's envelope is a failed
+    /// lookup (API calls); without, it is an HTTP error (file downloads).
+    pub async fn status_error(
+        &self,
+        response: Response,
+        origin: &str,
+        token: Option<&Secret>,
+        spec_envelope: bool,
+    ) -> ApiError {
+        let status = response.status();
+        let retry_after = retry_after(&response);
+        let body = self
+            .read_capped(response, ERROR_BODY_CAP, origin, token)
+            .await
+            .unwrap_or_default();
+        error_for(status, &body, retry_after, spec_envelope)
+    }
+
+    pub fn transport_error(&self, e: &reqwest::Error, origin: &str) -> ApiError {
+        map_transport(e, origin, self.deadline.limit())
+    }
+}
+
+/// The `Authorization` header for `token`, marked sensitive so it is never logged.
+fn bearer(token: &Secret) -> Result<HeaderValue, ApiError> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+        ApiError::Invalid("the token contains characters a header cannot carry".into())
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
+}
+
+fn retry_after(response: &Response) -> Option<Duration> {
+    response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| super::backoff::parse_retry_after(v, SystemTime::now()))
+}
+
+/// Maps a non-success status and its body to an error. Transient statuses (408, 429, 5xx)
+/// stay HTTP errors so they are retried; only 429 and 503 carry a `Retry-After`.
+pub fn error_for(
+    status: StatusCode,
+    body: &[u8],
+    retry_after: Option<Duration>,
+    spec_envelope: bool,
+) -> ApiError {
+    let code = status.as_u16();
+    if spec_envelope
+        && status.is_client_error()
+        && !matches!(code, 401 | 403 | 408 | 429)
+        && let Ok(serde_json::Value::Object(obj)) = serde_json::from_slice(body)
+        && let Some(description) = super::types::lookup_failure(&obj)
+    {
+        return ApiError::Lookup { description };
+    }
+    let excerpt = excerpt(body);
+    match code {
+        401 | 403 => ApiError::Auth {
+            status: code,
+            excerpt,
+        },
+        _ => ApiError::Http {
+            status: code,
+            excerpt,
+            retry_after: if code == 429 || code == 503 {
+                retry_after
+            } else {
+                None
+            },
+        },
+    }
+}
+
+/// A service that echoes the token back (in an error page, a status, a URL) must not get it
+/// onto the screen or into a log: every body is scrubbed of it before anything reads it.
+pub fn redact(body: Vec<u8>, token: &Secret) -> Vec<u8> {
+    let needle = token.expose().as_bytes();
+    if needle.len() < 4 || memchr::memmem::find(&body, needle).is_none() {
+        return body;
+    }
+    let finder = memchr::memmem::Finder::new(needle);
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = &body[..];
+    while let Some(at) = finder.find(rest) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(b"<redacted>");
+        rest = &rest[at + needle.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
+fn map_transport(e: &reqwest::Error, origin: &str, limit: Duration) -> ApiError {
+    let origin = origin.to_string();
+    if e.is_timeout() {
+        return ApiError::Timeout {
+            origin,
+            after: limit,
+        };
+    }
+    let detail = error_chain(e);
+    if e.is_connect() {
+        if detail.contains("timed out") || detail.contains("deadline") {
+            return ApiError::Timeout {
+                origin,
+                after: CONNECT_TIMEOUT,
+            };
+        }
+        ApiError::Connect { origin, detail }
+    } else if e.is_redirect() {
+        ApiError::Invalid(format!("redirect loop at {origin}"))
+    } else {
+        ApiError::Transport { origin, detail }
+    }
+}
+
+/// The innermost causes of an error, without the URL, on one sanitised line.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur = e.source();
+    while let Some(inner) = cur {
+        let text = inner.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = inner.source();
+    }
+    if parts.is_empty() {
+        parts.push(e.to_string());
+    }
+    super::sanitize::sanitize_with_limit(&parts.join(": "), 300)
+}
+
+/// A short, sanitised, single-line account of an error body: a JSON error description when
+/// there is one, the text of an HTML page without its tags, or the text itself.
+pub fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if let Ok(serde_json::Value::Object(obj)) = serde_json::from_str::<serde_json::Value>(&text) {
+        for key in ["error_description", "error", "message", "detail"] {
+            if let Some(s) = obj.get(key).and_then(serde_json::Value::as_str)
+                && !s.trim().is_empty()
+            {
+                return super::sanitize::sanitize_with_limit(s, EXCERPT_CHARS);
+            }
+        }
+    }
+    let trimmed = text.trim_start();
+    let plain = if trimmed.starts_with('<') {
+        strip_tags(&text)
+    } else {
+        text.into_owned()
+    };
+    let collapsed = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    let clean = super::sanitize::sanitize_with_limit(&collapsed, EXCERPT_CHARS);
+    if clean.is_empty() {
+        "(empty body)".into()
+    } else {
+        clean
+    }
+}
+
+/// Drops markup, scripts and styles from an HTML error page, keeping its words.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len().min(8192));
+    let lower = html.to_ascii_lowercase();
+    let mut i = 0;
+    let bytes = html.as_bytes();
+    while i < bytes.len() {
+        if bytes[i] == b'<' {
+            for skipped in ["script", "style"] {
+                if lower[i + 1..].starts_with(skipped) {
+                    let close = format!("</{skipped}");
+                    i = lower[i..].find(&close).map_or(bytes.len(), |p| i + p);
+                }
+            }
+            i = html[i..].find('>').map_or(bytes.len(), |p| i + p + 1);
+            out.push(' ');
+        } else {
+            let next = html[i..].find('<').map_or(bytes.len(), |p| i + p);
+            out.push_str(&html[i..next]);
+            i = next;
+        }
+        if out.len() > 64 * 1024 {
+            break;
+        }
+    }
+    out.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echoed_tokens_are_redacted() {
+        let t = Secret::new("tok-SECRET");
+        assert_eq!(
+            redact(b"a tok-SECRET b tok-SECRETtok-SECRET".to_vec(), &t),
+            b"a <redacted> b <redacted><redacted>"
+        );
+        assert_eq!(redact(b"nothing".to_vec(), &t), b"nothing");
+    }
+
+    #[test]
+    fn excerpts_are_short_and_clean() {
+        let html = b"<html><head><title>502 Bad Gateway</title><style>body{}</style></head><body><h1>Bad\x1b[2J Gateway</h1><script>x()</script></body></html>";
+        assert_eq!(excerpt(html), "502 Bad Gateway Bad Gateway");
+        assert_eq!(excerpt(br#"{"error_description":"nope"}"#), "nope");
+        assert_eq!(excerpt(&vec![b'a'; 5000]).chars().count(), EXCERPT_CHARS);
+        assert_eq!(excerpt(b""), "(empty body)");
+    }
+
+    #[test]
+    fn statuses_map_to_errors() {
+        let s = |c| StatusCode::from_u16(c).expect("status");
+        let wait = Some(Duration::from_secs(7));
+        let lookup = br#"{"data":{"is_success":false},"error_description":"no such task"}"#;
+        assert!(matches!(
+            error_for(s(401), b"no", wait, true),
+            ApiError::Auth { status: 401, .. }
+        ));
+        assert_eq!(
+            error_for(s(404), lookup, None, true),
+            ApiError::Lookup {
+                description: "no such task".into()
+            }
+        );
+        // A file download reads no envelope: a 404 is a 404.
+        assert!(matches!(
+            error_for(s(404), lookup, None, false),
+            ApiError::Http { status: 404, .. }
+        ));
+        assert_eq!(error_for(s(429), b"", wait, true).retry_after(), wait);
+        assert_eq!(error_for(s(503), b"", wait, true).retry_after(), wait);
+        assert_eq!(error_for(s(500), b"", wait, true).retry_after(), None);
+        // A transient status is never read as a failed lookup, whatever its body says.
+        assert!(matches!(
+            error_for(s(429), lookup, None, true),
+            ApiError::Http { status: 429, .. }
+        ));
+    }
+}

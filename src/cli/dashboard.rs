@@ -1,0 +1,134 @@
+//! Starting the dashboard: resolves the settings and the service (the configured one, or with
+//! `--demo` an embedded reference service with demo tasks and a private watch list), runs
+//! `app::run`, and turns how it ended into an exit code.
+
+use super::{CliResult, Failure, Global, client_from, exit};
+use crate::api::{Client, ClientOptions, TaskKind};
+use crate::app::{self, Session, state::Quit};
+use crate::server;
+use crate::store::config::{self, Settings};
+use crate::store::watchlist::{WatchEntry, WatchStore};
+use std::path::PathBuf;
+
+/// The demo's watch list: some running, one finishing within seconds, failed ones, finished ones.
+pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
+    ("sim-3-sunset-over-harbor", TaskKind::Image),
+    ("sim-45-portrait-batch", TaskKind::Image),
+    ("sim-25-drone-flyover", TaskKind::Video),
+    ("hold-queued-behind-others", TaskKind::Image),
+    ("fail-0-rejected-prompt", TaskKind::Image),
+    ("fail-6-upscale-out-of-memory", TaskKind::Video),
+    ("demo-image-done", TaskKind::Image),
+    ("demo-video-done", TaskKind::Video),
+];
+
+pub async fn run(global: &Global, demo: bool) -> CliResult {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let outcome = if demo {
+        run_demo(global, no_color).await?
+    } else {
+        let settings = global.settings()?;
+        let client = client_from(&settings)?;
+        let store = WatchStore::new(WatchStore::default_path());
+        let recent_categories = store.path().with_file_name("recent-categories.json");
+        app::run(Session {
+            settings,
+            client,
+            store,
+            recent_categories,
+            no_color,
+        })
+        .await
+        .map_err(|e| Failure::new(exit::OTHER, e))?
+    };
+    Ok(exit_code(outcome))
+}
+
+/// 0 for a quit, 128 + the signal's number when a signal ended it, as shells report.
+pub fn exit_code(outcome: Quit) -> u8 {
+    match outcome {
+        Quit::User => exit::OK,
+        Quit::Signal(n) => u8::try_from(128 + n).unwrap_or(exit::OTHER),
+    }
+}
+
+async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
+    let settings = demo_settings(global);
+    let cannot = |e: &dyn std::fmt::Display| {
+        Failure::new(exit::OTHER, format!("cannot start the demo service: {e}"))
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| cannot(&e))?;
+    // Kept alive until the dashboard ends.
+    let service = server::start(listener, server::Options::new(server::generate_token()))
+        .map_err(|e| cannot(&e))?;
+    let client = Client::new(&ClientOptions {
+        base_url: service.base_url(),
+        token: service.token.clone(),
+        request_timeout: settings.request_timeout,
+        allow_insecure_http: false,
+    })?;
+    let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
+    let result = demo_session(settings, client, &scratch, no_color).await;
+    let _ = std::fs::remove_dir_all(&scratch);
+    drop(service);
+    result
+}
+
+async fn demo_session(
+    settings: Settings,
+    client: Client,
+    scratch: &std::path::Path,
+    no_color: bool,
+) -> Result<Quit, Failure> {
+    let store = WatchStore::new(scratch.join("watchlist.json"));
+    store
+        .update(|list| {
+            list.clear();
+            list.extend(
+                DEMO_TASKS
+                    .iter()
+                    .map(|(id, kind)| WatchEntry::new(*id, *kind)),
+            );
+        })
+        .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
+    app::run(Session {
+        settings,
+        client,
+        store,
+        recent_categories: scratch.join("recent-categories.json"),
+        no_color,
+    })
+    .await
+    .map_err(|e| Failure::new(exit::OTHER, e))
+}
+
+/// Settings for the demo: the user's if they load, defaults otherwise (the demo needs none).
+fn demo_settings(global: &Global) -> Settings {
+    config::resolve(&global.overrides(), &config::process_env).unwrap_or_else(|e| {
+        eprintln!("gendash: ignoring the configuration for the demo: {e}");
+        let none = |_: &str| None;
+        config::resolve_from(
+            config::FileSettings::default(),
+            false,
+            PathBuf::new(),
+            &config::Overrides::default(),
+            &none,
+        )
+        .unwrap_or_else(|_| unreachable!("defaults always resolve"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_exit_as_shells_report_them() {
+        assert_eq!(exit_code(Quit::User), 0);
+        assert_eq!(exit_code(Quit::Signal(2)), 130);
+        assert_eq!(exit_code(Quit::Signal(15)), 143);
+        assert_eq!(exit_code(Quit::Signal(1)), 129);
+    }
+}

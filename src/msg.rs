@@ -1,0 +1,100 @@
+//! The messages between the App and its workers: what the App asks the outside world to do
+//! (`Cmd`) and what the outside world reports back (`Msg`), by value over channels. Both `app`
+//! and `workers` import this module; neither imports the other.
+
+use crate::api::{ApiError, Catalogue, LoraType, TaskKind, TaskResult};
+use crate::store::watchlist::{LastKnown, WatchEntry};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A task's identity on the watch list.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskKey {
+    pub kind: TaskKind,
+    pub id: String,
+}
+
+impl TaskKey {
+    pub fn new(kind: TaskKind, id: impl Into<String>) -> Self {
+        TaskKey {
+            kind,
+            id: id.into(),
+        }
+    }
+    pub fn of(entry: &WatchEntry) -> Self {
+        TaskKey {
+            kind: entry.kind,
+            id: entry.task_id.clone(),
+        }
+    }
+}
+
+/// A request from the App to a worker or to the terminal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmd {
+    FetchCatalogue {
+        generation: u64,
+        lora_type: Option<LoraType>,
+        cate: Option<String>,
+    },
+    Watch(TaskKey),
+    Unwatch(TaskKey),
+    PollNow(TaskKey),
+    Persist(PersistOp),
+    Open(String),
+    Copy(String),
+    Download {
+        key: TaskKey,
+        url: String,
+    },
+    Notify {
+        title: String,
+        body: String,
+    },
+    /// Save the recently used categories for the next session.
+    RememberCategories(Vec<String>),
+    Bell,
+}
+
+/// A change to the saved watch list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PersistOp {
+    Add(Vec<WatchEntry>),
+    Remove(Vec<TaskKey>),
+    Status(TaskKey, LastKnown),
+}
+
+/// A download's progress, reported by the downloader.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DownloadEvent {
+    Progress { done: u64, total: Option<u64> },
+    Saved(PathBuf),
+    Failed(String),
+}
+
+/// A report from a worker, carried by value over the one channel into the App.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Catalogue {
+        generation: u64,
+        result: Result<Catalogue, ApiError>,
+    },
+    Polled {
+        key: TaskKey,
+        result: Result<TaskResult, ApiError>,
+        retry_in: Option<Duration>,
+    },
+    Download {
+        key: TaskKey,
+        event: DownloadEvent,
+    },
+    /// The saved list as it is on disk now; `applied` counts the App's ops it includes.
+    WatchFile {
+        entries: Vec<WatchEntry>,
+        applied: u64,
+    },
+    StoreProblem(String),
+    Opened(Result<String, String>),
+    /// Wall-clock seconds since the epoch, once a second.
+    Tick(u64),
+}

@@ -1,0 +1,65 @@
+//! Everything that exists only so the tests can reach the product from outside, in one place:
+//!
+//! | switch | who uses it | what it does |
+//! |---|---|---|
+//! | `GENDASH_TEST_PANIC=main` | `tests/it/signals.rs` | the dashboard panics when `?` is pressed |
+//! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics 300 ms after start |
+//! | `gendash watch stress-save FILE` (hidden) | `tests/it/durability.rs` | saves FILE over and over, alternating [`stress_lists`], so a test can kill it mid-save |
+//! | [`fuzzing`] | `fuzz/` targets and `tests/it/fuzz_corpora.rs` | the properties each fuzz target checks |
+//!
+//! None of it changes behaviour unless its variable or command is used.
+
+pub mod fuzzing;
+
+use crate::api::TaskKind;
+use crate::store::watchlist::{StoreError, WatchEntry, WatchStore};
+use std::path::Path;
+
+fn panic_wanted(place: &str) -> bool {
+    std::env::var("GENDASH_TEST_PANIC").is_ok_and(|v| v == place)
+}
+
+/// With `GENDASH_TEST_PANIC=worker`, a worker task panics shortly after start: proves the
+/// terminal is restored from any thread.
+pub fn maybe_panic_in_worker() {
+    if panic_wanted("worker") {
+        tokio::spawn(async {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            panic!("test panic in a worker (GENDASH_TEST_PANIC=worker)");
+        });
+    }
+}
+
+/// With `GENDASH_TEST_PANIC=main`, the main task panics when the help key is pressed.
+pub fn maybe_panic_in_main(help_pressed: bool) {
+    assert!(
+        !(help_pressed && panic_wanted("main")),
+        "test panic in the main task (GENDASH_TEST_PANIC=main)"
+    );
+}
+
+/// The two lists `watch stress-save` alternates between: 10 and 20 entries.
+pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
+    let list = |n: usize, tag: &str| -> Vec<WatchEntry> {
+        (0..n)
+            .map(|i| WatchEntry {
+                task_id: format!("{tag}-{i:03}"),
+                kind: TaskKind::Image,
+                added_at: 1_700_000_000,
+                last: None,
+            })
+            .collect()
+    };
+    [list(10, "old"), list(20, "new")]
+}
+
+/// Saves `file` `rounds` times, alternating the two [`stress_lists`].
+pub fn stress_save(file: &Path, rounds: u32) -> Result<(), StoreError> {
+    let store = WatchStore::new(file.to_path_buf());
+    let lists = stress_lists();
+    for round in 0..rounds {
+        let next = lists[(round % 2) as usize].clone();
+        store.update(|l| *l = next)?;
+    }
+    Ok(())
+}

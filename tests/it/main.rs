@@ -1,0 +1,19 @@
+//! Every integration test in one binary, so the dependency tree is linked once. Each module
+//! drives the product as users meet it: the API over loopback against the reference service,
+//! the CLI and the dashboard as real processes (the dashboard in a pseudo-terminal), the views
+//! on ratatui's `TestBackend`.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+mod architecture;
+mod cli;
+mod contract;
+mod degrade;
+mod durability;
+mod e2e;
+mod fuzz_corpora;
+mod hardening;
+mod properties;
+mod signals;
+mod views;
