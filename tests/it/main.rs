@@ -16,4 +16,5 @@ mod fuzz_corpora;
 mod hardening;
 mod properties;
 mod signals;
+mod terminal;
 mod views;

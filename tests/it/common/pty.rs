@@ -38,8 +38,21 @@ pub fn command(home: &Path, args: &[&str], env: &[(&str, &str)]) -> CommandBuild
     cmd
 }
 
+/// How the pseudo-terminal answers the program's queries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Answers {
+    /// Cursor-position queries (DSR) are answered, as by a real terminal.
+    Cursor,
+    /// Nothing is ever answered: a serial console, some multiplexers, a pipe-driven pty.
+    Never,
+}
+
 impl Session {
     pub fn spawn(cmd: CommandBuilder, cols: u16, rows: u16) -> Session {
+        Self::spawn_answering(cmd, cols, rows, Answers::Cursor)
+    }
+
+    pub fn spawn_answering(cmd: CommandBuilder, cols: u16, rows: u16, answers: Answers) -> Session {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -68,7 +81,9 @@ impl Session {
                         s.parser.process(&buf[..n]);
                         s.raw.extend_from_slice(&buf[..n]);
                         // Answer cursor-position queries (DSR) as a real terminal does.
-                        if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                        if answers == Answers::Cursor
+                            && buf[..n].windows(4).any(|w| w == b"\x1b[6n")
+                        {
                             let (row, col) = s.parser.screen().cursor_position();
                             let mut w = answer.lock().unwrap();
                             let _ = write!(w, "\x1b[{};{}R", row + 1, col + 1);
@@ -147,6 +162,24 @@ impl Session {
 
     pub fn pid(&self) -> i32 {
         i32::try_from(self.child.process_id().unwrap()).unwrap()
+    }
+
+    /// Resizes the terminal; the kernel sends the program SIGWINCH.
+    pub fn resize(&self, cols: u16, rows: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        self.screen
+            .lock()
+            .unwrap()
+            .parser
+            .screen_mut()
+            .set_size(rows, cols);
     }
 
     pub fn raw(&self) -> Vec<u8> {
