@@ -1,0 +1,67 @@
+//! `gendash config show`: every setting with where it came from; the token only as
+//! `<redacted>`.
+
+use super::{Settings, TokenOrigin};
+
+impl Settings {
+    /// The lines of `gendash config show`; the token appears only as `<redacted>`.
+    pub fn describe(&self) -> Vec<String> {
+        let src = |k: &str| {
+            self.sources
+                .get(k)
+                .map_or_else(String::new, ToString::to_string)
+        };
+        let mut lines = vec![
+            format!(
+                "config file: {}{}",
+                self.config_file.display(),
+                if self.config_file_found {
+                    ""
+                } else {
+                    " (not found)"
+                }
+            ),
+            format!("profile: {}", self.profile.as_deref().unwrap_or("(none)")),
+        ];
+        let base = self
+            .base_url
+            .as_ref()
+            .map_or_else(|| "(not set)".into(), ToString::to_string);
+        let token = match (&self.token, &self.token_origin) {
+            (None, _) => "(not set)".to_string(),
+            (Some(_), Some(TokenOrigin::File(p))) => {
+                format!("<redacted> (read from {})", p.display())
+            }
+            (Some(_), Some(TokenOrigin::Command(c))) => format!("<redacted> (printed by `{c}`)"),
+            (Some(_), _) => "<redacted>".to_string(),
+        };
+        let rows: Vec<(&str, String)> = vec![
+            ("base_url", base),
+            ("token", token),
+            (
+                "poll_interval",
+                format!("{}s", self.poll_interval.as_secs_f64()),
+            ),
+            (
+                "request_timeout",
+                format!("{}s", self.request_timeout.as_secs_f64()),
+            ),
+            ("failure_statuses", self.failure_statuses.join(", ")),
+            ("allow_insecure_http", self.allow_insecure_http.to_string()),
+            ("categories", self.categories.join(", ")),
+            ("bell", self.bell.to_string()),
+            (
+                "desktop_notifications",
+                self.desktop_notifications.to_string(),
+            ),
+            (
+                "max_concurrent_polls",
+                self.max_concurrent_polls.to_string(),
+            ),
+        ];
+        for (k, v) in rows {
+            lines.push(format!("{k:<22} = {v:<40}  # {}", src(k)));
+        }
+        lines
+    }
+}

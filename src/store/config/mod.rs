@@ -1,0 +1,106 @@
+//! Configuration: a TOML file with optional `[profiles.NAME]` tables, environment variables and
+//! flags, resolved with the precedence flags > environment > profile > top level. Every
+//! resolved value remembers where it came from, for `gendash config show`.
+//!
+//! `values`: the checked value types; `file`: the file's schema and parser (errors name the
+//! file, line and key); `resolve`: the precedence; `token`: the token's sources; `describe`:
+//! `config show`.
+
+mod describe;
+mod file;
+mod resolve;
+mod token;
+mod values;
+
+pub use file::{FileSettings, config_path, parse};
+pub use resolve::{resolve, resolve_from};
+pub use token::{default_token_file, loose_permissions, write_token_file};
+pub use values::{BaseUrl, CommandSpec, Seconds};
+
+use crate::api::Secret;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+use url::Url;
+
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
+pub const DEFAULT_MAX_CONCURRENT_POLLS: usize = 8;
+
+/// Where a resolved value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    TopLevel,
+    Profile(String),
+    Env(&'static str),
+    Flag(&'static str),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::TopLevel => f.write_str("config file"),
+            Source::Profile(p) => write!(f, "profile {p}"),
+            Source::Env(v) => write!(f, "environment {v}"),
+            Source::Flag(v) => write!(f, "flag {v}"),
+        }
+    }
+}
+
+/// How the token was supplied, for `config show` (never the token itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenOrigin {
+    Inline,
+    File(PathBuf),
+    Command(String),
+}
+
+/// What the command line contributes.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub config: Option<PathBuf>,
+    pub profile: Option<String>,
+    pub base_url: Option<String>,
+}
+
+/// The resolved settings.
+// Each bool is an independent user-facing switch, not a state machine in disguise.
+#[allow(clippy::struct_excessive_bools)]
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub config_file: PathBuf,
+    pub config_file_found: bool,
+    pub profile: Option<String>,
+    pub base_url: Option<Url>,
+    pub token: Option<Secret>,
+    pub token_origin: Option<TokenOrigin>,
+    pub poll_interval: Duration,
+    pub request_timeout: Duration,
+    pub failure_statuses: Vec<String>,
+    pub allow_insecure_http: bool,
+    pub categories: Vec<String>,
+    pub bell: bool,
+    pub desktop_notifications: bool,
+    pub max_concurrent_polls: usize,
+    /// Key → where its value came from.
+    pub sources: BTreeMap<&'static str, Source>,
+    /// Things the user should know (loose file permissions), printed to stderr.
+    pub warnings: Vec<String>,
+}
+
+/// A configuration problem, naming the file and, where known, the line and key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+/// Reads the environment through a function, so tests need not touch the process's own.
+pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+pub fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests;

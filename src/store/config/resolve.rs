@@ -1,0 +1,204 @@
+//! The precedence: flags > environment > profile > top level > default, one key at a time,
+//! each recording which layer supplied it.
+
+use super::file::{FileSettings, config_path, parse};
+use super::token::{loose_permissions, resolve_token};
+use super::values::{BaseUrl, Seconds};
+use super::{
+    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, EnvLookup, Overrides,
+    Settings, Source,
+};
+use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
+use crate::api::types::default_failure_statuses;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Loads and resolves everything.
+pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
+    let (path, explicit) = config_path(overrides, env);
+    let (file, found) = match std::fs::read_to_string(&path) {
+        Ok(text) => (parse(&text, &path)?, true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
+            (FileSettings::default(), false)
+        }
+        Err(e) => return Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
+    };
+    resolve_from(file, found, path, overrides, env)
+}
+
+// One resolution per key, read top to bottom; splitting it would hide the precedence.
+#[allow(clippy::too_many_lines)]
+pub fn resolve_from(
+    mut file: FileSettings,
+    found: bool,
+    path: PathBuf,
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<Settings, ConfigError> {
+    let mut warnings = Vec::new();
+    let profile_name = overrides.profile.clone().or_else(|| env("GENDASH_PROFILE"));
+    let mut profiles = file.profiles.take().unwrap_or_default();
+    let profile = match &profile_name {
+        Some(name) => Some(profiles.remove(name).ok_or_else(|| {
+            let known: Vec<_> = profiles.keys().map(String::as_str).collect();
+            ConfigError(format!(
+                "{}: no profile `{name}` (known: {})",
+                path.display(),
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
+            ))
+        })?),
+        None => None,
+    };
+    let profile_source = || Source::Profile(profile_name.clone().unwrap_or_default());
+    let mut sources = BTreeMap::new();
+
+    let prof = profile.as_ref();
+    let psrc = profile_source();
+
+    let base_from_outside = match (&overrides.base_url, env("GENDASH_BASE_URL")) {
+        (Some(flag), _) => Some((
+            BaseUrl::parse(flag).map_err(|e| ConfigError(format!("--base-url: {e}")))?,
+            Source::Flag("--base-url"),
+        )),
+        (None, Some(v)) => Some((
+            BaseUrl::parse(&v).map_err(|e| ConfigError(format!("GENDASH_BASE_URL: {e}")))?,
+            Source::Env("GENDASH_BASE_URL"),
+        )),
+        _ => None,
+    };
+    let base_url = Layer::at(&mut sources, "base_url", &psrc).opt(
+        base_from_outside,
+        prof.and_then(|p| p.base_url.clone()),
+        file.base_url.clone(),
+    );
+    let timeout_env = match env("GENDASH_REQUEST_TIMEOUT") {
+        Some(v) => Some((
+            Seconds::parse(&v).map_err(|e| ConfigError(format!("GENDASH_REQUEST_TIMEOUT: {e}")))?,
+            Source::Env("GENDASH_REQUEST_TIMEOUT"),
+        )),
+        None => None,
+    };
+    let request_timeout = Layer::at(&mut sources, "request_timeout", &psrc)
+        .opt(
+            timeout_env,
+            prof.and_then(|p| p.request_timeout),
+            file.request_timeout,
+        )
+        .map_or(DEFAULT_REQUEST_TIMEOUT, |s| s.0);
+    let poll_interval = Layer::at(&mut sources, "poll_interval", &psrc)
+        .opt(None, prof.and_then(|p| p.poll_interval), file.poll_interval)
+        .map_or(DEFAULT_POLL_INTERVAL, |s| s.0);
+    let failure_statuses = Layer::at(&mut sources, "failure_statuses", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.failure_statuses.clone()),
+            file.failure_statuses.clone(),
+        )
+        .unwrap_or_else(default_failure_statuses);
+    let allow_insecure_http = Layer::at(&mut sources, "allow_insecure_http", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.allow_insecure_http),
+            file.allow_insecure_http,
+        )
+        .unwrap_or(false);
+    let categories = Layer::at(&mut sources, "categories", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.categories.clone()),
+            file.categories.clone(),
+        )
+        .unwrap_or_default();
+    let bell = Layer::at(&mut sources, "bell", &psrc)
+        .opt(None, prof.and_then(|p| p.bell), file.bell)
+        .unwrap_or(true);
+    let desktop_notifications = Layer::at(&mut sources, "desktop_notifications", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.desktop_notifications),
+            file.desktop_notifications,
+        )
+        .unwrap_or(true);
+    let max_concurrent_polls = Layer::at(&mut sources, "max_concurrent_polls", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.max_concurrent_polls),
+            file.max_concurrent_polls,
+        )
+        .map_or(DEFAULT_MAX_CONCURRENT_POLLS, std::num::NonZeroUsize::get);
+
+    let (token, token_origin, token_source) = resolve_token(
+        env,
+        profile.as_ref(),
+        profile_name.as_deref(),
+        &file,
+        &path,
+        &mut warnings,
+    )?;
+    sources.insert("token", token_source);
+
+    if found
+        && (file.token.is_some() || profile.as_ref().is_some_and(|p| p.token.is_some()))
+        && let Some(w) = loose_permissions(&path)
+    {
+        warnings.push(w);
+    }
+
+    Ok(Settings {
+        config_file: path,
+        config_file_found: found,
+        profile: profile_name,
+        base_url: base_url.map(|b| b.0),
+        token,
+        token_origin,
+        poll_interval,
+        request_timeout,
+        failure_statuses,
+        allow_insecure_http,
+        categories,
+        bell,
+        desktop_notifications,
+        max_concurrent_polls,
+        sources,
+        warnings,
+    })
+}
+
+/// Resolves one key through the layers, recording which layer supplied it.
+struct Layer<'a> {
+    key: &'static str,
+    sources: &'a mut BTreeMap<&'static str, Source>,
+    profile: Source,
+}
+
+impl<'a> Layer<'a> {
+    fn at(
+        sources: &'a mut BTreeMap<&'static str, Source>,
+        key: &'static str,
+        profile: &Source,
+    ) -> Self {
+        Layer {
+            key,
+            sources,
+            profile: profile.clone(),
+        }
+    }
+
+    fn opt<T>(self, outside: Option<(T, Source)>, profile: Option<T>, top: Option<T>) -> Option<T> {
+        let (value, source) = if let Some((v, s)) = outside {
+            (Some(v), s)
+        } else if let Some(v) = profile {
+            (Some(v), self.profile)
+        } else if let Some(v) = top {
+            (Some(v), Source::TopLevel)
+        } else {
+            (None, Source::Default)
+        };
+        self.sources.insert(self.key, source);
+        value
+    }
+}

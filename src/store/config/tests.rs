@@ -1,0 +1,135 @@
+use super::*;
+use std::path::Path;
+
+fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    move |k| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| (*v).to_string())
+    }
+}
+
+fn resolve_text(text: &str, o: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
+    let path = PathBuf::from("/tmp/x/config.toml");
+    resolve_from(parse(text, &path)?, true, path, o, env)
+}
+
+const FILE: &str = r#"
+base_url = "https://top.example"
+token = "top-token"
+poll_interval = 3
+
+[profiles.work]
+base_url = "https://work.example/api/v1/"
+request_timeout = 12.5
+"#;
+
+#[test]
+fn precedence_flags_env_profile_top() {
+    let none = env_of(&[]);
+    let s = resolve_text(FILE, &Overrides::default(), &none).expect("ok");
+    assert_eq!(s.base_url.expect("set").as_str(), "https://top.example/");
+    assert_eq!(s.sources["base_url"], Source::TopLevel);
+    assert_eq!(s.poll_interval, Duration::from_secs(3));
+
+    let o = Overrides {
+        profile: Some("work".into()),
+        ..Overrides::default()
+    };
+    let s = resolve_text(FILE, &o, &none).expect("ok");
+    assert_eq!(
+        s.base_url.expect("set").as_str(),
+        "https://work.example/api/v1/"
+    );
+    assert_eq!(s.request_timeout, Duration::from_secs_f64(12.5));
+    assert_eq!(s.sources["token"], Source::TopLevel);
+
+    let env = env_of(&[
+        ("GENDASH_BASE_URL", "https://env.example"),
+        ("GENDASH_TOKEN", "env-token"),
+        ("GENDASH_PROFILE", "work"),
+    ]);
+    let s = resolve_text(FILE, &Overrides::default(), &env).expect("ok");
+    assert_eq!(s.base_url.expect("set").as_str(), "https://env.example/");
+    assert_eq!(s.token.expect("set").expose(), "env-token");
+    assert_eq!(s.profile.as_deref(), Some("work"));
+
+    let o = Overrides {
+        base_url: Some("http://127.0.0.1:9/".into()),
+        ..Overrides::default()
+    };
+    let s = resolve_text(FILE, &o, &env).expect("ok");
+    assert_eq!(s.base_url.expect("set").as_str(), "http://127.0.0.1:9/");
+    assert_eq!(s.sources["base_url"], Source::Flag("--base-url"));
+}
+
+#[test]
+fn unknown_keys_and_bad_values_name_line_and_key() {
+    let path = PathBuf::from("/etc/g.toml");
+    let e = parse(
+        "base_url = \"https://x.example\"\npoll_intervall = 3\n",
+        &path,
+    )
+    .expect_err("bad");
+    assert!(e.0.contains("/etc/g.toml line 2"), "{e}");
+    assert!(e.0.contains("poll_intervall"), "{e}");
+    let e = parse("\n\npoll_interval = -1\n", &path).expect_err("bad");
+    assert!(e.0.contains("line 3, key `poll_interval`"), "{e}");
+    let e = parse(
+        "bell = true\n[profiles.work]\nmax_concurrent_polls = \"many\"\n",
+        &path,
+    )
+    .expect_err("bad");
+    assert!(
+        e.0.contains("line 3, key `profiles.work.max_concurrent_polls`"),
+        "{e}"
+    );
+    let e = parse("[profiles.a]\nbase_url = \"ftp://x\"\n", &path).expect_err("bad");
+    assert!(e.0.contains("line 2") && e.0.contains("http"), "{e}");
+    let e = parse("[profiles.a]\nfoo = 1\n", &path).expect_err("bad");
+    assert!(e.0.contains("foo"), "{e}");
+}
+
+#[test]
+fn unknown_profile_lists_known_ones() {
+    let o = Overrides {
+        profile: Some("nope".into()),
+        ..Overrides::default()
+    };
+    let e = resolve_text(FILE, &o, &env_of(&[])).expect_err("bad");
+    assert!(e.0.contains("known: work"), "{e}");
+}
+
+#[test]
+fn one_token_way_per_level_and_command_runs_without_shell() {
+    let e = resolve_text(
+        "token = \"a\"\ntoken_command = \"echo b\"\n",
+        &Overrides::default(),
+        &env_of(&[]),
+    )
+    .expect_err("bad");
+    assert!(e.0.contains("only one of"), "{e}");
+    let s = resolve_text(
+        "token_command = [\"echo\", \"tok from cmd\", \"$HOME\"]\n",
+        &Overrides::default(),
+        &env_of(&[]),
+    )
+    .expect("ok");
+    assert_eq!(s.token.expect("set").expose(), "tok from cmd $HOME");
+}
+
+#[test]
+fn show_never_prints_the_token() {
+    let s = resolve_text(FILE, &Overrides::default(), &env_of(&[])).expect("ok");
+    let text = s.describe().join("\n");
+    assert!(!text.contains("top-token"));
+    assert!(text.contains("<redacted>"));
+    assert!(!format!("{s:?}").contains("top-token"));
+}
+
+#[test]
+fn deep_nesting_in_toml_is_an_error() {
+    let text = format!("x = {}", "[".repeat(100_000));
+    assert!(parse(&text, Path::new("/x")).is_err());
+}

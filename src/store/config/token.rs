@@ -1,0 +1,167 @@
+//! Where the token comes from: `GENDASH_TOKEN`, a profile's or the top level's `token`,
+//! `token_file` or `token_command` (run without a shell), else the file `config set-token`
+//! writes. Files holding a token that others can read are warned about.
+
+use super::file::FileSettings;
+use super::values::CommandSpec;
+use super::{ConfigError, EnvLookup, Source, TokenOrigin};
+use crate::api::Secret;
+use std::path::{Path, PathBuf};
+
+/// The token: environment, then the profile's, then the top level's.
+pub(super) fn resolve_token(
+    env: EnvLookup<'_>,
+    profile: Option<&FileSettings>,
+    profile_name: Option<&str>,
+    file: &FileSettings,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<Secret>, Option<TokenOrigin>, Source), ConfigError> {
+    if let Some(t) = env("GENDASH_TOKEN") {
+        return Ok((
+            Some(Secret::new(t.trim())),
+            Some(TokenOrigin::Inline),
+            Source::Env("GENDASH_TOKEN"),
+        ));
+    }
+    if let Some(p) = profile {
+        let name = profile_name.unwrap_or_default();
+        if let Some((t, origin)) = token_at_level(p, path, &format!("profile {name}"), warnings)? {
+            return Ok((Some(t), Some(origin), Source::Profile(name.to_string())));
+        }
+    }
+    if let Some((t, origin)) = token_at_level(file, path, "top level", warnings)? {
+        return Ok((Some(t), Some(origin), Source::TopLevel));
+    }
+    // Last: the file `gendash config set-token` writes beside the config file.
+    let default_file = default_token_file(path, profile_name);
+    if let Ok(text) = std::fs::read_to_string(&default_file) {
+        let token = text.lines().next().unwrap_or("").trim().to_string();
+        if !token.is_empty() {
+            if let Some(w) = loose_permissions(&default_file) {
+                warnings.push(w);
+            }
+            return Ok((
+                Some(Secret::new(token)),
+                Some(TokenOrigin::File(default_file)),
+                Source::Default,
+            ));
+        }
+    }
+    Ok((None, None, Source::Default))
+}
+
+/// Where `gendash config set-token` keeps the token: beside the config file, `token` or
+/// `token-<profile>`.
+pub fn default_token_file(config_file: &Path, profile: Option<&str>) -> PathBuf {
+    let dir = config_file.parent().unwrap_or(Path::new("."));
+    match profile {
+        Some(p) => dir.join(format!("token-{p}")),
+        None => dir.join("token"),
+    }
+}
+
+/// Writes a token file readable by its owner only (0600), atomically: a temporary file created
+/// with that mode from the start, synced, then renamed into place.
+pub fn write_token_file(path: &Path, token: &Secret) -> std::io::Result<()> {
+    crate::store::atomic::write_atomic(
+        path,
+        format!("{}\n", token.expose()).as_bytes(),
+        Some(0o600),
+    )
+}
+
+/// The token a level supplies, if any; more than one way at one level is an error.
+fn token_at_level(
+    level: &FileSettings,
+    path: &Path,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(Secret, TokenOrigin)>, ConfigError> {
+    let ways = usize::from(level.token.is_some())
+        + usize::from(level.token_file.is_some())
+        + usize::from(level.token_command.is_some());
+    if ways > 1 {
+        return Err(ConfigError(format!(
+            "{} ({what}): set only one of token, token_file, token_command",
+            path.display()
+        )));
+    }
+    if let Some(t) = &level.token {
+        return Ok(Some((t.clone(), TokenOrigin::Inline)));
+    }
+    if let Some(file) = &level.token_file {
+        let file = expand_home(file);
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| ConfigError(format!("cannot read token_file {}: {e}", file.display())))?;
+        if let Some(w) = loose_permissions(&file) {
+            warnings.push(w);
+        }
+        let token = text.lines().next().unwrap_or("").trim().to_string();
+        if token.is_empty() {
+            return Err(ConfigError(format!(
+                "token_file {} is empty",
+                file.display()
+            )));
+        }
+        return Ok(Some((Secret::new(token), TokenOrigin::File(file))));
+    }
+    if let Some(cmd) = &level.token_command {
+        return Ok(Some((
+            run_token_command(cmd)?,
+            TokenOrigin::Command(cmd.0.join(" ")),
+        )));
+    }
+    Ok(None)
+}
+
+fn expand_home(p: &Path) -> PathBuf {
+    match (p.strip_prefix("~"), directories::BaseDirs::new()) {
+        (Ok(rest), Some(b)) => b.home_dir().join(rest),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Runs the token command directly (no shell) and takes the first line of its output.
+fn run_token_command(cmd: &CommandSpec) -> Result<Secret, ConfigError> {
+    let program = &cmd.0[0];
+    let output = std::process::Command::new(program)
+        .args(&cmd.0[1..])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| ConfigError(format!("token_command `{program}` could not run: {e}")))?;
+    if !output.status.success() {
+        return Err(ConfigError(format!(
+            "token_command `{program}` failed ({})",
+            output.status
+        )));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let token = text.lines().next().unwrap_or("").trim().to_string();
+    if token.is_empty() {
+        return Err(ConfigError(format!(
+            "token_command `{program}` printed no token"
+        )));
+    }
+    Ok(Secret::new(token))
+}
+
+/// A warning when a file holding a token can be read by group or others.
+#[cfg(unix)]
+pub fn loose_permissions(path: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode();
+    (mode & 0o077 != 0).then(|| {
+        format!(
+            "warning: {} holds a token but is readable by others (mode {:o}); run chmod 600 on it",
+            path.display(),
+            mode & 0o777
+        )
+    })
+}
+
+#[cfg(not(unix))]
+pub fn loose_permissions(_path: &Path) -> Option<String> {
+    None
+}

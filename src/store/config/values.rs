@@ -1,0 +1,115 @@
+//! The checked value types of the configuration: each is rejected at parse time, so the error
+//! carries the file's line and key.
+
+use crate::api::Secret;
+use serde::{Deserialize, Deserializer};
+use std::fmt;
+use std::time::Duration;
+use url::Url;
+
+/// A positive number of seconds, at most a day; rejected at parse time so the error carries
+/// the file's line and key.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seconds(pub Duration);
+
+impl Seconds {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let n: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+        Self::from_f64(n)
+    }
+    fn from_f64(n: f64) -> Result<Self, String> {
+        if n.is_finite() && n > 0.0 && n <= 86_400.0 {
+            Ok(Seconds(Duration::from_secs_f64(n)))
+        } else {
+            Err(format!("{n} is not between 0 and 86400 seconds"))
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Seconds {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Seconds;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number of seconds")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Seconds, E> {
+                Seconds::from_f64(v as f64).map_err(E::custom)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Seconds, E> {
+                Seconds::from_f64(v as f64).map_err(E::custom)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Seconds, E> {
+                Seconds::from_f64(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// A base URL, checked to be absolute when read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaseUrl(pub Url);
+
+impl BaseUrl {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let url =
+            Url::parse(text.trim()).map_err(|e| format!("`{text}` is not an absolute URL: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("`{text}` is not an http or https URL"));
+        }
+        Ok(BaseUrl(url))
+    }
+}
+
+impl<'de> Deserialize<'de> for BaseUrl {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        BaseUrl::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Secret {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Secret::new(String::deserialize(d)?))
+    }
+}
+
+/// A program and its arguments, run without a shell: `["pass", "show", "gen"]` or a string
+/// split on white space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandSpec(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for CommandSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Vec<String>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a command: an array of strings, or a string split on white space")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<String>, E> {
+                Ok(v.split_whitespace().map(str::to_string).collect())
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Vec<String>, A::Error> {
+                let mut argv = Vec::new();
+                while let Some(arg) = seq.next_element::<String>()? {
+                    argv.push(arg);
+                }
+                Ok(argv)
+            }
+        }
+        let argv = d.deserialize_any(Visitor)?;
+        if argv.first().is_none_or(String::is_empty) {
+            return Err(serde::de::Error::custom("token_command names no program"));
+        }
+        Ok(CommandSpec(argv))
+    }
+}
