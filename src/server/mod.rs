@@ -197,10 +197,8 @@ async fn list_loras(
     if !authorised(&headers, &service.token) {
         return unauthorised();
     }
-    let lora_type = query
-        .get("type")
-        .map(String::as_str)
-        .filter(|t| !t.is_empty());
+    // The spec allows `sd`, `sdxl`, or no parameter at all; an empty value is none of those.
+    let lora_type = query.get("type").map(String::as_str);
     if let Some(t) = lora_type
         && !matches!(t, "sd" | "sdxl")
     {

@@ -8,6 +8,7 @@ mod common;
 
 mod architecture;
 mod cli;
+mod conformance;
 mod contract;
 mod degrade;
 mod durability;
