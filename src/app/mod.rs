@@ -5,7 +5,7 @@
 
 pub mod action;
 pub mod browser;
-pub mod cursor;
+mod cursor;
 pub mod filter;
 pub mod keymap;
 pub mod state;

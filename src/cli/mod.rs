@@ -1,19 +1,20 @@
 //! Command-line interface: argument definitions and dispatch to the headless subcommands.
 
-pub mod config_cmd;
-pub mod dashboard;
-pub mod download;
+mod config_cmd;
+mod dashboard;
+mod download;
 pub mod exit;
-pub mod models;
+mod models;
 pub mod output;
-pub mod serve;
-pub mod tasks;
-pub mod watch;
+mod serve;
+mod tasks;
+mod watch;
 
 use crate::api::{ApiError, Client, ClientOptions};
 use crate::store::config::{self, Overrides, Settings};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -140,4 +141,57 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
         request_timeout: settings.request_timeout,
         allow_insecure_http: settings.allow_insecure_http,
     })?)
+}
+
+/// The whole program: parses arguments, sets up file logging, runs the subcommand or the
+/// dashboard on a two-thread runtime, and turns the outcome into an exit code.
+pub fn main() -> ExitCode {
+    let args = Cli::parse();
+    let _log_guard = match crate::logging::init(args.global.verbose) {
+        Ok(g) => g,
+        Err(e) => {
+            output::error(&e);
+            return ExitCode::from(exit::OTHER);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            output::error(&format!("cannot start the runtime: {e}"));
+            return ExitCode::from(exit::OTHER);
+        }
+    };
+    let outcome = runtime.block_on(dispatch(args));
+    // Workers blocked on I/O must not keep a finished program alive.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure { code, message }) => {
+            tracing::error!(%message, code, "exiting with an error");
+            output::error(&message);
+            ExitCode::from(code)
+        }
+    }
+}
+
+async fn dispatch(args: Cli) -> CliResult {
+    let global = args.global;
+    match args.command {
+        None => dashboard::run(&global, args.demo).await,
+        Some(_) if args.demo => Err(Failure::new(
+            exit::USAGE,
+            "--demo runs the dashboard; it takes no subcommand",
+        )),
+        Some(Command::Models(a)) => models::run(&global, &a).await,
+        Some(Command::Status(a)) => tasks::status(&global, &a).await,
+        Some(Command::Wait(a)) => tasks::wait(&global, &a).await,
+        Some(Command::Download(a)) => download::run(&global, &a).await,
+        Some(Command::Watch(c)) => watch::run(&c),
+        Some(Command::Serve(a)) => serve::run(&a).await,
+        Some(Command::Config(c)) => config_cmd::run(&global, &c),
+    }
 }

@@ -1,11 +1,11 @@
 //! The view: a pure function of `&State`. Popups are drawn last.
 
-pub mod add;
-pub mod browser;
-pub mod help;
+mod add;
+mod browser;
+mod help;
 pub mod layout;
-pub mod status;
-pub mod theme;
+mod status;
+mod theme;
 pub mod watch;
 
 use crate::app::state::{Popup, State};

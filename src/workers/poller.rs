@@ -152,14 +152,6 @@ impl Schedule {
             }
         }
     }
-
-    pub fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
-    pub fn is_finished(&self, key: &TaskKey) -> Option<bool> {
-        self.slots.get(key).map(|s| s.finished)
-    }
 }
 
 /// Drives the schedule until the command channel closes.
@@ -264,7 +256,7 @@ mod tests {
             t0,
             &mut rng,
         );
-        assert_eq!(s.is_finished(&first[1]), Some(true));
+        assert_eq!(s.slots.get(&first[1]).map(|slot| slot.finished), Some(true));
         s.completed(&second[0], &done("x", "FAILED"), &statuses(), t0, &mut rng);
         // Only the still-running task comes due again, one interval later.
         assert!(s.take_due(t0 + Duration::from_secs(1)).is_empty());
@@ -335,7 +327,7 @@ mod tests {
         s.poll_now(key("a"), t0);
         assert_eq!(s.take_due(t0), vec![key("a")]);
         s.unwatch(&key("a"));
-        assert_eq!(s.in_flight(), 0);
+        assert_eq!(s.in_flight, 0);
         assert_eq!(s.next_due(), None);
     }
 
