@@ -203,7 +203,7 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
             if !args.json {
                 output::error(&format!("{id}: {err}"));
             }
-            exit::for_api_error(&err)
+            exit::for_api_error(err)
         }
     });
     Ok(combine(codes))

@@ -23,6 +23,8 @@ impl Theme {
             self.fg(Color::DarkGray)
         }
     }
+    // Every style is asked of the theme, so that a theme can change any of them.
+    #[allow(clippy::unused_self)]
     pub fn title(self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
