@@ -249,7 +249,13 @@ impl State {
             }
             Action::Cancel => self.popup = None,
             Action::Submit => {
-                let ids = split_ids(&dialog.text);
+                // Sanitised before they are checked: an ID that is nothing but an escape
+                // sequence must not become an empty task ID on the list.
+                let ids: Vec<String> = split_ids(&dialog.text)
+                    .iter()
+                    .map(|id| crate::api::sanitize::sanitize(id))
+                    .filter(|id| !id.is_empty())
+                    .collect();
                 if ids.is_empty() {
                     dialog.error = Some("type or paste at least one task ID".into());
                     return Vec::new();
@@ -262,10 +268,8 @@ impl State {
                     return Vec::new();
                 }
                 let kind = dialog.kind;
-                let entries: Vec<WatchEntry> = ids
-                    .iter()
-                    .map(|id| new_entry(&crate::api::sanitize::sanitize(id), kind, self.now))
-                    .collect();
+                let entries: Vec<WatchEntry> =
+                    ids.iter().map(|id| new_entry(id, kind, self.now)).collect();
                 self.popup = None;
                 let (cmds, n) = self.watch.add(entries);
                 self.focus = Pane::Watch;
@@ -494,7 +498,7 @@ impl State {
                 });
                 if self.browser.loaded(generation, result) {
                     if ok {
-                        self.health = Health::Connected;
+                        self.connected();
                     }
                     self.dirty = true;
                 }
@@ -631,3 +635,7 @@ fn pane_at(areas: &Areas, column: u16, row: u16) -> Option<Pane> {
         Region::Watch => Pane::Watch,
     })
 }
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

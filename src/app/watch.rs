@@ -248,7 +248,12 @@ impl Watch {
                 let had_error = row.error.take().is_some();
                 row.retry_in = None;
                 let mut cmds = Vec::new();
-                if state != TaskState::Running && row.state == TaskState::Running {
+                // Announced only when it was seen running: a task already finished when first
+                // polled (no last known status) did not finish while watched.
+                if state != TaskState::Running
+                    && row.state == TaskState::Running
+                    && row.entry.last.is_some()
+                {
                     let title = if state == TaskState::Completed {
                         "gendash: task completed"
                     } else {

@@ -1,0 +1,1423 @@
+//! Table-driven tests of the two reducers: keys through the real keymap in every mode, the
+//! watch-file gate, connection health, bells and notifications, the reducers' clock and the
+//! dirty flag. No terminal, no runtime, no network: a `State`, inputs, and what comes out.
+
+use super::*;
+use crate::api::types::{Envelope, default_failure_statuses};
+use crate::api::{ApiError, Catalogue, TaskResult};
+use crate::msg::{PersistOp, TaskKey};
+use crate::store::watchlist::LastKnown;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::time::Duration;
+
+const NOW: u64 = 1_700_000_000;
+
+// ---- fixtures -------------------------------------------------------------------------------
+
+fn ui(bell: bool, desktop_notifications: bool) -> UiSettings {
+    UiSettings {
+        bell,
+        desktop_notifications,
+        no_color: false,
+    }
+}
+
+/// A state at `NOW` with these entries and settings, the initial redraw already done.
+fn state_with(entries: Vec<WatchEntry>, settings: UiSettings) -> State {
+    let mut s = State::new(
+        "http://127.0.0.1:8787",
+        vec!["style".into()],
+        entries,
+        default_failure_statuses(),
+        settings,
+        NOW,
+    );
+    s.dirty = false;
+    s
+}
+
+/// One running task (`w-1`, last seen at 40%), bell and notifications on.
+fn state() -> State {
+    state_with(
+        vec![entry("w-1", Some(("IN_PROGRESS", 40)))],
+        ui(true, true),
+    )
+}
+
+fn download_url(id: &str, status: &str) -> Option<String> {
+    (status == "COMPLETED").then(|| format!("http://127.0.0.1:8787/files/{id}.png"))
+}
+
+/// An image task added 30 s ago, with this last known status (as a poll would have saved it).
+fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
+    WatchEntry {
+        task_id: id.into(),
+        kind: TaskKind::Image,
+        added_at: NOW - 30,
+        last: last.map(|(status, percent)| LastKnown {
+            status: status.into(),
+            percent,
+            url_download: download_url(id, status),
+            updated_at: NOW - 10,
+        }),
+    }
+}
+
+fn image(id: &str) -> TaskKey {
+    TaskKey::new(TaskKind::Image, id)
+}
+
+fn result(id: &str, status: &str, percent: u8) -> TaskResult {
+    TaskResult {
+        task_id: id.into(),
+        kind: TaskKind::Image,
+        status: status.into(),
+        percent,
+        total_tasks: Some(1),
+        url_download: download_url(id, status),
+        envelope: Envelope::default(),
+    }
+}
+
+fn polled(id: &str, result: Result<TaskResult, ApiError>) -> Msg {
+    Msg::Polled {
+        key: image(id),
+        result,
+        retry_in: None,
+    }
+}
+
+fn ok_poll(id: &str, status: &str, percent: u8) -> Msg {
+    polled(id, Ok(result(id, status, percent)))
+}
+
+fn catalogue(generation: u64, result: Result<Catalogue, ApiError>) -> Msg {
+    Msg::Catalogue { generation, result }
+}
+
+fn http(status: u16) -> ApiError {
+    ApiError::Http {
+        status,
+        excerpt: "body".into(),
+        retry_after: None,
+    }
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+fn ch(c: char) -> KeyEvent {
+    key(KeyCode::Char(c))
+}
+
+fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+/// A key as the event loop handles it: resolved in the current contexts, then reduced.
+fn press(s: &mut State, k: KeyEvent) -> (Option<Action>, Vec<Cmd>) {
+    let action = Keymap::default().resolve(&s.contexts(), &k);
+    let cmds = action.clone().map(|a| s.update(a)).unwrap_or_default();
+    (action, cmds)
+}
+
+/// The commands by name, for compact tables.
+fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
+    cmds.iter()
+        .map(|c| match c {
+            Cmd::FetchCatalogue { .. } => "FetchCatalogue",
+            Cmd::Watch(_) => "Watch",
+            Cmd::Unwatch(_) => "Unwatch",
+            Cmd::PollNow(_) => "PollNow",
+            Cmd::Persist(PersistOp::Add(_)) => "Persist(Add)",
+            Cmd::Persist(PersistOp::Remove(_)) => "Persist(Remove)",
+            Cmd::Persist(PersistOp::Status(..)) => "Persist(Status)",
+            Cmd::Open(_) => "Open",
+            Cmd::Copy(_) => "Copy",
+            Cmd::Download { .. } => "Download",
+            Cmd::Notify { .. } => "Notify",
+            Cmd::RememberCategories(_) => "RememberCategories",
+            Cmd::Bell => "Bell",
+        })
+        .collect()
+}
+
+fn row_ids(s: &State) -> Vec<&str> {
+    s.watch
+        .rows
+        .iter()
+        .map(|r| r.entry.task_id.as_str())
+        .collect()
+}
+
+// ---- modes ----------------------------------------------------------------------------------
+
+/// Where the keyboard is, each reached through the reducer itself.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// No popup, the browser focused.
+    Browser,
+    /// No popup, the browser focused, a filter `w` applied and the field left.
+    Filtered,
+    /// No popup, the watch list focused.
+    Watch,
+    /// Typing in the filter field (`Field::Filter`), `w` typed so far.
+    Filter,
+    /// Typing in the category field, this draft typed so far.
+    Category(&'static str),
+    Help,
+    /// The add dialog, this text typed so far.
+    Add(&'static str),
+}
+
+const MODES: [Mode; 9] = [
+    Mode::Browser,
+    Mode::Filtered,
+    Mode::Watch,
+    Mode::Filter,
+    Mode::Category(""),
+    Mode::Category("sty"),
+    Mode::Help,
+    Mode::Add(""),
+    Mode::Add("x-1"),
+];
+
+fn enter(mode: Mode) -> State {
+    let mut s = state();
+    let steps = match mode {
+        Mode::Browser => vec![],
+        Mode::Filtered => vec![Action::FocusFilter, Action::Type('w'), Action::Cancel],
+        Mode::Watch => vec![Action::FocusNext],
+        Mode::Filter => vec![Action::FocusFilter, Action::Type('w')],
+        Mode::Category(draft) => vec![Action::EditCategory, Action::Paste(draft.into())],
+        Mode::Help => vec![Action::ToggleHelp],
+        Mode::Add(text) => vec![Action::OpenAddDialog, Action::Paste(text.into())],
+    };
+    for a in steps {
+        assert!(s.update(a).is_empty(), "entering {mode:?} sends nothing");
+    }
+    s.dirty = false;
+    s
+}
+
+/// What a key may change, compared whole so that a case also shows what did not change.
+#[derive(Debug, Clone, PartialEq)]
+struct Snap {
+    focus: Pane,
+    popup: Option<Popup>,
+    editing: Option<Field>,
+    query: String,
+    category: String,
+    category_draft: String,
+    rows: Vec<String>,
+    quit: Option<Quit>,
+    notice: Option<String>,
+    persist_sent: u64,
+}
+
+impl Snap {
+    fn of(s: &State) -> Self {
+        Snap {
+            focus: s.focus,
+            popup: s.popup.clone(),
+            editing: s.browser.editing,
+            query: s.browser.query.clone(),
+            category: s.browser.category.clone(),
+            category_draft: s.browser.category_draft.clone(),
+            rows: row_ids(s).into_iter().map(String::from).collect(),
+            quit: s.quit,
+            notice: s.notice.clone(),
+            persist_sent: s.persist_sent,
+        }
+    }
+
+    fn dialog(&mut self) -> &mut AddDialog {
+        match &mut self.popup {
+            Some(Popup::Add(d)) => d,
+            other => panic!("expected the add dialog, got {other:?}"),
+        }
+    }
+}
+
+// ---- 1. routing of keys by mode -------------------------------------------------------------
+
+#[test]
+fn contexts_by_mode() {
+    use Context as C;
+    let cases: [(Mode, &[Context]); 9] = [
+        (Mode::Browser, &[C::Browser, C::Global]),
+        (Mode::Filtered, &[C::Browser, C::Global]),
+        (Mode::Watch, &[C::Watch, C::Global]),
+        (Mode::Filter, &[C::TextInput]),
+        (Mode::Category(""), &[C::TextInput]),
+        (Mode::Category("sty"), &[C::TextInput]),
+        (Mode::Help, &[C::Help]),
+        (Mode::Add(""), &[C::AddDialog]),
+        (Mode::Add("x-1"), &[C::AddDialog]),
+    ];
+    for (mode, expected) in cases {
+        assert_eq!(enter(mode).contexts(), expected, "{mode:?}");
+    }
+    // A popup wins over a field being edited behind it.
+    let mut s = enter(Mode::Filter);
+    s.popup = Some(Popup::Help { scroll: 0 });
+    assert_eq!(s.contexts(), [C::Help]);
+}
+
+struct KeyCase {
+    name: &'static str,
+    mode: Mode,
+    key: KeyEvent,
+    action: Option<Action>,
+    /// The expected change, applied to the state as it was before the key.
+    change: fn(&mut Snap),
+    cmds: &'static [&'static str],
+}
+
+fn unchanged(_: &mut Snap) {}
+
+fn empty_dialog() -> Popup {
+    Popup::Add(AddDialog {
+        text: String::new(),
+        kind: TaskKind::Image,
+        error: None,
+    })
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn key_cases() -> Vec<KeyCase> {
+    use Action as A;
+    use KeyCode as K;
+    fn case(
+        name: &'static str,
+        mode: Mode,
+        key: KeyEvent,
+        action: Option<Action>,
+        change: fn(&mut Snap),
+        cmds: &'static [&'static str],
+    ) -> KeyCase {
+        KeyCase {
+            name,
+            mode,
+            key,
+            action,
+            change,
+            cmds,
+        }
+    }
+    vec![
+        // q: quits outside text, is text inside it, closes the help.
+        case(
+            "q quits (browser)",
+            Mode::Browser,
+            ch('q'),
+            Some(A::Quit),
+            |s| s.quit = Some(Quit::User),
+            &[],
+        ),
+        case(
+            "q quits (watch)",
+            Mode::Watch,
+            ch('q'),
+            Some(A::Quit),
+            |s| s.quit = Some(Quit::User),
+            &[],
+        ),
+        case(
+            "Ctrl-C quits",
+            Mode::Browser,
+            ctrl('c'),
+            Some(A::Quit),
+            |s| s.quit = Some(Quit::User),
+            &[],
+        ),
+        case(
+            "q types into the filter",
+            Mode::Filter,
+            ch('q'),
+            Some(A::Type('q')),
+            |s| s.query = "wq".into(),
+            &[],
+        ),
+        case(
+            "q types into the category",
+            Mode::Category("sty"),
+            ch('q'),
+            Some(A::Type('q')),
+            |s| s.category_draft = "styq".into(),
+            &[],
+        ),
+        case(
+            "q types into the add dialog",
+            Mode::Add("x-1"),
+            ch('q'),
+            Some(A::Type('q')),
+            |s| s.dialog().text = "x-1q".into(),
+            &[],
+        ),
+        case(
+            "q closes the help",
+            Mode::Help,
+            ch('q'),
+            Some(A::ToggleHelp),
+            |s| s.popup = None,
+            &[],
+        ),
+        // Esc.
+        case(
+            "Esc closes the help",
+            Mode::Help,
+            key(K::Esc),
+            Some(A::ToggleHelp),
+            |s| s.popup = None,
+            &[],
+        ),
+        case(
+            "Esc cancels the add dialog",
+            Mode::Add("x-1"),
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.popup = None,
+            &[],
+        ),
+        case(
+            "Esc clears the query",
+            Mode::Filtered,
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.query.clear(),
+            &[],
+        ),
+        case(
+            "Esc with no query does nothing",
+            Mode::Browser,
+            key(K::Esc),
+            Some(A::Cancel),
+            unchanged,
+            &[],
+        ),
+        case(
+            "Esc leaves the filter, which stays",
+            Mode::Filter,
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.editing = None,
+            &[],
+        ),
+        case(
+            "Esc drops a half-typed category",
+            Mode::Category("sty"),
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.editing = None,
+            &[],
+        ),
+        case(
+            "Esc is unbound in the watch list",
+            Mode::Watch,
+            key(K::Esc),
+            None,
+            unchanged,
+            &[],
+        ),
+        // Tab.
+        case(
+            "Tab: browser to watch",
+            Mode::Browser,
+            key(K::Tab),
+            Some(A::FocusNext),
+            |s| s.focus = Pane::Watch,
+            &[],
+        ),
+        case(
+            "Tab: watch to browser",
+            Mode::Watch,
+            key(K::Tab),
+            Some(A::FocusNext),
+            |s| s.focus = Pane::Browser,
+            &[],
+        ),
+        case(
+            "Shift-Tab switches too",
+            Mode::Browser,
+            KeyEvent::new(K::BackTab, KeyModifiers::SHIFT),
+            Some(A::FocusNext),
+            |s| s.focus = Pane::Watch,
+            &[],
+        ),
+        case(
+            "Tab toggles the dialog's kind",
+            Mode::Add(""),
+            key(K::Tab),
+            Some(A::ToggleKind),
+            |s| s.dialog().kind = TaskKind::Video,
+            &[],
+        ),
+        case(
+            "Tab is inert in the filter",
+            Mode::Filter,
+            key(K::Tab),
+            None,
+            unchanged,
+            &[],
+        ),
+        // ? and a.
+        case(
+            "? opens the help (browser)",
+            Mode::Browser,
+            ch('?'),
+            Some(A::ToggleHelp),
+            |s| s.popup = Some(Popup::Help { scroll: 0 }),
+            &[],
+        ),
+        case(
+            "? opens the help (watch)",
+            Mode::Watch,
+            ch('?'),
+            Some(A::ToggleHelp),
+            |s| s.popup = Some(Popup::Help { scroll: 0 }),
+            &[],
+        ),
+        case(
+            "? types into the filter",
+            Mode::Filter,
+            ch('?'),
+            Some(A::Type('?')),
+            |s| s.query = "w?".into(),
+            &[],
+        ),
+        case(
+            "? closes the help",
+            Mode::Help,
+            ch('?'),
+            Some(A::ToggleHelp),
+            |s| s.popup = None,
+            &[],
+        ),
+        case(
+            "j scrolls the help",
+            Mode::Help,
+            ch('j'),
+            Some(A::Down),
+            |s| s.popup = Some(Popup::Help { scroll: 1 }),
+            &[],
+        ),
+        case(
+            "a opens the add dialog (browser)",
+            Mode::Browser,
+            ch('a'),
+            Some(A::OpenAddDialog),
+            |s| s.popup = Some(empty_dialog()),
+            &[],
+        ),
+        case(
+            "a opens the add dialog (watch)",
+            Mode::Watch,
+            ch('a'),
+            Some(A::OpenAddDialog),
+            |s| s.popup = Some(empty_dialog()),
+            &[],
+        ),
+        case(
+            "a types into the add dialog",
+            Mode::Add("x-1"),
+            ch('a'),
+            Some(A::Type('a')),
+            |s| s.dialog().text = "x-1a".into(),
+            &[],
+        ),
+        case(
+            "j types into the filter",
+            Mode::Filter,
+            ch('j'),
+            Some(A::Type('j')),
+            |s| s.query = "wj".into(),
+            &[],
+        ),
+        // Enter.
+        case(
+            "Enter adds the dialog's IDs",
+            Mode::Add("n-1, n-2"),
+            key(K::Enter),
+            Some(A::Submit),
+            |s| {
+                s.popup = None;
+                s.focus = Pane::Watch;
+                s.rows.extend(["n-1".into(), "n-2".into()]);
+                s.notice = Some("added 2 tasks".into());
+                s.persist_sent = 1;
+            },
+            &["Persist(Add)", "Watch", "Watch"],
+        ),
+        case(
+            "Enter with no IDs keeps the dialog and says why",
+            Mode::Add(""),
+            key(K::Enter),
+            Some(A::Submit),
+            |s| s.dialog().error = Some("type or paste at least one task ID".into()),
+            &[],
+        ),
+        case(
+            "Enter leaves the filter",
+            Mode::Filter,
+            key(K::Enter),
+            Some(A::Submit),
+            |s| s.editing = None,
+            &[],
+        ),
+        case(
+            "Enter applies a category",
+            Mode::Category("style"),
+            key(K::Enter),
+            Some(A::Submit),
+            |s| {
+                s.editing = None;
+                s.category = "style".into();
+            },
+            &["FetchCatalogue", "RememberCategories"],
+        ),
+        case(
+            "Down picks a known category",
+            Mode::Category(""),
+            key(K::Down),
+            Some(A::PickNext),
+            |s| s.category_draft = "style".into(),
+            &[],
+        ),
+        case(
+            "Enter opens nothing without a selection",
+            Mode::Browser,
+            key(K::Enter),
+            Some(A::Open),
+            |s| s.notice = Some("this model has no source URL".into()),
+            &[],
+        ),
+        // Other keys of each mode.
+        case(
+            "/ starts the filter",
+            Mode::Browser,
+            ch('/'),
+            Some(A::FocusFilter),
+            |s| s.editing = Some(Field::Filter),
+            &[],
+        ),
+        case(
+            "c starts the category",
+            Mode::Browser,
+            ch('c'),
+            Some(A::EditCategory),
+            |s| s.editing = Some(Field::Category),
+            &[],
+        ),
+        case(
+            "Backspace in the filter",
+            Mode::Filter,
+            key(K::Backspace),
+            Some(A::Backspace),
+            |s| s.query.clear(),
+            &[],
+        ),
+        case(
+            "Ctrl-U clears the dialog",
+            Mode::Add("x-1"),
+            ctrl('u'),
+            Some(A::ClearInput),
+            |s| s.dialog().text.clear(),
+            &[],
+        ),
+        case(
+            "d removes in the watch list",
+            Mode::Watch,
+            ch('d'),
+            Some(A::Remove),
+            |s| {
+                s.rows.clear();
+                s.notice = Some("removed (u undoes)".into());
+                s.persist_sent = 1;
+            },
+            &["Unwatch", "Persist(Remove)"],
+        ),
+        case(
+            "d is unbound in the browser",
+            Mode::Browser,
+            ch('d'),
+            None,
+            unchanged,
+            &[],
+        ),
+        case(
+            "R polls the selected task now",
+            Mode::Watch,
+            ch('R'),
+            Some(A::PollNow),
+            unchanged,
+            &["PollNow"],
+        ),
+        case(
+            "r reloads the catalogue",
+            Mode::Browser,
+            ch('r'),
+            Some(A::Refresh),
+            unchanged,
+            &["FetchCatalogue"],
+        ),
+        case(
+            "Ctrl-Z asks to suspend",
+            Mode::Watch,
+            ctrl('z'),
+            Some(A::Suspend),
+            unchanged,
+            &[],
+        ),
+    ]
+}
+
+#[test]
+fn keys_route_by_mode() {
+    let cases = key_cases();
+    for c in &cases {
+        let mut s = enter(c.mode);
+        let mut expected = Snap::of(&s);
+        (c.change)(&mut expected);
+        let (action, cmds) = press(&mut s, c.key);
+        assert_eq!(action, c.action, "{}: action", c.name);
+        assert_eq!(kinds(&cmds), c.cmds, "{}: commands", c.name);
+        assert_eq!(Snap::of(&s), expected, "{}: state", c.name);
+    }
+    assert_eq!(cases.len(), 43);
+}
+
+#[test]
+fn ctrl_z_asks_to_suspend_once() {
+    let mut s = enter(Mode::Browser);
+    assert!(!s.take_suspend());
+    let (action, cmds) = press(&mut s, ctrl('z'));
+    assert_eq!((action, cmds), (Some(Action::Suspend), Vec::new()));
+    assert!(s.take_suspend(), "asked");
+    assert!(!s.take_suspend(), "taken once");
+    assert_eq!(s.quit, None);
+}
+
+#[test]
+fn a_signal_ends_and_suspend_works_in_every_mode() {
+    for mode in MODES {
+        let mut s = enter(mode);
+        let before = Snap::of(&s);
+        assert!(s.update(Action::Terminate(15)).is_empty());
+        assert_eq!(s.quit, Some(Quit::Signal(15)), "{mode:?}");
+        assert_eq!(
+            Snap {
+                quit: None,
+                ..Snap::of(&s)
+            },
+            before,
+            "{mode:?}: nothing else changes"
+        );
+
+        let mut s = enter(mode);
+        assert!(s.update(Action::Suspend).is_empty());
+        assert!(s.take_suspend() && !s.take_suspend(), "{mode:?}");
+        assert_eq!(s.quit, None, "{mode:?}");
+    }
+}
+
+struct AddCase {
+    text: &'static str,
+    video: bool,
+    cmds: Vec<Cmd>,
+    error: Option<&'static str>,
+    notice: Option<&'static str>,
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn add_cases() -> Vec<AddCase> {
+    let added = |kind: TaskKind, ids: &[&str]| {
+        let entries = ids
+            .iter()
+            .map(|id| new_entry(id, kind, NOW))
+            .collect::<Vec<_>>();
+        let mut cmds = vec![Cmd::Persist(PersistOp::Add(entries))];
+        cmds.extend(ids.iter().map(|id| Cmd::Watch(TaskKey::new(kind, *id))));
+        cmds
+    };
+    vec![
+        AddCase {
+            text: "n-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1"]),
+            error: None,
+            notice: Some("added 1 task"),
+        },
+        AddCase {
+            text: "n-1 n-2,n-3\nn-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1", "n-2", "n-3"]),
+            error: None,
+            notice: Some("added 3 tasks"),
+        },
+        AddCase {
+            text: "v-1",
+            video: true,
+            cmds: added(TaskKind::Video, &["v-1"]),
+            error: None,
+            notice: Some("added 1 task"),
+        },
+        AddCase {
+            text: "w-1",
+            video: false,
+            cmds: Vec::new(),
+            error: None,
+            notice: Some("already watching those tasks"),
+        },
+        AddCase {
+            text: "id-\u{1b}]0;pwned\u{7}x",
+            video: false,
+            cmds: added(TaskKind::Image, &["id-x"]),
+            error: None,
+            notice: Some("added 1 task"),
+        },
+        AddCase {
+            text: "",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("type or paste at least one task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: " ,\n\t,",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("type or paste at least one task ID"),
+            notice: None,
+        },
+        // Nothing but an escape sequence: no empty task ID may reach the list.
+        AddCase {
+            text: "\u{1b}[31m",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("type or paste at least one task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: "ok-1 ..",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("`..` is not a valid task ID"),
+            notice: None,
+        },
+    ]
+}
+
+/// The add dialog's Enter, in detail: which entries, which commands, which message.
+#[test]
+fn the_add_dialog_submits_valid_ids_only() {
+    let cases = add_cases();
+    for c in &cases {
+        let mut s = enter(Mode::Add(c.text));
+        if c.video {
+            s.update(Action::ToggleKind);
+        }
+        let before = row_ids(&s).len();
+        let cmds = s.update(Action::Submit);
+        assert_eq!(cmds, c.cmds, "{:?}", c.text);
+        assert_eq!(s.notice.as_deref(), c.notice, "{:?}", c.text);
+        if let Some(e) = c.error {
+            let Some(Popup::Add(d)) = &s.popup else {
+                panic!("{:?}: the dialog stays open", c.text)
+            };
+            assert_eq!(d.error.as_deref(), Some(e), "{:?}", c.text);
+            assert_eq!(row_ids(&s).len(), before, "{:?}", c.text);
+        } else {
+            assert_eq!(s.popup, None, "{:?}", c.text);
+            assert_eq!(s.focus, Pane::Watch, "{:?}", c.text);
+            assert!(row_ids(&s).iter().all(|id| !id.is_empty()), "{:?}", c.text);
+        }
+    }
+}
+
+// ---- 2. watch-file gating -------------------------------------------------------------------
+
+#[test]
+fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
+    // Two tasks on the list, then one added through the dialog: one op sent.
+    let setup = || {
+        let mut s = state_with(
+            vec![entry("a", None), entry("b", Some(("IN_PROGRESS", 5)))],
+            ui(true, true),
+        );
+        s.update(Action::OpenAddDialog);
+        s.update(Action::Paste("c".into()));
+        s.update(Action::Submit);
+        assert_eq!(s.persist_sent, 1);
+        s.dirty = false;
+        s
+    };
+    // Another process removed `a` and added `ext` (running) and `fin` (already completed).
+    let disk = vec![
+        entry("b", Some(("IN_PROGRESS", 5))),
+        entry("c", None),
+        entry("ext", None),
+        entry("fin", Some(("COMPLETED", 100))),
+    ];
+    let merged = vec![Cmd::Unwatch(image("a")), Cmd::Watch(image("ext"))];
+    let cases: [(u64, &[&str], Vec<Cmd>, bool); 4] = [
+        (0, &["a", "b", "c"], Vec::new(), false),
+        (1, &["b", "c", "ext", "fin"], merged.clone(), true),
+        (2, &["b", "c", "ext", "fin"], merged, true),
+        (
+            u64::MAX,
+            &["b", "c", "ext", "fin"],
+            vec![Cmd::Unwatch(image("a")), Cmd::Watch(image("ext"))],
+            true,
+        ),
+    ];
+    for (applied, rows, cmds, dirty) in cases {
+        let mut s = setup();
+        let got = s.apply(Msg::WatchFile {
+            entries: disk.clone(),
+            applied,
+        });
+        assert_eq!(got, cmds, "applied {applied}");
+        assert_eq!(row_ids(&s), rows, "applied {applied}");
+        assert_eq!(s.dirty, dirty, "applied {applied}");
+        assert_eq!(s.persist_sent, 1, "merging sends no ops");
+    }
+}
+
+#[test]
+fn persist_sent_counts_the_persist_commands_of_both_reducers() {
+    // A test's table: the size of its steps does not matter.
+    #[allow(clippy::large_enum_variant)]
+    enum Step {
+        Update(Action),
+        Apply(Msg),
+    }
+    use Step::{Apply, Update};
+    let steps: Vec<(Step, u64)> = vec![
+        (Update(Action::Down), 0),
+        (Update(Action::OpenAddDialog), 0),
+        (Update(Action::Paste("p-1 p-2".into())), 0),
+        (Update(Action::Submit), 1),
+        (Update(Action::Remove), 1),
+        (Update(Action::Undo), 1),
+        (Update(Action::Undo), 1),
+        (Update(Action::Undo), 0),
+        (Apply(ok_poll("w-1", "IN_PROGRESS", 40)), 0),
+        (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 1),
+        (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 0),
+        (Apply(ok_poll("w-1", "COMPLETED", 100)), 1),
+        (Apply(polled("w-1", Err(http(502)))), 0),
+        (Apply(ok_poll("gone", "COMPLETED", 100)), 0),
+        (Apply(Msg::Tick(NOW + 5)), 0),
+        (
+            Apply(Msg::WatchFile {
+                entries: Vec::new(),
+                applied: 0,
+            }),
+            0,
+        ),
+    ];
+    let mut s = state();
+    let mut total = 0;
+    for (i, (step, delta)) in steps.into_iter().enumerate() {
+        let cmds = match step {
+            Update(a) => s.update(a),
+            Apply(m) => s.apply(m),
+        };
+        let persists = cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
+        assert_eq!(persists, delta, "step {i}: {:?}", kinds(&cmds));
+        total += delta;
+        assert_eq!(s.persist_sent, total, "step {i}");
+    }
+    assert_eq!(total, 6);
+}
+
+// ---- 3. connection health -------------------------------------------------------------------
+
+/// The errors that mean the service is out of reach or unusable, and those that do not.
+fn errors() -> Vec<(ApiError, bool)> {
+    let origin = "http://127.0.0.1:8787".to_string();
+    vec![
+        (
+            ApiError::Connect {
+                origin: origin.clone(),
+                detail: "refused".into(),
+            },
+            true,
+        ),
+        (
+            ApiError::Timeout {
+                origin: origin.clone(),
+                after: Duration::from_secs(10),
+            },
+            true,
+        ),
+        (
+            ApiError::Transport {
+                origin,
+                detail: "reset".into(),
+            },
+            true,
+        ),
+        (
+            ApiError::Auth {
+                status: 401,
+                excerpt: "no".into(),
+            },
+            true,
+        ),
+        (
+            ApiError::Decode {
+                expected: "JSON",
+                detail: String::new(),
+            },
+            true,
+        ),
+        (ApiError::TooLarge { limit: 1 << 20 }, true),
+        (http(500), true),
+        (http(502), true),
+        (http(503), true),
+        (http(429), true),
+        (http(404), false),
+        (http(400), false),
+        (
+            ApiError::Lookup {
+                description: "no such task".into(),
+            },
+            false,
+        ),
+        (
+            ApiError::CrossOriginRedirect {
+                to: "http://elsewhere".into(),
+            },
+            false,
+        ),
+        (ApiError::Invalid("bad ID".into()), false),
+    ]
+}
+
+#[test]
+fn errors_set_last_error_and_only_transport_trouble_sets_health() {
+    for (e, trouble) in errors() {
+        let text = e.to_string();
+        let msgs = [polled("w-1", Err(e.clone())), catalogue(1, Err(e.clone()))];
+        for msg in msgs {
+            let mut s = state();
+            s.start();
+            s.apply(msg);
+            let expected = if trouble {
+                Health::Trouble(text.clone())
+            } else {
+                Health::Unknown
+            };
+            assert_eq!(s.health, expected, "{e:?}");
+            assert_eq!(s.last_error.as_deref(), Some(text.as_str()), "{e:?}");
+            assert!(s.dirty, "{e:?}");
+        }
+    }
+}
+
+#[test]
+fn successes_connect_and_recover_from_trouble() {
+    /// (earlier reports, the success, `last_error` after, notice after)
+    type Case = (Vec<Msg>, Msg, Option<String>, Option<&'static str>);
+    let connect = ApiError::Connect {
+        origin: "http://127.0.0.1:8787".into(),
+        detail: "refused".into(),
+    };
+    let ok_catalogue = || catalogue(1, Ok(Catalogue::default()));
+    let ok = || ok_poll("w-1", "IN_PROGRESS", 50);
+    let cases: Vec<Case> = vec![
+        (vec![], ok(), None, None),
+        (vec![], ok_catalogue(), None, None),
+        (
+            vec![polled("w-1", Err(connect.clone()))],
+            ok(),
+            None,
+            Some("reconnected to the service"),
+        ),
+        (
+            vec![polled("w-1", Err(connect.clone()))],
+            ok_catalogue(),
+            None,
+            Some("reconnected to the service"),
+        ),
+        (
+            vec![catalogue(1, Err(http(503)))],
+            ok(),
+            None,
+            Some("reconnected to the service"),
+        ),
+        // A missing task is no connection trouble: its error stays, nothing is announced.
+        (
+            vec![polled("w-1", Err(http(404)))],
+            ok(),
+            Some(http(404).to_string()),
+            None,
+        ),
+    ];
+    for (i, (before, success, last_error, notice)) in cases.into_iter().enumerate() {
+        let mut s = state();
+        s.start();
+        for m in before {
+            s.apply(m);
+        }
+        s.apply(success);
+        assert_eq!(s.health, Health::Connected, "case {i}");
+        assert_eq!(s.last_error, last_error, "case {i}");
+        assert_eq!(s.notice.as_deref(), notice, "case {i}");
+    }
+    // A stale catalogue (an older generation) proves nothing and changes nothing.
+    let mut s = state();
+    s.start();
+    s.apply(catalogue(0, Ok(Catalogue::default())));
+    assert_eq!(s.health, Health::Unknown);
+}
+
+// ---- 4. bell and notifications --------------------------------------------------------------
+
+struct BellCase {
+    bell: bool,
+    desktop: bool,
+    /// The last known status saved on disk, if any.
+    disk: Option<(&'static str, u8)>,
+    /// Polls before the one checked, then the one checked.
+    polls: &'static [(&'static str, u8)],
+    cmds: &'static [&'static str],
+}
+
+fn bell_cases() -> Vec<BellCase> {
+    let mut cases = Vec::new();
+    let running = Some(("IN_PROGRESS", 40));
+    for (bell, desktop, cmds) in [
+        (true, true, &["Notify", "Persist(Status)", "Bell"][..]),
+        (true, false, &["Persist(Status)", "Bell"][..]),
+        (false, true, &["Notify", "Persist(Status)"][..]),
+        (false, false, &["Persist(Status)"][..]),
+    ] {
+        let case =
+            |disk: Option<(&'static str, u8)>, polls: &'static [(&'static str, u8)]| BellCase {
+                bell,
+                desktop,
+                disk,
+                polls,
+                cmds,
+            };
+        // Seen running (on disk, or by an earlier poll), then finished.
+        cases.push(case(running, &[("COMPLETED", 100)]));
+        cases.push(case(running, &[("FAILED", 40)]));
+        cases.push(case(None, &[("IN_PROGRESS", 10), ("COMPLETED", 100)]));
+        let quiet = |disk: Option<(&'static str, u8)>,
+                     polls: &'static [(&'static str, u8)],
+                     cmds: &'static [&'static str]| BellCase {
+            bell,
+            desktop,
+            disk,
+            polls,
+            cmds,
+        };
+        // Progress is not a finish.
+        cases.push(quiet(running, &[("IN_PROGRESS", 60)], &["Persist(Status)"]));
+        // Already final when first seen: never polled before, or final on disk.
+        cases.push(quiet(None, &[("COMPLETED", 100)], &["Persist(Status)"]));
+        cases.push(quiet(None, &[("FAILED", 0)], &["Persist(Status)"]));
+        cases.push(quiet(Some(("COMPLETED", 100)), &[("COMPLETED", 100)], &[]));
+        // Finished once: a repeated final status is not announced again.
+        cases.push(quiet(
+            running,
+            &[("COMPLETED", 100), ("COMPLETED", 100)],
+            &[],
+        ));
+    }
+    cases
+}
+
+#[test]
+fn finishing_rings_and_notifies_as_configured() {
+    let cases = bell_cases();
+    for c in &cases {
+        let mut s = state_with(vec![entry("t-1", c.disk)], ui(c.bell, c.desktop));
+        let (last, earlier) = c.polls.split_last().expect("a poll");
+        for (i, (status, percent)) in earlier.iter().enumerate() {
+            s.now = NOW + i as u64;
+            s.apply(ok_poll("t-1", status, *percent));
+        }
+        s.now = NOW + 100;
+        let cmds = s.apply(ok_poll("t-1", last.0, last.1));
+        assert_eq!(
+            kinds(&cmds),
+            c.cmds,
+            "bell {} desktop {} disk {:?} polls {:?}",
+            c.bell,
+            c.desktop,
+            c.disk,
+            c.polls
+        );
+    }
+    assert_eq!(cases.len(), 32);
+
+    // What the notification says.
+    let mut s = state();
+    let cmds = s.apply(ok_poll("w-1", "COMPLETED", 100));
+    assert_eq!(
+        cmds[0],
+        Cmd::Notify {
+            title: "gendash: task completed".into(),
+            body: "image w-1 — COMPLETED".into(),
+        }
+    );
+    let mut s = state();
+    let cmds = s.apply(ok_poll("w-1", "EXPIRED", 40));
+    assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title == "gendash: task failed"));
+}
+
+// ---- 5. the reducers' clock -----------------------------------------------------------------
+
+#[test]
+fn added_at_and_updated_at_come_from_state_now() {
+    for now in [1_700_000_000, 5, NOW + 86_400] {
+        let mut s = state();
+        s.now = now;
+        s.update(Action::OpenAddDialog);
+        s.update(Action::Paste("p-1".into()));
+        let cmds = s.update(Action::Submit);
+        let Some(Cmd::Persist(PersistOp::Add(saved))) = cmds.first() else {
+            panic!("an add op: {cmds:?}")
+        };
+        assert_eq!(saved[0].added_at, now, "saved");
+        let row = s.watch.selected_row().expect("the new row is selected");
+        assert_eq!(
+            (row.entry.task_id.as_str(), row.entry.added_at),
+            ("p-1", now)
+        );
+        assert_eq!(age_label(row.entry.added_at, s.now), "0s");
+
+        s.apply(ok_poll("p-1", "IN_PROGRESS", 1));
+        let last = s.watch.rows[1].entry.last.as_ref().expect("polled");
+        assert_eq!(last.updated_at, now, "a poll's time is the reducer's clock");
+    }
+}
+
+#[test]
+fn ticks_advance_the_clock_and_redraw_only_when_an_age_label_changes() {
+    // (watched, from, to, redraw): the task was added at NOW, never polled.
+    let cases = [
+        (true, 0, 0, false),
+        (true, 5, 5, false),
+        (true, 5, 6, true),
+        (true, 58, 59, true),
+        (true, 59, 60, true),
+        (true, 60, 119, false),
+        (true, 119, 120, true),
+        (true, 3_600, 7_199, false),
+        (true, 7_199, 7_200, true),
+        (true, 86_400, 90_000, false),
+        (true, 86_400 * 2 - 1, 86_400 * 2, true),
+        (false, 0, 100_000, false),
+    ];
+    for (watched, from, to, redraw) in cases {
+        let entries = if watched {
+            vec![new_entry("t-1", TaskKind::Image, NOW)]
+        } else {
+            Vec::new()
+        };
+        let mut s = state_with(entries, ui(true, true));
+        assert!(s.apply(Msg::Tick(NOW + from)).is_empty());
+        s.dirty = false;
+        assert!(s.apply(Msg::Tick(NOW + to)).is_empty());
+        assert_eq!(s.now, NOW + to, "{from}→{to}");
+        assert_eq!(s.dirty, redraw, "{from}→{to}");
+    }
+    // The age of the last update counts too: a poll at NOW, ticks past a minute.
+    let mut s = state_with(
+        vec![new_entry("t-1", TaskKind::Image, NOW - 7_200)],
+        ui(true, true),
+    );
+    s.apply(ok_poll("t-1", "IN_PROGRESS", 1));
+    s.apply(Msg::Tick(NOW + 30));
+    s.dirty = false;
+    s.apply(Msg::Tick(NOW + 31));
+    assert!(
+        s.dirty,
+        "30s → 31s since the last update, the 2h age unchanged"
+    );
+}
+
+// ---- 6. the dirty flag ----------------------------------------------------------------------
+
+#[test]
+fn every_input_redraws_in_every_mode() {
+    let actions = [
+        Action::Up,
+        Action::Down,
+        Action::Type('x'),
+        Action::Refresh,
+        Action::Cancel,
+        Action::Undo,
+        Action::PollNow,
+        Action::Resize {
+            width: 80,
+            height: 24,
+        },
+        Action::Click { column: 0, row: 0 },
+        Action::Wheel {
+            column: 0,
+            row: 0,
+            down: true,
+        },
+        Action::Suspend,
+        Action::Terminate(1),
+    ];
+    for mode in MODES {
+        for a in &actions {
+            let mut s = enter(mode);
+            s.update(a.clone());
+            assert!(s.dirty, "{mode:?} {a:?}");
+        }
+    }
+}
+
+type Setup = fn(&mut State);
+
+/// (what, how the state got there, the report, whether it redraws)
+type ReportCase = (&'static str, Setup, Msg, bool);
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn report_cases() -> Vec<ReportCase> {
+    let poll_once: Setup = |s| {
+        s.apply(ok_poll("w-1", "IN_PROGRESS", 40));
+    };
+    vec![
+        (
+            "the same poll result again",
+            poll_once,
+            ok_poll("w-1", "IN_PROGRESS", 40),
+            false,
+        ),
+        (
+            "a new percent",
+            poll_once,
+            ok_poll("w-1", "IN_PROGRESS", 41),
+            true,
+        ),
+        (
+            "the same result a second later",
+            |s| {
+                s.apply(ok_poll("w-1", "IN_PROGRESS", 40));
+                s.now += 1;
+            },
+            ok_poll("w-1", "IN_PROGRESS", 40),
+            true,
+        ),
+        (
+            "the same error again",
+            |s| {
+                s.apply(polled("w-1", Err(http(502))));
+            },
+            polled("w-1", Err(http(502))),
+            false,
+        ),
+        (
+            "a poll for a task no longer listed",
+            poll_once,
+            ok_poll("gone", "COMPLETED", 100),
+            false,
+        ),
+        (
+            "a stale catalogue",
+            |s| {
+                s.start();
+            },
+            catalogue(0, Ok(Catalogue::default())),
+            false,
+        ),
+        (
+            "a watch file older than the ops sent",
+            |s| {
+                s.update(Action::FocusNext);
+                s.update(Action::Remove);
+            },
+            Msg::WatchFile {
+                entries: vec![entry("w-1", None), entry("new", None)],
+                applied: 0,
+            },
+            false,
+        ),
+        (
+            "a watch file equal to the list",
+            |_| {},
+            Msg::WatchFile {
+                entries: vec![entry("w-1", Some(("IN_PROGRESS", 40)))],
+                applied: 0,
+            },
+            false,
+        ),
+        (
+            "a download event for a task not listed",
+            |_| {},
+            Msg::Download {
+                key: image("gone"),
+                event: DownloadEvent::Progress {
+                    done: 1,
+                    total: None,
+                },
+            },
+            false,
+        ),
+        (
+            "a tick that changes no label",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+            },
+            Msg::Tick(NOW + 100),
+            false,
+        ),
+        (
+            "a finished poll",
+            poll_once,
+            ok_poll("w-1", "COMPLETED", 100),
+            true,
+        ),
+        (
+            "a store problem",
+            |_| {},
+            Msg::StoreProblem("disk full".into()),
+            true,
+        ),
+        (
+            "an opened link",
+            |_| {},
+            Msg::Opened(Ok("http://x".into())),
+            true,
+        ),
+        (
+            "a download event",
+            |_| {},
+            Msg::Download {
+                key: image("w-1"),
+                event: DownloadEvent::Progress {
+                    done: 1,
+                    total: None,
+                },
+            },
+            true,
+        ),
+    ]
+}
+
+#[test]
+fn reports_redraw_only_when_something_shown_changed() {
+    let cases = report_cases();
+    assert_eq!(cases.len(), 14);
+    for (name, setup, msg, redraw) in cases {
+        let mut s = state();
+        setup(&mut s);
+        s.dirty = false;
+        s.apply(msg);
+        assert_eq!(s.dirty, redraw, "{name}");
+    }
+}
