@@ -1,21 +1,23 @@
 //! Speed targets, measured (never asserted in tests):
 //! - a keystroke in the fuzzy filter over 100,000 catalogue names, to the re-ranked list;
-//! - one full frame with 100,000 entries loaded and 1,000 watched tasks;
+//! - one full frame with 100,000 entries loaded and 1,000 watched tasks, drawn on a blank screen
+//!   (every cell written), one frame after a keystroke, and an unchanged frame (nothing written);
 //! - decoding a 100,000-entry catalogue; one poll round trip over loopback.
 //!
 //! Besides criterion's statistics, `keystroke_percentiles` prints the median and p95 of single
 //! keystrokes, the numbers the README reports.
 #![allow(clippy::unwrap_used)]
 
-use criterion::{Criterion, criterion_group};
+use criterion::{BatchSize, Criterion, criterion_group};
 use gendash::api::types::{Envelope, decode_catalogue, default_failure_statuses};
 use gendash::api::{Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
 use gendash::msg::{Msg, TaskKey};
 use gendash::store::watchlist::WatchEntry;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use ratatui::backend::{CrosstermBackend, TestBackend};
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -200,26 +202,100 @@ fn filter(c: &mut Criterion) {
     });
 }
 
+const WIDTH: u16 = 200;
+const HEIGHT: u16 = 60;
+
+/// A terminal whose screen and back buffer are blank, as after start-up, a resize or `Ctrl-L`.
+fn blank_terminal() -> Terminal<TestBackend> {
+    Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap()
+}
+
+/// Draws `s` into a blank terminal per iteration (made outside the timing), so every iteration
+/// renders the widgets and the diff writes every non-blank cell to the backend.
+fn bench_blank_frame(c: &mut Criterion, name: &str, s: &State) {
+    c.bench_function(name, |b| {
+        b.iter_batched_ref(
+            blank_terminal,
+            |t| t.draw(|f| gendash::ui::render(s, f)).unwrap().area,
+            BatchSize::SmallInput,
+        );
+    });
+}
+
 fn render(c: &mut Criterion) {
     let mut s = loaded_state(100_000, 1_000);
-    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    bench_blank_frame(
+        c,
+        "render: full frame on a blank screen, 100k models + 1k tasks, browser focused",
+        &s,
+    );
+
+    // The same frame encoded by the backend the dashboard uses: escape sequences into a Vec.
     c.bench_function(
-        "render: full frame, 100k models + 1k tasks, browser focused",
+        "render: full frame on a blank screen, crossterm bytes, browser focused",
+        |b| {
+            b.iter_batched_ref(
+                || {
+                    let backend = CrosstermBackend::new(Vec::with_capacity(1 << 18));
+                    let viewport = Viewport::Fixed(Rect::new(0, 0, WIDTH, HEIGHT));
+                    Terminal::with_options(backend, TerminalOptions { viewport }).unwrap()
+                },
+                |t| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area,
+                BatchSize::SmallInput,
+            );
+        },
+    );
+
+    // Two states one keystroke apart (the selection moved one row): drawing them in turn into
+    // one terminal makes every iteration's diff write the cells that changed, as a key press does.
+    let mut moved = loaded_state(100_000, 1_000);
+    moved.update(Action::Down);
+    let frame = |s: &State| {
+        let mut t = blank_terminal();
+        t.draw(|f| gendash::ui::render(s, f)).unwrap();
+        t.backend().buffer().clone()
+    };
+    assert!(
+        !frame(&s).diff(&frame(&moved)).is_empty(),
+        "the two states must draw different frames"
+    );
+    let mut t = blank_terminal();
+    let mut flip = false;
+    c.bench_function(
+        "render: changed frame, selection moved one row, 100k models + 1k tasks",
+        |b| {
+            b.iter(|| {
+                flip = !flip;
+                let state = if flip { &moved } else { &s };
+                t.draw(|f| gendash::ui::render(state, f)).unwrap().area
+            });
+        },
+    );
+    drop(moved);
+
+    // The same state redrawn: the widgets are rendered again, but the diff finds nothing to write.
+    c.bench_function(
+        "render: unchanged frame redrawn (nothing written), 100k models + 1k tasks",
         |b| b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area),
     );
+
     s.update(Action::FocusFilter);
     for ch in "wtr".chars() {
         s.update(Action::Type(ch));
     }
-    c.bench_function("render: full frame, filtered with highlights", |b| {
-        b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area);
-    });
+    bench_blank_frame(
+        c,
+        "render: full frame on a blank screen, filtered with highlights",
+        &s,
+    );
     s.update(Action::Cancel);
     s.update(Action::FocusNext);
     s.update(Action::Bottom);
-    c.bench_function("render: full frame, watch list scrolled to the end", |b| {
-        b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area);
-    });
+    bench_blank_frame(
+        c,
+        "render: full frame on a blank screen, watch list scrolled to the end",
+        &s,
+    );
 }
 
 fn decode(c: &mut Criterion) {

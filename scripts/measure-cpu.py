@@ -1,0 +1,600 @@
+#!/usr/bin/env python3
+"""Measure the CPU time a running gendash dashboard uses, for the README's CPU rows.
+
+Build the release binary first; this script builds nothing:
+
+    cargo build --release --locked
+    python3 scripts/measure-cpu.py                      # target/release/gendash, 30 s windows
+    python3 scripts/measure-cpu.py --seconds 15 --tasks 100 path/to/gendash
+
+Each scenario runs the binary in a pseudo-terminal (140x45 by default) whose output is read
+continuously, so the dashboard never blocks on a full terminal. The environment is cleared
+except PATH, with TERM=xterm-256color and HOME, XDG_*_HOME and TMPDIR pointing into a private
+temporary directory (no user configuration, watch list or log is read or written).
+
+Scenarios:
+  idle   `gendash serve` on 127.0.0.1, then the dashboard against it with an empty watch list.
+  demo   `gendash --demo`: the embedded service and its demo tasks, all in one process (the
+         service's own CPU is included).
+  watch  N `hold-<i>` tasks (they stay IN_PROGRESS forever) added with `gendash watch add`,
+         `poll_interval` from --poll-interval (2 s) in the private config file.
+
+Once the catalogue (and, with tasks, the whole watch list) is on screen, and after a settle
+time, utime + stime of the dashboard process are read from /proc/<pid>/stat (fields 14 and 15,
+in clock ticks) at the start and the end of the window, and reported as CPU milliseconds and
+percent of one core. `gendash serve` logs no requests, so for idle and watch the dashboard talks
+to the service through a counting TCP relay in this script: the number of polls in the window
+is the number of task-result requests (`POST /ai/...`) that crossed the relay. With --no-relay
+the dashboard connects directly and the count is estimated as N * window / poll_interval, which
+the output says.
+
+The dashboard is quit by writing `q` to its terminal; the service gets SIGINT. Every wait is
+bounded, and the whole run is bounded by an alarm (--max-total).
+
+Only the Python 3 standard library is used. Linux only (/proc).
+"""
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import select
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+import unicodedata
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUIT_TIMEOUT = 10.0
+SERVE_TIMEOUT = 10.0
+CLI_TIMEOUT = 30.0
+
+
+def log(msg):
+    print(f"measure-cpu: {msg}", file=sys.stderr, flush=True)
+
+
+class Failed(Exception):
+    pass
+
+
+# --- process CPU ---------------------------------------------------------------------------
+
+
+def cpu_ticks(pid):
+    """utime + stime of the whole process (all threads), in clock ticks."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read()
+    # Field 2 (comm) is in parentheses and may hold spaces; fields from 3 on follow the last ')'.
+    rest = stat[stat.rindex(b")") + 2 :].split()
+    return int(rest[14 - 3]) + int(rest[15 - 3])
+
+
+# --- a minimal screen, enough to know what the dashboard shows ------------------------------
+
+CSI_RE = re.compile(rb"\x1b\[([0-9;?<=>]*)([ -/]*)([@-~])")
+
+
+class Screen:
+    """Applies the subset of ANSI that ratatui's crossterm backend writes (cursor moves, text,
+    clears; colours ignored) to a grid of characters."""
+
+    def __init__(self, cols, rows):
+        self.cols, self.rows = cols, rows
+        self.grid = [[" "] * cols for _ in range(rows)]
+        self.x = self.y = 0
+        self.pending = b""
+
+    def text(self):
+        return "\n".join("".join(r) for r in self.grid)
+
+    def feed(self, data):
+        data = self.pending + data
+        self.pending = b""
+        i, n = 0, len(data)
+        while i < n:
+            b = data[i]
+            if b == 0x1B:
+                if i + 1 >= n:
+                    self.pending = data[i:]
+                    return
+                nxt = data[i + 1]
+                if nxt == ord("["):
+                    m = CSI_RE.match(data, i)
+                    if not m:
+                        if n - i < 64:
+                            self.pending = data[i:]
+                            return
+                        i += 2
+                        continue
+                    self.csi(m.group(1), m.group(3))
+                    i = m.end()
+                elif nxt == ord("]"):  # OSC, ended by BEL or ST
+                    end = min(
+                        (e for e in (data.find(b"\x07", i), data.find(b"\x1b\\", i)) if e >= 0),
+                        default=-1,
+                    )
+                    if end < 0:
+                        self.pending = data[i:]
+                        return
+                    i = end + (1 if data[end] == 0x07 else 2)
+                elif nxt in b"()":
+                    i += 3
+                else:
+                    i += 2
+                continue
+            if b == 0x0D:
+                self.x = 0
+                i += 1
+                continue
+            if b == 0x0A:
+                self.y = min(self.y + 1, self.rows - 1)
+                i += 1
+                continue
+            if b < 0x20 or b == 0x7F:
+                i += 1
+                continue
+            # One UTF-8 character.
+            length = 1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            if i + length > n:
+                self.pending = data[i:]
+                return
+            ch = data[i : i + length].decode("utf-8", "replace")
+            i += length
+            self.put(ch)
+
+    def put(self, ch):
+        if unicodedata.combining(ch):
+            return
+        width = 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+        if 0 <= self.y < self.rows and 0 <= self.x < self.cols:
+            self.grid[self.y][self.x] = ch
+            if width == 2 and self.x + 1 < self.cols:
+                self.grid[self.y][self.x + 1] = ""
+        self.x += width
+
+    def csi(self, params, final):
+        params = params.decode()
+        if params.startswith("?"):
+            return  # modes: alternate screen, cursor visibility, mouse, ...
+        nums = [int(p) if p.isdigit() else 0 for p in params.split(";")] if params else []
+        arg = lambda k, d: nums[k] if len(nums) > k and nums[k] else d  # noqa: E731
+        if final in (b"H", b"f"):
+            self.y, self.x = arg(0, 1) - 1, arg(1, 1) - 1
+        elif final == b"A":
+            self.y = max(0, self.y - arg(0, 1))
+        elif final == b"B":
+            self.y = min(self.rows - 1, self.y + arg(0, 1))
+        elif final == b"C":
+            self.x += arg(0, 1)
+        elif final == b"D":
+            self.x = max(0, self.x - arg(0, 1))
+        elif final == b"G":
+            self.x = arg(0, 1) - 1
+        elif final == b"J" and arg(0, 0) in (2, 3):
+            self.grid = [[" "] * self.cols for _ in range(self.rows)]
+        elif final == b"K":
+            if 0 <= self.y < self.rows:
+                row = self.grid[self.y]
+                lo, hi = {0: (self.x, self.cols), 1: (0, self.x + 1)}.get(arg(0, 0), (0, self.cols))
+                for k in range(max(0, lo), min(self.cols, hi)):
+                    row[k] = " "
+
+
+# --- a TCP relay that counts task-result requests -------------------------------------------
+
+
+class Relay:
+    """Forwards 127.0.0.1:<port> to the service and counts `POST /ai/` request lines sent by
+    the dashboard (HTTP/1.1 over plain TCP, keep-alive connections included)."""
+
+    MARK = b"POST /ai/"
+
+    def __init__(self, upstream, sel):
+        self.upstream = upstream
+        self.sel = sel
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.setblocking(False)
+        self.port = self.listener.getsockname()[1]
+        self.requests = 0
+        self.peer = {}
+        self.tail = {}
+        sel.register(self.listener, selectors.EVENT_READ, self)
+
+    def handle(self, sock):
+        if sock is self.listener:
+            try:
+                client, _ = self.listener.accept()
+            except BlockingIOError:
+                return
+            up = socket.create_connection(self.upstream, timeout=5)
+            for s in (client, up):
+                s.setblocking(False)
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.sel.register(s, selectors.EVENT_READ, self)
+            self.peer[client], self.peer[up] = up, client
+            self.tail[client] = b""
+            return
+        try:
+            data = sock.recv(262144)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.drop(sock)
+            return
+        if sock in self.tail:  # from the dashboard
+            joined = self.tail[sock] + data
+            self.requests += joined.count(self.MARK)
+            self.tail[sock] = joined[-(len(self.MARK) - 1) :]
+        other = self.peer.get(sock)
+        if other is not None:
+            self.send_all(other, data)
+
+    def send_all(self, sock, data):
+        # Loopback sockets drain fast; a short blocking send keeps the relay simple.
+        try:
+            sock.setblocking(True)
+            sock.settimeout(5)
+            sock.sendall(data)
+            sock.setblocking(False)
+        except OSError:
+            self.drop(sock)
+
+    def drop(self, sock):
+        for s in (sock, self.peer.get(sock)):
+            if s is None or s not in self.peer:
+                continue
+            try:
+                self.sel.unregister(s)
+            except (KeyError, ValueError):
+                pass
+            s.close()
+            self.peer.pop(s, None)
+            self.tail.pop(s, None)
+
+    def close(self):
+        for s in list(self.peer):
+            self.drop(s)
+        self.sel.unregister(self.listener)
+        self.listener.close()
+
+
+# --- running things ------------------------------------------------------------------------
+
+
+class PtyOutput:
+    """The pty master: read and discarded (or fed to a Screen) whenever the selector says so."""
+
+    def __init__(self, fd, screen, sel):
+        self.fd, self.screen, self.sel = fd, screen, sel
+        self.closed = False
+        sel.register(fd, selectors.EVENT_READ, self)
+
+    def handle(self, _fd):
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:  # EIO once the child has closed its side
+            data = b""
+        if not data:
+            self.sel.unregister(self.fd)
+            self.closed = True
+            return
+        if self.screen is not None:
+            self.screen.feed(data)
+
+
+def pump(sel, until):
+    """Serves the pty and the relay until `until()` is true."""
+    while not until():
+        for key, _ in sel.select(timeout=0.05):
+            key.data.handle(key.fileobj)
+
+
+def pump_for(sel, seconds):
+    end = time.monotonic() + seconds
+    pump(sel, lambda: time.monotonic() >= end)
+
+
+def pump_until(sel, cond, timeout):
+    end = time.monotonic() + timeout
+    pump(sel, lambda: cond() or time.monotonic() >= end)
+    return cond()
+
+
+def private_env(root, path):
+    env = {
+        "PATH": path,
+        "TERM": "xterm-256color",
+        "HOME": os.path.join(root, "home"),
+        "XDG_CONFIG_HOME": os.path.join(root, "config"),
+        "XDG_DATA_HOME": os.path.join(root, "data"),
+        "XDG_STATE_HOME": os.path.join(root, "state"),
+        "XDG_CACHE_HOME": os.path.join(root, "cache"),
+        "XDG_RUNTIME_DIR": os.path.join(root, "runtime"),
+        "TMPDIR": os.path.join(root, "tmp"),
+    }
+    for k in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+              "XDG_RUNTIME_DIR", "TMPDIR"):
+        os.makedirs(env[k], mode=0o700, exist_ok=True)
+    return env
+
+
+def start_service(binary, env):
+    """`gendash serve` on a free loopback port; returns (process, base_url, token)."""
+    proc = subprocess.Popen(
+        [binary, "serve", "--addr", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    lines, buf = [], b""
+    end = time.monotonic() + SERVE_TIMEOUT
+    base = token = None
+    while time.monotonic() < end and (base is None or token is None):
+        r, _, _ = select.select([proc.stdout], [], [], 0.1)
+        if r:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            lines += [d.decode(errors="replace") for d in done]
+            for line in lines:
+                m = re.search(r"export GENDASH_BASE_URL=(\S+) GENDASH_TOKEN=([^\s;]+)", line)
+                if m:
+                    base, token = m.group(1), m.group(2)
+        elif proc.poll() is not None:
+            break
+    if base is None:
+        stop(proc, signal.SIGINT)
+        raise Failed(f"`gendash serve` printed no `export GENDASH_BASE_URL=... GENDASH_TOKEN=...` "
+                     f"line within {SERVE_TIMEOUT:.0f} s (got {lines!r})")
+    # Its stdout is not read any more; it prints nothing after the banner.
+    return proc, base, token
+
+
+def stop(proc, sig, timeout=QUIT_TIMEOUT):
+    if proc.poll() is None:
+        try:
+            proc.send_signal(sig)
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)
+    return proc.returncode
+
+
+def run_cli(binary, args, env):
+    r = subprocess.run([binary, *args], env=env, capture_output=True, timeout=CLI_TIMEOUT,
+                       stdin=subprocess.DEVNULL)
+    if r.returncode != 0:
+        raise Failed(f"`gendash {' '.join(args[:3])} ...` exited {r.returncode}: "
+                     f"{r.stderr.decode(errors='replace').strip()}")
+
+
+def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None):
+    """Starts the dashboard in a pty, waits until `ready(screen text)`, settles, measures the
+    window, quits with `q`. Returns (cpu_ms, wall_s, polls_counted_or_None)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", opts.rows, opts.cols, 0, 0))
+    proc = subprocess.Popen(
+        [binary, *argv],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,  # the pty becomes its controlling terminal
+        close_fds=True,
+    )
+    os.close(slave)
+    screen = Screen(opts.cols, opts.rows)
+    out = PtyOutput(master, screen, sel)
+    try:
+        started = time.monotonic()
+        ok = pump_until(sel, lambda: out.closed or proc.poll() is not None or ready(screen.text()),
+                        opts.ready_timeout)
+        if not ok or proc.poll() is not None:
+            last = "\n".join(line.rstrip() for line in screen.text().splitlines() if line.strip())
+            raise Failed(f"the dashboard was not ready within {opts.ready_timeout:g} s "
+                         f"(exit status {proc.poll()}); screen:\n{last}")
+        log(f"  ready after {time.monotonic() - started:.1f} s; settling {opts.settle:g} s")
+        out.screen = None  # from here on output is only drained
+        pump_for(sel, opts.settle)
+
+        polls0 = relay.requests if relay else None
+        t0, c0 = time.monotonic(), cpu_ticks(proc.pid)
+        pump_for(sel, opts.seconds)
+        c1, t1 = cpu_ticks(proc.pid), time.monotonic()
+        polls = relay.requests - polls0 if relay else None
+        if proc.poll() is not None:
+            raise Failed(f"the dashboard exited during the window (status {proc.returncode})")
+    finally:
+        if proc.poll() is None:
+            try:
+                os.write(master, b"q")
+            except OSError:
+                pass
+            pump_until(sel, lambda: proc.poll() is not None, QUIT_TIMEOUT)
+        code = stop(proc, signal.SIGTERM)
+        if not out.closed:
+            sel.unregister(master)
+        os.close(master)
+    if code != 0:
+        raise Failed(f"the dashboard did not quit cleanly on `q` (exit status {code})")
+    return (c1 - c0) * 1000.0 / CLK_TCK, t1 - t0, polls
+
+
+def models_loaded(text):
+    return re.search(r"(?<![0-9])[1-9][0-9]* models\b", text) is not None
+
+
+def tasks_shown(n, running=None):
+    """The status bar counts `n` watched tasks (and `running` of them running, once polled)."""
+    pattern = re.compile(rf"(?<![0-9]){n} tasks \(" + (f"{running} running" if running else ""))
+    return lambda text: pattern.search(text) is not None
+
+
+def scenario_idle(binary, opts, sel, root):
+    env = private_env(os.path.join(root, "idle"), opts.path)
+    serve, base, token = start_service(binary, env)
+    relay = None
+    try:
+        if not opts.no_relay:
+            host, port = re.match(r"http://([^:/]+):(\d+)", base).groups()
+            relay = Relay((host, int(port)), sel)
+            base = f"http://127.0.0.1:{relay.port}/"
+        env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
+        cpu, wall, polls = measure_dashboard(binary, [], env, opts, sel, models_loaded, relay)
+    finally:
+        if relay:
+            relay.close()
+        stop(serve, signal.SIGINT)
+    if polls is None:
+        per_poll = "— (nothing to poll)"
+    else:
+        per_poll = f"— ({polls} polls counted)"
+    return ("idle: `gendash serve` on loopback, empty watch list", wall, cpu, per_poll)
+
+
+def scenario_demo(binary, opts, sel, root):
+    env = private_env(os.path.join(root, "demo"), opts.path)
+    ready = lambda t: models_loaded(t) and tasks_shown(8)(t)  # noqa: E731
+    cpu, wall, _ = measure_dashboard(binary, ["--demo"], env, opts, sel, ready)
+    return ("`gendash --demo` (in-process service, 8 demo tasks, 2 s polls)", wall, cpu,
+            "n/a (service in-process, its CPU included)")
+
+
+def scenario_watch(binary, opts, sel, root):
+    n, interval = opts.tasks, opts.poll_interval
+    env = private_env(os.path.join(root, "watch"), opts.path)
+    config_dir = os.path.join(env["XDG_CONFIG_HOME"], "gendash")
+    os.makedirs(config_dir, mode=0o700, exist_ok=True)
+    config = os.path.join(config_dir, "config.toml")
+    with open(os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write(f"poll_interval = {interval:g}\n")
+    ids = [f"hold-{i}" for i in range(1, n + 1)]
+    for k in range(0, n, 500):
+        run_cli(binary, ["watch", "add", *ids[k : k + 500]], env)
+    serve, base, token = start_service(binary, env)
+    relay = None
+    try:
+        if not opts.no_relay:
+            host, port = re.match(r"http://([^:/]+):(\d+)", base).groups()
+            relay = Relay((host, int(port)), sel)
+            base = f"http://127.0.0.1:{relay.port}/"
+        env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
+        ready = lambda t: models_loaded(t) and tasks_shown(n, running=n)(t)  # noqa: E731
+        cpu, wall, polls = measure_dashboard(binary, [], env, opts, sel, ready, relay)
+    finally:
+        if relay:
+            relay.close()
+        stop(serve, signal.SIGINT)
+    if polls is None:
+        polls = n * wall / interval
+        how = f"{polls:.0f} polls ESTIMATED as {n} × {wall:.0f} s / {interval:g} s, not counted"
+    else:
+        how = f"{polls} polls counted at the relay"
+    per_poll = f"{cpu / polls:.3f} ms ({how})" if polls else f"— (0 polls: {how})"
+    return (f"{n} running `hold-*` tasks, poll_interval = {interval:g} s", wall, cpu, per_poll)
+
+
+SCENARIOS = {"idle": scenario_idle, "demo": scenario_demo, "watch": scenario_watch}
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("binary", nargs="?", default=None,
+                   help="the gendash binary (default: target/release/gendash in the repository)")
+    p.add_argument("--seconds", type=float, default=30.0, help="measurement window (default 30)")
+    p.add_argument("--tasks", type=int, default=100, help="tasks in the watch scenario (100)")
+    p.add_argument("--poll-interval", type=float, default=2.0,
+                   help="poll_interval of the watch scenario, seconds (2)")
+    p.add_argument("--scenario", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS),
+                   help="scenarios to run (default: all, in this order)")
+    p.add_argument("--settle", type=float, default=3.0,
+                   help="seconds between 'ready' and the window (3)")
+    p.add_argument("--ready-timeout", type=float, default=30.0,
+                   help="longest wait for the catalogue and watch list on screen (30)")
+    p.add_argument("--cols", type=int, default=140)
+    p.add_argument("--rows", type=int, default=45)
+    p.add_argument("--no-relay", action="store_true",
+                   help="connect the dashboard straight to the service; polls are then estimated")
+    opts = p.parse_args()
+    if opts.seconds <= 0 or opts.tasks < 1 or opts.poll_interval <= 0:
+        p.error("--seconds, --tasks and --poll-interval must be positive")
+
+    binary = opts.binary or os.path.join(REPO, "target", "release", "gendash")
+    binary = os.path.abspath(binary)
+    if not os.access(binary, os.X_OK):
+        p.error(f"{binary} is not an executable; run `cargo build --release --locked` first")
+    opts.path = os.environ.get("PATH", "/usr/bin:/bin")
+
+    # Bound the whole run: per scenario, start-up + ready + settle + window + quit + slack.
+    per = SERVE_TIMEOUT + opts.ready_timeout + opts.settle + opts.seconds + 2 * QUIT_TIMEOUT + 30
+    max_total = int(per * len(opts.scenario) + CLI_TIMEOUT * (1 + opts.tasks // 500)) + 1
+
+    def alarm(_sig, _frame):
+        raise Failed(f"the run exceeded its {max_total} s bound")
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(max_total)
+
+    rows, failures = [], 0
+    root = tempfile.mkdtemp(prefix="gendash-cpu-")
+    sel = selectors.DefaultSelector()
+    try:
+        for name in opts.scenario:
+            log(f"scenario {name}: {opts.seconds:g} s window")
+            try:
+                rows.append(SCENARIOS[name](binary, opts, sel, root))
+            except Failed as e:
+                failures += 1
+                log(f"scenario {name} FAILED: {e}")
+                if "exceeded its" in str(e):
+                    break
+    finally:
+        signal.alarm(0)
+        sel.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+    if not rows:
+        return 1
+    print("| scenario | window | CPU ms | % of a core | CPU per poll |")
+    print("|---|---|---|---|---|")
+    for scenario, wall, cpu, per_poll in rows:
+        print(f"| {scenario} | {wall:.1f} s | {cpu:.0f} | {100.0 * cpu / 1000.0 / wall:.2f} % "
+              f"| {per_poll} |")
+    print()
+    print(f"Measured by `scripts/measure-cpu.py` with {os.path.relpath(binary, REPO)}: utime + "
+          f"stime of the dashboard process from /proc/<pid>/stat (resolution "
+          f"{1000 // CLK_TCK} ms), in a {opts.cols}x{opts.rows} pseudo-terminal; "
+          f"{os.cpu_count()} CPUs, {cpu_model()}.")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
