@@ -7,6 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Context {
+    /// In every mode, even while typing or with a popup open.
+    Always,
     /// Either pane, outside text input.
     Global,
     Browser,
@@ -19,7 +21,8 @@ pub enum Context {
 
 impl Context {
     /// Every context, in the order the help and the README list them.
-    pub const ALL: [Context; 6] = [
+    pub const ALL: [Context; 7] = [
+        Context::Always,
         Context::Global,
         Context::Browser,
         Context::Watch,
@@ -30,7 +33,8 @@ impl Context {
 
     pub fn title(self) -> &'static str {
         match self {
-            Context::Global => "Anywhere",
+            Context::Always => "Always, even while typing or in a popup",
+            Context::Global => "Either pane",
             Context::Browser => "LoRA browser",
             Context::Watch => "Watch list",
             Context::TextInput => "Filter and category fields",
@@ -266,14 +270,22 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
-                [(Char('q'), NONE), (Char('c'), CTRL)],
-                "q/^C",
+                [(Char('q'), NONE)],
+                "q",
                 Action::Quit,
                 "quit",
                 Some("quit")
             ),
             bind!(
-                Global,
+                Always,
+                [(Char('c'), CTRL)],
+                "^C",
+                Action::Quit,
+                "quit",
+                None
+            ),
+            bind!(
+                Always,
                 [(Char('z'), CTRL)],
                 "^Z",
                 Action::Suspend,
@@ -527,8 +539,26 @@ mod tests {
         );
         let shifted = KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT);
         assert_eq!(resolve(&watch, &shifted), Some(Action::PollNow));
+        // ^C and ^Z work in every mode, even while typing.
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(resolve(&browser, &ctrl_c), Some(Action::Quit));
+        let ctrl_z = KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL);
+        for contexts in [
+            &[Context::Browser, Context::Global, Context::Always][..],
+            &[Context::TextInput, Context::Always],
+            &[Context::AddDialog, Context::Always],
+            &[Context::Help, Context::Always],
+        ] {
+            assert_eq!(
+                resolve(contexts, &ctrl_c),
+                Some(Action::Quit),
+                "{contexts:?}"
+            );
+            assert_eq!(
+                resolve(contexts, &ctrl_z),
+                Some(Action::Suspend),
+                "{contexts:?}"
+            );
+        }
     }
 
     #[test]

@@ -126,7 +126,7 @@ impl State {
 
     /// Which keymap contexts apply now, most specific first; derived, never stored.
     pub fn contexts(&self) -> Vec<Context> {
-        match (&self.popup, self.browser.editing) {
+        let mut contexts = match (&self.popup, self.browser.editing) {
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
             (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
@@ -134,7 +134,9 @@ impl State {
                 Pane::Browser => vec![Context::Browser, Context::Global],
                 Pane::Watch => vec![Context::Watch, Context::Global],
             },
-        }
+        };
+        contexts.push(Context::Always);
+        contexts
     }
 
     /// Whether a suspend was asked for since the last call; asking again clears it.
@@ -151,7 +153,17 @@ impl State {
     /// The reducer for inputs.
     pub fn update(&mut self, action: Action) -> Vec<Cmd> {
         self.dirty = true;
+        // Typed and pasted text can carry controls and escape sequences too.
+        let action = match action {
+            Action::Paste(text) => Action::Paste(clean_paste(&text)),
+            other => other,
+        };
         let cmds = match action {
+            Action::Type(c) if c.is_control() => Vec::new(),
+            Action::Quit => {
+                self.quit = Some(Quit::User);
+                Vec::new()
+            }
             Action::Resize { width, height } => {
                 self.resize(width, height);
                 Vec::new()
@@ -213,6 +225,9 @@ impl State {
             self.watch
                 .select(self.watch.cursor.offset + usize::from(row - a.watch_rows.y));
         } else if let Some(p) = pane_at(&a, column, row) {
+            if p == Pane::Watch {
+                self.browser.editing = None;
+            }
             self.focus = p;
         }
         Vec::new()
@@ -223,7 +238,7 @@ impl State {
             match action {
                 Action::Up => *scroll = scroll.saturating_sub(1),
                 Action::Down => *scroll = scroll.saturating_add(1).min(200),
-                Action::ToggleHelp | Action::Cancel | Action::Quit => self.popup = None,
+                Action::ToggleHelp | Action::Cancel => self.popup = None,
                 _ => {}
             }
         }
@@ -303,7 +318,6 @@ impl State {
     fn update_normal(&mut self, action: Action) -> Vec<Cmd> {
         let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
         match action {
-            Action::Quit => self.quit = Some(Quit::User),
             Action::ToggleHelp => self.popup = Some(Popup::Help { scroll: 0 }),
             Action::OpenAddDialog => {
                 self.popup = Some(Popup::Add(AddDialog {
@@ -597,6 +611,9 @@ impl State {
         ) || matches!(e, E::Http { status, .. } if *status >= 500 || *status == 429)
         {
             self.health = Health::Trouble(text.clone());
+        } else if matches!(e, E::Lookup { .. } | E::Http { .. }) {
+            // The service answered (an unknown task, a 404): it is reachable again.
+            self.connected();
         }
         if self.last_error.as_deref() != Some(text.as_str()) {
             self.last_error = Some(text);
@@ -622,10 +639,22 @@ impl State {
     pub fn is_focused(&self, pane: Pane) -> bool {
         self.popup.is_none() && self.focus == pane
     }
+}
 
-    pub fn catalogue_is_loading(&self) -> bool {
-        self.browser.load == Load::Loading
-    }
+/// Pasted text as the fields keep it: line breaks and tabs become spaces (they separate task
+/// IDs), everything a terminal would obey is removed.
+fn clean_paste(text: &str) -> String {
+    let spaced: String = text
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    crate::api::sanitize::sanitize_with_limit(&spaced, 64 * 1024)
 }
 
 /// Which pane a screen position belongs to.

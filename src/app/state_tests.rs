@@ -246,15 +246,15 @@ impl Snap {
 fn contexts_by_mode() {
     use Context as C;
     let cases: [(Mode, &[Context]); 9] = [
-        (Mode::Browser, &[C::Browser, C::Global]),
-        (Mode::Filtered, &[C::Browser, C::Global]),
-        (Mode::Watch, &[C::Watch, C::Global]),
-        (Mode::Filter, &[C::TextInput]),
-        (Mode::Category(""), &[C::TextInput]),
-        (Mode::Category("sty"), &[C::TextInput]),
-        (Mode::Help, &[C::Help]),
-        (Mode::Add(""), &[C::AddDialog]),
-        (Mode::Add("x-1"), &[C::AddDialog]),
+        (Mode::Browser, &[C::Browser, C::Global, C::Always]),
+        (Mode::Filtered, &[C::Browser, C::Global, C::Always]),
+        (Mode::Watch, &[C::Watch, C::Global, C::Always]),
+        (Mode::Filter, &[C::TextInput, C::Always]),
+        (Mode::Category(""), &[C::TextInput, C::Always]),
+        (Mode::Category("sty"), &[C::TextInput, C::Always]),
+        (Mode::Help, &[C::Help, C::Always]),
+        (Mode::Add(""), &[C::AddDialog, C::Always]),
+        (Mode::Add("x-1"), &[C::AddDialog, C::Always]),
     ];
     for (mode, expected) in cases {
         assert_eq!(enter(mode).contexts(), expected, "{mode:?}");
@@ -262,7 +262,7 @@ fn contexts_by_mode() {
     // A popup wins over a field being edited behind it.
     let mut s = enter(Mode::Filter);
     s.popup = Some(Popup::Help { scroll: 0 });
-    assert_eq!(s.contexts(), [C::Help]);
+    assert_eq!(s.contexts(), [C::Help, C::Always]);
 }
 
 struct KeyCase {
@@ -701,6 +701,66 @@ fn ctrl_z_asks_to_suspend_once() {
 }
 
 #[test]
+fn ctrl_c_and_ctrl_z_work_in_every_mode_even_while_typing() {
+    for mode in MODES {
+        let mut s = enter(mode);
+        assert_eq!(press(&mut s, ctrl('c')).0, Some(Action::Quit), "{mode:?}");
+        assert_eq!(s.quit, Some(Quit::User), "{mode:?}");
+        let mut s = enter(mode);
+        assert_eq!(
+            press(&mut s, ctrl('z')).0,
+            Some(Action::Suspend),
+            "{mode:?}"
+        );
+        assert!(s.take_suspend(), "{mode:?}");
+        assert_eq!(s.quit, None, "{mode:?}");
+    }
+}
+
+#[test]
+fn pasted_and_typed_text_is_cleaned_before_a_field_keeps_it() {
+    let hostile = "ab\u{1b}[2J\u{1b}]0;t\u{7}c\u{202e}d\u{9b}31m";
+    // In the filter: escape sequences, controls and bidi overrides are gone.
+    let mut s = enter(Mode::Filter);
+    let before = s.browser.query.clone();
+    s.update(Action::Paste(hostile.into()));
+    s.update(Action::Type('\u{1b}'));
+    s.update(Action::Type('\u{7}'));
+    assert_eq!(s.browser.query, format!("{before}abcd"));
+    // In the add dialog, line breaks and tabs still separate task IDs.
+    let mut s = enter(Mode::Add(""));
+    s.update(Action::Paste("id-1\r\nid-2\tid-3\u{1b}[31m\n".into()));
+    let Some(Popup::Add(dialog)) = &s.popup else {
+        panic!("the add dialog stays open");
+    };
+    let text = dialog.text.clone();
+    assert_eq!(
+        text.split_whitespace().collect::<Vec<_>>(),
+        ["id-1", "id-2", "id-3"]
+    );
+    assert!(text.chars().all(|c| !c.is_control()), "{text:?}");
+}
+
+#[test]
+fn clicking_the_watch_pane_anywhere_leaves_the_filter() {
+    let mut s = enter(Mode::Filter);
+    s.update(Action::Resize {
+        width: 120,
+        height: 40,
+    });
+    let header = s.areas.watch_header;
+    s.update(Action::Click {
+        column: header.x,
+        row: header.y,
+    });
+    assert_eq!((s.focus, s.browser.editing), (Pane::Watch, None));
+    assert_eq!(
+        s.contexts(),
+        [Context::Watch, Context::Global, Context::Always]
+    );
+}
+
+#[test]
 fn a_signal_ends_and_suspend_works_in_every_mode() {
     for mode in MODES {
         let mut s = enter(mode);
@@ -937,8 +997,19 @@ fn persist_sent_counts_the_persist_commands_of_both_reducers() {
 
 // ---- 3. connection health -------------------------------------------------------------------
 
+/// What an error says about the service.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Says {
+    /// Out of reach or unusable.
+    Trouble,
+    /// It answered (an unknown task, a 404): reachable.
+    Answered,
+    /// Nothing: the request never reached it.
+    Nothing,
+}
+
 /// The errors that mean the service is out of reach or unusable, and those that do not.
-fn errors() -> Vec<(ApiError, bool)> {
+fn errors() -> Vec<(ApiError, Says)> {
     let origin = "http://127.0.0.1:8787".to_string();
     vec![
         (
@@ -946,72 +1017,72 @@ fn errors() -> Vec<(ApiError, bool)> {
                 origin: origin.clone(),
                 detail: "refused".into(),
             },
-            true,
+            Says::Trouble,
         ),
         (
             ApiError::Timeout {
                 origin: origin.clone(),
                 after: Duration::from_secs(10),
             },
-            true,
+            Says::Trouble,
         ),
         (
             ApiError::Transport {
                 origin,
                 detail: "reset".into(),
             },
-            true,
+            Says::Trouble,
         ),
         (
             ApiError::Auth {
                 status: 401,
                 excerpt: "no".into(),
             },
-            true,
+            Says::Trouble,
         ),
         (
             ApiError::Decode {
                 expected: "JSON",
                 detail: String::new(),
             },
-            true,
+            Says::Trouble,
         ),
-        (ApiError::TooLarge { limit: 1 << 20 }, true),
-        (http(500), true),
-        (http(502), true),
-        (http(503), true),
-        (http(429), true),
-        (http(404), false),
-        (http(400), false),
+        (ApiError::TooLarge { limit: 1 << 20 }, Says::Trouble),
+        (http(500), Says::Trouble),
+        (http(502), Says::Trouble),
+        (http(503), Says::Trouble),
+        (http(429), Says::Trouble),
+        (http(404), Says::Answered),
+        (http(400), Says::Answered),
         (
             ApiError::Lookup {
                 description: "no such task".into(),
             },
-            false,
+            Says::Answered,
         ),
         (
             ApiError::CrossOriginRedirect {
                 to: "http://elsewhere".into(),
             },
-            false,
+            Says::Nothing,
         ),
-        (ApiError::Invalid("bad ID".into()), false),
+        (ApiError::Invalid("bad ID".into()), Says::Nothing),
     ]
 }
 
 #[test]
-fn errors_set_last_error_and_only_transport_trouble_sets_health() {
-    for (e, trouble) in errors() {
+fn errors_set_last_error_and_health_follows_what_they_say() {
+    for (e, says) in errors() {
         let text = e.to_string();
         let msgs = [polled("w-1", Err(e.clone())), catalogue(1, Err(e.clone()))];
         for msg in msgs {
             let mut s = state();
             s.start();
             s.apply(msg);
-            let expected = if trouble {
-                Health::Trouble(text.clone())
-            } else {
-                Health::Unknown
+            let expected = match says {
+                Says::Trouble => Health::Trouble(text.clone()),
+                Says::Answered => Health::Connected,
+                Says::Nothing => Health::Unknown,
             };
             assert_eq!(s.health, expected, "{e:?}");
             assert_eq!(s.last_error.as_deref(), Some(text.as_str()), "{e:?}");

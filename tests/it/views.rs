@@ -354,5 +354,11 @@ fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
         column: filter.x + 1,
         row: filter.y,
     });
-    assert_eq!(s.contexts(), [gendash::app::keymap::Context::TextInput]);
+    assert_eq!(
+        s.contexts(),
+        [
+            gendash::app::keymap::Context::TextInput,
+            gendash::app::keymap::Context::Always
+        ]
+    );
 }
