@@ -3,7 +3,7 @@
 //! dirty flag. No terminal, no runtime, no network: a `State`, inputs, and what comes out.
 
 use super::*;
-use crate::api::types::{Envelope, default_failure_statuses};
+use crate::api::types::default_failure_statuses;
 use crate::api::{ApiError, Catalogue, TaskResult};
 use crate::msg::{PersistOp, TaskKey};
 use crate::store::watchlist::LastKnown;
@@ -44,10 +44,6 @@ fn state() -> State {
     )
 }
 
-fn download_url(id: &str, status: &str) -> Option<String> {
-    (status == "COMPLETED").then(|| format!("http://127.0.0.1:8787/files/{id}.png"))
-}
-
 /// An image task added 30 s ago, with this last known status (as a poll would have saved it).
 fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
     WatchEntry {
@@ -67,17 +63,7 @@ fn image(id: &str) -> TaskKey {
     TaskKey::new(TaskKind::Image, id)
 }
 
-fn result(id: &str, status: &str, percent: u8) -> TaskResult {
-    TaskResult {
-        task_id: id.into(),
-        kind: TaskKind::Image,
-        status: status.into(),
-        percent,
-        total_tasks: Some(1),
-        url_download: download_url(id, status),
-        envelope: Envelope::default(),
-    }
-}
+use crate::testing::{download_url, task_result as result};
 
 fn polled(id: &str, result: Result<TaskResult, ApiError>) -> Msg {
     Msg::Polled {

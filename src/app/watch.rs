@@ -358,24 +358,13 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
 mod tests {
     use super::*;
     use crate::api::TaskKind;
-    use crate::api::types::{Envelope, default_failure_statuses};
+    use crate::api::types::default_failure_statuses;
 
     fn statuses() -> Vec<String> {
         default_failure_statuses()
     }
 
-    fn result(id: &str, status: &str, percent: u8) -> TaskResult {
-        TaskResult {
-            task_id: id.into(),
-            kind: TaskKind::Image,
-            status: status.into(),
-            percent,
-            total_tasks: Some(1),
-            url_download: (status == "COMPLETED")
-                .then(|| format!("http://127.0.0.1/files/{id}.png")),
-            envelope: Envelope::default(),
-        }
-    }
+    use crate::testing::task_result as result;
 
     #[test]
     fn add_remove_undo() {
@@ -436,7 +425,7 @@ mod tests {
         assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title.contains("completed")));
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
-        assert_eq!(w.rows[0].url(), Some("http://127.0.0.1/files/t.png"));
+        assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
         let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
         assert!(
             cmds.is_empty(),

@@ -5,13 +5,15 @@
 //! | `GENDASH_TEST_PANIC=main` | `tests/it/signals.rs` | the dashboard panics when `?` is pressed |
 //! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics 300 ms after start |
 //! | `gendash watch stress-save FILE` (hidden) | `tests/it/durability.rs` | saves FILE over and over, alternating [`stress_lists`], so a test can kill it mid-save |
+//! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
 //! | [`fuzzing`] | `fuzz/` targets and `tests/it/fuzz_corpora.rs` | the properties each fuzz target checks |
 //!
 //! None of it changes behaviour unless its variable or command is used.
 
 pub mod fuzzing;
 
-use crate::api::TaskKind;
+use crate::api::types::Envelope;
+use crate::api::{TaskKind, TaskResult};
 use crate::store::watchlist::{StoreError, WatchEntry, WatchStore};
 use std::path::Path;
 
@@ -36,6 +38,24 @@ pub fn maybe_panic_in_main(help_pressed: bool) {
         !(help_pressed && panic_wanted("main")),
         "test panic in the main task (GENDASH_TEST_PANIC=main)"
     );
+}
+
+/// The download URL the reference service on port 8787 would give an image task in `status`.
+pub fn download_url(id: &str, status: &str) -> Option<String> {
+    (status == "COMPLETED").then(|| format!("http://127.0.0.1:8787/files/{id}.png"))
+}
+
+/// An image task's lookup result, for the reducer and view tests.
+pub fn task_result(id: &str, status: &str, percent: u8) -> TaskResult {
+    TaskResult {
+        task_id: id.into(),
+        kind: TaskKind::Image,
+        status: status.into(),
+        percent,
+        total_tasks: Some(1),
+        url_download: download_url(id, status),
+        envelope: Envelope::default(),
+    }
 }
 
 /// The two lists `watch stress-save` alternates between: 10 and 20 entries.
