@@ -411,40 +411,48 @@ mod tests {
         poller.await.expect("ends");
     }
 
+    /// What the fake service saw: requests in flight now and at most, tasks in flight now,
+    /// requests for a task already in flight, and requests per task. The fake only records;
+    /// the test body asserts, since a panic inside a request would be swallowed by the
+    /// poller's task set and hang the test rather than fail it.
+    #[derive(Default)]
+    struct Seen {
+        live: usize,
+        max_live: usize,
+        tasks: std::collections::HashSet<TaskKey>,
+        doubled: Vec<TaskKey>,
+        calls: HashMap<TaskKey, u32>,
+    }
+
     /// The running poller with a paused clock and a fake service: 1,000 tasks never have more
-    /// than 8 requests in flight, each task at most one, and finished tasks stop polling.
+    /// than 8 requests in flight (and do reach 8), each task at most one, and finished tasks
+    /// stop polling.
     #[tokio::test(start_paused = true)]
     async fn a_thousand_tasks_never_stampede() {
         let (cmd_tx, cmd_rx) = mpsc::channel(2048);
         let (msg_tx, mut msg_rx) = mpsc::channel(64);
-        let live = Arc::new(Mutex::new((
-            0usize,
-            0usize,
-            std::collections::HashSet::<TaskKey>::new(),
-        )));
-        let calls = Arc::new(Mutex::new(HashMap::<TaskKey, u32>::new()));
-        let (live2, calls2) = (live.clone(), calls.clone());
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let fake = seen.clone();
         let fetch = move |k: TaskKey| {
-            let (live, calls) = (live2.clone(), calls2.clone());
+            let seen = fake.clone();
             async move {
                 {
-                    let mut l = live.lock().expect("lock");
-                    assert!(l.2.insert(k.clone()), "two requests in flight for one task");
-                    l.0 += 1;
-                    l.1 = l.1.max(l.0);
+                    let mut s = seen.lock().expect("lock");
+                    if !s.tasks.insert(k.clone()) {
+                        s.doubled.push(k.clone());
+                    }
+                    s.live += 1;
+                    s.max_live = s.max_live.max(s.live);
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 let n = {
-                    let mut c = calls.lock().expect("lock");
-                    let n = c.entry(k.clone()).or_default();
+                    let mut s = seen.lock().expect("lock");
+                    s.live -= 1;
+                    s.tasks.remove(&k);
+                    let n = s.calls.entry(k.clone()).or_default();
                     *n += 1;
                     *n
                 };
-                {
-                    let mut l = live.lock().expect("lock");
-                    l.0 -= 1;
-                    l.2.remove(&k);
-                }
                 done(&k.id, if n >= 3 { "COMPLETED" } else { "IN_PROGRESS" })
             }
         };
@@ -464,16 +472,36 @@ mod tests {
         }
         let mut results = 0;
         while results < 3000 {
-            let Some(Msg::Polled { .. }) = msg_rx.recv().await else {
-                panic!("poller stopped")
+            // Bounded in (paused) time: a stuck poller fails here instead of hanging.
+            let got = tokio::time::timeout(Duration::from_secs(3600), msg_rx.recv()).await;
+            let Ok(Some(Msg::Polled { .. })) = got else {
+                panic!("the poller stopped answering after {results} results")
             };
             results += 1;
         }
+        {
+            let s = seen.lock().expect("lock");
+            assert!(
+                s.doubled.is_empty(),
+                "two requests in flight for one task: {:?}",
+                &s.doubled[..s.doubled.len().min(5)]
+            );
+            assert_eq!(s.max_live, 8, "at most 8 in flight, and the cap is used");
+        }
         // Everything finished: nothing more is polled however long we wait.
         tokio::time::sleep(Duration::from_secs(600)).await;
-        assert!(msg_rx.try_recv().is_err());
-        assert!(live.lock().expect("lock").1 <= 8, "more than 8 in flight");
-        assert!(calls.lock().expect("lock").values().all(|&n| n == 3));
+        assert!(
+            msg_rx.try_recv().is_err(),
+            "a finished task was polled again"
+        );
+        {
+            let s = seen.lock().expect("lock");
+            assert_eq!(s.calls.len(), 1000);
+            assert!(
+                s.calls.values().all(|&n| n == 3),
+                "each task polled to its end, then no more"
+            );
+        }
         drop(cmd_tx);
         poller.await.expect("poller ends when the App goes away");
     }

@@ -9,20 +9,13 @@ use std::process::Output;
 use tokio::io::AsyncBufReadExt;
 use url::Url;
 
-/// Runs the binary with a clean environment: its own HOME and XDG dirs under `home`.
+/// Runs the binary with a clean environment (its own HOME and XDG dirs under `home`), the
+/// service's address and a token.
 async fn run_in(home: &Path, base: &Url, token: &str, args: &[&str]) -> Output {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"));
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("GENDASH_BASE_URL", base.as_str())
+    let mut cmd = common::gendash_async(home);
+    cmd.env("GENDASH_BASE_URL", base.as_str())
         .env("GENDASH_TOKEN", token)
-        .current_dir(home)
-        .args(args)
-        .kill_on_drop(true);
+        .args(args);
     tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
         .await
         .expect("the binary finished")
@@ -61,10 +54,12 @@ async fn models_plain_filters_and_json() {
     let (code, out, err) = run(&svc.base_url(), &["models"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("MODEL "), "{out}");
-    assert!(out.lines().count() > 200);
-    assert!(
-        err.contains("of 320 models") || err.contains(" models"),
-        "{err}"
+    let n = gendash::server::catalogue::embedded().len();
+    assert_eq!(out.lines().count(), n + 1, "a header and one row per model");
+    assert_eq!(
+        err.lines().collect::<Vec<_>>(),
+        [format!("{n} of {n} models")],
+        "stderr is the count alone"
     );
 
     let (code, out, _) = run(
@@ -422,19 +417,26 @@ async fn config_path_show_and_errors() {
 }
 
 /// Starts `gendash serve ARGS` on an ephemeral port; returns the child and its first lines.
-async fn serve(args: &[&str], lines_wanted: usize) -> (tokio::process::Child, Vec<String>) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+async fn serve(
+    home: &Path,
+    args: &[&str],
+    lines_wanted: usize,
+) -> (tokio::process::Child, Vec<String>) {
+    let mut child = common::gendash_async(home)
         .args(["serve", "--addr", "127.0.0.1:0"])
         .args(args)
-        .env_remove("GENDASH_SERVE_TOKEN")
         .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .unwrap();
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let mut out = Vec::new();
     for _ in 0..lines_wanted {
-        out.push(lines.next_line().await.unwrap().unwrap());
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("serve printed its address")
+            .unwrap()
+            .expect("a line");
+        out.push(line);
     }
     (child, out)
 }
@@ -450,7 +452,8 @@ fn base_in(line: &str) -> Url {
 
 #[tokio::test]
 async fn serve_prints_its_address_and_token_and_answers() {
-    let (mut child, lines) = serve(&[], 2).await;
+    let home = tempfile::tempdir().unwrap();
+    let (mut child, lines) = serve(home.path(), &[], 2).await;
     let token = lines[1].strip_prefix("token: ").unwrap();
     let c = common::client_with(
         &base_in(&lines[0]),
@@ -467,6 +470,7 @@ async fn serve_takes_a_catalogue_file_and_a_prefix() {
     let file = dir.path().join("mine.json");
     std::fs::write(&file, r#"[{"model": "only_one", "type": "sd", "cate": "tests", "metadata": {"source": "https://x.example/1"}}]"#).unwrap();
     let (mut child, lines) = serve(
+        dir.path(),
         &[
             "--token",
             "tt",
@@ -536,4 +540,63 @@ async fn watch_add_list_rm_and_concurrent_writers() {
     let out = run_in(home.path(), &base, TOKEN, &["watch", "list", "--json"]).await;
     let list = json_lines(&split(&out).1).remove(0);
     assert_eq!(list.as_array().unwrap().len(), 22);
+}
+
+/// Every test's child starts from an empty environment plus what the test sets: the shared
+/// helpers pass nothing of this process's own environment on (whatever `GENDASH_*`, `NO_COLOR`
+/// or config the developer's shell has), only `PATH`, and `HOME` and the XDG dirs of its own.
+#[test]
+fn children_start_from_an_empty_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let allowed: Vec<(String, String)> = common::clean_env(home.path())
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string_lossy().into_owned()))
+        .collect();
+    let out = common::clean_command("env", home.path()).output().unwrap();
+    assert!(out.status.success());
+    let mut seen: Vec<(String, String)> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            (k.to_string(), v.to_string())
+        })
+        .collect();
+    seen.sort();
+    let mut want = allowed.clone();
+    want.sort();
+    assert_eq!(seen, want, "exactly the clean environment");
+    // `gendash` through the helper: its settings come from defaults alone, and what a test
+    // sets is what it sees.
+    let show = |cmd: &mut std::process::Command| {
+        let out = cmd.args(["config", "show"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = show(&mut common::gendash(home.path()));
+    let lines: Vec<&str> = text.lines().collect();
+    let config = home.path().join("config/gendash/config.toml");
+    assert_eq!(
+        lines[..2],
+        [
+            format!("config file: {} (not found)", config.display()),
+            "profile: (none)".to_string()
+        ],
+        "{text}"
+    );
+    assert!(
+        lines[2..].iter().all(|l| l.ends_with("# default")),
+        "every setting is the default: {text}"
+    );
+    let text = show(common::gendash(home.path()).env("GENDASH_BASE_URL", "http://127.0.0.1:1/"));
+    assert!(
+        text.lines().any(
+            |l| l.contains("http://127.0.0.1:1/") && l.contains("environment GENDASH_BASE_URL")
+        ),
+        "{text}"
+    );
 }

@@ -2,11 +2,16 @@
 
 use crate::common;
 
-use common::{Fault, TOKEN, client, client_with, fault_server, response, service, service_with};
+use common::{
+    Fault, TOKEN, client, client_with, fault_server, header, redirect, response, service,
+    service_with,
+};
 use gendash::api::Secret;
+use gendash::api::client::CATALOGUE_CAP;
 use gendash::api::download::{Downloader, file_name};
 use gendash::api::{ApiError, LoraType, TaskKind};
 use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, catalogue};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 #[tokio::test]
@@ -431,19 +436,33 @@ async fn too_many_requests_carries_retry_after_capped() {
         assert_eq!(e.retry_after(), Some(Duration::from_secs(want)), "{e:?}");
         assert!(e.is_retryable());
     }
-    let date = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(40));
-    let raw = response(
-        "503 Service Unavailable",
-        "text/plain",
-        &format!("Retry-After: {date}\r\n"),
-        "busy",
-    );
-    let (e, _, _fs) = fault_error(Fault::Raw(raw), Duration::from_secs(5)).await;
-    let got = e.retry_after().unwrap();
-    assert!(
-        got > Duration::from_secs(30) && got <= Duration::from_secs(40),
-        "{got:?}"
-    );
+    // An HTTP date, on a 429 and on a 503: the delay until then.
+    for (status, code) in [
+        ("429 Too Many Requests", 429),
+        ("503 Service Unavailable", 503),
+    ] {
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now() + Duration::from_secs(40));
+        let raw = response(
+            status,
+            "text/plain",
+            &format!("Retry-After: {date}\r\n"),
+            "busy",
+        );
+        let (e, _, _fs) = fault_error(Fault::Raw(raw), Duration::from_secs(5)).await;
+        let ApiError::Http {
+            status: got_status,
+            retry_after: Some(got),
+            ..
+        } = e
+        else {
+            panic!("{status}: no delay reported: {e:?}");
+        };
+        assert_eq!(got_status, code);
+        assert!(
+            got > Duration::from_secs(30) && got <= Duration::from_secs(40),
+            "{status}: {got:?}"
+        );
+    }
     // Other 4xx are final.
     let raw = response("400 Bad Request", "text/plain", "", "no");
     let (e, _, _fs) = fault_error(Fault::Raw(raw), Duration::from_secs(5)).await;
@@ -472,6 +491,229 @@ async fn redirects_to_another_origin_are_not_followed_and_get_no_token() {
     assert!(
         other.requests.lock().unwrap().is_empty(),
         "the other origin was contacted"
+    );
+}
+
+#[tokio::test]
+async fn same_origin_redirects_are_followed_for_api_calls() {
+    let catalogue =
+        r#"{"data": [{"model": "moved_model", "metadata": {"source": "https://x.example/1"}}]}"#;
+    for status in ["307 Temporary Redirect", "308 Permanent Redirect"] {
+        let fs = fault_server(Fault::Routes(vec![
+            ("/lora/".into(), redirect(status, "/moved/lora/")),
+            (
+                "/moved/lora/".into(),
+                response("200 OK", "application/json", "", catalogue),
+            ),
+        ]))
+        .await;
+        let got = client(&fs.url()).list_loras(None, None).await.unwrap();
+        assert_eq!(got.entries.len(), 1, "{status}");
+        assert_eq!(got.entries[0].model, "moved_model");
+        let reqs = fs.requests.lock().unwrap().clone();
+        assert_eq!(reqs.len(), 2, "{status}: {reqs:?}");
+        assert!(reqs[0].starts_with("POST /lora/ HTTP/1.1"), "{}", reqs[0]);
+        // Still a POST, and still this service: the token goes along.
+        assert!(
+            reqs[1].starts_with("POST /moved/lora/ HTTP/1.1"),
+            "{}",
+            reqs[1]
+        );
+        for r in &reqs {
+            assert_eq!(
+                header(r, "authorization"),
+                Some(format!("Bearer {TOKEN}").as_str())
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn same_origin_redirects_are_followed_five_times_at_most() {
+    let fs = fault_server(Fault::Routes(vec![(
+        "/lora/".into(),
+        redirect("307 Temporary Redirect", "/lora/"),
+    )]))
+    .await;
+    let e = client(&fs.url()).list_loras(None, None).await.unwrap_err();
+    assert!(
+        matches!(&e, ApiError::Invalid(m) if m.starts_with("redirect loop at http://127.0.0.1:")),
+        "{e:?}"
+    );
+    assert_eq!(
+        fs.requests.lock().unwrap().len(),
+        6,
+        "the request and five redirects"
+    );
+}
+
+#[tokio::test]
+async fn the_catalogue_stops_at_its_own_cap() {
+    // An endless body: cut off at the catalogue's cap (not the task result's smaller one),
+    // long before the server's own bound of twice that.
+    let fs = fault_server(Fault::Forever).await;
+    let e = client_with(&fs.url(), TOKEN, Duration::from_secs(60))
+        .list_loras(None, None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e,
+        ApiError::TooLarge {
+            limit: CATALOGUE_CAP
+        }
+    );
+    // Once the client hung up, the server's writes fail: wait (bounded) for the count to settle.
+    let mut written = *fs.written.lock().unwrap();
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let now = *fs.written.lock().unwrap();
+        if now == written {
+            break;
+        }
+        written = now;
+    }
+    assert!(
+        written >= CATALOGUE_CAP / 2,
+        "the client read the catalogue up to its cap: {written}"
+    );
+    assert!(
+        written < CATALOGUE_CAP + 32 * 1024 * 1024,
+        "the client stopped reading at the cap, only socket buffers' worth more: {written}"
+    );
+    // An announced length over the cap is refused before reading the body.
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{{",
+        CATALOGUE_CAP + 1
+    );
+    let fs = fault_server(Fault::Raw(head)).await;
+    let started = Instant::now();
+    let e = client(&fs.url()).list_loras(None, None).await.unwrap_err();
+    assert_eq!(
+        e,
+        ApiError::TooLarge {
+            limit: CATALOGUE_CAP
+        }
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+// ---- downloads: whom the token is shown to, and which redirects are followed ------------
+
+fn file_response(body: &str) -> String {
+    response("200 OK", "image/png", "", body)
+}
+
+/// The names of the files in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn downloads_present_the_token_to_the_service_origin_only() {
+    let own = fault_server(Fault::Raw(file_response("own-bytes"))).await;
+    // Same host, another port: another origin.
+    let other = fault_server(Fault::Raw(file_response("other-bytes"))).await;
+    assert_ne!(own.url().origin(), other.url().origin());
+    let dir = tempfile::tempdir().unwrap();
+    let mut noop = |_: u64, _: Option<u64>| {};
+    let downloaders = [
+        Downloader::new(Some(&own.url()), Some(Secret::new(TOKEN))).unwrap(),
+        Downloader::for_service(&client(&own.url())).unwrap(),
+    ];
+    for dl in &downloaders {
+        let url = own.url().join("files/a.png").unwrap();
+        let path = dl
+            .fetch(url.as_str(), dir.path(), "a.png", true, &mut noop)
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(path).unwrap(), b"own-bytes");
+        let url = other.url().join("files/b.png").unwrap();
+        let path = dl
+            .fetch(url.as_str(), dir.path(), "b.png", true, &mut noop)
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read(path).unwrap(), b"other-bytes");
+    }
+    let own_reqs = own.requests.lock().unwrap().clone();
+    assert_eq!(own_reqs.len(), 2, "{own_reqs:?}");
+    for r in &own_reqs {
+        assert!(r.starts_with("GET /files/a.png HTTP/1.1"), "{r}");
+        assert_eq!(
+            header(r, "authorization"),
+            Some(format!("Bearer {TOKEN}").as_str()),
+            "the service's own origin gets the token: {r}"
+        );
+    }
+    let other_reqs = other.requests.lock().unwrap().clone();
+    assert_eq!(other_reqs.len(), 2, "{other_reqs:?}");
+    for r in &other_reqs {
+        assert!(r.starts_with("GET /files/b.png HTTP/1.1"), "{r}");
+        assert_eq!(header(r, "authorization"), None, "{r}");
+        assert!(!r.contains(TOKEN), "{r}");
+    }
+}
+
+#[tokio::test]
+async fn downloads_follow_same_origin_redirects_and_refuse_others() {
+    let other = fault_server(Fault::Raw(file_response("other-bytes"))).await;
+    let away = format!("{}files/x.png", other.url());
+    let own = fault_server(Fault::Routes(vec![
+        (
+            "/files/moved.png".into(),
+            redirect("302 Found", "/files/here.png"),
+        ),
+        ("/files/here.png".into(), file_response("own-bytes")),
+        ("/files/away.png".into(), redirect("302 Found", &away)),
+    ]))
+    .await;
+    let dl = Downloader::new(Some(&own.url()), Some(Secret::new(TOKEN))).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut noop = |_: u64, _: Option<u64>| {};
+
+    let url = own.url().join("files/moved.png").unwrap();
+    let path = dl
+        .fetch(url.as_str(), dir.path(), "moved.png", false, &mut noop)
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(path).unwrap(), b"own-bytes");
+    let reqs = own.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 2, "{reqs:?}");
+    assert!(reqs[0].starts_with("GET /files/moved.png HTTP/1.1"));
+    assert!(reqs[1].starts_with("GET /files/here.png HTTP/1.1"));
+    for r in &reqs {
+        assert_eq!(
+            header(r, "authorization"),
+            Some(format!("Bearer {TOKEN}").as_str()),
+            "still the service's own origin: {r}"
+        );
+    }
+
+    let url = own.url().join("files/away.png").unwrap();
+    let e = dl
+        .fetch(url.as_str(), dir.path(), "away.png", false, &mut noop)
+        .await
+        .unwrap_err();
+    let other_origin = other.url().origin().ascii_serialization();
+    assert_eq!(
+        e,
+        ApiError::CrossOriginRedirect {
+            to: other_origin.clone()
+        }
+    );
+    assert!(e.to_string().contains(&other_origin), "{e}");
+    assert!(
+        other.requests.lock().unwrap().is_empty(),
+        "the other origin was contacted"
+    );
+    assert_eq!(
+        names_in(dir.path()),
+        ["moved.png"],
+        "no file and no partial file for the refused redirect"
     );
 }
 

@@ -1,18 +1,17 @@
 //! The watch list survives: writers killed mid-save, unreadable files, concurrent writers, and
 //! disks that refuse the write.
 
+use crate::common;
+
+use common::clean_command;
 use gendash::store::watchlist::{WatchEntry, WatchStore};
 use gendash::testing::stress_lists;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use rand::{Rng, SeedableRng};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
-
-fn gendash() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_gendash"))
-}
 
 #[test]
 fn sigkill_at_random_moments_never_leaves_a_partial_file() {
@@ -23,7 +22,7 @@ fn sigkill_at_random_moments_never_leaves_a_partial_file() {
     let mut saw = [false, false];
     for _ in 0..300 {
         let before = inode(&file);
-        let mut child = gendash()
+        let mut child = common::gendash(dir.path())
             .args(["watch", "stress-save"])
             .arg(&file)
             .args(["--rounds", "100000"])
@@ -102,7 +101,7 @@ fn a_full_disk_gives_an_error_and_keeps_the_old_file() {
         "trap '' XFSZ; ulimit -f 1; exec '{}' watch add brand-new-task",
         env!("CARGO_BIN_EXE_gendash")
     );
-    let out = Command::new("bash")
+    let out = clean_command("bash", dir.path())
         .args(["-c", &script])
         .env("GENDASH_DATA_DIR", dir.path().join("gendash"))
         .output()
@@ -139,7 +138,7 @@ fn a_read_only_directory_gives_an_error_and_keeps_the_old_file() {
     let mut cmd = if nix::unistd::geteuid().is_root() {
         // Root ignores permissions: run as nobody, who owns the lock file but not the directory.
         std::os::unix::fs::chown(&lock, Some(65534), Some(65534)).unwrap();
-        let mut c = Command::new("setpriv");
+        let mut c = clean_command("setpriv", dir.path());
         c.args([
             "--reuid=65534",
             "--regid=65534",
@@ -148,7 +147,7 @@ fn a_read_only_directory_gives_an_error_and_keeps_the_old_file() {
         ]);
         c
     } else {
-        gendash()
+        common::gendash(dir.path())
     };
     let out = cmd
         .args(["watch", "add", "brand-new-task"])
@@ -176,7 +175,7 @@ fn an_unreadable_list_is_set_aside_and_the_user_told() {
         b"task-1\ntask-2\n",
     ] {
         std::fs::write(&file, bad).unwrap();
-        let out = gendash()
+        let out = common::gendash(dir.path())
             .args(["watch", "list"])
             .env("GENDASH_DATA_DIR", dir.path())
             .output()

@@ -4,7 +4,55 @@ use crate::common;
 
 use base64::Engine;
 use common::pty::{Session, command};
+use gendash::api::links::validate_link;
+use gendash::api::sanitize::sanitize;
+use gendash::server::catalogue::ServedEntry;
 use std::time::Duration;
+
+/// A desktop notification (OSC 9) found in the raw output.
+#[derive(Debug)]
+struct Notification {
+    /// Byte offset of its introducer.
+    at: usize,
+    text: String,
+    /// A bell of its own follows it at once.
+    rang: bool,
+}
+
+/// The notifications in `raw`, and the number of bells that are neither an OSC terminator nor
+/// a notification's own bell.
+fn announcements(raw: &[u8]) -> (Vec<Notification>, usize) {
+    let (mut notes, mut stray, mut i) = (Vec::new(), 0, 0);
+    while i < raw.len() {
+        if raw[i..].starts_with(b"\x1b]") {
+            let rest = &raw[i + 2..];
+            let bel = memchr::memchr(0x07, rest);
+            let st = memchr::memmem::find(rest, b"\x1b\\");
+            let (len, term) = match (bel, st) {
+                (Some(b), Some(s)) if s < b => (s, 2),
+                (Some(b), _) => (b, 1),
+                (None, Some(s)) => (s, 2),
+                (None, None) => break, // still being written
+            };
+            let after = i + 2 + len + term;
+            if let Some(text) = rest[..len].strip_prefix(b"9;") {
+                let rang = raw.get(after) == Some(&0x07);
+                notes.push(Notification {
+                    at: i,
+                    text: String::from_utf8_lossy(text).into_owned(),
+                    rang,
+                });
+                i = after + usize::from(rang);
+            } else {
+                i = after;
+            }
+        } else {
+            stray += usize::from(raw[i] == 0x07);
+            i += 1;
+        }
+    }
+    (notes, stray)
+}
 
 fn fast_config(home: &std::path::Path) {
     let dir = home.join("config/gendash");
@@ -40,6 +88,7 @@ fn demo_filter_add_complete_help_quit() {
     s.send("a");
     s.wait_text("Add tasks to the watch list");
     s.type_text("sim-3-e2e-check");
+    let added_at = s.raw().len();
     s.send("\r");
     s.wait_for("the new task to complete", Duration::from_secs(20), |t| {
         t.lines()
@@ -50,11 +99,33 @@ fn demo_filter_add_complete_help_quit() {
         String::from_utf8_lossy(&s.raw())
             .contains("\x1b]9;gendash: task completed: image sim-3-e2e-check")
     });
-    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    let (notes, stray) = announcements(&s.raw());
+    let ours: Vec<&Notification> = notes
+        .iter()
+        .filter(|n| n.text == "gendash: task completed: image sim-3-e2e-check — COMPLETED")
+        .collect();
+    assert_eq!(ours.len(), 1, "announced once: {notes:?}");
     assert!(
-        raw.matches('\x07').count() > raw.matches("\x1b]").count(),
-        "a bell besides the OSC terminators"
+        ours[0].at >= added_at,
+        "announced after it was added: {notes:?}"
     );
+    assert!(ours[0].rang, "its notification came with its own bell");
+    assert!(
+        notes.iter().all(|n| n.rang),
+        "every notification rang: {notes:?}"
+    );
+    assert_eq!(stray, 0, "no bell without a notification");
+    // Tasks already final when first polled finished before they were watched: no fanfare.
+    for final_at_start in [
+        "demo-image-done",
+        "demo-video-done",
+        "fail-0-rejected-prompt",
+    ] {
+        assert!(
+            notes.iter().all(|n| !n.text.contains(final_at_start)),
+            "{final_at_start} was announced: {notes:?}"
+        );
+    }
 
     // D downloads the selected (new) task's file into the current directory.
     s.send("D");
@@ -120,9 +191,8 @@ fn the_dashboard_picks_up_scripted_watch_changes() {
     ];
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
     s.wait_text("320/320");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+    let out = common::gendash(&svc_home)
         .args(["watch", "add", "--video", "sim-2-from-script"])
-        .env("XDG_DATA_HOME", svc_home.join("data"))
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -143,16 +213,14 @@ fn the_dashboard_picks_up_scripted_watch_changes() {
         std::fs::read_to_string(home.path().join("data/gendash/recent-categories.json"))
             .is_ok_and(|t| t.contains("style"))
     });
-    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    let raw = s.raw();
     assert!(
-        !raw.contains("\x1b]9;") && !raw.contains("\x1b]777;"),
+        memchr::memmem::find(&raw, b"\x1b]777;").is_none(),
         "notifications were turned off"
     );
-    assert_eq!(
-        raw.matches('\x07').count(),
-        raw.matches("\x1b]").count(),
-        "the bell was turned off"
-    );
+    let (notes, stray) = announcements(&raw);
+    assert!(notes.is_empty(), "notifications were turned off: {notes:?}");
+    assert_eq!(stray, 0, "the bell was turned off");
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
@@ -161,5 +229,89 @@ fn the_dashboard_picks_up_scripted_watch_changes() {
     assert!(
         saved.contains("sim-2-from-script") && saved.contains("COMPLETED"),
         "{saved}"
+    );
+}
+
+/// The real opener, as configured with `GENDASH_OPENER`: started directly with the link as its
+/// one argument (a shell would split, expand and run this one), and never for a refused link.
+#[test]
+fn links_reach_the_opener_as_one_argument_never_through_a_shell() {
+    let home = tempfile::tempdir().unwrap();
+    fast_config(home.path());
+    let log = home.path().join("opened.txt");
+    let opener = home.path().join("record-opener");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\n{{ echo \"argc=$#\"; for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done; }} >> '{}'\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // Links the dashboard must refuse: the hostile ones that are still hostile once decoded
+    // (decoding strips the escape sequence from one, leaving a plain https link).
+    let refused: Vec<String> = gendash::api::links::hostile_links()
+        .iter()
+        .map(|l| sanitize(l))
+        .filter(|l| validate_link(l).is_err())
+        .collect();
+    assert!(refused.len() >= 7, "{refused:?}");
+    // Quote, semicolon, an encoded space, command substitution, a pipe, backticks, a redirect.
+    let tricky = "https://lora-hub.example.com/m/it's;touch%20PWNED&x=$(id)|`id`>out";
+    let expected = "https://lora-hub.example.com/m/it's;touch%20PWNED&x=$(id)|%60id%60%3Eout";
+    let entry = |i: usize, source: &str| {
+        let meta = serde_json::json!({ "source": source });
+        ServedEntry {
+            model: format!("model-{i:02}"),
+            lora_type: Some("sd".into()),
+            cate: Some("tests".into()),
+            metadata: meta.as_object().unwrap().clone(),
+        }
+    };
+    let mut catalogue: Vec<ServedEntry> = refused
+        .iter()
+        .enumerate()
+        .map(|(i, l)| entry(i, l))
+        .collect();
+    catalogue.push(entry(refused.len(), tricky));
+    let n = catalogue.len();
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service_with(gendash::server::Options {
+        catalogue,
+        ..gendash::server::Options::new(gendash::api::Secret::new(common::TOKEN))
+    }));
+    let base = svc.base_url().to_string();
+    let opener_path = opener.to_str().unwrap();
+    let env = [
+        ("GENDASH_BASE_URL", base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+        ("GENDASH_OPENER", opener_path),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 160, 40);
+    s.wait_text(&format!("{n}/{n}"));
+    for link in &refused {
+        // Each refusal names its own reason; waiting for it keeps keys and screen in step.
+        let reason = validate_link(link).unwrap_err().to_string();
+        let shown: String = reason.chars().take(40).collect();
+        s.send("o");
+        s.wait_for(&shown, Duration::from_secs(10), |t| t.contains(&shown));
+        s.send("j");
+    }
+    s.send("o");
+    s.wait_for("the link to be opened", Duration::from_secs(10), |t| {
+        t.contains("opened https://lora-hub.example.com/m/it's;touch%20PWNED")
+            && std::fs::read_to_string(&log).is_ok_and(|l| l.ends_with('\n') && l.contains("arg="))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("argc=1\narg={expected}\n"),
+        "one launch, one argument, exactly the link"
     );
 }

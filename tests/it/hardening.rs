@@ -38,6 +38,31 @@ fn hostile() -> Vec<String> {
     ]
 }
 
+/// What each of [`hostile`] must look like once sanitised: its words kept, every escape
+/// sequence removed whole, controls and bidi overrides dropped, length bounded.
+fn shown() -> Vec<String> {
+    let mut long = "W".repeat(gendash::api::sanitize::MAX_CHARS - 1);
+    long.push('…');
+    vec![
+        "clearscreen".into(),
+        "title".into(),
+        "linktext".into(),
+        "clip".into(),
+        "report".into(),
+        "csi".into(),
+        "osc".into(),
+        "cr overwrite".into(),
+        "bell".into(),
+        "rtlgpj.exe".into(),
+        long,
+    ]
+}
+
+/// The first `n` characters of `s`: what survives a column cut to at least `n`.
+fn head(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
 fn bad_char(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
@@ -231,19 +256,12 @@ fn hostile_strings_render_inert_in_cells_and_bytes() {
 
 /// Runs the binary with `-vvv`, logging to `home/log`; returns (code, stdout, stderr).
 fn run(home: &Path, base: &url::Url, token: &str, args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_STATE_HOME", home.join("state"))
+    let out = common::gendash(home)
         .env("GENDASH_LOG_FILE", home.join("log/gendash.log"))
         .env("GENDASH_BASE_URL", base.as_str())
         .env("GENDASH_TOKEN", token)
         .arg("-vvv")
         .args(args)
-        .current_dir(home)
         .output()
         .unwrap();
     (
@@ -253,8 +271,142 @@ fn run(home: &Path, base: &url::Url, token: &str, args: &[&str]) -> (i32, String
     )
 }
 
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
 fn log_of(home: &Path) -> String {
     std::fs::read_to_string(home.join("log/gendash.log")).unwrap_or_default()
+}
+
+/// CLI runs against hostile services: each exit code checked, every output kept.
+struct Runs<'a> {
+    home: &'a Path,
+    outputs: Vec<(String, String)>,
+}
+
+impl Runs<'_> {
+    /// Runs `args` against `base`, asserts the exit code, returns (stdout, stderr).
+    fn expect(&mut self, base: &url::Url, args: &[&str], want: i32) -> (String, String) {
+        let (code, out, err) = tokio::task::block_in_place(|| run(self.home, base, "t0k3n", args));
+        assert_eq!(code, want, "{args:?}: {err}");
+        self.outputs.push((out.clone(), err.clone()));
+        (out, err)
+    }
+}
+
+/// `models` in each form: every model by its clean name, in the table and in the JSON.
+fn check_models(runs: &mut Runs, base: &url::Url) {
+    let n = hostile().len();
+    let (out, err) = runs.expect(base, &["models"], 0);
+    assert_eq!(err.trim_end(), format!("{n} of {n} models"));
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows.len(), n + 1, "a header and one row per model: {out}");
+    assert!(rows[0].starts_with("MODEL "), "{out}");
+    for (row, name) in rows[1..].iter().zip(shown()) {
+        assert!(row.starts_with(&head(&name, 12)), "{row:?} is not {name:?}");
+        assert!(
+            row.contains(&format!("https://x.example/{}", head(&name, 12))),
+            "{row:?}"
+        );
+    }
+    let (out, _) = runs.expect(base, &["models", "--json"], 0);
+    let items = json_lines(&out).remove(0);
+    let items = items.as_array().unwrap();
+    let names: Vec<&str> = items.iter().map(|i| i["model"].as_str().unwrap()).collect();
+    assert_eq!(names, shown());
+    for (item, name) in items.iter().zip(shown()) {
+        assert_eq!(item["metadata"]["note"], name.as_str());
+        let keys: Vec<&String> = item["metadata"].as_object().unwrap().keys().collect();
+        assert!(
+            keys.iter()
+                .any(|k| k.starts_with(&format!("key{}", head(&name, 8)))),
+            "{keys:?}"
+        );
+    }
+    let (out, err) = runs.expect(base, &["models", "--filter", "W"], 0);
+    let first = out.lines().nth(1).unwrap_or_default();
+    assert!(first.starts_with("WWWWWWWW"), "best match first: {first:?}");
+    assert!(err.trim_end().ends_with(&format!("of {n} models")), "{err}");
+}
+
+/// `status`, `wait` and `download` of a task whose ID, status and URL are `h`, then a 502
+/// page and a failed lookup carrying it: each with its exit code, each showing `clean`.
+async fn check_task_commands(runs: &mut Runs<'_>, h: &str, clean: &str) {
+    let task = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        &hostile_task_body(h),
+    )))
+    .await;
+    // A status that is none of the final ones: the task is still running.
+    let (out, _) = runs.expect(&task.url(), &["status", "t"], 0);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(
+        out.starts_with("image  ") && out.contains(&head(clean, 10)) && out.contains("100%"),
+        "{out:?} does not show {clean:?}"
+    );
+    let (out, _) = runs.expect(&task.url(), &["status", "--json", "t"], 0);
+    let line = json_lines(&out).remove(0);
+    assert_eq!(line["status"], clean);
+    assert_eq!(line["task_id"], clean);
+    assert_eq!(line["percent"], 100);
+    let url = line["url_download"].as_str().unwrap();
+    assert!(
+        url.starts_with(&format!("https://x.example/{}", head(clean, 10))),
+        "{url}"
+    );
+    let waited = [
+        "wait",
+        "--json",
+        "--interval",
+        "0.05",
+        "--timeout",
+        "0.4",
+        "t",
+    ];
+    let (out, _) = runs.expect(&task.url(), &waited, 6);
+    let events = json_lines(&out);
+    assert_eq!(events[0]["status"], clean, "{out}");
+    assert_eq!(events.last().unwrap()["event"], "timeout", "{out}");
+    let (_, err) = runs.expect(&task.url(), &["download", "t"], 1);
+    assert!(
+        err.contains("not completed") && err.contains(&head(clean, 10)),
+        "{err}"
+    );
+
+    let page = response(
+        "502 Bad Gateway",
+        "text/html",
+        "",
+        &format!("<html><h1>{h}</h1></html>"),
+    );
+    let failing = fault_server(Fault::Raw(page)).await;
+    let (_, err) = runs.expect(&failing.url(), &["status", "t"], 1);
+    assert!(
+        err.starts_with("gendash: error: ")
+            && err.contains(&format!("HTTP 502: {}", head(clean, 10))),
+        "{err}"
+    );
+    let lookup =
+        json!({"data": {"is_success": false}, "errors": [h], "error_description": h}).to_string();
+    let failing = fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        &lookup,
+    )))
+    .await;
+    let (out, _) = runs.expect(&failing.url(), &["status", "--json", "t"], 4);
+    let line = json_lines(&out).remove(0);
+    let error = line["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(&format!("lookup failed: {}", head(clean, 10))),
+        "{error}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -267,76 +419,15 @@ async fn hostile_strings_never_reach_cli_output_stderr_or_the_log() {
         &hostile_catalogue_body(),
     )))
     .await;
-    let mut outputs = Vec::new();
-    for args in [
-        &["models"][..],
-        &["models", "--json"],
-        &["models", "--filter", "W"],
-    ] {
-        let (code, out, err) =
-            tokio::task::block_in_place(|| run(home.path(), &catalogue.url(), "t0k3n", args));
-        assert_eq!(code, 0, "{err}");
-        outputs.push((out, err));
+    let mut runs = Runs {
+        home: home.path(),
+        outputs: Vec::new(),
+    };
+    check_models(&mut runs, &catalogue.url());
+    for (h, clean) in hostile().iter().zip(shown()) {
+        check_task_commands(&mut runs, h, &clean).await;
     }
-    for h in hostile() {
-        let task = fault_server(Fault::Raw(response(
-            "200 OK",
-            "application/json",
-            "",
-            &hostile_task_body(&h),
-        )))
-        .await;
-        for args in [
-            &["status", "t"][..],
-            &["status", "--json", "t"],
-            &[
-                "wait",
-                "--json",
-                "--interval",
-                "0.05",
-                "--timeout",
-                "0.4",
-                "t",
-            ],
-            &["download", "t"],
-        ] {
-            let (_, out, err) =
-                tokio::task::block_in_place(|| run(home.path(), &task.url(), "t0k3n", args));
-            outputs.push((out, err));
-        }
-        let page = response(
-            "502 Bad Gateway",
-            "text/html",
-            "",
-            &format!("<html><h1>{h}</h1></html>"),
-        );
-        let failing = fault_server(Fault::Raw(page)).await;
-        let (code, out, err) = tokio::task::block_in_place(|| {
-            run(home.path(), &failing.url(), "t0k3n", &["status", "t"])
-        });
-        assert_eq!(code, 1);
-        outputs.push((out, err));
-        let lookup = json!({"data": {"is_success": false}, "errors": [h], "error_description": h})
-            .to_string();
-        let failing = fault_server(Fault::Raw(response(
-            "200 OK",
-            "application/json",
-            "",
-            &lookup,
-        )))
-        .await;
-        let (code, out, err) = tokio::task::block_in_place(|| {
-            run(
-                home.path(),
-                &failing.url(),
-                "t0k3n",
-                &["status", "--json", "t"],
-            )
-        });
-        assert_eq!(code, 4);
-        outputs.push((out, err));
-    }
-    for (out, err) in &outputs {
+    for (out, err) in &runs.outputs {
         assert_inert("stdout", out);
         assert_inert("stderr", err);
     }
@@ -453,10 +544,8 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 async fn set_token_writes_a_private_file_that_is_then_used() {
     let home = tempfile::tempdir().unwrap();
     let svc = common::service().await;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+    let mut child = common::gendash(home.path())
         .args(["config", "set-token"])
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env_remove("GENDASH_CONFIG")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -487,11 +576,9 @@ async fn set_token_writes_a_private_file_that_is_then_used() {
         std::fs::read_to_string(&file).unwrap().trim(),
         common::TOKEN
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+    let out = common::gendash(home.path())
         .args(["status", "demo-image-done"])
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
         .env("GENDASH_BASE_URL", svc.base_url().as_str())
-        .env_remove("GENDASH_TOKEN")
         .output()
         .unwrap();
     assert!(
@@ -499,10 +586,8 @@ async fn set_token_writes_a_private_file_that_is_then_used() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gendash"))
+    let out = common::gendash(home.path())
         .args(["config", "show"])
-        .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env_remove("GENDASH_TOKEN")
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

@@ -151,6 +151,7 @@ fn state_of(pid: i32) -> char {
 fn ctrl_z_suspends_and_sigcont_redraws_everything() {
     let s = setup();
     let mut d = dashboard(&s, &[]);
+    let before_stop = d.raw().len();
     d.send("\x1a");
     let pid = d.pid();
     let start = std::time::Instant::now();
@@ -161,11 +162,20 @@ fn ctrl_z_suspends_and_sigcont_redraws_everything() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    // While stopped, the terminal is the shell's again.
+    // While stopped, the terminal is the shell's again: after the stop request the program left
+    // the alternate screen and showed the cursor, and did not take either back.
     d.wait_for(
         "the terminal to be handed back",
         Duration::from_secs(5),
-        |_| true,
+        |_| {
+            let raw = d.raw();
+            let tail = String::from_utf8_lossy(&raw[before_stop..]);
+            tail.rfind("\x1b[?1049l")
+                .is_some_and(|leave| tail[leave..].find("\x1b[?1049h").is_none())
+                && tail
+                    .rfind("\x1b[?25h")
+                    .is_some_and(|shown| tail[shown..].find("\x1b[?25l").is_none())
+        },
     );
     {
         let screen = d.screen.lock().unwrap();

@@ -6,6 +6,8 @@ pub mod pty;
 use gendash::api::Secret;
 use gendash::api::{Client, ClientOptions};
 use gendash::server::{self, Options, Running};
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -13,6 +15,38 @@ use tokio::net::{TcpListener, TcpStream};
 use url::Url;
 
 pub const TOKEN: &str = "test-token-SECRET-4b1d";
+
+/// The whole environment a child process starts with: nothing inherited but `PATH`; `HOME` and
+/// the XDG directories under `home`. So no `GENDASH_*`, `NO_COLOR` or config of the developer's
+/// shell reaches a test's child; each test adds what it means to set.
+pub fn clean_env(home: &Path) -> Vec<(&'static str, OsString)> {
+    vec![
+        ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+        ("HOME", home.into()),
+        ("XDG_CONFIG_HOME", home.join("config").into()),
+        ("XDG_DATA_HOME", home.join("data").into()),
+        ("XDG_STATE_HOME", home.join("state").into()),
+    ]
+}
+
+/// `program` with only [`clean_env`], started in `home`.
+pub fn clean_command(program: impl AsRef<OsStr>, home: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(program);
+    cmd.env_clear().envs(clean_env(home)).current_dir(home);
+    cmd
+}
+
+/// The `gendash` binary with only [`clean_env`], started in `home`.
+pub fn gendash(home: &Path) -> std::process::Command {
+    clean_command(env!("CARGO_BIN_EXE_gendash"), home)
+}
+
+/// [`gendash`] for async tests; killed if the test drops it.
+pub fn gendash_async(home: &Path) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::from(gendash(home));
+    cmd.kill_on_drop(true);
+    cmd
+}
 
 pub async fn service() -> Running {
     service_with(Options::new(Secret::new(TOKEN))).await
@@ -48,10 +82,13 @@ pub enum Fault {
     ShortBody,
     /// Resets the connection after reading the request.
     Reset,
-    /// Streams a chunked body without end (bounded at 64 MiB so the loop ends).
+    /// Streams a chunked body without end (bounded at 128 MiB, twice the largest cap, so the
+    /// loop ends).
     Forever,
     /// Sends this exact response, then closes.
     Raw(String),
+    /// Sends the response listed for the request's path (query ignored), else a 404.
+    Routes(Vec<(String, String)>),
 }
 
 pub struct FaultServer {
@@ -110,8 +147,11 @@ pub async fn fault_server(fault: Fault) -> FaultServer {
                 return;
             };
             let head = read_head(&mut stream).await;
+            let fault = match &fault {
+                Fault::Routes(routes) => Fault::Raw(route(routes, &head)),
+                other => other.clone(),
+            };
             seen.lock().unwrap().push(head);
-            let fault = fault.clone();
             let written = counter.clone();
             match fault {
                 Fault::Hang => hung.push(stream),
@@ -159,7 +199,7 @@ async fn misbehave(mut stream: TcpStream, fault: Fault, written: Arc<Mutex<u64>>
                 .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
                 .await;
             let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "x".repeat(64 * 1024));
-            for _ in 0..1024 {
+            for _ in 0..2048 {
                 if stream.write_all(chunk.as_bytes()).await.is_err() {
                     return;
                 }
@@ -170,7 +210,37 @@ async fn misbehave(mut stream: TcpStream, fault: Fault, written: Arc<Mutex<u64>>
             let _ = stream.write_all(text.as_bytes()).await;
             let _ = stream.shutdown().await;
         }
+        Fault::Routes(_) => unreachable!("routes are resolved to a response on accept"),
     }
+}
+
+/// The response `routes` give for the request whose head is `head`.
+fn route(routes: &[(String, String)], head: &str) -> String {
+    let target = head.split_whitespace().nth(1).unwrap_or("");
+    let path = target.split('?').next().unwrap_or("");
+    routes.iter().find(|(p, _)| p == path).map_or_else(
+        || response("404 Not Found", "text/plain", "", "no such route"),
+        |(_, r)| r.clone(),
+    )
+}
+
+/// A redirect to `location` (absolute or relative), with no body.
+pub fn redirect(status: &str, location: &str) -> String {
+    response(
+        status,
+        "text/plain",
+        &format!("Location: {location}\r\n"),
+        "",
+    )
+}
+
+/// The value of header `name` in a recorded request head, if present (names are compared
+/// case-insensitively).
+pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().skip(1).find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+    })
 }
 
 /// What the switchable proxy does with each new connection.

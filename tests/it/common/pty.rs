@@ -19,16 +19,15 @@ pub struct Session {
     reader: Option<std::thread::JoinHandle<()>>,
 }
 
-/// Environment for a child: nothing inherited but PATH; HOME and XDG dirs under `home`.
+/// The binary in a terminal: [`super::clean_env`] plus `TERM`, an opener that opens nothing,
+/// and `env`.
 pub fn command(home: &Path, args: &[&str], env: &[(&str, &str)]) -> CommandBuilder {
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_gendash"));
     cmd.args(args);
     cmd.env_clear();
-    cmd.env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    cmd.env("HOME", home);
-    cmd.env("XDG_CONFIG_HOME", home.join("config"));
-    cmd.env("XDG_DATA_HOME", home.join("data"));
-    cmd.env("XDG_STATE_HOME", home.join("state"));
+    for (k, v) in super::clean_env(home) {
+        cmd.env(k, v);
+    }
     cmd.env("TERM", "xterm-256color");
     cmd.env("GENDASH_OPENER", "true");
     for (k, v) in env {
