@@ -1,7 +1,7 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
-use gendash::api::types::{Envelope, default_failure_statuses};
+use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
@@ -88,18 +88,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
     }
 }
 
-fn result(id: &str, status: &str, percent: u8) -> TaskResult {
-    TaskResult {
-        task_id: id.into(),
-        kind: TaskKind::Image,
-        status: status.into(),
-        percent,
-        total_tasks: Some(1),
-        url_download: (status == "COMPLETED")
-            .then(|| format!("http://127.0.0.1:8787/files/{id}.png")),
-        envelope: Envelope::default(),
-    }
-}
+use gendash::testing::task_result as result;
 
 fn watching() -> State {
     let tasks = vec![
