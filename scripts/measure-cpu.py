@@ -31,6 +31,9 @@ the output says.
 The dashboard is quit by writing `q` to its terminal; the service gets SIGINT. Every wait is
 bounded, and the whole run is bounded by an alarm (--max-total).
 
+With --perf FILE, `perf record -e cpu-clock -g` samples the dashboard during the window (perf
+comes from Debian's linux-perf; the software clock works where hardware counters do not).
+
 Only the Python 3 standard library is used. Linux only (/proc).
 """
 
@@ -414,9 +417,17 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None):
         pump_for(sel, opts.settle)
 
         polls0 = relay.requests if relay else None
+        profiler = None
+        if opts.perf:
+            # A sampling profile of the window (software clock: works without hardware counters).
+            profiler = subprocess.Popen(
+                ["perf", "record", "-e", "cpu-clock", "-F", "999", "-g", "-p", str(proc.pid),
+                 "-o", opts.perf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0, c0 = time.monotonic(), cpu_ticks(proc.pid)
         pump_for(sel, opts.seconds)
         c1, t1 = cpu_ticks(proc.pid), time.monotonic()
+        if profiler:
+            stop(profiler, signal.SIGINT)
         polls = relay.requests - polls0 if relay else None
         if proc.poll() is not None:
             raise Failed(f"the dashboard exited during the window (status {proc.returncode})")
@@ -539,6 +550,9 @@ def main():
                    help="seconds between 'ready' and the window (3)")
     p.add_argument("--ready-timeout", type=float, default=30.0,
                    help="longest wait for the catalogue and watch list on screen (30)")
+    p.add_argument("--perf", metavar="FILE", default=None,
+                   help="also record a perf profile of the window into FILE (needs perf; "
+                        "read it with `perf report -i FILE`)")
     p.add_argument("--cols", type=int, default=140)
     p.add_argument("--rows", type=int, default=45)
     p.add_argument("--no-relay", action="store_true",

@@ -33,6 +33,8 @@ use tokio::sync::mpsc;
 const MSG_CAPACITY: usize = 1024;
 /// At most this many worker reports are handled before the screen is drawn again.
 const DRAIN_BATCH: usize = 256;
+/// At most one frame per this long (~60 a second): a burst of reports costs one frame.
+const FRAME: Duration = Duration::from_millis(16);
 
 /// Everything the dashboard runs with, resolved by the caller.
 pub struct Session {
@@ -130,12 +132,17 @@ async fn event_loop(
     let mut sighup = signal(SignalKind::hangup()).map_err(io)?;
     let mut sigtstp = signal(SignalKind::from_raw(signal_hook::consts::SIGTSTP)).map_err(io)?;
     let mut sigcont = signal(SignalKind::from_raw(signal_hook::consts::SIGCONT)).map_err(io)?;
+    let mut last_frame: Option<tokio::time::Instant> = None;
     loop {
-        if state.dirty {
+        let next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
+        if state.dirty && tokio::time::Instant::now() >= next_frame {
             tui.draw(|f| crate::ui::render(state, f)).map_err(io)?;
             state.dirty = false;
+            last_frame = Some(tokio::time::Instant::now());
         }
         let cmds = tokio::select! {
+            // Something changed too soon after the last frame: draw when the next one is due.
+            () = tokio::time::sleep_until(next_frame), if state.dirty => Vec::new(),
             event = events.next() => match event {
                 Some(Ok(event)) => on_event(state, event),
                 Some(Err(e)) => return Err(io(e)),
