@@ -32,7 +32,13 @@ The dashboard is quit by writing `q` to its terminal; the service gets SIGINT. E
 bounded, and the whole run is bounded by an alarm (--max-total).
 
 With --perf FILE, `perf record -e cpu-clock -g` samples the dashboard during the window (perf
-comes from Debian's linux-perf; the software clock works where hardware counters do not).
+comes from Debian's linux-perf; the software clock works where hardware counters do not). The
+release binary is stripped, so profile the one with symbols and line tables:
+
+    cargo build --profile profiling --locked
+    python3 scripts/measure-cpu.py --scenario watch --tasks 1000 --perf /tmp/perf.data \
+        target/profiling/gendash
+    perf report -i /tmp/perf.data --no-children --sort symbol
 
 Only the Python 3 standard library is used. Linux only (/proc).
 """

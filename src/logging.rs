@@ -32,15 +32,24 @@ pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
     let file = options
         .open(&path)
         .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
-    let level = match verbose {
-        1 => "gendash=info,warn",
-        2 => "gendash=debug,info",
-        _ => "trace",
+    use tracing::Level;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    // gendash's own events at the asked level, its dependencies' one level quieter.
+    let (ours, theirs) = match verbose {
+        1 => (Level::INFO, Level::WARN),
+        2 => (Level::DEBUG, Level::INFO),
+        _ => (Level::TRACE, Level::TRACE),
     };
+    let targets = tracing_subscriber::filter::Targets::new()
+        .with_target("gendash", ours)
+        .with_default(theirs);
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new(level))
+        .with_max_level(Level::TRACE)
         .with_writer(std::sync::Mutex::new(file))
         .with_ansi(false)
+        .finish()
+        .with(targets)
         .try_init()
         .map_err(|e| format!("cannot start logging: {e}"))?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "gendash started");
