@@ -118,7 +118,10 @@ impl Client {
             url.set_query(None);
         }
         let body = self.post(url, CATALOGUE_CAP).await?;
-        decode_catalogue(&body)
+        // A large catalogue takes a while to decode: never on the thread that runs the UI.
+        tokio::task::spawn_blocking(move || decode_catalogue(&body))
+            .await
+            .map_err(|e| ApiError::Invalid(format!("decoding the catalogue failed: {e}")))?
     }
 
     /// `POST {base}/ai/image_generation/{id}` or `/ai/video_generation/{id}` (spec 4.2, 4.3).

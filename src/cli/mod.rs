@@ -154,8 +154,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::OTHER);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread: the work is waiting on sockets and the terminal, and wakeups between threads
+    // were most of a poll's CPU (a profile of the dashboard watching 1,000 tasks). CPU-heavy
+    // work (decoding a catalogue, ranking) runs on blocking threads, off this one.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
