@@ -4,6 +4,9 @@
 
 use std::fs::OpenOptions;
 use std::path::PathBuf;
+use tracing::Level;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 /// Keeps the log writer alive for the program's lifetime.
 pub struct LogGuard;
@@ -32,9 +35,6 @@ pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
     let file = options
         .open(&path)
         .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
-    use tracing::Level;
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
     // gendash's own events at the asked level, its dependencies' one level quieter.
     let (ours, theirs) = match verbose {
         1 => (Level::INFO, Level::WARN),
