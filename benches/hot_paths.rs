@@ -80,7 +80,7 @@ fn catalogue(n: usize) -> Catalogue {
         .into_iter()
         .map(|name| {
             let meta = serde_json::json!({"source": format!("https://lora-hub.example.com/models/{name}"), "type": "sdxl", "category": "style", "author": "bench"});
-            LoraEntry { model: name, metadata: meta.as_object().unwrap().clone() }
+            LoraEntry::new(name, meta.as_object().unwrap())
         })
         .collect();
     Catalogue {

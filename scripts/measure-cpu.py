@@ -19,6 +19,8 @@ Scenarios:
   watch  N `hold-<i>` tasks (they stay IN_PROGRESS forever) added with `gendash watch add`,
          `poll_interval` from --poll-interval (2 s) in the private config file.
 
+Times are from the dashboard's start: its first frame, the catalogue's count in the status bar
+(with --models N: "N models"), and every task polled once; peak RSS is VmHWM at the window's end.
 Once the catalogue (and, with tasks, the whole watch list) is on screen, and after a settle
 time, utime + stime of the dashboard process are read from /proc/<pid>/stat (fields 14 and 15,
 in clock ticks) at the start and the end of the window, and reported as CPU milliseconds and
@@ -45,6 +47,8 @@ Only the Python 3 standard library is used. Linux only (/proc).
 
 import argparse
 import fcntl
+import itertools
+import json
 import os
 import pty
 import re
@@ -339,10 +343,11 @@ def private_env(root, path):
     return env
 
 
-def start_service(binary, env):
+def start_service(binary, env, catalogue=None):
     """`gendash serve` on a free loopback port; returns (process, base_url, token)."""
+    extra = ["--catalogue", catalogue] if catalogue else []
     proc = subprocess.Popen(
-        [binary, "serve", "--addr", "127.0.0.1:0"],
+        [binary, "serve", "--addr", "127.0.0.1:0", *extra],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -393,9 +398,18 @@ def run_cli(binary, args, env):
                      f"{r.stderr.decode(errors='replace').strip()}")
 
 
-def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None):
+def peak_rss_mib(pid):
+    """The process's peak resident set (VmHWM), in MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None, catalogue=None):
     """Starts the dashboard in a pty, waits until `ready(screen text)`, settles, measures the
-    window, quits with `q`. Returns (cpu_ms, wall_s, polls_counted_or_None)."""
+    window, quits with `q`. Returns a Run."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", opts.rows, opts.cols, 0, 0))
     proc = subprocess.Popen(
@@ -412,8 +426,20 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None):
     out = PtyOutput(master, screen, sel)
     try:
         started = time.monotonic()
-        ok = pump_until(sel, lambda: out.closed or proc.poll() is not None or ready(screen.text()),
+        first_frame, shown = [None], [None]
+        catalogue_shown = catalogue or models_loaded
+
+        def seen():
+            text = screen.text()
+            if first_frame[0] is None and "LoRA models" in text:
+                first_frame[0] = time.monotonic() - started
+            if shown[0] is None and catalogue_shown(text):
+                shown[0] = time.monotonic() - started
+            return ready(text)
+
+        ok = pump_until(sel, lambda: out.closed or proc.poll() is not None or seen(),
                         opts.ready_timeout)
+        ready_s = time.monotonic() - started
         if not ok or proc.poll() is not None:
             last = "\n".join(line.rstrip() for line in screen.text().splitlines() if line.strip())
             raise Failed(f"the dashboard was not ready within {opts.ready_timeout:g} s "
@@ -437,6 +463,7 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None):
         polls = relay.requests - polls0 if relay else None
         if proc.poll() is not None:
             raise Failed(f"the dashboard exited during the window (status {proc.returncode})")
+        rss = peak_rss_mib(proc.pid)
     finally:
         if proc.poll() is None:
             try:
@@ -450,7 +477,17 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None):
         os.close(master)
     if code != 0:
         raise Failed(f"the dashboard did not quit cleanly on `q` (exit status {code})")
-    return (c1 - c0) * 1000.0 / CLK_TCK, t1 - t0, polls
+    return Run((c1 - c0) * 1000.0 / CLK_TCK, t1 - t0, polls, first_frame[0], shown[0],
+               ready_s, rss)
+
+
+class Run:
+    """What one dashboard run measured."""
+
+    def __init__(self, cpu_ms, wall_s, polls, first_frame_s, catalogue_s, ready_s, peak_rss_mib):
+        self.cpu_ms, self.wall_s, self.polls = cpu_ms, wall_s, polls
+        self.first_frame_s, self.catalogue_s = first_frame_s, catalogue_s
+        self.ready_s, self.peak_rss_mib = ready_s, peak_rss_mib
 
 
 def models_loaded(text):
@@ -473,23 +510,23 @@ def scenario_idle(binary, opts, sel, root):
             relay = Relay((host, int(port)), sel)
             base = f"http://127.0.0.1:{relay.port}/"
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
-        cpu, wall, polls = measure_dashboard(binary, [], env, opts, sel, models_loaded, relay)
+        run = measure_dashboard(binary, [], env, opts, sel, models_loaded, relay)
     finally:
         if relay:
             relay.close()
         stop(serve, signal.SIGINT)
-    if polls is None:
+    if run.polls is None:
         per_poll = "— (nothing to poll)"
     else:
-        per_poll = f"— ({polls} polls counted)"
-    return ("idle: `gendash serve` on loopback, empty watch list", wall, cpu, per_poll)
+        per_poll = f"— ({run.polls} polls counted)"
+    return ("idle: `gendash serve` on loopback, empty watch list", run, per_poll)
 
 
 def scenario_demo(binary, opts, sel, root):
     env = private_env(os.path.join(root, "demo"), opts.path)
     ready = lambda t: models_loaded(t) and tasks_shown(8)(t)  # noqa: E731
-    cpu, wall, _ = measure_dashboard(binary, ["--demo"], env, opts, sel, ready)
-    return ("`gendash --demo` (in-process service, 8 demo tasks, 2 s polls)", wall, cpu,
+    run = measure_dashboard(binary, ["--demo"], env, opts, sel, ready)
+    return ("`gendash --demo` (in-process service, 8 demo tasks, 2 s polls)", run,
             "n/a (service in-process, its CPU included)")
 
 
@@ -504,7 +541,11 @@ def scenario_watch(binary, opts, sel, root):
     ids = [f"hold-{i}" for i in range(1, n + 1)]
     for k in range(0, n, 500):
         run_cli(binary, ["watch", "add", *ids[k : k + 500]], env)
-    serve, base, token = start_service(binary, env)
+    catalogue = None
+    if opts.models:
+        catalogue = os.path.join(env["TMPDIR"], "catalogue.json")
+        write_catalogue(binary, env, catalogue, opts.models)
+    serve, base, token = start_service(binary, env, catalogue)
     relay = None
     try:
         if not opts.no_relay:
@@ -512,8 +553,10 @@ def scenario_watch(binary, opts, sel, root):
             relay = Relay((host, int(port)), sel)
             base = f"http://127.0.0.1:{relay.port}/"
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
-        ready = lambda t: models_loaded(t) and tasks_shown(n, running=n)(t)  # noqa: E731
-        cpu, wall, polls = measure_dashboard(binary, [], env, opts, sel, ready, relay)
+        shown = (lambda t: f"{opts.models} models" in t) if opts.models else models_loaded
+        ready = lambda t: shown(t) and tasks_shown(n, running=n)(t)  # noqa: E731
+        run = measure_dashboard(binary, [], env, opts, sel, ready, relay, shown)
+        wall, cpu, polls = run.wall_s, run.cpu_ms, run.polls
     finally:
         if relay:
             relay.close()
@@ -524,7 +567,31 @@ def scenario_watch(binary, opts, sel, root):
     else:
         how = f"{polls} polls counted at the relay"
     per_poll = f"{cpu / polls:.3f} ms ({how})" if polls else f"— (0 polls: {how})"
-    return (f"{n} running `hold-*` tasks, poll_interval = {interval:g} s", wall, cpu, per_poll)
+    models = f"{opts.models:,} models, " if opts.models else ""
+    return (f"{models}{n:,} running `hold-*` tasks, poll_interval = {interval:g} s", run, per_poll)
+
+
+def write_catalogue(binary, env, path, n):
+    """A catalogue of `n` entries for `gendash serve --catalogue`: the embedded one's entries
+    (as `gendash models --json` prints them, with their type and category), repeated with
+    numbered names until there are `n`."""
+    serve, base, token = start_service(binary, env)
+    try:
+        entries = []
+        for t in ("sd", "sdxl"):
+            out = subprocess.run([binary, "models", "--json", "--type", t], env=dict(
+                env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token), capture_output=True,
+                timeout=CLI_TIMEOUT, check=True).stdout
+            for e in json.loads(out):
+                entries.append({"model": e["model"], "type": t,
+                                "cate": e["metadata"].get("category"), "metadata": e["metadata"]})
+    finally:
+        stop(serve, signal.SIGINT)
+    if not entries:
+        raise Failed("the embedded catalogue came back empty")
+    with open(path, "w") as f:
+        json.dump([dict(e, model=f"{e['model']}_{i // len(entries)}")
+                   for i, e in zip(range(n), itertools.cycle(entries))], f)
 
 
 SCENARIOS = {"idle": scenario_idle, "demo": scenario_demo, "watch": scenario_watch}
@@ -559,6 +626,9 @@ def main():
     p.add_argument("--perf", metavar="FILE", default=None,
                    help="also record a perf profile of the window into FILE (needs perf; "
                         "read it with `perf report -i FILE`)")
+    p.add_argument("--models", type=int, default=0,
+                   help="serve a catalogue of this many entries in the watch scenario "
+                        "(default: the embedded 320)")
     p.add_argument("--cols", type=int, default=140)
     p.add_argument("--rows", type=int, default=45)
     p.add_argument("--no-relay", action="store_true",
@@ -603,11 +673,16 @@ def main():
 
     if not rows:
         return 1
-    print("| scenario | window | CPU ms | % of a core | CPU per poll |")
-    print("|---|---|---|---|---|")
-    for scenario, wall, cpu, per_poll in rows:
+    print("| scenario | window | CPU ms | % of a core | CPU per poll | first frame "
+          "| catalogue shown | every task polled | peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for scenario, run, per_poll in rows:
+        cpu, wall = run.cpu_ms, run.wall_s
+        def ms(s):
+            return f"{s * 1000:.0f} ms" if s is not None else "—"
         print(f"| {scenario} | {wall:.1f} s | {cpu:.0f} | {100.0 * cpu / 1000.0 / wall:.2f} % "
-              f"| {per_poll} |")
+              f"| {per_poll} | {ms(run.first_frame_s)} | {ms(run.catalogue_s)} "
+              f"| {ms(run.ready_s)} | {run.peak_rss_mib:.0f} MiB |")
     print()
     print(f"Measured by `scripts/measure-cpu.py` with {os.path.relpath(binary, REPO)}: utime + "
           f"stime of the dashboard process from /proc/<pid>/stat (resolution "

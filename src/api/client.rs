@@ -3,7 +3,7 @@
 use super::error::ApiError;
 use super::http::{Deadline, Transport};
 use super::secret::Secret;
-use super::types::{Catalogue, LoraType, TaskKind, TaskResult, decode_catalogue, decode_task};
+use super::types::{Catalogue, LoraType, TaskKind, TaskResult, decode_catalogue_from, decode_task};
 use std::time::Duration;
 use url::Url;
 
@@ -117,11 +117,27 @@ impl Client {
         if url.query() == Some("") {
             url.set_query(None);
         }
-        let body = self.post(url, CATALOGUE_CAP).await?;
-        // A large catalogue takes a while to decode: never on the thread that runs the UI.
-        tokio::task::spawn_blocking(move || decode_catalogue(&body))
+        let (origin, response) = self.send_post(url).await?;
+        // The body goes to a decoder on a blocking thread as it arrives: neither the whole
+        // body nor a tree of its values is held at once, and the UI thread never decodes.
+        let (tx, rx) = tokio::sync::mpsc::channel(8);
+        let decoder = tokio::task::spawn_blocking(move || {
+            decode_catalogue_from(std::io::BufReader::with_capacity(
+                64 * 1024,
+                ChunkReader::new(rx),
+            ))
+        });
+        let fed = self
+            .transport
+            .stream_capped(response, CATALOGUE_CAP, &origin, Some(&self.token), &tx)
+            .await;
+        drop(tx);
+        let catalogue = decoder
             .await
-            .map_err(|e| ApiError::Invalid(format!("decoding the catalogue failed: {e}")))?
+            .map_err(|e| ApiError::Invalid(format!("decoding the catalogue failed: {e}")))?;
+        // A transport error or an oversized body explains a truncated decode best.
+        fed?;
+        catalogue
     }
 
     /// `POST {base}/ai/image_generation/{id}` or `/ai/video_generation/{id}` (spec 4.2, 4.3).
@@ -138,40 +154,73 @@ impl Client {
     }
 
     async fn post(&self, url: Url, cap: u64) -> Result<Vec<u8>, ApiError> {
+        let (origin, response) = self.send_post(url).await?;
+        let started = std::time::Instant::now();
+        let body = self
+            .transport
+            .read_capped(response, cap, &origin, Some(&self.token))
+            .await;
+        tracing::debug!(
+            ms = started.elapsed().as_millis() as u64,
+            bytes = body.as_ref().map_or(0, Vec::len),
+            "response body"
+        );
+        body
+    }
+
+    /// Sends a POST with the token; a status other than success is the error it means.
+    async fn send_post(&self, url: Url) -> Result<(String, reqwest::Response), ApiError> {
         let origin = url.origin().ascii_serialization();
         tracing::debug!(url = %url, "POST");
-        let started = std::time::Instant::now();
         let token = Some(&self.token);
         let response = self
             .transport
             .send(self.transport.post(url), token, &origin)
             .await?;
         let status = response.status();
+        tracing::debug!(status = status.as_u16(), "response");
         if !status.is_success() {
-            let error = self
+            return Err(self
                 .transport
                 .status_error(response, &origin, token, true)
-                .await;
-            tracing::debug!(
-                status = status.as_u16(),
-                ms = started.elapsed().as_millis() as u64,
-                "error response"
-            );
-            return Err(error);
+                .await);
         }
-        let body = self
-            .transport
-            .read_capped(response, cap, &origin, token)
-            .await;
-        tracing::debug!(
-            status = status.as_u16(),
-            ms = started.elapsed().as_millis() as u64,
-            bytes = body.as_ref().map_or(0, Vec::len),
-            "response"
-        );
-        body
+        Ok((origin, response))
     }
 }
+
+/// The body's chunks, read as one stream by a decoder on a blocking thread.
+struct ChunkReader {
+    chunks: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl ChunkReader {
+    fn new(chunks: tokio::sync::mpsc::Receiver<Vec<u8>>) -> Self {
+        ChunkReader {
+            chunks,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl std::io::Read for ChunkReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.chunks.blocking_recv() {
+                Some(c) => (self.chunk, self.at) = (c, 0),
+                None => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.chunk.len() - self.at);
+        out[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// Refuses task IDs that cannot travel as a single path segment. Everything else, `/`, `?`,
 /// `#`, `%` and spaces included, is percent-encoded and reaches the service verbatim.
 pub fn validate_task_id(task_id: &str) -> Result<(), ApiError> {

@@ -124,29 +124,74 @@ impl Transport {
     /// nor get an echoed token onto the screen or into a log.
     pub async fn read_capped(
         &self,
-        mut response: Response,
+        response: Response,
         cap: u64,
         origin: &str,
         token: Option<&Secret>,
     ) -> Result<Vec<u8>, ApiError> {
+        let mut buf = Vec::new();
+        self.for_each_chunk(response, cap, origin, token, |chunk| {
+            buf.extend_from_slice(&chunk);
+            std::future::ready(true)
+        })
+        .await?;
+        Ok(buf)
+    }
+
+    /// Like `read_capped`, but hands the body on as it arrives (to a decoder on another
+    /// thread), so it is never held whole. Stops early when the receiver is gone.
+    pub async fn stream_capped(
+        &self,
+        response: Response,
+        cap: u64,
+        origin: &str,
+        token: Option<&Secret>,
+        sink: &tokio::sync::mpsc::Sender<Vec<u8>>,
+    ) -> Result<(), ApiError> {
+        self.for_each_chunk(response, cap, origin, token, |chunk| async move {
+            sink.send(chunk).await.is_ok()
+        })
+        .await
+    }
+
+    /// The one loop under both: the cap counts the bytes received; `each` gets them scrubbed
+    /// of the token and returns false to stop.
+    async fn for_each_chunk<F, Fut>(
+        &self,
+        mut response: Response,
+        cap: u64,
+        origin: &str,
+        token: Option<&Secret>,
+        mut each: F,
+    ) -> Result<(), ApiError>
+    where
+        F: FnMut(Vec<u8>) -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
         if response.content_length().is_some_and(|n| n > cap) {
             return Err(ApiError::TooLarge { limit: cap });
         }
-        let mut buf = Vec::new();
+        let mut received = 0u64;
+        let mut redactor = Redactor::new(token);
         while let Some(chunk) = response
             .chunk()
             .await
             .map_err(|e| self.transport_error(&e, origin))?
         {
-            if (buf.len() + chunk.len()) as u64 > cap {
+            received += chunk.len() as u64;
+            if received > cap {
                 return Err(ApiError::TooLarge { limit: cap });
             }
-            buf.extend_from_slice(&chunk);
+            let clean = redactor.push(&chunk);
+            if !clean.is_empty() && !each(clean).await {
+                return Ok(());
+            }
         }
-        Ok(match token {
-            Some(t) => redact(buf, t),
-            None => buf,
-        })
+        let rest = redactor.finish();
+        if !rest.is_empty() {
+            each(rest).await;
+        }
+        Ok(())
     }
 
     /// The error for a response whose status is not a success, read from its (capped,
@@ -222,6 +267,40 @@ pub fn error_for(
                 None
             },
         },
+    }
+}
+
+/// Scrubs the token from a body that arrives in chunks: the last `len(token) - 1` bytes of a
+/// chunk wait for the next one, so a token split across two chunks is still found.
+struct Redactor<'a> {
+    token: Option<&'a Secret>,
+    carry: Vec<u8>,
+}
+
+impl<'a> Redactor<'a> {
+    fn new(token: Option<&'a Secret>) -> Self {
+        Redactor {
+            token: token.filter(|t| t.expose().len() >= 4),
+            carry: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, chunk: &[u8]) -> Vec<u8> {
+        let Some(token) = self.token else {
+            return chunk.to_vec();
+        };
+        self.carry.extend_from_slice(chunk);
+        let mut out = redact(std::mem::take(&mut self.carry), token);
+        let keep = (token.expose().len() - 1).min(out.len());
+        self.carry = out.split_off(out.len() - keep);
+        out
+    }
+
+    fn finish(self) -> Vec<u8> {
+        match self.token {
+            Some(t) => redact(self.carry, t),
+            None => self.carry,
+        }
     }
 }
 
@@ -356,6 +435,27 @@ mod tests {
             b"a <redacted> b <redacted><redacted>"
         );
         assert_eq!(redact(b"nothing".to_vec(), &t), b"nothing");
+    }
+
+    #[test]
+    fn tokens_split_across_chunks_are_redacted() {
+        let t = Secret::new("tok-SECRET");
+        let body = b"a tok-SECRET b tok-SECRETtok-SECRET c".as_slice();
+        // Every way of cutting the body in three still scrubs every copy.
+        for i in 0..body.len() {
+            for j in i..body.len() {
+                let mut r = Redactor::new(Some(&t));
+                let mut out = r.push(&body[..i]);
+                out.extend(r.push(&body[i..j]));
+                out.extend(r.push(&body[j..]));
+                out.extend(r.finish());
+                assert_eq!(
+                    String::from_utf8_lossy(&out),
+                    "a <redacted> b <redacted><redacted> c",
+                    "cut at {i}, {j}"
+                );
+            }
+        }
     }
 
     #[test]

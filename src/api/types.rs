@@ -65,17 +65,66 @@ impl TaskKind {
     }
 }
 
-/// One `LoRA` catalogue entry (spec 2.1). `metadata` keeps every field the service sent.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One `LoRA` catalogue entry (spec 2.1). The metadata keeps every field the service sent,
+/// sanitised, as compact JSON text: a catalogue of 100,000 entries then takes about the size of
+/// its JSON instead of several times that as a tree of values. The fields every row shows are
+/// kept apart; the rest is parsed when one entry's detail is shown.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoraEntry {
     pub model: String,
-    pub metadata: Map<String, Value>,
+    metadata: Box<str>,
+    source: Option<Box<str>>,
+    lora_type: Option<Box<str>>,
+    category: Option<Box<str>>,
 }
 
 impl LoraEntry {
+    /// An entry from sanitised parts.
+    pub fn new(model: impl Into<String>, metadata: &Map<String, Value>) -> Self {
+        let field = |k: &str| metadata.get(k).and_then(Value::as_str).map(Box::from);
+        LoraEntry {
+            model: model.into(),
+            // A map of JSON values always serialises.
+            metadata: serde_json::to_string(metadata)
+                .unwrap_or_default()
+                .into_boxed_str(),
+            source: field("source"),
+            lora_type: field("type"),
+            category: field("category"),
+        }
+    }
+
+    /// Every metadata field, in the order the service sent them.
+    pub fn metadata(&self) -> Map<String, Value> {
+        match serde_json::from_str(&self.metadata) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+
     /// `metadata.source`, when it is a string.
     pub fn source(&self) -> Option<&str> {
-        self.metadata.get("source").and_then(Value::as_str)
+        self.source.as_deref()
+    }
+
+    /// `metadata.type`, when it is a string.
+    pub fn lora_type(&self) -> Option<&str> {
+        self.lora_type.as_deref()
+    }
+
+    /// `metadata.category`, when it is a string.
+    pub fn category(&self) -> Option<&str> {
+        self.category.as_deref()
+    }
+}
+
+impl Serialize for LoraEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("LoraEntry", 2)?;
+        st.serialize_field("model", &self.model)?;
+        st.serialize_field("metadata", &self.metadata())?;
+        st.end()
     }
 }
 
@@ -109,35 +158,116 @@ pub struct Envelope {
     pub status: Option<String>,
 }
 
+const CATALOGUE_SHAPE: &str = "a JSON object with a `data` array";
+
 /// Decodes a catalogue response body: `{"data": [entry, …]}`.
 pub fn decode_catalogue(body: &[u8]) -> Result<Catalogue, ApiError> {
-    let root: Value = serde_json::from_slice(body).map_err(|e| ApiError::Decode {
-        expected: "a JSON object with a `data` array",
-        detail: sanitize(&e.to_string()),
-    })?;
-    let Value::Object(mut root) = root else {
-        return Err(ApiError::Decode {
-            expected: "a JSON object with a `data` array",
-            detail: "got another JSON type".into(),
-        });
-    };
-    let Some(Value::Array(items)) = root.remove("data") else {
-        return Err(ApiError::Decode {
-            expected: "a JSON object with a `data` array",
-            detail: "`data` is missing or not an array".into(),
-        });
-    };
-    let mut catalogue = Catalogue {
-        entries: Vec::with_capacity(items.len()),
-        skipped: 0,
-    };
-    for item in items {
-        match decode_entry(item) {
-            Some(entry) => catalogue.entries.push(entry),
-            None => catalogue.skipped += 1,
+    decode_catalogue_from(body)
+}
+
+/// Decodes a catalogue as its bytes arrive: one entry at a time becomes a compact
+/// `LoraEntry`, so neither the whole body nor a tree of its values is ever held at once.
+pub fn decode_catalogue_from(reader: impl std::io::Read) -> Result<Catalogue, ApiError> {
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let catalogue = CatalogueBody::deserialize(&mut de)
+        .and_then(|c| de.end().map(|()| c))
+        .map_err(|e| ApiError::Decode {
+            expected: CATALOGUE_SHAPE,
+            detail: sanitize(&e.to_string()),
+        })?;
+    catalogue.0.ok_or_else(|| ApiError::Decode {
+        expected: CATALOGUE_SHAPE,
+        detail: "`data` is missing or not an array".into(),
+    })
+}
+
+/// The response body; `None` until a `data` array was read.
+struct CatalogueBody(Option<Catalogue>);
+
+impl<'de> Deserialize<'de> for CatalogueBody {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Root;
+        impl<'de> serde::de::Visitor<'de> for Root {
+            type Value = CatalogueBody;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(CATALOGUE_SHAPE)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CatalogueBody, A::Error> {
+                let mut found = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "data" {
+                        found = map.next_value::<Entries>()?.0;
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(CatalogueBody(found))
+            }
         }
+        d.deserialize_any(Root)
     }
-    Ok(catalogue)
+}
+
+/// The `data` value: entries if it is an array, `None` for anything else.
+struct Entries(Option<Catalogue>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Items;
+        impl<'de> serde::de::Visitor<'de> for Items {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of entries")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Entries, A::Error> {
+                let mut catalogue = Catalogue::default();
+                // Each entry is decoded on its own, so one odd entry is skipped, not fatal.
+                while let Some(item) = seq.next_element::<Value>()? {
+                    match decode_entry(item) {
+                        Some(entry) => catalogue.entries.push(entry),
+                        None => catalogue.skipped += 1,
+                    }
+                }
+                catalogue.entries.shrink_to_fit();
+                Ok(Entries(Some(catalogue)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Entries(None))
+            }
+            fn visit_unit<E>(self) -> Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Entries, E> {
+                Ok(Entries(None))
+            }
+        }
+        d.deserialize_any(Items)
+    }
 }
 
 fn decode_entry(item: Value) -> Option<LoraEntry> {
@@ -161,7 +291,7 @@ fn decode_entry(item: Value) -> Option<LoraEntry> {
     let Value::Object(metadata) = metadata else {
         return None;
     };
-    Some(LoraEntry { model, metadata })
+    Some(LoraEntry::new(model, &metadata))
 }
 
 /// Accepts a percent as integer, float or numeric string; clamps to 0..=100.
@@ -342,7 +472,7 @@ mod tests {
             "an entry whose name is only escape sequences is skipped"
         );
         assert_eq!(cat.entries.len(), 3);
-        assert_eq!(cat.entries[0].metadata["extra"], json!({"k": 1}));
+        assert_eq!(cat.entries[0].metadata()["extra"], json!({"k": 1}));
         assert_eq!(cat.entries[2].model, "bad");
         assert_eq!(cat.entries[2].source(), Some("https://x.example"));
     }

@@ -256,10 +256,7 @@ mod tests {
     use serde_json::Map;
 
     fn entry(name: &str) -> LoraEntry {
-        LoraEntry {
-            model: name.into(),
-            metadata: Map::new(),
-        }
+        LoraEntry::new(name, &Map::new())
     }
 
     fn loaded(names: &[&str]) -> Browser {

@@ -57,18 +57,11 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             .iter()
             .map(|&i| {
                 let e = &catalogue.entries[i];
-                serde_json::json!({"model": e.model, "metadata": e.metadata})
+                serde_json::json!({"model": e.model, "metadata": e.metadata()})
             })
             .collect();
         output::json_line(Value::Array(items));
     } else {
-        let meta = |e: &crate::api::LoraEntry, k: &str| {
-            e.metadata
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
         let width = order
             .iter()
             .map(|&i| catalogue.entries[i].model.chars().count())
@@ -86,8 +79,8 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             output::line(&format!(
                 "{}  {:<5}  {}  {}",
                 output::fit(&e.model, width),
-                meta(e, "type"),
-                output::fit(&meta(e, "category"), 12),
+                e.lora_type().unwrap_or(""),
+                output::fit(e.category().unwrap_or(""), 12),
                 e.source().unwrap_or("-")
             ));
         }

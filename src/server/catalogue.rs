@@ -28,30 +28,37 @@ pub fn embedded() -> Vec<ServedEntry> {
     parse(EMBEDDED).unwrap_or_default()
 }
 
-/// The entries matching the spec's filters, as served: `{"model", "metadata"}` only.
-pub fn filtered(
-    entries: &[ServedEntry],
-    lora_type: Option<&str>,
-    cate: Option<&str>,
-) -> Vec<Value> {
+/// An entry as served: `{"model", "metadata"}` only, as JSON text (made once, at start).
+pub fn wire(e: &ServedEntry) -> Box<str> {
+    serde_json::json!({"model": e.model, "metadata": e.metadata})
+        .to_string()
+        .into_boxed_str()
+}
+
+/// The positions of the entries matching the spec's filters.
+pub fn matching<'a>(
+    entries: &'a [ServedEntry],
+    lora_type: Option<&'a str>,
+    cate: Option<&'a str>,
+) -> impl Iterator<Item = usize> + 'a {
     entries
         .iter()
-        .filter(|e| {
+        .enumerate()
+        .filter(move |(_, e)| {
             lora_type.is_none_or(|t| {
                 e.lora_type
                     .as_deref()
                     .is_some_and(|et| et.eq_ignore_ascii_case(t))
             })
         })
-        .filter(|e| {
+        .filter(move |(_, e)| {
             cate.is_none_or(|c| {
                 e.cate
                     .as_deref()
                     .is_some_and(|ec| ec.eq_ignore_ascii_case(c))
             })
         })
-        .map(|e| serde_json::json!({"model": e.model, "metadata": e.metadata}))
-        .collect()
+        .map(|(i, _)| i)
 }
 
 #[cfg(test)]
@@ -62,8 +69,8 @@ mod tests {
     fn embedded_catalogue_is_rich_enough() {
         let entries = parse(EMBEDDED).expect("embedded catalogue parses");
         assert!(entries.len() >= 200);
-        let sd = filtered(&entries, Some("sd"), None).len();
-        let sdxl = filtered(&entries, Some("sdxl"), None).len();
+        let sd = matching(&entries, Some("sd"), None).count();
+        let sdxl = matching(&entries, Some("sdxl"), None).count();
         assert!(sd > 50 && sdxl > 50 && sd + sdxl == entries.len());
         let cats: std::collections::BTreeSet<_> =
             entries.iter().filter_map(|e| e.cate.clone()).collect();

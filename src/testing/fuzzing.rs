@@ -24,7 +24,7 @@ pub fn catalogue(data: &[u8]) {
     if let Ok(c) = decode_catalogue(data) {
         for e in &c.entries {
             assert!(!e.model.trim().is_empty() && is_clean(&e.model));
-            e.metadata.iter().for_each(|(k, v)| {
+            e.metadata().iter().for_each(|(k, v)| {
                 assert!(is_clean(k));
                 assert_clean_json(v);
             });

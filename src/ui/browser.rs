@@ -117,10 +117,9 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 let entry = &b.entries[idx as usize];
                 let hits = matcher.indices(&b.query, &entry.model);
                 let mut spans = highlight(&entry.model, &hits, theme);
-                let tag = [entry.metadata.get("type"), entry.metadata.get("category")]
+                let tag = [entry.lora_type(), entry.category()]
                     .into_iter()
                     .flatten()
-                    .filter_map(Value::as_str)
                     .collect::<Vec<_>>()
                     .join(" · ");
                 if !tag.is_empty() {
@@ -185,7 +184,7 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
             Span::raw(entry.source().unwrap_or("(none)").to_string()),
         ]),
     ];
-    for (k, v) in &entry.metadata {
+    for (k, v) in &entry.metadata() {
         if k == "source" {
             continue;
         }

@@ -30,7 +30,7 @@ async fn lists_the_catalogue_with_each_filter() {
     let sd = c.list_loras(Some(LoraType::Sd), None).await.unwrap();
     let sdxl = c.list_loras(Some(LoraType::Sdxl), None).await.unwrap();
     assert_eq!(sd.entries.len() + sdxl.entries.len(), all.entries.len());
-    assert!(sd.entries.iter().all(|e| e.metadata["type"] == "sd"));
+    assert!(sd.entries.iter().all(|e| e.metadata()["type"] == "sd"));
 
     let style = c.list_loras(None, Some("style")).await.unwrap();
     assert!(
@@ -38,7 +38,7 @@ async fn lists_the_catalogue_with_each_filter() {
             && style
                 .entries
                 .iter()
-                .all(|e| e.metadata["category"] == "style")
+                .all(|e| e.metadata()["category"] == "style")
     );
     let both = c
         .list_loras(Some(LoraType::Sdxl), Some("style"))
@@ -48,7 +48,7 @@ async fn lists_the_catalogue_with_each_filter() {
     assert!(
         both.entries
             .iter()
-            .all(|e| e.metadata["category"] == "style" && e.metadata["type"] == "sdxl")
+            .all(|e| e.metadata()["category"] == "style" && e.metadata()["type"] == "sdxl")
     );
     assert!(
         c.list_loras(None, Some("no-such-category"))

@@ -630,10 +630,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
         .enumerate()
         .map(|(i, l)| {
             let meta = json!({"source": l});
-            gendash::api::LoraEntry {
-                model: format!("m{i}"),
-                metadata: meta.as_object().unwrap().clone(),
-            }
+            gendash::api::LoraEntry::new(format!("m{i}"), meta.as_object().unwrap())
         })
         .collect();
     s.apply(Msg::Catalogue {

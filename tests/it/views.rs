@@ -17,10 +17,7 @@ const NOW: u64 = 1_800_000_000;
 
 fn entry(model: &str, ty: &str, cate: &str) -> LoraEntry {
     let meta = json!({"source": format!("https://lora-hub.example.com/models/{model}"), "type": ty, "category": cate, "author": "ayaka", "rating": 4.5});
-    LoraEntry {
-        model: model.into(),
-        metadata: meta.as_object().unwrap().clone(),
-    }
+    LoraEntry::new(model, meta.as_object().unwrap())
 }
 
 fn catalogue() -> Catalogue {

@@ -82,8 +82,8 @@ pub enum Fault {
     ShortBody,
     /// Resets the connection after reading the request.
     Reset,
-    /// Streams a chunked body without end (bounded at 128 MiB, twice the largest cap, so the
-    /// loop ends).
+    /// Streams a chunked body without end: a catalogue's start, then one endless string
+    /// (bounded at 128 MiB, twice the largest cap, so the loop ends).
     Forever,
     /// Sends this exact response, then closes.
     Raw(String),
@@ -197,6 +197,12 @@ async fn misbehave(mut stream: TcpStream, fault: Fault, written: Arc<Mutex<u64>>
         Fault::Forever => {
             let _ = stream
                 .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .await;
+            // The start of a valid catalogue, then one endless string: a decoder reading as the
+            // body arrives finds nothing wrong, so only the cap can stop it.
+            let start = r#"{"data":[{"model":""#;
+            let _ = stream
+                .write_all(format!("{:x}\r\n{start}\r\n", start.len()).as_bytes())
                 .await;
             let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "x".repeat(64 * 1024));
             for _ in 0..2048 {
