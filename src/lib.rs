@@ -12,4 +12,4 @@ pub mod store;
 pub(crate) mod terminal;
 pub mod testing;
 pub mod ui;
-pub(crate) mod workers;
+pub mod workers;

@@ -40,6 +40,9 @@ pub enum Cmd {
     Watch(TaskKey),
     Unwatch(TaskKey),
     PollNow(TaskKey),
+    /// Poll these (the rows on screen) before the others when both are due; replaces the
+    /// previous set.
+    Prefer(Vec<TaskKey>),
     Persist(PersistOp),
     Open(String),
     Copy(String),

@@ -235,6 +235,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::Watch(k) => workers.watch(k),
             Cmd::Unwatch(k) => workers.unwatch(k),
             Cmd::PollNow(k) => workers.poll_now(k),
+            Cmd::Prefer(keys) => workers.prefer(keys),
             Cmd::Persist(op) => workers.persist(op),
             Cmd::Open(url) => workers.open(url),
             Cmd::Download { key, url } => workers.download(key, url),

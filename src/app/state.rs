@@ -5,7 +5,7 @@
 use super::action::Action;
 use super::watch::{Watch, new_entry};
 use crate::api::links::validate_link;
-use crate::msg::{Cmd, DownloadEvent, Msg};
+use crate::msg::{Cmd, DownloadEvent, Msg, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
 use crate::ui::layout::{Areas, ContainsPoint, Region};
 
@@ -80,6 +80,9 @@ pub struct State {
     /// Ops sent to the store; a file snapshot is merged only once it includes all of them.
     pub persist_sent: u64,
     age_signature: u64,
+    /// The tasks the poller was told to poll first (by `start`, then whenever the rows on
+    /// screen changed): the watch pane's visible rows, the selected one among them.
+    preferred: Vec<TaskKey>,
     pub dirty: bool,
     /// Set when the dashboard should end; the event loop returns it.
     pub quit: Option<Quit>,
@@ -96,7 +99,7 @@ impl State {
         settings: UiSettings,
         now: u64,
     ) -> Self {
-        State {
+        let mut state = State {
             browser: Browser::new(categories, Vec::new()),
             watch: Watch::new(watch, failure_statuses),
             focus: Pane::Browser,
@@ -111,15 +114,18 @@ impl State {
             areas: Areas::default(),
             persist_sent: 0,
             age_signature: 0,
+            preferred: Vec::new(),
             dirty: true,
             quit: None,
             suspend: false,
-        }
+        };
+        state.preferred = state.watch.visible().iter().map(Row::key).collect();
+        state
     }
 
-    /// The first commands: load the catalogue, start polling.
+    /// The first commands: load the catalogue, start polling, the rows on screen first.
     pub fn start(&mut self) -> Vec<Cmd> {
-        let mut cmds = vec![self.browser.fetch()];
+        let mut cmds = vec![self.browser.fetch(), Cmd::Prefer(self.preferred.clone())];
         cmds.extend(self.watch.start_polling());
         cmds
     }
@@ -144,10 +150,32 @@ impl State {
         std::mem::take(&mut self.suspend)
     }
 
-    /// Counts persistence commands so file snapshots that predate them are not merged.
-    fn track(&mut self, cmds: Vec<Cmd>) -> Vec<Cmd> {
+    /// Counts persistence commands so file snapshots that predate them are not merged, and
+    /// tells the poller when the rows on screen changed.
+    fn track(&mut self, mut cmds: Vec<Cmd>) -> Vec<Cmd> {
         self.persist_sent += cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
+        if let Some(prefer) = self.prefer_visible() {
+            cmds.push(prefer);
+        }
         cmds
+    }
+
+    /// A `Prefer` for the rows on screen if they are not those the poller was last told of
+    /// (scrolled, resized, rows added or removed); compared in place, as this runs after every
+    /// input and report. Rows keep their order, so the same rows in the same order are the
+    /// same set.
+    fn prefer_visible(&mut self) -> Option<Cmd> {
+        let visible = self.watch.visible();
+        let same = visible.len() == self.preferred.len()
+            && visible
+                .iter()
+                .zip(&self.preferred)
+                .all(|(r, k)| r.entry.kind == k.kind && r.entry.task_id == k.id);
+        if same {
+            return None;
+        }
+        self.preferred = visible.iter().map(Row::key).collect();
+        Some(Cmd::Prefer(self.preferred.clone()))
     }
 
     /// The reducer for inputs.

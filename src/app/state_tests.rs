@@ -116,6 +116,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Watch(_) => "Watch",
             Cmd::Unwatch(_) => "Unwatch",
             Cmd::PollNow(_) => "PollNow",
+            Cmd::Prefer(_) => "Prefer",
             Cmd::Persist(PersistOp::Add(_)) => "Persist(Add)",
             Cmd::Persist(PersistOp::Remove(_)) => "Persist(Remove)",
             Cmd::Persist(PersistOp::Status(..)) => "Persist(Status)",
@@ -535,7 +536,7 @@ fn key_cases() -> Vec<KeyCase> {
                 s.notice = Some("added 2 tasks".into());
                 s.persist_sent = 1;
             },
-            &["Persist(Add)", "Watch", "Watch"],
+            &["Persist(Add)", "Watch", "Watch", "Prefer"],
         ),
         case(
             "Enter with no IDs keeps the dialog and says why",
@@ -623,7 +624,7 @@ fn key_cases() -> Vec<KeyCase> {
                 s.notice = Some("removed (u undoes)".into());
                 s.persist_sent = 1;
             },
-            &["Unwatch", "Persist(Remove)"],
+            &["Unwatch", "Persist(Remove)", "Prefer"],
         ),
         case(
             "d is unbound in the browser",
@@ -787,6 +788,10 @@ fn add_cases() -> Vec<AddCase> {
             .collect::<Vec<_>>();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(entries))];
         cmds.extend(ids.iter().map(|id| Cmd::Watch(TaskKey::new(kind, *id))));
+        // All rows fit on screen: the new ones join `w-1` among those polled first.
+        let shown =
+            std::iter::once(image("w-1")).chain(ids.iter().map(|id| TaskKey::new(kind, *id)));
+        cmds.push(Cmd::Prefer(shown.collect()));
         cmds
     };
     vec![
@@ -908,17 +913,16 @@ fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
         entry("ext", None),
         entry("fin", Some(("COMPLETED", 100))),
     ];
-    let merged = vec![Cmd::Unwatch(image("a")), Cmd::Watch(image("ext"))];
+    let merged = vec![
+        Cmd::Unwatch(image("a")),
+        Cmd::Watch(image("ext")),
+        Cmd::Prefer(["b", "c", "ext", "fin"].map(image).to_vec()),
+    ];
     let cases: [(u64, &[&str], Vec<Cmd>, bool); 4] = [
         (0, &["a", "b", "c"], Vec::new(), false),
         (1, &["b", "c", "ext", "fin"], merged.clone(), true),
-        (2, &["b", "c", "ext", "fin"], merged, true),
-        (
-            u64::MAX,
-            &["b", "c", "ext", "fin"],
-            vec![Cmd::Unwatch(image("a")), Cmd::Watch(image("ext"))],
-            true,
-        ),
+        (2, &["b", "c", "ext", "fin"], merged.clone(), true),
+        (u64::MAX, &["b", "c", "ext", "fin"], merged, true),
     ];
     for (applied, rows, cmds, dirty) in cases {
         let mut s = setup();
@@ -1486,4 +1490,279 @@ fn reports_redraw_only_when_something_shown_changed() {
         s.apply(msg);
         assert_eq!(s.dirty, redraw, "{name}");
     }
+}
+
+// ---- 7. the rows polled first ---------------------------------------------------------------
+
+/// Twenty running tasks `r-0`..`r-19`, the watch list focused, on a 150x10 terminal: five
+/// rows on screen (`r-0`..`r-4`), which the poller was told of.
+fn screen() -> State {
+    let entries = (0..20)
+        .map(|n| entry(&format!("r-{n}"), Some(("IN_PROGRESS", 1))))
+        .collect();
+    let mut s = state_with(entries, ui(false, false));
+    let cmds = s.update(Action::Resize {
+        width: 150,
+        height: 10,
+    });
+    assert_eq!(kinds(&cmds), ["Prefer"], "ten rows fit before, five now");
+    s.update(Action::FocusNext);
+    assert_eq!(s.watch.cursor.viewport, 5);
+    s
+}
+
+/// The `Prefer` commands among `cmds`, as task IDs.
+fn preferred_ids(cmds: &[Cmd]) -> Vec<Vec<String>> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Cmd::Prefer(keys) => Some(keys.iter().map(|k| k.id.clone()).collect()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn wheel(s: &mut State) -> Vec<Cmd> {
+    let rows = s.areas.watch_rows;
+    s.update(Action::Wheel {
+        column: rows.x,
+        row: rows.y,
+        down: true,
+    })
+}
+
+fn downs(s: &mut State, n: usize) {
+    for _ in 0..n {
+        s.update(Action::Down);
+    }
+}
+
+/// (what, how the state got there, the input or report, the rows the poller is told to
+/// prefer, if anything is said)
+type PreferCase = (
+    &'static str,
+    Setup,
+    fn(&mut State) -> Vec<Cmd>,
+    Option<&'static [&'static str]>,
+);
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn prefer_cases() -> Vec<PreferCase> {
+    const TOP: &[&str] = &["r-0", "r-1", "r-2", "r-3", "r-4"];
+    vec![
+        (
+            "a move within the screen",
+            |_| {},
+            |s| s.update(Action::Down),
+            None,
+        ),
+        (
+            "a move past the last row shown scrolls one row",
+            |s| downs(s, 4),
+            |s| s.update(Action::Down),
+            Some(&["r-1", "r-2", "r-3", "r-4", "r-5"]),
+        ),
+        (
+            "a move back within the scrolled screen",
+            |s| downs(s, 5),
+            |s| s.update(Action::Up),
+            None,
+        ),
+        (
+            "a page down",
+            |_| {},
+            |s| s.update(Action::PageDown),
+            Some(&["r-1", "r-2", "r-3", "r-4", "r-5"]),
+        ),
+        (
+            "to the bottom",
+            |_| {},
+            |s| s.update(Action::Bottom),
+            Some(&["r-15", "r-16", "r-17", "r-18", "r-19"]),
+        ),
+        (
+            "back to the top",
+            |s| downs(s, 19),
+            |s| s.update(Action::Top),
+            Some(TOP),
+        ),
+        (
+            "the wheel, the selection staying on screen",
+            |_| {},
+            wheel,
+            None,
+        ),
+        (
+            "the wheel scrolling the list",
+            |s| {
+                wheel(s);
+            },
+            wheel,
+            Some(&["r-2", "r-3", "r-4", "r-5", "r-6"]),
+        ),
+        (
+            "a click on a row shown",
+            |_| {},
+            |s| {
+                let rows = s.areas.watch_rows;
+                s.update(Action::Click {
+                    column: rows.x,
+                    row: rows.y + 3,
+                })
+            },
+            None,
+        ),
+        (
+            "a taller terminal",
+            |_| {},
+            |s| {
+                s.update(Action::Resize {
+                    width: 150,
+                    height: 12,
+                })
+            },
+            Some(&["r-0", "r-1", "r-2", "r-3", "r-4", "r-5", "r-6"]),
+        ),
+        (
+            "a resize to the same size",
+            |_| {},
+            |s| {
+                s.update(Action::Resize {
+                    width: 150,
+                    height: 10,
+                })
+            },
+            None,
+        ),
+        (
+            "removing a row shown",
+            |_| {},
+            |s| s.update(Action::Remove),
+            Some(&["r-1", "r-2", "r-3", "r-4", "r-5"]),
+        ),
+        (
+            "undoing the removal",
+            |s| {
+                s.update(Action::Remove);
+            },
+            |s| s.update(Action::Undo),
+            Some(TOP),
+        ),
+        (
+            "adding a task (selected, at the end)",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1".into()));
+            },
+            |s| s.update(Action::Submit),
+            Some(&["r-16", "r-17", "r-18", "r-19", "n-1"]),
+        ),
+        (
+            "the add dialog opening over the list",
+            |_| {},
+            |s| s.update(Action::OpenAddDialog),
+            None,
+        ),
+        (
+            "a watch file adding a row below the screen",
+            |_| {},
+            |s| {
+                let mut entries: Vec<WatchEntry> =
+                    s.watch.rows.iter().map(|r| r.entry.clone()).collect();
+                entries.push(entry("x", None));
+                s.apply(Msg::WatchFile {
+                    entries,
+                    applied: 0,
+                })
+            },
+            None,
+        ),
+        (
+            "a watch file removing a row shown",
+            |_| {},
+            |s| {
+                let entries = s
+                    .watch
+                    .rows
+                    .iter()
+                    .filter(|r| r.entry.task_id != "r-2")
+                    .map(|r| r.entry.clone())
+                    .collect();
+                s.apply(Msg::WatchFile {
+                    entries,
+                    applied: 0,
+                })
+            },
+            Some(&["r-0", "r-1", "r-3", "r-4", "r-5"]),
+        ),
+        (
+            "a poll result",
+            |_| {},
+            |s| s.apply(ok_poll("r-0", "IN_PROGRESS", 50)),
+            None,
+        ),
+        ("a tick", |_| {}, |s| s.apply(Msg::Tick(NOW + 1)), None),
+        (
+            "polling the selected task now",
+            |_| {},
+            |s| s.update(Action::PollNow),
+            None,
+        ),
+        (
+            "moving in the browser",
+            |s| {
+                s.update(Action::FocusNext);
+            },
+            |s| s.update(Action::Down),
+            None,
+        ),
+    ]
+}
+
+#[test]
+fn the_poller_hears_of_the_rows_on_screen_only_when_they_change() {
+    let cases = prefer_cases();
+    assert_eq!(cases.len(), 21);
+    for (name, setup, step, expected) in cases {
+        let mut s = screen();
+        setup(&mut s);
+        let told = preferred_ids(&step(&mut s));
+        let expected: Vec<Vec<String>> = expected
+            .map(|ids| ids.iter().map(|id| (*id).to_string()).collect())
+            .into_iter()
+            .collect();
+        assert_eq!(told, expected, "{name}");
+        let shown: Vec<String> = s
+            .watch
+            .visible()
+            .iter()
+            .map(|r| r.entry.task_id.clone())
+            .collect();
+        assert!(
+            shown.contains(&s.watch.rows[s.watch.cursor.selected].entry.task_id),
+            "{name}: the selected row is among those shown"
+        );
+    }
+}
+
+#[test]
+fn start_tells_the_rows_on_screen_and_scrolling_tells_each_new_screen_once() {
+    let mut s = screen();
+    let cmds = s.start();
+    assert_eq!(kinds(&cmds[..2]), ["FetchCatalogue", "Prefer"]);
+    assert_eq!(preferred_ids(&cmds), [["r-0", "r-1", "r-2", "r-3", "r-4"]]);
+    // Down through all twenty rows: the first four moves stay on screen, each later one
+    // scrolls one row; then back up, the same.
+    let mut tops = Vec::new();
+    for action in [Action::Down, Action::Up] {
+        for _ in 0..19 {
+            for ids in preferred_ids(&s.update(action.clone())) {
+                assert_eq!(ids.len(), 5);
+                tops.push(ids[0].clone());
+            }
+        }
+    }
+    let down = (1..=15).map(|n| format!("r-{n}"));
+    let up = (0..15).rev().map(|n| format!("r-{n}"));
+    assert_eq!(tops, down.chain(up).collect::<Vec<_>>());
 }

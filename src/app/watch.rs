@@ -113,6 +113,15 @@ impl Watch {
         c
     }
 
+    /// The rows on screen; the cursor keeps the selected one among them.
+    pub fn visible(&self) -> &[Row] {
+        let start = self.cursor.offset.min(self.rows.len());
+        let end = start
+            .saturating_add(self.cursor.viewport.max(1))
+            .min(self.rows.len());
+        &self.rows[start..end]
+    }
+
     pub fn selected_row(&self) -> Option<&Row> {
         self.rows.get(self.cursor.selected)
     }

@@ -110,6 +110,10 @@ impl Workers {
         send(&self.polls, poller::PollCmd::PollNow(key));
     }
 
+    pub fn prefer(&self, keys: Vec<TaskKey>) {
+        send(&self.polls, poller::PollCmd::Prefer(keys));
+    }
+
     pub fn persist(&self, op: PersistOp) {
         send(&self.persist, op);
     }

@@ -1,21 +1,44 @@
-//! Polling the watched tasks. `Schedule` is the pure part — who is due, how long to wait after
-//! a success or an error — and is unit-tested without a clock; `run` drives it with tokio time,
-//! so tests can use a paused clock.
+//! Polling the watched tasks. `Schedule` is the pure part — who is due, in which order, how
+//! long to wait after a success or an error — and is unit-tested without a clock; `run` drives
+//! it with tokio time, so tests can use a paused clock.
 //!
 //! Rules: one request in flight per task, at most `max_in_flight` overall; a task is polled
 //! every `interval` until it reaches a final state; errors back off exponentially with jitter
-//! (capped), or as long as `Retry-After` asks; `PollNow` makes a task due at once.
+//! (capped), or as long as `Retry-After` asks; `PollNow` makes a task due at once. When the
+//! limit cannot keep the cadence (a slow service, a long list), due tasks that are preferred
+//! (the rows on screen) go before the others, except that a task that has waited long past its
+//! due time goes first: each running task is still polled at least every `STARVATION_BOUND`
+//! intervals, as long as the service can answer every task that often at all.
+//!
+//! Every operation costs O(log n) amortised in the number of watched tasks: waiting tasks sit
+//! in two binary heaps (preferred, others) by due time; a task whose due time or class changes
+//! gets a new entry and its old one, now stale, is skipped when it surfaces.
 
 use crate::api::backoff::retry_delay;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::msg::{Msg, TaskKey};
 use rand::Rng;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::future::Future;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+
+/// Each running task is polled at least once per this many intervals, whatever is preferred,
+/// while the service can answer every watched task that often (a backoff or `Retry-After` may
+/// ask for longer).
+pub const STARVATION_BOUND: u32 = 10;
+
+/// A due task goes before the preferred ones once it has waited this many intervals past its
+/// due time. It became due one interval after its last answer, so it is asked again within
+/// about `STARVATION_BOUND - 1` intervals of that: one interval is left for request slots to
+/// free up for it and for the tasks that started starving just before it.
+const STARVING_AFTER: u32 = STARVATION_BOUND - 2;
+
+/// Stale heap entries tolerated before the heaps are rebuilt, so that a few never cost a pass.
+const STALE_SLACK: usize = 64;
 
 /// What the App asks of the poller.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,20 +46,62 @@ pub enum PollCmd {
     Watch(TaskKey),
     Unwatch(TaskKey),
     PollNow(TaskKey),
+    /// Poll these (the rows on screen) before the others when both are due; replaces the
+    /// previous set.
+    Prefer(Vec<TaskKey>),
 }
 
 #[derive(Debug, Clone)]
 struct Slot {
+    key: TaskKey,
     due: Instant,
     failures: u32,
     in_flight: bool,
     finished: bool,
+    preferred: bool,
+    /// The sequence number of the slot's one live heap entry, while it waits for its turn.
+    queued: Option<u64>,
+}
+
+impl Slot {
+    fn waits(&self) -> bool {
+        !self.in_flight && !self.finished
+    }
+}
+
+/// A waiting task in a heap: earliest due first, then first queued. Sequence numbers are never
+/// reused, so an entry is live only while its slot still names it.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    due: Instant,
+    seq: u64,
+    slot: usize,
+}
+
+type Queue = BinaryHeap<Reverse<Entry>>;
+
+fn live(slots: &[Option<Slot>], e: &Entry) -> bool {
+    slots
+        .get(e.slot)
+        .and_then(Option::as_ref)
+        .is_some_and(|s| s.queued == Some(e.seq))
 }
 
 #[derive(Debug)]
 pub struct Schedule {
-    slots: HashMap<TaskKey, Slot>,
+    /// Slots by index (freed ones are `None` until reused); heap entries refer to these.
+    slots: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    index: HashMap<TaskKey, usize>,
+    /// Kept apart from the slots: a task may be preferred before it is watched.
+    preferred_keys: HashSet<TaskKey>,
+    /// Both heaps' heads are always live (`settle`), so `next_due` needs no `&mut`.
+    preferred: Queue,
+    others: Queue,
+    stale: usize,
+    next_seq: u64,
     interval: Duration,
+    starving_after: Duration,
     max_in_flight: usize,
     in_flight: usize,
 }
@@ -44,41 +109,76 @@ pub struct Schedule {
 impl Schedule {
     pub fn new(interval: Duration, max_in_flight: usize) -> Self {
         Schedule {
-            slots: HashMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            index: HashMap::new(),
+            preferred_keys: HashSet::new(),
+            preferred: BinaryHeap::new(),
+            others: BinaryHeap::new(),
+            stale: 0,
+            next_seq: 0,
             interval,
+            starving_after: interval.saturating_mul(STARVING_AFTER),
             max_in_flight: max_in_flight.max(1),
             in_flight: 0,
         }
     }
 
     pub fn watch(&mut self, key: TaskKey, now: Instant) {
-        let slot = self.slots.entry(key).or_insert(Slot {
-            due: now,
-            failures: 0,
-            in_flight: false,
-            finished: false,
-        });
-        slot.finished = false;
+        let i = self.slot_for(key, now);
+        if let Some(slot) = self.slots[i].as_mut() {
+            slot.finished = false;
+            if slot.queued.is_none() {
+                self.requeue(i);
+            }
+        }
+        self.settle();
     }
 
     pub fn unwatch(&mut self, key: &TaskKey) {
-        if let Some(slot) = self.slots.remove(key)
-            && slot.in_flight
-        {
-            self.in_flight -= 1;
+        let Some(i) = self.index.remove(key) else {
+            return;
+        };
+        if let Some(slot) = self.slots[i].take() {
+            if slot.in_flight {
+                self.in_flight -= 1;
+            }
+            if slot.queued.is_some() {
+                self.stale += 1;
+            }
         }
+        self.free.push(i);
+        self.settle();
     }
 
     /// Due at once, even if finished (a manual refresh); a request in flight is not doubled.
     pub fn poll_now(&mut self, key: TaskKey, now: Instant) {
-        let slot = self.slots.entry(key).or_insert(Slot {
-            due: now,
-            failures: 0,
-            in_flight: false,
-            finished: false,
-        });
-        slot.due = now;
-        slot.finished = false;
+        let i = self.slot_for(key, now);
+        if let Some(slot) = self.slots[i].as_mut() {
+            slot.due = now;
+            slot.finished = false;
+        }
+        self.requeue(i);
+        self.settle();
+    }
+
+    /// These tasks go before the others from now on; the previous set no longer does. Costs
+    /// O(k log n) for the k tasks that change class.
+    pub fn prefer(&mut self, keys: Vec<TaskKey>) {
+        let wanted: HashSet<TaskKey> = keys.into_iter().collect();
+        let changed: Vec<usize> = self
+            .preferred_keys
+            .symmetric_difference(&wanted)
+            .filter_map(|k| self.index.get(k).copied())
+            .collect();
+        self.preferred_keys = wanted;
+        for i in changed {
+            if let Some(slot) = self.slots[i].as_mut() {
+                slot.preferred = self.preferred_keys.contains(&slot.key);
+            }
+            self.requeue(i);
+        }
+        self.settle();
     }
 
     /// The earliest moment a task becomes due, if there is capacity to poll it.
@@ -86,34 +186,50 @@ impl Schedule {
         if self.in_flight >= self.max_in_flight {
             return None;
         }
-        self.slots
-            .values()
-            .filter(|s| !s.in_flight && !s.finished)
-            .map(|s| s.due)
+        [&self.preferred, &self.others]
+            .into_iter()
+            .filter_map(|q| q.peek().map(|Reverse(e)| e.due))
             .min()
     }
 
-    /// Tasks to poll now, earliest due first, within capacity; marks them in flight.
+    /// Tasks to poll now, within capacity, in order (see `pick`); marks them in flight.
     pub fn take_due(&mut self, now: Instant) -> Vec<TaskKey> {
-        let room = self.max_in_flight.saturating_sub(self.in_flight);
-        if room == 0 {
-            return Vec::new();
+        let mut keys = Vec::new();
+        while self.in_flight < self.max_in_flight {
+            let Some(from_preferred) = self.pick(now) else {
+                break;
+            };
+            let queue = if from_preferred {
+                &mut self.preferred
+            } else {
+                &mut self.others
+            };
+            let Some(Reverse(entry)) = queue.pop() else {
+                break;
+            };
+            if let Some(slot) = self.slots[entry.slot].as_mut() {
+                slot.queued = None;
+                slot.in_flight = true;
+                self.in_flight += 1;
+                keys.push(slot.key.clone());
+            }
+            self.settle();
         }
-        let mut due: Vec<(&TaskKey, Instant)> = self
-            .slots
-            .iter()
-            .filter(|(_, s)| !s.in_flight && !s.finished && s.due <= now)
-            .map(|(k, s)| (k, s.due))
-            .collect();
-        due.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.cmp(b.0)));
-        let keys: Vec<TaskKey> = due.into_iter().take(room).map(|(k, _)| k.clone()).collect();
-        for k in &keys {
-            if let Some(s) = self.slots.get_mut(k) {
-                s.in_flight = true;
+        keys
+    }
+
+    /// Which queue's head goes next, if either is due: the preferred one, unless the other has
+    /// been starving (waited `starving_after` past its due time) for longer.
+    fn pick(&self, now: Instant) -> Option<bool> {
+        let due = |q: &Queue| q.peek().map(|Reverse(e)| e.due).filter(|d| *d <= now);
+        match (due(&self.preferred), due(&self.others)) {
+            (None, None) => None,
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (Some(p), Some(o)) => {
+                Some(!(now.saturating_duration_since(o) >= self.starving_after && o < p))
             }
         }
-        self.in_flight += keys.len();
-        keys
     }
 
     /// Records a finished request; returns the retry delay after an error.
@@ -125,12 +241,13 @@ impl Schedule {
         now: Instant,
         rng: &mut impl Rng,
     ) -> Option<Duration> {
-        let slot = self.slots.get_mut(key)?;
+        let i = *self.index.get(key)?;
+        let slot = self.slots[i].as_mut()?;
         if slot.in_flight {
             slot.in_flight = false;
             self.in_flight -= 1;
         }
-        match result {
+        let retry_in = match result {
             Ok(t) => {
                 slot.failures = 0;
                 slot.finished = classify(&t.status, failure_statuses) != TaskState::Running;
@@ -150,6 +267,82 @@ impl Schedule {
                 slot.finished = true;
                 None
             }
+        };
+        self.requeue(i);
+        self.settle();
+        retry_in
+    }
+
+    /// The slot of `key`, made (due at `now`, not yet queued) if the task is new.
+    fn slot_for(&mut self, key: TaskKey, now: Instant) -> usize {
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        let slot = Slot {
+            preferred: self.preferred_keys.contains(&key),
+            key: key.clone(),
+            due: now,
+            failures: 0,
+            in_flight: false,
+            finished: false,
+            queued: None,
+        };
+        let i = if let Some(i) = self.free.pop() {
+            self.slots[i] = Some(slot);
+            i
+        } else {
+            self.slots.push(Some(slot));
+            self.slots.len() - 1
+        };
+        self.index.insert(key, i);
+        i
+    }
+
+    /// Retires the slot's heap entry, if any, and queues it anew if it waits for a poll: after
+    /// its due time or its class changed.
+    fn requeue(&mut self, i: usize) {
+        let Some(slot) = self.slots[i].as_mut() else {
+            return;
+        };
+        if slot.queued.take().is_some() {
+            self.stale += 1;
+        }
+        if !slot.waits() {
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        slot.queued = Some(seq);
+        let entry = Reverse(Entry {
+            due: slot.due,
+            seq,
+            slot: i,
+        });
+        if slot.preferred {
+            self.preferred.push(entry);
+        } else {
+            self.others.push(entry);
+        }
+    }
+
+    /// Drops stale entries from the heaps' heads, and rebuilds the heaps once stale entries
+    /// outnumber live ones (so memory and each pop stay O(log n) whatever the churn).
+    fn settle(&mut self) {
+        for queue in [&mut self.preferred, &mut self.others] {
+            while let Some(Reverse(head)) = queue.peek() {
+                if live(&self.slots, head) {
+                    break;
+                }
+                queue.pop();
+                self.stale -= 1;
+            }
+        }
+        let entries = self.preferred.len() + self.others.len();
+        if self.stale > STALE_SLACK && self.stale * 2 > entries {
+            let slots = &self.slots;
+            self.preferred.retain(|Reverse(e)| live(slots, e));
+            self.others.retain(|Reverse(e)| live(slots, e));
+            self.stale = 0;
         }
     }
 }
@@ -179,6 +372,7 @@ pub async fn run<F, Fut>(
                 Some(PollCmd::Watch(k)) => schedule.watch(k, Instant::now()),
                 Some(PollCmd::Unwatch(k)) => schedule.unwatch(&k),
                 Some(PollCmd::PollNow(k)) => schedule.poll_now(k, Instant::now()),
+                Some(PollCmd::Prefer(keys)) => schedule.prefer(keys),
             },
             Some(joined) = requests.join_next(), if !requests.is_empty() => {
                 let Ok((key, result)) = joined else { continue };
@@ -208,6 +402,10 @@ mod tests {
 
     fn key(id: &str) -> TaskKey {
         TaskKey::new(TaskKind::Image, id)
+    }
+
+    fn slot<'a>(s: &'a Schedule, key: &TaskKey) -> Option<&'a Slot> {
+        s.index.get(key).and_then(|&i| s.slots[i].as_ref())
     }
 
     // Shaped like a fetch's answer.
@@ -256,7 +454,7 @@ mod tests {
             t0,
             &mut rng,
         );
-        assert_eq!(s.slots.get(&first[1]).map(|slot| slot.finished), Some(true));
+        assert_eq!(slot(&s, &first[1]).map(|slot| slot.finished), Some(true));
         s.completed(&second[0], &done("x", "FAILED"), &statuses(), t0, &mut rng);
         // Only the still-running task comes due again, one interval later.
         assert!(s.take_due(t0 + Duration::from_secs(1)).is_empty());
@@ -504,5 +702,248 @@ mod tests {
         }
         drop(cmd_tx);
         poller.await.expect("poller ends when the App goes away");
+    }
+
+    /// The order of polls when the limit is reached: the preferred tasks first (whenever they
+    /// were watched), then the others by due time; a task that has waited `STARVING_AFTER`
+    /// intervals past its due time goes before the preferred ones.
+    #[test]
+    fn preferred_tasks_go_first_and_the_starving_before_them() {
+        let t0 = Instant::now();
+        let i = Duration::from_secs(2);
+        let mut s = Schedule::new(i, 1);
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut poll = |s: &mut Schedule, now: Instant| {
+            let taken = s.take_due(now);
+            for k in &taken {
+                s.completed(k, &done(&k.id, "IN_PROGRESS"), &statuses(), now, &mut rng);
+            }
+            taken
+        };
+        s.prefer(vec![key("c")]);
+        for id in ["a", "b", "c"] {
+            s.watch(key(id), t0);
+        }
+        assert_eq!(
+            poll(&mut s, t0),
+            [key("c")],
+            "preferred though watched last"
+        );
+        assert_eq!(
+            poll(&mut s, t0 + i),
+            [key("c")],
+            "due again: before a and b"
+        );
+        s.prefer(vec![key("b")]);
+        assert_eq!(
+            poll(&mut s, t0 + i * 2),
+            [key("b")],
+            "the new set replaces the old"
+        );
+        // a has waited 8 intervals: it goes before b, then b before c.
+        let late = t0 + i * STARVING_AFTER;
+        assert_eq!(poll(&mut s, late), [key("a")]);
+        assert_eq!(poll(&mut s, late), [key("b")]);
+        assert_eq!(poll(&mut s, late), [key("c")]);
+        assert!(poll(&mut s, late).is_empty());
+        assert_eq!(
+            s.next_due(),
+            Some(late + i),
+            "all polled: due an interval later"
+        );
+        s.poll_now(key("a"), late);
+        assert_eq!(poll(&mut s, late), [key("a")]);
+    }
+
+    /// 10,000 tasks, the screen scrolling one row per poll, a far row refreshed by hand now
+    /// and then: every poll goes to a row on screen. Then the screen jumps back and forth
+    /// between two pages with no time passing, each jump re-filing 100 tasks whose old entries
+    /// lie deep in the heaps. Throughout, stale entries never outnumber the live ones (beyond
+    /// a small slack), so every operation stays O(log n). The bench times them.
+    #[test]
+    fn ten_thousand_tasks_keep_their_order_and_the_heaps_compact() {
+        const N: usize = 10_000;
+        const ROWS: usize = 50;
+        fn compact(s: &Schedule, step: usize) {
+            let entries = s.preferred.len() + s.others.len();
+            assert!(
+                s.stale <= (entries - s.stale).max(STALE_SLACK),
+                "step {step}: {} stale of {entries}",
+                s.stale
+            );
+        }
+        let t0 = Instant::now();
+        let keys: Vec<TaskKey> = (0..N).map(|n| key(&format!("t{n}"))).collect();
+        let row_of: HashMap<TaskKey, usize> = keys.iter().cloned().zip(0..).collect();
+        let mut s = Schedule::new(Duration::from_secs(2), 8);
+        s.prefer(keys[..ROWS].to_vec());
+        for k in &keys {
+            s.watch(k.clone(), t0);
+        }
+        let mut in_flight: std::collections::VecDeque<TaskKey> = s.take_due(t0).into();
+        let mut rng = StdRng::seed_from_u64(6);
+        for top in 1..5_000 {
+            let now = t0 + Duration::from_millis(top as u64);
+            s.prefer(keys[top..top + ROWS].to_vec());
+            if top % 3 == 0 {
+                s.poll_now(keys[(top * 7919) % N].clone(), now);
+            }
+            let k = in_flight.pop_front().expect("8 in flight");
+            s.completed(&k, &done(&k.id, "IN_PROGRESS"), &statuses(), now, &mut rng);
+            for k in s.take_due(now) {
+                let row = row_of[&k];
+                assert!(
+                    (top..top + ROWS).contains(&row),
+                    "row {row} polled while rows {top}.. are on screen"
+                );
+                in_flight.push_back(k);
+            }
+            assert_eq!(in_flight.len(), 8);
+            compact(&s, top);
+        }
+        let pages = [keys[..ROWS].to_vec(), keys[N - ROWS..].to_vec()];
+        for jump in 0..2_000 {
+            s.prefer(pages[jump % 2].clone());
+            compact(&s, jump);
+        }
+        let waiting = s.slots.iter().flatten().filter(|slot| slot.waits()).count();
+        assert_eq!(s.preferred.len() + s.others.len() - s.stale, waiting);
+    }
+
+    /// When each task of `keys` was asked, running the poller against a fake service that
+    /// takes `service_time` to say "still running", with `preferred` preferred, for `span` of
+    /// paused time after the watches.
+    async fn asked_over(
+        keys: &[TaskKey],
+        preferred: &[TaskKey],
+        service_time: Duration,
+        span: Duration,
+    ) -> HashMap<TaskKey, Vec<Instant>> {
+        let (cmd_tx, cmd_rx) = mpsc::channel(keys.len() + 1);
+        let (msg_tx, mut msg_rx) = mpsc::channel(64);
+        let asked = Arc::new(Mutex::new(HashMap::<TaskKey, Vec<Instant>>::new()));
+        let fake = asked.clone();
+        let fetch = move |k: TaskKey| {
+            fake.lock()
+                .expect("lock")
+                .entry(k.clone())
+                .or_default()
+                .push(Instant::now());
+            async move {
+                tokio::time::sleep(service_time).await;
+                done(&k.id, "IN_PROGRESS")
+            }
+        };
+        let poller = tokio::spawn(run(
+            Schedule::new(INTERVAL, 8),
+            cmd_rx,
+            msg_tx,
+            fetch,
+            statuses(),
+            StdRng::seed_from_u64(8),
+        ));
+        cmd_tx
+            .send(PollCmd::Prefer(preferred.to_vec()))
+            .await
+            .expect("send");
+        for k in keys {
+            cmd_tx.send(PollCmd::Watch(k.clone())).await.expect("send");
+        }
+        let end = Instant::now() + span;
+        // Bounded twice: by (paused) time, and by far more answers than 8 slots can give.
+        for _ in 0..1_000_000 {
+            match tokio::time::timeout_at(end, msg_rx.recv()).await {
+                Err(_) => break,
+                Ok(Some(Msg::Polled { .. })) => {}
+                Ok(other) => panic!("the poller stopped: {other:?}"),
+            }
+        }
+        assert!(Instant::now() >= end, "ran for the whole span");
+        drop(msg_rx);
+        drop(cmd_tx);
+        poller.await.expect("poller ends");
+        asked.lock().expect("lock").clone()
+    }
+
+    const INTERVAL: Duration = Duration::from_secs(2);
+
+    /// The longest time a task went unasked: from `start` to its first request, between
+    /// requests, and from its last request to `end`.
+    fn longest_wait(asked: Option<&Vec<Instant>>, start: Instant, end: Instant) -> Duration {
+        let times = asked.map_or(&[][..], Vec::as_slice);
+        std::iter::once(start)
+            .chain(times.iter().copied())
+            .chain(std::iter::once(end))
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or_default()
+    }
+
+    fn mean_requests(asked: &HashMap<TaskKey, Vec<Instant>>, keys: &[TaskKey]) -> f64 {
+        let total: usize = keys.iter().map(|k| asked.get(k).map_or(0, Vec::len)).sum();
+        total as f64 / keys.len() as f64
+    }
+
+    /// 1,000 tasks at a 2 s interval against a service that takes 100 ms, 8 at a time (80
+    /// answers a second, not the 500 the cadence asks): the 20 rows on screen, in the middle of
+    /// the list, keep the cadence; the others take turns, slower, and each is still asked at
+    /// least once per `STARVATION_BOUND` intervals.
+    #[tokio::test(start_paused = true)]
+    async fn rows_on_screen_keep_the_cadence_and_no_task_starves() {
+        let keys: Vec<TaskKey> = (0..1000).map(|n| key(&format!("t{n}"))).collect();
+        let (shown, rest) = (&keys[500..520], [&keys[..500], &keys[520..]].concat());
+        let span = Duration::from_secs(120);
+        let start = Instant::now();
+        let asked = asked_over(&keys, shown, Duration::from_millis(100), span).await;
+        let end = start + span;
+        for k in shown {
+            let wait = longest_wait(asked.get(k), start, end);
+            assert!(
+                wait <= INTERVAL + Duration::from_millis(300),
+                "{} on screen waited {wait:?}",
+                k.id
+            );
+        }
+        for k in &rest {
+            let wait = longest_wait(asked.get(k), start, end);
+            assert!(
+                wait <= INTERVAL * STARVATION_BOUND,
+                "{} waited {wait:?}",
+                k.id
+            );
+        }
+        let (on_screen, others) = (mean_requests(&asked, shown), mean_requests(&asked, &rest));
+        assert!(
+            others * 3.0 < on_screen,
+            "requests per task: {on_screen} on screen, {others} others"
+        );
+    }
+
+    /// Even when the rows on screen alone ask more than the service can answer (90 tasks at a
+    /// 2 s interval, 20 answers a second), the others are asked within the bound: a task that
+    /// has waited long goes before them.
+    #[tokio::test(start_paused = true)]
+    async fn waiting_tasks_go_before_the_rows_on_screen_within_the_bound() {
+        let keys: Vec<TaskKey> = (0..100).map(|n| key(&format!("t{n}"))).collect();
+        let (shown, rest) = keys.split_at(90);
+        let span = Duration::from_secs(120);
+        let start = Instant::now();
+        let asked = asked_over(&keys, shown, Duration::from_millis(400), span).await;
+        let end = start + span;
+        for k in &keys {
+            let wait = longest_wait(asked.get(k), start, end);
+            assert!(
+                wait <= INTERVAL * STARVATION_BOUND,
+                "{} waited {wait:?}",
+                k.id
+            );
+        }
+        let (on_screen, others) = (mean_requests(&asked, shown), mean_requests(&asked, rest));
+        assert!(
+            others < on_screen,
+            "requests per task: {on_screen} on screen, {others} others"
+        );
     }
 }
