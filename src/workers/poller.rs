@@ -249,9 +249,18 @@ impl Schedule {
         }
         let retry_in = match result {
             Ok(t) => {
+                // Counted from when the poll was due, not from when its answer came, so the
+                // cadence holds whatever the round trip takes. After a retry, or a poll more
+                // than an interval late (the service cannot keep up), it is counted from now:
+                // being behind never makes polls bunch up.
+                let next = slot.due + self.interval;
+                slot.due = if slot.failures == 0 && next > now {
+                    next
+                } else {
+                    now + self.interval
+                };
                 slot.failures = 0;
                 slot.finished = classify(&t.status, failure_statuses) != TaskState::Running;
-                slot.due = now + self.interval;
                 None
             }
             Err(e) if e.is_retryable() => {
@@ -702,6 +711,29 @@ mod tests {
         }
         drop(cmd_tx);
         poller.await.expect("poller ends when the App goes away");
+    }
+
+    /// The cadence is counted from when a poll was due: a 300 ms round trip does not stretch
+    /// a 2 s interval; a poll answered more than an interval late starts afresh from its
+    /// answer, and so does the first success after a retry.
+    #[test]
+    fn the_cadence_holds_whatever_the_round_trip_takes() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let mut s = Schedule::new(Duration::from_secs(2), 8);
+        let mut rng = StdRng::seed_from_u64(9);
+        let ok = done("a", "IN_PROGRESS");
+        s.watch(key("a"), t0);
+        assert_eq!(s.take_due(t0), [key("a")]);
+        s.completed(&key("a"), &ok, &statuses(), t0 + ms(300), &mut rng);
+        assert_eq!(s.next_due(), Some(t0 + ms(2_000)));
+        assert_eq!(s.take_due(t0 + ms(2_000)), [key("a")]);
+        s.completed(&key("a"), &ok, &statuses(), t0 + ms(2_450), &mut rng);
+        assert_eq!(s.next_due(), Some(t0 + ms(4_000)));
+        // Answered 5 s after it was due: the next poll is an interval after the answer.
+        assert_eq!(s.take_due(t0 + ms(4_000)), [key("a")]);
+        s.completed(&key("a"), &ok, &statuses(), t0 + ms(9_000), &mut rng);
+        assert_eq!(s.next_due(), Some(t0 + ms(11_000)));
     }
 
     /// The order of polls when the limit is reached: the preferred tasks first (whenever they
