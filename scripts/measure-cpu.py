@@ -500,15 +500,22 @@ def tasks_shown(n, running=None):
     return lambda text: pattern.search(text) is not None
 
 
+def through_relay(base, sel, opts):
+    """A counting relay in front of the service at `base` (none with --no-relay); returns the
+    relay and the base URL the dashboard should use."""
+    if opts.no_relay:
+        return None, base
+    host, port = re.match(r"http://([^:/]+):(\d+)", base).groups()
+    relay = Relay((host, int(port)), sel)
+    return relay, f"http://127.0.0.1:{relay.port}/"
+
+
 def scenario_idle(binary, opts, sel, root):
     env = private_env(os.path.join(root, "idle"), opts.path)
     serve, base, token = start_service(binary, env)
     relay = None
     try:
-        if not opts.no_relay:
-            host, port = re.match(r"http://([^:/]+):(\d+)", base).groups()
-            relay = Relay((host, int(port)), sel)
-            base = f"http://127.0.0.1:{relay.port}/"
+        relay, base = through_relay(base, sel, opts)
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
         run = measure_dashboard(binary, [], env, opts, sel, models_loaded, relay)
     finally:
@@ -548,10 +555,7 @@ def scenario_watch(binary, opts, sel, root):
     serve, base, token = start_service(binary, env, catalogue)
     relay = None
     try:
-        if not opts.no_relay:
-            host, port = re.match(r"http://([^:/]+):(\d+)", base).groups()
-            relay = Relay((host, int(port)), sel)
-            base = f"http://127.0.0.1:{relay.port}/"
+        relay, base = through_relay(base, sel, opts)
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
         shown = (lambda t: f"{opts.models} models" in t) if opts.models else models_loaded
         ready = lambda t: shown(t) and tasks_shown(n, running=n)(t)  # noqa: E731

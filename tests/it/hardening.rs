@@ -10,7 +10,7 @@ use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
 use gendash::msg::{Msg, TaskKey};
 use gendash::store::watchlist::WatchEntry;
-use ratatui::backend::{CrosstermBackend, TestBackend};
+use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde_json::json;
@@ -208,15 +208,7 @@ fn hostile_strings_render_inert_in_cells_and_bytes() {
     let mut s = hostile_state();
     let mut frames = Vec::new();
     let mut snap = |s: &State| {
-        let mut t = Terminal::new(TestBackend::new(160, 40)).unwrap();
-        t.draw(|f| gendash::ui::render(s, f)).unwrap();
-        let cells: String = t
-            .backend()
-            .buffer()
-            .content()
-            .iter()
-            .map(ratatui::buffer::Cell::symbol)
-            .collect();
+        let cells = common::rendered_text(s, 160, 40);
         assert_inert("the screen", &cells);
         let out = Shared::default();
         let mut t = Terminal::with_options(

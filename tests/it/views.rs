@@ -303,15 +303,7 @@ fn every_size_renders_without_panic() {
                         "{width}x{height}: the {name} area {r:?} is off screen"
                     );
                 }
-                let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
-                t.draw(|f| gendash::ui::render(state, f)).unwrap();
-                let text: String = t
-                    .backend()
-                    .buffer()
-                    .content()
-                    .iter()
-                    .map(ratatui::buffer::Cell::symbol)
-                    .collect();
+                let text = crate::common::rendered_text(state, width, height);
                 if width >= 60 && height >= 20 {
                     if help {
                         assert!(text.contains("Keys"), "{width}x{height}: no help");

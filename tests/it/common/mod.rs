@@ -16,6 +16,18 @@ use url::Url;
 
 pub const TOKEN: &str = "test-token-SECRET-4b1d";
 
+/// The dashboard drawn at `width` x `height`, as the text of its cells.
+pub fn rendered_text(state: &gendash::app::state::State, width: u16, height: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    t.draw(|f| gendash::ui::render(state, f)).unwrap();
+    t.backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(ratatui::buffer::Cell::symbol)
+        .collect()
+}
+
 /// The whole environment a child process starts with: nothing inherited but `PATH`; `HOME` and
 /// the XDG directories under `home`. So no `GENDASH_*`, `NO_COLOR` or config of the developer's
 /// shell reaches a test's child; each test adds what it means to set.
