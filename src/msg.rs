@@ -5,6 +5,7 @@
 use crate::api::{ApiError, Catalogue, LoraType, TaskKind, TaskResult};
 use crate::store::watchlist::{LastKnown, WatchEntry};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A task's identity on the watch list.
@@ -54,6 +55,13 @@ pub enum Cmd {
         title: String,
         body: String,
     },
+    /// Rank the catalogue's names against the filter's query. The names are shared with the
+    /// ranker (built once per catalogue load), never copied per keystroke.
+    Rank {
+        generation: u64,
+        query: String,
+        names: Arc<[Box<str>]>,
+    },
     /// Save the recently used categories for the next session.
     RememberCategories(Vec<String>),
     Bell,
@@ -95,6 +103,11 @@ pub enum Msg {
     WatchFile {
         entries: Vec<WatchEntry>,
         applied: u64,
+    },
+    /// The answer to `Cmd::Rank` of this generation: indices of the matching names, best first.
+    Ranked {
+        generation: u64,
+        matches: Arc<[u32]>,
     },
     StoreProblem(String),
     Opened(Result<String, String>),

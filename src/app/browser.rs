@@ -1,10 +1,14 @@
 //! The LoRA browser's state and reducer: server-side filters (type, category), the local fuzzy
 //! filter, selection and scrolling.
+//!
+//! The fuzzy filter's ranking runs on a worker (`Cmd::Rank`, answered by `Msg::Ranked`): the
+//! list keeps showing the previous matches until the answer to the latest query arrives, and
+//! an answer to an older query is dropped.
 
 use super::cursor::Cursor;
 use crate::api::{Catalogue, LoraEntry, LoraType};
-use crate::app::filter::FuzzyFilter;
 use crate::msg::Cmd;
+use std::sync::Arc;
 
 /// How many recent categories are remembered.
 const RECENT_CATEGORIES: usize = 8;
@@ -42,9 +46,16 @@ pub struct Browser {
     pub recent_categories: Vec<String>,
     pick: Option<usize>,
     /// Indices into `entries`, best match first.
-    pub matches: Vec<u32>,
+    pub matches: Arc<[u32]>,
     pub cursor: Cursor,
-    matcher: FuzzyFilter,
+    /// The entries' names for the ranker, built once per load and shared, never copied.
+    names: Arc<[Box<str>]>,
+    /// Every entry in input order: what an empty query shows, built once per load.
+    all: Arc<[u32]>,
+    /// Bumped on each re-rank; only the answer to the latest is shown.
+    ranking: u64,
+    /// The latest ranking asked for has not come back: `matches` are an earlier query's.
+    filtering: bool,
 }
 
 impl Browser {
@@ -62,9 +73,12 @@ impl Browser {
             configured_categories,
             recent_categories,
             pick: None,
-            matches: Vec::new(),
+            matches: Arc::new([]),
             cursor: Cursor::default(),
-            matcher: FuzzyFilter::new(),
+            names: Arc::new([]),
+            all: Arc::new([]),
+            ranking: 0,
+            filtering: false,
         }
     }
 
@@ -79,34 +93,76 @@ impl Browser {
         }
     }
 
-    /// A fetch came back. Stale answers (an older generation) are ignored.
-    pub fn loaded(&mut self, generation: u64, result: Result<Catalogue, String>) -> bool {
+    /// A fetch came back: `None` when it was stale (an older generation) and ignored, else what
+    /// to do next (rank the new entries against the query).
+    pub fn loaded(
+        &mut self,
+        generation: u64,
+        result: Result<Catalogue, String>,
+    ) -> Option<Vec<Cmd>> {
         if generation != self.generation {
-            return false;
+            return None;
         }
         match result {
             Ok(c) => {
+                let keep = self.selected_entry_index();
+                self.names = c.entries.iter().map(|e| e.model.as_str().into()).collect();
+                self.all = (0..c.entries.len() as u32).collect();
                 self.entries = c.entries;
                 self.skipped = c.skipped;
                 self.load = Load::Loaded;
-                self.refilter();
+                // The old matches index the old entries: none of them may be shown over the new.
+                self.matches = Arc::new([]);
+                Some(self.refilter_keeping(keep).into_iter().collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
-            Err(e) => self.load = Load::Failed(e),
+            Err(e) => {
+                self.load = Load::Failed(e);
+                Some(Vec::new())
+            }
         }
+    }
+
+    /// Re-ranks after the query or the entries changed. An empty query shows everything at
+    /// once; any other is ranked by the worker, and the list changes when its answer arrives.
+    pub fn refilter(&mut self) -> Option<Cmd> {
+        self.refilter_keeping(self.selected_entry_index())
+    }
+
+    fn refilter_keeping(&mut self, keep: Option<u32>) -> Option<Cmd> {
+        self.ranking += 1;
+        if self.query.trim().is_empty() || self.names.is_empty() {
+            self.filtering = false;
+            self.show(self.all.clone(), keep);
+            return None;
+        }
+        self.filtering = true;
+        Some(Cmd::Rank {
+            generation: self.ranking,
+            query: self.query.clone(),
+            names: self.names.clone(),
+        })
+    }
+
+    /// The worker's answer to a `Cmd::Rank`; whether it was the latest and is now shown.
+    pub fn ranked(&mut self, generation: u64, matches: Arc<[u32]>) -> bool {
+        if !self.filtering || generation != self.ranking {
+            return false;
+        }
+        self.filtering = false;
+        self.show(matches, self.selected_entry_index());
         true
     }
 
-    /// Re-ranks after the query or the entries changed, keeping the selected entry if it
-    /// still matches.
-    pub fn refilter(&mut self) {
-        let keep = self.selected_entry_index();
-        self.matches = self
-            .matcher
-            .rank(&self.query, self.entries.iter().map(|e| e.model.as_str()))
-            .into_iter()
-            .map(|r| r.index)
-            .collect();
+    /// Whether the list shows an earlier query's matches while the latest is being ranked.
+    pub fn filtering(&self) -> bool {
+        self.filtering
+    }
+
+    /// Shows new matches. With an empty query the selection stays on the entry it was on (a
+    /// cleared filter, a reload); a new query selects its best match.
+    fn show(&mut self, matches: Arc<[u32]>, keep: Option<u32>) {
+        self.matches = matches;
         self.cursor.selected = if self.query.is_empty() {
             keep.and_then(|k| self.matches.iter().position(|&m| m == k))
                 .unwrap_or(0)
@@ -156,37 +212,40 @@ impl Browser {
     }
 
     /// Typing into the active field; the filter re-ranks on every keystroke.
-    pub fn type_text(&mut self, text: &str) {
+    pub fn type_text(&mut self, text: &str) -> Option<Cmd> {
         let clean: String = crate::api::sanitize::sanitize(text);
         match self.editing {
             Some(Field::Filter) => {
                 self.query.push_str(&clean);
-                self.refilter();
+                return self.refilter();
             }
             Some(Field::Category) => self.category_draft.push_str(&clean),
             None => {}
         }
+        None
     }
 
-    pub fn backspace(&mut self) {
+    pub fn backspace(&mut self) -> Option<Cmd> {
         match self.editing {
-            Some(Field::Filter) if self.query.pop().is_some() => self.refilter(),
+            Some(Field::Filter) if self.query.pop().is_some() => return self.refilter(),
             Some(Field::Category) => {
                 self.category_draft.pop();
             }
             _ => {}
         }
+        None
     }
 
-    pub fn clear_input(&mut self) {
+    pub fn clear_input(&mut self) -> Option<Cmd> {
         match self.editing {
             Some(Field::Filter) => {
                 self.query.clear();
-                self.refilter();
+                return self.refilter();
             }
             Some(Field::Category) => self.category_draft.clear(),
             None => {}
         }
+        None
     }
 
     /// Configured categories first, then recently used ones not configured.
@@ -253,6 +312,7 @@ impl Browser {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::filter::Ranker;
     use serde_json::Map;
 
     fn entry(name: &str) -> LoraEntry {
@@ -268,8 +328,40 @@ mod tests {
             entries: names.iter().map(|n| entry(n)).collect(),
             skipped: 0,
         };
-        assert!(b.loaded(generation, Ok(cat)));
+        assert_eq!(b.loaded(generation, Ok(cat)), Some(Vec::new()));
         b
+    }
+
+    /// The ranking a `Cmd::Rank` asks for, as the worker answers it (generation, matches).
+    fn answer(cmd: Option<Cmd>) -> (u64, Arc<[u32]>) {
+        let Some(Cmd::Rank {
+            generation,
+            query,
+            names,
+        }) = cmd
+        else {
+            panic!("expected a ranking, got {cmd:?}")
+        };
+        (generation, Ranker::new().rank(&query, &names))
+    }
+
+    /// Types `text` key by key, each keystroke's ranking answered before the next key.
+    fn typed(b: &mut Browser, text: &str) {
+        for c in text.chars() {
+            let (generation, matches) = answer(b.type_text(c.encode_utf8(&mut [0; 4])));
+            assert!(b.ranked(generation, matches));
+        }
+    }
+
+    fn shown(b: &Browser) -> Vec<&str> {
+        b.matches
+            .iter()
+            .map(|&i| b.entries[i as usize].model.as_str())
+            .collect()
+    }
+
+    fn selected(b: &Browser) -> Option<&str> {
+        b.selected_entry().map(|e| e.model.as_str())
     }
 
     #[test]
@@ -277,22 +369,107 @@ mod tests {
         let mut b = loaded(&["pixel_art", "watercolor", "water_tower", "ink"]);
         assert_eq!(b.matches.len(), 4);
         b.start_editing(Field::Filter);
-        for c in ["w", "a", "t"] {
-            b.type_text(c);
-        }
+        typed(&mut b, "wat");
         assert_eq!(b.matches.len(), 2);
-        b.type_text("e");
-        b.type_text("rc");
-        assert_eq!(
-            b.selected_entry().map(|e| e.model.as_str()),
-            Some("watercolor")
-        );
-        b.type_text("zzz");
+        typed(&mut b, "erc");
+        assert_eq!(selected(&b), Some("watercolor"));
+        typed(&mut b, "zzz");
         assert!(b.matches.is_empty() && b.selected_entry().is_none());
-        b.clear_input();
+        assert_eq!(b.clear_input(), None, "an empty query needs no ranking");
         assert_eq!(b.matches.len(), 4);
         b.cancel();
         assert_eq!(b.editing, None);
+    }
+
+    /// Until the latest query's ranking arrives the list shows the previous matches; a ranking
+    /// for an older query is never shown, whether it arrives before or after the latest.
+    #[test]
+    fn a_ranking_for_an_older_query_is_ignored() {
+        let mut b = loaded(&["pixel_art", "watercolor", "water_tower", "ink"]);
+        b.start_editing(Field::Filter);
+        let (first, first_matches) = answer(b.type_text("i"));
+        assert!(b.filtering());
+        assert_eq!(shown(&b).len(), 4, "the previous matches stay meanwhile");
+        let (latest, latest_matches) = answer(b.type_text("n"));
+        assert!(
+            !b.ranked(first, first_matches.clone()),
+            "superseded by `in`"
+        );
+        assert!(b.filtering() && shown(&b).len() == 4);
+        assert!(b.ranked(latest, latest_matches));
+        assert_eq!(shown(&b), ["ink"]);
+        assert!(!b.filtering());
+        assert!(
+            !b.ranked(first, first_matches),
+            "late, and older than what is shown"
+        );
+        assert_eq!(shown(&b), ["ink"]);
+
+        // Erasing to nothing shows everything at once; the ranking still out is dropped.
+        let (erased, erased_matches) = answer(b.backspace());
+        assert!(b.filtering());
+        assert_eq!(b.backspace(), None);
+        assert!(!b.filtering());
+        assert_eq!(shown(&b).len(), 4);
+        assert!(!b.ranked(erased, erased_matches));
+        assert_eq!(shown(&b).len(), 4);
+    }
+
+    /// Typing a query and erasing it key by key comes back to every entry in input order, the
+    /// selection on the entry it was on before the filter; a query selects its best match.
+    #[test]
+    fn typing_then_erasing_returns_the_full_list_and_the_selection() {
+        let names = ["pixel_art", "watercolor", "ink", "water_tower", "wash"];
+        let mut b = loaded(&names);
+        b.move_by(3);
+        assert_eq!(selected(&b), Some("water_tower"));
+        b.start_editing(Field::Filter);
+        let (generation, matches) = answer(b.type_text("w"));
+        assert_eq!(
+            selected(&b),
+            Some("water_tower"),
+            "unmoved while the ranking runs"
+        );
+        assert!(b.ranked(generation, matches));
+        assert_eq!(selected(&b), shown(&b).first().copied(), "the best match");
+        typed(&mut b, "atr");
+        let mut watr = shown(&b);
+        watr.sort_unstable();
+        assert_eq!(watr, ["water_tower", "watercolor"]);
+        for _ in 0..3 {
+            let (generation, matches) = answer(b.backspace());
+            assert!(b.ranked(generation, matches));
+        }
+        assert_eq!((b.query.as_str(), shown(&b).len()), ("w", 3));
+        let at = shown(&b).iter().position(|&n| n == "watercolor");
+        b.select(at.expect("watercolor matches `w`"));
+        assert_eq!(b.backspace(), None);
+        assert_eq!(shown(&b), names);
+        assert_eq!(
+            selected(&b),
+            Some("watercolor"),
+            "the entry selected when the filter was emptied"
+        );
+    }
+
+    /// A reload under a query never shows the old entries' matches over the new entries.
+    #[test]
+    fn a_reload_under_a_query_ranks_the_new_entries() {
+        let mut b = loaded(&["pixel_art", "watercolor"]);
+        b.start_editing(Field::Filter);
+        typed(&mut b, "pix");
+        let Cmd::FetchCatalogue { generation, .. } = b.fetch() else {
+            panic!("fetch")
+        };
+        let cat = Catalogue {
+            entries: vec![entry("ink"), entry("pixie"), entry("pixel_art")],
+            skipped: 0,
+        };
+        let cmds = b.loaded(generation, Ok(cat)).expect("current");
+        assert!(b.filtering() && b.matches.is_empty());
+        let (generation, matches) = answer(cmds.into_iter().next());
+        assert!(b.ranked(generation, matches));
+        assert_eq!(shown(&b), ["pixie", "pixel_art"]);
     }
 
     #[test]
@@ -303,8 +480,8 @@ mod tests {
             panic!()
         };
         assert_eq!(lora_type, Some(LoraType::Sd));
-        assert!(!b.loaded(old, Ok(Catalogue::default())));
-        assert!(b.loaded(b.generation, Err("down".into())));
+        assert_eq!(b.loaded(old, Ok(Catalogue::default())), None);
+        assert_eq!(b.loaded(b.generation, Err("down".into())), Some(Vec::new()));
         assert_eq!(b.entries.len(), 2);
         assert_eq!(b.load, Load::Failed("down".into()));
     }

@@ -71,6 +71,10 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
             poll_interval: settings.poll_interval,
             max_concurrent_polls: settings.max_concurrent_polls,
             failure_statuses: settings.failure_statuses.clone(),
+            rank: {
+                let mut ranker = filter::Ranker::new();
+                Box::new(move |query, names| ranker.rank(query, names))
+            },
         },
         msg_tx,
     );
@@ -133,8 +137,16 @@ async fn event_loop(
     let mut sigtstp = signal(SignalKind::from_raw(signal_hook::consts::SIGTSTP)).map_err(io)?;
     let mut sigcont = signal(SignalKind::from_raw(signal_hook::consts::SIGCONT)).map_err(io)?;
     let mut last_frame: Option<tokio::time::Instant> = None;
+    // Since when the list has shown an earlier query's matches while the latest is ranked.
+    let mut stale_since: Option<tokio::time::Instant> = None;
     loop {
-        let next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
+        let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
+        // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
+        // at most) rather than draw the query over the previous matches and then, a frame later,
+        // the new ones. One that takes longer is drawn meanwhile, marked "filtering…".
+        if let Some(since) = stale_since {
+            next_frame = next_frame.max(since + FRAME);
+        }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
             tui.draw(|f| crate::ui::render(state, f)).map_err(io)?;
             state.dirty = false;
@@ -166,6 +178,10 @@ async fn event_loop(
             _ = sigtstp.recv() => state.update(Action::Suspend),
             _ = sigcont.recv() => redraw_all(state, tui).map_err(io)?,
         };
+        stale_since = state
+            .browser
+            .filtering()
+            .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
         dispatch(cmds, workers, tui);
         if let Some(quit) = state.quit {
             return Ok(quit);
@@ -237,6 +253,11 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::PollNow(k) => workers.poll_now(k),
             Cmd::Prefer(keys) => workers.prefer(keys),
             Cmd::Persist(op) => workers.persist(op),
+            Cmd::Rank {
+                generation,
+                query,
+                names,
+            } => workers.rank(generation, query, names),
             Cmd::Open(url) => workers.open(url),
             Cmd::Download { key, url } => workers.download(key, url),
             Cmd::RememberCategories(list) => workers.remember_categories(list),

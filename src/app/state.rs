@@ -329,18 +329,27 @@ impl State {
     }
 
     fn update_text(&mut self, action: Action) -> Vec<Cmd> {
-        match action {
+        let rank = match action {
             Action::Type(c) => self.browser.type_text(c.encode_utf8(&mut [0; 4])),
             Action::Paste(text) => self.browser.type_text(&text),
             Action::Backspace => self.browser.backspace(),
             Action::ClearInput => self.browser.clear_input(),
-            Action::PickPrevious => self.browser.pick(false),
-            Action::PickNext => self.browser.pick(true),
+            Action::PickPrevious => {
+                self.browser.pick(false);
+                None
+            }
+            Action::PickNext => {
+                self.browser.pick(true);
+                None
+            }
             Action::Submit => return self.browser.submit(),
-            Action::Cancel => self.browser.cancel(),
-            _ => {}
-        }
-        Vec::new()
+            Action::Cancel => {
+                self.browser.cancel();
+                None
+            }
+            _ => None,
+        };
+        rank.into_iter().collect()
     }
 
     fn update_normal(&mut self, action: Action) -> Vec<Cmd> {
@@ -385,7 +394,7 @@ impl State {
             }
             Action::Paste(text) if self.focus == Pane::Browser => {
                 self.browser.start_editing(Field::Filter);
-                self.browser.type_text(&text);
+                return self.browser.type_text(&text).into_iter().collect();
             }
             Action::Paste(text) => {
                 self.popup = Some(Popup::Add(AddDialog {
@@ -412,7 +421,7 @@ impl State {
             Action::Refresh => return vec![self.browser.fetch()],
             Action::Cancel if !self.browser.query.is_empty() => {
                 self.browser.query.clear();
-                self.browser.refilter();
+                return self.browser.refilter().into_iter().collect();
             }
             Action::Open => {
                 let source = self
@@ -538,12 +547,20 @@ impl State {
                     self.note_error(&e);
                     e.to_string()
                 });
-                if self.browser.loaded(generation, result) {
-                    if ok {
-                        self.connected();
-                    }
-                    self.dirty = true;
+                let Some(cmds) = self.browser.loaded(generation, result) else {
+                    return Vec::new();
+                };
+                if ok {
+                    self.connected();
                 }
+                self.dirty = true;
+                cmds
+            }
+            Msg::Ranked {
+                generation,
+                matches,
+            } => {
+                self.dirty |= self.browser.ranked(generation, matches);
                 Vec::new()
             }
             Msg::Polled {

@@ -4,10 +4,11 @@
 
 use super::*;
 use crate::api::types::default_failure_statuses;
-use crate::api::{ApiError, Catalogue, TaskResult};
+use crate::api::{ApiError, Catalogue, LoraEntry, TaskResult};
 use crate::msg::{PersistOp, TaskKey};
 use crate::store::watchlist::LastKnown;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::sync::Arc;
 use std::time::Duration;
 
 const NOW: u64 = 1_700_000_000;
@@ -125,6 +126,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Download { .. } => "Download",
             Cmd::Notify { .. } => "Notify",
             Cmd::RememberCategories(_) => "RememberCategories",
+            Cmd::Rank { .. } => "Rank",
             Cmd::Bell => "Bell",
         })
         .collect()
@@ -1361,6 +1363,25 @@ fn report_cases() -> Vec<ReportCase> {
     let poll_once: Setup = |s| {
         s.apply(ok_poll("w-1", "IN_PROGRESS", 40));
     };
+    // Loaded (ranking 1), then `i` (ranking 2) and `n` (ranking 3) typed into the filter.
+    let two_keys: Setup = |s| {
+        let entries = ["ink", "pixel_art"]
+            .map(|model| LoraEntry {
+                model: model.into(),
+                metadata: serde_json::Map::new(),
+            })
+            .to_vec();
+        s.apply(catalogue(
+            0,
+            Ok(Catalogue {
+                entries,
+                skipped: 0,
+            }),
+        ));
+        s.update(Action::FocusFilter);
+        s.update(Action::Type('i'));
+        s.update(Action::Type('n'));
+    };
     vec![
         (
             "the same poll result again",
@@ -1447,6 +1468,24 @@ fn report_cases() -> Vec<ReportCase> {
             false,
         ),
         (
+            "the ranking of a query typed over since",
+            two_keys,
+            Msg::Ranked {
+                generation: 2,
+                matches: Arc::from([0, 1]),
+            },
+            false,
+        ),
+        (
+            "the ranking of the query typed last",
+            two_keys,
+            Msg::Ranked {
+                generation: 3,
+                matches: Arc::from([0]),
+            },
+            true,
+        ),
+        (
             "a finished poll",
             poll_once,
             ok_poll("w-1", "COMPLETED", 100),
@@ -1482,7 +1521,7 @@ fn report_cases() -> Vec<ReportCase> {
 #[test]
 fn reports_redraw_only_when_something_shown_changed() {
     let cases = report_cases();
-    assert_eq!(cases.len(), 14);
+    assert_eq!(cases.len(), 16);
     for (name, setup, msg, redraw) in cases {
         let mut s = state();
         setup(&mut s);

@@ -28,7 +28,14 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         Load::Failed(_) => format!(" · {}/{} (stale)", b.matches.len(), b.entries.len()),
         Load::Loaded => format!(" · {}/{}", b.matches.len(), b.entries.len()),
     };
-    let title = format!(" LoRA models · type {type_label} · cate {cate_label}{count} ");
+    // Drawn only when a ranking took longer than a frame (the event loop waits that long for
+    // it): the count and the rows are still the previous query's.
+    let filtering = if b.filtering() {
+        " · filtering…"
+    } else {
+        ""
+    };
+    let title = format!(" LoRA models · type {type_label} · cate {cate_label}{count}{filtering} ");
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
         .border_style(theme.border(state.is_focused(Pane::Browser)));
@@ -97,6 +104,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 "The service lists no models for these filters.",
                 theme.dim(),
             )),
+            _ if b.filtering() => Line::from(Span::styled("Filtering…", theme.dim())),
             _ => Line::from(Span::styled(
                 format!("No model matches “{}”.", b.query),
                 theme.dim(),

@@ -3,6 +3,7 @@
 
 pub mod opener;
 pub mod poller;
+pub mod ranker;
 pub mod saver;
 
 use crate::api::download::{Downloader, file_name};
@@ -30,6 +31,8 @@ pub struct Setup {
     pub poll_interval: Duration,
     pub max_concurrent_polls: usize,
     pub failure_statuses: Vec<String>,
+    /// How the filter's query is ranked, off the UI loop.
+    pub rank: ranker::RankFn,
 }
 
 /// The App's handles on its workers.
@@ -41,13 +44,14 @@ pub struct Workers {
     polls: mpsc::Sender<poller::PollCmd>,
     persist: mpsc::Sender<PersistOp>,
     catalogue: Option<JoinHandle<()>>,
+    ranker: ranker::RankWorker,
     recent_categories: PathBuf,
     poller: JoinHandle<()>,
     saver: JoinHandle<()>,
 }
 
 impl Workers {
-    /// Starts the poller and the watch-list saver; the others start per request.
+    /// Starts the poller, the watch-list saver and the ranker; the others start per request.
     pub fn start(setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
         let (polls, poll_rx) = mpsc::channel(QUEUE);
         let (persist, persist_rx) = mpsc::channel(QUEUE);
@@ -65,6 +69,7 @@ impl Workers {
             rand::rngs::StdRng::from_os_rng(),
         ));
         let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
+        let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
             client: setup.client,
             downloader: setup.downloader,
@@ -73,6 +78,7 @@ impl Workers {
             polls,
             persist,
             catalogue: None,
+            ranker,
             recent_categories: setup.recent_categories,
             poller,
             saver,
@@ -87,10 +93,12 @@ impl Workers {
             poller,
             saver,
             catalogue,
+            ranker,
             ..
         } = self;
         drop(polls);
         drop(persist);
+        drop(ranker);
         poller.abort();
         if let Some(c) = catalogue {
             c.abort();
@@ -116,6 +124,10 @@ impl Workers {
 
     pub fn persist(&self, op: PersistOp) {
         send(&self.persist, op);
+    }
+
+    pub fn rank(&self, generation: u64, query: String, names: Arc<[Box<str>]>) {
+        self.ranker.rank(generation, query, names);
     }
 
     /// Saves the recently used categories off the UI loop; a failure is reported.

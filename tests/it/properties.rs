@@ -1,11 +1,14 @@
-//! Property tests: what is saved loads back the same; any percent renders within 0..=100.
+//! Property tests: what is saved loads back the same; any percent renders within 0..=100; the
+//! filter's incremental ranking equals a ranking from scratch.
 
 use gendash::api::Secret;
 use gendash::api::TaskKind;
+use gendash::app::filter::{FuzzyFilter, Ranker};
 use gendash::store::config::{self, BaseUrl, FileSettings, Seconds};
 use gendash::store::watchlist::{LastKnown, WatchEntry, WatchStore};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn entry() -> impl Strategy<Value = WatchEntry> {
@@ -167,5 +170,78 @@ proptest! {
         prop_assert_eq!(g.chars().filter(|c| *c == '█' || *c == '░').count(), cells);
         let shown: u32 = g.trim_end_matches('%').rsplit(' ').next().unwrap().parse().unwrap();
         prop_assert!(shown <= 100);
+    }
+}
+
+/// A few thousand names of a few words each: capitals, accents, spaces and backslashes
+/// included, where the query syntax and smart case could make narrowing go wrong.
+fn filter_names() -> Arc<[Box<str>]> {
+    const WORDS: &[&str] = &[
+        "water", "color", "Ink", "wash", "TOWER", "pixel", "art", "café", "ÉTÉ", "noir", "x\\y",
+        "a b", "straße", "wt", "Wax", "tiw",
+    ];
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    (0..6_000)
+        .map(|i| {
+            let mut words = Vec::new();
+            for _ in 0..3 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                words.push(WORDS[(x % WORDS.len() as u64) as usize]);
+            }
+            format!("{}_{}", words.join("_"), i % 89).into_boxed_str()
+        })
+        .collect()
+}
+
+/// A keystroke in the filter field.
+#[derive(Debug, Clone)]
+enum Key {
+    Type(char),
+    Erase(usize),
+    Paste(String),
+}
+
+fn key() -> impl Strategy<Value = Key> {
+    let alphabet = "[aceilnortwxW_ \\\\Éé1]";
+    prop_oneof![
+        6 => alphabet.prop_map(|c: String| Key::Type(c.chars().next().unwrap())),
+        3 => (1usize..4).prop_map(Key::Erase),
+        1 => proptest::string::string_regex(&format!("{alphabet}{{1,4}}"))
+            .unwrap()
+            .prop_map(Key::Paste),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The dashboard's ranker (narrowing the previous matches, reusing earlier rankings,
+    /// ranking in parts on several threads) answers every query of a typing session exactly
+    /// as ranking all the names from scratch does.
+    #[test]
+    fn incremental_ranking_equals_a_full_ranking(keys in proptest::collection::vec(key(), 1..24)) {
+        let names = filter_names();
+        let mut ranker = Ranker::new();
+        let mut full = FuzzyFilter::new();
+        let mut query = String::new();
+        for k in keys {
+            match k {
+                Key::Type(c) => query.push(c),
+                Key::Erase(n) => {
+                    for _ in 0..n {
+                        query.pop();
+                    }
+                }
+                Key::Paste(text) => query.push_str(&text),
+            }
+            let expected: Vec<u32> = full
+                .rank(&query, names.iter().map(|n| &**n))
+                .iter()
+                .map(|r| r.index)
+                .collect();
+            prop_assert_eq!(&*ranker.rank(&query, &names), &expected[..], "query {:?}", query);
+        }
     }
 }

@@ -4,8 +4,9 @@
 use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::Action;
+use gendash::app::filter::Ranker;
 use gendash::app::state::{State, UiSettings};
-use gendash::msg::{Msg, TaskKey};
+use gendash::msg::{Cmd, Msg, TaskKey};
 use gendash::store::watchlist::WatchEntry;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -70,9 +71,24 @@ fn draw(s: &State) -> Terminal<TestBackend> {
     t
 }
 
+/// Types `text` key by key, each keystroke's ranking answered as the ranking worker does.
 fn typed(s: &mut State, text: &str) {
+    let mut ranker = Ranker::new();
     for c in text.chars() {
-        s.update(Action::Type(c));
+        for cmd in s.update(Action::Type(c)) {
+            if let Cmd::Rank {
+                generation,
+                query,
+                names,
+            } = cmd
+            {
+                let matches = ranker.rank(&query, &names);
+                s.apply(Msg::Ranked {
+                    generation,
+                    matches,
+                });
+            }
+        }
     }
 }
 
@@ -173,6 +189,42 @@ fn filtered_with_highlights() {
         hits, "wtr",
         "exactly the matched characters are highlighted"
     );
+}
+
+/// A ranking still out when a frame is drawn (the event loop waits a frame for it): the rows
+/// are the previous query's, and the title says so.
+#[test]
+fn a_ranking_still_out_is_marked() {
+    let mut s = loaded(100, 20, Vec::new());
+    s.update(Action::FocusFilter);
+    typed(&mut s, "w");
+    let cmds = s.update(Action::Type('t'));
+    let text = |s: &State| {
+        let t = draw(s);
+        let buf = t.backend().buffer();
+        let lines: Vec<String> = (0..buf.area.height)
+            .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+            .collect();
+        lines
+    };
+    let screen = text(&s);
+    assert!(screen[0].contains(" · 3/6 · filtering… "), "{}", screen[0]);
+    assert!(screen[1].contains("/wt▏"));
+    let Some(Cmd::Rank {
+        generation,
+        query,
+        names,
+    }) = cmds.into_iter().next()
+    else {
+        panic!("a ranking is asked for")
+    };
+    s.apply(Msg::Ranked {
+        generation,
+        matches: Ranker::new().rank(&query, &names),
+    });
+    let screen = text(&s);
+    assert!(screen[0].contains(" · 2/6 "), "{}", screen[0]);
+    assert!(!screen.concat().contains("filtering"));
 }
 
 #[test]

@@ -1,0 +1,114 @@
+//! The filter's ranking, off the UI loop. One blocking thread ranks what the App asks for, one
+//! request after another; requests that arrived while it was busy are superseded by the newest,
+//! so a burst of keystrokes never queues up stale rankings. The App shows an answer only when
+//! its generation is the latest asked for.
+
+use crate::msg::Msg;
+use std::sync::Arc;
+use std::sync::mpsc as queue;
+use tokio::sync::mpsc;
+
+/// Ranks a query over the names: indices of the matches, best first. The App supplies it
+/// (workers do not know the matcher); it may keep what it learnt between calls, such as the
+/// rankings of shorter queries, since the calls come one at a time and in order.
+pub type RankFn = Box<dyn FnMut(&str, &Arc<[Box<str>]>) -> Arc<[u32]> + Send>;
+
+struct Job {
+    generation: u64,
+    query: String,
+    names: Arc<[Box<str>]>,
+}
+
+/// The App's handle on the ranking thread; dropping it ends the thread.
+pub struct RankWorker {
+    jobs: queue::Sender<Job>,
+}
+
+impl RankWorker {
+    /// Starts the thread, which reports each ranking as a `Msg::Ranked`.
+    pub fn start(mut rank: RankFn, msgs: mpsc::Sender<Msg>) -> Self {
+        // Unbounded, but each waiting request is a query and a pointer to the shared names, and
+        // the thread empties the queue every time it takes a request.
+        let (jobs, waiting) = queue::channel::<Job>();
+        tokio::task::spawn_blocking(move || {
+            while let Ok(mut job) = waiting.recv() {
+                while let Ok(newer) = waiting.try_recv() {
+                    job = newer;
+                }
+                let matches = rank(&job.query, &job.names);
+                let ranked = Msg::Ranked {
+                    generation: job.generation,
+                    matches,
+                };
+                if msgs.blocking_send(ranked).is_err() {
+                    return;
+                }
+            }
+        });
+        RankWorker { jobs }
+    }
+
+    pub fn rank(&self, generation: u64, query: String, names: Arc<[Box<str>]>) {
+        // Fails only when the thread is gone (the App is closing): nothing is left to show.
+        let _ = self.jobs.send(Job {
+            generation,
+            query,
+            names,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    const WAIT: Duration = Duration::from_secs(10);
+
+    async fn next_generation(rx: &mut mpsc::Receiver<Msg>) -> u64 {
+        match tokio::time::timeout(WAIT, rx.recv()).await {
+            Ok(Some(Msg::Ranked { generation, .. })) => generation,
+            other => panic!("expected a ranking, got {other:?}"),
+        }
+    }
+
+    /// While a ranking runs, three more requests arrive: only the newest of them is ranked.
+    #[tokio::test]
+    async fn the_newest_request_supersedes_those_waiting() {
+        let (started, has_started) = queue::channel::<()>();
+        let (release, released) = queue::channel::<()>();
+        let queries = Arc::new(Mutex::new(Vec::<String>::new()));
+        let seen = queries.clone();
+        let rank: RankFn = Box::new(move |query, names| {
+            seen.lock().expect("lock").push(query.to_string());
+            if query == "q1" {
+                started.send(()).expect("test waits");
+                released.recv_timeout(WAIT).expect("released");
+            }
+            (0..names.len() as u32).collect()
+        });
+        let (tx, mut rx) = mpsc::channel(8);
+        let ranker = RankWorker::start(rank, tx);
+        let names: Arc<[Box<str>]> = ["a", "b"].into_iter().map(Box::from).collect();
+        ranker.rank(1, "q1".into(), names.clone());
+        has_started
+            .recv_timeout(WAIT)
+            .expect("the first ranking started");
+        for generation in 2..=4 {
+            ranker.rank(generation, format!("q{generation}"), names.clone());
+        }
+        release.send(()).expect("ranking waits");
+        assert_eq!(next_generation(&mut rx).await, 1);
+        assert_eq!(next_generation(&mut rx).await, 4);
+        assert_eq!(*queries.lock().expect("lock"), ["q1", "q4"]);
+        drop(ranker);
+        assert!(
+            tokio::time::timeout(WAIT, rx.recv())
+                .await
+                .expect("the thread ends")
+                .is_none(),
+            "nothing more is ranked, and the thread ended with its handle"
+        );
+    }
+}
