@@ -1366,10 +1366,7 @@ fn report_cases() -> Vec<ReportCase> {
     // Loaded (ranking 1), then `i` (ranking 2) and `n` (ranking 3) typed into the filter.
     let two_keys: Setup = |s| {
         let entries = ["ink", "pixel_art"]
-            .map(|model| LoraEntry {
-                model: model.into(),
-                metadata: serde_json::Map::new(),
-            })
+            .map(|model| LoraEntry::new(model, &serde_json::Map::new()))
             .to_vec();
         s.apply(catalogue(
             0,
