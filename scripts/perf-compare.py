@@ -1,0 +1,684 @@
+#!/usr/bin/env python3
+"""Compare gendash side by side with what a user would run instead: a curl loop for polling,
+fzf for filtering names. One run measures both sides of each comparison; --runs repeats it and
+the table shows medians over the runs (absolute times on a shared machine are noisy, so the
+ratios are the point).
+
+Build the release binary first; this script builds nothing:
+
+    cargo build --release --locked
+    python3 scripts/perf-compare.py                         # 3 runs, target/release/gendash
+    python3 scripts/perf-compare.py --runs 5 --keys-only path/to/gendash
+
+1. Polling: CPU per poll.
+   curl side: `gendash serve --addr 127.0.0.1:0`, then K (--curls, 200) sequential
+   `curl -s -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" $BASE/ai/image_generation/hold-1`
+   processes; each child's utime + stime comes from os.wait4's rusage. A run's figure is the
+   median over its K processes.
+   gendash side: `python3 scripts/measure-cpu.py --scenario watch --tasks N --seconds S BINARY`
+   (the dashboard watching N `hold-*` tasks at poll_interval = 2 s; its CPU in the window
+   divided by the polls counted at its relay); its "CPU per poll" cell is read back.
+   Ratio: curl ms / gendash ms.
+
+2. Filter keystroke: key to settled screen, over the same 100,000 names.
+   The catalogue is made as measure-cpu.py's --models does (the embedded entries repeated with
+   numbered names); fzf reads its names, one per line, on stdin (`fzf --no-mouse < names.txt`),
+   the dashboard gets them from `gendash serve --catalogue FILE`. Each tool runs in a 140x45
+   pseudo-terminal whose output is read continuously, with a clean environment (PATH,
+   TERM=xterm-256color, and HOME, XDG_*_HOME, TMPDIR in a private directory). Once all names are
+   in (fzf's counter shows 100000/100000; the dashboard's status bar "100000 models", then `/`
+   focuses its filter), the query (--query, 13 letters) is typed and erased key by key, ten
+   times (--rounds): 260 keystrokes, backspace being DEL (0x7f). For each key: the time from
+   writing it to the last output byte before the output has been quiet for 50 ms (--quiet-ms),
+   and only once the screen shows that key's result (the query in the prompt / filter line and a
+   final match count: no fzf progress percentage, no "filtering…"); at most 2 s a key
+   (--key-timeout). The next key is written only then. A run's figures are the median and p95
+   (nearest rank) of its keystrokes. fzf is quit with Esc, the dashboard with Esc then `q`.
+   Ratio: fzf / gendash.
+
+Every wait is bounded, the whole run is bounded by an alarm (--max-total), and every process
+started is stopped on every way out (including Ctrl-C, SIGTERM and the alarm). fzf must be on
+PATH (Debian: `apt-get install -y fzf`); without it the keystroke comparison is skipped and the
+output says so. Only the Python 3 standard library is used; Linux only (/proc, pidfd).
+"""
+
+import argparse
+import contextlib
+import fcntl
+import importlib.util
+import json
+import math
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MEASURE_CPU = os.path.join(REPO, "scripts", "measure-cpu.py")
+QUIT_TIMEOUT = 10.0
+READY_TIMEOUT = 60.0
+CURL_TIMEOUT = 10.0
+
+
+def _load_measure_cpu():
+    spec = importlib.util.spec_from_file_location("measure_cpu", MEASURE_CPU)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mc = _load_measure_cpu()  # Screen, private_env, start_service, stop, write_catalogue, cpu_model
+
+
+def log(msg):
+    print(f"perf-compare: {msg}", file=sys.stderr, flush=True)
+
+
+class Failed(Exception):
+    pass
+
+
+class Interrupted(BaseException):
+    """SIGTERM / SIGHUP: unwinds like Ctrl-C so every clean-up runs."""
+
+
+# --- statistics ----------------------------------------------------------------------------
+
+
+def p95(values):
+    """Nearest-rank 95th percentile."""
+    s = sorted(values)
+    return s[max(0, math.ceil(0.95 * len(s)) - 1)]
+
+
+def fmt_ms(v, digits=2):
+    return f"{v:.{digits}f} ms"
+
+
+def runs_note(values, digits=2):
+    return "runs " + ", ".join(f"{v:.{digits}f}" for v in values)
+
+
+# --- processes -----------------------------------------------------------------------------
+
+
+def stop_process(proc, first_signal, timeout=QUIT_TIMEOUT):
+    """Signal, wait (bounded), then SIGKILL. Never raises for an already-gone process."""
+    if proc.poll() is not None:
+        return proc.returncode
+    try:
+        proc.send_signal(first_signal)
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)
+    except ProcessLookupError:
+        pass
+    return proc.returncode
+
+
+def start_service(binary, env, stack, catalogue=None):
+    serve, base, token = mc.start_service(binary, env, catalogue)
+    stack.callback(stop_process, serve, signal.SIGINT)
+    return base, token
+
+
+def descendants(pid):
+    """Pids whose ancestry leads to `pid` (read from /proc), with their start times."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        rest = stat[stat.rindex(b")") + 2 :].split()
+        children.setdefault(int(rest[1]), []).append((int(entry), rest[19]))  # ppid, starttime
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
+
+
+def kill_if_same(pid, starttime):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        if stat[stat.rindex(b")") + 2 :].split()[19] == starttime:
+            os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+
+
+# --- 1. polling: a curl loop against the dashboard -----------------------------------------
+
+
+def curl_cpu_per_poll(binary, curl, k, env, stack):
+    """K sequential curl processes polling one held task; returns the CPU ms of each."""
+    base, token = start_service(binary, env, stack)
+    url = base.rstrip("/") + "/ai/image_generation/hold-1"
+    header = f"Authorization: Bearer {token}"
+    check = subprocess.run([curl, "-s", "-X", "POST", "-H", header, url], env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=CURL_TIMEOUT)
+    if check.returncode != 0 or b"IN_PROGRESS" not in check.stdout:
+        raise Failed(f"curl against {url} did not return the held task (exit "
+                     f"{check.returncode}): {check.stdout[:200]!r}")
+    argv = [curl, "-s", "-o", "/dev/null", "-X", "POST", "-H", header, url]
+    null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, mode, 0)
+            for fd, mode in ((0, os.O_RDONLY), (1, os.O_WRONLY), (2, os.O_WRONLY))]
+    times = []
+    for _ in range(k):
+        pid = os.posix_spawn(curl, argv, env, file_actions=null)
+        reaped = False
+        try:
+            pidfd = os.pidfd_open(pid)
+            try:
+                ready, _, _ = select.select([pidfd], [], [], CURL_TIMEOUT)
+            finally:
+                os.close(pidfd)
+            if not ready:
+                os.kill(pid, signal.SIGKILL)
+            _, status, usage = os.wait4(pid, 0)
+            reaped = True
+        finally:
+            if not reaped:  # interrupted (alarm, signal): no curl outlives the script
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                    os.wait4(pid, 0)
+        if not ready:
+            raise Failed(f"a curl poll took longer than {CURL_TIMEOUT:g} s")
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise Failed(f"curl exited {os.waitstatus_to_exitcode(status)}")
+        times.append((usage.ru_utime + usage.ru_stime) * 1000.0)
+    return times
+
+
+def measure_cpu_bound(opts):
+    """How long measure-cpu.py may take, by its own alarm's formula, plus slack."""
+    per = 10 + 30 + 3 + opts.seconds + 2 * 10 + 30
+    return per + 30 * (1 + opts.tasks // 500) + 30
+
+
+def gendash_cpu_per_poll(binary, opts, stack):
+    """Runs measure-cpu.py's watch scenario; returns (ms per poll, the row's cells)."""
+    argv = [sys.executable, MEASURE_CPU, "--scenario", "watch", "--tasks", str(opts.tasks),
+            "--seconds", f"{opts.seconds:g}", binary]
+    # Its own process group, so a signal to ours (Ctrl-C, `timeout`) reaches only this script,
+    # which then sends it SIGINT: measure-cpu's clean-up runs on KeyboardInterrupt (SIGINT is
+    # reset to its default in case this script was started with it ignored).
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=os.environ.copy(), process_group=0,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+    def cleanup():
+        if proc.poll() is not None:
+            return
+        # Its own finally blocks quit the dashboard and stop the service on SIGINT; whatever
+        # outlives it is killed.
+        family = descendants(proc.pid)
+        log("stopping measure-cpu.py (SIGINT)")
+        stop_process(proc, signal.SIGINT, timeout=2 * QUIT_TIMEOUT + 5)
+        for pid, start in family:
+            kill_if_same(pid, start)
+
+    stack.callback(cleanup)
+    try:
+        out, err = proc.communicate(timeout=measure_cpu_bound(opts))
+    except subprocess.TimeoutExpired:
+        raise Failed(f"measure-cpu.py took longer than {measure_cpu_bound(opts):.0f} s")
+    out, err = out.decode(errors="replace"), err.decode(errors="replace")
+    if proc.returncode != 0:
+        raise Failed(f"measure-cpu.py exited {proc.returncode}: {err.strip()[-800:]}")
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in out.splitlines() if line.startswith("|")]
+    if len(rows) < 3 or "CPU per poll" not in rows[0]:
+        raise Failed(f"no table with a 'CPU per poll' column in measure-cpu.py's output:\n{out}")
+    header, row = rows[0], rows[2]
+    cell = row[header.index("CPU per poll")]
+    m = re.match(r"([0-9.]+) ms \((\d+) polls counted", cell)
+    if not m:
+        raise Failed(f"cannot read a counted CPU per poll from {cell!r}")
+    return float(m.group(1)), dict(zip(header, row))
+
+
+# --- 2. filter keystrokes in a pseudo-terminal ---------------------------------------------
+
+
+class Tty:
+    """A program on a pty of cols x rows; output is read continuously (and fed to a Screen
+    only when quiet, so parsing never delays the timestamp of a read)."""
+
+    def __init__(self, argv, env, opts, stdin=None):
+        self.cols, self.rows = opts.cols, opts.rows
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", self.rows, self.cols, 0, 0))
+
+        def controlling_tty():  # after setsid: the pty becomes the controlling terminal
+            fcntl.ioctl(1, termios.TIOCSCTTY, 0)
+
+        try:
+            self.proc = subprocess.Popen(argv, stdin=slave if stdin is None else stdin,
+                                         stdout=slave, stderr=slave, env=env,
+                                         start_new_session=True, preexec_fn=controlling_tty,
+                                         close_fds=True)
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        self.master = master
+        self.screen = mc.Screen(self.cols, self.rows)
+        self.pending = []
+        self.closed = False
+
+    def read_once(self, timeout):
+        """Waits up to `timeout` for output; returns the time it was read, or None."""
+        if self.closed:
+            time.sleep(max(0.0, timeout))
+            return None
+        ready, _, _ = select.select([self.master], [], [], max(0.0, timeout))
+        if not ready:
+            return None
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # EIO: the program closed its side
+            data = b""
+        now = time.monotonic()
+        if not data:
+            self.closed = True
+            return None
+        self.pending.append(data)
+        return now
+
+    def text(self):
+        if self.pending:
+            self.screen.feed(b"".join(self.pending))
+            self.pending.clear()
+        return self.screen.text()
+
+    def lines(self):
+        return self.text().split("\n")
+
+    def wait_for(self, cond, timeout):
+        end = time.monotonic() + timeout
+        while True:
+            if cond():
+                return True
+            if time.monotonic() >= end or self.proc.poll() is not None:
+                return cond()
+            self.read_once(min(0.05, end - time.monotonic()))
+
+    def quiet(self, quiet_s, bound):
+        """Reads until nothing has come for `quiet_s` (at most `bound`)."""
+        end = time.monotonic() + bound
+        last = time.monotonic()
+        while True:
+            now = time.monotonic()
+            if now - last >= quiet_s or now >= end:
+                return now - last >= quiet_s
+            t = self.read_once(min(last + quiet_s, end) - now)
+            if t is not None:
+                last = t
+
+    def key(self, data, settled, quiet_s, bound):
+        """Writes `data`; returns (seconds to the last output byte before quiet_s of quiet with
+        `settled(self)` true, or None if nothing came; whether it settled within `bound`)."""
+        t0 = time.monotonic()
+        os.write(self.master, data)
+        end = t0 + bound
+        last = checked = None
+        while True:
+            now = time.monotonic()
+            if now >= end or self.closed:
+                break
+            if last is not None and last != checked and now - last >= quiet_s:
+                checked = last
+                if settled(self):
+                    return last - t0, True
+                continue
+            wait = end - now if last is None or last == checked else last + quiet_s - now
+            t = self.read_once(min(wait, end - now))
+            if t is not None:
+                last = t
+        return (None if last is None else last - t0), False
+
+    def close(self, quit_keys):
+        try:
+            for k in quit_keys:
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    os.write(self.master, k)
+                except OSError:
+                    break
+                self.quiet(0.1, 1.0)
+            end = time.monotonic() + QUIT_TIMEOUT
+            while self.proc.poll() is None and time.monotonic() < end:
+                self.read_once(0.05)
+            return stop_process(self.proc, signal.SIGTERM)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(timeout=QUIT_TIMEOUT)
+            os.close(self.master)
+
+
+def keystrokes(query, rounds):
+    """(bytes to write, the query after it) for `rounds` rounds of typing and erasing."""
+    keys = []
+    for _ in range(rounds):
+        keys += [(c.encode(), query[: i + 1]) for i, c in enumerate(query)]
+        keys += [(b"\x7f", query[:i]) for i in range(len(query) - 1, -1, -1)]
+    return keys
+
+
+def type_session(tty, keys, settled_for, opts):
+    """Types every key; returns (latencies in ms, keys that never settled, keys with no output,
+    the match count shown with the whole query)."""
+    latencies, unsettled, silent, full_count = [], 0, 0, None
+    for data, query in keys:
+        tty.quiet(opts.quiet_ms / 1000.0, opts.key_timeout)
+        latency, ok = tty.key(data, settled_for(query), opts.quiet_ms / 1000.0, opts.key_timeout)
+        if tty.proc.poll() is not None:
+            raise Failed(f"the program exited while typing (status {tty.proc.returncode})")
+        if latency is None:
+            silent += 1
+            continue
+        if not ok:
+            unsettled += 1
+        latencies.append(latency * 1000.0)
+        if query == opts.query and full_count is None:
+            full_count = settled_for.count(tty)
+    return latencies, unsettled, silent, full_count
+
+
+class FzfSettled:
+    """fzf shows `query`: the prompt (last row) is `> query`, and the info row above it holds a
+    final `M/N` count (no progress percentage)."""
+
+    INFO = re.compile(r"^\s*(\d+)/(\d+)(?:\s|$)")
+
+    def __init__(self, total):
+        self.total = total
+
+    def __call__(self, query):
+        def settled(tty):
+            lines = tty.lines()
+            m = self.INFO.match(lines[-2])
+            return (lines[-1].rstrip() == f"> {query}".rstrip() and m is not None
+                    and int(m.group(2)) == self.total and "%" not in lines[-2])
+        return settled
+
+    def count(self, tty):
+        m = self.INFO.match(tty.lines()[-2])
+        return int(m.group(1)) if m else None
+
+
+class GendashSettled:
+    """The dashboard shows `query`: its filter line is `/query▏`, the browser's title holds the
+    count `M/N` and no "filtering…"."""
+
+    TITLE = re.compile(r"LoRA models · .*· (\d+)/(\d+) ")
+
+    def __init__(self, total):
+        self.total = total
+
+    def __call__(self, query):
+        field = f"│/{query}▏"
+
+        def settled(tty):
+            text = tty.text()
+            m = self.TITLE.search(text)
+            return (field in text and m is not None and int(m.group(2)) == self.total
+                    and "filtering…" not in text)
+        return settled
+
+    def count(self, tty):
+        m = self.TITLE.search(tty.text())
+        return int(m.group(1)) if m else None
+
+
+def fzf_keys(fzf, names_file, env, opts, stack):
+    with open(names_file, "rb") as names:
+        tty = Tty([fzf, "--no-mouse"], env, opts, stdin=names)
+    stack.callback(tty.close, [b"\x1b"])
+    settled = FzfSettled(opts.models)
+    if not tty.wait_for(lambda: settled("")(tty), READY_TIMEOUT):
+        raise Failed(f"fzf did not show {opts.models}/{opts.models} within {READY_TIMEOUT:g} s; "
+                     f"screen:\n{screen_dump(tty)}")
+    tty.quiet(0.5, 5.0)
+    return type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
+
+
+def gendash_keys(binary, catalogue, env, opts, stack):
+    base, token = start_service(binary, env, stack, catalogue)
+    tty = Tty([binary], dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token), opts)
+    stack.callback(tty.close, [b"\x1b", b"q"])
+    shown = f" {opts.models} models "
+    if not tty.wait_for(lambda: shown in tty.text(), READY_TIMEOUT):
+        raise Failed(f"the dashboard did not show{shown}within {READY_TIMEOUT:g} s; screen:\n"
+                     f"{screen_dump(tty)}")
+    tty.quiet(0.5, 5.0)
+    settled = GendashSettled(opts.models)
+    _, ok = tty.key(b"/", settled(""), opts.quiet_ms / 1000.0, 5.0)
+    if not ok:
+        raise Failed(f"`/` did not focus the filter; screen:\n{screen_dump(tty)}")
+    return type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
+
+
+def screen_dump(tty):
+    return "\n".join(line.rstrip() for line in tty.lines() if line.strip())
+
+
+def make_catalogue(binary, env, n):
+    catalogue = os.path.join(env["TMPDIR"], "catalogue.json")
+    mc.write_catalogue(binary, env, catalogue, n)
+    with open(catalogue) as f:
+        names = [e["model"] for e in json.load(f)]
+    names_file = os.path.join(env["TMPDIR"], "names.txt")
+    with open(names_file, "w") as f:
+        f.write("".join(name + "\n" for name in names))
+    return catalogue, names_file
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def version(argv):
+    try:
+        r = subprocess.run(argv, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+        return r.stdout.decode(errors="replace").splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "unknown version"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("binary", nargs="?", default=None,
+                   help="the gendash binary (default: target/release/gendash in the repository)")
+    p.add_argument("--runs", type=int, default=3, help="runs of each comparison (3)")
+    p.add_argument("--tasks", type=int, default=1000,
+                   help="held tasks the dashboard watches in the polling comparison (1000)")
+    p.add_argument("--seconds", type=float, default=30.0,
+                   help="measure-cpu.py's window for the dashboard, seconds (30)")
+    p.add_argument("--curls", type=int, default=200, help="curl processes per run (200)")
+    only = p.add_mutually_exclusive_group()
+    only.add_argument("--keys-only", action="store_true", help="only the fzf comparison")
+    only.add_argument("--polls-only", action="store_true", help="only the curl comparison")
+    p.add_argument("--models", type=int, default=100000, help="names to filter (100000)")
+    p.add_argument("--query", default="watercolorlit",
+                   help="the query typed and erased (default watercolorlit, 13 letters)")
+    p.add_argument("--rounds", type=int, default=10, help="times the query is typed and erased")
+    p.add_argument("--quiet-ms", type=float, default=50.0,
+                   help="output silence that counts as a settled screen, ms (50)")
+    p.add_argument("--key-timeout", type=float, default=2.0,
+                   help="longest wait for one keystroke to settle, seconds (2)")
+    p.add_argument("--cols", type=int, default=140)
+    p.add_argument("--rows", type=int, default=45)
+    p.add_argument("--max-total", type=int, default=None,
+                   help="bound on the whole run, seconds (default: from the options)")
+    opts = p.parse_args()
+    if min(opts.runs, opts.tasks, opts.curls, opts.models, opts.rounds) < 1 or opts.seconds <= 0:
+        p.error("--runs, --tasks, --seconds, --curls, --models and --rounds must be positive")
+    if not opts.query or not opts.query.isalnum() or not opts.query.isascii():
+        p.error("--query must be ASCII letters or digits")
+
+    binary = os.path.abspath(opts.binary or os.path.join(REPO, "target", "release", "gendash"))
+    if not os.access(binary, os.X_OK):
+        p.error(f"{binary} is not an executable; run `cargo build --release --locked` first")
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    do_polls, do_keys = not opts.keys_only, not opts.polls_only
+    curl = shutil.which("curl", path=path)
+    fzf = shutil.which("fzf", path=path)
+    if do_polls and not curl:
+        p.error("curl is not on PATH (Debian: apt-get install -y curl)")
+    skipped_keys = None
+    if do_keys and not fzf:
+        skipped_keys = "fzf is not on PATH (Debian: `apt-get install -y fzf`): keystrokes skipped"
+        log(skipped_keys)
+        do_keys = False
+    if not (do_polls or do_keys):
+        return 1
+
+    nkeys = 2 * len(opts.query) * opts.rounds
+    per_run = 0.0
+    if do_polls:
+        per_run += measure_cpu_bound(opts) + 30 + opts.curls * 0.5
+    if do_keys:
+        per_run += 2 * (2 * READY_TIMEOUT + 2 * QUIT_TIMEOUT + nkeys * 0.5)
+    max_total = opts.max_total or int(120 + per_run * opts.runs)
+
+    def alarm(_sig, _frame):
+        raise Failed(f"the run exceeded its {max_total} s bound (--max-total)")
+
+    def terminate(sig, _frame):
+        raise Interrupted(f"signal {sig}")
+
+    signal.signal(signal.SIGALRM, alarm)
+    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGHUP, terminate)
+    signal.alarm(max_total)
+    log(f"{opts.runs} run(s), bounded by {max_total} s")
+
+    curl_runs, gendash_poll_runs, poll_rates = [], [], []
+    key_runs = {"fzf": [], "gendash": []}
+    notes = []
+    root = tempfile.mkdtemp(prefix="gendash-compare-")
+    try:
+        env = mc.private_env(os.path.join(root, "env"), path)
+        catalogue = names_file = None
+        if do_keys:
+            log(f"writing a {opts.models}-entry catalogue and its names")
+            catalogue, names_file = make_catalogue(binary, env, opts.models)
+        for run in range(1, opts.runs + 1):
+            if do_polls:
+                log(f"run {run}: {opts.curls} curl polls")
+                with contextlib.ExitStack() as stack:
+                    times = curl_cpu_per_poll(binary, curl, opts.curls, env, stack)
+                curl_runs.append(statistics.median(times))
+                log(f"run {run}: curl median {curl_runs[-1]:.3f} ms CPU per poll "
+                    f"(mean {statistics.fmean(times):.3f} ms)")
+                log(f"run {run}: the dashboard with {opts.tasks} held tasks, "
+                    f"{opts.seconds:g} s window (measure-cpu.py)")
+                with contextlib.ExitStack() as stack:
+                    per_poll, row = gendash_cpu_per_poll(binary, opts, stack)
+                gendash_poll_runs.append(per_poll)
+                poll_rates.append(row.get("% of a core", "?"))
+                log(f"run {run}: gendash {per_poll:.3f} ms CPU per poll "
+                    f"({row.get('CPU per poll')}, {row.get('% of a core')} of a core)")
+            if do_keys:
+                for tool in ("fzf", "gendash"):
+                    log(f"run {run}: {nkeys} keystrokes in {tool}")
+                    with contextlib.ExitStack() as stack:
+                        if tool == "fzf":
+                            lat, unsettled, silent, count = fzf_keys(fzf, names_file, env, opts,
+                                                                     stack)
+                        else:
+                            lat, unsettled, silent, count = gendash_keys(binary, catalogue, env,
+                                                                         opts, stack)
+                    if not lat:
+                        raise Failed(f"{tool} answered none of the {nkeys} keystrokes")
+                    key_runs[tool].append((statistics.median(lat), p95(lat), max(lat), count))
+                    if unsettled or silent:
+                        notes.append(f"run {run}, {tool}: {unsettled} keystrokes did not reach "
+                                     f"the expected screen within {opts.key_timeout:g} s, "
+                                     f"{silent} drew nothing")
+                    log(f"run {run}: {tool} median {statistics.median(lat):.2f} ms, "
+                        f"p95 {p95(lat):.2f} ms, max {max(lat):.2f} ms; {count} matches "
+                        f"for {opts.query!r}" + (f"; {unsettled} unsettled, {silent} silent"
+                                                 if unsettled or silent else ""))
+    except (Failed, KeyboardInterrupt, Interrupted) as e:
+        log(f"FAILED: {type(e).__name__}" + (f": {e}" if str(e) else ""))
+        return 1
+    finally:
+        signal.alarm(0)
+        shutil.rmtree(root, ignore_errors=True)
+
+    print_table(opts, binary, curl, fzf, curl_runs, gendash_poll_runs, key_runs, notes,
+                skipped_keys, nkeys)
+    return 0
+
+
+def print_table(opts, binary, curl, fzf, curl_runs, gendash_poll_runs, key_runs, notes,
+                skipped_keys, nkeys):
+    print("| what | gendash | the other tool | ratio |")
+    print("|---|---|---|---|")
+    if curl_runs:
+        g, c = statistics.median(gendash_poll_runs), statistics.median(curl_runs)
+        print(f"| CPU per poll of a task's status: the dashboard watching {opts.tasks:,} held "
+              f"tasks at `poll_interval = 2` vs a loop of `curl -s -X POST …/hold-1` processes "
+              f"| {fmt_ms(g, 3)} ({runs_note(gendash_poll_runs, 3)}) "
+              f"| curl: {fmt_ms(c, 2)} ({runs_note(curl_runs, 2)}) "
+              f"| **{c / g:.0f}×** less CPU (curl ÷ gendash) |")
+    if key_runs["gendash"]:
+        for label, i in (("median", 0), ("p95", 1)):
+            g = statistics.median(r[i] for r in key_runs["gendash"])
+            f = statistics.median(r[i] for r in key_runs["fzf"])
+            print(f"| filter keystroke over {opts.models:,} names, key to settled screen, "
+                  f"{label} ({nkeys} keys: `{opts.query}` typed and erased {opts.rounds}×) "
+                  f"| {fmt_ms(g, 1)} ({runs_note([r[i] for r in key_runs['gendash']], 1)}) "
+                  f"| fzf: {fmt_ms(f, 1)} ({runs_note([r[i] for r in key_runs['fzf']], 1)}) "
+                  f"| {f / g:.2f} (fzf ÷ gendash) |")
+    print()
+    runs = len(curl_runs) or len(key_runs["gendash"])
+    parts = [f"Measured by `scripts/perf-compare.py` with {os.path.relpath(binary, REPO)}, "
+             f"median of {runs} runs; {os.cpu_count()} CPUs, {mc.cpu_model()}."]
+    if curl_runs:
+        parts.append(f"Polling: utime + stime of each of {opts.curls} sequential {version([curl, '--version']).split(' (')[0]} "
+                     f"processes per run (wait4 rusage; a run's figure is their median) against "
+                     f"`gendash serve` on loopback, vs the dashboard's CPU per counted poll from "
+                     f"`scripts/measure-cpu.py --scenario watch --tasks {opts.tasks} --seconds "
+                     f"{opts.seconds:g}`; the service's own CPU is in neither.")
+    if key_runs["gendash"]:
+        counts = (f"{key_runs['fzf'][0][3]} (fzf) and {key_runs['gendash'][0][3]} (gendash) "
+                  f"matches for the whole query")
+        parts.append(f"Keystrokes: each tool in a {opts.cols}x{opts.rows} pseudo-terminal read "
+                     f"continuously, clean environment, TERM=xterm-256color; a keystroke's time "
+                     f"runs from writing the key to the last output byte before "
+                     f"{opts.quiet_ms:g} ms of silence, once the screen shows its result "
+                     f"(fzf {version([fzf, '--version'])} `--no-mouse < names.txt`; the "
+                     f"dashboard against `gendash serve --catalogue`, filter focused with `/`); "
+                     f"{counts}.")
+    if skipped_keys:
+        parts.append(skipped_keys + ".")
+    print(" ".join(parts))
+    for note in notes:
+        print(f"Note: {note}.")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
