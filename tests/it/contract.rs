@@ -471,13 +471,7 @@ async fn too_many_requests_carries_retry_after_capped() {
 
 #[tokio::test]
 async fn redirects_to_another_origin_are_not_followed_and_get_no_token() {
-    let other = fault_server(Fault::Raw(response(
-        "200 OK",
-        "application/json",
-        "",
-        r#"{"data": []}"#,
-    )))
-    .await;
+    let other = common::empty_catalogue_server().await;
     let raw = format!(
         "HTTP/1.1 307 Temporary Redirect\r\nLocation: {}lora/\r\nContent-Length: 0\r\n\r\n",
         other.url()

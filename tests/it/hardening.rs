@@ -458,13 +458,7 @@ async fn the_token_leaks_nowhere() {
         &hostile_task_body(CANARY),
     )))
     .await;
-    let other = fault_server(Fault::Raw(response(
-        "200 OK",
-        "application/json",
-        "",
-        r#"{"data": []}"#,
-    )))
-    .await;
+    let other = common::empty_catalogue_server().await;
     let redirect = fault_server(Fault::Raw(format!(
         "HTTP/1.1 302 Found\r\nLocation: {}lora/\r\nContent-Length: 0\r\n\r\n",
         other.url()

@@ -146,6 +146,17 @@ async fn read_head(stream: &mut TcpStream) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
+/// A server that answers any request with an empty catalogue (the other origin of redirect tests).
+pub async fn empty_catalogue_server() -> FaultServer {
+    fault_server(Fault::Raw(response(
+        "200 OK",
+        "application/json",
+        "",
+        r#"{"data": []}"#,
+    )))
+    .await
+}
+
 pub async fn fault_server(fault: Fault) -> FaultServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
