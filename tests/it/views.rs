@@ -322,18 +322,37 @@ fn no_color_uses_no_colours() {
     }
 }
 
-/// Every size from 0x0 to 250x80, with the watch list, a popup and a filter on screen: each
-/// renders, the geometry the clicks use is the drawn screen's, and wherever there is room the
-/// panes and the popup are actually drawn.
+/// Every size from 0x0 to 250x80 (in four bands of widths, so the bands run in parallel), with
+/// the watch list, a popup and a filter on screen: each renders, the geometry the clicks use is
+/// the drawn screen's, and wherever there is room the panes and the popup are actually drawn.
 #[test]
-fn every_size_renders_without_panic() {
+fn every_size_renders_without_panic_widths_0_to_62() {
+    sizes_render(0..=62);
+}
+
+#[test]
+fn every_size_renders_without_panic_widths_63_to_125() {
+    sizes_render(63..=125);
+}
+
+#[test]
+fn every_size_renders_without_panic_widths_126_to_188() {
+    sizes_render(126..=188);
+}
+
+#[test]
+fn every_size_renders_without_panic_widths_189_to_250() {
+    sizes_render(189..=250);
+}
+
+fn sizes_render(widths: std::ops::RangeInclusive<u16>) {
     let mut s = watching();
     s.update(Action::FocusFilter);
     typed(&mut s, "wat");
     s.update(Action::Cancel);
     let mut with_help = watching();
     with_help.update(Action::ToggleHelp);
-    for width in 0..=250u16 {
+    for width in widths {
         for height in 0..=80u16 {
             for (help, state) in [(false, &mut s), (true, &mut with_help)] {
                 state.update(Action::Resize { width, height });
