@@ -9,15 +9,16 @@ use std::path::{Path, PathBuf};
 /// `app` that `ui` may read: `State` and, re-exported there, its sub-types.
 const RULES: &[(&str, &[&str])] = &[
     ("api", &[]),
+    ("progress", &[]),
     ("store", &["api"]),
     ("msg", &["api", "store"]),
     ("workers", &["msg", "store", "api"]),
-    ("ui", &["app::state", "api"]),
+    ("ui", &["app::state", "api", "progress"]),
     ("terminal", &["api"]),
     (
         "app",
         &[
-            "ui", "workers", "msg", "store", "api", "terminal", "testing",
+            "ui", "workers", "msg", "store", "api", "terminal", "testing", "progress",
         ],
     ),
     ("server", &["api"]),
@@ -25,7 +26,9 @@ const RULES: &[(&str, &[&str])] = &[
     ("testing", &["store", "api"]),
     (
         "cli",
-        &["app", "server", "store", "api", "testing", "logging"],
+        &[
+            "app", "server", "store", "api", "testing", "logging", "progress",
+        ],
     ),
 ];
 
