@@ -43,6 +43,10 @@ impl Settings {
                 format!("{}s", self.poll_interval.as_secs_f64()),
             ),
             (
+                "stall_after",
+                format!("{}s", self.stall_after.as_secs_f64()),
+            ),
+            (
                 "request_timeout",
                 format!("{}s", self.request_timeout.as_secs_f64()),
             ),

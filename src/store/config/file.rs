@@ -17,6 +17,7 @@ pub struct FileSettings {
     pub token_file: Option<PathBuf>,
     pub token_command: Option<CommandSpec>,
     pub poll_interval: Option<Seconds>,
+    pub stall_after: Option<Seconds>,
     pub request_timeout: Option<Seconds>,
     pub failure_statuses: Option<Vec<String>>,
     pub allow_insecure_http: Option<bool>,

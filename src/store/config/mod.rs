@@ -25,6 +25,8 @@ use std::time::Duration;
 use url::Url;
 
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
+/// A running task whose percent has not moved for this long is shown as stalled.
+pub const DEFAULT_STALL_AFTER: Duration = Duration::from_secs(300);
 pub const DEFAULT_MAX_CONCURRENT_POLLS: usize = 8;
 
 /// Where a resolved value came from.
@@ -77,6 +79,7 @@ pub struct Settings {
     pub token: Option<Secret>,
     pub token_origin: Option<TokenOrigin>,
     pub poll_interval: Duration,
+    pub stall_after: Duration,
     pub request_timeout: Duration,
     pub failure_statuses: Vec<String>,
     pub allow_insecure_http: bool,

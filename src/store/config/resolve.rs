@@ -5,8 +5,8 @@ use super::file::{FileSettings, config_path, parse};
 use super::token::{loose_permissions, resolve_token};
 use super::values::{BaseUrl, Seconds};
 use super::{
-    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, EnvLookup, Overrides,
-    Settings, Source,
+    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER,
+    EnvLookup, Overrides, Settings, Source,
 };
 use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
 use crate::api::types::default_failure_statuses;
@@ -92,6 +92,9 @@ pub fn resolve_from(
     let poll_interval = Layer::at(&mut sources, "poll_interval", &psrc)
         .opt(None, prof.and_then(|p| p.poll_interval), file.poll_interval)
         .map_or(DEFAULT_POLL_INTERVAL, |s| s.0);
+    let stall_after = Layer::at(&mut sources, "stall_after", &psrc)
+        .opt(None, prof.and_then(|p| p.stall_after), file.stall_after)
+        .map_or(DEFAULT_STALL_AFTER, |s| s.0);
     let failure_statuses = Layer::at(&mut sources, "failure_statuses", &psrc)
         .opt(
             None,
@@ -156,6 +159,7 @@ pub fn resolve_from(
         token,
         token_origin,
         poll_interval,
+        stall_after,
         request_timeout,
         failure_statuses,
         allow_insecure_http,

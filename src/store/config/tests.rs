@@ -19,6 +19,7 @@ const FILE: &str = r#"
 base_url = "https://top.example"
 token = "top-token"
 poll_interval = 3
+stall_after = 120
 
 [profiles.work]
 base_url = "https://work.example/api/v1/"
@@ -32,6 +33,7 @@ fn precedence_flags_env_profile_top() {
     assert_eq!(s.base_url.expect("set").as_str(), "https://top.example/");
     assert_eq!(s.sources["base_url"], Source::TopLevel);
     assert_eq!(s.poll_interval, Duration::from_secs(3));
+    assert_eq!(s.stall_after, Duration::from_secs(120));
 
     let o = Overrides {
         profile: Some("work".into()),
