@@ -10,6 +10,12 @@ pub const CAP: Duration = Duration::from_secs(60);
 /// The longest `Retry-After` we honour; a larger value is taken as this.
 pub const RETRY_AFTER_CAP: Duration = Duration::from_secs(300);
 
+/// First retry after the service said it does not know a task: it may be registered late, so
+/// it is asked again, slowly.
+pub const LOOKUP_BASE: Duration = Duration::from_secs(15);
+/// Retries of an unknown task never wait longer than this.
+pub const LOOKUP_CAP: Duration = Duration::from_secs(300);
+
 /// Delay before the next attempt after `failures` consecutive failures (1 for the first):
 /// exponential growth from `base`, capped at `cap`, with "equal jitter" (half fixed, half random)
 /// so a thousand clients that failed together do not retry together.

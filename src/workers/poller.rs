@@ -14,7 +14,7 @@
 //! in two binary heaps (preferred, others) by due time; a task whose due time or class changes
 //! gets a new entry and its old one, now stale, is skipped when it surfaces.
 
-use crate::api::backoff::retry_delay;
+use crate::api::backoff::{LOOKUP_BASE, LOOKUP_CAP, backoff_delay, retry_delay};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::msg::{Msg, TaskKey};
@@ -266,6 +266,15 @@ impl Schedule {
             Err(e) if e.is_retryable() => {
                 slot.failures += 1;
                 let delay = retry_delay(slot.failures, e.retry_after(), rng).max(self.interval);
+                slot.due = now + delay;
+                Some(delay)
+            }
+            Err(ApiError::Lookup { .. }) => {
+                // The service does not know the task (yet): tasks can be registered late, so it
+                // is asked again on a slow, capped backoff rather than given up on.
+                slot.failures += 1;
+                let delay = backoff_delay(slot.failures, LOOKUP_BASE, LOOKUP_CAP, rng)
+                    .max(self.interval);
                 slot.due = now + delay;
                 Some(delay)
             }
@@ -550,9 +559,6 @@ mod tests {
                 status: 401,
                 excerpt: String::new(),
             },
-            ApiError::Lookup {
-                description: "no such task".into(),
-            },
             ApiError::Http {
                 status: 400,
                 excerpt: String::new(),
@@ -566,6 +572,32 @@ mod tests {
             assert_eq!(s.next_due(), None, "never polled again by itself");
             s.poll_now(key("a"), t0);
             assert_eq!(s.take_due(t0).len(), 1, "R still asks again");
+        }
+    }
+
+    #[test]
+    fn unknown_tasks_are_asked_again_slowly() {
+        let t0 = Instant::now();
+        let interval = Duration::from_secs(2);
+        let mut s = Schedule::new(interval, 8);
+        s.watch(key("late"), t0);
+        let mut rng = StdRng::seed_from_u64(9);
+        let mut now = t0;
+        for failures in 1..=12u32 {
+            assert_eq!(s.take_due(now), [key("late")]);
+            let unknown = Err(ApiError::Lookup {
+                description: "no such task".into(),
+            });
+            let delay = s
+                .completed(&key("late"), &unknown, &statuses(), now, &mut rng)
+                .expect("retried");
+            assert!(delay >= LOOKUP_BASE / 2 && delay <= LOOKUP_CAP, "{delay:?}");
+            assert!(delay >= interval);
+            if failures > 6 {
+                assert!(delay >= LOOKUP_CAP / 2, "grows to the cap: {delay:?}");
+            }
+            assert_eq!(s.next_due(), Some(now + delay));
+            now += delay;
         }
     }
 
