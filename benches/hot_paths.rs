@@ -342,7 +342,13 @@ fn bench_blank_frame(c: &mut Criterion, name: &str, s: &State) {
     c.bench_function(name, |b| {
         b.iter_batched_ref(
             blank_terminal,
-            |t| t.draw(|f| gendash::ui::render(s, f)).unwrap().area,
+            |t| {
+                t.draw(|f| {
+                    gendash::ui::render(s, f);
+                })
+                .unwrap()
+                .area
+            },
             BatchSize::SmallInput,
         );
     });
@@ -366,7 +372,13 @@ fn render(c: &mut Criterion) {
                     let viewport = Viewport::Fixed(Rect::new(0, 0, WIDTH, HEIGHT));
                     Terminal::with_options(backend, TerminalOptions { viewport }).unwrap()
                 },
-                |t| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area,
+                |t| {
+                    t.draw(|f| {
+                        gendash::ui::render(&s, f);
+                    })
+                    .unwrap()
+                    .area
+                },
                 BatchSize::SmallInput,
             );
         },
@@ -378,7 +390,10 @@ fn render(c: &mut Criterion) {
     moved.update(Action::Down);
     let frame = |s: &State| {
         let mut t = blank_terminal();
-        t.draw(|f| gendash::ui::render(s, f)).unwrap();
+        t.draw(|f| {
+            gendash::ui::render(s, f);
+        })
+        .unwrap();
         t.backend().buffer().clone()
     };
     assert!(
@@ -393,7 +408,11 @@ fn render(c: &mut Criterion) {
             b.iter(|| {
                 flip = !flip;
                 let state = if flip { &moved } else { &s };
-                t.draw(|f| gendash::ui::render(state, f)).unwrap().area
+                t.draw(|f| {
+                    gendash::ui::render(state, f);
+                })
+                .unwrap()
+                .area
             });
         },
     );
@@ -402,7 +421,15 @@ fn render(c: &mut Criterion) {
     // The same state redrawn: the widgets are rendered again, but the diff finds nothing to write.
     c.bench_function(
         "render: unchanged frame redrawn (nothing written), 100k models + 1k tasks",
-        |b| b.iter(|| t.draw(|f| gendash::ui::render(&s, f)).unwrap().area),
+        |b| {
+            b.iter(|| {
+                t.draw(|f| {
+                    gendash::ui::render(&s, f);
+                })
+                .unwrap()
+                .area
+            });
+        },
     );
 
     s.update(Action::FocusFilter);
@@ -494,7 +521,10 @@ fn poll_pipeline(c: &mut Criterion) {
                     retry_in: None,
                 });
                 assert!(s.dirty, "the answer changed a row on screen");
-                t.draw(|f| gendash::ui::render(&s, f)).unwrap();
+                t.draw(|f| {
+                    gendash::ui::render(&s, f);
+                })
+                .unwrap();
                 s.dirty = false;
             });
         },

@@ -64,6 +64,8 @@ pub enum Cmd {
     },
     /// Save the recently used categories for the next session.
     RememberCategories(Vec<String>),
+    /// Save the watch list's sort order (its label) for the next session.
+    RememberSort(String),
     Bell,
 }
 

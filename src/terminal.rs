@@ -98,6 +98,19 @@ pub fn set_title(text: &str) {
 }
 
 /// OSC 52: put `text` on the clipboard of the terminal, even over SSH.
+/// Ends an OSC 8 hyperlink.
+pub const HYPERLINK_CLOSE: &str = "\x1b]8;;\x1b\\";
+
+/// Starts an OSC 8 hyperlink to `url` (an http/https URL the caller checked). Only printable
+/// ASCII is kept, so nothing in it can end the sequence early or start another.
+pub fn hyperlink_open(url: &str) -> String {
+    let clean: String = url
+        .chars()
+        .filter(|c| matches!(c, ' '..='~') && *c != ' ')
+        .collect();
+    format!("\x1b]8;;{clean}\x1b\\")
+}
+
 pub fn copy_sequence(text: &str) -> String {
     use base64::Engine;
     format!(

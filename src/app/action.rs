@@ -25,6 +25,8 @@ pub enum Action {
     Undo,
     PollNow,
     Download,
+    CycleSort,
+    ToggleDetail,
     // Text input, in the filter, the category field and the add dialog.
     Type(char),
     Paste(String),

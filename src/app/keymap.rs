@@ -190,6 +190,30 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                [(Char('/'), NONE)],
+                "/",
+                Action::FocusFilter,
+                "filter tasks by ID and status (fuzzy)",
+                Some("filter")
+            ),
+            bind!(
+                Watch,
+                [(Char('s'), NONE)],
+                "s",
+                Action::CycleSort,
+                "sort: added → status → progress → ETA → task ID",
+                Some("sort")
+            ),
+            bind!(
+                Watch,
+                [(Char('i'), NONE)],
+                "i",
+                Action::ToggleDetail,
+                "show or hide the selected task's details",
+                None
+            ),
+            bind!(
+                Watch,
                 [(Char('R'), SHIFT), (Char('R'), NONE)],
                 "R",
                 Action::PollNow,

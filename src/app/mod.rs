@@ -21,7 +21,7 @@ use crate::workers::{self, Workers, opener::SystemOpener};
 use action::Action;
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
-use state::{Quit, State, UiSettings};
+use state::{Quit, SortKey, State, UiSettings};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -92,6 +92,13 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         unix_now(),
     );
     state.browser.recent_categories = crate::store::recent::load(&recent_categories);
+    state.watch.stall_after = settings.stall_after.as_secs();
+    if let Some(label) =
+        crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent_categories))
+    {
+        state.watch.sort = SortKey::from_label(&label);
+        state.watch.reorder(state.now);
+    }
     if let Some(p) = loaded.set_aside {
         state.last_error = Some(format!(
             "the watch list could not be read and was set aside as {}",
@@ -148,7 +155,7 @@ async fn event_loop(
             next_frame = next_frame.max(since + FRAME);
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
-            tui.draw(|f| crate::ui::render(state, f)).map_err(io)?;
+            draw(state, tui).map_err(io)?;
             state.dirty = false;
             last_frame = Some(tokio::time::Instant::now());
         }
@@ -239,6 +246,36 @@ fn on_event(state: &mut State, event: Event) -> Vec<Cmd> {
     action.map(|a| state.update(a)).unwrap_or_default()
 }
 
+/// A link's URL and its cells as drawn.
+type Run<'a> = (&'a str, Vec<(u16, u16, ratatui::buffer::Cell)>);
+
+/// Draws a frame, then makes its links clickable: each link's cells are written again, exactly
+/// as drawn, inside an OSC 8 hyperlink, so the terminal's idea of every cell stays ratatui's.
+fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
+    use ratatui::backend::Backend;
+    let mut links = Vec::new();
+    let frame = tui.draw(|f| links = crate::ui::render(state, f))?;
+    let runs: Vec<Run> = links
+        .iter()
+        .map(|l| {
+            let cells = (l.x..l.x.saturating_add(l.width))
+                .filter_map(|x| frame.buffer.cell((x, l.y)).map(|c| (x, l.y, c.clone())))
+                .collect();
+            (l.url.as_str(), cells)
+        })
+        .collect();
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let out = tui.backend_mut();
+    for (url, cells) in runs {
+        out.write_all(terminal::hyperlink_open(url).as_bytes())?;
+        out.draw(cells.iter().map(|(x, y, c)| (*x, *y, c)))?;
+        out.write_all(terminal::HYPERLINK_CLOSE.as_bytes())?;
+    }
+    Backend::flush(out)
+}
+
 /// Carries out commands: workers get theirs, terminal-side ones are written here.
 fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
     for cmd in cmds {
@@ -261,6 +298,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::Open(url) => workers.open(url),
             Cmd::Download { key, url } => workers.download(key, url),
             Cmd::RememberCategories(list) => workers.remember_categories(list),
+            Cmd::RememberSort(label) => workers.remember_sort(label),
             Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),
             Cmd::Bell => write_raw(tui, "\x07"),
             Cmd::Notify { title, body } => write_raw(

@@ -3,7 +3,7 @@
 //! routes. Whatever changes what is on screen sets `dirty`.
 
 use super::action::Action;
-use super::watch::{Watch, new_entry};
+use super::watch::new_entry;
 use crate::api::links::validate_link;
 use crate::msg::{Cmd, DownloadEvent, Msg, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
@@ -14,7 +14,9 @@ pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, Keymap};
-pub use super::watch::{DownloadView, Row, age_label};
+pub use super::watch::{
+    Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,
+};
 pub use crate::api::{TaskKind, TaskState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +121,7 @@ impl State {
             quit: None,
             suspend: false,
         };
-        state.preferred = state.watch.visible().iter().map(Row::key).collect();
+        state.preferred = state.watch.visible().map(Row::key).collect();
         state
     }
 
@@ -136,6 +138,9 @@ impl State {
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
             (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
+            (None, _) if self.focus == Pane::Watch && self.watch.editing => {
+                vec![Context::TextInput]
+            }
             _ => match self.focus {
                 Pane::Browser => vec![Context::Browser, Context::Global],
                 Pane::Watch => vec![Context::Watch, Context::Global],
@@ -165,16 +170,19 @@ impl State {
     /// input and report. Rows keep their order, so the same rows in the same order are the
     /// same set.
     fn prefer_visible(&mut self) -> Option<Cmd> {
-        let visible = self.watch.visible();
-        let same = visible.len() == self.preferred.len()
-            && visible
-                .iter()
-                .zip(&self.preferred)
-                .all(|(r, k)| r.entry.kind == k.kind && r.entry.task_id == k.id);
-        if same {
+        let mut shown = 0;
+        let mut same = true;
+        for (i, r) in self.watch.visible().enumerate() {
+            shown += 1;
+            same &= self
+                .preferred
+                .get(i)
+                .is_some_and(|k| r.entry.kind == k.kind && r.entry.task_id == k.id);
+        }
+        if same && shown == self.preferred.len() {
             return None;
         }
-        self.preferred = visible.iter().map(Row::key).collect();
+        self.preferred = self.watch.visible().map(Row::key).collect();
         Some(Cmd::Prefer(self.preferred.clone()))
     }
 
@@ -220,6 +228,10 @@ impl State {
                 None if self.browser.editing.is_some() && self.focus == Pane::Browser => {
                     self.update_text(action)
                 }
+                None if self.watch.editing && self.focus == Pane::Watch => {
+                    self.update_watch_filter(action);
+                    Vec::new()
+                }
                 None => self.update_normal(action),
             },
         };
@@ -227,11 +239,16 @@ impl State {
     }
 
     fn resize(&mut self, width: u16, height: u16) {
-        self.areas = Areas::compute(width, height);
+        self.areas = Areas::compute(width, height, self.watch.detail);
         self.browser.cursor.viewport = usize::from(self.areas.browser_list.height.max(1));
         self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
         self.browser.scroll_into_view();
         self.watch.scroll_into_view();
+    }
+
+    /// The same size laid out again (the detail section was shown or hidden).
+    fn relayout(&mut self) {
+        self.resize(self.areas.full.width, self.areas.full.height);
     }
 
     fn click(&mut self, column: u16, row: u16) -> Vec<Cmd> {
@@ -314,18 +331,46 @@ impl State {
                 let entries: Vec<WatchEntry> =
                     ids.iter().map(|id| new_entry(id, kind, self.now)).collect();
                 self.popup = None;
-                let (cmds, n) = self.watch.add(entries);
+                let (cmds, added, skipped) = self.watch.add(entries, self.now);
                 self.focus = Pane::Watch;
-                self.notice = Some(match n {
-                    0 => "already watching those tasks".to_string(),
-                    1 => "added 1 task".to_string(),
-                    n => format!("added {n} tasks"),
+                self.notice = Some(match (added.as_slice(), skipped) {
+                    ([], 1) => "already watching that task".to_string(),
+                    ([], _) => "already watching those tasks".to_string(),
+                    ([_], 0) => "added 1 task".to_string(),
+                    (_, 0) => format!("added {} tasks", added.len()),
+                    (_, _) => format!("added {}, {skipped} already watched", added.len()),
                 });
                 return cmds;
             }
             _ => {}
         }
         Vec::new()
+    }
+
+    /// Typing in the watch list's filter: the rows follow every keystroke (a list of tasks is
+    /// small enough to filter on the spot).
+    fn update_watch_filter(&mut self, action: Action) {
+        let mut query = self.watch.query.clone();
+        match action {
+            Action::Type(c) => query.push(c),
+            Action::Paste(text) => query.push_str(&text),
+            Action::Backspace => {
+                query.pop();
+            }
+            Action::ClearInput => query.clear(),
+            Action::Submit => {
+                self.watch.editing = false;
+                return;
+            }
+            Action::Cancel => {
+                self.watch.editing = false;
+                query.clear();
+            }
+            _ => return,
+        }
+        if query != self.watch.query {
+            self.watch.set_query(query, self.now);
+        }
     }
 
     fn update_text(&mut self, action: Action) -> Vec<Cmd> {
@@ -451,16 +496,47 @@ impl State {
     fn update_watch(&mut self, action: &Action) -> Vec<Cmd> {
         match action {
             Action::Remove => {
-                let cmds = self.watch.remove_selected();
-                if !cmds.is_empty() {
-                    self.notice = Some("removed (u undoes)".into());
+                let (cmds, id) = self.watch.remove_selected(self.now);
+                if let Some(id) = id {
+                    self.notice = Some(format!("removed {id} — u undoes"));
                 }
                 cmds
             }
-            Action::Undo => self.watch.undo().unwrap_or_else(|| {
-                self.notice = Some("nothing to undo".into());
+            Action::Undo => {
+                let Some((cmds, restored, ids)) = self.watch.undo(self.now) else {
+                    self.notice = Some("nothing to undo".into());
+                    return Vec::new();
+                };
+                let what = match ids.as_slice() {
+                    [one] => one.clone(),
+                    _ => format!("{} tasks", ids.len()),
+                };
+                self.notice = Some(if restored {
+                    format!("restored {what}")
+                } else {
+                    format!("took back adding {what}")
+                });
+                cmds
+            }
+            Action::FocusFilter => {
+                self.watch.editing = true;
                 Vec::new()
-            }),
+            }
+            Action::Cancel if !self.watch.query.is_empty() => {
+                self.watch.set_query(String::new(), self.now);
+                Vec::new()
+            }
+            Action::CycleSort => {
+                let sort = self.watch.cycle_sort(self.now);
+                self.notice = Some(format!("sorted by {}", sort.label()));
+                vec![Cmd::RememberSort(sort.label().to_string())]
+            }
+            Action::ToggleDetail => {
+                let shown = self.areas.watch_detail.height > 0;
+                self.watch.detail = Some(!shown);
+                self.relayout();
+                Vec::new()
+            }
             Action::PollNow => self
                 .watch
                 .selected_row()
@@ -599,7 +675,7 @@ impl State {
                 if applied < self.persist_sent {
                     return Vec::new();
                 }
-                let (cmds, changed) = self.watch.merge_external(&entries);
+                let (cmds, changed) = self.watch.merge_external(&entries, self.now);
                 self.dirty |= changed;
                 cmds
             }
@@ -618,6 +694,7 @@ impl State {
             }
             Msg::Tick(now) => {
                 self.now = now;
+                self.watch.tick(now);
                 // Redraw only when a shown age would change.
                 let sig = self.age_signature();
                 if sig != self.age_signature {
@@ -666,16 +743,23 @@ impl State {
         }
     }
 
+    /// A digest of what the clock changes on screen: the counts in the title (stalls), and
+    /// the ages, ETAs, phases and retry countdowns of the rows shown and the selected one.
     fn age_signature(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        for r in &self.watch.rows {
-            age_label(r.entry.added_at, self.now).hash(&mut h);
+        let now = self.now;
+        self.watch.counts(now).hash(&mut h);
+        for r in self.watch.visible().chain(self.watch.selected_row()) {
+            age_label(r.entry.added_at, now).hash(&mut h);
             r.entry
                 .last
                 .as_ref()
-                .map(|l| age_label(l.updated_at, self.now))
+                .map(|l| age_label(l.updated_at, now))
                 .hash(&mut h);
+            r.eta(now).map(crate::progress::format_eta).hash(&mut h);
+            r.phase(now, self.watch.stall_after).hash(&mut h);
+            r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
         }
         h.finish()
     }

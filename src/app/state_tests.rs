@@ -51,11 +51,13 @@ fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         task_id: id.into(),
         kind: TaskKind::Image,
         added_at: NOW - 30,
+        service: None,
         last: last.map(|(status, percent)| LastKnown {
             status: status.into(),
             percent,
             url_download: download_url(id, status),
             updated_at: NOW - 10,
+            ..LastKnown::default()
         }),
     }
 }
@@ -126,6 +128,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Download { .. } => "Download",
             Cmd::Notify { .. } => "Notify",
             Cmd::RememberCategories(_) => "RememberCategories",
+            Cmd::RememberSort(_) => "RememberSort",
             Cmd::Rank { .. } => "Rank",
             Cmd::Bell => "Bell",
         })
@@ -623,7 +626,7 @@ fn key_cases() -> Vec<KeyCase> {
             Some(A::Remove),
             |s| {
                 s.rows.clear();
-                s.notice = Some("removed (u undoes)".into());
+                s.notice = Some("removed w-1 — u undoes".into());
                 s.persist_sent = 1;
             },
             &["Unwatch", "Persist(Remove)", "Prefer"],
@@ -809,7 +812,7 @@ fn add_cases() -> Vec<AddCase> {
             video: false,
             cmds: added(TaskKind::Image, &["n-1", "n-2", "n-3"]),
             error: None,
-            notice: Some("added 3 tasks"),
+            notice: Some("added 3, 1 already watched"),
         },
         AddCase {
             text: "v-1",
@@ -823,7 +826,7 @@ fn add_cases() -> Vec<AddCase> {
             video: false,
             cmds: Vec::new(),
             error: None,
-            notice: Some("already watching those tasks"),
+            notice: Some("already watching that task"),
         },
         AddCase {
             text: "id-\u{1b}]0;pwned\u{7}x",
@@ -1768,14 +1771,9 @@ fn the_poller_hears_of_the_rows_on_screen_only_when_they_change() {
             .into_iter()
             .collect();
         assert_eq!(told, expected, "{name}");
-        let shown: Vec<String> = s
-            .watch
-            .visible()
-            .iter()
-            .map(|r| r.entry.task_id.clone())
-            .collect();
+        let shown: Vec<String> = s.watch.visible().map(|r| r.entry.task_id.clone()).collect();
         assert!(
-            shown.contains(&s.watch.rows[s.watch.cursor.selected].entry.task_id),
+            shown.contains(&s.watch.selected_row().expect("a row").entry.task_id.clone()),
             "{name}: the selected row is among those shown"
         );
     }

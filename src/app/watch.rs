@@ -1,11 +1,14 @@
-//! The watch list's state and reducer: rows, add/remove/undo, poll results, downloads, and
-//! merging changes other processes made to the saved list.
+//! The watch list's state and reducer: rows, add/remove/undo, poll results (status history,
+//! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
+//! filter), and merging changes other processes made to the saved list.
 
 use super::cursor::Cursor;
+use super::filter::FuzzyFilter;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::msg::{Cmd, DownloadEvent, PersistOp, TaskKey};
-use crate::store::watchlist::{LastKnown, WatchEntry};
+use crate::progress::Progress;
+use crate::store::watchlist::{HISTORY, LastKnown, Transition, WatchEntry};
 use std::time::Duration;
 
 /// How many undo steps are kept.
@@ -18,14 +21,99 @@ pub enum DownloadView {
     Failed(String),
 }
 
+/// What a row says about its task, derived from what the polls found and the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Not asked yet (since it was added or the dashboard started).
+    NotPolled,
+    Running,
+    /// Running, but the percent has not moved for `stall_after`.
+    Stalled,
+    Completed,
+    Failed,
+    /// The service answered that it does not know the task (`is_success: false`).
+    NotFound,
+    /// No configured service matches the one the task was added for: never polled.
+    NoService,
+}
+
+impl Phase {
+    /// The order of the status sort: what needs attention first.
+    fn urgency(self) -> u8 {
+        match self {
+            Phase::Failed => 0,
+            Phase::NotFound => 1,
+            Phase::NoService => 2,
+            Phase::Stalled => 3,
+            Phase::Running => 4,
+            Phase::NotPolled => 5,
+            Phase::Completed => 6,
+        }
+    }
+}
+
+/// The orders the watch list can be shown in, cycled by `s`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    #[default]
+    Added,
+    Status,
+    Progress,
+    Eta,
+    TaskId,
+}
+
+impl SortKey {
+    pub const ALL: [SortKey; 5] = [
+        SortKey::Added,
+        SortKey::Status,
+        SortKey::Progress,
+        SortKey::Eta,
+        SortKey::TaskId,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Added => "added",
+            SortKey::Status => "status",
+            SortKey::Progress => "progress",
+            SortKey::Eta => "eta",
+            SortKey::TaskId => "task id",
+        }
+    }
+
+    /// The sort a saved label names (an unknown one is the default).
+    pub fn from_label(label: &str) -> Self {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.label() == label)
+            .unwrap_or_default()
+    }
+
+    fn next(self) -> Self {
+        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
     pub entry: WatchEntry,
     pub state: TaskState,
-    /// The last poll's error, cleared by the next success.
+    /// The last poll's error (transport, HTTP), cleared by the next answer.
     pub error: Option<String>,
+    /// The service's description when it said it does not know the task.
+    pub not_found: Option<String>,
+    /// Failed attempts in a row (errors or unknown task), 0 after an answer.
+    pub retries: u32,
     pub retry_in: Option<Duration>,
+    /// When the next retry is due, on the reducer's clock.
+    pub next_retry_at: Option<u64>,
     pub download: Option<DownloadView>,
+    /// The percent over time, for the ETA and stalls; not saved.
+    pub progress: Progress,
+    /// Set when no configured service matches the entry's.
+    pub no_service: bool,
 }
 
 impl Row {
@@ -37,8 +125,13 @@ impl Row {
             entry,
             state,
             error: None,
+            not_found: None,
+            retries: 0,
             retry_in: None,
+            next_retry_at: None,
             download: None,
+            progress: Progress::default(),
+            no_service: false,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -50,6 +143,42 @@ impl Row {
             .as_ref()
             .and_then(|l| l.url_download.as_deref())
     }
+    pub fn percent(&self) -> u8 {
+        self.entry.last.as_ref().map_or(0, |l| l.percent.min(100))
+    }
+
+    pub fn phase(&self, now: u64, stall_after: u64) -> Phase {
+        if self.no_service {
+            Phase::NoService
+        } else if self.not_found.is_some() {
+            Phase::NotFound
+        } else if self.entry.last.is_none() {
+            Phase::NotPolled
+        } else {
+            match self.state {
+                TaskState::Completed => Phase::Completed,
+                TaskState::Failed => Phase::Failed,
+                TaskState::Running if self.progress.stalled(now as f64, stall_after as f64) => {
+                    Phase::Stalled
+                }
+                TaskState::Running => Phase::Running,
+            }
+        }
+    }
+
+    /// Seconds to completion, for a running task whose percent moved twice.
+    pub fn eta(&self, now: u64) -> Option<u64> {
+        (self.state == TaskState::Running && self.not_found.is_none() && !self.no_service)
+            .then(|| self.progress.eta(now as f64))
+            .flatten()
+    }
+
+    /// Seconds since the percent last moved (or the task was first seen running).
+    pub fn still_for(&self, now: u64) -> Option<u64> {
+        self.progress
+            .last_move_at()
+            .map(|at| now.saturating_sub(at as u64))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -60,18 +189,36 @@ enum Undo {
 
 #[derive(Debug)]
 pub struct Watch {
+    /// Every watched task, in the order it was added.
     pub rows: Vec<Row>,
+    /// The rows shown, as indices into `rows`: filtered and sorted. The cursor moves over
+    /// these.
+    pub order: Vec<usize>,
     pub cursor: Cursor,
+    pub sort: SortKey,
+    /// The filter's query (task ID and status, fuzzy); empty shows every row.
+    pub query: String,
+    /// Whether the filter field has the keyboard.
+    pub editing: bool,
+    /// The detail section: `None` shows it where there is room, `Some` is the user's choice.
+    pub detail: Option<bool>,
+    /// A running task whose percent has not moved for this many seconds is stalled.
+    pub stall_after: u64,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
+    matcher: FuzzyFilter,
 }
 
-/// Counts for the status bar.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// Counts for the pane's title.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Counts {
     pub running: usize,
+    pub stalled: usize,
     pub completed: usize,
     pub failed: usize,
+    pub not_found: usize,
+    pub no_service: usize,
+    pub not_polled: usize,
     pub erroring: usize,
 }
 
@@ -81,30 +228,43 @@ impl Watch {
             .into_iter()
             .map(|e| Row::new(e, &failure_statuses))
             .collect();
-        Watch {
+        let mut watch = Watch {
             rows,
+            order: Vec::new(),
             cursor: Cursor::default(),
+            sort: SortKey::default(),
+            query: String::new(),
+            editing: false,
+            detail: None,
+            stall_after: crate::store::config::DEFAULT_STALL_AFTER.as_secs(),
             undo: Vec::new(),
             failure_statuses,
-        }
+            matcher: FuzzyFilter::new(),
+        };
+        watch.reorder(0);
+        watch
     }
 
     /// The tasks to poll at start: everything not known to be finished.
     pub fn start_polling(&self) -> Vec<Cmd> {
         self.rows
             .iter()
-            .filter(|r| r.state == TaskState::Running)
+            .filter(|r| r.state == TaskState::Running && !r.no_service)
             .map(|r| Cmd::Watch(r.key()))
             .collect()
     }
 
-    pub fn counts(&self) -> Counts {
+    pub fn counts(&self, now: u64) -> Counts {
         let mut c = Counts::default();
         for r in &self.rows {
-            match r.state {
-                TaskState::Running => c.running += 1,
-                TaskState::Completed => c.completed += 1,
-                TaskState::Failed => c.failed += 1,
+            match r.phase(now, self.stall_after) {
+                Phase::Running => c.running += 1,
+                Phase::Stalled => c.stalled += 1,
+                Phase::Completed => c.completed += 1,
+                Phase::Failed => c.failed += 1,
+                Phase::NotFound => c.not_found += 1,
+                Phase::NoService => c.no_service += 1,
+                Phase::NotPolled => c.not_polled += 1,
             }
             if r.error.is_some() {
                 c.erroring += 1;
@@ -113,17 +273,19 @@ impl Watch {
         c
     }
 
-    /// The rows on screen; the cursor keeps the selected one among them.
-    pub fn visible(&self) -> &[Row] {
-        let start = self.cursor.offset.min(self.rows.len());
+    /// The rows on screen, in the order shown; the cursor keeps the selected one among them.
+    pub fn visible(&self) -> impl Iterator<Item = &Row> {
+        let start = self.cursor.offset.min(self.order.len());
         let end = start
             .saturating_add(self.cursor.viewport.max(1))
-            .min(self.rows.len());
-        &self.rows[start..end]
+            .min(self.order.len());
+        self.order[start..end].iter().map(|&i| &self.rows[i])
     }
 
     pub fn selected_row(&self) -> Option<&Row> {
-        self.rows.get(self.cursor.selected)
+        self.order
+            .get(self.cursor.selected)
+            .and_then(|&i| self.rows.get(i))
     }
 
     fn position(&self, key: &TaskKey) -> Option<usize> {
@@ -133,15 +295,87 @@ impl Watch {
     }
 
     pub fn move_by(&mut self, delta: isize) {
-        self.cursor.move_by(self.rows.len(), delta);
+        self.cursor.move_by(self.order.len(), delta);
     }
 
     pub fn select(&mut self, index: usize) {
-        self.cursor.select(self.rows.len(), index);
+        self.cursor.select(self.order.len(), index);
     }
 
     pub fn scroll_into_view(&mut self) {
-        self.cursor.scroll_into_view(self.rows.len());
+        self.cursor.scroll_into_view(self.order.len());
+    }
+
+    /// Recomputes the rows shown (filter, then sort), keeping the selected task selected.
+    pub fn reorder(&mut self, now: u64) {
+        let selected = self.selected_row().map(Row::key);
+        self.reorder_keeping(selected, now);
+    }
+
+    /// Recomputes the rows shown, with `selected` (taken before the rows changed) selected.
+    fn reorder_keeping(&mut self, selected: Option<TaskKey>, now: u64) {
+        let mut order: Vec<usize> = if self.query.trim().is_empty() {
+            (0..self.rows.len()).collect()
+        } else {
+            let haystacks: Vec<String> = self
+                .rows
+                .iter()
+                .map(|r| {
+                    let status = r.entry.last.as_ref().map_or("", |l| l.status.as_str());
+                    format!("{} {status}", r.entry.task_id)
+                })
+                .collect();
+            let mut matched: Vec<usize> = self
+                .matcher
+                .rank(&self.query, haystacks.iter().map(String::as_str))
+                .into_iter()
+                .map(|m| m.index as usize)
+                .collect();
+            matched.sort_unstable();
+            matched
+        };
+        let stall_after = self.stall_after;
+        let rows = &self.rows;
+        match self.sort {
+            SortKey::Added => {}
+            SortKey::Status => order.sort_by_key(|&i| rows[i].phase(now, stall_after).urgency()),
+            SortKey::Progress => order.sort_by_key(|&i| std::cmp::Reverse(rows[i].percent())),
+            SortKey::Eta => order.sort_by_key(|&i| rows[i].eta(now).unwrap_or(u64::MAX)),
+            SortKey::TaskId => {
+                order.sort_by(|&a, &b| rows[a].entry.task_id.cmp(&rows[b].entry.task_id));
+            }
+        }
+        self.order = order;
+        if let Some(key) = selected
+            && let Some(at) = self.order.iter().position(|&i| self.rows[i].key() == key)
+        {
+            self.cursor.selected = at;
+        }
+        self.scroll_into_view();
+    }
+
+    /// Whether the order depends on what polls and the clock change.
+    fn order_moves(&self) -> bool {
+        !matches!(self.sort, SortKey::Added | SortKey::TaskId) || !self.query.trim().is_empty()
+    }
+
+    /// `s`: the next sort order.
+    pub fn cycle_sort(&mut self, now: u64) -> SortKey {
+        self.sort = self.sort.next();
+        self.reorder(now);
+        self.sort
+    }
+
+    pub fn set_query(&mut self, query: String, now: u64) {
+        self.query = query;
+        self.reorder(now);
+    }
+
+    /// The clock moved: stalls and ETAs may reorder the rows.
+    pub fn tick(&mut self, now: u64) {
+        if matches!(self.sort, SortKey::Status | SortKey::Eta) {
+            self.reorder(now);
+        }
     }
 
     fn push_undo(&mut self, u: Undo) {
@@ -151,8 +385,10 @@ impl Watch {
         }
     }
 
-    /// Adds tasks not already listed; returns the commands and how many were new.
-    pub fn add(&mut self, entries: Vec<WatchEntry>) -> (Vec<Cmd>, usize) {
+    /// Adds tasks not already listed; returns the commands, the keys added and how many were
+    /// skipped as already watched (or given twice).
+    pub fn add(&mut self, entries: Vec<WatchEntry>, now: u64) -> (Vec<Cmd>, Vec<TaskKey>, usize) {
+        let given = entries.len();
         let fresh: Vec<WatchEntry> = entries
             .into_iter()
             .filter(|e| self.position(&TaskKey::of(e)).is_none())
@@ -162,40 +398,58 @@ impl Watch {
                 }
                 acc
             });
+        let skipped = given - fresh.len();
         if fresh.is_empty() {
-            return (Vec::new(), 0);
+            return (Vec::new(), Vec::new(), skipped);
         }
         let keys: Vec<TaskKey> = fresh.iter().map(TaskKey::of).collect();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(fresh.clone()))];
         cmds.extend(keys.iter().cloned().map(Cmd::Watch));
-        let n = fresh.len();
         self.rows.extend(
             fresh
                 .into_iter()
                 .map(|e| Row::new(e, &self.failure_statuses)),
         );
-        self.cursor.selected = self.rows.len() - 1;
-        self.scroll_into_view();
-        self.push_undo(Undo::Added(keys));
-        (cmds, n)
-    }
-
-    pub fn remove_selected(&mut self) -> Vec<Cmd> {
-        if self.cursor.selected >= self.rows.len() {
-            return Vec::new();
+        self.reorder(now);
+        // The newest shown of those added (a filter may hide them).
+        if let Some(at) = self
+            .order
+            .iter()
+            .rposition(|&i| keys.contains(&self.rows[i].key()))
+        {
+            self.cursor.selected = at;
+            self.scroll_into_view();
         }
-        let row = self.rows.remove(self.cursor.selected);
-        let key = row.key();
-        self.push_undo(Undo::Removed(vec![(self.cursor.selected, row.entry)]));
-        self.scroll_into_view();
-        vec![
-            Cmd::Unwatch(key.clone()),
-            Cmd::Persist(PersistOp::Remove(vec![key])),
-        ]
+        self.push_undo(Undo::Added(keys.clone()));
+        (cmds, keys, skipped)
     }
 
-    /// Reverts the last add or remove.
-    pub fn undo(&mut self) -> Option<Vec<Cmd>> {
+    /// Removes the selected task; returns the commands and its ID.
+    pub fn remove_selected(&mut self, now: u64) -> (Vec<Cmd>, Option<String>) {
+        let Some(&i) = self.order.get(self.cursor.selected) else {
+            return (Vec::new(), None);
+        };
+        let row = self.rows.remove(i);
+        let key = row.key();
+        let id = row.entry.task_id.clone();
+        self.push_undo(Undo::Removed(vec![(i, row.entry)]));
+        // Keep the cursor at the same place in the list rather than on the same task.
+        let at = self.cursor.selected;
+        self.reorder_keeping(None, now);
+        self.cursor.selected = at;
+        self.scroll_into_view();
+        (
+            vec![
+                Cmd::Unwatch(key.clone()),
+                Cmd::Persist(PersistOp::Remove(vec![key])),
+            ],
+            Some(id),
+        )
+    }
+
+    /// Reverts the last add or remove: the commands, and whether it restored (true) or took
+    /// back (false) which tasks.
+    pub fn undo(&mut self, now: u64) -> Option<(Vec<Cmd>, bool, Vec<String>)> {
         match self.undo.pop()? {
             Undo::Removed(items) => {
                 let mut cmds = Vec::new();
@@ -205,24 +459,35 @@ impl Watch {
                         continue;
                     }
                     let row = Row::new(entry.clone(), &self.failure_statuses);
-                    if row.state == TaskState::Running {
+                    if row.state == TaskState::Running && !row.no_service {
                         cmds.push(Cmd::Watch(row.key()));
                     }
                     let at = at.min(self.rows.len());
                     self.rows.insert(at, row);
-                    self.cursor.selected = at;
                     restored.push(entry);
                 }
+                let ids: Vec<String> = restored.iter().map(|e| e.task_id.clone()).collect();
+                let keys: Vec<TaskKey> = restored.iter().map(TaskKey::of).collect();
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
+                self.reorder(now);
+                if let Some(at) = self
+                    .order
+                    .iter()
+                    .position(|&i| keys.contains(&self.rows[i].key()))
+                {
+                    self.cursor.selected = at;
+                }
                 self.scroll_into_view();
-                Some(cmds)
+                Some((cmds, true, ids))
             }
             Undo::Added(keys) => {
+                let selected = self.selected_row().map(Row::key);
                 self.rows.retain(|r| !keys.contains(&r.key()));
-                self.scroll_into_view();
+                self.reorder_keeping(selected, now);
                 let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
+                let ids = keys.iter().map(|k| k.id.clone()).collect();
                 cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-                Some(cmds)
+                Some((cmds, false, ids))
             }
         }
     }
@@ -240,64 +505,35 @@ impl Watch {
         };
         let failure_statuses = &self.failure_statuses;
         let row = &mut self.rows[i];
-        match result {
-            Ok(t) => {
-                let state = classify(&t.status, failure_statuses);
-                let last = LastKnown {
-                    status: t.status.clone(),
-                    percent: t.percent,
-                    url_download: t.url_download.clone(),
-                    updated_at: now,
-                };
-                let changed_status = row.entry.last.as_ref().is_none_or(|l| {
-                    l.status != last.status
-                        || l.percent != last.percent
-                        || l.url_download != last.url_download
-                });
-                let had_error = row.error.take().is_some();
-                row.retry_in = None;
-                let mut cmds = Vec::new();
-                // Announced only when it was seen running: a task already finished when first
-                // polled (no last known status) did not finish while watched.
-                if state != TaskState::Running
-                    && row.state == TaskState::Running
-                    && row.entry.last.is_some()
-                {
-                    let title = if state == TaskState::Completed {
-                        "gendash: task completed"
-                    } else {
-                        "gendash: task failed"
-                    };
-                    cmds.push(Cmd::Notify {
-                        title: title.into(),
-                        body: format!(
-                            "{} {} — {}",
-                            row.entry.kind.as_str(),
-                            row.entry.task_id,
-                            t.status
-                        ),
-                    });
-                }
-                row.state = state;
-                row.entry.last = Some(last.clone());
-                if changed_status {
-                    cmds.push(Cmd::Persist(PersistOp::Status(key.clone(), last)));
-                }
-                // A result that only refreshes the "updated" age redraws nothing by itself: the
-                // once-a-second tick redraws when a shown age label changes. Redrawing on every
-                // unchanged poll was most of the dashboard's CPU (a profile of 1,000 watched
-                // tasks: rendering frames, for rows mostly off screen).
-                (cmds, changed_status || had_error)
+        let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
+        let (cmds, changed) = match result {
+            Ok(t) => answered(row, &t, failure_statuses, now),
+            Err(ApiError::Lookup { description }) => {
+                let changed = row.not_found.as_deref() != Some(description.as_str())
+                    || row.next_retry_at != next_retry_at
+                    || row.error.is_some();
+                row.not_found = Some(description);
+                row.error = None;
+                row.retries += 1;
+                row.retry_in = retry_in;
+                row.next_retry_at = next_retry_at;
+                (Vec::new(), changed)
             }
             Err(e) => {
                 let text = e.to_string();
-                let changed =
-                    row.error.as_deref() != Some(text.as_str()) || row.retry_in != retry_in;
+                let changed = row.error.as_deref() != Some(text.as_str())
+                    || row.next_retry_at != next_retry_at;
                 row.error = Some(text);
+                row.retries += 1;
                 row.retry_in = retry_in;
+                row.next_retry_at = next_retry_at;
                 (Vec::new(), changed)
             }
+        };
+        if changed && self.order_moves() {
+            self.reorder(now);
         }
+        (cmds, changed)
     }
 
     pub fn download(&mut self, key: &TaskKey, event: DownloadEvent) -> bool {
@@ -315,9 +551,10 @@ impl Watch {
     /// Brings the rows in line with the saved list after another process changed it:
     /// new entries are added and polled, vanished ones removed. Returns the commands and
     /// whether anything changed.
-    pub fn merge_external(&mut self, entries: &[WatchEntry]) -> (Vec<Cmd>, bool) {
+    pub fn merge_external(&mut self, entries: &[WatchEntry], now: u64) -> (Vec<Cmd>, bool) {
         let mut cmds = Vec::new();
         let before = self.rows.len();
+        let selected = self.selected_row().map(Row::key);
         let gone: Vec<TaskKey> = self
             .rows
             .iter()
@@ -337,12 +574,92 @@ impl Watch {
                 added += 1;
             }
         }
-        self.scroll_into_view();
-        (
-            cmds,
-            !gone.is_empty() || added > 0 || before != self.rows.len(),
-        )
+        let changed = !gone.is_empty() || added > 0 || before != self.rows.len();
+        if changed {
+            self.reorder_keeping(selected, now);
+        }
+        (cmds, changed)
     }
+}
+
+/// A poll the service answered: status, history, progress, and the notice when it finished.
+fn answered(
+    row: &mut Row,
+    t: &TaskResult,
+    failure_statuses: &[String],
+    now: u64,
+) -> (Vec<Cmd>, bool) {
+    let state = classify(&t.status, failure_statuses);
+    let previous = row.entry.last.clone().unwrap_or_default();
+    let status_moved = row.entry.last.is_none() || previous.status != t.status;
+    let mut history = previous.history;
+    if status_moved {
+        history.push(Transition {
+            at: now,
+            status: t.status.clone(),
+        });
+        if history.len() > HISTORY {
+            history.drain(..history.len() - HISTORY);
+        }
+    }
+    let running_since = previous
+        .running_since
+        .or((state == TaskState::Running).then_some(now));
+    let finished_at = match state {
+        TaskState::Running => None,
+        _ => previous.finished_at.or(Some(now)),
+    };
+    let last = LastKnown {
+        status: t.status.clone(),
+        percent: t.percent,
+        url_download: t.url_download.clone(),
+        updated_at: now,
+        running_since,
+        finished_at,
+        history,
+    };
+    let changed_status = row.entry.last.as_ref().is_none_or(|l| {
+        l.status != last.status || l.percent != last.percent || l.url_download != last.url_download
+    });
+    let had_trouble = row.error.take().is_some() | row.not_found.take().is_some();
+    row.retry_in = None;
+    row.next_retry_at = None;
+    row.retries = 0;
+    if state == TaskState::Running {
+        row.progress.observe(now as f64, t.percent);
+    }
+    let mut cmds = Vec::new();
+    // Announced only when it was seen running: a task already finished when first polled (no
+    // last known status) did not finish while watched.
+    if state != TaskState::Running && row.state == TaskState::Running && row.entry.last.is_some() {
+        let title = if state == TaskState::Completed {
+            "gendash: task completed"
+        } else {
+            "gendash: task failed"
+        };
+        cmds.push(Cmd::Notify {
+            title: title.into(),
+            body: format!(
+                "{} {} — {}",
+                row.entry.kind.as_str(),
+                row.entry.task_id,
+                t.status
+            ),
+        });
+    }
+    row.state = state;
+    row.entry.last = Some(last.clone());
+    if changed_status {
+        cmds.push(Cmd::Persist(PersistOp::Status(
+            TaskKey::of(&row.entry),
+            last,
+        )));
+    }
+    // A result that only refreshes the "updated" age redraws nothing by itself: the
+    // once-a-second tick redraws when a shown age label changes. Redrawing on every unchanged
+    // poll was most of the dashboard's CPU (a profile of 1,000 watched tasks: rendering
+    // frames, for rows mostly off screen).
+    (cmds, changed_status || had_trouble)
 }
 
 /// "12s", "5m", "3h", "2d": short ages for the table.
@@ -356,6 +673,15 @@ pub fn age_label(since: u64, now: u64) -> String {
     }
 }
 
+/// "45s", "3m20s", "1h05m": a duration in the detail.
+pub fn duration_label(seconds: u64) -> String {
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
 /// An entry added at `now` (the reducer's clock, never the wall clock).
 pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
     WatchEntry {
@@ -363,6 +689,7 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         kind,
         added_at: now,
         last: None,
+        service: None,
     }
 }
 
@@ -381,12 +708,15 @@ mod tests {
     #[test]
     fn add_remove_undo() {
         let mut w = Watch::new(Vec::new(), statuses());
-        let (cmds, n) = w.add(vec![
-            new_entry("a", TaskKind::Image, 0),
-            new_entry("b", TaskKind::Video, 0),
-            new_entry("a", TaskKind::Image, 0),
-        ]);
-        assert_eq!(n, 2);
+        let (cmds, added, skipped) = w.add(
+            vec![
+                new_entry("a", TaskKind::Image, 0),
+                new_entry("b", TaskKind::Video, 0),
+                new_entry("a", TaskKind::Image, 0),
+            ],
+            0,
+        );
+        assert_eq!((added.len(), skipped), (2, 1));
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v.len() == 2));
         assert_eq!(
             cmds[1..],
@@ -396,21 +726,25 @@ mod tests {
             ]
         );
         assert_eq!(
-            w.add(vec![new_entry("a", TaskKind::Image, 0)]).1,
-            0,
+            w.add(vec![new_entry("a", TaskKind::Image, 0)], 0).2,
+            1,
             "duplicates are not added"
         );
         w.select(0);
-        let cmds = w.remove_selected();
+        let (cmds, id) = w.remove_selected(0);
+        assert_eq!(id.as_deref(), Some("a"));
         assert_eq!(cmds[0], Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")));
         assert_eq!(w.rows.len(), 1);
-        let cmds = w.undo().expect("undo remove");
+        let (cmds, restored, ids) = w.undo(0).expect("undo remove");
+        assert!(restored);
+        assert_eq!(ids, ["a"]);
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
         assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
-        let cmds = w.undo().expect("undo add");
+        let (cmds, restored, _) = w.undo(0).expect("undo add");
+        assert!(!restored);
         assert!(w.rows.is_empty());
         assert!(cmds.contains(&Cmd::Unwatch(TaskKey::new(TaskKind::Video, "b"))));
-        assert!(w.undo().is_none());
+        assert!(w.undo(0).is_none());
     }
 
     #[test]
@@ -432,7 +766,7 @@ mod tests {
         );
         assert!(cmds.is_empty());
         assert_eq!(w.rows[0].error.as_deref(), Some("HTTP 502: bad"));
-        assert_eq!(w.counts().erroring, 1);
+        assert_eq!(w.counts(200).erroring, 1);
         let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
         assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title.contains("completed")));
         assert_eq!(w.rows[0].state, TaskState::Completed);
@@ -443,7 +777,7 @@ mod tests {
             cmds.is_empty(),
             "no second notification, nothing to persist"
         );
-        let c = w.counts();
+        let c = w.counts(200);
         assert_eq!((c.running, c.completed, c.failed, c.erroring), (0, 1, 0, 0));
     }
 
@@ -455,6 +789,7 @@ mod tests {
             percent: 10,
             url_download: None,
             updated_at: 1,
+            ..LastKnown::default()
         });
         let w = Watch::new(vec![done, new_entry("r", TaskKind::Image, 0)], statuses());
         assert_eq!(
@@ -472,10 +807,13 @@ mod tests {
             ],
             statuses(),
         );
-        let (cmds, changed) = w.merge_external(&[
-            new_entry("b", TaskKind::Image, 0),
-            new_entry("c", TaskKind::Video, 0),
-        ]);
+        let (cmds, changed) = w.merge_external(
+            &[
+                new_entry("b", TaskKind::Image, 0),
+                new_entry("c", TaskKind::Video, 0),
+            ],
+            0,
+        );
         assert!(changed);
         assert_eq!(
             cmds,
@@ -487,10 +825,13 @@ mod tests {
         let ids: Vec<_> = w.rows.iter().map(|r| r.entry.task_id.as_str()).collect();
         assert_eq!(ids, ["b", "c"]);
         assert!(
-            !w.merge_external(&[
-                new_entry("b", TaskKind::Image, 0),
-                new_entry("c", TaskKind::Video, 0)
-            ])
+            !w.merge_external(
+                &[
+                    new_entry("b", TaskKind::Image, 0),
+                    new_entry("c", TaskKind::Video, 0)
+                ],
+                0
+            )
             .1
         );
     }

@@ -16,6 +16,24 @@ pub fn load(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The watch list's sort order saved by an earlier session (its label), if any.
+pub fn load_sort(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let label = text.trim();
+    (label.len() <= 32 && label.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '))
+        .then(|| label.to_string())
+}
+
+/// Saves the sort order's label atomically.
+pub fn save_sort(path: &Path, label: &str) -> std::io::Result<()> {
+    write_atomic(path, format!("{label}\n").as_bytes(), None)
+}
+
+/// Where the sort order is kept: beside the recently used categories.
+pub fn sort_path(recent_categories: &Path) -> std::path::PathBuf {
+    recent_categories.with_file_name("watch-sort")
+}
+
 /// Saves the list atomically.
 pub fn save(path: &Path, categories: &[String]) -> std::io::Result<()> {
     let body = serde_json::to_vec(categories).map_err(std::io::Error::other)?;

@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const FORMAT_VERSION: u32 = 1;
 
 /// The last status seen for a task, kept so a restart shows it before the first refresh.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LastKnown {
     pub status: String,
     pub percent: u8,
@@ -20,6 +20,25 @@ pub struct LastKnown {
     pub url_download: Option<String>,
     /// Seconds since the Unix epoch.
     pub updated_at: u64,
+    /// When the task was first seen running (seconds since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running_since: Option<u64>,
+    /// When the task was first seen finished (seconds since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<u64>,
+    /// The recent status transitions, oldest first, at most `HISTORY` of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<Transition>,
+}
+
+/// How many status transitions a task keeps.
+pub const HISTORY: usize = 20;
+
+/// A status the task moved to, and when it was first seen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Transition {
+    pub at: u64,
+    pub status: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -30,6 +49,10 @@ pub struct WatchEntry {
     pub added_at: u64,
     #[serde(default)]
     pub last: Option<LastKnown>,
+    /// The base URL of the service the task was added for; lists saved before entries
+    /// remembered it adopt the current service when loaded by the dashboard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
 }
 
 impl WatchEntry {
@@ -39,6 +62,7 @@ impl WatchEntry {
             kind,
             added_at: unix_now(),
             last: None,
+            service: None,
         }
     }
     pub fn same_task(&self, other: &WatchEntry) -> bool {

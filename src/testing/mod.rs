@@ -67,6 +67,7 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
                 kind: TaskKind::Image,
                 added_at: 1_700_000_000,
                 last: None,
+                service: None,
             })
             .collect()
     };

@@ -23,6 +23,8 @@ pub struct Areas {
     pub watch: Rect,
     pub watch_header: Rect,
     pub watch_rows: Rect,
+    /// The selected task's details, below the rows (zero-sized when hidden).
+    pub watch_detail: Rect,
     pub status: Rect,
     pub hints: Rect,
     pub wide: bool,
@@ -47,8 +49,29 @@ fn inner(r: Rect) -> Rect {
     }
 }
 
+/// The watch pane shows the selected task's details by itself from this inner height up.
+pub const DETAIL_AUTO_HEIGHT: u16 = 24;
+/// The detail section's height at most (its separator line included).
+const DETAIL_MAX: u16 = 14;
+
+/// The detail section's height in a watch pane of `inner` rows: `detail` is the user's choice
+/// (`None`: shown where there is room).
+fn detail_height(inner: u16, detail: Option<bool>) -> u16 {
+    let wanted = match detail {
+        None => inner >= DETAIL_AUTO_HEIGHT,
+        Some(shown) => shown && inner >= 6,
+    };
+    if wanted {
+        (inner * 2 / 5).clamp(4, DETAIL_MAX).min(inner - 2)
+    } else {
+        0
+    }
+}
+
 impl Areas {
-    pub fn compute(width: u16, height: u16) -> Self {
+    /// The geometry of a `width` x `height` screen; `detail` is the user's choice for the
+    /// watch pane's detail section (`None`: shown where there is room).
+    pub fn compute(width: u16, height: u16, detail: Option<bool>) -> Self {
         let full = Rect::new(0, 0, width, height);
         let [main, status, hints] = Layout::vertical([
             Constraint::Min(0),
@@ -81,8 +104,12 @@ impl Areas {
             (l, d)
         };
         let w = inner(watch);
-        let [watch_header, watch_rows] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(w);
+        let [watch_header, watch_rows, watch_detail] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(0),
+            Constraint::Length(detail_height(w.height, detail)),
+        ])
+        .areas(w);
         Areas {
             full,
             browser,
@@ -92,6 +119,7 @@ impl Areas {
             watch,
             watch_header,
             watch_rows,
+            watch_detail,
             status,
             hints,
             wide,
@@ -127,13 +155,24 @@ mod tests {
 
     #[test]
     fn wide_is_side_by_side_narrow_is_stacked() {
-        let a = Areas::compute(160, 40);
+        let a = Areas::compute(160, 40, None);
         assert!(a.wide && a.browser.y == a.watch.y && a.browser.x < a.watch.x);
-        let n = Areas::compute(80, 40);
+        let n = Areas::compute(80, 40, None);
         assert!(!n.wide && n.browser.x == n.watch.x && n.browser.y < n.watch.y);
         assert_eq!(n.hints.y, 39);
+        let at_140x45 = Areas::compute(140, 45, None);
+        assert_eq!(
+            at_140x45.watch_detail.height, 14,
+            "details shown without a key"
+        );
+        assert!(at_140x45.watch_rows.height >= 20);
+        assert_eq!(Areas::compute(140, 45, Some(false)).watch_detail.height, 0);
+        let short = Areas::compute(100, 30, None);
+        assert_eq!(short.watch_detail.height, 0, "a short pane keeps its rows");
+        assert!(Areas::compute(100, 30, Some(true)).watch_detail.height >= 4);
         for (w, h) in [(0, 0), (1, 1), (3, 2), (250, 80)] {
-            let _ = Areas::compute(w, h);
+            let _ = Areas::compute(w, h, None);
+            let _ = Areas::compute(w, h, Some(true));
         }
     }
 }

@@ -12,8 +12,8 @@ use crate::app::state::{Popup, State};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
-/// Draws the whole dashboard.
-pub fn render(state: &State, frame: &mut Frame) {
+/// Draws the whole dashboard; returns the links drawn, for the event loop to make clickable.
+pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     let theme = theme::Theme {
         color: !state.settings.no_color,
     };
@@ -22,17 +22,19 @@ pub fn render(state: &State, frame: &mut Frame) {
     let areas = if state.areas.full == frame.area() {
         state.areas
     } else {
-        layout::Areas::compute(frame.area().width, frame.area().height)
+        layout::Areas::compute(frame.area().width, frame.area().height, state.watch.detail)
     };
     browser::render(state, &areas, theme, frame);
-    watch::render(state, &areas, theme, frame);
+    let links = watch::render(state, &areas, theme, frame);
     status::render_status(state, areas.status, theme, frame);
     status::render_hints(state, areas.hints, theme, frame);
     match &state.popup {
         Some(Popup::Help { scroll }) => help::render(&state.keymap, *scroll, theme, frame),
         Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
-        None => {}
+        None => return links,
     }
+    // A popup covers whatever links were below it.
+    Vec::new()
 }
 
 /// A rectangle of at most `width` x `height`, centred in `area`.

@@ -13,7 +13,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         Health::Connected => ("●", theme.ok(), "connected".to_string()),
         Health::Trouble(_) => ("✖", theme.error(), "trouble".to_string()),
     };
-    let c = state.watch.counts();
+    let c = state.watch.counts(state.now);
     let mut spans = vec![
         Span::styled(format!(" {} ", state.service_url), theme.title()),
         Span::styled(format!("{dot} {health}"), health_style),

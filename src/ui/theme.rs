@@ -51,6 +51,14 @@ impl Theme {
     pub fn error(self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
+    /// A running task whose percent has not moved for a while.
+    pub fn stalled(self) -> Style {
+        self.fg(Color::LightRed).add_modifier(Modifier::ITALIC)
+    }
+    /// A link (OSC 8 where the terminal supports it): underlined.
+    pub fn link(self) -> Style {
+        self.fg(Color::Blue).add_modifier(Modifier::UNDERLINED)
+    }
     pub fn ok(self) -> Style {
         self.fg(Color::Green)
     }

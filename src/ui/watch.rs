@@ -1,153 +1,323 @@
-//! The watch list pane: one row per task with status, progress gauge, ages and URL.
+//! The watch pane: one row per task (ID, status, percent, ETA, and the error, the download or
+//! the file), the title's counts, sort and filter, and the selected task's details below.
 
 use super::layout::Areas;
 use super::theme::Theme;
-use crate::app::state::{DownloadView, Pane, Row as WatchRow, State, age_label};
+use crate::app::state::{
+    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, age_label, duration_label,
+};
+use crate::progress::format_eta;
 use ratatui::Frame;
-use ratatui::layout::Constraint;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+use unicode_width::UnicodeWidthChar;
 
-/// "██████░░░░  60%": a gauge that fits a table cell. Any percent renders within 0..=100.
+/// A clickable link on screen: the cells from (`x`, `y`), `width` wide, open `url` (an
+/// http/https URL, checked). The event loop wraps them in OSC 8 after drawing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub x: u16,
+    pub y: u16,
+    pub width: u16,
+    pub url: String,
+}
+
+/// Width of the status column: long statuses are cut, so one row never moves the others.
+const STATUS_WIDTH: u16 = 11;
+/// Width of the detail's labels.
+const LABEL: usize = 9;
+
+/// "██████░░░░": a gauge that fits a table cell. Any percent renders within 0..=100.
 pub fn gauge(percent: u8, cells: usize) -> String {
     let p = usize::from(percent.min(100));
     let filled = (p * cells + 50) / 100;
     format!(
-        "{}{} {:>3}%",
+        "{}{}",
         "█".repeat(filled),
-        "░".repeat(cells - filled.min(cells)),
-        p
+        "░".repeat(cells - filled.min(cells))
     )
 }
 
-fn last_column(row: &WatchRow) -> String {
-    match (&row.download, &row.error) {
-        (
-            Some(DownloadView::Running {
-                done,
-                total: Some(t),
-            }),
-            _,
-        ) if *t > 0 => format!("⤓ {}%", done * 100 / t),
-        (Some(DownloadView::Running { done, .. }), _) => format!("⤓ {done} bytes"),
-        (Some(DownloadView::Saved(p)), _) => format!("saved {p}"),
-        (Some(DownloadView::Failed(e)), _) => format!("download failed: {e}"),
-        (None, Some(e)) => match row.retry_in {
-            Some(d) => format!("⚠ {e} (retry in {}s)", d.as_secs()),
-            None => format!("⚠ {e} (R asks again)"),
-        },
-        (None, None) => row.url().unwrap_or("").to_string(),
+/// `abcdefghijkl` in 7 cells: `abc…jkl`, so both ends of a long task ID stay readable.
+pub fn middle_ellipsis(text: &str, width: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= width {
+        return text.to_string();
+    }
+    if width <= 1 {
+        return "…".repeat(width);
+    }
+    let keep = width - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+/// The last path segment of a URL: `…/files/img-done.png?sig=…` -> `img-done.png`.
+pub fn file_name(url: &str) -> &str {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let path = path.split_once("://").map_or(path, |(_, rest)| {
+        rest.split_once('/').map_or("", |(_, p)| p)
+    });
+    path.rsplit('/').find(|s| !s.is_empty()).unwrap_or(url)
+}
+
+/// The status cell's words.
+fn status_text(r: &WatchRow, phase: Phase) -> String {
+    match phase {
+        Phase::NotPolled => "not polled".into(),
+        Phase::NotFound => "NOT FOUND".into(),
+        Phase::NoService => "no service".into(),
+        _ => r
+            .entry
+            .last
+            .as_ref()
+            .map(|l| l.status.clone())
+            .unwrap_or_default(),
     }
 }
 
-pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+fn phase_style(theme: Theme, phase: Phase, erroring: bool) -> Style {
+    use crate::app::state::TaskState;
+    if erroring {
+        // A task whose polls fail stands out, whatever was known of it before.
+        return theme.state(TaskState::Running, true);
+    }
+    match phase {
+        Phase::NotFound | Phase::NoService => theme.error(),
+        Phase::Stalled => theme.stalled(),
+        Phase::NotPolled => theme.dim(),
+        Phase::Running => theme.state(TaskState::Running, false),
+        Phase::Completed => theme.state(TaskState::Completed, false),
+        Phase::Failed => theme.state(TaskState::Failed, false),
+    }
+}
+
+/// The ETA cell: `~3m`, `stalled`, or nothing.
+fn eta_text(r: &WatchRow, phase: Phase, now: u64) -> String {
+    match phase {
+        Phase::Stalled => "stalled".into(),
+        Phase::Running => r.eta(now).map(format_eta).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+fn retry_text(r: &WatchRow, now: u64) -> String {
+    match r.next_retry_at {
+        Some(at) => format!("retry in {}s", at.saturating_sub(now)),
+        None => "R asks again".into(),
+    }
+}
+
+/// The info cell: the error, the unknown task, the download, else the file's name.
+fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
+    if let Some(e) = &r.error {
+        return (format!("⚠ {e} · {}", retry_text(r, now)), true);
+    }
+    if let Some(d) = &r.not_found {
+        return (format!("{d} · {}", retry_text(r, now)), true);
+    }
+    match &r.download {
+        Some(DownloadView::Running {
+            done,
+            total: Some(t),
+        }) if *t > 0 => (format!("⤓ {}%", done * 100 / t), false),
+        Some(DownloadView::Running { done, .. }) => (format!("⤓ {done} bytes"), false),
+        Some(DownloadView::Saved(p)) => (format!("saved {p}"), false),
+        Some(DownloadView::Failed(e)) => (format!("download failed: {e}"), true),
+        None => (r.url().map_or("", file_name).to_string(), false),
+    }
+}
+
+fn title(state: &State) -> String {
     let w = &state.watch;
-    let c = w.counts();
-    let title = format!(
-        " Watch list · {} running · {} completed · {} failed ",
+    let c = w.counts(state.now);
+    let mut parts = vec![format!(
+        " Watch list · {} running · {} completed · {} failed",
         c.running, c.completed, c.failed
-    );
+    )];
+    for (n, what) in [
+        (c.stalled, "stalled"),
+        (c.not_found, "not found"),
+        (c.erroring, "erroring"),
+        (c.no_service, "no service"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {what}"));
+        }
+    }
+    if w.sort != SortKey::Added {
+        parts.push(format!("sort {}", w.sort.label()));
+    }
+    if w.editing || !w.query.is_empty() {
+        let cursor = if w.editing { "▏" } else { "" };
+        parts.push(format!(
+            "/{}{cursor} {}/{}",
+            w.query,
+            w.order.len(),
+            w.rows.len()
+        ));
+    }
+    format!("{} ", parts.join(" · "))
+}
+
+/// Draws the pane; returns the links it drew (file names and the detail's URL).
+pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> Vec<Link> {
+    let w = &state.watch;
     let block = Block::bordered()
-        .title(Span::styled(title, theme.title()))
+        .title(Span::styled(title(state), theme.title()))
         .border_style(theme.border(state.is_focused(Pane::Watch)));
     frame.render_widget(block, areas.watch);
     if areas.watch_rows.height == 0 && areas.watch_header.height == 0 {
-        return;
-    }
-    if w.rows.is_empty() {
-        let text = vec![
-            Line::from(Span::styled("No tasks watched yet.", theme.dim())),
-            Line::from(vec![
-                Span::styled("a", theme.key()),
-                Span::styled(" adds task IDs (paste several at once).", theme.dim()),
-            ]),
-        ];
-        frame.render_widget(
-            Paragraph::new(text),
-            areas.watch_header.union(areas.watch_rows),
-        );
-        return;
+        return Vec::new();
     }
     let area = areas.watch_header.union(areas.watch_rows);
-    // Columns in order of importance; narrow panes drop the least important ones.
-    let id_width = w
+    if w.order.is_empty() {
+        let text = if w.rows.is_empty() {
+            vec![
+                Line::from(Span::styled("No tasks watched yet.", theme.dim())),
+                Line::from(vec![
+                    Span::styled("a", theme.key()),
+                    Span::styled(" adds task IDs (paste several at once).", theme.dim()),
+                ]),
+            ]
+        } else {
+            vec![Line::from(Span::styled(
+                "No task matches the filter (Esc clears it).",
+                theme.dim(),
+            ))]
+        };
+        frame.render_widget(Paragraph::new(text), area);
+        return Vec::new();
+    }
+    let mut links = render_table(state, area, areas.watch_rows.height, theme, frame);
+    links.extend(render_detail(state, areas.watch_detail, theme, frame));
+    links
+}
+
+fn render_table(
+    state: &State,
+    area: Rect,
+    height: u16,
+    theme: Theme,
+    frame: &mut Frame,
+) -> Vec<Link> {
+    let w = &state.watch;
+    let now = state.now;
+    let longest_id = w
         .rows
         .iter()
         .map(|r| r.entry.task_id.chars().count())
         .max()
-        .unwrap_or(7)
-        .clamp(7, 36) as u16;
-    let status_width = w
-        .rows
-        .iter()
-        .map(|r| {
-            r.entry
-                .last
-                .as_ref()
-                .map_or(16, |l| l.status.chars().count())
-        })
-        .max()
-        .unwrap_or(8)
-        .clamp(6, 20) as u16;
-    let cols = Columns::fit(area.width, id_width, status_width);
+        .unwrap_or(7);
+    let services = services_shown(state);
+    let cols = Columns::fit(area.width, longest_id, services);
     let focused = state.is_focused(Pane::Watch);
-    let rows: Vec<Row> = w
-        .rows
+    let shown: Vec<(usize, &WatchRow)> = w
+        .order
         .iter()
         .enumerate()
         .skip(w.cursor.offset)
-        .take(usize::from(areas.watch_rows.height))
-        .map(|(i, r)| {
-            let row = table_row(r, state.now, theme, cols);
-            if i == w.cursor.selected {
+        .take(usize::from(height))
+        .map(|(at, &i)| (at, &w.rows[i]))
+        .collect();
+    let rows: Vec<Row> = shown
+        .iter()
+        .map(|&(at, r)| {
+            let row = table_row(r, now, w.stall_after, theme, &cols);
+            if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
                 } else {
-                    theme.dim().add_modifier(ratatui::style::Modifier::REVERSED)
+                    theme.dim().add_modifier(Modifier::REVERSED)
                 })
             } else {
                 row
             }
         })
         .collect();
-    let (header, widths): (Vec<&str>, Vec<Constraint>) = [
-        (cols.kind, "KIND", Constraint::Length(5)),
-        (true, "TASK ID", Constraint::Length(id_width)),
-        (true, "STATUS", Constraint::Length(status_width)),
-        (
-            true,
-            "PROGRESS",
-            Constraint::Length(cols.gauge_cells as u16 + 5),
-        ),
-        (cols.added, "ADDED", Constraint::Length(5)),
-        (cols.updated, "UPDATED", Constraint::Length(7)),
-        (cols.info, "URL / INFO", Constraint::Fill(1)),
-    ]
-    .into_iter()
-    .filter(|(shown, _, _)| *shown)
-    .map(|(_, h, c)| (h, c))
-    .unzip();
+    let (header, widths) = cols.header();
+    let rects = Layout::horizontal(widths.clone()).spacing(1).split(area);
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.dim()))
         .column_spacing(1);
     frame.render_widget(table, area);
+    // The file names in the info column, as links.
+    let info = rects[rects.len() - 1];
+    shown
+        .iter()
+        .enumerate()
+        .filter_map(|(line, &(_, r))| {
+            let url = r.url()?;
+            let (text, _) = info_text(r, now);
+            let name = file_name(url);
+            (text == name && crate::api::links::validate_link(url).is_ok()).then(|| Link {
+                x: info.x,
+                y: area.y + 1 + line as u16,
+                width: (name.chars().count() as u16).min(info.width),
+                url: url.to_string(),
+            })
+        })
+        .filter(|l| l.width > 0 && l.y < area.bottom())
+        .collect()
 }
 
-/// Which optional columns fit, chosen greedily in order of importance: the URL or error,
-/// the kind, the age of the last update, a wider gauge, the time since added.
-#[derive(Debug, Clone, Copy)]
+/// The service column's label for each row, when the list spans more than one service.
+fn services_shown(state: &State) -> bool {
+    let mut first: Option<&str> = None;
+    state.watch.rows.iter().any(|r| {
+        let s = r.entry.service.as_deref().unwrap_or("");
+        match first {
+            None => {
+                first = Some(s);
+                false
+            }
+            Some(f) => f != s,
+        }
+    })
+}
+
+/// The short name of a service: its host (and port).
+pub fn service_label(base_url: &str) -> String {
+    url::Url::parse(base_url).map_or_else(
+        |_| base_url.to_string(),
+        |u| match (u.host_str(), u.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            _ => base_url.to_string(),
+        },
+    )
+}
+
+/// Which optional columns fit. Always: task ID, status, percent, and the info column (the
+/// error, or the file); then, as room allows, the ETA (else the info column shows it), a
+/// gauge, the kind, the service, the last update's age, the time since added.
+#[derive(Debug, Clone)]
 #[allow(clippy::struct_excessive_bools)]
 struct Columns {
-    info: bool,
+    id: u16,
+    eta: bool,
+    gauge: bool,
     kind: bool,
+    service: bool,
     updated: bool,
     added: bool,
-    gauge_cells: usize,
 }
 
 impl Columns {
-    fn fit(width: u16, id_width: u16, status_width: u16) -> Self {
-        let mut budget = width.saturating_sub(id_width + status_width + 10 + 2);
+    fn fit(width: u16, longest_id: usize, services: bool) -> Self {
+        const INFO_MIN: u16 = 14;
+        const INFO_ROOMY: u16 = 34;
+        let fixed = STATUS_WIDTH + 4 + 3;
+        let id = (longest_id.clamp(7, 28) as u16)
+            .min(width.saturating_sub(fixed + INFO_MIN))
+            .max(7);
+        let mut budget = width.saturating_sub(id + fixed + INFO_MIN);
         let mut take = |cost: u16| {
             let fits = budget >= cost;
             if fits {
@@ -155,67 +325,375 @@ impl Columns {
             }
             fits
         };
-        let info = take(13);
+        let eta = take(8);
+        // The rest only where the info column keeps room for the start of an error.
+        budget = budget.saturating_sub(INFO_ROOMY - INFO_MIN);
+        let mut take = |cost: u16| {
+            let fits = budget >= cost;
+            if fits {
+                budget -= cost;
+            }
+            fits
+        };
+        let gauge = take(11);
         let kind = take(6);
+        let service = services && take(16);
         let updated = take(8);
-        let wide_gauge = take(5);
         let added = take(6);
         Columns {
-            info,
+            id,
+            eta,
+            gauge,
             kind,
+            service,
             updated,
             added,
-            gauge_cells: if wide_gauge { 10 } else { 5 },
         }
+    }
+
+    fn header(&self) -> (Vec<&'static str>, Vec<Constraint>) {
+        [
+            (self.kind, "KIND", Constraint::Length(5)),
+            (true, "TASK ID", Constraint::Length(self.id)),
+            (self.service, "SERVICE", Constraint::Length(15)),
+            (true, "STATUS", Constraint::Length(STATUS_WIDTH)),
+            (true, "   %", Constraint::Length(4)),
+            (self.gauge, "PROGRESS", Constraint::Length(10)),
+            (self.eta, "ETA", Constraint::Length(7)),
+            (self.added, "ADDED", Constraint::Length(5)),
+            (self.updated, "UPDATED", Constraint::Length(7)),
+            (true, "INFO", Constraint::Fill(1)),
+        ]
+        .into_iter()
+        .filter(|(shown, _, _)| *shown)
+        .map(|(_, h, c)| (h, c))
+        .unzip()
     }
 }
 
 /// One task's cells, for the columns that fit.
-fn table_row(r: &WatchRow, now: u64, theme: Theme, cols: Columns) -> Row<'static> {
-    let (status, percent, updated) = r
-        .entry
-        .last
-        .as_ref()
-        .map_or(("(not polled yet)".to_string(), 0, "-".to_string()), |l| {
-            (l.status.clone(), l.percent, age_label(l.updated_at, now))
-        });
-    let style = theme.state(r.state, r.error.is_some());
-    let info_style = if r.error.is_some() || matches!(r.download, Some(DownloadView::Failed(_))) {
+fn table_row(
+    r: &WatchRow,
+    now: u64,
+    stall_after: u64,
+    theme: Theme,
+    cols: &Columns,
+) -> Row<'static> {
+    let phase = r.phase(now, stall_after);
+    let style = phase_style(theme, phase, r.error.is_some());
+    let percent = r.percent();
+    let (mut info, troubled) = info_text(r, now);
+    let eta = eta_text(r, phase, now);
+    if !cols.eta && !eta.is_empty() && !troubled {
+        info = if info.is_empty() {
+            eta.clone()
+        } else {
+            format!("{eta} · {info}")
+        };
+    }
+    let info_style = if troubled {
         theme.error()
+    } else if r.url().is_some_and(|u| info == file_name(u)) {
+        theme.link()
     } else {
-        ratatui::style::Style::new()
+        Style::new()
     };
-    let mut cells = Vec::with_capacity(7);
+    let mut cells = Vec::with_capacity(10);
     if cols.kind {
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
-    cells.push(Cell::from(r.entry.task_id.clone()));
-    cells.push(Cell::from(Span::styled(status, style)));
+    cells.push(Cell::from(middle_ellipsis(
+        &r.entry.task_id,
+        usize::from(cols.id),
+    )));
+    if cols.service {
+        cells.push(Cell::from(middle_ellipsis(
+            &r.entry
+                .service
+                .as_deref()
+                .map(service_label)
+                .unwrap_or_default(),
+            15,
+        )));
+    }
+    let status = status_text(r, phase);
     cells.push(Cell::from(Span::styled(
-        gauge(percent, cols.gauge_cells),
+        middle_ellipsis(&status, usize::from(STATUS_WIDTH)),
         style,
     )));
+    let percent_text = if r.entry.last.is_some() {
+        format!("{percent:>3}%")
+    } else {
+        "   -".to_string()
+    };
+    cells.push(Cell::from(Span::styled(percent_text, style)));
+    if cols.gauge {
+        cells.push(Cell::from(Span::styled(gauge(percent, 10), style)));
+    }
+    if cols.eta {
+        let eta_style = if phase == Phase::Stalled {
+            theme.stalled()
+        } else {
+            Style::new()
+        };
+        cells.push(Cell::from(Span::styled(eta, eta_style)));
+    }
     if cols.added {
         cells.push(Cell::from(age_label(r.entry.added_at, now)));
     }
     if cols.updated {
+        let updated = r
+            .entry
+            .last
+            .as_ref()
+            .map_or("-".to_string(), |l| age_label(l.updated_at, now));
         cells.push(Cell::from(updated));
     }
-    if cols.info {
-        cells.push(Cell::from(Span::styled(last_column(r), info_style)));
-    }
+    cells.push(Cell::from(Span::styled(info, info_style)));
     Row::new(cells)
+}
+
+/// `value` after a `label`, cut into lines of the area's width (continuations indented), so
+/// nothing is cut off and where each piece lands is known.
+fn wrapped(
+    label: &str,
+    value: &str,
+    width: usize,
+    style: Style,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(LABEL).max(1);
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let mut used = 0;
+    let mut chunks = Vec::new();
+    for c in value.chars() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > room && !current.is_empty() {
+            chunks.push(std::mem::take(&mut current));
+            used = 0;
+        }
+        current.push(c);
+        used += cw;
+    }
+    chunks.push(current);
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        let head = if i == 0 {
+            format!("{label:<LABEL$}")
+        } else {
+            " ".repeat(LABEL)
+        };
+        lines.push(Line::from(vec![
+            Span::styled(head, theme.dim()),
+            Span::styled(chunk, style),
+        ]));
+    }
+    lines
+}
+
+fn ago(t: u64, now: u64) -> String {
+    format!("{} ago", age_label(t, now))
+}
+
+/// The selected task, every fact about it; the URL is returned as links, one per line it takes.
+fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> Vec<Link> {
+    if area.height < 2 || area.width < 12 {
+        return Vec::new();
+    }
+    let Some(r) = state.watch.selected_row() else {
+        return Vec::new();
+    };
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .border_style(theme.dim())
+        .title(Span::styled(" task ", theme.dim()));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let (lines, url_lines) = detail_lines(state, r, usize::from(inner.width), theme);
+    let mut found = Vec::new();
+    if let (Some(url), Some(at)) = (r.url(), url_lines.clone())
+        && crate::api::links::validate_link(url).is_ok()
+    {
+        for i in at {
+            let y = inner.y + i as u16;
+            let text_width = lines[i].spans.get(1).map_or(0, Span::width) as u16;
+            if y < inner.bottom() && text_width > 0 {
+                found.push(Link {
+                    x: inner.x + LABEL as u16,
+                    y,
+                    width: text_width.min(inner.width.saturating_sub(LABEL as u16)),
+                    url: url.to_string(),
+                });
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+    found
+}
+
+/// The detail's lines, cut to `width`, and which of them hold the URL.
+fn detail_lines(
+    state: &State,
+    r: &WatchRow,
+    width: usize,
+    theme: Theme,
+) -> (Vec<Line<'static>>, Option<std::ops::Range<usize>>) {
+    let now = state.now;
+    let phase = r.phase(now, state.watch.stall_after);
+    let plain = Style::new();
+    let mut lines = wrapped("task", &r.entry.task_id, width, theme.title(), theme);
+    let service = r
+        .entry
+        .service
+        .clone()
+        .unwrap_or_else(|| state.service_url.clone());
+    lines.extend(wrapped(
+        "kind",
+        &format!("{} · service {service}", r.entry.kind.as_str()),
+        width,
+        plain,
+        theme,
+    ));
+    let mut status = vec![status_text(r, phase)];
+    if r.entry.last.is_some() {
+        status.push(format!("{}%", r.percent()));
+    }
+    match phase {
+        Phase::Stalled => status.push(format!(
+            "stalled: no progress for {}",
+            duration_label(r.still_for(now).unwrap_or(0))
+        )),
+        Phase::Running => status.extend(r.eta(now).map(|e| format!("ETA {}", format_eta(e)))),
+        Phase::NoService => status.push(format!(
+            "{service} is not a configured service; never polled"
+        )),
+        _ => {}
+    }
+    lines.extend(wrapped(
+        "status",
+        &status.join(" · "),
+        width,
+        phase_style(theme, phase, r.error.is_some()),
+        theme,
+    ));
+    lines.extend(wrapped(
+        "times",
+        &times(r, now).join(" · "),
+        width,
+        plain,
+        theme,
+    ));
+    let mut url_lines = None;
+    if let Some(url) = r.url() {
+        let first = lines.len();
+        lines.extend(wrapped("url", url, width, theme.link(), theme));
+        url_lines = Some(first..lines.len());
+    }
+    for (label, text, style) in troubles(r, now, theme) {
+        lines.extend(wrapped(label, &text, width, style, theme));
+    }
+    if let Some(last) = &r.entry.last
+        && !last.history.is_empty()
+    {
+        let history = last
+            .history
+            .iter()
+            .map(|t| format!("{} {}", ago(t.at, now), t.status))
+            .collect::<Vec<_>>()
+            .join(" → ");
+        lines.extend(wrapped("history", &history, width, plain, theme));
+    }
+    (lines, url_lines)
+}
+
+/// When the task was added, seen running, finished, and how long it took.
+fn times(r: &WatchRow, now: u64) -> Vec<String> {
+    let mut times = vec![format!("added {}", ago(r.entry.added_at, now))];
+    if let Some(last) = &r.entry.last {
+        if let Some(t) = last.running_since {
+            times.push(format!("running since {}", ago(t, now)));
+        }
+        if let Some(t) = last.finished_at {
+            times.push(format!("finished {}", ago(t, now)));
+            let from = last.running_since.unwrap_or(r.entry.added_at);
+            times.push(format!("took {}", duration_label(t.saturating_sub(from))));
+        }
+        times.push(format!("polled {}", ago(last.updated_at, now)));
+    }
+    times
+}
+
+/// The error, the unknown task and the download, each with its label and style.
+fn troubles(r: &WatchRow, now: u64, theme: Theme) -> Vec<(&'static str, String, Style)> {
+    let mut out = Vec::new();
+    if let Some(e) = &r.error {
+        let text = format!("{e} · attempt {} · {}", r.retries, retry_text(r, now));
+        out.push(("error", text, theme.error()));
+    }
+    if let Some(d) = &r.not_found {
+        let text = format!(
+            "the service does not know this task: {d} · asked {} times · {}",
+            r.retries,
+            retry_text(r, now)
+        );
+        out.push(("not found", text, theme.error()));
+    }
+    if let Some(d) = &r.download {
+        let text = match d {
+            DownloadView::Running { done, total } => match total {
+                Some(t) => format!("downloading: {done} of {t} bytes"),
+                None => format!("downloading: {done} bytes"),
+            },
+            DownloadView::Saved(p) => format!("saved to {p}"),
+            DownloadView::Failed(e) => format!("download failed: {e}"),
+        };
+        out.push(("file", text, Style::new()));
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::gauge;
+    use super::*;
 
     #[test]
     fn gauge_bounds() {
-        assert_eq!(gauge(0, 10), "░░░░░░░░░░   0%");
-        assert_eq!(gauge(55, 10), "██████░░░░  55%");
-        assert_eq!(gauge(100, 10), "██████████ 100%");
-        assert_eq!(gauge(255, 10), "██████████ 100%");
+        assert_eq!(gauge(0, 10), "░░░░░░░░░░");
+        assert_eq!(gauge(55, 10), "██████░░░░");
+        assert_eq!(gauge(100, 10), "██████████");
+        assert_eq!(gauge(255, 10), "██████████");
+    }
+
+    #[test]
+    fn long_ids_keep_both_ends() {
+        assert_eq!(middle_ellipsis("abcdefghijkl", 7), "abc…jkl");
+        assert_eq!(middle_ellipsis("short", 7), "short");
+        assert_eq!(middle_ellipsis("abcdefgh", 1), "…");
+        assert_eq!(middle_ellipsis("abcdefgh", 0), "");
+        assert_eq!(middle_ellipsis("sim-45-portrait-batch", 12), "sim-45…batch");
+    }
+
+    #[test]
+    fn file_names_are_the_last_path_segment() {
+        assert_eq!(
+            file_name("http://127.0.0.1:8787/files/img-done.png"),
+            "img-done.png"
+        );
+        assert_eq!(
+            file_name("https://cdn.example/a/b/v.mp4?sig=x/y#frag"),
+            "v.mp4"
+        );
+        assert_eq!(file_name("https://cdn.example/dir/"), "dir");
+        assert_eq!(file_name("https://cdn.example"), "https://cdn.example");
+    }
+
+    #[test]
+    fn columns_keep_the_info_column_longest() {
+        let narrow = Columns::fit(40, 30, false);
+        assert!(!narrow.eta && !narrow.gauge && !narrow.kind);
+        let at_80 = Columns::fit(78, 24, false);
+        assert!(at_80.eta, "{at_80:?}");
+        let wide = Columns::fit(200, 24, true);
+        assert!(wide.eta && wide.gauge && wide.kind && wide.service && wide.updated && wide.added);
     }
 }

@@ -131,6 +131,19 @@ impl Workers {
     }
 
     /// Saves the recently used categories off the UI loop; a failure is reported.
+    pub fn remember_sort(&self, label: String) {
+        let path = crate::store::recent::sort_path(&self.recent_categories);
+        let msgs = self.msgs.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = crate::store::recent::save_sort(&path, &label) {
+                let _ = msgs.blocking_send(Msg::StoreProblem(format!(
+                    "cannot save the sort order to {}: {e}",
+                    path.display()
+                )));
+            }
+        });
+    }
+
     pub fn remember_categories(&self, categories: Vec<String>) {
         let (path, msgs) = (self.recent_categories.clone(), self.msgs.clone());
         tokio::task::spawn_blocking(move || {

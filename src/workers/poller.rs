@@ -273,8 +273,8 @@ impl Schedule {
                 // The service does not know the task (yet): tasks can be registered late, so it
                 // is asked again on a slow, capped backoff rather than given up on.
                 slot.failures += 1;
-                let delay = backoff_delay(slot.failures, LOOKUP_BASE, LOOKUP_CAP, rng)
-                    .max(self.interval);
+                let delay =
+                    backoff_delay(slot.failures, LOOKUP_BASE, LOOKUP_CAP, rng).max(self.interval);
                 slot.due = now + delay;
                 Some(delay)
             }

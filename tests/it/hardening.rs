@@ -218,7 +218,10 @@ fn hostile_strings_render_inert_in_cells_and_bytes() {
             },
         )
         .unwrap();
-        t.draw(|f| gendash::ui::render(s, f)).unwrap();
+        t.draw(|f| {
+            gendash::ui::render(s, f);
+        })
+        .unwrap();
         drop(t);
         frames.push(out.0.lock().unwrap().clone());
     };

@@ -67,7 +67,10 @@ fn loaded(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
 fn draw(s: &State) -> Terminal<TestBackend> {
     let a = s.areas.full;
     let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-    t.draw(|f| gendash::ui::render(s, f)).unwrap();
+    t.draw(|f| {
+        gendash::ui::render(s, f);
+    })
+    .unwrap();
     t
 }
 
@@ -98,6 +101,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         kind,
         added_at: NOW - 95,
         last: None,
+        service: None,
     }
 }
 
@@ -266,7 +270,7 @@ fn watch_list_with_each_state() {
             .find("IN_PROGRESS")
             .or_else(|| line.find("COMPLETED"))
             .or_else(|| line.find("FAILED"))
-            .or_else(|| line.find("(not"))
+            .or_else(|| line.find("not polled"))
             .unwrap();
         buf[(a.x + col as u16, a.y + row)].style().fg
     };

@@ -19,7 +19,10 @@ pub const TOKEN: &str = "test-token-SECRET-4b1d";
 /// The dashboard drawn at `width` x `height`, as the text of its cells.
 pub fn rendered_text(state: &gendash::app::state::State, width: u16, height: u16) -> String {
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
-    t.draw(|f| gendash::ui::render(state, f)).unwrap();
+    t.draw(|f| {
+        gendash::ui::render(state, f);
+    })
+    .unwrap();
     t.backend()
         .buffer()
         .content()
