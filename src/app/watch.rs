@@ -836,6 +836,220 @@ mod tests {
         );
     }
 
+    fn lookup_failed() -> Result<TaskResult, ApiError> {
+        Err(ApiError::Lookup {
+            description: "task not found".into(),
+        })
+    }
+
+    fn ids(w: &Watch) -> Vec<&str> {
+        w.order
+            .iter()
+            .map(|&i| w.rows[i].entry.task_id.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn each_state_is_its_own_and_counted_apart() {
+        let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+        let mut w = Watch::new(
+            ["run", "gone", "err", "done", "new"]
+                .iter()
+                .map(|id| new_entry(id, TaskKind::Image, 0))
+                .collect(),
+            statuses(),
+        );
+        w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
+        let (_, changed) = w.polled(
+            &k("gone"),
+            lookup_failed(),
+            Some(Duration::from_secs(15)),
+            10,
+        );
+        assert!(changed);
+        w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
+        w.polled(
+            &k("err"),
+            Err(ApiError::Http {
+                status: 503,
+                excerpt: "busy".into(),
+                retry_after: None,
+            }),
+            Some(Duration::from_secs(4)),
+            12,
+        );
+        w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
+        let phases: Vec<Phase> = w.rows.iter().map(|r| r.phase(12, 300)).collect();
+        assert_eq!(
+            phases,
+            [
+                Phase::Running,
+                Phase::NotFound,
+                Phase::Running,
+                Phase::Completed,
+                Phase::NotPolled
+            ]
+        );
+        let gone = &w.rows[1];
+        assert_eq!(gone.not_found.as_deref(), Some("task not found"));
+        assert_eq!(gone.next_retry_at, Some(25), "the next retry is shown");
+        assert!(gone.error.is_none(), "an unknown task is not an error");
+        let err = &w.rows[2];
+        assert_eq!(
+            err.entry.last.as_ref().map(|l| l.percent),
+            Some(50),
+            "last status kept"
+        );
+        assert_eq!((err.retries, err.next_retry_at), (1, Some(16)));
+        let c = w.counts(12);
+        assert_eq!(
+            (
+                c.running,
+                c.not_found,
+                c.erroring,
+                c.completed,
+                c.not_polled
+            ),
+            (2, 1, 1, 1, 1)
+        );
+        // Found after all: the unknown task becomes an ordinary one.
+        w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
+        assert_eq!(w.rows[1].phase(30, 300), Phase::Running);
+        assert_eq!(w.rows[1].retries, 0);
+    }
+
+    #[test]
+    fn progress_gives_an_eta_and_stalls_follow_the_clock() {
+        let key = TaskKey::new(TaskKind::Image, "t");
+        let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
+        w.stall_after = 300;
+        for (at, percent) in [(100, 10), (110, 20)] {
+            w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
+        }
+        assert_eq!(w.rows[0].eta(110), None, "one move is not enough");
+        w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
+        assert_eq!(w.rows[0].eta(120), Some(70));
+        // Unchanged polls until stall_after has passed since the last move.
+        for at in (122..420).step_by(2) {
+            w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
+            assert_eq!(w.rows[0].phase(at, 300), Phase::Running, "at {at}");
+        }
+        assert_eq!(w.rows[0].phase(420, 300), Phase::Stalled);
+        assert_eq!(w.counts(420).stalled, 1);
+        assert_eq!(w.rows[0].eta(420), w.rows[0].progress.eta(420.0));
+        w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
+        assert_eq!(w.rows[0].phase(422, 300), Phase::Running, "moving again");
+        w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
+        let last = w.rows[0].entry.last.clone().expect("known");
+        assert_eq!(
+            (last.running_since, last.finished_at),
+            (Some(100), Some(430))
+        );
+        let history: Vec<(u64, &str)> = last
+            .history
+            .iter()
+            .map(|t| (t.at, t.status.as_str()))
+            .collect();
+        assert_eq!(history, [(100, "IN_PROGRESS"), (430, "COMPLETED")]);
+        assert_eq!(w.rows[0].eta(430), None, "no ETA once finished");
+    }
+
+    #[test]
+    fn sorts_cycle_and_keep_the_selection() {
+        let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+        let mut w = Watch::new(
+            ["b-run", "a-fail", "c-done", "d-gone", "e-stuck"]
+                .iter()
+                .map(|id| new_entry(id, TaskKind::Image, 0))
+                .collect(),
+            statuses(),
+        );
+        w.stall_after = 100;
+        for (at, p) in [(0, 10), (10, 20), (20, 30)] {
+            w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
+        }
+        w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
+        w.polled(
+            &k("c-done"),
+            Ok(result("c-done", "COMPLETED", 100)),
+            None,
+            20,
+        );
+        w.polled(&k("d-gone"), lookup_failed(), None, 20);
+        w.polled(
+            &k("e-stuck"),
+            Ok(result("e-stuck", "IN_PROGRESS", 5)),
+            None,
+            0,
+        );
+        // e-stuck has not moved for 110 s, b-run for 90 s.
+        let now = 110;
+        w.select(2);
+        assert_eq!(ids(&w), ["b-run", "a-fail", "c-done", "d-gone", "e-stuck"]);
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            let sort = w.cycle_sort(now);
+            assert_eq!(
+                w.selected_row().map(|r| r.entry.task_id.as_str()),
+                Some("c-done"),
+                "{sort:?} keeps the selected task selected"
+            );
+            seen.push((sort, ids(&w).join(" ")));
+        }
+        assert_eq!(
+            seen,
+            [
+                (
+                    SortKey::Status,
+                    "a-fail d-gone e-stuck b-run c-done".to_string()
+                ),
+                (
+                    SortKey::Progress,
+                    "c-done a-fail b-run e-stuck d-gone".to_string()
+                ),
+                (
+                    SortKey::Eta,
+                    "b-run a-fail c-done d-gone e-stuck".to_string()
+                ),
+                (
+                    SortKey::TaskId,
+                    "a-fail b-run c-done d-gone e-stuck".to_string()
+                ),
+                (
+                    SortKey::Added,
+                    "b-run a-fail c-done d-gone e-stuck".to_string()
+                ),
+            ]
+        );
+        assert_eq!(SortKey::from_label("status"), SortKey::Status);
+        assert_eq!(SortKey::from_label("nonsense"), SortKey::Added);
+    }
+
+    #[test]
+    fn the_filter_matches_ids_and_statuses() {
+        let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+        let mut w = Watch::new(
+            ["render-1", "clip-2", "render-3"]
+                .iter()
+                .map(|id| new_entry(id, TaskKind::Image, 0))
+                .collect(),
+            statuses(),
+        );
+        w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
+        w.set_query("rend".into(), 1);
+        assert_eq!(ids(&w), ["render-1", "render-3"]);
+        w.set_query("failed".into(), 1);
+        assert_eq!(ids(&w), ["clip-2"]);
+        assert_eq!(
+            w.selected_row().map(|r| r.entry.task_id.as_str()),
+            Some("clip-2")
+        );
+        w.set_query("zzz".into(), 1);
+        assert!(ids(&w).is_empty() && w.selected_row().is_none());
+        w.set_query(String::new(), 1);
+        assert_eq!(ids(&w).len(), 3);
+    }
+
     #[test]
     fn ages() {
         assert_eq!(age_label(100, 100), "0s");

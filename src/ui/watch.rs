@@ -137,15 +137,16 @@ fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
 fn title(state: &State) -> String {
     let w = &state.watch;
     let c = w.counts(state.now);
-    let mut parts = vec![format!(
-        " Watch list · {} running · {} completed · {} failed",
-        c.running, c.completed, c.failed
-    )];
+    // What needs attention first; only what there is.
+    let mut parts = vec![" Watch list".to_string()];
     for (n, what) in [
-        (c.stalled, "stalled"),
+        (c.failed, "failed"),
         (c.not_found, "not found"),
         (c.erroring, "erroring"),
+        (c.stalled, "stalled"),
         (c.no_service, "no service"),
+        (c.running, "running"),
+        (c.completed, "completed"),
     ] {
         if n > 0 {
             parts.push(format!("{n} {what}"));

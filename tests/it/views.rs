@@ -454,3 +454,97 @@ fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
         ]
     );
 }
+
+/// A watch list with every state, at the README's 140x45: the detail section shows the
+/// selected task without a key press; every state in the table; the links drawn are the file
+/// names and the detail's full URL, at the cells where they are drawn.
+#[test]
+fn watch_details_and_states_at_140x45() {
+    let ids = [
+        ("sim-45-portrait-batch-with-a-long-name", "IN_PROGRESS"),
+        ("clip-done", "COMPLETED"),
+        ("render-gone", ""),
+        ("render-stuck", "IN_PROGRESS"),
+    ];
+    let mut s = loaded(
+        140,
+        45,
+        ids.iter()
+            .map(|(id, _)| task(id, TaskKind::Image))
+            .collect(),
+    );
+    s.watch.stall_after = 300;
+    let poll = |s: &mut State, id: &str, r: Result<TaskResult, ApiError>| {
+        s.apply(Msg::Polled {
+            key: TaskKey::new(TaskKind::Image, id),
+            result: r,
+            retry_in: Some(std::time::Duration::from_secs(15)),
+        });
+    };
+    let at = |s: &mut State, t: u64| {
+        s.apply(Msg::Tick(NOW - 90 + t));
+    };
+    at(&mut s, 0);
+    poll(
+        &mut s,
+        "render-stuck",
+        Ok(result("render-stuck", "IN_PROGRESS", 40)),
+    );
+    for (t, p) in [(0, 10), (60, 20), (120, 30)] {
+        at(&mut s, t);
+        poll(&mut s, ids[0].0, Ok(result(ids[0].0, "IN_PROGRESS", p)));
+    }
+    at(&mut s, 130);
+    poll(&mut s, "clip-done", Ok(result("clip-done", "QUEUED", 0)));
+    at(&mut s, 200);
+    poll(
+        &mut s,
+        "clip-done",
+        Ok(result("clip-done", "COMPLETED", 100)),
+    );
+    poll(
+        &mut s,
+        "render-gone",
+        Err(ApiError::Lookup {
+            description: "task not found".into(),
+        }),
+    );
+    at(&mut s, 400);
+    poll(
+        &mut s,
+        "render-stuck",
+        Ok(result("render-stuck", "IN_PROGRESS", 40)),
+    );
+    s.update(Action::FocusNext);
+    s.update(Action::Down);
+    let mut links = Vec::new();
+    let a = s.areas.full;
+    let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
+    t.draw(|f| links = gendash::ui::render(&s, f)).unwrap();
+    insta::assert_snapshot!(t.backend());
+    let text = crate::common::rendered_text(&s, 140, 45);
+    assert!(
+        text.contains("1 stalled") && text.contains("1 not found"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sim-45-portrai…h-a-long-name"),
+        "long IDs keep both ends"
+    );
+    let buf = t.backend().buffer();
+    let drawn = |l: &gendash::ui::watch::Link| -> String {
+        (l.x..l.x + l.width)
+            .map(|x| buf[(x, l.y)].symbol().to_string())
+            .collect()
+    };
+    let url = "http://127.0.0.1:8787/files/clip-done.png";
+    assert!(!links.is_empty());
+    assert!(links.iter().all(|l| l.url == url), "{links:?}");
+    let texts: Vec<String> = links.iter().map(drawn).collect();
+    assert!(texts.contains(&"clip-done.png".to_string()), "{texts:?}");
+    assert!(
+        texts.contains(&url.to_string()),
+        "the detail's URL: {texts:?}"
+    );
+    assert_eq!(texts.len(), 2, "{texts:?}");
+}
