@@ -78,7 +78,9 @@ impl Progress {
         let remaining = f64::from(100 - last.percent);
         let since_move = (now - last.at).max(0.0);
         let countdown = remaining / rate - since_move;
-        let eta = if countdown >= 1.0 || remaining == 0.0 {
+        // Run out means below zero: a fresh estimate under a second (a fast task, the last
+        // percent) is still on pace, and the whole run's average would count its queueing.
+        let eta = if countdown > 0.0 || remaining == 0.0 {
             countdown.max(0.0)
         } else {
             // Behind its own pace: the average rate over the whole run, the wait included.
@@ -167,6 +169,22 @@ mod tests {
             Some(70),
             "a clock behind the samples counts nothing"
         );
+    }
+
+    #[test]
+    fn a_fresh_estimate_under_a_second_is_not_behind_pace() {
+        // Queued for ten minutes at 0 %, then 2 % a second; the last percent is half a second
+        // away. Right after a move nothing has run out: the countdown stands, instead of the
+        // whole run's average (queue included), which said 7 s.
+        let mut samples = vec![(0.0, 0)];
+        samples.extend((1..=49).map(|k| (600.0 + f64::from(k), (2 * k) as u8)));
+        samples.push((649.5, 99));
+        let p = fed(&samples);
+        assert_eq!(p.eta(649.5), Some(1));
+        assert_eq!(p.eta(649.9), Some(0), "counts down to zero");
+        assert!(p.eta(651.0).expect("an eta") > 1, "then it is behind");
+        // The same at the speed of `wait --interval 0.05` against the reference service.
+        assert_eq!(fed(&[(0.0, 0), (0.05, 20), (0.1, 40)]).eta(0.1), Some(0));
     }
 
     #[test]
