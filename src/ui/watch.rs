@@ -268,6 +268,15 @@ fn render_table(
         .collect()
 }
 
+/// Spends `cost` of `budget` if there is that much left.
+fn take(budget: &mut u16, cost: u16) -> bool {
+    let fits = *budget >= cost;
+    if fits {
+        *budget -= cost;
+    }
+    fits
+}
+
 /// The service column's label for each row, when the list spans more than one service.
 fn services_shown(state: &State) -> bool {
     let mut first: Option<&str> = None;
@@ -319,28 +328,14 @@ impl Columns {
             .min(width.saturating_sub(fixed + INFO_MIN))
             .max(7);
         let mut budget = width.saturating_sub(id + fixed + INFO_MIN);
-        let mut take = |cost: u16| {
-            let fits = budget >= cost;
-            if fits {
-                budget -= cost;
-            }
-            fits
-        };
-        let eta = take(8);
+        let eta = take(&mut budget, 8);
         // The rest only where the info column keeps room for the start of an error.
         budget = budget.saturating_sub(INFO_ROOMY - INFO_MIN);
-        let mut take = |cost: u16| {
-            let fits = budget >= cost;
-            if fits {
-                budget -= cost;
-            }
-            fits
-        };
-        let gauge = take(11);
-        let kind = take(6);
-        let service = services && take(16);
-        let updated = take(8);
-        let added = take(6);
+        let gauge = take(&mut budget, 11);
+        let kind = take(&mut budget, 6);
+        let service = services && take(&mut budget, 16);
+        let updated = take(&mut budget, 8);
+        let added = take(&mut budget, 6);
         Columns {
             id,
             eta,
