@@ -354,6 +354,20 @@ impl Watch {
         self.scroll_into_view();
     }
 
+    /// Selects the first (or, with `last`, the last) shown row among `keys`, if any is shown.
+    fn select_one_of(&mut self, keys: &[TaskKey], last: bool) {
+        let is_one = |&i: &usize| keys.contains(&self.rows[i].key());
+        let at = if last {
+            self.order.iter().rposition(is_one)
+        } else {
+            self.order.iter().position(is_one)
+        };
+        if let Some(at) = at {
+            self.cursor.selected = at;
+        }
+        self.scroll_into_view();
+    }
+
     /// Whether the order depends on what polls and the clock change.
     fn order_moves(&self) -> bool {
         !matches!(self.sort, SortKey::Added | SortKey::TaskId) || !self.query.trim().is_empty()
@@ -412,14 +426,7 @@ impl Watch {
         );
         self.reorder(now);
         // The newest shown of those added (a filter may hide them).
-        if let Some(at) = self
-            .order
-            .iter()
-            .rposition(|&i| keys.contains(&self.rows[i].key()))
-        {
-            self.cursor.selected = at;
-            self.scroll_into_view();
-        }
+        self.select_one_of(&keys, true);
         self.push_undo(Undo::Added(keys.clone()));
         (cmds, keys, skipped)
     }
@@ -470,14 +477,7 @@ impl Watch {
                 let keys: Vec<TaskKey> = restored.iter().map(TaskKey::of).collect();
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
                 self.reorder(now);
-                if let Some(at) = self
-                    .order
-                    .iter()
-                    .position(|&i| keys.contains(&self.rows[i].key()))
-                {
-                    self.cursor.selected = at;
-                }
-                self.scroll_into_view();
+                self.select_one_of(&keys, false);
                 Some((cmds, true, ids))
             }
             Undo::Added(keys) => {
