@@ -1802,3 +1802,87 @@ fn start_tells_the_rows_on_screen_and_scrolling_tells_each_new_screen_once() {
     let up = (0..15).rev().map(|n| format!("r-{n}"));
     assert_eq!(tops, down.chain(up).collect::<Vec<_>>());
 }
+
+// ---- 8. resizing ----------------------------------------------------------------------------
+
+/// `n` running tasks `t-0`.. on a 140x45 terminal.
+fn tasks_on_screen(n: usize) -> State {
+    let entries = (0..n)
+        .map(|i| entry(&format!("t-{i}"), Some(("IN_PROGRESS", 1))))
+        .collect();
+    let mut s = state_with(entries, ui(false, false));
+    s.update(Action::Resize {
+        width: 140,
+        height: 45,
+    });
+    s
+}
+
+/// (tasks, keys before, the sizes in turn, the first task shown and the selected one after)
+type ResizeCase = (
+    usize,
+    &'static [Action],
+    &'static [(u16, u16)],
+    usize,
+    usize,
+);
+
+#[test]
+fn a_resize_keeps_the_selection_visible_and_the_watch_list_full() {
+    let cases: [ResizeCase; 6] = [
+        // The report: Tab, G, 60x14 (three rows), back to 140x45 (all eight fit).
+        (
+            8,
+            &[Action::FocusNext, Action::Bottom],
+            &[(60, 14), (140, 45)],
+            0,
+            7,
+        ),
+        // More tasks than fit even at 140x45 (40 rows): the last 40, the selection at the end.
+        (
+            50,
+            &[Action::FocusNext, Action::Bottom],
+            &[(60, 14), (140, 45)],
+            10,
+            49,
+        ),
+        // Shrinking keeps the selected row on the last line.
+        (
+            50,
+            &[Action::FocusNext, Action::Bottom],
+            &[(60, 14)],
+            47,
+            49,
+        ),
+        // At the top nothing scrolls either way.
+        (50, &[Action::FocusNext], &[(60, 14), (140, 45)], 0, 0),
+        // A selection in the middle (a page down: row 40) stays on screen as the screen fills.
+        (
+            50,
+            &[Action::FocusNext, Action::PageDown],
+            &[(60, 14), (140, 45)],
+            10,
+            40,
+        ),
+        // Keys for the browser leave the watch list where it was.
+        (8, &[Action::Bottom], &[(60, 14), (140, 45)], 0, 0),
+    ];
+    for (n, keys, sizes, offset, selected) in cases {
+        let mut s = tasks_on_screen(n);
+        for a in keys {
+            s.update(a.clone());
+        }
+        for &(width, height) in sizes {
+            s.update(Action::Resize { width, height });
+        }
+        let c = s.watch.cursor;
+        let what = format!("{n} tasks, {keys:?}, {sizes:?}");
+        assert_eq!((c.offset, c.selected), (offset, selected), "{what}");
+        assert_eq!(
+            s.watch.visible().len(),
+            c.viewport.min(n),
+            "{what}: no empty rows below while rows are hidden above"
+        );
+        assert_eq!(c.viewport, usize::from(s.areas.watch_rows.height), "{what}");
+    }
+}
