@@ -3,7 +3,7 @@
 //! routes. Whatever changes what is on screen sets `dirty`.
 
 use super::action::Action;
-use super::watch::{Watch, new_entry};
+use super::watch::{Undone, Watch, new_entry};
 use crate::api::links::validate_link;
 use crate::msg::{Cmd, DownloadEvent, Msg, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
@@ -16,6 +16,18 @@ pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, Keymap};
 pub use super::watch::{DownloadView, Row, age_label};
 pub use crate::api::{TaskKind, TaskState};
+
+/// How long a notice stays on the status bar, in seconds of the reducers' clock.
+pub const NOTICE_SECONDS: u64 = 5;
+
+/// A short message about the last action ("copied …", "removed …"), shown for a few seconds:
+/// a message about an earlier action must not read as one about the latest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub text: String,
+    /// When it goes, on the reducers' clock (`State::now`).
+    pub until: u64,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
@@ -70,8 +82,8 @@ pub struct State {
     pub service_url: String,
     pub health: Health,
     pub last_error: Option<String>,
-    /// A short message about the last action ("copied …", "opened …").
-    pub notice: Option<String>,
+    /// A short message about the last action ("copied …", "opened …"), set by `say`.
+    pub notice: Option<Notice>,
     pub settings: UiSettings,
     pub keymap: Keymap,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
@@ -293,11 +305,13 @@ impl State {
             Action::Cancel => self.popup = None,
             Action::Submit => {
                 // Sanitised before they are checked: an ID that is nothing but an escape
-                // sequence must not become an empty task ID on the list.
+                // sequence must not become an empty task ID on the list. One typed twice is
+                // one task.
+                let mut seen = std::collections::HashSet::new();
                 let ids: Vec<String> = split_ids(&dialog.text)
                     .iter()
                     .map(|id| crate::api::sanitize::sanitize(id))
-                    .filter(|id| !id.is_empty())
+                    .filter(|id| !id.is_empty() && seen.insert(id.clone()))
                     .collect();
                 if ids.is_empty() {
                     dialog.error = Some("type or paste at least one task ID".into());
@@ -311,15 +325,24 @@ impl State {
                     return Vec::new();
                 }
                 let kind = dialog.kind;
-                let entries: Vec<WatchEntry> =
-                    ids.iter().map(|id| new_entry(id, kind, self.now)).collect();
                 self.popup = None;
-                let (cmds, n) = self.watch.add(entries);
+                let (already, fresh): (Vec<String>, Vec<String>) =
+                    ids.into_iter().partition(|id| {
+                        self.watch
+                            .rows
+                            .iter()
+                            .any(|r| r.entry.kind == kind && r.entry.task_id == *id)
+                    });
+                let entries: Vec<WatchEntry> = fresh
+                    .iter()
+                    .map(|id| new_entry(id, kind, self.now))
+                    .collect();
+                let (cmds, _) = self.watch.add(entries);
                 self.focus = Pane::Watch;
-                self.notice = Some(match n {
-                    0 => "already watching those tasks".to_string(),
-                    1 => "added 1 task".to_string(),
-                    n => format!("added {n} tasks"),
+                self.say(match (fresh.is_empty(), already.len()) {
+                    (true, _) => format!("already watching {}", tasks(&already)),
+                    (false, 0) => format!("added {}", tasks(&fresh)),
+                    (false, n) => format!("added {}, {n} already watched", tasks(&fresh)),
                 });
                 return cmds;
             }
@@ -418,7 +441,10 @@ impl State {
             Action::FocusFilter => self.browser.start_editing(Field::Filter),
             Action::EditCategory => self.browser.start_editing(Field::Category),
             Action::CycleType => return vec![self.browser.cycle_type()],
-            Action::Refresh => return vec![self.browser.fetch()],
+            Action::Refresh => {
+                self.say("reloading the catalogue");
+                return vec![self.browser.fetch()];
+            }
             Action::Cancel if !self.browser.query.is_empty() => {
                 self.browser.query.clear();
                 return self.browser.refilter().into_iter().collect();
@@ -451,28 +477,42 @@ impl State {
     fn update_watch(&mut self, action: &Action) -> Vec<Cmd> {
         match action {
             Action::Remove => {
+                let id = self.watch.selected_row().map(|r| r.entry.task_id.clone());
                 let cmds = self.watch.remove_selected();
-                if !cmds.is_empty() {
-                    self.notice = Some("removed (u undoes)".into());
+                if let (false, Some(id)) = (cmds.is_empty(), id) {
+                    self.say(format!("removed {id} — u undoes"));
                 }
                 cmds
             }
-            Action::Undo => self.watch.undo().unwrap_or_else(|| {
-                self.notice = Some("nothing to undo".into());
-                Vec::new()
-            }),
-            Action::PollNow => self
-                .watch
-                .selected_row()
-                .map(|r| vec![Cmd::PollNow(r.key())])
-                .unwrap_or_default(),
+            Action::Undo => {
+                let Some((cmds, undone)) = self.watch.undo() else {
+                    self.say("nothing to undo");
+                    return Vec::new();
+                };
+                self.say(match undone {
+                    Undone::Restored(ids) if ids.is_empty() => {
+                        "nothing to restore: those tasks are on the list again".to_string()
+                    }
+                    Undone::Restored(ids) => format!("restored {}", tasks(&ids)),
+                    Undone::TookBack(ids) => format!("took back {}", tasks(&ids)),
+                });
+                cmds
+            }
+            Action::PollNow => {
+                let Some(r) = self.watch.selected_row() else {
+                    return Vec::new();
+                };
+                let key = r.key();
+                let text = format!("asking the service for {} now", r.entry.task_id);
+                self.say(text);
+                vec![Cmd::PollNow(key)]
+            }
             Action::Open => {
-                let url = self
-                    .watch
-                    .selected_row()
-                    .and_then(|r| r.url())
-                    .map(str::to_string);
-                self.open(url, "this task has no download URL yet")
+                let (url, missing) = match self.watch.selected_row() {
+                    Some(r) => (r.url().map(str::to_string), no_file(r, "open")),
+                    None => (None, "no task selected".to_string()),
+                };
+                self.open(url, &missing)
             }
             Action::CopyUrl => {
                 let url = self
@@ -486,23 +526,24 @@ impl State {
                 let id = self.watch.selected_row().map(|r| r.entry.task_id.clone());
                 self.copy(id, "task ID")
             }
-            Action::Download => match self.watch.selected_row() {
-                Some(r) => match (r.url(), validate_link(r.url().unwrap_or(""))) {
-                    (Some(url), Ok(_)) => vec![Cmd::Download {
-                        key: r.key(),
-                        url: url.to_string(),
-                    }],
-                    (None, _) => {
-                        self.notice = Some("this task has no download URL yet".into());
+            Action::Download => {
+                let Some(r) = self.watch.selected_row() else {
+                    return Vec::new();
+                };
+                let Some(url) = r.url().map(str::to_string) else {
+                    let missing = no_file(r, "download");
+                    self.say(missing);
+                    return Vec::new();
+                };
+                let key = r.key();
+                match validate_link(&url) {
+                    Ok(_) => vec![Cmd::Download { key, url }],
+                    Err(e) => {
+                        self.say(e.to_string());
                         Vec::new()
                     }
-                    (Some(_), Err(e)) => {
-                        self.notice = Some(e.to_string());
-                        Vec::new()
-                    }
-                },
-                None => Vec::new(),
-            },
+                }
+            }
             _ => Vec::new(),
         }
     }
@@ -512,13 +553,13 @@ impl State {
     fn open(&mut self, url: Option<String>, missing: &str) -> Vec<Cmd> {
         match url {
             None => {
-                self.notice = Some(missing.to_string());
+                self.say(missing);
                 Vec::new()
             }
             Some(u) => match validate_link(&u) {
                 Ok(_) => vec![Cmd::Open(u)],
                 Err(e) => {
-                    self.notice = Some(e.to_string());
+                    self.say(e.to_string());
                     Vec::new()
                 }
             },
@@ -528,11 +569,11 @@ impl State {
     fn copy(&mut self, text: Option<String>, what: &str) -> Vec<Cmd> {
         match text {
             Some(t) if !t.is_empty() => {
-                self.notice = Some(format!("copied the {what} to the clipboard"));
+                self.say(format!("copied the {what} to the clipboard"));
                 vec![Cmd::Copy(t)]
             }
             _ => {
-                self.notice = Some(format!("no {what} to copy"));
+                self.say(format!("no {what} to copy"));
                 Vec::new()
             }
         }
@@ -610,7 +651,7 @@ impl State {
             }
             Msg::Opened(result) => {
                 match result {
-                    Ok(url) => self.notice = Some(format!("opened {url}")),
+                    Ok(url) => self.say(format!("opened {url}")),
                     Err(e) => self.last_error = Some(e),
                 }
                 self.dirty = true;
@@ -618,6 +659,11 @@ impl State {
             }
             Msg::Tick(now) => {
                 self.now = now;
+                // Redrawn when a notice goes, and only then: an idle dashboard stays idle.
+                if self.notice.as_ref().is_some_and(|n| now >= n.until) {
+                    self.notice = None;
+                    self.dirty = true;
+                }
                 // Redraw only when a shown age would change.
                 let sig = self.age_signature();
                 if sig != self.age_signature {
@@ -630,11 +676,21 @@ impl State {
         self.track(cmds)
     }
 
+    /// Shows a notice for `NOTICE_SECONDS`, replacing any other: the status bar tells of the
+    /// latest action only. Task IDs and URLs in it may come from a file or a service.
+    fn say(&mut self, text: impl Into<String>) {
+        self.notice = Some(Notice {
+            text: crate::api::sanitize::sanitize(&text.into()),
+            until: self.now.saturating_add(NOTICE_SECONDS),
+        });
+        self.dirty = true;
+    }
+
     /// A request succeeded: after trouble, the stale error goes and the user is told.
     fn connected(&mut self) {
         if let Health::Trouble(_) = self.health {
             self.last_error = None;
-            self.notice = Some("reconnected to the service".into());
+            self.say("reconnected to the service");
         }
         if self.health != Health::Connected {
             self.health = Health::Connected;
@@ -700,6 +756,24 @@ fn clean_paste(text: &str) -> String {
         })
         .collect();
     crate::api::sanitize::sanitize_with_limit(&spaced, 64 * 1024)
+}
+
+/// Tasks as a message names them: the one task's ID, or how many.
+fn tasks(ids: &[String]) -> String {
+    match ids {
+        [one] => one.clone(),
+        _ => format!("{} tasks", ids.len()),
+    }
+}
+
+/// Why a task has no file to `verb` ("open", "download"): it failed, or has no URL (yet).
+fn no_file(row: &Row, verb: &str) -> String {
+    let id = &row.entry.task_id;
+    match row.state {
+        TaskState::Failed => format!("{id} failed: no file to {verb}"),
+        TaskState::Completed => format!("{id} finished without a file to {verb}"),
+        TaskState::Running => format!("{id} has no download URL yet"),
+    }
 }
 
 /// Which pane a screen position belongs to.

@@ -132,6 +132,11 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
         .collect()
 }
 
+/// The status bar's notice, if one is shown.
+fn notice(s: &State) -> Option<&str> {
+    s.notice.as_ref().map(|n| n.text.as_str())
+}
+
 fn row_ids(s: &State) -> Vec<&str> {
     s.watch
         .rows
@@ -216,7 +221,7 @@ impl Snap {
             category_draft: s.browser.category_draft.clone(),
             rows: row_ids(s).into_iter().map(String::from).collect(),
             quit: s.quit,
-            notice: s.notice.clone(),
+            notice: notice(s).map(String::from),
             persist_sent: s.persist_sent,
         }
     }
@@ -623,7 +628,7 @@ fn key_cases() -> Vec<KeyCase> {
             Some(A::Remove),
             |s| {
                 s.rows.clear();
-                s.notice = Some("removed (u undoes)".into());
+                s.notice = Some("removed w-1 — u undoes".into());
                 s.persist_sent = 1;
             },
             &["Unwatch", "Persist(Remove)", "Prefer"],
@@ -641,7 +646,7 @@ fn key_cases() -> Vec<KeyCase> {
             Mode::Watch,
             ch('R'),
             Some(A::PollNow),
-            unchanged,
+            |s| s.notice = Some("asking the service for w-1 now".into()),
             &["PollNow"],
         ),
         case(
@@ -649,7 +654,7 @@ fn key_cases() -> Vec<KeyCase> {
             Mode::Browser,
             ch('r'),
             Some(A::Refresh),
-            unchanged,
+            |s| s.notice = Some("reloading the catalogue".into()),
             &["FetchCatalogue"],
         ),
         case(
@@ -802,7 +807,7 @@ fn add_cases() -> Vec<AddCase> {
             video: false,
             cmds: added(TaskKind::Image, &["n-1"]),
             error: None,
-            notice: Some("added 1 task"),
+            notice: Some("added n-1"),
         },
         AddCase {
             text: "n-1 n-2,n-3\nn-1",
@@ -816,21 +821,44 @@ fn add_cases() -> Vec<AddCase> {
             video: true,
             cmds: added(TaskKind::Video, &["v-1"]),
             error: None,
-            notice: Some("added 1 task"),
+            notice: Some("added v-1"),
         },
         AddCase {
             text: "w-1",
             video: false,
             cmds: Vec::new(),
             error: None,
-            notice: Some("already watching those tasks"),
+            notice: Some("already watching w-1"),
+        },
+        // Those already on the list are counted, not added again.
+        AddCase {
+            text: "n-1 w-1 n-2",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1", "n-2"]),
+            error: None,
+            notice: Some("added 2 tasks, 1 already watched"),
+        },
+        AddCase {
+            text: "w-1 n-1 w-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1"]),
+            error: None,
+            notice: Some("added n-1, 1 already watched"),
+        },
+        // The same ID as a video is another task.
+        AddCase {
+            text: "w-1",
+            video: true,
+            cmds: added(TaskKind::Video, &["w-1"]),
+            error: None,
+            notice: Some("added w-1"),
         },
         AddCase {
             text: "id-\u{1b}]0;pwned\u{7}x",
             video: false,
             cmds: added(TaskKind::Image, &["id-x"]),
             error: None,
-            notice: Some("added 1 task"),
+            notice: Some("added id-x"),
         },
         AddCase {
             text: "",
@@ -876,7 +904,7 @@ fn the_add_dialog_submits_valid_ids_only() {
         let before = row_ids(&s).len();
         let cmds = s.update(Action::Submit);
         assert_eq!(cmds, c.cmds, "{:?}", c.text);
-        assert_eq!(s.notice.as_deref(), c.notice, "{:?}", c.text);
+        assert_eq!(notice(&s), c.notice, "{:?}", c.text);
         if let Some(e) = c.error {
             let Some(Popup::Add(d)) = &s.popup else {
                 panic!("{:?}: the dialog stays open", c.text)
@@ -889,6 +917,230 @@ fn the_add_dialog_submits_valid_ids_only() {
             assert!(row_ids(&s).iter().all(|id| !id.is_empty()), "{:?}", c.text);
         }
     }
+}
+
+/// (what, how the state got there, the key's action, the notice after it, the commands)
+type NoticeCase = (
+    &'static str,
+    Setup,
+    Action,
+    Option<&'static str>,
+    &'static [&'static str],
+);
+
+/// The watch list focused on four tasks: `run-1` (running, no URL yet), `done-1` (completed,
+/// with its URL), `bad-1` (failed) and `new-1` (never polled); `run-1` selected.
+fn four_tasks() -> State {
+    let mut s = state_with(
+        vec![
+            entry("run-1", Some(("IN_PROGRESS", 40))),
+            entry("done-1", Some(("COMPLETED", 100))),
+            entry("bad-1", Some(("FAILED", 30))),
+            entry("new-1", None),
+        ],
+        ui(false, false),
+    );
+    s.update(Action::FocusNext);
+    s.notice = None;
+    s
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn notice_cases() -> Vec<NoticeCase> {
+    fn select(s: &mut State, id: &str) {
+        let i = row_ids(s).iter().position(|r| *r == id).expect("listed");
+        s.watch.select(i);
+    }
+    vec![
+        (
+            "o on a running task",
+            |_| {},
+            Action::Open,
+            Some("run-1 has no download URL yet"),
+            &[],
+        ),
+        (
+            "o on a failed task",
+            |s| select(s, "bad-1"),
+            Action::Open,
+            Some("bad-1 failed: no file to open"),
+            &[],
+        ),
+        (
+            "D on a failed task",
+            |s| select(s, "bad-1"),
+            Action::Download,
+            Some("bad-1 failed: no file to download"),
+            &[],
+        ),
+        (
+            "D on a task never polled",
+            |s| select(s, "new-1"),
+            Action::Download,
+            Some("new-1 has no download URL yet"),
+            &[],
+        ),
+        (
+            "o on a completed task opens, the opener's answer says so",
+            |s| select(s, "done-1"),
+            Action::Open,
+            None,
+            &["Open"],
+        ),
+        (
+            "D on a completed task downloads, the row shows it",
+            |s| select(s, "done-1"),
+            Action::Download,
+            None,
+            &["Download"],
+        ),
+        (
+            "R on the selected task",
+            |s| select(s, "bad-1"),
+            Action::PollNow,
+            Some("asking the service for bad-1 now"),
+            &["PollNow"],
+        ),
+        (
+            "d names the task removed",
+            |s| select(s, "done-1"),
+            Action::Remove,
+            Some("removed done-1 — u undoes"),
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after d names the task restored, and replaces the removal's notice",
+            |s| {
+                select(s, "run-1");
+                s.update(Action::Remove);
+            },
+            Action::Undo,
+            Some("restored run-1"),
+            &["Persist(Add)", "Watch", "Prefer"],
+        ),
+        (
+            "u after adding one task",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1".into()));
+                s.update(Action::Submit);
+            },
+            Action::Undo,
+            Some("took back n-1"),
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after adding three tasks",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1 n-2 n-3".into()));
+                s.update(Action::Submit);
+            },
+            Action::Undo,
+            Some("took back 3 tasks"),
+            &["Unwatch", "Unwatch", "Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after a removal another process undid already",
+            |s| {
+                select(s, "bad-1");
+                s.update(Action::Remove);
+                let mut entries: Vec<WatchEntry> =
+                    s.watch.rows.iter().map(|r| r.entry.clone()).collect();
+                entries.push(entry("bad-1", Some(("FAILED", 30))));
+                s.apply(Msg::WatchFile {
+                    entries,
+                    applied: u64::MAX,
+                });
+            },
+            Action::Undo,
+            Some("nothing to restore: those tasks are on the list again"),
+            &["Persist(Add)"],
+        ),
+        (
+            "u with nothing to undo",
+            |_| {},
+            Action::Undo,
+            Some("nothing to undo"),
+            &[],
+        ),
+        (
+            "r in the browser",
+            |s| {
+                s.update(Action::FocusNext);
+            },
+            Action::Refresh,
+            Some("reloading the catalogue"),
+            &["FetchCatalogue"],
+        ),
+    ]
+}
+
+#[test]
+fn messages_name_the_task_they_are_about() {
+    let cases = notice_cases();
+    assert_eq!(cases.len(), 14);
+    for (name, setup, action, expected, cmds) in cases {
+        let mut s = four_tasks();
+        setup(&mut s);
+        let before = s.notice.clone();
+        let got = s.update(action);
+        assert_eq!(kinds(&got), cmds, "{name}: commands");
+        match expected {
+            Some(text) => {
+                assert_eq!(notice(&s), Some(text), "{name}");
+                assert_eq!(
+                    s.notice.as_ref().map(|n| n.until),
+                    Some(s.now + NOTICE_SECONDS),
+                    "{name}"
+                );
+            }
+            None => assert_eq!(s.notice, before, "{name}: no new notice"),
+        }
+    }
+}
+
+/// A notice shown at `NOW` goes with the first tick at or past `NOW + NOTICE_SECONDS`; that
+/// tick redraws, the ticks before it do not (no task on the list: no age label to change).
+#[test]
+fn notices_expire_on_the_reducers_clock_and_redraw_only_when_they_go() {
+    // (the ticks after the notice, seconds after NOW: shown after each, redrawn by each)
+    let cases: [&[(u64, bool, bool)]; 5] = [
+        &[
+            (1, true, false),
+            (4, true, false),
+            (5, false, true),
+            (6, false, false),
+        ],
+        &[(5, false, true)],
+        &[(0, true, false), (3, true, false), (900, false, true)],
+        // A clock that stepped back keeps the notice until the time comes again.
+        &[(2, true, false), (1, true, false), (5, false, true)],
+        &[(100, false, true), (101, false, false)],
+    ];
+    for ticks in cases {
+        let mut s = state_with(Vec::new(), ui(false, false));
+        // The first tick draws the ages it found; those after it redraw only for a change.
+        s.apply(Msg::Tick(NOW));
+        s.update(Action::Refresh);
+        assert_eq!(notice(&s), Some("reloading the catalogue"));
+        for &(at, shown, redraw) in ticks {
+            s.dirty = false;
+            assert!(s.apply(Msg::Tick(NOW + at)).is_empty());
+            assert_eq!(s.notice.is_some(), shown, "{ticks:?}: at +{at}");
+            assert_eq!(s.dirty, redraw, "{ticks:?}: at +{at}");
+        }
+    }
+    // A newer notice replaces the older one, and lives its own five seconds.
+    let mut s = state_with(Vec::new(), ui(false, false));
+    s.update(Action::Refresh);
+    s.apply(Msg::Tick(NOW + 3));
+    s.update(Action::CopyName);
+    s.apply(Msg::Tick(NOW + 5));
+    assert_eq!(notice(&s), Some("no model name to copy"));
+    s.apply(Msg::Tick(NOW + 8));
+    assert_eq!(s.notice, None);
 }
 
 // ---- 2. watch-file gating -------------------------------------------------------------------
@@ -1131,7 +1383,7 @@ fn successes_connect_and_recover_from_trouble() {
         s.apply(success);
         assert_eq!(s.health, Health::Connected, "case {i}");
         assert_eq!(s.last_error, last_error, "case {i}");
-        assert_eq!(s.notice.as_deref(), notice, "case {i}");
+        assert_eq!(super::tests::notice(&s), notice, "case {i}");
     }
     // A stale catalogue (an older generation) proves nothing and changes nothing.
     let mut s = state();
@@ -1465,6 +1717,24 @@ fn report_cases() -> Vec<ReportCase> {
             false,
         ),
         (
+            "a tick while a notice is still shown",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+                s.update(Action::Refresh);
+            },
+            Msg::Tick(NOW + 90 + NOTICE_SECONDS - 1),
+            false,
+        ),
+        (
+            "a tick that ends a notice",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+                s.update(Action::Refresh);
+            },
+            Msg::Tick(NOW + 90 + NOTICE_SECONDS),
+            true,
+        ),
+        (
             "the ranking of a query typed over since",
             two_keys,
             Msg::Ranked {
@@ -1518,7 +1788,7 @@ fn report_cases() -> Vec<ReportCase> {
 #[test]
 fn reports_redraw_only_when_something_shown_changed() {
     let cases = report_cases();
-    assert_eq!(cases.len(), 16);
+    assert_eq!(cases.len(), 18);
     for (name, setup, msg, redraw) in cases {
         let mut s = state();
         setup(&mut s);

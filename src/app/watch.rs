@@ -58,6 +58,15 @@ enum Undo {
     Added(Vec<TaskKey>),
 }
 
+/// What an undo did, for the message that says so: the task IDs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undone {
+    /// Removed tasks put back (none when all were on the list again already).
+    Restored(Vec<String>),
+    /// Added tasks taken off the list again.
+    TookBack(Vec<String>),
+}
+
 #[derive(Debug)]
 pub struct Watch {
     pub rows: Vec<Row>,
@@ -194,8 +203,8 @@ impl Watch {
         ]
     }
 
-    /// Reverts the last add or remove.
-    pub fn undo(&mut self) -> Option<Vec<Cmd>> {
+    /// Reverts the last add or remove; says what it did.
+    pub fn undo(&mut self) -> Option<(Vec<Cmd>, Undone)> {
         match self.undo.pop()? {
             Undo::Removed(items) => {
                 let mut cmds = Vec::new();
@@ -213,16 +222,18 @@ impl Watch {
                     self.cursor.selected = at;
                     restored.push(entry);
                 }
+                let ids = restored.iter().map(|e| e.task_id.clone()).collect();
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
                 self.scroll_into_view();
-                Some(cmds)
+                Some((cmds, Undone::Restored(ids)))
             }
             Undo::Added(keys) => {
                 self.rows.retain(|r| !keys.contains(&r.key()));
                 self.scroll_into_view();
                 let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
+                let ids = keys.iter().map(|k| k.id.clone()).collect();
                 cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-                Some(cmds)
+                Some((cmds, Undone::TookBack(ids)))
             }
         }
     }
@@ -404,10 +415,12 @@ mod tests {
         let cmds = w.remove_selected();
         assert_eq!(cmds[0], Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")));
         assert_eq!(w.rows.len(), 1);
-        let cmds = w.undo().expect("undo remove");
+        let (cmds, undone) = w.undo().expect("undo remove");
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
+        assert_eq!(undone, Undone::Restored(vec!["a".into()]));
         assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
-        let cmds = w.undo().expect("undo add");
+        let (cmds, undone) = w.undo().expect("undo add");
+        assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
         assert!(w.rows.is_empty());
         assert!(cmds.contains(&Cmd::Unwatch(TaskKey::new(TaskKind::Video, "b"))));
         assert!(w.undo().is_none());

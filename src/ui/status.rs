@@ -30,7 +30,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     ];
     if let Some(n) = &state.notice {
         spans.push(Span::styled(" │ ", theme.dim()));
-        spans.push(Span::raw(n.clone()));
+        spans.push(Span::raw(n.text.clone()));
     }
     if let Some(e) = &state.last_error {
         spans.push(Span::styled(" │ last error: ", theme.dim()));
