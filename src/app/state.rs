@@ -289,6 +289,17 @@ impl State {
         let Some(Popup::Add(dialog)) = &mut self.popup else {
             return Vec::new();
         };
+        // An error is about the text it was found in: once that changes it is stale.
+        if matches!(
+            action,
+            Action::Type(_)
+                | Action::Paste(_)
+                | Action::Backspace
+                | Action::ClearInput
+                | Action::ToggleKind
+        ) {
+            dialog.error = None;
+        }
         match action {
             Action::Type(c) => dialog.text.push(c),
             Action::Paste(text) => dialog.text.push_str(&text),
@@ -317,11 +328,17 @@ impl State {
                     dialog.error = Some("type or paste at least one task ID".into());
                     return Vec::new();
                 }
-                if let Some(bad) = ids
-                    .iter()
-                    .find_map(|id| crate::api::client::validate_task_id(id).err())
-                {
-                    dialog.error = Some(bad.to_string());
+                if let Some((n, bad)) = ids.iter().enumerate().find_map(|(n, id)| {
+                    crate::api::client::validate_task_id(id)
+                        .err()
+                        .map(|e| (n, e))
+                }) {
+                    // In a long paste, where the bad one is.
+                    dialog.error = Some(if ids.len() > 1 {
+                        format!("ID {} of {}: {bad}", n + 1, ids.len())
+                    } else {
+                        bad.to_string()
+                    });
                     return Vec::new();
                 }
                 let kind = dialog.kind;

@@ -883,10 +883,17 @@ fn add_cases() -> Vec<AddCase> {
             notice: None,
         },
         AddCase {
-            text: "ok-1 ..",
+            text: "..",
             video: false,
             cmds: Vec::new(),
             error: Some("`..` is not a valid task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: "ok-1 ..",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("ID 2 of 2: `..` is not a valid task ID"),
             notice: None,
         },
     ]
@@ -916,6 +923,38 @@ fn the_add_dialog_submits_valid_ids_only() {
             assert_eq!(s.focus, Pane::Watch, "{:?}", c.text);
             assert!(row_ids(&s).iter().all(|id| !id.is_empty()), "{:?}", c.text);
         }
+    }
+}
+
+/// Every edit of the add dialog's text or kind clears an error found in what was there before;
+/// other keys leave it.
+#[test]
+fn an_add_dialog_error_goes_with_the_next_edit() {
+    let cases: [(Action, bool); 8] = [
+        (Action::Type('x'), true),
+        (Action::Paste("y-1".into()), true),
+        (Action::Backspace, true),
+        (Action::ClearInput, true),
+        (Action::ToggleKind, true),
+        (Action::Up, false),
+        (Action::Refresh, false),
+        (Action::Undo, false),
+    ];
+    for (action, clears) in cases {
+        let mut s = enter(Mode::Add("ok-1 .."));
+        s.update(Action::Submit);
+        let error = |s: &State| match &s.popup {
+            Some(Popup::Add(d)) => d.error.clone(),
+            other => panic!("the dialog stays open: {other:?}"),
+        };
+        assert_eq!(
+            error(&s).as_deref(),
+            Some("ID 2 of 2: `..` is not a valid task ID")
+        );
+        s.dirty = false;
+        s.update(action.clone());
+        assert_eq!(error(&s).is_none(), clears, "{action:?}");
+        assert!(s.dirty, "{action:?}");
     }
 }
 

@@ -289,6 +289,26 @@ fn add_dialog() {
     insta::assert_snapshot!(draw(&s).backend());
 }
 
+/// A long paste with a bad ID in it: the input shows its end, where the cursor is, and the
+/// error has rows of its own below it, wrapped, however much was pasted.
+#[test]
+fn add_dialog_error_stays_in_view_under_long_input() {
+    let mut s = watching();
+    s.update(Action::Resize {
+        width: 40,
+        height: 24,
+    });
+    s.update(Action::OpenAddDialog);
+    let ids: Vec<String> = (0..60).map(|i| format!("render-job-{i:03}")).collect();
+    s.update(Action::Paste(format!("{} .. last-one", ids.join(" "))));
+    s.update(Action::Submit);
+    let t = draw(&s);
+    insta::assert_snapshot!(t.backend());
+    let text = crate::common::rendered_text(&s, s.areas.full.width, s.areas.full.height);
+    assert!(text.contains("last-one"), "the end of the input is shown");
+    assert!(text.contains("ID 61 of 62:"), "the error is shown");
+}
+
 #[test]
 fn help_overlay() {
     let mut s = loaded(100, 40, Vec::new());
