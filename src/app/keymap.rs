@@ -408,6 +408,18 @@ fn bindings() -> &'static [Binding] {
     })
 }
 
+/// One line of the help overlay, in order. The reducer counts them to know where the help
+/// ends; the view styles them.
+#[derive(Debug, Clone, Copy)]
+pub enum HelpLine {
+    /// A context's heading.
+    Title(Context),
+    Binding(&'static Binding),
+    Blank,
+    /// A closing remark.
+    Note(&'static str),
+}
+
 fn matches(binding: &Binding, key: &KeyEvent) -> bool {
     binding.keys.iter().any(|(code, mods)| {
         // Shift is implied by an upper-case character; terminals disagree on reporting it.
@@ -473,6 +485,25 @@ impl Keymap {
         self.bindings
             .iter()
             .filter(move |b| b.hint.is_some() && contexts.contains(&b.context))
+    }
+
+    /// The help overlay's lines: each context's bindings under its title, then the mouse.
+    pub fn help_lines(&self) -> Vec<HelpLine> {
+        let mut lines = Vec::new();
+        for ctx in Context::ALL {
+            lines.push(HelpLine::Title(ctx));
+            lines.extend(
+                self.bindings
+                    .iter()
+                    .filter(|b| b.context == ctx)
+                    .map(HelpLine::Binding),
+            );
+            lines.push(HelpLine::Blank);
+        }
+        lines.push(HelpLine::Note(
+            "Mouse: click selects a row and focuses its pane; the wheel scrolls.",
+        ));
+        lines
     }
 
     /// The keymap as Markdown tables, one per context, for the README (a test keeps them

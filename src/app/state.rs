@@ -13,7 +13,7 @@ use crate::ui::layout::{Areas, ContainsPoint, Region};
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
-pub use super::keymap::{Binding, Context, Keymap};
+pub use super::keymap::{Binding, Context, HelpLine, Keymap};
 pub use super::watch::{DownloadView, Row, age_label};
 pub use crate::api::{TaskKind, TaskState};
 
@@ -244,6 +244,15 @@ impl State {
         self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
         self.browser.scroll_into_view();
         self.watch.scroll_into_view();
+        let max = self.help_scroll_max();
+        if let Some(Popup::Help { scroll }) = &mut self.popup {
+            *scroll = (*scroll).min(max);
+        }
+    }
+
+    /// How far the help scrolls at the current size: until its last line is the overlay's last.
+    fn help_scroll_max(&self) -> u16 {
+        help_scroll_max(self.keymap.help_lines().len(), self.areas.help.height)
     }
 
     fn click(&mut self, column: u16, row: u16) -> Vec<Cmd> {
@@ -274,10 +283,11 @@ impl State {
     }
 
     fn update_help(&mut self, action: &Action) -> Vec<Cmd> {
+        let max = self.help_scroll_max();
         if let Some(Popup::Help { scroll }) = &mut self.popup {
             match action {
                 Action::Up => *scroll = scroll.saturating_sub(1),
-                Action::Down => *scroll = scroll.saturating_add(1).min(200),
+                Action::Down => *scroll = scroll.saturating_add(1).min(max),
                 Action::ToggleHelp | Action::Cancel => self.popup = None,
                 _ => {}
             }
@@ -773,6 +783,13 @@ fn clean_paste(text: &str) -> String {
         })
         .collect();
     crate::api::sanitize::sanitize_with_limit(&spaced, 64 * 1024)
+}
+
+/// How far `lines` of help scroll in an overlay `height` rows high (borders included): until
+/// the last line is on the overlay's last row; not at all when they fit.
+pub fn help_scroll_max(lines: usize, height: u16) -> u16 {
+    let rows = usize::from(height.saturating_sub(2));
+    u16::try_from(lines.saturating_sub(rows)).unwrap_or(u16::MAX)
 }
 
 /// Tasks as a message names them: the one task's ID, or how many.

@@ -10,7 +10,6 @@ pub mod watch;
 
 use crate::app::state::{Popup, State};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
 /// Draws the whole dashboard.
 pub fn render(state: &State, frame: &mut Frame) {
@@ -29,19 +28,12 @@ pub fn render(state: &State, frame: &mut Frame) {
     status::render_status(state, areas.status, theme, frame);
     status::render_hints(state, areas.hints, theme, frame);
     match &state.popup {
-        Some(Popup::Help { scroll }) => help::render(&state.keymap, *scroll, theme, frame),
+        Some(Popup::Help { scroll }) => {
+            help::render(&state.keymap, *scroll, areas.help, theme, frame);
+        }
         Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
         None => {}
     }
 }
 
-/// A rectangle of at most `width` x `height`, centred in `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [h] = Layout::horizontal([Constraint::Length(width.min(area.width))])
-        .flex(Flex::Center)
-        .areas(v);
-    h
-}
+pub use layout::centered;

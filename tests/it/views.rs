@@ -316,6 +316,33 @@ fn help_overlay() {
     insta::assert_snapshot!(draw(&s).backend());
 }
 
+/// At 60x20 the help does not fit: its border says so and which lines are shown; scrolled as
+/// far as it goes, its last line is on the overlay's last row.
+#[test]
+fn help_overlay_shows_that_it_scrolls_and_stops_at_its_end() {
+    let mut s = loaded(60, 20, Vec::new());
+    s.update(Action::ToggleHelp);
+    insta::assert_snapshot!("help_overlay_60x20_top", draw(&s).backend());
+    for _ in 0..200 {
+        s.update(Action::Down);
+    }
+    let t = draw(&s);
+    insta::assert_snapshot!("help_overlay_60x20_end", t.backend());
+    let buf = t.backend().buffer();
+    let help = s.areas.help;
+    let row = |y: u16| -> String {
+        (help.x..help.right())
+            .map(|x| buf[(x, y)].symbol())
+            .collect()
+    };
+    assert!(
+        row(help.bottom() - 2).contains("Mouse: click"),
+        "the last line on the last row: {}",
+        row(help.bottom() - 2)
+    );
+    assert!(row(help.bottom() - 1).contains("↑ more"));
+}
+
 #[test]
 fn narrow_layout() {
     let s = {
