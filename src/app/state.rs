@@ -13,7 +13,7 @@ use crate::ui::layout::{Areas, ContainsPoint, Region};
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
-pub use super::keymap::{Binding, Context, HelpLine, Keymap};
+pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::watch::{DownloadView, Row, age_label};
 pub use crate::api::{TaskKind, TaskState};
 

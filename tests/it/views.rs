@@ -343,6 +343,31 @@ fn help_overlay_shows_that_it_scrolls_and_stops_at_its_end() {
     assert!(row(help.bottom() - 1).contains("↑ more"));
 }
 
+/// Below ~110 columns not every hint fits: the least important give way, and `? help` and
+/// `q quit` stay at every width from 20 up, in each pane and with the filter applied.
+#[test]
+fn the_hint_line_keeps_help_and_quit_at_every_width() {
+    let mut browser = watching();
+    let mut watch = watching();
+    watch.update(Action::FocusNext);
+    for width in 20..=200u16 {
+        for s in [&mut browser, &mut watch] {
+            s.update(Action::Resize { width, height: 24 });
+            let text = crate::common::rendered_text(s, width, 24);
+            let hints: String = text.chars().skip(usize::from(width) * 23).collect();
+            assert!(
+                hints.contains("? help") && hints.contains("q quit"),
+                "{width}: {hints:?}"
+            );
+        }
+    }
+    watch.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    insta::assert_snapshot!("watch_list_80x24", draw(&watch).backend());
+}
+
 #[test]
 fn narrow_layout() {
     let s = {
