@@ -9,6 +9,7 @@ mod theme;
 pub mod watch;
 
 use crate::app::state::{Popup, State};
+pub use layout::centered;
 use ratatui::Frame;
 
 /// Draws the whole dashboard.
@@ -35,5 +36,3 @@ pub fn render(state: &State, frame: &mut Frame) {
         None => {}
     }
 }
-
-pub use layout::centered;

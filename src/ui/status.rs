@@ -84,67 +84,73 @@ fn fitting(mut hints: Vec<&Binding>, width: usize) -> Vec<&Binding> {
 #[cfg(test)]
 mod tests {
     use super::fitting;
-    use crate::app::state::{Context, Keymap};
+    use crate::app::state::{Binding, Context, Keymap, Priority};
 
-    fn words(contexts: &[Context], width: usize) -> Vec<&'static str> {
-        let hints = Keymap::default().hints(contexts).collect();
-        fitting(hints, width)
-            .into_iter()
-            .map(|b| b.hint.unwrap_or_default())
-            .collect()
+    /// A binding that is only a hint: `word`, under the key `k` (each hint is 3 + its word's
+    /// length wide, 2 more between two).
+    fn hint(word: &'static str, priority: Priority) -> Binding {
+        Binding {
+            context: Context::Global,
+            keys: &[],
+            label: "k",
+            // Any action: the fitting reads only the label, the word and the priority.
+            action: Keymap::default().bindings()[0].action.clone(),
+            description: "",
+            hint: Some(word),
+            priority,
+        }
     }
 
     #[test]
-    fn the_least_important_hints_go_first_help_and_quit_never() {
-        use Context::{Always, Browser, Global, Watch};
-        let browser = [Browser, Global, Always];
-        let watch = [Watch, Global, Always];
-        assert_eq!(words(&browser, 200).len(), 10, "all fit");
-        assert_eq!(
-            words(&browser, 80),
-            [
-                "filter",
-                "category",
-                "open",
-                "add task",
-                "switch pane",
-                "help",
-                "quit"
-            ]
-        );
-        // Switching panes outranks the browser's own actions: it is the way to the watch list.
-        assert_eq!(
-            words(&browser, 60),
-            ["filter", "add task", "switch pane", "help", "quit"]
-        );
-        assert_eq!(
-            words(&watch, 80),
-            [
-                "open",
-                "download",
-                "remove",
-                "add task",
-                "switch pane",
-                "help",
-                "quit"
-            ]
-        );
-        assert_eq!(
-            words(&watch, 60),
-            ["open", "add task", "switch pane", "help", "quit"]
-        );
-        assert_eq!(words(&watch, 20), ["help", "quit"]);
-        assert_eq!(
-            words(&watch, 5),
-            ["help", "quit"],
-            "cut by the screen, never dropped"
-        );
-        for width in 0..=200 {
-            for contexts in [&browser[..], &watch] {
-                let shown = words(contexts, width);
+    fn the_lowest_priority_goes_first_the_later_of_equals_first() {
+        use Priority::{Always, High, Low, Normal};
+        // Each "k wN" is 4 wide: all six take 1 + 6 * 4 + 5 * 2 = 35 columns.
+        let all = [
+            hint("w1", Normal),
+            hint("w2", Low),
+            hint("w3", High),
+            hint("w4", Low),
+            hint("w5", Always),
+            hint("w6", Normal),
+        ];
+        let cases: [(usize, &[&str]); 7] = [
+            (35, &["w1", "w2", "w3", "w4", "w5", "w6"]),
+            (34, &["w1", "w2", "w3", "w5", "w6"]),
+            (29, &["w1", "w2", "w3", "w5", "w6"]),
+            (28, &["w1", "w3", "w5", "w6"]),
+            (22, &["w1", "w3", "w5"]),
+            (11, &["w3", "w5"]),
+            (0, &["w5"]),
+        ];
+        for (width, expected) in cases {
+            let words: Vec<&str> = fitting(all.iter().collect(), width)
+                .into_iter()
+                .map(|b| b.hint.unwrap_or_default())
+                .collect();
+            assert_eq!(words, expected, "{width} columns");
+        }
+    }
+
+    #[test]
+    fn help_and_quit_stay_at_every_width() {
+        let keymap = Keymap::default();
+        for contexts in [
+            [Context::Browser, Context::Global, Context::Always],
+            [Context::Watch, Context::Global, Context::Always],
+        ] {
+            let hints: Vec<&Binding> = keymap.hints(&contexts).collect();
+            assert!(
+                hints.iter().any(|b| b.priority < Priority::High),
+                "{contexts:?}: some hints can go"
+            );
+            for width in 0..=200 {
+                let shown: Vec<&str> = fitting(hints.clone(), width)
+                    .into_iter()
+                    .map(|b| b.hint.unwrap_or_default())
+                    .collect();
                 assert!(
                     shown.contains(&"help") && shown.contains(&"quit"),
-                    "{width}: {shown:?}"
+                    "{contexts:?} at {width}: {shown:?}"
                 );
             }
         }
