@@ -20,6 +20,9 @@ pub use crate::api::{TaskKind, TaskState};
 /// How long a notice stays on the status bar, in seconds of the reducers' clock.
 pub const NOTICE_SECONDS: u64 = 5;
 
+/// What a key about the selected task says on an empty watch list.
+const NO_TASK: &str = "no task selected: the watch list is empty (a adds tasks)";
+
 /// A short message about the last action ("copied …", "removed …"), shown for a few seconds:
 /// a message about an earlier action must not read as one about the latest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -527,6 +530,7 @@ impl State {
             }
             Action::PollNow => {
                 let Some(r) = self.watch.selected_row() else {
+                    self.say(NO_TASK);
                     return Vec::new();
                 };
                 let key = r.key();
@@ -537,7 +541,7 @@ impl State {
             Action::Open => {
                 let (url, missing) = match self.watch.selected_row() {
                     Some(r) => (r.url().map(str::to_string), no_file(r, "open")),
-                    None => (None, "no task selected".to_string()),
+                    None => (None, NO_TASK.to_string()),
                 };
                 self.open(url, &missing)
             }
@@ -555,6 +559,7 @@ impl State {
             }
             Action::Download => {
                 let Some(r) = self.watch.selected_row() else {
+                    self.say(NO_TASK);
                     return Vec::new();
                 };
                 let Some(url) = r.url().map(str::to_string) else {

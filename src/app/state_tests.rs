@@ -1098,6 +1098,17 @@ fn notice_cases() -> Vec<NoticeCase> {
             &["Persist(Add)"],
         ),
         (
+            "D on an empty list",
+            |s| {
+                for _ in 0..4 {
+                    s.update(Action::Remove);
+                }
+            },
+            Action::Download,
+            Some(NO_TASK),
+            &[],
+        ),
+        (
             "u with nothing to undo",
             |_| {},
             Action::Undo,
@@ -1119,7 +1130,7 @@ fn notice_cases() -> Vec<NoticeCase> {
 #[test]
 fn messages_name_the_task_they_are_about() {
     let cases = notice_cases();
-    assert_eq!(cases.len(), 14);
+    assert_eq!(cases.len(), 15);
     for (name, setup, action, expected, cmds) in cases {
         let mut s = four_tasks();
         setup(&mut s);
