@@ -440,6 +440,7 @@ fn sizes_render(widths: std::ops::RangeInclusive<u16>) {
                     ("watch rows", a.watch_rows),
                     ("status", a.status),
                     ("hints", a.hints),
+                    ("help", a.help),
                 ] {
                     assert!(
                         r.area() == 0 || (r.right() <= width && r.bottom() <= height),
