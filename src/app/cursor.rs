@@ -36,7 +36,9 @@ impl Cursor {
         }
     }
 
-    /// Keeps the selection inside the list and on screen, scrolling as little as possible.
+    /// Keeps the selection inside the list and on screen, scrolling as little as possible, and
+    /// the screen full: after the viewport grew or the list shrank, rows hidden above come back
+    /// rather than leave empty rows below.
     pub fn scroll_into_view(&mut self, len: usize) {
         self.selected = self.selected.min(len.saturating_sub(1));
         let rows = self.viewport.max(1);
@@ -45,7 +47,8 @@ impl Cursor {
         } else if self.selected >= self.offset + rows {
             self.offset = self.selected + 1 - rows;
         }
-        self.offset = self.offset.min(len.saturating_sub(1));
+        // Lowering the offset to `len - rows` keeps the selection (at most `len - 1`) on screen.
+        self.offset = self.offset.min(len.saturating_sub(rows));
     }
 }
 
@@ -68,8 +71,51 @@ mod tests {
         c.select(100, 3);
         assert_eq!((c.selected, c.offset), (3, 3));
         c.scroll_into_view(2);
-        assert_eq!((c.selected, c.offset), (1, 1));
+        assert_eq!((c.selected, c.offset), (1, 0), "two rows fit: both shown");
         c.move_by(0, 1);
         assert_eq!(c.selected, 1, "an empty list moves nothing");
+    }
+
+    /// (rows in the list, viewport before, the selection's move, viewport after, the offset
+    /// then): a taller viewport or a shorter list brings back rows hidden above.
+    #[test]
+    fn the_viewport_stays_full_and_the_selection_on_screen() {
+        let cases = [
+            // 8 rows, 3 on screen, at the bottom (offset 5); then all fit.
+            (8, 3, 7, 40, 0),
+            // 30 rows, at the bottom of 3 (offset 27); 10 fit: the last 10.
+            (30, 3, 29, 10, 20),
+            // The selection near the top stays where it is, the screen fills below it.
+            (30, 3, 4, 10, 2),
+            // A shorter viewport keeps the selection on its last row.
+            (30, 10, 29, 3, 27),
+            // Same size: nothing moves.
+            (30, 5, 12, 5, 8),
+            (0, 5, 0, 10, 0),
+            (1, 1, 0, 1, 0),
+        ];
+        for (len, before, select, after, offset) in cases {
+            let mut c = Cursor {
+                viewport: before,
+                ..Cursor::default()
+            };
+            c.select(len, select);
+            c.viewport = after;
+            c.scroll_into_view(len);
+            assert_eq!(
+                c.offset, offset,
+                "{len} rows, {before} -> {after}, at {select}"
+            );
+            if len > 0 {
+                assert!(
+                    (c.offset..c.offset + after).contains(&c.selected),
+                    "{len} rows, {before} -> {after}: the selection is on screen"
+                );
+                assert!(
+                    len - c.offset >= after.min(len),
+                    "{len} rows, {before} -> {after}: no empty rows below"
+                );
+            }
+        }
     }
 }

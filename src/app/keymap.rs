@@ -44,6 +44,17 @@ impl Context {
     }
 }
 
+/// How long a binding's hint stays on a hint line too narrow for all of them: the lowest go
+/// first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Priority {
+    Low,
+    Normal,
+    High,
+    /// Never dropped: the way to everything else (`?`) and the way out (`q`).
+    Always,
+}
+
 #[derive(Debug)]
 pub struct Binding {
     pub context: Context,
@@ -54,15 +65,21 @@ pub struct Binding {
     pub description: &'static str,
     /// Its word in the one-line hint bar, if it is shown there (the help lists everything).
     pub hint: Option<&'static str>,
+    /// How long the hint stays when the hint bar is short of room.
+    pub priority: Priority,
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 
+/// A binding; its hint's priority is `Normal` unless given.
 macro_rules! bind {
     ($ctx:ident, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr) => {
-        Binding { context: Context::$ctx, keys: &[$($key),+], label: $label, action: $action, description: $desc, hint: $hint }
+        bind!($ctx, [$($key),+], $label, $action, $desc, $hint, Priority::Normal)
+    };
+    ($ctx:ident, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr, $priority:expr) => {
+        Binding { context: Context::$ctx, keys: &[$($key),+], label: $label, action: $action, description: $desc, hint: $hint, priority: $priority }
     };
 }
 
@@ -82,7 +99,8 @@ fn bindings() -> &'static [Binding] {
                 "/",
                 Action::FocusFilter,
                 "filter models by name (fuzzy)",
-                Some("filter")
+                Some("filter"),
+                Priority::High
             ),
             bind!(
                 Browser,
@@ -90,7 +108,8 @@ fn bindings() -> &'static [Binding] {
                 "t",
                 Action::CycleType,
                 "type: all → sd → sdxl",
-                Some("type")
+                Some("type"),
+                Priority::Low
             ),
             bind!(
                 Browser,
@@ -114,7 +133,8 @@ fn bindings() -> &'static [Binding] {
                 "y",
                 Action::CopyUrl,
                 "copy the source URL (OSC 52)",
-                Some("copy URL")
+                Some("copy URL"),
+                Priority::Low
             ),
             bind!(
                 Browser,
@@ -138,7 +158,8 @@ fn bindings() -> &'static [Binding] {
                 "r",
                 Action::Refresh,
                 "reload the catalogue",
-                Some("reload")
+                Some("reload"),
+                Priority::Low
             ),
             bind!(
                 Watch,
@@ -146,7 +167,8 @@ fn bindings() -> &'static [Binding] {
                 "⏎/o",
                 Action::Open,
                 "open the download URL in the browser",
-                Some("open")
+                Some("open"),
+                Priority::High
             ),
             bind!(
                 Watch,
@@ -154,7 +176,8 @@ fn bindings() -> &'static [Binding] {
                 "y",
                 Action::CopyUrl,
                 "copy the download URL (OSC 52)",
-                Some("copy URL")
+                Some("copy URL"),
+                Priority::Low
             ),
             bind!(
                 Watch,
@@ -186,7 +209,8 @@ fn bindings() -> &'static [Binding] {
                 "u",
                 Action::Undo,
                 "undo the last add or remove",
-                Some("undo")
+                Some("undo"),
+                Priority::Low
             ),
             bind!(
                 Watch,
@@ -218,7 +242,8 @@ fn bindings() -> &'static [Binding] {
                 "R",
                 Action::PollNow,
                 "poll the selected task now",
-                Some("poll now")
+                Some("poll now"),
+                Priority::Low
             ),
             bind!(
                 Global,
@@ -226,7 +251,8 @@ fn bindings() -> &'static [Binding] {
                 "a",
                 Action::OpenAddDialog,
                 "add tasks to the watch list",
-                Some("add task")
+                Some("add task"),
+                Priority::High
             ),
             bind!(
                 Global,
@@ -234,7 +260,8 @@ fn bindings() -> &'static [Binding] {
                 "Tab",
                 Action::FocusNext,
                 "switch pane",
-                Some("switch pane")
+                Some("switch pane"),
+                Priority::High
             ),
             bind!(
                 Global,
@@ -290,7 +317,8 @@ fn bindings() -> &'static [Binding] {
                 "?",
                 Action::ToggleHelp,
                 "show this help",
-                Some("help")
+                Some("help"),
+                Priority::Always
             ),
             bind!(
                 Global,
@@ -298,7 +326,8 @@ fn bindings() -> &'static [Binding] {
                 "q",
                 Action::Quit,
                 "quit",
-                Some("quit")
+                Some("quit"),
+                Priority::Always
             ),
             bind!(
                 Always,
@@ -322,7 +351,8 @@ fn bindings() -> &'static [Binding] {
                 "⏎",
                 Action::Submit,
                 "apply and leave the field",
-                Some("apply")
+                Some("apply"),
+                Priority::High
             ),
             bind!(
                 TextInput,
@@ -330,7 +360,8 @@ fn bindings() -> &'static [Binding] {
                 "Esc",
                 Action::Cancel,
                 "leave the field (the filter stays)",
-                Some("leave")
+                Some("leave"),
+                Priority::High
             ),
             bind!(
                 TextInput,
@@ -370,7 +401,8 @@ fn bindings() -> &'static [Binding] {
                 "⏎",
                 Action::Submit,
                 "add the tasks (several: separate by space, comma or newline)",
-                Some("add")
+                Some("add"),
+                Priority::High
             ),
             bind!(
                 AddDialog,
@@ -386,7 +418,8 @@ fn bindings() -> &'static [Binding] {
                 "Esc",
                 Action::Cancel,
                 "cancel",
-                Some("cancel")
+                Some("cancel"),
+                Priority::High
             ),
             bind!(
                 AddDialog,
@@ -410,7 +443,8 @@ fn bindings() -> &'static [Binding] {
                 "Esc/?",
                 Action::ToggleHelp,
                 "close the help",
-                Some("close")
+                Some("close"),
+                Priority::Always
             ),
             bind!(
                 Help,
@@ -430,6 +464,18 @@ fn bindings() -> &'static [Binding] {
             ),
         ]
     })
+}
+
+/// One line of the help overlay, in order. The reducer counts them to know where the help
+/// ends; the view styles them.
+#[derive(Debug, Clone, Copy)]
+pub enum HelpLine {
+    /// A context's heading.
+    Title(Context),
+    Binding(&'static Binding),
+    Blank,
+    /// A closing remark.
+    Note(&'static str),
 }
 
 fn matches(binding: &Binding, key: &KeyEvent) -> bool {
@@ -497,6 +543,25 @@ impl Keymap {
         self.bindings
             .iter()
             .filter(move |b| b.hint.is_some() && contexts.contains(&b.context))
+    }
+
+    /// The help overlay's lines: each context's bindings under its title, then the mouse.
+    pub fn help_lines(&self) -> Vec<HelpLine> {
+        let mut lines = Vec::new();
+        for ctx in Context::ALL {
+            lines.push(HelpLine::Title(ctx));
+            lines.extend(
+                self.bindings
+                    .iter()
+                    .filter(|b| b.context == ctx)
+                    .map(HelpLine::Binding),
+            );
+            lines.push(HelpLine::Blank);
+        }
+        lines.push(HelpLine::Note(
+            "Mouse: click selects a row and focuses its pane; the wheel scrolls.",
+        ));
+        lines
     }
 
     /// The keymap as Markdown tables, one per context, for the README (a test keeps them

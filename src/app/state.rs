@@ -3,7 +3,7 @@
 //! routes. Whatever changes what is on screen sets `dirty`.
 
 use super::action::Action;
-use super::watch::new_entry;
+use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
 use crate::msg::{Cmd, DownloadEvent, Msg, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
@@ -13,11 +13,26 @@ use crate::ui::layout::{Areas, ContainsPoint, Region};
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
-pub use super::keymap::{Binding, Context, Keymap};
+pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::watch::{
     Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,
 };
 pub use crate::api::{TaskKind, TaskState};
+
+/// How long a notice stays on the status bar, in seconds of the reducers' clock.
+pub const NOTICE_SECONDS: u64 = 5;
+
+/// What a key about the selected task says on an empty watch list.
+const NO_TASK: &str = "no task selected: the watch list is empty (a adds tasks)";
+
+/// A short message about the last action ("copied …", "removed …"), shown for a few seconds:
+/// a message about an earlier action must not read as one about the latest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub text: String,
+    /// When it goes, on the reducers' clock (`State::now`).
+    pub until: u64,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
@@ -72,8 +87,8 @@ pub struct State {
     pub service_url: String,
     pub health: Health,
     pub last_error: Option<String>,
-    /// A short message about the last action ("copied …", "opened …").
-    pub notice: Option<String>,
+    /// A short message about the last action ("copied …", "opened …"), set by `say`.
+    pub notice: Option<Notice>,
     pub settings: UiSettings,
     pub keymap: Keymap,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
@@ -244,6 +259,15 @@ impl State {
         self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
         self.browser.scroll_into_view();
         self.watch.scroll_into_view();
+        let max = self.help_scroll_max();
+        if let Some(Popup::Help { scroll }) = &mut self.popup {
+            *scroll = (*scroll).min(max);
+        }
+    }
+
+    /// How far the help scrolls at the current size: until its last line is the overlay's last.
+    fn help_scroll_max(&self) -> u16 {
+        help_scroll_max(self.keymap.help_lines().len(), self.areas.help.height)
     }
 
     /// The same size laid out again (the detail section was shown or hidden).
@@ -279,10 +303,11 @@ impl State {
     }
 
     fn update_help(&mut self, action: &Action) -> Vec<Cmd> {
+        let max = self.help_scroll_max();
         if let Some(Popup::Help { scroll }) = &mut self.popup {
             match action {
                 Action::Up => *scroll = scroll.saturating_sub(1),
-                Action::Down => *scroll = scroll.saturating_add(1).min(200),
+                Action::Down => *scroll = scroll.saturating_add(1).min(max),
                 Action::ToggleHelp | Action::Cancel => self.popup = None,
                 _ => {}
             }
@@ -294,6 +319,17 @@ impl State {
         let Some(Popup::Add(dialog)) = &mut self.popup else {
             return Vec::new();
         };
+        // An error is about the text it was found in: once that changes it is stale.
+        if matches!(
+            action,
+            Action::Type(_)
+                | Action::Paste(_)
+                | Action::Backspace
+                | Action::ClearInput
+                | Action::ToggleKind
+        ) {
+            dialog.error = None;
+        }
         match action {
             Action::Type(c) => dialog.text.push(c),
             Action::Paste(text) => dialog.text.push_str(&text),
@@ -310,35 +346,51 @@ impl State {
             Action::Cancel => self.popup = None,
             Action::Submit => {
                 // Sanitised before they are checked: an ID that is nothing but an escape
-                // sequence must not become an empty task ID on the list.
+                // sequence must not become an empty task ID on the list. One typed twice is
+                // one task.
+                let mut seen = std::collections::HashSet::new();
                 let ids: Vec<String> = split_ids(&dialog.text)
                     .iter()
                     .map(|id| crate::api::sanitize::sanitize(id))
-                    .filter(|id| !id.is_empty())
+                    .filter(|id| !id.is_empty() && seen.insert(id.clone()))
                     .collect();
                 if ids.is_empty() {
                     dialog.error = Some("type or paste at least one task ID".into());
                     return Vec::new();
                 }
-                if let Some(bad) = ids
-                    .iter()
-                    .find_map(|id| crate::api::client::validate_task_id(id).err())
-                {
-                    dialog.error = Some(bad.to_string());
+                if let Some((n, bad)) = ids.iter().enumerate().find_map(|(n, id)| {
+                    crate::api::client::validate_task_id(id)
+                        .err()
+                        .map(|e| (n, e))
+                }) {
+                    // In a long paste, where the bad one is.
+                    dialog.error = Some(if ids.len() > 1 {
+                        format!("ID {} of {}: {bad}", n + 1, ids.len())
+                    } else {
+                        bad.to_string()
+                    });
                     return Vec::new();
                 }
                 let kind = dialog.kind;
-                let entries: Vec<WatchEntry> =
-                    ids.iter().map(|id| new_entry(id, kind, self.now)).collect();
                 self.popup = None;
-                let (cmds, added, skipped) = self.watch.add(entries, self.now);
+                let (already, fresh): (Vec<String>, Vec<String>) =
+                    ids.into_iter().partition(|id| {
+                        self.watch
+                            .rows
+                            .iter()
+                            .any(|r| r.entry.kind == kind && r.entry.task_id == *id)
+                    });
+                let entries: Vec<WatchEntry> = fresh
+                    .iter()
+                    .map(|id| new_entry(id, kind, self.now))
+                    .collect();
+                let (cmds, added, _) = self.watch.add(entries, self.now);
+                let added: Vec<String> = added.into_iter().map(|k| k.id).collect();
                 self.focus = Pane::Watch;
-                self.notice = Some(match (added.as_slice(), skipped) {
-                    ([], 1) => "already watching that task".to_string(),
-                    ([], _) => "already watching those tasks".to_string(),
-                    ([_], 0) => "added 1 task".to_string(),
-                    (_, 0) => format!("added {} tasks", added.len()),
-                    (_, _) => format!("added {}, {skipped} already watched", added.len()),
+                self.say(match (added.is_empty(), already.len()) {
+                    (true, _) => format!("already watching {}", tasks(&already)),
+                    (false, 0) => format!("added {}", tasks(&added)),
+                    (false, n) => format!("added {}, {n} already watched", tasks(&added)),
                 });
                 return cmds;
             }
@@ -463,7 +515,10 @@ impl State {
             Action::FocusFilter => self.browser.start_editing(Field::Filter),
             Action::EditCategory => self.browser.start_editing(Field::Category),
             Action::CycleType => return vec![self.browser.cycle_type()],
-            Action::Refresh => return vec![self.browser.fetch()],
+            Action::Refresh => {
+                self.say("reloading the catalogue");
+                return vec![self.browser.fetch()];
+            }
             Action::Cancel if !self.browser.query.is_empty() => {
                 self.browser.query.clear();
                 return self.browser.refilter().into_iter().collect();
@@ -498,23 +553,21 @@ impl State {
             Action::Remove => {
                 let (cmds, id) = self.watch.remove_selected(self.now);
                 if let Some(id) = id {
-                    self.notice = Some(format!("removed {id} — u undoes"));
+                    self.say(format!("removed {id} — u undoes"));
                 }
                 cmds
             }
             Action::Undo => {
-                let Some((cmds, restored, ids)) = self.watch.undo(self.now) else {
-                    self.notice = Some("nothing to undo".into());
+                let Some((cmds, undone)) = self.watch.undo(self.now) else {
+                    self.say("nothing to undo");
                     return Vec::new();
                 };
-                let what = match ids.as_slice() {
-                    [one] => one.clone(),
-                    _ => format!("{} tasks", ids.len()),
-                };
-                self.notice = Some(if restored {
-                    format!("restored {what}")
-                } else {
-                    format!("took back adding {what}")
+                self.say(match undone {
+                    Undone::Restored(ids) if ids.is_empty() => {
+                        "nothing to restore: those tasks are on the list again".to_string()
+                    }
+                    Undone::Restored(ids) => format!("restored {}", tasks(&ids)),
+                    Undone::TookBack(ids) => format!("took back {}", tasks(&ids)),
                 });
                 cmds
             }
@@ -528,7 +581,7 @@ impl State {
             }
             Action::CycleSort => {
                 let sort = self.watch.cycle_sort(self.now);
-                self.notice = Some(format!("sorted by {}", sort.label()));
+                self.say(format!("sorted by {}", sort.label()));
                 vec![Cmd::RememberSort(sort.label().to_string())]
             }
             Action::ToggleDetail => {
@@ -537,18 +590,22 @@ impl State {
                 self.relayout();
                 Vec::new()
             }
-            Action::PollNow => self
-                .watch
-                .selected_row()
-                .map(|r| vec![Cmd::PollNow(r.key())])
-                .unwrap_or_default(),
+            Action::PollNow => {
+                let Some(r) = self.watch.selected_row() else {
+                    self.say(NO_TASK);
+                    return Vec::new();
+                };
+                let key = r.key();
+                let text = format!("asking the service for {} now", r.entry.task_id);
+                self.say(text);
+                vec![Cmd::PollNow(key)]
+            }
             Action::Open => {
-                let url = self
-                    .watch
-                    .selected_row()
-                    .and_then(|r| r.url())
-                    .map(str::to_string);
-                self.open(url, "this task has no download URL yet")
+                let (url, missing) = match self.watch.selected_row() {
+                    Some(r) => (r.url().map(str::to_string), no_file(r, "open")),
+                    None => (None, NO_TASK.to_string()),
+                };
+                self.open(url, &missing)
             }
             Action::CopyUrl => {
                 let url = self
@@ -562,23 +619,25 @@ impl State {
                 let id = self.watch.selected_row().map(|r| r.entry.task_id.clone());
                 self.copy(id, "task ID")
             }
-            Action::Download => match self.watch.selected_row() {
-                Some(r) => match (r.url(), validate_link(r.url().unwrap_or(""))) {
-                    (Some(url), Ok(_)) => vec![Cmd::Download {
-                        key: r.key(),
-                        url: url.to_string(),
-                    }],
-                    (None, _) => {
-                        self.notice = Some("this task has no download URL yet".into());
+            Action::Download => {
+                let Some(r) = self.watch.selected_row() else {
+                    self.say(NO_TASK);
+                    return Vec::new();
+                };
+                let Some(url) = r.url().map(str::to_string) else {
+                    let missing = no_file(r, "download");
+                    self.say(missing);
+                    return Vec::new();
+                };
+                let key = r.key();
+                match validate_link(&url) {
+                    Ok(_) => vec![Cmd::Download { key, url }],
+                    Err(e) => {
+                        self.say(e.to_string());
                         Vec::new()
                     }
-                    (Some(_), Err(e)) => {
-                        self.notice = Some(e.to_string());
-                        Vec::new()
-                    }
-                },
-                None => Vec::new(),
-            },
+                }
+            }
             _ => Vec::new(),
         }
     }
@@ -588,13 +647,13 @@ impl State {
     fn open(&mut self, url: Option<String>, missing: &str) -> Vec<Cmd> {
         match url {
             None => {
-                self.notice = Some(missing.to_string());
+                self.say(missing);
                 Vec::new()
             }
             Some(u) => match validate_link(&u) {
                 Ok(_) => vec![Cmd::Open(u)],
                 Err(e) => {
-                    self.notice = Some(e.to_string());
+                    self.say(e.to_string());
                     Vec::new()
                 }
             },
@@ -604,11 +663,11 @@ impl State {
     fn copy(&mut self, text: Option<String>, what: &str) -> Vec<Cmd> {
         match text {
             Some(t) if !t.is_empty() => {
-                self.notice = Some(format!("copied the {what} to the clipboard"));
+                self.say(format!("copied the {what} to the clipboard"));
                 vec![Cmd::Copy(t)]
             }
             _ => {
-                self.notice = Some(format!("no {what} to copy"));
+                self.say(format!("no {what} to copy"));
                 Vec::new()
             }
         }
@@ -686,7 +745,7 @@ impl State {
             }
             Msg::Opened(result) => {
                 match result {
-                    Ok(url) => self.notice = Some(format!("opened {url}")),
+                    Ok(url) => self.say(format!("opened {url}")),
                     Err(e) => self.last_error = Some(e),
                 }
                 self.dirty = true;
@@ -695,6 +754,11 @@ impl State {
             Msg::Tick(now) => {
                 self.now = now;
                 self.watch.tick(now);
+                // Redrawn when a notice goes, and only then: an idle dashboard stays idle.
+                if self.notice.as_ref().is_some_and(|n| now >= n.until) {
+                    self.notice = None;
+                    self.dirty = true;
+                }
                 // Redraw only when a shown age would change.
                 let sig = self.age_signature();
                 if sig != self.age_signature {
@@ -707,11 +771,21 @@ impl State {
         self.track(cmds)
     }
 
+    /// Shows a notice for `NOTICE_SECONDS`, replacing any other: the status bar tells of the
+    /// latest action only. Task IDs and URLs in it may come from a file or a service.
+    fn say(&mut self, text: impl Into<String>) {
+        self.notice = Some(Notice {
+            text: crate::api::sanitize::sanitize(&text.into()),
+            until: self.now.saturating_add(NOTICE_SECONDS),
+        });
+        self.dirty = true;
+    }
+
     /// A request succeeded: after trouble, the stale error goes and the user is told.
     fn connected(&mut self) {
         if let Health::Trouble(_) = self.health {
             self.last_error = None;
-            self.notice = Some("reconnected to the service".into());
+            self.say("reconnected to the service");
         }
         if self.health != Health::Connected {
             self.health = Health::Connected;
@@ -784,6 +858,31 @@ fn clean_paste(text: &str) -> String {
         })
         .collect();
     crate::api::sanitize::sanitize_with_limit(&spaced, 64 * 1024)
+}
+
+/// How far `lines` of help scroll in an overlay `height` rows high (borders included): until
+/// the last line is on the overlay's last row; not at all when they fit.
+pub fn help_scroll_max(lines: usize, height: u16) -> u16 {
+    let rows = usize::from(height.saturating_sub(2));
+    u16::try_from(lines.saturating_sub(rows)).unwrap_or(u16::MAX)
+}
+
+/// Tasks as a message names them: the one task's ID, or how many.
+fn tasks(ids: &[String]) -> String {
+    match ids {
+        [one] => one.clone(),
+        _ => format!("{} tasks", ids.len()),
+    }
+}
+
+/// Why a task has no file to `verb` ("open", "download"): it failed, or has no URL (yet).
+fn no_file(row: &Row, verb: &str) -> String {
+    let id = &row.entry.task_id;
+    match row.state {
+        TaskState::Failed => format!("{id} failed: no file to {verb}"),
+        TaskState::Completed => format!("{id} finished without a file to {verb}"),
+        TaskState::Running => format!("{id} has no download URL yet"),
+    }
 }
 
 /// Which pane a screen position belongs to.

@@ -135,6 +135,11 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
         .collect()
 }
 
+/// The status bar's notice, if one is shown.
+fn notice(s: &State) -> Option<&str> {
+    s.notice.as_ref().map(|n| n.text.as_str())
+}
+
 fn row_ids(s: &State) -> Vec<&str> {
     s.watch
         .rows
@@ -219,7 +224,7 @@ impl Snap {
             category_draft: s.browser.category_draft.clone(),
             rows: row_ids(s).into_iter().map(String::from).collect(),
             quit: s.quit,
-            notice: s.notice.clone(),
+            notice: notice(s).map(String::from),
             persist_sent: s.persist_sent,
         }
     }
@@ -644,7 +649,7 @@ fn key_cases() -> Vec<KeyCase> {
             Mode::Watch,
             ch('R'),
             Some(A::PollNow),
-            unchanged,
+            |s| s.notice = Some("asking the service for w-1 now".into()),
             &["PollNow"],
         ),
         case(
@@ -652,7 +657,7 @@ fn key_cases() -> Vec<KeyCase> {
             Mode::Browser,
             ch('r'),
             Some(A::Refresh),
-            unchanged,
+            |s| s.notice = Some("reloading the catalogue".into()),
             &["FetchCatalogue"],
         ),
         case(
@@ -805,35 +810,58 @@ fn add_cases() -> Vec<AddCase> {
             video: false,
             cmds: added(TaskKind::Image, &["n-1"]),
             error: None,
-            notice: Some("added 1 task"),
+            notice: Some("added n-1"),
         },
         AddCase {
             text: "n-1 n-2,n-3\nn-1",
             video: false,
             cmds: added(TaskKind::Image, &["n-1", "n-2", "n-3"]),
             error: None,
-            notice: Some("added 3, 1 already watched"),
+            notice: Some("added 3 tasks"),
         },
         AddCase {
             text: "v-1",
             video: true,
             cmds: added(TaskKind::Video, &["v-1"]),
             error: None,
-            notice: Some("added 1 task"),
+            notice: Some("added v-1"),
         },
         AddCase {
             text: "w-1",
             video: false,
             cmds: Vec::new(),
             error: None,
-            notice: Some("already watching that task"),
+            notice: Some("already watching w-1"),
+        },
+        // Those already on the list are counted, not added again.
+        AddCase {
+            text: "n-1 w-1 n-2",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1", "n-2"]),
+            error: None,
+            notice: Some("added 2 tasks, 1 already watched"),
+        },
+        AddCase {
+            text: "w-1 n-1 w-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1"]),
+            error: None,
+            notice: Some("added n-1, 1 already watched"),
+        },
+        // The same ID as a video is another task.
+        AddCase {
+            text: "w-1",
+            video: true,
+            cmds: added(TaskKind::Video, &["w-1"]),
+            error: None,
+            notice: Some("added w-1"),
         },
         AddCase {
             text: "id-\u{1b}]0;pwned\u{7}x",
             video: false,
             cmds: added(TaskKind::Image, &["id-x"]),
             error: None,
-            notice: Some("added 1 task"),
+            notice: Some("added id-x"),
         },
         AddCase {
             text: "",
@@ -858,10 +886,17 @@ fn add_cases() -> Vec<AddCase> {
             notice: None,
         },
         AddCase {
-            text: "ok-1 ..",
+            text: "..",
             video: false,
             cmds: Vec::new(),
             error: Some("`..` is not a valid task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: "ok-1 ..",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("ID 2 of 2: `..` is not a valid task ID"),
             notice: None,
         },
     ]
@@ -879,7 +914,7 @@ fn the_add_dialog_submits_valid_ids_only() {
         let before = row_ids(&s).len();
         let cmds = s.update(Action::Submit);
         assert_eq!(cmds, c.cmds, "{:?}", c.text);
-        assert_eq!(s.notice.as_deref(), c.notice, "{:?}", c.text);
+        assert_eq!(notice(&s), c.notice, "{:?}", c.text);
         if let Some(e) = c.error {
             let Some(Popup::Add(d)) = &s.popup else {
                 panic!("{:?}: the dialog stays open", c.text)
@@ -892,6 +927,273 @@ fn the_add_dialog_submits_valid_ids_only() {
             assert!(row_ids(&s).iter().all(|id| !id.is_empty()), "{:?}", c.text);
         }
     }
+}
+
+/// Every edit of the add dialog's text or kind clears an error found in what was there before;
+/// other keys leave it.
+#[test]
+fn an_add_dialog_error_goes_with_the_next_edit() {
+    let cases: [(Action, bool); 8] = [
+        (Action::Type('x'), true),
+        (Action::Paste("y-1".into()), true),
+        (Action::Backspace, true),
+        (Action::ClearInput, true),
+        (Action::ToggleKind, true),
+        (Action::Up, false),
+        (Action::Refresh, false),
+        (Action::Undo, false),
+    ];
+    for (action, clears) in cases {
+        let mut s = enter(Mode::Add("ok-1 .."));
+        s.update(Action::Submit);
+        let error = |s: &State| match &s.popup {
+            Some(Popup::Add(d)) => d.error.clone(),
+            other => panic!("the dialog stays open: {other:?}"),
+        };
+        assert_eq!(
+            error(&s).as_deref(),
+            Some("ID 2 of 2: `..` is not a valid task ID")
+        );
+        s.dirty = false;
+        s.update(action.clone());
+        assert_eq!(error(&s).is_none(), clears, "{action:?}");
+        assert!(s.dirty, "{action:?}");
+    }
+}
+
+/// (what, how the state got there, the key's action, the notice after it, the commands)
+type NoticeCase = (
+    &'static str,
+    Setup,
+    Action,
+    Option<&'static str>,
+    &'static [&'static str],
+);
+
+/// The watch list focused on four tasks: `run-1` (running, no URL yet), `done-1` (completed,
+/// with its URL), `bad-1` (failed) and `new-1` (never polled); `run-1` selected.
+fn four_tasks() -> State {
+    let mut s = state_with(
+        vec![
+            entry("run-1", Some(("IN_PROGRESS", 40))),
+            entry("done-1", Some(("COMPLETED", 100))),
+            entry("bad-1", Some(("FAILED", 30))),
+            entry("new-1", None),
+        ],
+        ui(false, false),
+    );
+    s.update(Action::FocusNext);
+    s.notice = None;
+    s
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn notice_cases() -> Vec<NoticeCase> {
+    fn select(s: &mut State, id: &str) {
+        let i = row_ids(s).iter().position(|r| *r == id).expect("listed");
+        s.watch.select(i);
+    }
+    vec![
+        (
+            "o on a running task",
+            |_| {},
+            Action::Open,
+            Some("run-1 has no download URL yet"),
+            &[],
+        ),
+        (
+            "o on a failed task",
+            |s| select(s, "bad-1"),
+            Action::Open,
+            Some("bad-1 failed: no file to open"),
+            &[],
+        ),
+        (
+            "D on a failed task",
+            |s| select(s, "bad-1"),
+            Action::Download,
+            Some("bad-1 failed: no file to download"),
+            &[],
+        ),
+        (
+            "D on a task never polled",
+            |s| select(s, "new-1"),
+            Action::Download,
+            Some("new-1 has no download URL yet"),
+            &[],
+        ),
+        (
+            "o on a completed task opens, the opener's answer says so",
+            |s| select(s, "done-1"),
+            Action::Open,
+            None,
+            &["Open"],
+        ),
+        (
+            "D on a completed task downloads, the row shows it",
+            |s| select(s, "done-1"),
+            Action::Download,
+            None,
+            &["Download"],
+        ),
+        (
+            "R on the selected task",
+            |s| select(s, "bad-1"),
+            Action::PollNow,
+            Some("asking the service for bad-1 now"),
+            &["PollNow"],
+        ),
+        (
+            "d names the task removed",
+            |s| select(s, "done-1"),
+            Action::Remove,
+            Some("removed done-1 — u undoes"),
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after d names the task restored, and replaces the removal's notice",
+            |s| {
+                select(s, "run-1");
+                s.update(Action::Remove);
+            },
+            Action::Undo,
+            Some("restored run-1"),
+            &["Persist(Add)", "Watch", "Prefer"],
+        ),
+        (
+            "u after adding one task",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1".into()));
+                s.update(Action::Submit);
+            },
+            Action::Undo,
+            Some("took back n-1"),
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after adding three tasks",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1 n-2 n-3".into()));
+                s.update(Action::Submit);
+            },
+            Action::Undo,
+            Some("took back 3 tasks"),
+            &["Unwatch", "Unwatch", "Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after a removal another process undid already",
+            |s| {
+                select(s, "bad-1");
+                s.update(Action::Remove);
+                let mut entries: Vec<WatchEntry> =
+                    s.watch.rows.iter().map(|r| r.entry.clone()).collect();
+                entries.push(entry("bad-1", Some(("FAILED", 30))));
+                s.apply(Msg::WatchFile {
+                    entries,
+                    applied: u64::MAX,
+                });
+            },
+            Action::Undo,
+            Some("nothing to restore: those tasks are on the list again"),
+            &["Persist(Add)"],
+        ),
+        (
+            "D on an empty list",
+            |s| {
+                for _ in 0..4 {
+                    s.update(Action::Remove);
+                }
+            },
+            Action::Download,
+            Some(NO_TASK),
+            &[],
+        ),
+        (
+            "u with nothing to undo",
+            |_| {},
+            Action::Undo,
+            Some("nothing to undo"),
+            &[],
+        ),
+        (
+            "r in the browser",
+            |s| {
+                s.update(Action::FocusNext);
+            },
+            Action::Refresh,
+            Some("reloading the catalogue"),
+            &["FetchCatalogue"],
+        ),
+    ]
+}
+
+#[test]
+fn messages_name_the_task_they_are_about() {
+    let cases = notice_cases();
+    assert_eq!(cases.len(), 15);
+    for (name, setup, action, expected, cmds) in cases {
+        let mut s = four_tasks();
+        setup(&mut s);
+        let before = s.notice.clone();
+        let got = s.update(action);
+        assert_eq!(kinds(&got), cmds, "{name}: commands");
+        match expected {
+            Some(text) => {
+                assert_eq!(notice(&s), Some(text), "{name}");
+                assert_eq!(
+                    s.notice.as_ref().map(|n| n.until),
+                    Some(s.now + NOTICE_SECONDS),
+                    "{name}"
+                );
+            }
+            None => assert_eq!(s.notice, before, "{name}: no new notice"),
+        }
+    }
+}
+
+/// A notice shown at `NOW` goes with the first tick at or past `NOW + NOTICE_SECONDS`; that
+/// tick redraws, the ticks before it do not (no task on the list: no age label to change).
+#[test]
+fn notices_expire_on_the_reducers_clock_and_redraw_only_when_they_go() {
+    // (the ticks after the notice, seconds after NOW: shown after each, redrawn by each)
+    let cases: [&[(u64, bool, bool)]; 5] = [
+        &[
+            (1, true, false),
+            (4, true, false),
+            (5, false, true),
+            (6, false, false),
+        ],
+        &[(5, false, true)],
+        &[(0, true, false), (3, true, false), (900, false, true)],
+        // A clock that stepped back keeps the notice until the time comes again.
+        &[(2, true, false), (1, true, false), (5, false, true)],
+        &[(100, false, true), (101, false, false)],
+    ];
+    for ticks in cases {
+        let mut s = state_with(Vec::new(), ui(false, false));
+        // The first tick draws the ages it found; those after it redraw only for a change.
+        s.apply(Msg::Tick(NOW));
+        s.update(Action::Refresh);
+        assert_eq!(notice(&s), Some("reloading the catalogue"));
+        for &(at, shown, redraw) in ticks {
+            s.dirty = false;
+            assert!(s.apply(Msg::Tick(NOW + at)).is_empty());
+            assert_eq!(s.notice.is_some(), shown, "{ticks:?}: at +{at}");
+            assert_eq!(s.dirty, redraw, "{ticks:?}: at +{at}");
+        }
+    }
+    // A newer notice replaces the older one, and lives its own five seconds.
+    let mut s = state_with(Vec::new(), ui(false, false));
+    s.update(Action::Refresh);
+    s.apply(Msg::Tick(NOW + 3));
+    s.update(Action::CopyName);
+    s.apply(Msg::Tick(NOW + 5));
+    assert_eq!(notice(&s), Some("no model name to copy"));
+    s.apply(Msg::Tick(NOW + 8));
+    assert_eq!(s.notice, None);
 }
 
 // ---- 2. watch-file gating -------------------------------------------------------------------
@@ -1134,7 +1436,7 @@ fn successes_connect_and_recover_from_trouble() {
         s.apply(success);
         assert_eq!(s.health, Health::Connected, "case {i}");
         assert_eq!(s.last_error, last_error, "case {i}");
-        assert_eq!(s.notice.as_deref(), notice, "case {i}");
+        assert_eq!(super::tests::notice(&s), notice, "case {i}");
     }
     // A stale catalogue (an older generation) proves nothing and changes nothing.
     let mut s = state();
@@ -1468,6 +1770,24 @@ fn report_cases() -> Vec<ReportCase> {
             false,
         ),
         (
+            "a tick while a notice is still shown",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+                s.update(Action::Refresh);
+            },
+            Msg::Tick(NOW + 90 + NOTICE_SECONDS - 1),
+            false,
+        ),
+        (
+            "a tick that ends a notice",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+                s.update(Action::Refresh);
+            },
+            Msg::Tick(NOW + 90 + NOTICE_SECONDS),
+            true,
+        ),
+        (
             "the ranking of a query typed over since",
             two_keys,
             Msg::Ranked {
@@ -1521,7 +1841,7 @@ fn report_cases() -> Vec<ReportCase> {
 #[test]
 fn reports_redraw_only_when_something_shown_changed() {
     let cases = report_cases();
-    assert_eq!(cases.len(), 16);
+    assert_eq!(cases.len(), 18);
     for (name, setup, msg, redraw) in cases {
         let mut s = state();
         setup(&mut s);
@@ -1799,4 +2119,156 @@ fn start_tells_the_rows_on_screen_and_scrolling_tells_each_new_screen_once() {
     let down = (1..=15).map(|n| format!("r-{n}"));
     let up = (0..15).rev().map(|n| format!("r-{n}"));
     assert_eq!(tops, down.chain(up).collect::<Vec<_>>());
+}
+
+// ---- 8. resizing ----------------------------------------------------------------------------
+
+/// `n` running tasks `t-0`.. on a 140x45 terminal.
+fn tasks_on_screen(n: usize) -> State {
+    let entries = (0..n)
+        .map(|i| entry(&format!("t-{i}"), Some(("IN_PROGRESS", 1))))
+        .collect();
+    let mut s = state_with(entries, ui(false, false));
+    s.update(Action::Resize {
+        width: 140,
+        height: 45,
+    });
+    s
+}
+
+/// (tasks, keys before, the sizes in turn, the first task shown and the selected one after)
+type ResizeCase = (
+    usize,
+    &'static [Action],
+    &'static [(u16, u16)],
+    usize,
+    usize,
+);
+
+#[test]
+fn a_resize_keeps_the_selection_visible_and_the_watch_list_full() {
+    let cases: [ResizeCase; 6] = [
+        // The report: Tab, G, 60x14 (three rows), back to 140x45 (all eight fit).
+        (
+            8,
+            &[Action::FocusNext, Action::Bottom],
+            &[(60, 14), (140, 45)],
+            0,
+            7,
+        ),
+        // More tasks than fit even at 140x45 (26 rows above the detail section): the last 26,
+        // the selection at the end.
+        (
+            50,
+            &[Action::FocusNext, Action::Bottom],
+            &[(60, 14), (140, 45)],
+            24,
+            49,
+        ),
+        // Shrinking keeps the selected row on the last line.
+        (
+            50,
+            &[Action::FocusNext, Action::Bottom],
+            &[(60, 14)],
+            47,
+            49,
+        ),
+        // At the top nothing scrolls either way.
+        (50, &[Action::FocusNext], &[(60, 14), (140, 45)], 0, 0),
+        // A selection in the middle (a page down at 140x45: row 26) stays on screen as the
+        // screen fills.
+        (
+            50,
+            &[Action::FocusNext, Action::PageDown],
+            &[(60, 14), (140, 45)],
+            24,
+            26,
+        ),
+        // Keys for the browser leave the watch list where it was.
+        (8, &[Action::Bottom], &[(60, 14), (140, 45)], 0, 0),
+    ];
+    for (n, keys, sizes, offset, selected) in cases {
+        let mut s = tasks_on_screen(n);
+        for a in keys {
+            s.update(a.clone());
+        }
+        for &(width, height) in sizes {
+            s.update(Action::Resize { width, height });
+        }
+        let c = s.watch.cursor;
+        let what = format!("{n} tasks, {keys:?}, {sizes:?}");
+        assert_eq!((c.offset, c.selected), (offset, selected), "{what}");
+        assert_eq!(
+            s.watch.visible().count(),
+            c.viewport.min(n),
+            "{what}: no empty rows below while rows are hidden above"
+        );
+        assert_eq!(c.viewport, usize::from(s.areas.watch_rows.height), "{what}");
+    }
+}
+
+// ---- 9. the help overlay --------------------------------------------------------------------
+
+fn help_scroll(s: &State) -> u16 {
+    match s.popup {
+        Some(Popup::Help { scroll }) => scroll,
+        ref other => panic!("expected the help, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_help_scrolls_to_its_last_line_and_no_further() {
+    let lines = Keymap::default().help_lines().len();
+    // Rows inside the overlay's borders: it is 40 high at most.
+    let end = |rows: usize| u16::try_from(lines.saturating_sub(rows)).expect("small");
+    // (size, downs then ups, the scroll after)
+    let cases: [((u16, u16), usize, usize, u16); 8] = [
+        ((60, 20), 5, 0, 5),
+        ((60, 20), 1000, 0, end(18)),
+        ((60, 20), 1000, 3, end(18) - 3),
+        ((100, 40), 1000, 0, end(38)),
+        ((160, 60), 1000, 0, end(38)),
+        ((60, 3), 1000, 0, end(1)),
+        ((60, 2), 1000, 0, end(0)),
+        ((60, 20), 2, 1000, 0),
+    ];
+    for ((width, height), downs, ups, scroll) in cases {
+        let mut s = state();
+        s.update(Action::Resize { width, height });
+        s.update(Action::ToggleHelp);
+        for _ in 0..downs {
+            s.update(Action::Down);
+        }
+        for _ in 0..ups {
+            s.update(Action::Up);
+        }
+        assert_eq!(
+            help_scroll(&s),
+            scroll,
+            "{width}x{height}, {downs} down, {ups} up"
+        );
+    }
+    // A taller terminal shows more of the end: the scroll comes back to keep it full.
+    let mut s = state();
+    s.update(Action::Resize {
+        width: 60,
+        height: 20,
+    });
+    s.update(Action::ToggleHelp);
+    for _ in 0..lines {
+        s.update(Action::Down);
+    }
+    assert_eq!(help_scroll(&s), end(18));
+    s.update(Action::Resize {
+        width: 100,
+        height: 40,
+    });
+    assert_eq!(help_scroll(&s), end(38));
+    s.update(Action::Resize {
+        width: 60,
+        height: 20,
+    });
+    assert_eq!(help_scroll(&s), end(38), "a smaller one keeps the place");
+    s.update(Action::Down);
+    assert_eq!(help_scroll(&s), end(38) + 1);
 }

@@ -187,6 +187,15 @@ enum Undo {
     Added(Vec<TaskKey>),
 }
 
+/// What an undo did, for the message that says so: the task IDs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undone {
+    /// Removed tasks put back (none when all were on the list again already).
+    Restored(Vec<String>),
+    /// Added tasks taken off the list again.
+    TookBack(Vec<String>),
+}
+
 #[derive(Debug)]
 pub struct Watch {
     /// Every watched task, in the order it was added.
@@ -454,9 +463,8 @@ impl Watch {
         )
     }
 
-    /// Reverts the last add or remove: the commands, and whether it restored (true) or took
-    /// back (false) which tasks.
-    pub fn undo(&mut self, now: u64) -> Option<(Vec<Cmd>, bool, Vec<String>)> {
+    /// Reverts the last add or remove; says what it did.
+    pub fn undo(&mut self, now: u64) -> Option<(Vec<Cmd>, Undone)> {
         match self.undo.pop()? {
             Undo::Removed(items) => {
                 let mut cmds = Vec::new();
@@ -478,7 +486,7 @@ impl Watch {
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
                 self.reorder(now);
                 self.select_one_of(&keys, false);
-                Some((cmds, true, ids))
+                Some((cmds, Undone::Restored(ids)))
             }
             Undo::Added(keys) => {
                 let selected = self.selected_row().map(Row::key);
@@ -487,7 +495,7 @@ impl Watch {
                 let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
                 let ids = keys.iter().map(|k| k.id.clone()).collect();
                 cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-                Some((cmds, false, ids))
+                Some((cmds, Undone::TookBack(ids)))
             }
         }
     }
@@ -735,13 +743,12 @@ mod tests {
         assert_eq!(id.as_deref(), Some("a"));
         assert_eq!(cmds[0], Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")));
         assert_eq!(w.rows.len(), 1);
-        let (cmds, restored, ids) = w.undo(0).expect("undo remove");
-        assert!(restored);
-        assert_eq!(ids, ["a"]);
+        let (cmds, undone) = w.undo(0).expect("undo remove");
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
+        assert_eq!(undone, Undone::Restored(vec!["a".into()]));
         assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
-        let (cmds, restored, _) = w.undo(0).expect("undo add");
-        assert!(!restored);
+        let (cmds, undone) = w.undo(0).expect("undo add");
+        assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
         assert!(w.rows.is_empty());
         assert!(cmds.contains(&Cmd::Unwatch(TaskKey::new(TaskKind::Video, "b"))));
         assert!(w.undo(0).is_none());

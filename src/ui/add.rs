@@ -1,14 +1,86 @@
 //! The add dialog: task IDs (several at once) and the image/video toggle.
+//!
+//! Pasted lists can be long: the input shows its last rows (where the cursor is), and the error
+//! has rows of its own between the input and the kind, so no amount of text pushes it away.
 
 use super::theme::Theme;
 use crate::app::state::{AddDialog, TaskKind};
 use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph};
+use unicode_width::UnicodeWidthChar;
+
+/// The most rows an error takes; a longer one ends in "…".
+const ERROR_ROWS: usize = 3;
+
+/// Marks where typed text goes: always at the end.
+const CURSOR: char = '▏';
 
 pub fn render(dialog: &AddDialog, theme: Theme, frame: &mut Frame) {
     let area = super::centered(frame.area(), 64, 10);
     frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .title(Span::styled(" Add tasks to the watch list ", theme.title()))
+        .border_style(theme.border(true));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let width = usize::from(inner.width);
+    let error = dialog
+        .error
+        .as_deref()
+        .map(|e| clip_rows(wrap_words(e, width), ERROR_ROWS))
+        .unwrap_or_default();
+    let [label_area, input_area, error_area, kind_area, help_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(error.len() as u16),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+
+    frame.render_widget(
+        Paragraph::new(Span::styled("Task IDs:", theme.dim())),
+        label_area,
+    );
+
+    // Only the end fits, and only the end is cleaned (a long paste is up to 64 KiB): the
+    // field never holds an escape sequence, so a cut one cannot start the tail.
+    let budget = usize::from(input_area.height) * width;
+    let mut tail: Vec<char> = dialog.text.chars().rev().take(budget).collect();
+    tail.reverse();
+    let tail: String = tail.into_iter().collect();
+    let shown = crate::api::sanitize::sanitize_with_limit(&tail, budget);
+    let mut rows = wrap_chars(&format!("{shown}{CURSOR}"), width);
+    rows.drain(..rows.len().saturating_sub(usize::from(input_area.height)));
+    let last = rows.len().saturating_sub(1);
+    let input: Vec<Line> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut row)| {
+            if i == last {
+                row.pop();
+                Line::from(vec![
+                    Span::raw(row),
+                    Span::styled(CURSOR.to_string(), theme.key()),
+                ])
+            } else {
+                Line::raw(row)
+            }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(input), input_area);
+
+    let error: Vec<Line> = error
+        .into_iter()
+        .map(|row| Line::from(Span::styled(row, theme.error())))
+        .collect();
+    frame.render_widget(Paragraph::new(error), error_area);
+
     let kind = |k: TaskKind| {
         if dialog.kind == k {
             Span::styled(format!("[{}]", k.as_str()), theme.key())
@@ -16,36 +88,119 @@ pub fn render(dialog: &AddDialog, theme: Theme, frame: &mut Frame) {
             Span::styled(format!(" {} ", k.as_str()), theme.dim())
         }
     };
-    let shown: String = dialog.text.replace(['\n', '\r', '\t'], " ");
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled("Task IDs: ", theme.dim()),
-            Span::raw(crate::api::sanitize::sanitize(&shown)),
-            Span::styled("▏", theme.key()),
-        ]),
-        Line::from(""),
-        Line::from(vec![
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
             Span::styled("Kind: ", theme.dim()),
             kind(TaskKind::Image),
             Span::raw(" "),
             kind(TaskKind::Video),
             Span::styled("   (Tab switches)", theme.dim()),
-        ]),
-    ];
-    if let Some(e) = &dialog.error {
-        lines.push(Line::from(Span::styled(e.clone(), theme.error())));
-    }
-    lines.push(Line::from(Span::styled(
-        "⏎ add · Esc cancel · several IDs: space, comma or newline",
-        theme.dim(),
-    )));
-    let block = Block::bordered()
-        .title(Span::styled(" Add tasks to the watch list ", theme.title()))
-        .border_style(theme.border(true));
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        area,
+        ])),
+        kind_area,
     );
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            "⏎ add · Esc cancel · several IDs: space, comma or newline",
+            theme.dim(),
+        )),
+        help_area,
+    );
+}
+
+/// `text` cut into rows at most `width` columns wide, anywhere: task IDs have no spaces to
+/// break at, and an input shows every character it holds.
+fn wrap_chars(text: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    let (mut row, mut used) = (String::new(), 0);
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width && used > 0 {
+            rows.push(std::mem::take(&mut row));
+            used = 0;
+        }
+        row.push(c);
+        used += w;
+    }
+    rows.push(row);
+    rows
+}
+
+/// `text` cut into rows at most `width` columns wide, between words where it can.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    let (mut row, mut used) = (String::new(), 0);
+    for word in text.split(' ') {
+        let w: usize = word.chars().map(|c| c.width().unwrap_or(0)).sum();
+        if used > 0 && used + 1 + w > width {
+            rows.push(std::mem::take(&mut row));
+            used = 0;
+        }
+        if used > 0 {
+            row.push(' ');
+            used += 1;
+        }
+        if w > width {
+            // A word wider than a row (a long task ID): cut it; its last piece goes on.
+            let mut pieces = wrap_chars(&format!("{row}{word}"), width);
+            row = pieces.pop().unwrap_or_default();
+            used = row.chars().map(|c| c.width().unwrap_or(0)).sum();
+            rows.extend(pieces);
+        } else {
+            row.push_str(word);
+            used += w;
+        }
+    }
+    rows.push(row);
+    rows
+}
+
+/// At most `max` rows, the last ending in "…" when some were cut.
+fn clip_rows(mut rows: Vec<String>, max: usize) -> Vec<String> {
+    if rows.len() > max {
+        rows.truncate(max);
+        if let Some(last) = rows.last_mut() {
+            last.pop();
+            last.push('…');
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clip_rows, wrap_chars, wrap_words};
+
+    #[test]
+    fn rows_never_exceed_the_width() {
+        assert_eq!(wrap_chars("abcdefg", 3), ["abc", "def", "g"]);
+        assert_eq!(wrap_chars("", 3), [""]);
+        assert_eq!(wrap_chars("日本語", 4), ["日本", "語"]);
+        assert_eq!(
+            wrap_words("`a` is not valid", 8),
+            ["`a` is", "not", "valid"]
+        );
+        assert_eq!(
+            wrap_words("`abcdefghij` is bad", 6),
+            ["`abcde", "fghij`", "is bad"]
+        );
+        assert_eq!(
+            clip_rows(vec!["ab".into(), "cd".into(), "ef".into()], 2),
+            ["ab", "c…"]
+        );
+        for width in 1..12 {
+            for text in ["a bb ccc dddd eeeee", "x", "日本語 テキスト"] {
+                for row in wrap_words(text, width)
+                    .iter()
+                    .chain(&wrap_chars(text, width))
+                {
+                    let w: usize = row
+                        .chars()
+                        .map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0))
+                        .sum();
+                    // A character wider than the row still gets one row to itself.
+                    assert!(w <= width.max(2), "{text:?} at {width}: {row:?}");
+                }
+            }
+        }
+    }
 }

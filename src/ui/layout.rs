@@ -1,10 +1,13 @@
 //! Screen geometry, computed once per resize and shared by the view and the mouse handling, so
 //! a click lands on the row that was drawn there.
 
-use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::layout::{Constraint, Direction, Flex, Layout, Rect};
 
 /// At this width and above the panes sit side by side.
 pub const WIDE: u16 = 140;
+
+/// The help overlay's size where the screen has room (borders included).
+pub const HELP_SIZE: (u16, u16) = (76, 40);
 
 /// The two panes' places on screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +30,8 @@ pub struct Areas {
     pub watch_detail: Rect,
     pub status: Rect,
     pub hints: Rect,
+    /// The help overlay, over everything (borders included).
+    pub help: Rect,
     pub wide: bool,
 }
 
@@ -122,6 +127,7 @@ impl Areas {
             watch_detail,
             status,
             hints,
+            help: centered(full, HELP_SIZE.0, HELP_SIZE.1),
             wide,
         }
     }
@@ -136,6 +142,17 @@ impl Areas {
             None
         }
     }
+}
+
+/// A rectangle of at most `width` x `height`, centred in `area`.
+pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [h] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(v);
+    h
 }
 
 /// `Rect::contains` with plain coordinates.

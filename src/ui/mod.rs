@@ -9,8 +9,8 @@ mod theme;
 pub mod watch;
 
 use crate::app::state::{Popup, State};
+pub use layout::centered;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
 /// Draws the whole dashboard; returns the links drawn, for the event loop to make clickable.
 pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
@@ -29,21 +29,12 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     status::render_status(state, areas.status, theme, frame);
     status::render_hints(state, areas.hints, theme, frame);
     match &state.popup {
-        Some(Popup::Help { scroll }) => help::render(&state.keymap, *scroll, theme, frame),
+        Some(Popup::Help { scroll }) => {
+            help::render(&state.keymap, *scroll, areas.help, theme, frame);
+        }
         Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
         None => return links,
     }
     // A popup covers whatever links were below it.
     Vec::new()
-}
-
-/// A rectangle of at most `width` x `height`, centred in `area`.
-pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [h] = Layout::horizontal([Constraint::Length(width.min(area.width))])
-        .flex(Flex::Center)
-        .areas(v);
-    h
 }

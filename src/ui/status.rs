@@ -1,11 +1,13 @@
-//! The status bar and the key-hint line (generated from the keymap).
+//! The status bar and the key-hint line (generated from the keymap; on a narrow terminal the
+//! least important hints give way, never `? help` and `q quit`).
 
 use super::theme::Theme;
-use crate::app::state::{Health, State};
+use crate::app::state::{Binding, Health, Priority, State};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
     let (dot, health_style, health) = match &state.health {
@@ -30,7 +32,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     ];
     if let Some(n) = &state.notice {
         spans.push(Span::styled(" │ ", theme.dim()));
-        spans.push(Span::raw(n.clone()));
+        spans.push(Span::raw(n.text.clone()));
     }
     if let Some(e) = &state.last_error {
         spans.push(Span::styled(" │ last error: ", theme.dim()));
@@ -40,8 +42,9 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
 }
 
 pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
+    let hints: Vec<&Binding> = state.keymap.hints(&state.contexts()).collect();
     let mut spans = vec![Span::raw(" ")];
-    for b in state.keymap.hints(&state.contexts()) {
+    for b in fitting(hints, usize::from(area.width)) {
         spans.push(Span::styled(b.label, theme.key()));
         spans.push(Span::styled(
             format!(" {}  ", b.hint.unwrap_or_default()),
@@ -49,4 +52,107 @@ pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) 
         ));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Columns a hint takes: its key, a space, its word.
+fn hint_width(b: &Binding) -> usize {
+    b.label.width() + 1 + b.hint.unwrap_or_default().width()
+}
+
+/// The hints that fit in `width` columns (a space before the first, two between), in keymap
+/// order. The least important go first, the later of equals before the earlier; those with
+/// `Priority::Always` stay even when nothing else is left.
+fn fitting(mut hints: Vec<&Binding>, width: usize) -> Vec<&Binding> {
+    let needed = |hints: &[&Binding]| {
+        1 + hints.iter().map(|b| hint_width(b)).sum::<usize>() + 2 * hints.len().saturating_sub(1)
+    };
+    while needed(&hints) > width {
+        let Some(drop) = hints
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.priority != Priority::Always)
+            .min_by_key(|(i, b)| (b.priority, std::cmp::Reverse(*i)))
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        hints.remove(drop);
+    }
+    hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fitting;
+    use crate::app::state::{Binding, Context, Keymap, Priority};
+
+    /// A binding that is only a hint: `word`, under the key `k` (each hint is 3 + its word's
+    /// length wide, 2 more between two).
+    fn hint(word: &'static str, priority: Priority) -> Binding {
+        Binding {
+            context: Context::Global,
+            keys: &[],
+            label: "k",
+            // Any action: the fitting reads only the label, the word and the priority.
+            action: Keymap::default().bindings()[0].action.clone(),
+            description: "",
+            hint: Some(word),
+            priority,
+        }
+    }
+
+    #[test]
+    fn the_lowest_priority_goes_first_the_later_of_equals_first() {
+        use Priority::{Always, High, Low, Normal};
+        // Each "k wN" is 4 wide: all six take 1 + 6 * 4 + 5 * 2 = 35 columns.
+        let all = [
+            hint("w1", Normal),
+            hint("w2", Low),
+            hint("w3", High),
+            hint("w4", Low),
+            hint("w5", Always),
+            hint("w6", Normal),
+        ];
+        let cases: [(usize, &[&str]); 7] = [
+            (35, &["w1", "w2", "w3", "w4", "w5", "w6"]),
+            (34, &["w1", "w2", "w3", "w5", "w6"]),
+            (29, &["w1", "w2", "w3", "w5", "w6"]),
+            (28, &["w1", "w3", "w5", "w6"]),
+            (22, &["w1", "w3", "w5"]),
+            (11, &["w3", "w5"]),
+            (0, &["w5"]),
+        ];
+        for (width, expected) in cases {
+            let words: Vec<&str> = fitting(all.iter().collect(), width)
+                .into_iter()
+                .map(|b| b.hint.unwrap_or_default())
+                .collect();
+            assert_eq!(words, expected, "{width} columns");
+        }
+    }
+
+    #[test]
+    fn help_and_quit_stay_at_every_width() {
+        let keymap = Keymap::default();
+        for contexts in [
+            [Context::Browser, Context::Global, Context::Always],
+            [Context::Watch, Context::Global, Context::Always],
+        ] {
+            let hints: Vec<&Binding> = keymap.hints(&contexts).collect();
+            assert!(
+                hints.iter().any(|b| b.priority < Priority::High),
+                "{contexts:?}: some hints can go"
+            );
+            for width in 0..=200 {
+                let shown: Vec<&str> = fitting(hints.clone(), width)
+                    .into_iter()
+                    .map(|b| b.hint.unwrap_or_default())
+                    .collect();
+                assert!(
+                    shown.contains(&"help") && shown.contains(&"quit"),
+                    "{contexts:?} at {width}: {shown:?}"
+                );
+            }
+        }
+    }
 }

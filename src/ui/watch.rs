@@ -12,7 +12,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
-use unicode_width::UnicodeWidthChar;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// A clickable link on screen: the cells from (`x`, `y`), `width` wide, open `url` (an
 /// http/https URL, checked). The event loop wraps them in OSC 8 after drawing.
@@ -134,12 +134,13 @@ fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
     }
 }
 
-fn title(state: &State) -> String {
+/// The pane's title, cut to `width` cells: the counts go from the least urgent (completed)
+/// first, and the sort and the filter, which the user set, stay.
+fn title(state: &State, width: usize) -> String {
     let w = &state.watch;
     let c = w.counts(state.now);
     // What needs attention first; only what there is.
-    let mut parts = vec![" Watch list".to_string()];
-    for (n, what) in [
+    let counts: Vec<String> = [
         (c.failed, "failed"),
         (c.not_found, "not found"),
         (c.erroring, "erroring"),
@@ -147,31 +148,48 @@ fn title(state: &State) -> String {
         (c.no_service, "no service"),
         (c.running, "running"),
         (c.completed, "completed"),
-    ] {
-        if n > 0 {
-            parts.push(format!("{n} {what}"));
-        }
-    }
+    ]
+    .into_iter()
+    .filter(|&(n, _)| n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    let mut tail = Vec::new();
     if w.sort != SortKey::Added {
-        parts.push(format!("sort {}", w.sort.label()));
+        tail.push(format!("sort {}", w.sort.label()));
     }
     if w.editing || !w.query.is_empty() {
         let cursor = if w.editing { "▏" } else { "" };
-        parts.push(format!(
+        tail.push(format!(
             "/{}{cursor} {}/{}",
             w.query,
             w.order.len(),
             w.rows.len()
         ));
     }
-    format!("{} ", parts.join(" · "))
+    let compose = |shown: usize| {
+        let mut parts = vec![" Watch list".to_string()];
+        parts.extend(counts[..shown].iter().cloned());
+        if shown < counts.len() {
+            parts.push("…".to_string());
+        }
+        parts.extend(tail.iter().cloned());
+        format!("{} ", parts.join(" · "))
+    };
+    (0..=counts.len())
+        .rev()
+        .map(compose)
+        .find(|t| t.width() <= width)
+        .unwrap_or_else(|| compose(0))
 }
 
 /// Draws the pane; returns the links it drew (file names and the detail's URL).
 pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> Vec<Link> {
     let w = &state.watch;
     let block = Block::bordered()
-        .title(Span::styled(title(state), theme.title()))
+        .title(Span::styled(
+            title(state, usize::from(areas.watch.width.saturating_sub(2))),
+            theme.title(),
+        ))
         .border_style(theme.border(state.is_focused(Pane::Watch)));
     frame.render_widget(block, areas.watch);
     if areas.watch_rows.height == 0 && areas.watch_header.height == 0 {

@@ -660,7 +660,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
                 if pane == 0 && action == Action::Download {
                     continue; // the browser has no downloads
                 }
-                let notice = s.notice.clone().unwrap_or_default();
+                let notice = s.notice.clone().map(|n| n.text).unwrap_or_default();
                 assert!(
                     notice.starts_with("refused to open link: ") && notice.len() > 30,
                     "{notice}"

@@ -83,3 +83,44 @@ fn a_terminal_that_never_answers_gets_a_working_dashboard() {
         "no cursor-position error reached the screen"
     );
 }
+
+/// The demo's watch list, in its order (`cli::dashboard::DEMO_TASKS`).
+const DEMO_TASKS: [&str; 8] = [
+    "sim-3-sunset-over-harbor",
+    "sim-45-portrait-batch",
+    "sim-25-drone-flyover",
+    "hold-queued-behind-others",
+    "fail-0-rejected-prompt",
+    "fail-6-upscale-out-of-memory",
+    "demo-image-done",
+    "demo-video-done",
+];
+
+/// The report: Tab, G, a resize to 60x14 (three watch rows, the list scrolled to its end) and
+/// back to 140x45 left the list scrolled with empty rows below. Back at full size every task
+/// is on screen again.
+#[test]
+fn a_resize_back_to_full_size_shows_the_whole_watch_list_again() {
+    let home = tempfile::tempdir().unwrap();
+    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 140, 45);
+    s.wait_for("the demo's tasks", Duration::from_secs(20), |t| {
+        DEMO_TASKS.iter().all(|id| t.contains(id))
+    });
+    s.send("\t");
+    s.send("G");
+    s.resize(60, 14);
+    s.wait_for(
+        "the watch list at 60x14, scrolled to its end",
+        Duration::from_secs(10),
+        |t| t.lines().count() == 14 && t.contains("demo-video-done") && !t.contains(DEMO_TASKS[0]),
+    );
+    s.resize(140, 45);
+    s.wait_for(
+        "every task on screen again at 140x45",
+        Duration::from_secs(10),
+        |t| DEMO_TASKS.iter().all(|id| t.contains(id)),
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}

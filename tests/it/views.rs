@@ -293,11 +293,83 @@ fn add_dialog() {
     insta::assert_snapshot!(draw(&s).backend());
 }
 
+/// A long paste with a bad ID in it: the input shows its end, where the cursor is, and the
+/// error has rows of its own below it, wrapped, however much was pasted.
+#[test]
+fn add_dialog_error_stays_in_view_under_long_input() {
+    let mut s = watching();
+    s.update(Action::Resize {
+        width: 40,
+        height: 24,
+    });
+    s.update(Action::OpenAddDialog);
+    let ids: Vec<String> = (0..60).map(|i| format!("render-job-{i:03}")).collect();
+    s.update(Action::Paste(format!("{} .. last-one", ids.join(" "))));
+    s.update(Action::Submit);
+    let t = draw(&s);
+    insta::assert_snapshot!(t.backend());
+    let text = crate::common::rendered_text(&s, s.areas.full.width, s.areas.full.height);
+    assert!(text.contains("last-one"), "the end of the input is shown");
+    assert!(text.contains("ID 61 of 62:"), "the error is shown");
+}
+
 #[test]
 fn help_overlay() {
     let mut s = loaded(100, 40, Vec::new());
     s.update(Action::ToggleHelp);
     insta::assert_snapshot!(draw(&s).backend());
+}
+
+/// At 60x20 the help does not fit: its border says so and which lines are shown; scrolled as
+/// far as it goes, its last line is on the overlay's last row.
+#[test]
+fn help_overlay_shows_that_it_scrolls_and_stops_at_its_end() {
+    let mut s = loaded(60, 20, Vec::new());
+    s.update(Action::ToggleHelp);
+    insta::assert_snapshot!("help_overlay_60x20_top", draw(&s).backend());
+    for _ in 0..200 {
+        s.update(Action::Down);
+    }
+    let t = draw(&s);
+    insta::assert_snapshot!("help_overlay_60x20_end", t.backend());
+    let buf = t.backend().buffer();
+    let help = s.areas.help;
+    let row = |y: u16| -> String {
+        (help.x..help.right())
+            .map(|x| buf[(x, y)].symbol())
+            .collect()
+    };
+    assert!(
+        row(help.bottom() - 2).contains("Mouse: click"),
+        "the last line on the last row: {}",
+        row(help.bottom() - 2)
+    );
+    assert!(row(help.bottom() - 1).contains("↑ more"));
+}
+
+/// Below ~110 columns not every hint fits: the least important give way, and `? help` and
+/// `q quit` stay at every width from 20 up, in each pane and with the filter applied.
+#[test]
+fn the_hint_line_keeps_help_and_quit_at_every_width() {
+    let mut browser = watching();
+    let mut watch = watching();
+    watch.update(Action::FocusNext);
+    for width in 20..=200u16 {
+        for s in [&mut browser, &mut watch] {
+            s.update(Action::Resize { width, height: 24 });
+            let text = crate::common::rendered_text(s, width, 24);
+            let hints: String = text.chars().skip(usize::from(width) * 23).collect();
+            assert!(
+                hints.contains("? help") && hints.contains("q quit"),
+                "{width}: {hints:?}"
+            );
+        }
+    }
+    watch.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    insta::assert_snapshot!("watch_list_80x24", draw(&watch).backend());
 }
 
 #[test]
@@ -372,6 +444,7 @@ fn sizes_render(widths: std::ops::RangeInclusive<u16>) {
                     ("watch rows", a.watch_rows),
                     ("status", a.status),
                     ("hints", a.hints),
+                    ("help", a.help),
                 ] {
                     assert!(
                         r.area() == 0 || (r.right() <= width && r.bottom() <= height),
