@@ -38,7 +38,9 @@ pub enum Cmd {
         lora_type: Option<LoraType>,
         cate: Option<String>,
     },
-    Watch(TaskKey),
+    /// Poll the task at its service: the one given (a base URL, as saved in the watch list),
+    /// or the current one for `None`.
+    Watch(TaskKey, Option<String>),
     Unwatch(TaskKey),
     PollNow(TaskKey),
     /// Poll these (the rows on screen) before the others when both are due; replaces the
@@ -50,6 +52,8 @@ pub enum Cmd {
     Download {
         key: TaskKey,
         url: String,
+        /// The task's service, as for `Watch`: its token goes to its origin only.
+        service: Option<String>,
     },
     Notify {
         title: String,
@@ -75,6 +79,8 @@ pub enum PersistOp {
     Add(Vec<WatchEntry>),
     Remove(Vec<TaskKey>),
     Status(TaskKey, LastKnown),
+    /// Entries that remember no service (saved before entries did) belong to this one.
+    Adopt(String),
 }
 
 /// A download's progress, reported by the downloader.
@@ -112,6 +118,12 @@ pub enum Msg {
         matches: Arc<[u32]>,
     },
     StoreProblem(String),
+    /// A configured service whose client could not be made (its token is missing, say): its
+    /// tasks are not polled.
+    ServiceUnusable {
+        service: String,
+        error: String,
+    },
     Opened(Result<String, String>),
     /// Wall-clock seconds since the epoch, once a second.
     Tick(u64),

@@ -8,6 +8,7 @@ pub mod browser;
 mod cursor;
 pub mod filter;
 pub mod keymap;
+pub mod services;
 pub mod state;
 pub mod watch;
 
@@ -45,6 +46,10 @@ pub struct Session {
     pub recent_categories: PathBuf,
     /// `NO_COLOR` was set.
     pub no_color: bool,
+    /// The configured services: the current one and every profile's, with their names.
+    pub services: services::Services,
+    /// Makes the clients of the other configured services, on first use.
+    pub resolve: Option<workers::services::Resolve>,
 }
 
 /// Why the dashboard ended, for the caller to turn into an exit code.
@@ -58,6 +63,8 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         store,
         recent_categories,
         no_color,
+        services,
+        resolve,
     } = session;
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
@@ -75,6 +82,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
                 let mut ranker = filter::Ranker::new();
                 Box::new(move |query, names| ranker.rank(query, names))
             },
+            resolve,
         },
         msg_tx,
     );
@@ -93,6 +101,8 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     );
     state.browser.recent_categories = crate::store::recent::load(&recent_categories);
     state.watch.stall_after = settings.stall_after.as_secs();
+    let mut adopted = state.watch.set_services(services);
+    adopted.extend(state.watch.adopt());
     if let Some(label) =
         crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent_categories))
     {
@@ -117,6 +127,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         width: size.width,
         height: size.height,
     });
+    first.extend(adopted);
     first.extend(state.start());
     dispatch(first, &mut workers, &mut tui);
 
@@ -285,7 +296,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 lora_type,
                 cate,
             } => workers.fetch_catalogue(generation, lora_type, cate),
-            Cmd::Watch(k) => workers.watch(k),
+            Cmd::Watch(k, service) => workers.watch(k, service),
             Cmd::Unwatch(k) => workers.unwatch(k),
             Cmd::PollNow(k) => workers.poll_now(k),
             Cmd::Prefer(keys) => workers.prefer(keys),
@@ -296,7 +307,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 names,
             } => workers.rank(generation, query, names),
             Cmd::Open(url) => workers.open(url),
-            Cmd::Download { key, url } => workers.download(key, url),
+            Cmd::Download { key, url, service } => workers.download(key, url, service),
             Cmd::RememberCategories(list) => workers.remember_categories(list),
             Cmd::RememberSort(label) => workers.remember_sort(label),
             Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),

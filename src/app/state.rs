@@ -630,8 +630,10 @@ impl State {
                     return Vec::new();
                 };
                 let key = r.key();
+                let service = self.watch.services.of(r.entry.service.as_deref());
+                let service = self.watch.services.route(service);
                 match validate_link(&url) {
-                    Ok(_) => vec![Cmd::Download { key, url }],
+                    Ok(_) => vec![Cmd::Download { key, url, service }],
                     Err(e) => {
                         self.say(e.to_string());
                         Vec::new()
@@ -743,6 +745,7 @@ impl State {
                 self.dirty = true;
                 Vec::new()
             }
+            Msg::ServiceUnusable { service, error } => self.service_unusable(service, error),
             Msg::Opened(result) => {
                 match result {
                     Ok(url) => self.say(format!("opened {url}")),
@@ -769,6 +772,18 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// A configured service whose client could not be made: its tasks show `no service`, with
+    /// why, and are not polled.
+    fn service_unusable(&mut self, service: String, error: String) -> Vec<Cmd> {
+        let mut services = self.watch.services.clone();
+        let name = services.name(&service);
+        self.last_error = Some(format!("service {name}: {error}"));
+        services.unusable.insert(service, error);
+        let cmds = self.watch.set_services(services);
+        self.dirty = true;
+        cmds
     }
 
     /// Shows a notice for `NOTICE_SECONDS`, replacing any other: the status bar tells of the

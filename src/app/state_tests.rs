@@ -116,13 +116,14 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
     cmds.iter()
         .map(|c| match c {
             Cmd::FetchCatalogue { .. } => "FetchCatalogue",
-            Cmd::Watch(_) => "Watch",
+            Cmd::Watch(..) => "Watch",
             Cmd::Unwatch(_) => "Unwatch",
             Cmd::PollNow(_) => "PollNow",
             Cmd::Prefer(_) => "Prefer",
             Cmd::Persist(PersistOp::Add(_)) => "Persist(Add)",
             Cmd::Persist(PersistOp::Remove(_)) => "Persist(Remove)",
             Cmd::Persist(PersistOp::Status(..)) => "Persist(Status)",
+            Cmd::Persist(PersistOp::Adopt(_)) => "Persist(Adopt)",
             Cmd::Open(_) => "Open",
             Cmd::Copy(_) => "Copy",
             Cmd::Download { .. } => "Download",
@@ -797,7 +798,10 @@ fn add_cases() -> Vec<AddCase> {
             .map(|id| new_entry(id, kind, NOW))
             .collect::<Vec<_>>();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(entries))];
-        cmds.extend(ids.iter().map(|id| Cmd::Watch(TaskKey::new(kind, *id))));
+        cmds.extend(
+            ids.iter()
+                .map(|id| Cmd::Watch(TaskKey::new(kind, *id), None)),
+        );
         // All rows fit on screen: the new ones join `w-1` among those polled first.
         let shown =
             std::iter::once(image("w-1")).chain(ids.iter().map(|id| TaskKey::new(kind, *id)));
@@ -1222,7 +1226,7 @@ fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
     ];
     let merged = vec![
         Cmd::Unwatch(image("a")),
-        Cmd::Watch(image("ext")),
+        Cmd::Watch(image("ext"), None),
         Cmd::Prefer(["b", "c", "ext", "fin"].map(image).to_vec()),
     ];
     let cases: [(u64, &[&str], Vec<Cmd>, bool); 4] = [

@@ -4,6 +4,7 @@
 
 use super::cursor::Cursor;
 use super::filter::FuzzyFilter;
+use super::services::Services;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::msg::{Cmd, DownloadEvent, PersistOp, TaskKey};
@@ -117,7 +118,8 @@ pub struct Row {
 }
 
 impl Row {
-    fn new(entry: WatchEntry, failure_statuses: &[String]) -> Self {
+    fn new(entry: WatchEntry, failure_statuses: &[String], services: &Services) -> Self {
+        let no_service = !services.usable(services.of(entry.service.as_deref()));
         let state = entry.last.as_ref().map_or(TaskState::Running, |l| {
             classify(&l.status, failure_statuses)
         });
@@ -131,7 +133,7 @@ impl Row {
             next_retry_at: None,
             download: None,
             progress: Progress::default(),
-            no_service: false,
+            no_service,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -213,6 +215,8 @@ pub struct Watch {
     pub detail: Option<bool>,
     /// A running task whose percent has not moved for this many seconds is stalled.
     pub stall_after: u64,
+    /// The services tasks belong to, and which can be polled.
+    pub services: Services,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
@@ -235,7 +239,7 @@ impl Watch {
     pub fn new(entries: Vec<WatchEntry>, failure_statuses: Vec<String>) -> Self {
         let rows = entries
             .into_iter()
-            .map(|e| Row::new(e, &failure_statuses))
+            .map(|e| Row::new(e, &failure_statuses, &Services::default()))
             .collect();
         let mut watch = Watch {
             rows,
@@ -246,6 +250,7 @@ impl Watch {
             editing: false,
             detail: None,
             stall_after: crate::store::config::DEFAULT_STALL_AFTER.as_secs(),
+            services: Services::default(),
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
@@ -256,11 +261,44 @@ impl Watch {
 
     /// The tasks to poll at start: everything not known to be finished.
     pub fn start_polling(&self) -> Vec<Cmd> {
-        self.rows
-            .iter()
-            .filter(|r| r.state == TaskState::Running && !r.no_service)
-            .map(|r| Cmd::Watch(r.key()))
-            .collect()
+        self.rows.iter().filter_map(|r| self.poll_cmd(r)).collect()
+    }
+
+    /// The command that polls a row's task at its own service, if it is to be polled: not
+    /// when it is known to be finished, nor when its service is not configured.
+    fn poll_cmd(&self, row: &Row) -> Option<Cmd> {
+        (row.state == TaskState::Running && !row.no_service).then(|| {
+            let service = self.services.of(row.entry.service.as_deref());
+            Cmd::Watch(row.key(), self.services.route(service))
+        })
+    }
+
+    /// Sets the services (at start, and when one turns out unusable); rows of a service that
+    /// cannot be polled stop being polled.
+    pub fn set_services(&mut self, services: Services) -> Vec<Cmd> {
+        self.services = services;
+        let mut cmds = Vec::new();
+        for r in &mut self.rows {
+            let service = self.services.of(r.entry.service.as_deref());
+            let no_service = !self.services.usable(service);
+            if no_service && !r.no_service {
+                cmds.push(Cmd::Unwatch(r.key()));
+            }
+            r.no_service = no_service;
+        }
+        cmds
+    }
+
+    /// Entries that remember no service belong to the current one, from now on in the file.
+    pub fn adopt(&mut self) -> Vec<Cmd> {
+        let current = self.services.current.clone();
+        if current.is_empty() || self.rows.iter().all(|r| r.entry.service.is_some()) {
+            return Vec::new();
+        }
+        for r in self.rows.iter_mut().filter(|r| r.entry.service.is_none()) {
+            r.entry.service = Some(current.clone());
+        }
+        vec![Cmd::Persist(PersistOp::Adopt(current))]
     }
 
     pub fn counts(&self, now: u64) -> Counts {
@@ -412,8 +450,13 @@ impl Watch {
     /// skipped as already watched (or given twice).
     pub fn add(&mut self, entries: Vec<WatchEntry>, now: u64) -> (Vec<Cmd>, Vec<TaskKey>, usize) {
         let given = entries.len();
+        let current = (!self.services.current.is_empty()).then(|| self.services.current.clone());
         let fresh: Vec<WatchEntry> = entries
             .into_iter()
+            .map(|mut e| {
+                e.service = e.service.or_else(|| current.clone());
+                e
+            })
             .filter(|e| self.position(&TaskKey::of(e)).is_none())
             .fold(Vec::new(), |mut acc, e| {
                 if !acc.iter().any(|a: &WatchEntry| a.same_task(&e)) {
@@ -427,12 +470,12 @@ impl Watch {
         }
         let keys: Vec<TaskKey> = fresh.iter().map(TaskKey::of).collect();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(fresh.clone()))];
-        cmds.extend(keys.iter().cloned().map(Cmd::Watch));
-        self.rows.extend(
-            fresh
-                .into_iter()
-                .map(|e| Row::new(e, &self.failure_statuses)),
-        );
+        let rows: Vec<Row> = fresh
+            .into_iter()
+            .map(|e| Row::new(e, &self.failure_statuses, &self.services))
+            .collect();
+        cmds.extend(rows.iter().filter_map(|r| self.poll_cmd(r)));
+        self.rows.extend(rows);
         self.reorder(now);
         // The newest shown of those added (a filter may hide them).
         self.select_one_of(&keys, true);
@@ -473,10 +516,8 @@ impl Watch {
                     if self.position(&TaskKey::of(&entry)).is_some() {
                         continue;
                     }
-                    let row = Row::new(entry.clone(), &self.failure_statuses);
-                    if row.state == TaskState::Running && !row.no_service {
-                        cmds.push(Cmd::Watch(row.key()));
-                    }
+                    let row = Row::new(entry.clone(), &self.failure_statuses, &self.services);
+                    cmds.extend(self.poll_cmd(&row));
                     let at = at.min(self.rows.len());
                     self.rows.insert(at, row);
                     restored.push(entry);
@@ -574,10 +615,12 @@ impl Watch {
         let mut added = 0;
         for e in entries {
             if self.position(&TaskKey::of(e)).is_none() {
-                let row = Row::new(e.clone(), &self.failure_statuses);
-                if row.state == TaskState::Running {
-                    cmds.push(Cmd::Watch(row.key()));
+                let mut e = e.clone();
+                if e.service.is_none() && !self.services.current.is_empty() {
+                    e.service = Some(self.services.current.clone());
                 }
+                let row = Row::new(e, &self.failure_statuses, &self.services);
+                cmds.extend(self.poll_cmd(&row));
                 self.rows.push(row);
                 added += 1;
             }
@@ -729,8 +772,8 @@ mod tests {
         assert_eq!(
             cmds[1..],
             [
-                Cmd::Watch(TaskKey::new(TaskKind::Image, "a")),
-                Cmd::Watch(TaskKey::new(TaskKind::Video, "b"))
+                Cmd::Watch(TaskKey::new(TaskKind::Image, "a"), None),
+                Cmd::Watch(TaskKey::new(TaskKind::Video, "b"), None)
             ]
         );
         assert_eq!(
@@ -801,7 +844,7 @@ mod tests {
         let w = Watch::new(vec![done, new_entry("r", TaskKind::Image, 0)], statuses());
         assert_eq!(
             w.start_polling(),
-            [Cmd::Watch(TaskKey::new(TaskKind::Image, "r"))]
+            [Cmd::Watch(TaskKey::new(TaskKind::Image, "r"), None)]
         );
     }
 
@@ -826,7 +869,7 @@ mod tests {
             cmds,
             [
                 Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")),
-                Cmd::Watch(TaskKey::new(TaskKind::Video, "c"))
+                Cmd::Watch(TaskKey::new(TaskKind::Video, "c"), None)
             ]
         );
         let ids: Vec<_> = w.rows.iter().map(|r| r.entry.task_id.as_str()).collect();
@@ -1055,6 +1098,77 @@ mod tests {
         assert!(ids(&w).is_empty() && w.selected_row().is_none());
         w.set_query(String::new(), 1);
         assert_eq!(ids(&w).len(), 3);
+    }
+
+    /// Each task is polled at its own service: the current one (`None`), another configured
+    /// one by its base URL, and none at all when its service is not configured.
+    #[test]
+    fn each_task_is_polled_at_its_own_service() {
+        let (a, b, c) = ("http://a:1", "http://b:2", "http://c:3");
+        let mut services = Services::single(a);
+        services.names.insert(b.into(), "staging".into());
+        let entry = |id: &str, service: Option<&str>| WatchEntry {
+            service: service.map(str::to_string),
+            ..new_entry(id, TaskKind::Image, 0)
+        };
+        let mut w = Watch::new(
+            vec![
+                entry("old", None),
+                entry("on-a", Some(a)),
+                entry("on-b", Some(b)),
+                entry("on-c", Some(c)),
+            ],
+            statuses(),
+        );
+        assert!(
+            w.set_services(services).is_empty(),
+            "nothing was polled yet"
+        );
+        let key = |id: &str| TaskKey::new(TaskKind::Image, id);
+        assert_eq!(
+            w.start_polling(),
+            [
+                Cmd::Watch(key("old"), None),
+                Cmd::Watch(key("on-a"), None),
+                Cmd::Watch(key("on-b"), Some(b.into())),
+            ],
+            "on-c's service is not configured: never polled"
+        );
+        assert_eq!(w.counts(0).no_service, 1);
+        let on_c = w
+            .rows
+            .iter()
+            .find(|r| r.entry.task_id == "on-c")
+            .expect("on-c");
+        assert_eq!(on_c.phase(0, 300), Phase::NoService);
+
+        // Entries saved before entries remembered a service adopt the current one, in the file.
+        assert_eq!(w.adopt(), [Cmd::Persist(PersistOp::Adopt(a.into()))]);
+        assert_eq!(w.rows[0].entry.service.as_deref(), Some(a));
+        assert!(w.adopt().is_empty(), "once");
+
+        // Added tasks (the dialog, another process) remember the current service.
+        let (cmds, _, _) = w.add(vec![entry("new", None)], 0);
+        assert!(cmds.contains(&Cmd::Watch(key("new"), None)));
+        assert_eq!(
+            w.rows.last().expect("added").entry.service.as_deref(),
+            Some(a)
+        );
+        let mut external: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
+        external.push(entry("ext-b", Some(b)));
+        external.push(entry("ext-c", Some(c)));
+        let (cmds, _) = w.merge_external(&external, 0);
+        assert_eq!(cmds, [Cmd::Watch(key("ext-b"), Some(b.into()))]);
+
+        // A configured service whose client cannot be made stops being polled.
+        let mut unusable = w.services.clone();
+        unusable.unusable.insert(b.into(), "no token".into());
+        let cmds = w.set_services(unusable);
+        assert_eq!(
+            cmds,
+            [Cmd::Unwatch(key("on-b")), Cmd::Unwatch(key("ext-b"))]
+        );
+        assert_eq!(w.counts(0).no_service, 4);
     }
 
     #[test]

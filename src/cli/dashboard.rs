@@ -4,11 +4,15 @@
 
 use super::{CliResult, Failure, Global, client_from, exit};
 use crate::api::{Client, ClientOptions, TaskKind};
+use crate::app::services::Services;
 use crate::app::{self, Session, state::Quit};
 use crate::server;
 use crate::store::config::{self, Settings};
-use crate::store::watchlist::{WatchEntry, WatchStore};
+use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
+use crate::workers::services::Resolve;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The demo's watch list: some running, one finishing within seconds, failed ones, finished ones.
 pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
@@ -29,6 +33,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
     } else {
         let settings = global.settings()?;
         let client = client_from(&settings)?;
+        let (services, resolve) = services(global, &settings, &client)?;
         let store = WatchStore::new(WatchStore::default_path());
         let recent_categories = store.path().with_file_name("recent-categories.json");
         app::run(Session {
@@ -37,11 +42,48 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             store,
             recent_categories,
             no_color,
+            services,
+            resolve: Some(resolve),
         })
         .await
         .map_err(|e| Failure::new(exit::OTHER, e))?
     };
     Ok(exit_code(outcome))
+}
+
+/// The configured services: the current one, named after its profile (or its host), and
+/// every profile's base URL, named after the profile; and how to make a profile's client when
+/// one of its tasks is first polled. A service no profile names is never polled.
+fn services(
+    global: &Global,
+    settings: &Settings,
+    client: &Client,
+) -> Result<(Services, Resolve), Failure> {
+    let overrides = global.overrides();
+    let current = service_key(client.base_url());
+    let mut services = Services::single(&current);
+    let mut profiles: BTreeMap<String, String> = BTreeMap::new();
+    for (name, url) in config::profile_base_urls(&overrides, &config::process_env)? {
+        let key = service_key(&url);
+        if key != current {
+            profiles.entry(key).or_insert(name);
+        } else if settings.profile.is_none() {
+            services.names.entry(key).and_modify(|n| *n = name);
+        }
+    }
+    if let Some(name) = &settings.profile {
+        services.names.insert(current, name.clone());
+    }
+    services.names.extend(profiles.clone());
+    let resolve: Resolve = Arc::new(move |key: &str| {
+        let name = profiles
+            .get(key)
+            .ok_or_else(|| format!("no profile has the base_url {key}"))?;
+        let settings = config::resolve_profile(&overrides, &config::process_env, name)
+            .map_err(|e| format!("profile `{name}`: {e}"))?;
+        client_from(&settings).map_err(|e| format!("profile `{name}`: {}", e.message))
+    });
+    Ok((services, resolve))
 }
 
 /// 0 for a quit, 128 + the signal's number when a signal ended it, as shells report.
@@ -93,12 +135,15 @@ async fn demo_session(
             );
         })
         .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
+    let services = Services::single(&service_key(client.base_url()));
     app::run(Session {
         settings,
         client,
         store,
         recent_categories: scratch.join("recent-categories.json"),
         no_color,
+        services,
+        resolve: None,
     })
     .await
     .map_err(|e| Failure::new(exit::OTHER, e))

@@ -192,7 +192,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Status(a)) => tasks::status(&global, &a).await,
         Some(Command::Wait(a)) => tasks::wait(&global, &a).await,
         Some(Command::Download(a)) => download::run(&global, &a).await,
-        Some(Command::Watch(c)) => watch::run(&c),
+        Some(Command::Watch(c)) => watch::run(&global, &c),
         Some(Command::Serve(a)) => serve::run(&a).await,
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
     }

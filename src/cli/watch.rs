@@ -1,15 +1,18 @@
 //! `gendash watch add|list|rm`: the dashboard's watch list, edited from scripts. A running
-//! dashboard picks the changes up within a couple of seconds.
+//! dashboard picks the changes up within a couple of seconds. Entries remember the service
+//! they were added for: the one `--profile`/`--base-url` (or the configuration) chooses.
 
-use super::{CliResult, Failure, output};
+use super::{CliResult, Failure, Global, output};
 use crate::api::TaskKind;
+use crate::app::services::{Services, host_label};
 use crate::cli::exit;
-use crate::store::watchlist::{StoreError, WatchEntry, WatchStore};
+use crate::store::config;
+use crate::store::watchlist::{StoreError, WatchEntry, WatchStore, service_key};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum WatchCommand {
-    /// Add tasks to the watch list.
+    /// Add tasks to the watch list, for the service in force (--profile, --base-url).
     Add {
         /// The tasks are video tasks (default: image).
         #[arg(long)]
@@ -23,7 +26,7 @@ pub enum WatchCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Remove tasks (of either kind) from the watch list.
+    /// Remove tasks (of either kind) of the service in force from the watch list.
     Rm {
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
@@ -53,7 +56,41 @@ fn tell_set_aside(loaded: &crate::store::watchlist::Loaded) {
     }
 }
 
-pub fn run(cmd: &WatchCommand) -> CliResult {
+/// The configured services, named as the dashboard names them; the current one is the empty
+/// string when no base URL is configured (entries then remember none, and the dashboard gives
+/// them its own service).
+fn services(global: &Global) -> Result<Services, Failure> {
+    let settings = global.settings()?;
+    let current = settings
+        .base_url
+        .as_ref()
+        .map(service_key)
+        .unwrap_or_default();
+    let mut services = Services::single(&current);
+    if let Some(name) = &settings.profile {
+        services.names.insert(current.clone(), name.clone());
+    }
+    for (name, url) in config::profile_base_urls(&global.overrides(), &config::process_env)? {
+        services.names.entry(service_key(&url)).or_insert(name);
+    }
+    Ok(services)
+}
+
+/// The service of an entry for `watch list`: its profile's name, or its host, and its URL.
+fn service_of(services: &Services, e: &WatchEntry) -> (String, Option<String>) {
+    let url = services.of(e.service.as_deref());
+    if url.is_empty() {
+        return ("(unknown)".to_string(), None);
+    }
+    let name = services
+        .names
+        .get(url)
+        .cloned()
+        .unwrap_or_else(|| host_label(url));
+    (name, Some(url.to_string()))
+}
+
+pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
     let store = WatchStore::new(WatchStore::default_path());
     match cmd {
         WatchCommand::Add { video, ids } => {
@@ -62,9 +99,12 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
                 crate::api::client::validate_task_id(id)
                     .map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
             }
+            let services = services(global)?;
+            let service = (!services.current.is_empty()).then(|| services.current.clone());
             let loaded = store.update(|list| {
                 for id in ids {
-                    let entry = WatchEntry::new(id.clone(), kind);
+                    let mut entry = WatchEntry::new(id.clone(), kind);
+                    entry.service.clone_from(&service);
                     if !list.iter().any(|e| e.same_task(&entry)) {
                         list.push(entry);
                     }
@@ -73,11 +113,19 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
             tell_set_aside(&loaded);
         }
         WatchCommand::List { json } => {
+            let services = services(global)?;
             let loaded = store.load()?;
             tell_set_aside(&loaded);
             if *json {
-                let v = serde_json::to_value(&loaded.entries)
+                let mut v = serde_json::to_value(&loaded.entries)
                     .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
+                if let Some(items) = v.as_array_mut() {
+                    for (item, e) in items.iter_mut().zip(&loaded.entries) {
+                        let (name, url) = service_of(&services, e);
+                        item["service"] = url.into();
+                        item["service_name"] = name.into();
+                    }
+                }
                 output::json_line(v);
             } else {
                 for e in &loaded.entries {
@@ -86,32 +134,53 @@ pub fn run(cmd: &WatchCommand) -> CliResult {
                         .as_ref()
                         .map_or(("(not polled yet)", 0), |l| (l.status.as_str(), l.percent));
                     output::line(&format!(
-                        "{:<5}  {}  {}  {percent}%",
+                        "{:<5}  {}  {}  {percent}%  {}",
                         e.kind.as_str(),
                         e.task_id,
-                        status
+                        status,
+                        service_of(&services, e).0
                     ));
                 }
             }
         }
         WatchCommand::StressSave { file, rounds } => crate::testing::stress_save(file, *rounds)?,
         WatchCommand::Rm { ids } => {
+            let services = services(global)?;
+            // With no service configured, an ID is removed whichever service it is for.
+            let ours = |e: &WatchEntry| {
+                services.current.is_empty() || services.of(e.service.as_deref()) == services.current
+            };
             let mut missing = Vec::new();
+            let mut elsewhere = Vec::new();
             let loaded = store.update(|list| {
+                missing.clear();
+                elsewhere.clear();
                 for id in ids {
                     let before = list.len();
-                    list.retain(|e| &e.task_id != id);
-                    if list.len() == before {
-                        missing.push(id.clone());
+                    list.retain(|e| !(&e.task_id == id && ours(e)));
+                    if list.len() < before {
+                        continue;
+                    }
+                    match list.iter().find(|e| &e.task_id == id) {
+                        Some(e) => elsewhere
+                            .push(format!("{id} (watched for {})", service_of(&services, e).0)),
+                        None => missing.push(id.clone()),
                     }
                 }
             })?;
             tell_set_aside(&loaded);
+            let mut problems = Vec::new();
             if !missing.is_empty() {
-                return Err(Failure::new(
-                    exit::NOT_FOUND,
-                    format!("not in the watch list: {}", missing.join(", ")),
+                problems.push(format!("not in the watch list: {}", missing.join(", ")));
+            }
+            if !elsewhere.is_empty() {
+                problems.push(format!(
+                    "watched for another service, not removed: {} (choose it with --profile or --base-url)",
+                    elsewhere.join(", ")
                 ));
+            }
+            if !problems.is_empty() {
+                return Err(Failure::new(exit::NOT_FOUND, problems.join("; ")));
             }
         }
     }

@@ -77,6 +77,12 @@ struct WatchFile {
     tasks: Vec<WatchEntry>,
 }
 
+/// How a service is saved in a watch entry: its base URL without the trailing slash, so
+/// `http://h/api` and `http://h/api/` are one service.
+pub fn service_key(base_url: &url::Url) -> String {
+    base_url.as_str().trim_end_matches('/').to_string()
+}
+
 pub fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)

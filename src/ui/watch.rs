@@ -4,7 +4,7 @@
 use super::layout::Areas;
 use super::theme::Theme;
 use crate::app::state::{
-    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, age_label, duration_label,
+    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, age_label, duration_label,
 };
 use crate::progress::format_eta;
 use ratatui::Frame;
@@ -248,7 +248,7 @@ fn render_table(
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
-            let row = table_row(r, now, w.stall_after, theme, &cols);
+            let row = table_row(r, w, now, theme, &cols);
             if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
@@ -295,36 +295,34 @@ fn take(budget: &mut u16, cost: u16) -> bool {
     fits
 }
 
-/// The service column's label for each row, when the list spans more than one service.
-fn services_shown(state: &State) -> bool {
-    let mut first: Option<&str> = None;
-    state.watch.rows.iter().any(|r| {
-        let s = r.entry.service.as_deref().unwrap_or("");
-        match first {
-            None => {
-                first = Some(s);
-                false
-            }
-            Some(f) => f != s,
-        }
+/// When the list spans more than one service, so rows say which: the longest name's width.
+fn services_shown(state: &State) -> Option<u16> {
+    let services = &state.watch.services;
+    let mut all = state
+        .watch
+        .rows
+        .iter()
+        .map(|r| services.of(r.entry.service.as_deref()));
+    let first = all.next()?;
+    let mut names = state.watch.rows.iter().map(|r| {
+        services
+            .name(services.of(r.entry.service.as_deref()))
+            .width()
+    });
+    all.any(|s| s != first).then(|| {
+        let longest = names.by_ref().max().unwrap_or(7);
+        longest.clamp(7, SERVICE_WIDTH) as u16
     })
 }
 
-/// The short name of a service: its host (and port).
-pub fn service_label(base_url: &str) -> String {
-    url::Url::parse(base_url).map_or_else(
-        |_| base_url.to_string(),
-        |u| match (u.host_str(), u.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_string(),
-            _ => base_url.to_string(),
-        },
-    )
-}
+/// The widest a service's name is shown.
+const SERVICE_WIDTH: usize = 16;
 
 /// Which optional columns fit. Always: task ID, status, percent, and the info column (the
 /// error, or the file); then, as room allows, the ETA (else the info column shows it), a
-/// gauge, the kind, the service, the last update's age, the time since added.
+/// gauge, the kind, the last update's age, the time since added. The service (when tasks of
+/// several are listed) comes right after the ETA: which service a row is for matters more
+/// than a roomy info column.
 #[derive(Debug, Clone)]
 #[allow(clippy::struct_excessive_bools)]
 struct Columns {
@@ -332,13 +330,14 @@ struct Columns {
     eta: bool,
     gauge: bool,
     kind: bool,
-    service: bool,
+    /// The service column's width, when shown.
+    service: Option<u16>,
     updated: bool,
     added: bool,
 }
 
 impl Columns {
-    fn fit(width: u16, longest_id: usize, services: bool) -> Self {
+    fn fit(width: u16, longest_id: usize, services: Option<u16>) -> Self {
         const INFO_MIN: u16 = 14;
         const INFO_ROOMY: u16 = 34;
         let fixed = STATUS_WIDTH + 4 + 3;
@@ -347,11 +346,11 @@ impl Columns {
             .max(7);
         let mut budget = width.saturating_sub(id + fixed + INFO_MIN);
         let eta = take(&mut budget, 8);
+        let service = services.filter(|&w| take(&mut budget, w + 1));
         // The rest only where the info column keeps room for the start of an error.
         budget = budget.saturating_sub(INFO_ROOMY - INFO_MIN);
         let gauge = take(&mut budget, 11);
         let kind = take(&mut budget, 6);
-        let service = services && take(&mut budget, 16);
         let updated = take(&mut budget, 8);
         let added = take(&mut budget, 6);
         Columns {
@@ -369,7 +368,11 @@ impl Columns {
         [
             (self.kind, "KIND", Constraint::Length(5)),
             (true, "TASK ID", Constraint::Length(self.id)),
-            (self.service, "SERVICE", Constraint::Length(15)),
+            (
+                self.service.is_some(),
+                "SERVICE",
+                Constraint::Length(self.service.unwrap_or(0)),
+            ),
             (true, "STATUS", Constraint::Length(STATUS_WIDTH)),
             (true, "   %", Constraint::Length(4)),
             (self.gauge, "PROGRESS", Constraint::Length(10)),
@@ -386,14 +389,8 @@ impl Columns {
 }
 
 /// One task's cells, for the columns that fit.
-fn table_row(
-    r: &WatchRow,
-    now: u64,
-    stall_after: u64,
-    theme: Theme,
-    cols: &Columns,
-) -> Row<'static> {
-    let phase = r.phase(now, stall_after);
+fn table_row(r: &WatchRow, w: &Watch, now: u64, theme: Theme, cols: &Columns) -> Row<'static> {
+    let phase = r.phase(now, w.stall_after);
     let style = phase_style(theme, phase, r.error.is_some());
     let percent = r.percent();
     let (mut info, troubled) = info_text(r, now);
@@ -420,14 +417,11 @@ fn table_row(
         &r.entry.task_id,
         usize::from(cols.id),
     )));
-    if cols.service {
+    if let Some(width) = cols.service {
+        let services = &w.services;
         cells.push(Cell::from(middle_ellipsis(
-            &r.entry
-                .service
-                .as_deref()
-                .map(service_label)
-                .unwrap_or_default(),
-            15,
+            &services.name(services.of(r.entry.service.as_deref())),
+            usize::from(width),
         )));
     }
     let status = status_text(r, phase);
@@ -556,14 +550,17 @@ fn detail_lines(
     let phase = r.phase(now, state.watch.stall_after);
     let plain = Style::new();
     let mut lines = wrapped("task", &r.entry.task_id, width, theme.title(), theme);
-    let service = r
-        .entry
-        .service
-        .clone()
-        .unwrap_or_else(|| state.service_url.clone());
+    let services = &state.watch.services;
+    let service = services.of(r.entry.service.as_deref());
+    let name = services.name(service);
+    let service_text = if name == service || service.is_empty() {
+        name
+    } else {
+        format!("{name} ({service})")
+    };
     lines.extend(wrapped(
         "kind",
-        &format!("{} · service {service}", r.entry.kind.as_str()),
+        &format!("{} · service {service_text}", r.entry.kind.as_str()),
         width,
         plain,
         theme,
@@ -578,9 +575,7 @@ fn detail_lines(
             duration_label(r.still_for(now).unwrap_or(0))
         )),
         Phase::Running => status.extend(r.eta(now).map(|e| format!("ETA {}", format_eta(e)))),
-        Phase::NoService => status.push(format!(
-            "{service} is not a configured service; never polled"
-        )),
+        Phase::NoService => status.extend(services.why_not(service)),
         _ => {}
     }
     lines.extend(wrapped(
@@ -703,11 +698,18 @@ mod tests {
 
     #[test]
     fn columns_keep_the_info_column_longest() {
-        let narrow = Columns::fit(40, 30, false);
+        let narrow = Columns::fit(40, 30, None);
         assert!(!narrow.eta && !narrow.gauge && !narrow.kind);
-        let at_80 = Columns::fit(78, 24, false);
+        let at_80 = Columns::fit(78, 24, None);
         assert!(at_80.eta, "{at_80:?}");
-        let wide = Columns::fit(200, 24, true);
-        assert!(wide.eta && wide.gauge && wide.kind && wide.service && wide.updated && wide.added);
+        let wide = Columns::fit(200, 24, Some(10));
+        assert!(wide.eta && wide.gauge && wide.kind && wide.updated && wide.added);
+        assert_eq!(wide.service, Some(10));
+        // Half of 150 columns: the service shows, the info column keeps its minimum.
+        let half = Columns::fit(73, 14, Some(15));
+        assert!(
+            half.eta && half.service.is_some() && !half.gauge,
+            "{half:?}"
+        );
     }
 }

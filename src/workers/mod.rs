@@ -5,6 +5,7 @@ pub mod opener;
 pub mod poller;
 pub mod ranker;
 pub mod saver;
+pub mod services;
 
 use crate::api::download::{Downloader, file_name};
 use crate::api::{Client, LoraType};
@@ -33,20 +34,23 @@ pub struct Setup {
     pub failure_statuses: Vec<String>,
     /// How the filter's query is ranked, off the UI loop.
     pub rank: ranker::RankFn,
+    /// Makes the clients of the other configured services; `None` knows only the current one.
+    pub resolve: Option<services::Resolve>,
 }
 
 /// The App's handles on its workers.
 pub struct Workers {
     client: Client,
-    downloader: Downloader,
     opener: Arc<dyn opener::Opener>,
     msgs: mpsc::Sender<Msg>,
-    polls: mpsc::Sender<poller::PollCmd>,
+    /// Poll and download commands, through the router that picks each task's service.
+    routed: mpsc::Sender<services::Routed>,
     persist: mpsc::Sender<PersistOp>,
     catalogue: Option<JoinHandle<()>>,
     ranker: ranker::RankWorker,
     recent_categories: PathBuf,
     poller: JoinHandle<()>,
+    router: JoinHandle<()>,
     saver: JoinHandle<()>,
 }
 
@@ -54,11 +58,10 @@ impl Workers {
     /// Starts the poller, the watch-list saver and the ranker; the others start per request.
     pub fn start(setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
         let (polls, poll_rx) = mpsc::channel(QUEUE);
+        let (routed, routed_rx) = mpsc::channel(QUEUE);
         let (persist, persist_rx) = mpsc::channel(QUEUE);
-        let client = setup.client.clone();
-        let fetch = move |key: TaskKey| {
-            let c = client.clone();
-            async move { c.task_result(key.kind, &key.id).await }
+        let fetch = move |key: TaskKey, client: Client| async move {
+            client.task_result(key.kind, &key.id).await
         };
         let poller = tokio::spawn(poller::run(
             poller::Schedule::new(setup.poll_interval, setup.max_concurrent_polls),
@@ -68,19 +71,30 @@ impl Workers {
             setup.failure_statuses,
             rand::rngs::StdRng::from_os_rng(),
         ));
+        let routing = services::Router {
+            current: setup.client.clone(),
+            current_downloader: setup.downloader,
+            resolve: setup.resolve,
+            polls,
+            msgs: msgs.clone(),
+        };
+        let download_msgs = msgs.clone();
+        let router_task = tokio::spawn(routing.run(routed_rx, move |dl, key, url| {
+            download(dl, key, url, download_msgs.clone());
+        }));
         let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
         let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
             client: setup.client,
-            downloader: setup.downloader,
             opener: setup.opener,
             msgs,
-            polls,
+            routed,
             persist,
             catalogue: None,
             ranker,
             recent_categories: setup.recent_categories,
             poller,
+            router: router_task,
             saver,
         }
     }
@@ -88,17 +102,19 @@ impl Workers {
     /// Stops polling and lets the saver write what is pending (waiting at most `grace`).
     pub async fn shutdown(self, grace: Duration) {
         let Workers {
-            polls,
+            routed,
             persist,
             poller,
+            router,
             saver,
             catalogue,
             ranker,
             ..
         } = self;
-        drop(polls);
+        drop(routed);
         drop(persist);
         drop(ranker);
+        router.abort();
         poller.abort();
         if let Some(c) = catalogue {
             c.abort();
@@ -106,20 +122,25 @@ impl Workers {
         let _ = tokio::time::timeout(grace, saver).await;
     }
 
-    pub fn watch(&self, key: TaskKey) {
-        send(&self.polls, poller::PollCmd::Watch(key));
+    /// Polls the task at `service` (a saved base URL), or at the current service for `None`.
+    pub fn watch(&self, key: TaskKey, service: Option<String>) {
+        self.poll(poller::PollCmd::Watch(key, service));
     }
 
     pub fn unwatch(&self, key: TaskKey) {
-        send(&self.polls, poller::PollCmd::Unwatch(key));
+        self.poll(poller::PollCmd::Unwatch(key));
     }
 
     pub fn poll_now(&self, key: TaskKey) {
-        send(&self.polls, poller::PollCmd::PollNow(key));
+        self.poll(poller::PollCmd::PollNow(key));
     }
 
     pub fn prefer(&self, keys: Vec<TaskKey>) {
-        send(&self.polls, poller::PollCmd::Prefer(keys));
+        self.poll(poller::PollCmd::Prefer(keys));
+    }
+
+    fn poll(&self, cmd: poller::PollCmd<Option<String>>) {
+        send(&self.routed, services::Routed::Poll(cmd));
     }
 
     pub fn persist(&self, op: PersistOp) {
@@ -207,9 +228,18 @@ impl Workers {
         });
     }
 
-    /// Downloads into the current directory, reporting progress at most ten times a second.
-    pub fn download(&self, key: TaskKey, url: String) {
-        let (dl, msgs) = (self.downloader.clone(), self.msgs.clone());
+    /// Downloads the task's file with its service's token (see `download`).
+    pub fn download(&self, key: TaskKey, url: String, service: Option<String>) {
+        send(
+            &self.routed,
+            services::Routed::Download { key, url, service },
+        );
+    }
+}
+
+/// Downloads into the current directory, reporting progress at most ten times a second.
+fn download(dl: Downloader, key: TaskKey, url: String, msgs: mpsc::Sender<Msg>) {
+    {
         tokio::spawn(async move {
             let name = file_name(&key.id, key.kind);
             let progress_msgs = msgs.clone();

@@ -40,10 +40,11 @@ const STARVING_AFTER: u32 = STARVATION_BOUND - 2;
 /// Stale heap entries tolerated before the heaps are rebuilt, so that a few never cost a pass.
 const STALE_SLACK: usize = 64;
 
-/// What the App asks of the poller.
+/// What the App asks of the poller. `R` is how to reach the task's service (its client): each
+/// task is asked of the service it was added for, and of no other.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PollCmd {
-    Watch(TaskKey),
+pub enum PollCmd<R> {
+    Watch(TaskKey, R),
     Unwatch(TaskKey),
     PollNow(TaskKey),
     /// Poll these (the rows on screen) before the others when both are due; replaces the
@@ -366,29 +367,41 @@ impl Schedule {
 }
 
 /// Drives the schedule until the command channel closes.
-pub async fn run<F, Fut>(
+pub async fn run<R, F, Fut>(
     mut schedule: Schedule,
-    mut cmds: mpsc::Receiver<PollCmd>,
+    mut cmds: mpsc::Receiver<PollCmd<R>>,
     msgs: mpsc::Sender<Msg>,
     fetch: F,
     failure_statuses: Vec<String>,
     mut rng: impl Rng,
 ) where
-    F: Fn(TaskKey) -> Fut,
+    R: Clone,
+    F: Fn(TaskKey, R) -> Fut,
     Fut: Future<Output = Result<TaskResult, ApiError>> + Send + 'static,
 {
     let mut requests = tokio::task::JoinSet::new();
+    let mut routes: HashMap<TaskKey, R> = HashMap::new();
     loop {
         for key in schedule.take_due(Instant::now()) {
-            let request = fetch(key.clone());
+            let Some(route) = routes.get(&key) else {
+                schedule.unwatch(&key);
+                continue;
+            };
+            let request = fetch(key.clone(), route.clone());
             requests.spawn(async move { (key, request.await) });
         }
         let wake = schedule.next_due();
         tokio::select! {
             cmd = cmds.recv() => match cmd {
                 None => break,
-                Some(PollCmd::Watch(k)) => schedule.watch(k, Instant::now()),
-                Some(PollCmd::Unwatch(k)) => schedule.unwatch(&k),
+                Some(PollCmd::Watch(k, route)) => {
+                    routes.insert(k.clone(), route);
+                    schedule.watch(k, Instant::now());
+                }
+                Some(PollCmd::Unwatch(k)) => {
+                    routes.remove(&k);
+                    schedule.unwatch(&k);
+                }
                 Some(PollCmd::PollNow(k)) => schedule.poll_now(k, Instant::now()),
                 Some(PollCmd::Prefer(keys)) => schedule.prefer(keys),
             },
@@ -609,7 +622,7 @@ mod tests {
         let (msg_tx, mut msg_rx) = mpsc::channel(64);
         let calls = Arc::new(Mutex::new(Vec::<Instant>::new()));
         let seen = calls.clone();
-        let fetch = move |_k: TaskKey| {
+        let fetch = move |_k: TaskKey, (): ()| {
             seen.lock().expect("lock").push(Instant::now());
             async {
                 Err(ApiError::Connect {
@@ -628,7 +641,7 @@ mod tests {
             StdRng::seed_from_u64(77),
         ));
         cmd_tx
-            .send(PollCmd::Watch(key("down")))
+            .send(PollCmd::Watch(key("down"), ()))
             .await
             .expect("send");
         let mut reported = Vec::new();
@@ -672,7 +685,7 @@ mod tests {
         let (msg_tx, mut msg_rx) = mpsc::channel(64);
         let seen = Arc::new(Mutex::new(Seen::default()));
         let fake = seen.clone();
-        let fetch = move |k: TaskKey| {
+        let fetch = move |k: TaskKey, (): ()| {
             let seen = fake.clone();
             async move {
                 {
@@ -705,7 +718,7 @@ mod tests {
         ));
         for i in 0..1000 {
             cmd_tx
-                .send(PollCmd::Watch(key(&format!("t{i}"))))
+                .send(PollCmd::Watch(key(&format!("t{i}")), ()))
                 .await
                 .expect("send");
         }
@@ -887,7 +900,7 @@ mod tests {
         let (msg_tx, mut msg_rx) = mpsc::channel(64);
         let asked = Arc::new(Mutex::new(HashMap::<TaskKey, Vec<Instant>>::new()));
         let fake = asked.clone();
-        let fetch = move |k: TaskKey| {
+        let fetch = move |k: TaskKey, (): ()| {
             fake.lock()
                 .expect("lock")
                 .entry(k.clone())
@@ -911,7 +924,10 @@ mod tests {
             .await
             .expect("send");
         for k in keys {
-            cmd_tx.send(PollCmd::Watch(k.clone())).await.expect("send");
+            cmd_tx
+                .send(PollCmd::Watch(k.clone(), ()))
+                .await
+                .expect("send");
         }
         let end = Instant::now() + span;
         // Bounded twice: by (paused) time, and by far more answers than 8 slots can give.

@@ -24,6 +24,11 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp) {
                 e.last = Some(known.clone());
             }
         }
+        PersistOp::Adopt(service) => {
+            for e in list.iter_mut().filter(|e| e.service.is_none()) {
+                e.service = Some(service.clone());
+            }
+        }
     }
 }
 

@@ -16,6 +16,7 @@ mod e2e;
 mod fuzz_corpora;
 mod hardening;
 mod properties;
+mod services;
 mod signals;
 mod terminal;
 mod views;

@@ -621,3 +621,78 @@ fn watch_details_and_states_at_140x45() {
     );
     assert_eq!(texts.len(), 2, "{texts:?}");
 }
+
+/// The watch pane with tasks of three services (the current one, a profile's, one not
+/// configured) at the widths people use: the SERVICE column, the states, the detail.
+#[test]
+fn watch_pane_across_services_at_80_100_140() {
+    let current = "http://127.0.0.1:8787";
+    let staging = "https://staging.example.com/api";
+    let gone = "https://old.example.net";
+    let on = |id: &str, kind: TaskKind, service: &str| WatchEntry {
+        service: Some(service.into()),
+        ..task(id, kind)
+    };
+    for (width, height) in [(80, 24), (100, 30), (140, 45)] {
+        let mut s = loaded(
+            width,
+            height,
+            vec![
+                on("render-001", TaskKind::Image, current),
+                on("clip-002", TaskKind::Video, staging),
+                on("render-003", TaskKind::Image, gone),
+                on("render-004", TaskKind::Image, staging),
+            ],
+        );
+        let mut services = gendash::app::services::Services::single(current);
+        services.names.insert(current.into(), "local".into());
+        services.names.insert(staging.into(), "staging".into());
+        s.watch.set_services(services);
+        let poll = |s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiError>| {
+            s.apply(Msg::Polled {
+                key: TaskKey::new(kind, id),
+                result: r,
+                retry_in: Some(std::time::Duration::from_secs(8)),
+            });
+        };
+        for (t, p) in [(0, 10), (30, 40)] {
+            s.apply(Msg::Tick(NOW - 60 + t));
+            poll(
+                &mut s,
+                "render-001",
+                TaskKind::Image,
+                Ok(result("render-001", "IN_PROGRESS", p)),
+            );
+        }
+        s.apply(Msg::Tick(NOW));
+        poll(
+            &mut s,
+            "clip-002",
+            TaskKind::Video,
+            Ok(result("clip-002", "COMPLETED", 100)),
+        );
+        poll(
+            &mut s,
+            "render-004",
+            TaskKind::Image,
+            Err(ApiError::Http {
+                status: 503,
+                excerpt: "Service Unavailable".into(),
+                retry_after: None,
+            }),
+        );
+        s.update(Action::FocusNext);
+        s.update(Action::Down);
+        s.update(Action::Down);
+        let t = draw(&s);
+        insta::assert_snapshot!(format!("watch_services_{width}x{height}"), t.backend());
+        let text = crate::common::rendered_text(&s, width, height);
+        assert!(text.contains("no service"), "{width}: {text}");
+        if width >= 100 {
+            assert!(
+                text.contains("SERVICE") && text.contains("staging"),
+                "{width}: {text}"
+            );
+        }
+    }
+}

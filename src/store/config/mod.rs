@@ -13,7 +13,7 @@ mod token;
 mod values;
 
 pub use file::{FileSettings, config_path, parse};
-pub use resolve::{resolve, resolve_from};
+pub use resolve::{profile_base_urls, resolve, resolve_from, resolve_profile};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{BaseUrl, CommandSpec, Seconds};
 

@@ -15,15 +15,60 @@ use std::path::PathBuf;
 
 /// Loads and resolves everything.
 pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
-    let (path, explicit) = config_path(overrides, env);
-    let (file, found) = match std::fs::read_to_string(&path) {
-        Ok(text) => (parse(&text, &path)?, true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
-            (FileSettings::default(), false)
-        }
-        Err(e) => return Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
-    };
+    let (file, found, path) = load(overrides, env)?;
     resolve_from(file, found, path, overrides, env)
+}
+
+/// The file in force, parsed (empty when the default file does not exist), whether it was
+/// found, and its path.
+fn load(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<(FileSettings, bool, PathBuf), ConfigError> {
+    let (path, explicit) = config_path(overrides, env);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok((parse(&text, &path)?, true, path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
+            Ok((FileSettings::default(), false, path))
+        }
+        Err(e) => Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
+    }
+}
+
+/// Every profile of the file in force with the base URL it uses (its own, else the top
+/// level's); profiles without one are left out.
+pub fn profile_base_urls(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<Vec<(String, url::Url)>, ConfigError> {
+    let (file, _, _) = load(overrides, env)?;
+    let top = file.base_url.as_ref().map(|b| b.0.clone());
+    Ok(file
+        .profiles
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(name, p)| Some((name, p.base_url.map(|b| b.0).or_else(|| top.clone())?)))
+        .collect())
+}
+
+/// The settings of profile `name` on its own, for polling its tasks beside the current
+/// service's: the flags and variables that choose the current service (its base URL, token
+/// and profile) do not apply to it.
+pub fn resolve_profile(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+    name: &str,
+) -> Result<Settings, ConfigError> {
+    let own = Overrides {
+        config: overrides.config.clone(),
+        profile: Some(name.to_string()),
+        base_url: None,
+    };
+    let env_without_current = |key: &str| match key {
+        "GENDASH_BASE_URL" | "GENDASH_TOKEN" | "GENDASH_PROFILE" => None,
+        _ => env(key),
+    };
+    resolve(&own, &env_without_current)
 }
 
 // One resolution per key, read top to bottom; splitting it would hide the precedence.

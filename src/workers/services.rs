@@ -1,0 +1,117 @@
+//! Which service each task is asked of. Every poll and download command passes through one
+//! router task, in order, which hands the poller (or the downloader) the client of the task's
+//! own service: the current one, or another configured one made on first use. A token is
+//! never sent to a service it was not configured for.
+
+use super::poller::PollCmd;
+use crate::api::Client;
+use crate::api::download::Downloader;
+use crate::msg::{Msg, TaskKey};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// Makes the client of a configured service other than the current one, from its base URL
+/// as saved in the watch list; the error says why it cannot (no such profile, no token).
+/// It may run a token command, so it is called off the async threads.
+pub type Resolve = Arc<dyn Fn(&str) -> Result<Client, String> + Send + Sync>;
+
+/// A command that needs the task's service.
+#[derive(Debug)]
+pub enum Routed {
+    Poll(PollCmd<Option<String>>),
+    Download {
+        key: TaskKey,
+        url: String,
+        service: Option<String>,
+    },
+}
+
+/// What the router hands on: a poll command with its client, or a download with its
+/// downloader.
+pub struct Router {
+    pub current: Client,
+    pub current_downloader: Downloader,
+    pub resolve: Option<Resolve>,
+    pub polls: mpsc::Sender<PollCmd<Client>>,
+    pub msgs: mpsc::Sender<Msg>,
+}
+
+impl Router {
+    /// Routes until the command channel closes; `download` starts a download.
+    pub async fn run(
+        self,
+        mut cmds: mpsc::Receiver<Routed>,
+        download: impl Fn(Downloader, TaskKey, String),
+    ) {
+        let mut known: HashMap<String, Result<(Client, Downloader), String>> = HashMap::new();
+        while let Some(cmd) = cmds.recv().await {
+            match cmd {
+                Routed::Poll(PollCmd::Watch(key, service)) => {
+                    let client = match service {
+                        None => Some(self.current.clone()),
+                        Some(s) => self.reach(&mut known, s).await.map(|(c, _)| c),
+                    };
+                    if let Some(client) = client
+                        && self.polls.send(PollCmd::Watch(key, client)).await.is_err()
+                    {
+                        return;
+                    }
+                }
+                Routed::Poll(PollCmd::Unwatch(k)) => self.forward(PollCmd::Unwatch(k)).await,
+                Routed::Poll(PollCmd::PollNow(k)) => self.forward(PollCmd::PollNow(k)).await,
+                Routed::Poll(PollCmd::Prefer(ks)) => self.forward(PollCmd::Prefer(ks)).await,
+                Routed::Download { key, url, service } => {
+                    let dl = match service {
+                        None => Some(self.current_downloader.clone()),
+                        Some(s) => self.reach(&mut known, s).await.map(|(_, d)| d),
+                    };
+                    if let Some(dl) = dl {
+                        download(dl, key, url);
+                    }
+                }
+            }
+        }
+    }
+
+    async fn forward(&self, cmd: PollCmd<Client>) {
+        let _ = self.polls.send(cmd).await;
+    }
+
+    /// The client and downloader of `service`, made once; a service that cannot be reached
+    /// is reported to the App the first time.
+    async fn reach(
+        &self,
+        known: &mut HashMap<String, Result<(Client, Downloader), String>>,
+        service: String,
+    ) -> Option<(Client, Downloader)> {
+        if let Some(k) = known.get(&service) {
+            return k.as_ref().ok().cloned();
+        }
+        let made = match &self.resolve {
+            None => Err("not a configured service".to_string()),
+            Some(resolve) => {
+                let (resolve, s) = (resolve.clone(), service.clone());
+                tokio::task::spawn_blocking(move || resolve(&s))
+                    .await
+                    .unwrap_or_else(|e| Err(format!("cannot make its client: {e}")))
+                    .and_then(|c| {
+                        let dl = Downloader::for_service(&c).map_err(|e| e.to_string())?;
+                        Ok((c, dl))
+                    })
+            }
+        };
+        if let Err(error) = &made {
+            let _ = self
+                .msgs
+                .send(Msg::ServiceUnusable {
+                    service: service.clone(),
+                    error: error.clone(),
+                })
+                .await;
+        }
+        let reached = made.as_ref().ok().cloned();
+        known.insert(service, made);
+        reached
+    }
+}

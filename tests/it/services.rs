@@ -1,0 +1,198 @@
+//! One watch list, several services: each task is polled at the service it was added for,
+//! with that service's token, and a task whose service is not configured is never polled.
+
+use crate::common;
+use common::pty::{Session, command};
+use gendash::api::{Secret, TaskKind};
+use gendash::server::Options;
+use std::time::Duration;
+
+/// Asks `svc` (with its own token) for `id`: a task the service never saw answers QUEUED at 0%,
+/// so this tells whether the dashboard asked it before.
+async fn status_at(svc: &gendash::server::Running, token: &str, id: &str) -> String {
+    let client = common::client_with(&svc.base_url(), token, Duration::from_secs(5));
+    let r = client.task_result(TaskKind::Image, id).await.unwrap();
+    format!("{} {}", r.status, r.percent)
+}
+
+/// Two profiles, `alpha` and `beta`, each with its service's base URL and token.
+fn write_profiles(home: &std::path::Path, alpha: &str, beta: &str) {
+    let dir = home.join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\n\
+             [profiles.alpha]\nbase_url = \"{alpha}\"\ntoken = \"token-alpha\"\n\n\
+             [profiles.beta]\nbase_url = \"{beta}\"\ntoken = \"token-beta\"\n",
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn each_task_is_polled_only_at_its_own_service() {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (alpha, beta, other) = rt.block_on(async {
+        (
+            common::service_with(Options::new(Secret::new("token-alpha"))).await,
+            common::service_with(Options::new(Secret::new("token-beta"))).await,
+            common::service_with(Options::new(Secret::new("token-other"))).await,
+        )
+    });
+    let base = |s: &gendash::server::Running| s.base_url().to_string();
+    write_profiles(home.path(), &base(&alpha), &base(&beta));
+    let gendash = |args: &[&str]| {
+        let out = common::gendash(home.path()).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Saved before entries remembered their service: it adopts the dashboard's.
+    assert_eq!(gendash(&["watch", "add", "sim-2-legacy"]).0, Some(0));
+    assert_eq!(
+        gendash(&["--profile", "alpha", "watch", "add", "sim-2-one"]).0,
+        Some(0)
+    );
+    assert_eq!(
+        gendash(&["--profile", "beta", "watch", "add", "sim-2-two"]).0,
+        Some(0)
+    );
+    let other_url = base(&other);
+    assert_eq!(
+        gendash(&["--base-url", &other_url, "watch", "add", "sim-2-three"]).0,
+        Some(0)
+    );
+
+    let mut s = Session::spawn(command(home.path(), &["--profile", "alpha"], &[]), 150, 40);
+    s.wait_for(
+        "every task of a configured service to complete",
+        Duration::from_secs(30),
+        |t| {
+            ["sim-2-legacy", "sim-2-one", "sim-2-two"]
+                .iter()
+                .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
+        },
+    );
+    let screen = s.contents();
+    let row = |id: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
+            .to_string()
+    };
+    assert!(screen.contains("SERVICE"), "{screen}");
+    assert!(row("sim-2-legacy").contains(" alpha "), "{screen}");
+    assert!(row("sim-2-one").contains(" alpha "), "{screen}");
+    assert!(row("sim-2-two").contains(" beta "), "{screen}");
+    let other_row = row("sim-2-three");
+    assert!(other_row.contains("no service"), "{screen}");
+    assert!(
+        other_row.contains(&other.addr.port().to_string()),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("1 no service"),
+        "counted in the title:\n{screen}"
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+
+    rt.block_on(each_service_saw_only_its_own(&alpha, &beta, &other));
+    the_cli_shows_and_removes_by_service(&gendash, &base(&alpha), other.addr.port());
+}
+
+type Run<'a> = &'a dyn Fn(&[&str]) -> (Option<i32>, String, String);
+
+/// After the dashboard: the saved services as `watch list` shows them, and `watch rm` by service.
+fn the_cli_shows_and_removes_by_service(gendash: Run<'_>, alpha: &str, other_port: u16) {
+    // The legacy entry now remembers the service it was polled at.
+    let (code, out, _) = gendash(&["watch", "list", "--json"]);
+    assert_eq!(code, Some(0));
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let service_of = |id: &str| {
+        let e = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["task_id"] == id)
+            .unwrap();
+        (
+            e["service"].as_str().unwrap().to_string(),
+            e["service_name"].as_str().unwrap().to_string(),
+        )
+    };
+    let alpha_url = alpha.trim_end_matches('/').to_string();
+    assert_eq!(
+        service_of("sim-2-legacy"),
+        (alpha_url.clone(), "alpha".into())
+    );
+    assert_eq!(service_of("sim-2-one"), (alpha_url, "alpha".into()));
+    assert_eq!(service_of("sim-2-two").1, "beta");
+    assert_eq!(
+        service_of("sim-2-three").1,
+        format!("127.0.0.1:{other_port}")
+    );
+    let (_, text, _) = gendash(&["watch", "list"]);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("sim-2-two") && l.ends_with("beta")),
+        "{text}"
+    );
+
+    // `watch rm` removes the tasks of the service in force, and names the other's.
+    let (code, _, err) = gendash(&["--profile", "alpha", "watch", "rm", "sim-2-two"]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("sim-2-two (watched for beta)"), "{err}");
+    assert_eq!(
+        gendash(&["--profile", "beta", "watch", "rm", "sim-2-two"]).0,
+        Some(0)
+    );
+    let (_, text, _) = gendash(&["watch", "list"]);
+    assert!(!text.contains("sim-2-two"), "{text}");
+}
+
+/// Each service saw its own tasks through to the end, and no other's.
+async fn each_service_saw_only_its_own(
+    alpha: &gendash::server::Running,
+    beta: &gendash::server::Running,
+    other: &gendash::server::Running,
+) {
+    // Each service saw its own tasks through to the end, and no other's.
+    assert_eq!(
+        status_at(alpha, "token-alpha", "sim-2-one").await,
+        "COMPLETED 100"
+    );
+    assert_eq!(
+        status_at(alpha, "token-alpha", "sim-2-legacy").await,
+        "COMPLETED 100"
+    );
+    assert_eq!(
+        status_at(beta, "token-beta", "sim-2-two").await,
+        "COMPLETED 100"
+    );
+    for id in ["sim-2-two", "sim-2-three"] {
+        assert_eq!(
+            status_at(alpha, "token-alpha", id).await,
+            "QUEUED 0",
+            "{id} at alpha"
+        );
+    }
+    for id in ["sim-2-one", "sim-2-legacy", "sim-2-three"] {
+        assert_eq!(
+            status_at(beta, "token-beta", id).await,
+            "QUEUED 0",
+            "{id} at beta"
+        );
+    }
+    assert_eq!(
+        status_at(other, "token-other", "sim-2-three").await,
+        "QUEUED 0",
+        "an unconfigured service is never asked"
+    );
+}
