@@ -136,6 +136,11 @@ impl State {
             quit: None,
             suspend: false,
         };
+        // Until told of the others, the one service known is the one the state was made for.
+        let current = service_url.trim_end_matches('/');
+        state
+            .watch
+            .set_services(super::services::Services::single(current));
         state.preferred = state.watch.visible().map(Row::key).collect();
         state
     }

@@ -795,7 +795,11 @@ fn add_cases() -> Vec<AddCase> {
     let added = |kind: TaskKind, ids: &[&str]| {
         let entries = ids
             .iter()
-            .map(|id| new_entry(id, kind, NOW))
+            .map(|id| WatchEntry {
+                // Added tasks remember the service they were added for.
+                service: Some("http://127.0.0.1:8787".into()),
+                ..new_entry(id, kind, NOW)
+            })
             .collect::<Vec<_>>();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(entries))];
         cmds.extend(

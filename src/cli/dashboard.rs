@@ -4,12 +4,11 @@
 
 use super::{CliResult, Failure, Global, client_from, exit};
 use crate::api::{Client, ClientOptions, TaskKind};
-use crate::app::services::Services;
+use crate::app::services::{Resolve, Services};
 use crate::app::{self, Session, state::Quit};
 use crate::server;
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
-use crate::workers::services::Resolve;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;

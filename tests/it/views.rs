@@ -107,6 +107,16 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
 
 use gendash::testing::task_result as result;
 
+/// A poll's answer as the poller reports it (a retry, when there is one, in 8 s).
+fn poll(s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiError>) {
+    let retry_in = r.is_err().then(|| std::time::Duration::from_secs(8));
+    s.apply(Msg::Polled {
+        key: TaskKey::new(kind, id),
+        result: r,
+        retry_in,
+    });
+}
+
 fn watching() -> State {
     let tasks = vec![
         task("render-001", TaskKind::Image),
@@ -115,13 +125,6 @@ fn watching() -> State {
         task("render-004", TaskKind::Image),
     ];
     let mut s = loaded(150, 24, tasks);
-    let poll = |s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiError>| {
-        s.apply(Msg::Polled {
-            key: TaskKey::new(kind, id),
-            result: r,
-            retry_in: None,
-        });
-    };
     s.now = NOW - 20;
     poll(
         &mut s,
@@ -648,13 +651,6 @@ fn watch_pane_across_services_at_80_100_140() {
         services.names.insert(current.into(), "local".into());
         services.names.insert(staging.into(), "staging".into());
         s.watch.set_services(services);
-        let poll = |s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiError>| {
-            s.apply(Msg::Polled {
-                key: TaskKey::new(kind, id),
-                result: r,
-                retry_in: Some(std::time::Duration::from_secs(8)),
-            });
-        };
         for (t, p) in [(0, 10), (30, 40)] {
             s.apply(Msg::Tick(NOW - 60 + t));
             poll(
