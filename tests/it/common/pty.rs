@@ -163,8 +163,12 @@ impl Session {
         i32::try_from(self.child.process_id().unwrap()).unwrap()
     }
 
-    /// Resizes the terminal; the kernel sends the program SIGWINCH.
+    /// Resizes the terminal; the kernel sends the program SIGWINCH. The screen is resized
+    /// first, under its lock: output the program writes after the signal must never be read
+    /// into the old size (as a real terminal, which resizes before it signals).
     pub fn resize(&self, cols: u16, rows: u16) {
+        let mut screen = self.screen.lock().unwrap();
+        screen.parser.screen_mut().set_size(rows, cols);
         self.master
             .resize(PtySize {
                 rows,
@@ -173,12 +177,7 @@ impl Session {
                 pixel_height: 0,
             })
             .unwrap();
-        self.screen
-            .lock()
-            .unwrap()
-            .parser
-            .screen_mut()
-            .set_size(rows, cols);
+        drop(screen);
     }
 
     pub fn raw(&self) -> Vec<u8> {
