@@ -3,12 +3,15 @@
 
 pub mod opener;
 pub mod poller;
+pub mod preview;
 pub mod ranker;
 pub mod saver;
 
 use crate::api::download::{Downloader, file_name};
 use crate::api::{Client, LoraType};
-use crate::msg::{DownloadEvent, Msg, PersistOp, TaskKey};
+use crate::msg::{DownloadEvent, Msg, PersistOp, PreviewReport, PreviewRequest, TaskKey};
+use crate::preview::Graphics;
+use crate::store::cache::ImageCache;
 use crate::store::watchlist::WatchStore;
 use rand::SeedableRng;
 use std::path::PathBuf;
@@ -48,6 +51,8 @@ pub struct Workers {
     recent_categories: PathBuf,
     poller: JoinHandle<()>,
     saver: JoinHandle<()>,
+    /// Started once the terminal's graphics are known, if previews are on.
+    previews: Option<preview::PreviewWorker<Msg>>,
 }
 
 impl Workers {
@@ -82,6 +87,32 @@ impl Workers {
             recent_categories: setup.recent_categories,
             poller,
             saver,
+            previews: None,
+        }
+    }
+
+    /// Starts the preview worker, drawing with `graphics` and downloading into `cache`; its
+    /// reports reach the App as `wrap(report)` (`Msg::Preview`). Without it, preview
+    /// requests are dropped.
+    pub fn start_previews(
+        &mut self,
+        graphics: Graphics,
+        cache: ImageCache,
+        wrap: fn(PreviewReport) -> Msg,
+    ) {
+        self.previews = Some(preview::PreviewWorker::new(
+            graphics,
+            cache,
+            self.downloader.clone(),
+            self.msgs.clone(),
+            wrap,
+        ));
+    }
+
+    /// Asks for a task's picture for an area (`Cmd::Preview`).
+    pub fn preview(&mut self, request: PreviewRequest) {
+        if let Some(p) = &mut self.previews {
+            p.request(request);
         }
     }
 
@@ -94,8 +125,10 @@ impl Workers {
             saver,
             catalogue,
             ranker,
+            previews,
             ..
         } = self;
+        drop(previews);
         drop(polls);
         drop(persist);
         drop(ranker);
