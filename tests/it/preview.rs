@@ -318,7 +318,7 @@ impl Harness {
 
     async fn refused(&mut self, source: PreviewSource) -> String {
         let report = self.ask(TaskKind::Image, source, Size::new(20, 8)).await;
-        let reason = report.result.err().expect("refused");
+        let reason = report.result.expect_err("refused");
         assert!(
             !reason.contains('\n') && reason.chars().count() <= 160,
             "{reason}"
