@@ -7,6 +7,7 @@ pub mod app;
 pub mod cli;
 pub mod logging;
 pub mod msg;
+pub mod preview;
 pub mod progress;
 pub mod server;
 pub mod store;

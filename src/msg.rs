@@ -3,6 +3,7 @@
 //! and `workers` import this module; neither imports the other.
 
 use crate::api::{ApiError, Catalogue, LoraType, TaskKind, TaskResult};
+use crate::preview::Picture;
 use crate::store::watchlist::{LastKnown, WatchEntry};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -89,6 +90,34 @@ pub enum DownloadEvent {
     Progress { done: u64, total: Option<u64> },
     Saved(PathBuf),
     Failed(String),
+}
+
+/// Where a finished task's file is read from for its preview.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PreviewSource {
+    /// The file saved by a download (`D`).
+    File(PathBuf),
+    /// The task's `url_download`: fetched (through the link check, the token only to the
+    /// service's origin) into the preview cache, once.
+    Url(String),
+}
+
+/// Ask the preview worker for task `key`'s picture, encoded to fit `area` (in cells). Travels
+/// as `Cmd::Preview`; a newer request replaces one still in flight.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviewRequest {
+    pub key: TaskKey,
+    pub source: PreviewSource,
+    pub area: ratatui::layout::Size,
+}
+
+/// The preview worker's answer to a [`PreviewRequest`], as `Msg::Preview`: the picture encoded
+/// for exactly `area`, a video's size, or one line saying why there is none.
+#[derive(Debug, Clone)]
+pub struct PreviewReport {
+    pub key: TaskKey,
+    pub area: ratatui::layout::Size,
+    pub result: Result<Picture, String>,
 }
 
 /// A report from a worker, carried by value over the one channel into the App.

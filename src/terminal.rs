@@ -13,6 +13,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
@@ -36,6 +37,63 @@ fn enter_modes() -> io::Result<()> {
 pub fn enter() -> io::Result<Tui> {
     enter_modes()?;
     Terminal::new(CrosstermBackend::new(io::stdout()))
+}
+
+/// Both standard input and output are a terminal: only then is the terminal ever asked
+/// anything.
+pub fn is_terminal() -> bool {
+    use std::io::IsTerminal;
+    io::stdin().is_terminal() && io::stdout().is_terminal()
+}
+
+/// A cell's size in pixels as the kernel reports it (`TIOCGWINSZ`; many terminals leave the
+/// pixel fields zero). Asks the terminal nothing.
+pub fn cell_pixels() -> Option<(u16, u16)> {
+    let size = crossterm::terminal::window_size().ok()?;
+    if size.columns == 0 || size.rows == 0 || size.width == 0 || size.height == 0 {
+        return None;
+    }
+    Some((size.width / size.columns, size.height / size.rows)).filter(|(w, h)| *w > 0 && *h > 0)
+}
+
+/// Puts a question to the terminal and waits at most `bound` for the answer: writes `query`,
+/// then reads standard input until `complete` says the reply is whole. Returns what came,
+/// possibly nothing. For use in raw mode and before the event reader starts (it would take the
+/// reply). Reads a byte at a time, so keys typed after the reply stay for the event reader.
+pub fn ask(query: &[u8], complete: fn(&[u8]) -> bool, bound: Duration) -> io::Result<Vec<u8>> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use std::os::fd::AsFd;
+    /// Far more than any reply to our questions: a terminal that keeps talking is cut off.
+    const MOST: usize = 4096;
+    let mut out = io::stdout();
+    out.write_all(query)?;
+    out.flush()?;
+    let deadline = Instant::now() + bound;
+    let stdin = io::stdin();
+    let fd = stdin.as_fd();
+    let mut reply = Vec::new();
+    while reply.len() < MOST && !complete(&reply) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        let timeout = Timespec::try_from(left).map_err(io::Error::other)?;
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+        let mut byte = [0u8; 1];
+        match rustix::io::read(fd, &mut byte) {
+            Ok(0) => break,
+            Ok(_) => reply.push(byte[0]),
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(reply)
 }
 
 /// Gives the terminal back: leaves the alternate screen, shows the cursor, cooked mode. Safe to

@@ -8,6 +8,7 @@ pub mod browser;
 mod cursor;
 pub mod filter;
 pub mod keymap;
+pub mod preview;
 pub mod services;
 pub mod state;
 pub mod watch;
@@ -120,6 +121,9 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     let _guard = terminal::Guard;
     let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
     terminal::set_title(&format!("gendash — {}", client.base_url()));
+    // Before the event reader starts, which would take the terminal's replies as keys.
+    let graphics = detect_graphics(settings.image_preview, no_color);
+    tracing::info!("{}", graphics.note);
     crate::testing::maybe_panic_in_worker();
 
     let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
@@ -212,6 +216,26 @@ async fn event_loop(
             redraw_all(state, tui).map_err(io)?;
         }
     }
+}
+
+/// How previews will be drawn: asks the terminal at most twice, each within 200 ms, and only
+/// when the environment cannot tell (`preview::detect`). Call once, after `terminal::enter`
+/// and before the event reader starts.
+pub fn detect_graphics(
+    setting: crate::store::config::ImagePreview,
+    no_color: bool,
+) -> crate::preview::Detection {
+    let mut ask = terminal::ask;
+    crate::preview::detect(
+        setting,
+        no_color,
+        &config::process_env,
+        &mut crate::preview::Tty {
+            is_terminal: terminal::is_terminal(),
+            cell_pixels: terminal::cell_pixels(),
+            ask: &mut ask,
+        },
+    )
 }
 
 /// Paints every cell on the next draw without asking the terminal anything: the back buffer

@@ -1,6 +1,8 @@
-//! What gendash keeps on disk: configuration, the watch list, recent categories.
+//! What gendash keeps on disk: configuration, the watch list, recent categories, the preview
+//! cache.
 
 pub mod atomic;
+pub mod cache;
 pub mod config;
 pub mod paths;
 pub mod recent;

@@ -27,3 +27,11 @@ pub fn state_dir() -> PathBuf {
         |d| d.state_dir().unwrap_or(d.data_dir()).to_path_buf(),
     )
 }
+
+/// Directory of things that can be fetched again: `~/.cache/gendash` on Linux.
+pub fn cache_dir() -> PathBuf {
+    dirs().map_or_else(
+        || std::env::temp_dir().join("gendash-cache"),
+        |d| d.cache_dir().to_path_buf(),
+    )
+}

@@ -4,6 +4,7 @@ mod add;
 mod browser;
 mod help;
 pub mod layout;
+pub mod preview;
 mod status;
 mod theme;
 pub mod watch;

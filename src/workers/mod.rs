@@ -3,13 +3,16 @@
 
 pub mod opener;
 pub mod poller;
+pub mod preview;
 pub mod ranker;
 pub mod saver;
 pub mod services;
 
 use crate::api::download::{Downloader, file_name};
 use crate::api::{Client, LoraType};
-use crate::msg::{DownloadEvent, Msg, PersistOp, TaskKey};
+use crate::msg::{DownloadEvent, Msg, PersistOp, PreviewReport, PreviewRequest, TaskKey};
+use crate::preview::Graphics;
+use crate::store::cache::ImageCache;
 use crate::store::watchlist::WatchStore;
 use rand::SeedableRng;
 use std::path::PathBuf;
@@ -41,6 +44,8 @@ pub struct Setup {
 /// The App's handles on its workers.
 pub struct Workers {
     client: Client,
+    /// The current service's downloader, for previews (the token goes to its origin only).
+    downloader: Downloader,
     opener: Arc<dyn opener::Opener>,
     msgs: mpsc::Sender<Msg>,
     /// Poll and download commands, through the router that picks each task's service.
@@ -52,6 +57,8 @@ pub struct Workers {
     poller: JoinHandle<()>,
     router: JoinHandle<()>,
     saver: JoinHandle<()>,
+    /// Started once the terminal's graphics are known, if previews are on.
+    previews: Option<preview::PreviewWorker<Msg>>,
 }
 
 impl Workers {
@@ -73,7 +80,7 @@ impl Workers {
         ));
         let routing = services::Router {
             current: setup.client.clone(),
-            current_downloader: setup.downloader,
+            current_downloader: setup.downloader.clone(),
             resolve: setup.resolve,
             polls,
             msgs: msgs.clone(),
@@ -86,6 +93,7 @@ impl Workers {
         let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
             client: setup.client,
+            downloader: setup.downloader,
             opener: setup.opener,
             msgs,
             routed,
@@ -96,6 +104,32 @@ impl Workers {
             poller,
             router: router_task,
             saver,
+            previews: None,
+        }
+    }
+
+    /// Starts the preview worker, drawing with `graphics` and downloading into `cache`; its
+    /// reports reach the App as `wrap(report)` (`Msg::Preview`). Without it, preview
+    /// requests are dropped.
+    pub fn start_previews(
+        &mut self,
+        graphics: Graphics,
+        cache: ImageCache,
+        wrap: fn(PreviewReport) -> Msg,
+    ) {
+        self.previews = Some(preview::PreviewWorker::new(
+            graphics,
+            cache,
+            self.downloader.clone(),
+            self.msgs.clone(),
+            wrap,
+        ));
+    }
+
+    /// Asks for a task's picture for an area (`Cmd::Preview`).
+    pub fn preview(&mut self, request: PreviewRequest) {
+        if let Some(p) = &mut self.previews {
+            p.request(request);
         }
     }
 
@@ -109,8 +143,10 @@ impl Workers {
             saver,
             catalogue,
             ranker,
+            previews,
             ..
         } = self;
+        drop(previews);
         drop(routed);
         drop(persist);
         drop(ranker);

@@ -6,19 +6,22 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Who may depend on whom. A module may always use itself. `app::state` is the one part of
-/// `app` that `ui` may read: `State` and, re-exported there, its sub-types.
+/// `app` that `ui` may read: `State` and, re-exported there, its sub-types. `preview` (the
+/// picture's types, decoding and the terminal's graphics) sits beside `msg`: the reports carry
+/// its pictures and `ui` draws them.
 const RULES: &[(&str, &[&str])] = &[
     ("api", &[]),
     ("progress", &[]),
     ("store", &["api"]),
-    ("msg", &["api", "store"]),
-    ("workers", &["msg", "store", "api"]),
-    ("ui", &["app::state", "api", "progress"]),
+    ("preview", &["store"]),
+    ("msg", &["api", "store", "preview"]),
+    ("workers", &["msg", "store", "api", "preview"]),
+    ("ui", &["app::state", "api", "progress", "preview"]),
     ("terminal", &["api"]),
     (
         "app",
         &[
-            "ui", "workers", "msg", "store", "api", "terminal", "testing", "progress",
+            "ui", "workers", "msg", "store", "api", "terminal", "testing", "progress", "preview",
         ],
     ),
     ("server", &["api"]),

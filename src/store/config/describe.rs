@@ -62,6 +62,7 @@ impl Settings {
                 "max_concurrent_polls",
                 self.max_concurrent_polls.to_string(),
             ),
+            ("image_preview", self.image_preview.name().to_string()),
         ];
         for (k, v) in rows {
             lines.push(format!("{k:<22} = {v:<40}  # {}", src(k)));

@@ -1,7 +1,7 @@
 //! The configuration file: its schema (unknown keys are errors) and its parser, whose errors
 //! name the file, the line and the dotted key.
 
-use super::values::{BaseUrl, CommandSpec, Seconds};
+use super::values::{BaseUrl, CommandSpec, ImagePreview, Seconds};
 use super::{ConfigError, EnvLookup, Overrides};
 use crate::api::Secret;
 use serde::Deserialize;
@@ -25,6 +25,7 @@ pub struct FileSettings {
     pub bell: Option<bool>,
     pub desktop_notifications: Option<bool>,
     pub max_concurrent_polls: Option<std::num::NonZeroUsize>,
+    pub image_preview: Option<ImagePreview>,
     pub profiles: Option<BTreeMap<String, FileSettings>>,
 }
 

@@ -15,7 +15,7 @@ mod values;
 pub use file::{FileSettings, config_path, parse};
 pub use resolve::{profile_base_urls, resolve, resolve_from, resolve_profile};
 pub use token::{default_token_file, loose_permissions, write_token_file};
-pub use values::{BaseUrl, CommandSpec, Seconds};
+pub use values::{BaseUrl, CommandSpec, ImagePreview, Seconds};
 
 use crate::api::Secret;
 use std::collections::BTreeMap;
@@ -87,6 +87,8 @@ pub struct Settings {
     pub bell: bool,
     pub desktop_notifications: bool,
     pub max_concurrent_polls: usize,
+    /// How the detail section shows a finished image (`image_preview`).
+    pub image_preview: ImagePreview,
     /// Key → where its value came from.
     pub sources: BTreeMap<&'static str, Source>,
     /// Things the user should know (loose file permissions), printed to stderr.

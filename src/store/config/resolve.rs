@@ -178,6 +178,9 @@ pub fn resolve_from(
             file.max_concurrent_polls,
         )
         .map_or(DEFAULT_MAX_CONCURRENT_POLLS, std::num::NonZeroUsize::get);
+    let image_preview = Layer::at(&mut sources, "image_preview", &psrc)
+        .opt(None, prof.and_then(|p| p.image_preview), file.image_preview)
+        .unwrap_or_default();
 
     let (token, token_origin, token_source) = resolve_token(
         env,
@@ -212,6 +215,7 @@ pub fn resolve_from(
         bell,
         desktop_notifications,
         max_concurrent_polls,
+        image_preview,
         sources,
         warnings,
     })

@@ -135,3 +135,54 @@ fn deep_nesting_in_toml_is_an_error() {
     let text = format!("x = {}", "[".repeat(100_000));
     assert!(parse(&text, Path::new("/x")).is_err());
 }
+
+#[test]
+fn image_preview_takes_six_values_and_names_line_and_key_otherwise() {
+    let none = env_of(&[]);
+    let s = resolve_text("", &Overrides::default(), &none).expect("ok");
+    assert_eq!(s.image_preview, ImagePreview::Auto);
+    assert_eq!(s.sources["image_preview"], Source::Default);
+    for name in ImagePreview::NAMES {
+        let s = resolve_text(
+            &format!("image_preview = \"{name}\"\n"),
+            &Overrides::default(),
+            &none,
+        )
+        .expect("ok");
+        assert_eq!(s.image_preview.name(), name);
+        assert!(
+            s.describe()
+                .iter()
+                .any(|l| l.starts_with("image_preview") && l.contains(name)),
+            "{:?}",
+            s.describe()
+        );
+    }
+    let o = Overrides {
+        profile: Some("work".into()),
+        ..Overrides::default()
+    };
+    let s = resolve_text(
+        "image_preview = \"off\"\n[profiles.work]\nimage_preview = \"sixel\"\n",
+        &o,
+        &none,
+    )
+    .expect("ok");
+    assert_eq!(s.image_preview, ImagePreview::Sixel);
+
+    let path = PathBuf::from("/etc/g.toml");
+    let e = parse("bell = true\n\nimage_preview = \"ascii\"\n", &path).expect_err("bad");
+    assert!(
+        e.0.contains("/etc/g.toml line 3, key `image_preview`"),
+        "{e}"
+    );
+    assert!(
+        e.0.contains("`ascii` is not one of \"auto\", \"kitty\""),
+        "{e}"
+    );
+    let e = parse("[profiles.a]\nimage_preview = 1\n", &path).expect_err("bad");
+    assert!(
+        e.0.contains("line 2, key `profiles.a.image_preview`"),
+        "{e}"
+    );
+}

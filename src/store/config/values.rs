@@ -113,3 +113,66 @@ impl<'de> Deserialize<'de> for CommandSpec {
         Ok(CommandSpec(argv))
     }
 }
+
+/// `image_preview`: how the detail section shows a finished image. `Auto` asks the terminal
+/// (within a bound) which graphics protocol it speaks; the others force one, or turn it off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImagePreview {
+    #[default]
+    Auto,
+    Kitty,
+    Sixel,
+    Iterm2,
+    Halfblocks,
+    Off,
+}
+
+impl ImagePreview {
+    pub const NAMES: [&'static str; 6] = ["auto", "kitty", "sixel", "iterm2", "halfblocks", "off"];
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => ImagePreview::Auto,
+            "kitty" => ImagePreview::Kitty,
+            "sixel" => ImagePreview::Sixel,
+            "iterm2" => ImagePreview::Iterm2,
+            "halfblocks" => ImagePreview::Halfblocks,
+            "off" => ImagePreview::Off,
+            _ => {
+                return Err(format!(
+                    "`{text}` is not one of {}",
+                    Self::NAMES.map(|n| format!("\"{n}\"")).join(", ")
+                ));
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ImagePreview::Auto => "auto",
+            ImagePreview::Kitty => "kitty",
+            ImagePreview::Sixel => "sixel",
+            ImagePreview::Iterm2 => "iterm2",
+            ImagePreview::Halfblocks => "halfblocks",
+            ImagePreview::Off => "off",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ImagePreview {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = ImagePreview;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "one of \"auto\", \"kitty\", \"sixel\", \"iterm2\", \"halfblocks\", \"off\"",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ImagePreview, E> {
+                ImagePreview::parse(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
+}

@@ -44,6 +44,10 @@ pub enum Answers {
     Cursor,
     /// Nothing is ever answered: a serial console, some multiplexers, a pipe-driven pty.
     Never,
+    /// Cursor positions, and the questions of graphics detection as a sixel terminal with
+    /// 10x20-pixel cells answers them: device attributes (`ESC [ c`) and the cell size
+    /// (`ESC [ 16 t`).
+    Sixel,
 }
 
 impl Session {
@@ -79,10 +83,20 @@ impl Session {
                         let mut s = sink.lock().unwrap();
                         s.parser.process(&buf[..n]);
                         s.raw.extend_from_slice(&buf[..n]);
+                        let has = |q: &[u8]| buf[..n].windows(q.len()).any(|w| w == q);
+                        if answers == Answers::Sixel {
+                            let mut w = answer.lock().unwrap();
+                            // In the order asked, as a terminal answers.
+                            if has(b"\x1b[16t") {
+                                let _ = w.write_all(b"\x1b[6;20;10t");
+                            }
+                            if has(b"\x1b[c") {
+                                let _ = w.write_all(b"\x1b[?62;4;22c");
+                            }
+                            let _ = w.flush();
+                        }
                         // Answer cursor-position queries (DSR) as a real terminal does.
-                        if answers == Answers::Cursor
-                            && buf[..n].windows(4).any(|w| w == b"\x1b[6n")
-                        {
+                        if answers != Answers::Never && has(b"\x1b[6n") {
                             let (row, col) = s.parser.screen().cursor_position();
                             let mut w = answer.lock().unwrap();
                             let _ = write!(w, "\x1b[{};{}R", row + 1, col + 1);

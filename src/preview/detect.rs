@@ -1,0 +1,721 @@
+//! Which graphics protocol the terminal speaks, decided once before the event reader starts.
+//!
+//! The environment is read first (`guess_from_env`, a pure function): most terminals that show
+//! images say who they are there. Only when it cannot tell is the terminal asked, and then
+//! never for longer than [`QUERY_BOUND`]: first the one question every terminal answers (primary
+//! device attributes), and only if that answer came within the bound, the graphics questions.
+//! A reply arriving after the bound to the first question is harmless — the event reader
+//! recognises and drops device attributes — whereas a late reply to a graphics question would
+//! reach it as keystrokes, which is why those are asked of prompt terminals only.
+
+use crate::store::config::ImagePreview;
+use std::time::Duration;
+
+/// The longest any question to the terminal may wait for its answer.
+pub const QUERY_BOUND: Duration = Duration::from_millis(200);
+
+/// The cell size assumed when the terminal does not say: about the 1:2 of most fonts. For
+/// half-blocks only the ratio matters.
+pub const DEFAULT_CELL: (u16, u16) = (10, 20);
+
+/// A way to draw pixels in a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphicsProtocol {
+    Kitty,
+    Sixel,
+    Iterm2,
+    /// Unicode half blocks coloured with 24-bit colour: every terminal, two pixels a cell.
+    Halfblocks,
+}
+
+impl GraphicsProtocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            GraphicsProtocol::Kitty => "kitty",
+            GraphicsProtocol::Sixel => "sixel",
+            GraphicsProtocol::Iterm2 => "iterm2",
+            GraphicsProtocol::Halfblocks => "halfblocks",
+        }
+    }
+}
+
+/// What the previews are drawn with; handed to the preview worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Graphics {
+    pub protocol: GraphicsProtocol,
+    /// A cell's size in pixels: `(width, height)`.
+    pub cell: (u16, u16),
+    /// Inside tmux: sequences are wrapped for its passthrough.
+    pub tmux: bool,
+}
+
+impl Graphics {
+    /// Half-blocks at the default cell size: what tests and a terminal that says nothing get.
+    pub fn halfblocks() -> Self {
+        Graphics {
+            protocol: GraphicsProtocol::Halfblocks,
+            cell: DEFAULT_CELL,
+            tmux: false,
+        }
+    }
+}
+
+/// The outcome of [`detect`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detection {
+    /// `None`: no previews in this session; `note` says why.
+    pub graphics: Option<Graphics>,
+    /// The cell size in pixels, if the kernel or the terminal told it.
+    pub cell_pixels: Option<(u16, u16)>,
+    /// One line on what was chosen and why, for the log; when `graphics` is `None`, the line
+    /// the detail section shows in place of a picture.
+    pub note: String,
+    /// How many questions were put to the terminal (0, 1 or 2).
+    pub queries: u8,
+}
+
+/// What the environment tells before anything is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvGuess {
+    /// The protocol, when the environment settles it.
+    pub protocol: Option<GraphicsProtocol>,
+    /// Whether asking the terminal is worthwhile and safe (it is never asked inside a
+    /// multiplexer, which answers for itself, nor on a terminal known to show no images).
+    pub may_ask: bool,
+    pub tmux: bool,
+    /// Why, in a few words.
+    pub why: &'static str,
+}
+
+/// Programs in `TERM_PROGRAM` known to show iTerm2 inline images.
+const ITERM2_PROGRAMS: [&str; 9] = [
+    "iTerm",
+    "WezTerm",
+    "mintty",
+    "vscode",
+    "Tabby",
+    "Hyper",
+    "rio",
+    "Bobcat",
+    "WarpTerminal",
+];
+
+/// The protocol the environment points to, if it does; pure, so every row of the table is a
+/// unit test.
+pub fn guess_from_env(env: &dyn Fn(&str) -> Option<String>) -> EnvGuess {
+    let get = |k: &str| env(k).filter(|v| !v.is_empty());
+    let term = get("TERM").unwrap_or_default();
+    let program = get("TERM_PROGRAM").unwrap_or_default();
+    let guess = |protocol, may_ask, tmux, why| EnvGuess {
+        protocol,
+        may_ask,
+        tmux,
+        why,
+    };
+    // A multiplexer answers queries itself and hides the outer terminal, whose own variables
+    // (KITTY_WINDOW_ID, …) may be left over from where the session was started.
+    if get("TMUX").is_some() || term.starts_with("tmux") || program == "tmux" {
+        return guess(
+            Some(GraphicsProtocol::Halfblocks),
+            false,
+            true,
+            "inside tmux (set image_preview to force a protocol through its passthrough)",
+        );
+    }
+    if term.starts_with("screen") || get("STY").is_some() {
+        return guess(
+            Some(GraphicsProtocol::Halfblocks),
+            false,
+            false,
+            "inside GNU screen",
+        );
+    }
+    if term.is_empty() || term == "dumb" {
+        return guess(None, false, false, "TERM is unset or dumb");
+    }
+    if term == "linux" {
+        return guess(
+            Some(GraphicsProtocol::Halfblocks),
+            false,
+            false,
+            "the Linux console",
+        );
+    }
+    if get("KITTY_WINDOW_ID").is_some()
+        || term == "xterm-kitty"
+        || term == "xterm-ghostty"
+        || program.eq_ignore_ascii_case("ghostty")
+    {
+        return guess(
+            Some(GraphicsProtocol::Kitty),
+            true,
+            false,
+            "kitty or ghostty",
+        );
+    }
+    // WezTerm speaks sixel and kitty too, but its iTerm2 images are the most faithful.
+    if get("WEZTERM_EXECUTABLE").is_some()
+        || ITERM2_PROGRAMS.iter().any(|p| program.contains(p))
+        || get("LC_TERMINAL").is_some_and(|t| t.contains("iTerm"))
+    {
+        return guess(
+            Some(GraphicsProtocol::Iterm2),
+            true,
+            false,
+            "a terminal with iTerm2 images",
+        );
+    }
+    // Konsole's sixel and kitty support draw wrongly over text.
+    if get("KONSOLE_VERSION").is_some() {
+        return guess(Some(GraphicsProtocol::Halfblocks), false, false, "Konsole");
+    }
+    guess(None, true, false, "the terminal was asked")
+}
+
+/// Writes a query, then collects the reply until the predicate says it is complete or the
+/// bound has passed.
+pub type Ask<'a> =
+    &'a mut dyn FnMut(&[u8], fn(&[u8]) -> bool, Duration) -> std::io::Result<Vec<u8>>;
+
+/// The terminal as detection sees it; the real one is in `terminal.rs`, tests bring their own.
+pub struct Tty<'a> {
+    /// Both standard input and output are a terminal.
+    pub is_terminal: bool,
+    /// The cell size in pixels as the kernel reports it (`TIOCGWINSZ`), if it does.
+    pub cell_pixels: Option<(u16, u16)>,
+    /// Writes a query, then collects the reply until the predicate says it is complete or the
+    /// bound has passed; what came, possibly nothing.
+    pub ask: Ask<'a>,
+}
+
+/// Primary device attributes: every terminal answers `CSI ? … c`.
+pub const DEVICE_ATTRIBUTES: &[u8] = b"\x1b[c";
+/// Does the terminal speak the kitty graphics protocol? A 1x1 query image, never stored.
+pub const KITTY_QUERY: &[u8] = b"\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\";
+/// The cell size in pixels: answered `CSI 6 ; height ; width t`.
+pub const CELL_SIZE_QUERY: &[u8] = b"\x1b[16t";
+
+/// What the replies said.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Replies {
+    /// The parameters of the device attributes, when they came.
+    pub attributes: Option<Vec<u16>>,
+    pub kitty: bool,
+    pub cell: Option<(u16, u16)>,
+}
+
+impl Replies {
+    pub fn sixel(&self) -> bool {
+        self.attributes.as_ref().is_some_and(|a| a.contains(&4))
+    }
+}
+
+/// Whether the device attributes' reply is among `bytes`: it ends every exchange, since a
+/// terminal answers in order.
+pub fn has_attributes(bytes: &[u8]) -> bool {
+    parse_replies(bytes).attributes.is_some()
+}
+
+/// Reads the replies out of whatever the terminal sent; anything else is ignored.
+pub fn parse_replies(bytes: &[u8]) -> Replies {
+    let mut replies = Replies::default();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != 0x1b {
+            i += 1;
+            continue;
+        }
+        let rest = &bytes[i + 1..];
+        if let Some(body) = rest.strip_prefix(b"[") {
+            // CSI: parameters and intermediates up to a final byte in @..~.
+            let Some(end) = body.iter().position(|b| (0x40..=0x7e).contains(b)) else {
+                break;
+            };
+            let (params, fin) = (&body[..end], body[end]);
+            match (params.first(), fin) {
+                (Some(b'?'), b'c') => replies.attributes = Some(numbers(&params[1..])),
+                (_, b't') => {
+                    if let [6, h, w] = numbers(params)[..]
+                        && h > 0
+                        && w > 0
+                    {
+                        replies.cell = Some((w, h));
+                    }
+                }
+                _ => {}
+            }
+            i += 2 + end;
+        } else if let Some(body) = rest.strip_prefix(b"_") {
+            // APC, ended by ST (ESC \): the kitty graphics reply.
+            let end = body
+                .windows(2)
+                .position(|w| w == b"\x1b\\")
+                .unwrap_or(body.len());
+            let apc = &body[..end];
+            if apc.starts_with(b"Gi=31") && apc.ends_with(b";OK") {
+                replies.kitty = true;
+            }
+            i += 2 + end;
+        } else {
+            i += 1;
+        }
+    }
+    replies
+}
+
+fn numbers(params: &[u8]) -> Vec<u16> {
+    params
+        .split(|b| *b == b';')
+        .filter_map(|p| std::str::from_utf8(p).ok()?.parse().ok())
+        .collect()
+}
+
+/// Chooses how previews are drawn, asking the terminal only as the module's notes allow.
+/// Called once, with raw mode on and before the event reader starts.
+pub fn detect(
+    setting: ImagePreview,
+    no_color: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+    tty: &mut Tty<'_>,
+) -> Detection {
+    let mut queries = 0u8;
+    let forced = match setting {
+        ImagePreview::Off => {
+            return Detection {
+                graphics: None,
+                cell_pixels: tty.cell_pixels,
+                note: "image previews are off (image_preview = \"off\")".into(),
+                queries,
+            };
+        }
+        ImagePreview::Auto => None,
+        ImagePreview::Kitty => Some(GraphicsProtocol::Kitty),
+        ImagePreview::Sixel => Some(GraphicsProtocol::Sixel),
+        ImagePreview::Iterm2 => Some(GraphicsProtocol::Iterm2),
+        ImagePreview::Halfblocks => Some(GraphicsProtocol::Halfblocks),
+    };
+    let guess = guess_from_env(env);
+    let mut cell = tty.cell_pixels;
+    let mut why = guess.why;
+    let protocol = if let Some(p) = forced {
+        why = "image_preview";
+        p
+    } else if let Some(p) = guess.protocol {
+        p
+    } else if !tty.is_terminal {
+        why = "not a terminal";
+        GraphicsProtocol::Halfblocks
+    } else if !guess.may_ask {
+        GraphicsProtocol::Halfblocks
+    } else {
+        queries += 1;
+        let first = (tty.ask)(DEVICE_ATTRIBUTES, has_attributes, QUERY_BOUND).unwrap_or_default();
+        let first = parse_replies(&first);
+        if first.attributes.is_none() {
+            why = "the terminal did not answer within 200 ms";
+            GraphicsProtocol::Halfblocks
+        } else {
+            let mut query = Vec::new();
+            if !first.sixel() {
+                query.extend_from_slice(KITTY_QUERY);
+            }
+            if cell.is_none() {
+                query.extend_from_slice(CELL_SIZE_QUERY);
+            }
+            let second = if query.is_empty() {
+                Replies::default()
+            } else {
+                queries += 1;
+                query.extend_from_slice(DEVICE_ATTRIBUTES);
+                parse_replies(&(tty.ask)(&query, has_attributes, QUERY_BOUND).unwrap_or_default())
+            };
+            cell = cell.or(second.cell);
+            if second.kitty {
+                GraphicsProtocol::Kitty
+            } else if first.sixel() {
+                GraphicsProtocol::Sixel
+            } else {
+                why = "the terminal shows no graphics protocol";
+                GraphicsProtocol::Halfblocks
+            }
+        }
+    };
+    // A pixel protocol sizes the picture by the cell size: ask for it when the kernel did not
+    // tell, if asking is safe here.
+    if protocol != GraphicsProtocol::Halfblocks
+        && cell.is_none()
+        && queries == 0
+        && tty.is_terminal
+        && guess.may_ask
+    {
+        queries += 1;
+        let mut query = CELL_SIZE_QUERY.to_vec();
+        query.extend_from_slice(DEVICE_ATTRIBUTES);
+        cell =
+            parse_replies(&(tty.ask)(&query, has_attributes, QUERY_BOUND).unwrap_or_default()).cell;
+    }
+    if protocol == GraphicsProtocol::Halfblocks && no_color {
+        return Detection {
+            graphics: None,
+            cell_pixels: cell,
+            note: "no image preview: NO_COLOR is set and half-blocks are colour \
+                   (image_preview = \"kitty\", \"sixel\" or \"iterm2\" if the terminal shows images)"
+                .into(),
+            queries,
+        };
+    }
+    let graphics = Graphics {
+        protocol,
+        cell: match protocol {
+            GraphicsProtocol::Halfblocks => DEFAULT_CELL,
+            _ => cell.unwrap_or(DEFAULT_CELL),
+        },
+        tmux: guess.tmux,
+    };
+    Detection {
+        graphics: Some(graphics),
+        cell_pixels: cell,
+        note: format!("image previews: {} ({why})", protocol.name()),
+        queries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env_of<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_string())
+        }
+    }
+
+    /// (environment, protocol, may ask, tmux)
+    type Row = (
+        &'static [(&'static str, &'static str)],
+        Option<GraphicsProtocol>,
+        bool,
+        bool,
+    );
+
+    use GraphicsProtocol::{Halfblocks, Iterm2, Kitty};
+
+    const ENV_TABLE: &[Row] = &[
+        // (environment, protocol, may ask, tmux)
+        (&[("TERM", "xterm-256color")], None, true, false),
+        (&[("TERM", "foot")], None, true, false),
+        (&[("TERM", "xterm-kitty")], Some(Kitty), true, false),
+        (
+            &[("TERM", "xterm-256color"), ("KITTY_WINDOW_ID", "3")],
+            Some(Kitty),
+            true,
+            false,
+        ),
+        (&[("TERM", "xterm-ghostty")], Some(Kitty), true, false),
+        (
+            &[("TERM", "xterm-256color"), ("TERM_PROGRAM", "ghostty")],
+            Some(Kitty),
+            true,
+            false,
+        ),
+        (
+            &[
+                ("TERM", "xterm-256color"),
+                ("WEZTERM_EXECUTABLE", "/usr/bin/wezterm-gui"),
+            ],
+            Some(Iterm2),
+            true,
+            false,
+        ),
+        (
+            &[("TERM", "xterm-256color"), ("TERM_PROGRAM", "iTerm.app")],
+            Some(Iterm2),
+            true,
+            false,
+        ),
+        (
+            &[("TERM", "xterm-256color"), ("TERM_PROGRAM", "WezTerm")],
+            Some(Iterm2),
+            true,
+            false,
+        ),
+        (
+            &[("TERM", "xterm-256color"), ("TERM_PROGRAM", "vscode")],
+            Some(Iterm2),
+            true,
+            false,
+        ),
+        (
+            &[("TERM", "xterm-256color"), ("LC_TERMINAL", "iTerm2")],
+            Some(Iterm2),
+            true,
+            false,
+        ),
+        (
+            &[("TERM", "xterm-256color"), ("KONSOLE_VERSION", "230804")],
+            Some(Halfblocks),
+            false,
+            false,
+        ),
+        // tmux hides the outer terminal: its leftover variables do not count.
+        (
+            &[
+                ("TERM", "tmux-256color"),
+                ("TMUX", "/tmp/tmux-0/default,1,0"),
+                ("KITTY_WINDOW_ID", "1"),
+            ],
+            Some(Halfblocks),
+            false,
+            true,
+        ),
+        (
+            &[
+                ("TERM", "screen-256color"),
+                ("TMUX", "/tmp/tmux-0/default,1,0"),
+            ],
+            Some(Halfblocks),
+            false,
+            true,
+        ),
+        (
+            &[("TERM", "xterm-256color"), ("TERM_PROGRAM", "tmux")],
+            Some(Halfblocks),
+            false,
+            true,
+        ),
+        (
+            &[("TERM", "screen.xterm-256color")],
+            Some(Halfblocks),
+            false,
+            false,
+        ),
+        (&[("TERM", "linux")], Some(Halfblocks), false, false),
+        (&[("TERM", "dumb")], None, false, false),
+        (&[], None, false, false),
+        (&[("TERM", "")], None, false, false),
+    ];
+
+    #[test]
+    fn the_environment_is_read_first() {
+        let table = ENV_TABLE;
+        for (pairs, protocol, may_ask, tmux) in table {
+            let g = guess_from_env(&env_of(pairs));
+            assert_eq!(
+                (g.protocol, g.may_ask, g.tmux),
+                (*protocol, *may_ask, *tmux),
+                "{pairs:?}: {g:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn replies_are_read_out_of_noise() {
+        let r = parse_replies(b"x\x1b_Gi=31;OK\x1b\\\x1b[6;18;9t\x1b[?62;4;22c");
+        assert_eq!(
+            r,
+            Replies {
+                attributes: Some(vec![62, 4, 22]),
+                kitty: true,
+                cell: Some((9, 18)),
+            }
+        );
+        assert!(r.sixel());
+        let r = parse_replies(b"\x1b_Gi=31;ENOTSUPPORTED:x\x1b\\\x1b[?1;2c");
+        assert!(!r.kitty && !r.sixel() && r.attributes.is_some());
+        assert!(!has_attributes(b"\x1b[?1;2"));
+        assert!(!has_attributes(b"\x1b[6;18;9t"));
+        assert_eq!(parse_replies(b"\x1b[6;0;0t").cell, None);
+        assert_eq!(parse_replies(b"\x1b\x1b[").attributes, None);
+    }
+
+    /// A scripted terminal: the replies to each query in turn, and what was asked.
+    struct Scripted {
+        replies: Vec<&'static [u8]>,
+        asked: Vec<Vec<u8>>,
+        bounds: Vec<Duration>,
+    }
+
+    fn run(
+        setting: ImagePreview,
+        no_color: bool,
+        env: &[(&str, &str)],
+        is_terminal: bool,
+        cell_pixels: Option<(u16, u16)>,
+        replies: Vec<&'static [u8]>,
+    ) -> (Detection, Scripted) {
+        let mut script = Scripted {
+            replies,
+            asked: Vec::new(),
+            bounds: Vec::new(),
+        };
+        let mut ask = |q: &[u8], _: fn(&[u8]) -> bool, bound: Duration| {
+            script.asked.push(q.to_vec());
+            script.bounds.push(bound);
+            Ok(if script.replies.is_empty() {
+                Vec::new()
+            } else {
+                script.replies.remove(0).to_vec()
+            })
+        };
+        let d = detect(
+            setting,
+            no_color,
+            &env_of(env),
+            &mut Tty {
+                is_terminal,
+                cell_pixels,
+                ask: &mut ask,
+            },
+        );
+        (d, script)
+    }
+
+    const XTERM: &[(&str, &str)] = &[("TERM", "xterm-256color")];
+
+    #[test]
+    fn a_silent_terminal_is_asked_once_then_never_again() {
+        let (d, s) = run(ImagePreview::Auto, false, XTERM, true, None, vec![]);
+        assert_eq!(s.asked, [DEVICE_ATTRIBUTES.to_vec()]);
+        assert_eq!(d.queries, 1);
+        assert!(s.bounds.iter().all(|b| *b <= Duration::from_millis(200)));
+        assert_eq!(d.graphics, Some(Graphics::halfblocks()));
+        assert!(d.note.contains("did not answer"), "{}", d.note);
+    }
+
+    #[test]
+    fn nothing_is_asked_off_a_terminal_or_when_the_environment_tells() {
+        let (d, s) = run(ImagePreview::Auto, false, XTERM, false, None, vec![]);
+        assert!(s.asked.is_empty());
+        assert_eq!(
+            d.graphics.map(|g| g.protocol),
+            Some(GraphicsProtocol::Halfblocks)
+        );
+        let kitty = &[("TERM", "xterm-kitty")];
+        let (d, s) = run(
+            ImagePreview::Auto,
+            false,
+            kitty,
+            true,
+            Some((9, 18)),
+            vec![],
+        );
+        assert!(s.asked.is_empty());
+        assert_eq!(
+            d.graphics,
+            Some(Graphics {
+                protocol: GraphicsProtocol::Kitty,
+                cell: (9, 18),
+                tmux: false
+            })
+        );
+        let tmux = &[("TERM", "tmux-256color"), ("TMUX", "x")];
+        let (d, s) = run(ImagePreview::Auto, false, tmux, true, None, vec![]);
+        assert!(s.asked.is_empty());
+        assert_eq!(
+            d.graphics.map(|g| (g.protocol, g.tmux)),
+            Some((GraphicsProtocol::Halfblocks, true))
+        );
+        let (d, s) = run(ImagePreview::Off, false, XTERM, true, None, vec![]);
+        assert!(s.asked.is_empty() && d.graphics.is_none());
+        assert!(d.note.contains("off"));
+    }
+
+    #[test]
+    fn a_prompt_terminal_is_asked_about_graphics() {
+        // Sixel in the device attributes: no kitty question, only the cell size.
+        let (d, s) = run(
+            ImagePreview::Auto,
+            false,
+            XTERM,
+            true,
+            None,
+            vec![b"\x1b[?62;4;22c", b"\x1b[6;20;10t\x1b[?62;4;22c"],
+        );
+        assert_eq!(s.asked.len(), 2);
+        assert_eq!(s.asked[1], b"\x1b[16t\x1b[c");
+        assert_eq!(
+            d.graphics.map(|g| (g.protocol, g.cell)),
+            Some((GraphicsProtocol::Sixel, (10, 20)))
+        );
+        assert_eq!(d.cell_pixels, Some((10, 20)));
+        // No sixel: the kitty question; the kernel already told the cell size.
+        let (d, s) = run(
+            ImagePreview::Auto,
+            false,
+            XTERM,
+            true,
+            Some((8, 16)),
+            vec![b"\x1b[?62;22c", b"\x1b_Gi=31;OK\x1b\\\x1b[?62;22c"],
+        );
+        assert_eq!(s.asked[1], [KITTY_QUERY, DEVICE_ATTRIBUTES].concat());
+        assert_eq!(
+            d.graphics.map(|g| (g.protocol, g.cell)),
+            Some((GraphicsProtocol::Kitty, (8, 16)))
+        );
+        // Neither: half-blocks.
+        let (d, _) = run(
+            ImagePreview::Auto,
+            false,
+            XTERM,
+            true,
+            Some((8, 16)),
+            vec![b"\x1b[?1;2c", b"\x1b[?1;2c"],
+        );
+        assert_eq!(d.graphics, Some(Graphics::halfblocks()));
+    }
+
+    #[test]
+    fn no_color_turns_half_blocks_off_but_not_pictures() {
+        let (d, _) = run(ImagePreview::Auto, true, XTERM, true, None, vec![]);
+        assert_eq!(d.graphics, None);
+        assert!(d.note.contains("NO_COLOR"), "{}", d.note);
+        assert!(!d.note.contains('\n'));
+        let (d, _) = run(ImagePreview::Halfblocks, true, XTERM, true, None, vec![]);
+        assert_eq!(d.graphics, None);
+        let (d, s) = run(
+            ImagePreview::Sixel,
+            true,
+            XTERM,
+            true,
+            Some((9, 18)),
+            vec![],
+        );
+        assert!(s.asked.is_empty());
+        assert_eq!(
+            d.graphics.map(|g| g.protocol),
+            Some(GraphicsProtocol::Sixel)
+        );
+    }
+
+    #[test]
+    fn a_forced_protocol_asks_only_for_the_missing_cell_size() {
+        let (d, s) = run(
+            ImagePreview::Iterm2,
+            false,
+            XTERM,
+            true,
+            None,
+            vec![b"\x1b[6;16;8t\x1b[?1;2c"],
+        );
+        assert_eq!(s.asked, [[CELL_SIZE_QUERY, DEVICE_ATTRIBUTES].concat()]);
+        assert_eq!(
+            d.graphics.map(|g| (g.protocol, g.cell)),
+            Some((GraphicsProtocol::Iterm2, (8, 16)))
+        );
+        // In tmux nothing is asked; the default cell size stands in.
+        let tmux = &[("TERM", "tmux-256color"), ("TMUX", "x")];
+        let (d, s) = run(ImagePreview::Kitty, false, tmux, true, None, vec![]);
+        assert!(s.asked.is_empty());
+        assert_eq!(
+            d.graphics,
+            Some(Graphics {
+                protocol: GraphicsProtocol::Kitty,
+                cell: DEFAULT_CELL,
+                tmux: true
+            })
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! The picture of a finished image task, for the watch list's detail section: which graphics
+//! protocol the terminal speaks (`detect`, once, before the event reader starts), and turning
+//! a file into something the view can draw (`picture`, on a worker). The state holds a
+//! [`PreviewView`]; `ui::preview` draws it.
+
+pub mod detect;
+pub mod picture;
+
+pub use detect::{Detection, Graphics, GraphicsProtocol, Tty, detect, guess_from_env};
+pub use picture::{Decoded, Picture, PreviewImage, PreviewView, human_bytes};

@@ -1,0 +1,401 @@
+//! From a file's bytes to something the view can draw: decoded under limits (a file can claim
+//! any size in its header), shrunk to what a pane could ever show, then encoded in the
+//! terminal's protocol for exactly one area. Both steps are slow and run on a worker.
+
+use super::detect::{Graphics, GraphicsProtocol};
+use image::imageops::FilterType;
+use image::{DynamicImage, ImageFormat, ImageReader, Limits};
+use ratatui::layout::Size;
+use ratatui_image::protocol::{
+    Protocol, halfblocks::Halfblocks, iterm2::Iterm2, kitty::Kitty, sixel::Sixel,
+};
+use ratatui_image::{FontSize, Resize};
+use std::fmt;
+use std::io::Cursor;
+
+/// No file bigger than this is previewed (a generated picture is a few megabytes).
+pub const MAX_FILE_BYTES: u64 = 20_000_000;
+/// Neither side of a previewed picture may be longer than this many pixels, whatever its
+/// file weighs: a few bytes of PNG can claim 100000x100000.
+pub const MAX_SIDE: u32 = 12_000;
+/// What decoding may allocate at once.
+pub const MAX_ALLOC: u64 = 256 * 1024 * 1024;
+/// A decoded picture is kept at most this long on its longer side: more than any pane shows
+/// (250 columns of 10-pixel cells), and it bounds the memory a kept picture holds.
+pub const KEPT_SIDE: u32 = 2560;
+
+/// A decoded picture, as the worker keeps it to encode again when the pane changes size.
+#[derive(Clone)]
+pub struct Decoded {
+    pub image: DynamicImage,
+    /// The picture's own size in pixels, before it was shrunk.
+    pub pixels: (u32, u32),
+}
+
+/// Decodes a picture: PNG, JPEG or WebP, within [`MAX_SIDE`] and [`MAX_ALLOC`]. The error is
+/// one line saying why, fit to show in place of the picture.
+pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    if bytes.len() >= 12 && &bytes[4..8] == b"ftyp" {
+        return Err("the file is a video, not an image".into());
+    }
+    let format = image::guess_format(bytes)
+        .map_err(|_| "the file is not a PNG, JPEG or WebP image".to_string())?;
+    if !matches!(
+        format,
+        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP
+    ) {
+        return Err(format!(
+            "{} images cannot be previewed (PNG, JPEG and WebP can)",
+            format
+                .extensions_str()
+                .first()
+                .unwrap_or(&"these")
+                .to_uppercase()
+        ));
+    }
+    let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
+        .into_dimensions()
+        .map_err(|e| one_line(&format!("the image cannot be read: {e}")))?;
+    if width > MAX_SIDE || height > MAX_SIDE {
+        return Err(format!(
+            "the image is too large to preview ({width}x{height} pixels; at most {MAX_SIDE} a side)"
+        ));
+    }
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_ALLOC);
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    reader.limits(limits);
+    let image = reader.decode().map_err(|e| match e {
+        image::ImageError::Limits(_) => {
+            format!("the image is too large to preview ({width}x{height} pixels)")
+        }
+        e => one_line(&format!("the image cannot be read: {e}")),
+    })?;
+    let image = if width > KEPT_SIDE || height > KEPT_SIDE {
+        image.resize(KEPT_SIDE, KEPT_SIDE, FilterType::Triangle)
+    } else {
+        image
+    };
+    Ok(Decoded {
+        image,
+        pixels: (width, height),
+    })
+}
+
+/// The reason a file of `bytes` is not previewed.
+pub fn too_big(bytes: u64) -> String {
+    let limit = human_bytes(MAX_FILE_BYTES);
+    // Rounded, a size just over the limit would read as the limit itself.
+    if bytes < MAX_FILE_BYTES + MAX_FILE_BYTES / 20 {
+        format!("the file is too large to preview (over {limit})")
+    } else {
+        format!(
+            "the file is too large to preview ({}; at most {limit})",
+            human_bytes(bytes)
+        )
+    }
+}
+
+/// `532 bytes`, `48.2 kB`, `3.4 MB`, `20 MB`: decimal units, as file sizes are usually given.
+pub fn human_bytes(n: u64) -> String {
+    if n < 1000 {
+        return format!("{n} bytes");
+    }
+    let (value, unit) = if n < 1_000_000 {
+        (n as f64 / 1e3, "kB")
+    } else if n < 1_000_000_000 {
+        (n as f64 / 1e6, "MB")
+    } else {
+        (n as f64 / 1e9, "GB")
+    };
+    let text = format!("{value:.1}");
+    format!("{} {unit}", text.trim_end_matches(".0"))
+}
+
+/// At most one line of at most 160 characters, without control characters: a decoder's message
+/// ends up on screen.
+fn one_line(text: &str) -> String {
+    let line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(160)
+        .collect();
+    line
+}
+
+/// A picture encoded for one area of the terminal, ready to draw. The view draws it through
+/// a shared reference; a new area needs a new encoding from the worker.
+#[derive(Clone)]
+pub struct PreviewImage {
+    protocol: Protocol,
+    /// The area (in cells) it was encoded for.
+    area: Size,
+    /// The picture's own size in pixels.
+    pixels: (u32, u32),
+}
+
+impl fmt::Debug for PreviewImage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreviewImage")
+            .field("area", &self.area)
+            .field("covers", &self.protocol.size())
+            .field("pixels", &self.pixels)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreviewImage {
+    pub fn protocol(&self) -> &Protocol {
+        &self.protocol
+    }
+    /// The area it was encoded for: the view asks again when its area differs.
+    pub fn area(&self) -> Size {
+        self.area
+    }
+    /// The cells the picture covers, within `area`.
+    pub fn covers(&self) -> Size {
+        self.protocol.size()
+    }
+    pub fn pixels(&self) -> (u32, u32) {
+        self.pixels
+    }
+}
+
+/// Encodes `decoded` to fill as much of `area` as its proportions allow. `id` tells kitty's
+/// pictures apart and must differ between pictures on screen at once.
+pub fn encode(
+    decoded: &Decoded,
+    graphics: &Graphics,
+    area: Size,
+    id: u32,
+) -> Result<PreviewImage, String> {
+    if area.width == 0 || area.height == 0 {
+        return Err("no room for a preview".into());
+    }
+    let font = FontSize::new(graphics.cell.0.max(1), graphics.cell.1.max(1));
+    let resize = Resize::Scale(Some(FilterType::Triangle));
+    let covers = resize.size_for(&decoded.image, font, area);
+    let covers = Size::new(
+        covers.width.clamp(1, area.width),
+        covers.height.clamp(1, area.height),
+    );
+    let image = resize.resize(&decoded.image, font, covers, None);
+    let fail =
+        |e: ratatui_image::errors::Errors| one_line(&format!("cannot encode the preview: {e}"));
+    let protocol = match graphics.protocol {
+        GraphicsProtocol::Halfblocks => {
+            Protocol::Halfblocks(Halfblocks::new(image, covers).map_err(fail)?)
+        }
+        GraphicsProtocol::Sixel => {
+            Protocol::Sixel(Sixel::new(image, covers, graphics.tmux).map_err(fail)?)
+        }
+        GraphicsProtocol::Kitty => Protocol::Kitty(
+            Kitty::new(image, covers, id.max(1), graphics.tmux, false).map_err(fail)?,
+        ),
+        GraphicsProtocol::Iterm2 => {
+            Protocol::ITerm2(Iterm2::new(image, covers, graphics.tmux).map_err(fail)?)
+        }
+    };
+    Ok(PreviewImage {
+        protocol,
+        area,
+        pixels: decoded.pixels,
+    })
+}
+
+/// A finished task's file as the detail section presents it.
+#[derive(Debug, Clone)]
+pub enum Picture {
+    Image(PreviewImage),
+    /// A video: only its size (when known) is shown.
+    Video {
+        bytes: Option<u64>,
+    },
+}
+
+/// What the detail section shows in place of the picture. The state holds one; the view
+/// draws it (`ui::preview::render`).
+#[derive(Debug, Clone)]
+pub enum PreviewView {
+    /// No previews in this session, or none for this task: one line why.
+    Off(String),
+    /// Asked of the worker; not here yet.
+    Loading,
+    Ready(Picture),
+    /// This file cannot be previewed: one line why.
+    Failed(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{ImageEncoder, Rgb, RgbImage};
+
+    /// A small PNG: four coloured quadrants.
+    pub(crate) fn quadrants(width: u32, height: u32) -> Vec<u8> {
+        let img = RgbImage::from_fn(width, height, |x, y| {
+            match (x < width / 2, y < height / 2) {
+                (true, true) => Rgb([255, 0, 0]),
+                (false, true) => Rgb([0, 255, 0]),
+                (true, false) => Rgb([0, 0, 255]),
+                (false, false) => Rgb([255, 255, 0]),
+            }
+        });
+        let mut out = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut out)
+            .write_image(img.as_raw(), width, height, image::ExtendedColorType::Rgb8)
+            .expect("encode");
+        out
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_bytes(532), "532 bytes");
+        assert_eq!(human_bytes(48_200), "48.2 kB");
+        assert_eq!(human_bytes(3_400_000), "3.4 MB");
+        assert_eq!(human_bytes(20_000_000), "20 MB");
+    }
+
+    #[test]
+    fn a_picture_fills_the_area_in_proportion() {
+        let d = decode(&quadrants(64, 32)).expect("decodes");
+        assert_eq!(d.pixels, (64, 32));
+        let p = encode(&d, &Graphics::halfblocks(), Size::new(40, 10), 1).expect("encodes");
+        // 2:1 in pixels is 40x10 cells of 10x20 pixels... limited by the width: 40x10.
+        assert_eq!(p.covers(), Size::new(40, 10));
+        assert_eq!(p.area(), Size::new(40, 10));
+        let p = encode(&d, &Graphics::halfblocks(), Size::new(40, 4), 1).expect("encodes");
+        assert_eq!(p.covers(), Size::new(16, 4));
+        assert!(encode(&d, &Graphics::halfblocks(), Size::new(0, 4), 1).is_err());
+    }
+
+    #[test]
+    fn every_protocol_encodes() {
+        let d = decode(&quadrants(30, 30)).expect("decodes");
+        for protocol in [
+            GraphicsProtocol::Kitty,
+            GraphicsProtocol::Sixel,
+            GraphicsProtocol::Iterm2,
+            GraphicsProtocol::Halfblocks,
+        ] {
+            for tmux in [false, true] {
+                let g = Graphics {
+                    protocol,
+                    cell: (9, 18),
+                    tmux,
+                };
+                let p = encode(&d, &g, Size::new(20, 10), 7).expect("encodes");
+                assert!(p.covers().width <= 20 && p.covers().height <= 10, "{p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn huge_pictures_are_kept_small() {
+        let d = decode(&quadrants(3000, 100)).expect("decodes");
+        assert_eq!(d.pixels, (3000, 100));
+        assert_eq!(d.image.width(), KEPT_SIDE);
+    }
+    /// A PNG whose header claims `width` x `height` (`depth`-bit RGBA), with a scrap of data:
+    /// what a decompression bomb looks like before it goes off.
+    fn claimed_png(width: u32, height: u32, depth: u8) -> Vec<u8> {
+        fn crc(bytes: &[u8]) -> u32 {
+            let mut c = 0xffff_ffffu32;
+            for b in bytes {
+                c ^= u32::from(*b);
+                for _ in 0..8 {
+                    c = if c & 1 == 1 {
+                        0xedb8_8320 ^ (c >> 1)
+                    } else {
+                        c >> 1
+                    };
+                }
+            }
+            !c
+        }
+        fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            let start = out.len();
+            out.extend_from_slice(kind);
+            out.extend_from_slice(data);
+            let sum = crc(&out[start..]);
+            out.extend_from_slice(&sum.to_be_bytes());
+        }
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        let mut ihdr = Vec::new();
+        ihdr.extend_from_slice(&width.to_be_bytes());
+        ihdr.extend_from_slice(&height.to_be_bytes());
+        ihdr.extend_from_slice(&[depth, 6, 0, 0, 0]);
+        chunk(&mut out, b"IHDR", &ihdr);
+        // A zlib stream of zeros: it would inflate to the whole claimed size.
+        chunk(
+            &mut out,
+            b"IDAT",
+            &[0x78, 0x9c, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00],
+        );
+        chunk(&mut out, b"IEND", &[]);
+        out
+    }
+
+    fn one_line_reason(r: Result<Decoded, String>) -> String {
+        let reason = r.err().expect("refused");
+        assert!(
+            !reason.contains('\n') && reason.chars().count() <= 160,
+            "{reason}"
+        );
+        reason
+    }
+
+    #[test]
+    fn decompression_bombs_are_refused_before_they_go_off() {
+        let reason = one_line_reason(decode(&claimed_png(100_000, 100_000, 8)));
+        assert!(
+            reason.contains("too large") && reason.contains("100000x100000"),
+            "{reason}"
+        );
+        // Within the side limit, but 12000x12000 at 16-bit RGBA would need 1.1 GB.
+        let reason = one_line_reason(decode(&claimed_png(12_000, 12_000, 16)));
+        assert!(reason.contains("too large"), "{reason}");
+    }
+
+    #[test]
+    fn broken_and_foreign_files_give_a_reason() {
+        let png = quadrants(16, 16);
+        let reason = one_line_reason(decode(&png[..png.len() / 2]));
+        assert!(reason.starts_with("the image cannot be read"), "{reason}");
+        let mut scrambled = png.clone();
+        for b in &mut scrambled[40..] {
+            *b ^= 0x5a;
+        }
+        assert!(one_line_reason(decode(&scrambled)).starts_with("the image cannot be read"));
+        let reason = one_line_reason(decode(b"<html>502 Bad Gateway</html>"));
+        assert_eq!(reason, "the file is not a PNG, JPEG or WebP image");
+        let reason = one_line_reason(decode(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;"));
+        assert!(
+            reason.starts_with("GIF images cannot be previewed"),
+            "{reason}"
+        );
+        let reason = one_line_reason(decode(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00"));
+        assert_eq!(reason, "the file is a video, not an image");
+        assert!(one_line_reason(decode(&[])).contains("not a PNG"));
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused() {
+        let big = vec![0u8; MAX_FILE_BYTES as usize + 1];
+        let reason = one_line_reason(decode(&big));
+        assert_eq!(reason, "the file is too large to preview (over 20 MB)");
+        assert_eq!(
+            too_big(35_000_000),
+            "the file is too large to preview (35 MB; at most 20 MB)"
+        );
+    }
+}

@@ -1,0 +1,290 @@
+//! The preview worker: a finished task's picture, fetched once (the saved file, else the
+//! download URL into the size-capped cache), decoded on a blocking thread, and encoded for the
+//! area the App asks for, sent back by value. A new area costs an encoding, not a fetch.
+//!
+//! Only the latest request matters: a request for another file aborts what is in flight for
+//! the previous one. Decoded pictures of the last few files are kept, so coming back to a
+//! task or resizing the pane is instant.
+
+use crate::api::ApiError;
+use crate::api::download::Downloader;
+use crate::api::types::TaskKind;
+use crate::msg::{PreviewReport, PreviewRequest, PreviewSource};
+use crate::preview::picture::{self, Decoded, MAX_FILE_BYTES};
+use crate::preview::{Graphics, Picture};
+use crate::store::cache::ImageCache;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{Notify, OnceCell, mpsc};
+use tokio::task::JoinHandle;
+
+/// Decoded pictures kept for the files most recently shown: each is at most
+/// `KEPT_SIDE`² pixels, so this bounds the memory they hold.
+const KEPT: usize = 3;
+
+/// What a file turned out to be; kept, so it is fetched and decoded once.
+enum Fetched {
+    Image(Arc<Decoded>),
+    Video(Option<u64>),
+    /// It will not be shown however often it is asked for: too big, not an image, a
+    /// refused link. (Transport errors are not kept: the next request tries again.)
+    Refused(String),
+}
+
+type Slot = Arc<OnceCell<Fetched>>;
+
+struct Shared {
+    graphics: Graphics,
+    cache: ImageCache,
+    downloader: Downloader,
+    kept: Mutex<VecDeque<(PreviewSource, Slot)>>,
+}
+
+/// The App's handle on the preview worker. Reports go out as `wrap(report)`: `Msg::Preview`
+/// in the dashboard, the bare report in tests.
+pub struct PreviewWorker<T> {
+    shared: Arc<Shared>,
+    out: mpsc::Sender<T>,
+    wrap: fn(PreviewReport) -> T,
+    jobs: Vec<(PreviewSource, JoinHandle<()>)>,
+    next_id: u32,
+}
+
+impl<T: Send + 'static> PreviewWorker<T> {
+    pub fn new(
+        graphics: Graphics,
+        cache: ImageCache,
+        downloader: Downloader,
+        out: mpsc::Sender<T>,
+        wrap: fn(PreviewReport) -> T,
+    ) -> Self {
+        PreviewWorker {
+            shared: Arc::new(Shared {
+                graphics,
+                cache,
+                downloader,
+                kept: Mutex::new(VecDeque::new()),
+            }),
+            out,
+            wrap,
+            jobs: Vec::new(),
+            // Kitty tells pictures apart by id; another program's pictures may share the
+            // screen's history, so start somewhere unlikely.
+            next_id: std::process::id().wrapping_mul(2_654_435_761).max(1),
+        }
+    }
+
+    /// Works on `req`; work for other files is abandoned. Work for the same file goes on:
+    /// both wait for the one fetch.
+    pub fn request(&mut self, req: PreviewRequest) {
+        self.jobs.retain(|(source, job)| {
+            let keep = *source == req.source && !job.is_finished();
+            if !keep {
+                job.abort();
+            }
+            keep
+        });
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        let (shared, out, wrap) = (self.shared.clone(), self.out.clone(), self.wrap);
+        let source = req.source.clone();
+        let job = tokio::spawn(async move {
+            let result = shared.picture(&req, id).await;
+            let report = PreviewReport {
+                key: req.key,
+                area: req.area,
+                result,
+            };
+            let _ = out.send(wrap(report)).await;
+        });
+        self.jobs.push((source, job));
+    }
+}
+
+impl<T> Drop for PreviewWorker<T> {
+    fn drop(&mut self) {
+        for (_, job) in &self.jobs {
+            job.abort();
+        }
+    }
+}
+
+impl Shared {
+    /// The slot where `source`'s outcome is kept; the oldest slot goes when there are too many.
+    fn slot(&self, source: &PreviewSource) -> Slot {
+        let mut kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(i) = kept.iter().position(|(s, _)| s == source) {
+            let entry = kept
+                .remove(i)
+                .unwrap_or_else(|| unreachable!("found above"));
+            let slot = entry.1.clone();
+            kept.push_back(entry);
+            return slot;
+        }
+        let slot = Slot::default();
+        kept.push_back((source.clone(), slot.clone()));
+        while kept.len() > KEPT {
+            kept.pop_front();
+        }
+        slot
+    }
+
+    async fn picture(&self, req: &PreviewRequest, id: u32) -> Result<Picture, String> {
+        let slot = self.slot(&req.source);
+        let fetched = slot
+            .get_or_try_init(|| self.fetch(req.key.kind, &req.source))
+            .await?;
+        match fetched {
+            Fetched::Video(bytes) => Ok(Picture::Video { bytes: *bytes }),
+            Fetched::Refused(reason) => Err(reason.clone()),
+            Fetched::Image(decoded) => {
+                let (decoded, graphics, area) = (decoded.clone(), self.graphics, req.area);
+                blocking(move || picture::encode(&decoded, &graphics, area, id))
+                    .await?
+                    .map(Picture::Image)
+            }
+        }
+    }
+
+    /// Fetches and decodes. `Err` is a failure worth trying again (the network, a file
+    /// system), `Ok(Refused)` one that is not.
+    async fn fetch(&self, kind: TaskKind, source: &PreviewSource) -> Result<Fetched, String> {
+        if kind == TaskKind::Video {
+            return Ok(Fetched::Video(match source {
+                PreviewSource::File(path) => tokio::fs::metadata(path).await.ok().map(|m| m.len()),
+                PreviewSource::Url(url) => self.remote_size(url).await,
+            }));
+        }
+        let path = match source {
+            PreviewSource::File(path) => path.clone(),
+            PreviewSource::Url(url) => match self.download(url).await? {
+                Ok(path) => path,
+                Err(refused) => return Ok(Fetched::Refused(refused)),
+            },
+        };
+        let bytes = match blocking(move || read_capped(&path)).await? {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(refused)) => return Ok(Fetched::Refused(refused)),
+            Err(e) => return Err(e),
+        };
+        Ok(match blocking(move || picture::decode(&bytes)).await? {
+            Ok(decoded) => Fetched::Image(Arc::new(decoded)),
+            Err(reason) => Fetched::Refused(reason),
+        })
+    }
+
+    /// `url`'s file in the cache, downloaded if it is not there yet. The outer `Err` is worth
+    /// trying again; the inner one is a refusal (too big, a link that is not allowed).
+    async fn download(&self, url: &str) -> Result<Result<PathBuf, String>, String> {
+        let (cache, key) = (self.cache.clone(), url.to_string());
+        if let Some(path) = blocking(move || cache.hit(&key)).await? {
+            return Ok(Ok(path));
+        }
+        let cache = self.cache.clone();
+        let scratch = blocking(move || cache.scratch())
+            .await?
+            .map_err(|e| format!("cannot write the preview cache: {e}"))?;
+        let over = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(Notify::new());
+        let mut progress = {
+            let (over, stop) = (over.clone(), stop.clone());
+            move |done: u64, total: Option<u64>| {
+                let size = total.filter(|t| *t > MAX_FILE_BYTES).unwrap_or(done);
+                if size > MAX_FILE_BYTES {
+                    over.store(size, Ordering::SeqCst);
+                    stop.notify_one();
+                }
+            }
+        };
+        let fetched = tokio::select! {
+            // An announced length over the cap stops it before the body; a body growing past
+            // it, at the next pause.
+            biased;
+            () = stop.notified() => None,
+            r = self.downloader.fetch(url, scratch.path(), "download", false, &mut progress) => Some(r),
+        };
+        let result = match fetched {
+            None => Ok(Err(picture::too_big(over.load(Ordering::SeqCst)))),
+            Some(Err(ApiError::Invalid(reason))) => Ok(Err(reason)),
+            Some(Err(e)) => Err(first_line(&e.to_string())),
+            Some(Ok(file)) => {
+                let (cache, key) = (self.cache.clone(), url.to_string());
+                blocking(move || match std::fs::metadata(&file) {
+                    Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(picture::too_big(m.len()))),
+                    _ => cache
+                        .admit(&file, &key)
+                        .map(Ok)
+                        .map_err(|e| format!("cannot write the preview cache: {e}")),
+                })
+                .await?
+            }
+        };
+        // Removing a directory is file-system work: not on the App's thread.
+        tokio::task::spawn_blocking(move || drop(scratch));
+        result
+    }
+
+    /// A video's size as the server announces it: the request stops at the headers.
+    async fn remote_size(&self, url: &str) -> Option<u64> {
+        let (cache, key) = (self.cache.clone(), url.to_string());
+        if let Ok(Some(path)) = blocking(move || cache.hit(&key)).await {
+            return tokio::fs::metadata(path).await.ok().map(|m| m.len());
+        }
+        let cache = self.cache.clone();
+        let scratch = blocking(move || cache.scratch()).await.ok()?.ok()?;
+        let total = Arc::new(Mutex::new(None));
+        let stop = Arc::new(Notify::new());
+        let mut progress = {
+            let (total, stop) = (total.clone(), stop.clone());
+            move |_: u64, announced: Option<u64>| {
+                if let Ok(mut t) = total.lock() {
+                    *t = announced;
+                }
+                stop.notify_one();
+            }
+        };
+        let size = tokio::select! {
+            biased;
+            () = stop.notified() => total.lock().ok().and_then(|t| *t),
+            r = self.downloader.fetch(url, scratch.path(), "probe", false, &mut progress) => {
+                match r {
+                    Ok(file) => tokio::fs::metadata(file).await.ok().map(|m| m.len()),
+                    Err(_) => None,
+                }
+            }
+        };
+        tokio::task::spawn_blocking(move || drop(scratch));
+        size
+    }
+}
+
+/// A file's bytes, unless it is over the cap (then the inner `Err` says so).
+fn read_capped(path: &Path) -> Result<Result<Vec<u8>, String>, String> {
+    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+    let len = std::fs::metadata(path).map_err(cannot)?.len();
+    if len > MAX_FILE_BYTES {
+        return Ok(Err(picture::too_big(len)));
+    }
+    std::fs::read(path).map(Ok).map_err(cannot)
+}
+
+/// Runs slow work on a blocking thread, off the App's one-thread runtime.
+async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, String> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| format!("the preview worker failed: {e}"))
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(160)
+        .collect()
+}
