@@ -71,6 +71,8 @@ pub enum Cmd {
     RememberCategories(Vec<String>),
     /// Save the watch list's sort order (its label) for the next session.
     RememberSort(String),
+    /// Fetch, decode and encode a finished task's picture for the detail section.
+    Preview(PreviewRequest),
     Bell,
 }
 
@@ -156,4 +158,6 @@ pub enum Msg {
     Opened(Result<String, String>),
     /// Wall-clock seconds since the epoch, once a second.
     Tick(u64),
+    /// The preview worker's answer.
+    Preview(PreviewReport),
 }

@@ -51,6 +51,8 @@ pub struct Session {
     pub services: services::Services,
     /// Makes the clients of the other configured services, on first use.
     pub resolve: Option<workers::services::Resolve>,
+    /// Where previews' downloads are cached.
+    pub preview_cache: PathBuf,
 }
 
 /// Why the dashboard ended, for the caller to turn into an exit code.
@@ -66,6 +68,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         no_color,
         services,
         resolve,
+        preview_cache,
     } = session;
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
@@ -124,6 +127,14 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     // Before the event reader starts, which would take the terminal's replies as keys.
     let graphics = detect_graphics(settings.image_preview, no_color);
     tracing::info!("{}", graphics.note);
+    match graphics.graphics {
+        Some(g) => workers.start_previews(
+            g,
+            crate::store::cache::ImageCache::new(preview_cache, crate::store::cache::DEFAULT_CAP),
+            Msg::Preview,
+        ),
+        None => state.preview = state::PreviewSlot::off(graphics.note.clone()),
+    }
     crate::testing::maybe_panic_in_worker();
 
     let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
@@ -334,6 +345,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::Download { key, url, service } => workers.download(key, url, service),
             Cmd::RememberCategories(list) => workers.remember_categories(list),
             Cmd::RememberSort(label) => workers.remember_sort(label),
+            Cmd::Preview(request) => workers.preview(request),
             Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),
             Cmd::Bell => write_raw(tui, "\x07"),
             Cmd::Notify { title, body } => write_raw(

@@ -5,7 +5,7 @@
 use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
-use crate::msg::{Cmd, DownloadEvent, Msg, TaskKey};
+use crate::msg::{Cmd, DownloadEvent, Msg, PreviewSource, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
 use crate::ui::layout::{Areas, ContainsPoint, Region};
 
@@ -14,6 +14,7 @@ pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
+pub use super::preview::PreviewSlot;
 pub use super::watch::{
     Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,
 };
@@ -89,6 +90,8 @@ pub struct State {
     pub last_error: Option<String>,
     /// A short message about the last action ("copied …", "opened …"), set by `say`.
     pub notice: Option<Notice>,
+    /// The selected finished task's picture in the detail section.
+    pub preview: PreviewSlot,
     pub settings: UiSettings,
     pub keymap: Keymap,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
@@ -119,6 +122,7 @@ impl State {
         let mut state = State {
             browser: Browser::new(categories, Vec::new()),
             watch: Watch::new(watch, failure_statuses),
+            preview: PreviewSlot::new(),
             focus: Pane::Browser,
             popup: None,
             service_url: crate::api::sanitize::sanitize(service_url),
@@ -182,7 +186,35 @@ impl State {
         if let Some(prefer) = self.prefer_visible() {
             cmds.push(prefer);
         }
+        cmds.extend(self.sync_preview());
         cmds
+    }
+
+    /// The selected task's picture, when the detail section shows a finished task and has room
+    /// for it: from the saved file if it was downloaded, else from its URL.
+    pub fn preview_source(&self) -> Option<(TaskKey, PreviewSource)> {
+        if self.areas.watch_preview.is_empty() {
+            return None;
+        }
+        let r = self.watch.selected_row()?;
+        if r.state != TaskState::Completed {
+            return None;
+        }
+        let source = match &r.download {
+            Some(DownloadView::Saved(path)) => PreviewSource::File(path.into()),
+            _ => PreviewSource::Url(r.url()?.to_string()),
+        };
+        Some((r.key(), source))
+    }
+
+    /// Asks for the picture the detail section now shows, if the worker has work to do.
+    fn sync_preview(&mut self) -> Option<Cmd> {
+        let Some((key, source)) = self.preview_source() else {
+            self.preview.clear();
+            return None;
+        };
+        let area = self.areas.watch_preview.as_size();
+        self.preview.show(&key, &source, area).map(Cmd::Preview)
     }
 
     /// A `Prefer` for the rows on screen if they are not those the poller was last told of
@@ -744,6 +776,10 @@ impl State {
                 let (cmds, changed) = self.watch.merge_external(&entries, self.now);
                 self.dirty |= changed;
                 cmds
+            }
+            Msg::Preview(report) => {
+                self.dirty |= self.preview.apply(report);
+                Vec::new()
             }
             Msg::StoreProblem(text) => {
                 self.last_error = Some(text);

@@ -130,6 +130,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Notify { .. } => "Notify",
             Cmd::RememberCategories(_) => "RememberCategories",
             Cmd::RememberSort(_) => "RememberSort",
+            Cmd::Preview(_) => "Preview",
             Cmd::Rank { .. } => "Rank",
             Cmd::Bell => "Bell",
         })

@@ -43,6 +43,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             no_color,
             services,
             resolve: Some(resolve),
+            preview_cache: crate::store::cache::ImageCache::default_dir(),
         })
         .await
         .map_err(|e| Failure::new(exit::OTHER, e))?
@@ -143,6 +144,8 @@ async fn demo_session(
         no_color,
         services,
         resolve: None,
+        // The demo leaves the user's cache alone.
+        preview_cache: scratch.join("previews"),
     })
     .await
     .map_err(|e| Failure::new(exit::OTHER, e))

@@ -28,11 +28,26 @@ pub struct Areas {
     pub watch_rows: Rect,
     /// The selected task's details, below the rows (zero-sized when hidden).
     pub watch_detail: Rect,
+    /// Where a finished task's picture goes: the right of the detail section, roughly square
+    /// on screen (zero-sized where the section is too small to share).
+    pub watch_preview: Rect,
     pub status: Rect,
     pub hints: Rect,
     /// The help overlay, over everything (borders included).
     pub help: Rect,
     pub wide: bool,
+}
+
+/// The picture's place in the detail section (below its one-line title): two columns per row,
+/// as terminal cells are about twice as tall as wide, and at most two fifths of the width, so
+/// the text keeps at least 36 columns.
+fn preview_area(detail: Rect) -> Rect {
+    let height = detail.height.saturating_sub(1);
+    let width = (height * 2).min(detail.width * 2 / 5);
+    if height < 4 || width < 8 || detail.width.saturating_sub(width + 1) < 36 {
+        return Rect::default();
+    }
+    Rect::new(detail.right() - width, detail.y + 1, width, height)
 }
 
 fn inner(r: Rect) -> Rect {
@@ -125,6 +140,7 @@ impl Areas {
             watch_header,
             watch_rows,
             watch_detail,
+            watch_preview: preview_area(watch_detail),
             status,
             hints,
             help: centered(full, HELP_SIZE.0, HELP_SIZE.1),

@@ -515,8 +515,14 @@ fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> 
         .borders(Borders::TOP)
         .border_style(theme.dim())
         .title(Span::styled(" task ", theme.dim()));
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     frame.render_widget(block, area);
+    // A finished task's picture on the right; the text keeps the rest.
+    let picture = state.areas.watch_preview;
+    if let (Some(_), Some(view)) = (state.preview_source(), state.preview.view()) {
+        super::preview::render(frame, picture, view);
+        inner.width = picture.x.saturating_sub(inner.x + 1);
+    }
     let (lines, url_lines) = detail_lines(state, r, usize::from(inner.width), theme);
     let mut found = Vec::new();
     if let (Some(url), Some(at)) = (r.url(), url_lines.clone())
