@@ -24,16 +24,33 @@ pub fn render(frame: &mut Frame, area: Rect, view: &PreviewView) {
             }
             "resizing preview…".to_string()
         }
-        PreviewView::Ready(Picture::Video { bytes }) => match bytes {
-            Some(n) => format!("preview is for images (video, {})", human_bytes(*n)),
-            None => "preview is for images (video)".to_string(),
-        },
-        PreviewView::Loading => "loading preview…".to_string(),
-        PreviewView::Failed(reason) => format!("no preview: {reason}"),
-        PreviewView::Off(reason) => reason.clone(),
+        other => describe(other),
     };
     let line = Line::styled(text, Style::new().add_modifier(Modifier::DIM));
     frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
+}
+
+/// Whether `view` needs the picture's place (a picture, or one on its way), rather than a line
+/// of the detail's text.
+pub fn needs_room(view: &PreviewView) -> bool {
+    matches!(
+        view,
+        PreviewView::Ready(Picture::Image(_)) | PreviewView::Loading
+    )
+}
+
+/// One line for what is shown instead of a picture.
+pub fn describe(view: &PreviewView) -> String {
+    match view {
+        PreviewView::Ready(Picture::Image(_)) => "a picture".to_string(),
+        PreviewView::Ready(Picture::Video { bytes }) => match bytes {
+            Some(n) => format!("for images only (video, {})", human_bytes(*n)),
+            None => "for images only (video)".to_string(),
+        },
+        PreviewView::Loading => "loading preview…".to_string(),
+        PreviewView::Failed(reason) => format!("none: {reason}"),
+        PreviewView::Off(reason) => reason.clone(),
+    }
 }
 
 /// Whether the picture can be drawn whole in `area`.

@@ -519,11 +519,30 @@ fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> 
     frame.render_widget(block, area);
     // A finished task's picture on the right; the text keeps the rest.
     let picture = state.areas.watch_preview;
-    if let (Some(_), Some(view)) = (state.preview_source(), state.preview.view()) {
+    let view = state
+        .preview_source()
+        .and(state.preview.view())
+        .filter(|_| !picture.is_empty());
+    if let Some(view) = view.filter(|v| super::preview::needs_room(v)) {
         super::preview::render(frame, picture, view);
         inner.width = picture.x.saturating_sub(inner.x + 1);
     }
-    let (lines, url_lines) = detail_lines(state, r, usize::from(inner.width), theme);
+    let (mut lines, mut url_lines) = detail_lines(state, r, usize::from(inner.width), theme);
+    if let Some(view) = view.filter(|v| !super::preview::needs_room(v)) {
+        // Above the URL, where a short section still shows it.
+        let text = super::preview::describe(view);
+        let said = wrapped(
+            "preview",
+            &text,
+            usize::from(inner.width),
+            theme.dim(),
+            theme,
+        );
+        let at = url_lines.as_ref().map_or(lines.len(), |u| u.start);
+        let n = said.len();
+        lines.splice(at..at, said);
+        url_lines = url_lines.map(|u| u.start + n..u.end + n);
+    }
     let mut found = Vec::new();
     if let (Some(url), Some(at)) = (r.url(), url_lines.clone())
         && crate::api::links::validate_link(url).is_ok()

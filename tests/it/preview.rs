@@ -25,7 +25,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 /// A PNG of four coloured quadrants: red, green / blue, yellow.
-fn quadrants(width: u32, height: u32) -> Vec<u8> {
+pub fn quadrants(width: u32, height: u32) -> Vec<u8> {
     let img = RgbImage::from_fn(width, height, |x, y| {
         match (x < width / 2, y < height / 2) {
             (true, true) => Rgb([255, 0, 0]),
@@ -84,7 +84,7 @@ fn bomb(width: u32, height: u32) -> Vec<u8> {
     out
 }
 
-fn decoded(png: &[u8]) -> Decoded {
+pub fn decoded(png: &[u8]) -> Decoded {
     decode(png).unwrap()
 }
 

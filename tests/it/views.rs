@@ -692,3 +692,77 @@ fn watch_pane_across_services_at_80_100_140() {
         }
     }
 }
+
+/// A finished image task's picture beside the detail's text, as the preview worker sends it;
+/// a video says in a line of the text that previews are for images.
+#[test]
+fn the_detail_shows_the_picture_of_a_finished_image() {
+    use gendash::msg::{PreviewReport, PreviewSource};
+    use gendash::preview::{Graphics, Picture, PreviewView};
+    let mut s = loaded(
+        140,
+        45,
+        vec![
+            task("pic-done", TaskKind::Image),
+            task("clip-done", TaskKind::Video),
+        ],
+    );
+    poll(
+        &mut s,
+        "clip-done",
+        TaskKind::Video,
+        Ok(result("clip-done", "COMPLETED", 100)),
+    );
+    // The selected task finishes: its picture is asked for.
+    let cmds = s.apply(Msg::Polled {
+        key: TaskKey::new(TaskKind::Image, "pic-done"),
+        result: Ok(result("pic-done", "COMPLETED", 100)),
+        retry_in: None,
+    });
+    s.update(Action::FocusNext);
+    let Some(Cmd::Preview(request)) = cmds.iter().find(|c| matches!(c, Cmd::Preview(_))) else {
+        panic!("the selected finished task's picture is asked for: {cmds:?}")
+    };
+    assert_eq!(
+        request.source,
+        PreviewSource::Url("http://127.0.0.1:8787/files/pic-done.png".into())
+    );
+    let area = s.areas.watch_preview;
+    assert_eq!(request.area, area.as_size());
+    let image = gendash::preview::picture::encode(
+        &crate::preview::decoded(&crate::preview::quadrants(32, 32)),
+        &Graphics::halfblocks(),
+        area.as_size(),
+        1,
+    )
+    .unwrap();
+    s.apply(Msg::Preview(PreviewReport {
+        key: request.key.clone(),
+        area: request.area,
+        result: Ok(Picture::Image(image)),
+    }));
+    assert!(matches!(s.preview.view(), Some(PreviewView::Ready(_))));
+    let t = draw(&s);
+    insta::assert_snapshot!(t.backend());
+    let top_left = &t.backend().buffer()[(area.x + 1, area.y + 1)];
+    assert_eq!(
+        top_left.fg,
+        ratatui::style::Color::Rgb(255, 0, 0),
+        "the red quadrant"
+    );
+
+    let cmds = s.update(Action::Down);
+    let Some(Cmd::Preview(request)) = cmds.iter().find(|c| matches!(c, Cmd::Preview(_))) else {
+        panic!("the video's file is asked about too: {cmds:?}")
+    };
+    s.apply(Msg::Preview(PreviewReport {
+        key: request.key.clone(),
+        area: request.area,
+        result: Ok(Picture::Video { bytes: Some(3_900) }),
+    }));
+    let text = crate::common::rendered_text(&s, 140, 45);
+    assert!(
+        text.contains("preview  for images only (video, 3.9 kB)"),
+        "{text}"
+    );
+}
