@@ -73,7 +73,21 @@ pub enum Cmd {
     RememberSort(String),
     /// Fetch, decode and encode a finished task's picture for the detail section.
     Preview(PreviewRequest),
+    /// A watched task finished while watched: run `on_complete`, if configured.
+    Finished(Finished),
     Bell,
+}
+
+/// What `on_complete` is told of a task that finished (completed or failed) while watched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    pub task_id: String,
+    pub kind: TaskKind,
+    pub status: String,
+    pub percent: u8,
+    pub url: Option<String>,
+    /// Where its file was saved, if it was downloaded.
+    pub file: Option<PathBuf>,
 }
 
 /// A change to the saved watch list.
@@ -160,4 +174,6 @@ pub enum Msg {
     Tick(u64),
     /// The preview worker's answer.
     Preview(PreviewReport),
+    /// `on_complete` failed (could not start, exited non-zero, timed out): one line.
+    HookFailed(String),
 }

@@ -185,11 +185,22 @@ pub fn notify_sequence(title: &str, body: &str, env: &dyn Fn(&str) -> Option<Str
     let term = env("TERM").unwrap_or_default();
     let osc777 =
         env("VTE_VERSION").is_some() || term.starts_with("rxvt") || term.starts_with("foot");
-    if osc777 {
+    let sequence = if osc777 {
         format!("\x1b]777;notify;{};{}\x07", clean(title), clean(body))
     } else {
         format!("\x1b]9;{}: {}\x07", clean(title), clean(body))
+    };
+    if env("TMUX").is_some() {
+        tmux_passthrough(&sequence)
+    } else {
+        sequence
     }
+}
+
+/// Inside tmux a sequence reaches the outer terminal only wrapped in tmux's passthrough, with
+/// every ESC inside doubled (and only with `set -g allow-passthrough on`).
+pub fn tmux_passthrough(sequence: &str) -> String {
+    format!("\x1bPtmux;{}\x1b\\", sequence.replace('\x1b', "\x1b\x1b"))
 }
 
 #[cfg(test)]
@@ -207,6 +218,31 @@ mod tests {
         });
         assert_eq!(n, "\x1b]777;notify;done;a,b\x07");
         assert_eq!(copy_sequence("hi"), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn inside_tmux_notifications_pass_through_with_escs_doubled() {
+        let env = |k: &str| match k {
+            "TMUX" => Some("/tmp/tmux-0/default,123,0".into()),
+            "TERM" => Some("tmux-256color".into()),
+            _ => None,
+        };
+        assert_eq!(
+            notify_sequence("done", "image a1 — COMPLETED", &env),
+            "\x1bPtmux;\x1b\x1b]9;done: image a1 — COMPLETED\x07\x1b\\"
+        );
+        let vte = |k: &str| match k {
+            "TMUX" => Some("x".into()),
+            "VTE_VERSION" => Some("7600".into()),
+            _ => None,
+        };
+        assert_eq!(
+            notify_sequence("t", "b", &vte),
+            "\x1bPtmux;\x1b\x1b]777;notify;t;b\x07\x1b\\"
+        );
+        // An ESC smuggled into the text is gone before wrapping, so nothing ends it early.
+        let n = notify_sequence("t\x1b\\x", "b", &env);
+        assert_eq!(n.matches("\x1b\\").count(), 1, "{n:?}");
     }
 
     #[test]

@@ -87,6 +87,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
                 Box::new(move |query, names| ranker.rank(query, names))
             },
             resolve,
+            on_complete: settings.on_complete.clone(),
         },
         msg_tx,
     );
@@ -346,6 +347,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::RememberCategories(list) => workers.remember_categories(list),
             Cmd::RememberSort(label) => workers.remember_sort(label),
             Cmd::Preview(request) => workers.preview(request),
+            Cmd::Finished(task) => workers.finished(&task),
             Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),
             Cmd::Bell => write_raw(tui, "\x07"),
             Cmd::Notify { title, body } => write_raw(

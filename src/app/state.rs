@@ -92,6 +92,8 @@ pub struct State {
     pub notice: Option<Notice>,
     /// The selected finished task's picture in the detail section.
     pub preview: PreviewSlot,
+    /// `on_complete` failed once already (said once, then only logged).
+    pub hook_failed: bool,
     pub settings: UiSettings,
     pub keymap: Keymap,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
@@ -123,6 +125,7 @@ impl State {
             browser: Browser::new(categories, Vec::new()),
             watch: Watch::new(watch, failure_statuses),
             preview: PreviewSlot::new(),
+            hook_failed: false,
             focus: Pane::Browser,
             popup: None,
             service_url: crate::api::sanitize::sanitize(service_url),
@@ -777,6 +780,7 @@ impl State {
                 self.dirty |= changed;
                 cmds
             }
+            Msg::HookFailed(why) => self.hook_failed_once(&why),
             Msg::Preview(report) => {
                 self.dirty |= self.preview.apply(report);
                 Vec::new()
@@ -813,6 +817,17 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// Says that `on_complete` failed, once: a hook failing for every task must not bury the
+    /// other errors (later failures go to the log).
+    fn hook_failed_once(&mut self, why: &str) -> Vec<Cmd> {
+        if !self.hook_failed {
+            self.hook_failed = true;
+            self.last_error = Some(format!("{why} (later failures go to the log only)"));
+            self.dirty = true;
+        }
+        Vec::new()
     }
 
     /// A configured service whose client could not be made: its tasks show `no service`, with

@@ -131,6 +131,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::RememberCategories(_) => "RememberCategories",
             Cmd::RememberSort(_) => "RememberSort",
             Cmd::Preview(_) => "Preview",
+            Cmd::Finished(_) => "Finished",
             Cmd::Rank { .. } => "Rank",
             Cmd::Bell => "Bell",
         })
@@ -1470,10 +1471,15 @@ fn bell_cases() -> Vec<BellCase> {
     let mut cases = Vec::new();
     let running = Some(("IN_PROGRESS", 40));
     for (bell, desktop, cmds) in [
-        (true, true, &["Notify", "Persist(Status)", "Bell"][..]),
-        (true, false, &["Persist(Status)", "Bell"][..]),
-        (false, true, &["Notify", "Persist(Status)"][..]),
-        (false, false, &["Persist(Status)"][..]),
+        // `Finished` (for on_complete) whatever the bell and notifications say.
+        (
+            true,
+            true,
+            &["Notify", "Finished", "Persist(Status)", "Bell"][..],
+        ),
+        (true, false, &["Finished", "Persist(Status)", "Bell"][..]),
+        (false, true, &["Notify", "Finished", "Persist(Status)"][..]),
+        (false, false, &["Finished", "Persist(Status)"][..]),
     ] {
         let case =
             |disk: Option<(&'static str, u8)>, polls: &'static [(&'static str, u8)]| BellCase {
@@ -2280,4 +2286,24 @@ fn the_help_scrolls_to_its_last_line_and_no_further() {
     assert_eq!(help_scroll(&s), end(38), "a smaller one keeps the place");
     s.update(Action::Down);
     assert_eq!(help_scroll(&s), end(38) + 1);
+}
+
+/// `on_complete` failing is said once in the status bar; later failures go to the log only.
+#[test]
+fn a_failing_hook_is_said_once() {
+    let mut s = state();
+    s.dirty = false;
+    s.apply(Msg::HookFailed(
+        "on_complete: x failed (exit status: 1)".into(),
+    ));
+    assert!(s.dirty);
+    assert_eq!(
+        s.last_error.as_deref(),
+        Some("on_complete: x failed (exit status: 1) (later failures go to the log only)")
+    );
+    s.last_error = Some("HTTP 502".into());
+    s.dirty = false;
+    s.apply(Msg::HookFailed("on_complete: x failed again".into()));
+    assert!(!s.dirty);
+    assert_eq!(s.last_error.as_deref(), Some("HTTP 502"));
 }

@@ -7,7 +7,7 @@ use super::filter::FuzzyFilter;
 use super::services::Services;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
-use crate::msg::{Cmd, DownloadEvent, PersistOp, TaskKey};
+use crate::msg::{Cmd, DownloadEvent, Finished, PersistOp, TaskKey};
 use crate::progress::Progress;
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, WatchEntry};
 use std::time::Duration;
@@ -697,6 +697,17 @@ fn answered(
                 t.status
             ),
         });
+        cmds.push(Cmd::Finished(Finished {
+            task_id: row.entry.task_id.clone(),
+            kind: row.entry.kind,
+            status: t.status.clone(),
+            percent: t.percent,
+            url: t.url_download.clone(),
+            file: match &row.download {
+                Some(DownloadView::Saved(path)) => Some(path.into()),
+                _ => None,
+            },
+        }));
     }
     row.state = state;
     row.entry.last = Some(last.clone());

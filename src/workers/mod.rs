@@ -1,6 +1,7 @@
 //! Background work for the dashboard. Each worker owns what it starts and reports back to the
 //! App by value over the one `Msg` channel; the App reaches them only through `Cmd`s.
 
+pub mod hooks;
 pub mod opener;
 pub mod poller;
 pub mod preview;
@@ -39,6 +40,8 @@ pub struct Setup {
     pub rank: ranker::RankFn,
     /// Makes the clients of the other configured services; `None` knows only the current one.
     pub resolve: Option<services::Resolve>,
+    /// `on_complete`'s program and arguments.
+    pub on_complete: Option<Vec<String>>,
 }
 
 /// The App's handles on its workers.
@@ -57,6 +60,7 @@ pub struct Workers {
     poller: JoinHandle<()>,
     router: JoinHandle<()>,
     saver: JoinHandle<()>,
+    hooks: Option<hooks::Hooks>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<preview::PreviewWorker<Msg>>,
 }
@@ -90,6 +94,7 @@ impl Workers {
             download(dl, key, url, download_msgs.clone());
         }));
         let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
+        let msgs_for_hooks = msgs.clone();
         let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
             client: setup.client,
@@ -105,6 +110,9 @@ impl Workers {
             router: router_task,
             saver,
             previews: None,
+            hooks: setup
+                .on_complete
+                .map(|argv| hooks::Hooks::new(argv, msgs_for_hooks)),
         }
     }
 
@@ -124,6 +132,13 @@ impl Workers {
             self.msgs.clone(),
             wrap,
         ));
+    }
+
+    /// Runs `on_complete` for a task that finished, if it is configured.
+    pub fn finished(&self, task: &crate::msg::Finished) {
+        if let Some(h) = &self.hooks {
+            h.run(task);
+        }
     }
 
     /// Asks for a task's picture for an area (`Cmd::Preview`).

@@ -15,6 +15,7 @@ mod durability;
 mod e2e;
 mod fuzz_corpora;
 mod hardening;
+mod notices;
 mod preview;
 mod properties;
 mod services;

@@ -55,6 +55,12 @@ impl Settings {
             ("categories", self.categories.join(", ")),
             ("bell", self.bell.to_string()),
             (
+                "on_complete",
+                self.on_complete
+                    .as_ref()
+                    .map_or_else(|| "(none)".to_string(), |argv| format!("{argv:?}")),
+            ),
+            (
                 "desktop_notifications",
                 self.desktop_notifications.to_string(),
             ),

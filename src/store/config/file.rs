@@ -1,7 +1,7 @@
 //! The configuration file: its schema (unknown keys are errors) and its parser, whose errors
 //! name the file, the line and the dotted key.
 
-use super::values::{BaseUrl, CommandSpec, ImagePreview, Seconds};
+use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, Seconds};
 use super::{ConfigError, EnvLookup, Overrides};
 use crate::api::Secret;
 use serde::Deserialize;
@@ -23,6 +23,7 @@ pub struct FileSettings {
     pub allow_insecure_http: Option<bool>,
     pub categories: Option<Vec<String>>,
     pub bell: Option<bool>,
+    pub on_complete: Option<Hook>,
     pub desktop_notifications: Option<bool>,
     pub max_concurrent_polls: Option<std::num::NonZeroUsize>,
     pub image_preview: Option<ImagePreview>,

@@ -15,7 +15,7 @@ mod values;
 pub use file::{FileSettings, config_path, parse};
 pub use resolve::{profile_base_urls, resolve, resolve_from, resolve_profile};
 pub use token::{default_token_file, loose_permissions, write_token_file};
-pub use values::{BaseUrl, CommandSpec, ImagePreview, Seconds};
+pub use values::{BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, Seconds};
 
 use crate::api::Secret;
 use std::collections::BTreeMap;
@@ -85,6 +85,8 @@ pub struct Settings {
     pub allow_insecure_http: bool,
     pub categories: Vec<String>,
     pub bell: bool,
+    /// A program and its arguments run when a watched task finishes (`on_complete`).
+    pub on_complete: Option<Vec<String>>,
     pub desktop_notifications: bool,
     pub max_concurrent_polls: usize,
     /// How the detail section shows a finished image (`image_preview`).

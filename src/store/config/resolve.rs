@@ -161,6 +161,13 @@ pub fn resolve_from(
             file.categories.clone(),
         )
         .unwrap_or_default();
+    let on_complete = Layer::at(&mut sources, "on_complete", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.on_complete.clone()),
+            file.on_complete.clone(),
+        )
+        .map(|h| h.0);
     let bell = Layer::at(&mut sources, "bell", &psrc)
         .opt(None, prof.and_then(|p| p.bell), file.bell)
         .unwrap_or(true);
@@ -213,6 +220,7 @@ pub fn resolve_from(
         allow_insecure_http,
         categories,
         bell,
+        on_complete,
         desktop_notifications,
         max_concurrent_polls,
         image_preview,

@@ -108,9 +108,53 @@ impl<'de> Deserialize<'de> for CommandSpec {
         }
         let argv = d.deserialize_any(Visitor)?;
         if argv.first().is_none_or(String::is_empty) {
-            return Err(serde::de::Error::custom("token_command names no program"));
+            return Err(serde::de::Error::custom("the command names no program"));
         }
         Ok(CommandSpec(argv))
+    }
+}
+
+/// The placeholders `on_complete`'s arguments may hold.
+pub const HOOK_PLACEHOLDERS: [&str; 6] = ["task_id", "kind", "status", "percent", "url", "file"];
+
+/// `on_complete`: a program and its arguments, run without a shell when a watched task
+/// finishes; each argument may hold placeholders (checked here, so a typo is an error that
+/// names the line).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hook(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for Hook {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let argv = Vec::<String>::deserialize(d)?;
+        if argv.first().is_none_or(|p| p.trim().is_empty()) {
+            return Err(serde::de::Error::custom(
+                "on_complete names no program: give it as [\"program\", \"arg\", …]",
+            ));
+        }
+        for arg in &argv {
+            let mut rest = arg.as_str();
+            while let Some(at) = rest.find('{') {
+                let after = &rest[at + 1..];
+                let Some(end) = after.find('}') else {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{arg}` has a `{{` without its `}}`"
+                    )));
+                };
+                let name = &after[..end];
+                if !HOOK_PLACEHOLDERS.contains(&name) {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{{{name}}}` is not a placeholder (known: {})",
+                        HOOK_PLACEHOLDERS
+                            .iter()
+                            .map(|p| format!("{{{p}}}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+                rest = &after[end + 1..];
+            }
+        }
+        Ok(Hook(argv))
     }
 }
 

@@ -1,0 +1,301 @@
+//! `on_complete`: a program the user names, run without a shell when a watched task finishes.
+//! Each argument's placeholders are replaced by the task's (sanitised) values, one argument
+//! staying one argument whatever the values hold. At most `MAX_RUNNING` run at once, each for
+//! at most `TIMEOUT`; what they print goes to the log, and a failure is reported to the App,
+//! which says so once. Nothing a hook does can stop the dashboard.
+
+use crate::api::sanitize::sanitize;
+use crate::msg::{Finished, Msg};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinHandle;
+
+pub const MAX_RUNNING: usize = 4;
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+/// How much of a hook's output reaches the log.
+const LOGGED: usize = 2000;
+
+#[derive(Clone)]
+pub struct Hooks {
+    argv: Arc<[String]>,
+    slots: Arc<Semaphore>,
+    timeout: Duration,
+    msgs: mpsc::Sender<Msg>,
+}
+
+impl Hooks {
+    pub fn new(argv: Vec<String>, msgs: mpsc::Sender<Msg>) -> Self {
+        Self::with_limits(argv, MAX_RUNNING, TIMEOUT, msgs)
+    }
+
+    pub fn with_limits(
+        argv: Vec<String>,
+        running: usize,
+        timeout: Duration,
+        msgs: mpsc::Sender<Msg>,
+    ) -> Self {
+        Hooks {
+            argv: argv.into(),
+            slots: Arc::new(Semaphore::new(running)),
+            timeout,
+            msgs,
+        }
+    }
+
+    /// Runs the hook for `task` once a slot is free.
+    pub fn run(&self, task: &Finished) -> JoinHandle<()> {
+        let args = arguments(&self.argv, task);
+        let (slots, timeout, msgs) = (self.slots.clone(), self.timeout, self.msgs.clone());
+        tokio::spawn(async move {
+            let Ok(_slot) = slots.acquire_owned().await else {
+                return;
+            };
+            if let Err(why) = run_one(&args, timeout).await {
+                tracing::warn!("{why}");
+                let _ = msgs.send(Msg::HookFailed(why)).await;
+            }
+        })
+    }
+}
+
+async fn run_one(args: &[String], timeout: Duration) -> Result<(), String> {
+    let Some((program, rest)) = args.split_first() else {
+        return Err("on_complete names no program".into());
+    };
+    let name = sanitize(program);
+    let child = tokio::process::Command::new(program)
+        .args(rest)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A hook that outlives its time (or the dashboard) is stopped, never left behind.
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("on_complete: cannot run {name}: {e}"))?;
+    let output = tokio::time::timeout(timeout, child.wait_with_output())
+        .await
+        .map_err(|_| {
+            format!(
+                "on_complete: {name} took longer than {}s and was stopped",
+                timeout.as_secs()
+            )
+        })?
+        .map_err(|e| format!("on_complete: {name}: {e}"))?;
+    let shown = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        sanitize(&text.chars().take(LOGGED).collect::<String>())
+    };
+    tracing::info!(
+        program = %name,
+        status = %output.status,
+        stdout = %shown(&output.stdout),
+        stderr = %shown(&output.stderr),
+        "on_complete ran"
+    );
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!("on_complete: {name} failed ({})", output.status))
+    }
+}
+
+/// The hook's arguments for `task`: each `{placeholder}` replaced by its value, in one pass
+/// (a value holding `{file}` stays as it is).
+pub fn arguments(argv: &[String], task: &Finished) -> Vec<String> {
+    let value = |name: &str| -> Option<String> {
+        Some(match name {
+            "task_id" => sanitize(&task.task_id),
+            "kind" => task.kind.as_str().to_string(),
+            "status" => sanitize(&task.status),
+            "percent" => task.percent.to_string(),
+            "url" => task.url.as_deref().map(sanitize).unwrap_or_default(),
+            "file" => task
+                .file
+                .as_ref()
+                .map(|p| sanitize(&p.to_string_lossy()))
+                .unwrap_or_default(),
+            _ => return None,
+        })
+    };
+    argv.iter()
+        .map(|arg| {
+            let mut out = String::with_capacity(arg.len());
+            let mut rest = arg.as_str();
+            while let Some(at) = rest.find('{') {
+                out.push_str(&rest[..at]);
+                let after = &rest[at + 1..];
+                if let Some((end, v)) = after
+                    .find('}')
+                    .and_then(|end| Some((end, value(&after[..end])?)))
+                {
+                    out.push_str(&v);
+                    rest = &after[end + 1..];
+                } else {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::TaskKind;
+
+    fn finished(id: &str) -> Finished {
+        Finished {
+            task_id: id.into(),
+            kind: TaskKind::Image,
+            status: "COMPLETED".into(),
+            percent: 100,
+            url: Some("http://127.0.0.1:1/files/a.png".into()),
+            file: None,
+        }
+    }
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_string()).collect()
+    }
+
+    #[test]
+    fn placeholders_fill_arguments_and_never_split_them() {
+        let args = arguments(
+            &argv(&[
+                "notify-send",
+                "gendash",
+                "{task_id} {status}",
+                "{kind}:{percent}%",
+                "{url}",
+                "[{file}]",
+                "{unknown} {",
+            ]),
+            &finished("a b;$(id)'\"{file}"),
+        );
+        assert_eq!(
+            args,
+            [
+                "notify-send",
+                "gendash",
+                "a b;$(id)'\"{file} COMPLETED",
+                "image:100%",
+                "http://127.0.0.1:1/files/a.png",
+                "[]",
+                "{unknown} {",
+            ]
+        );
+        let mut with_file = finished("x\u{1b}]0;t\u{7}y");
+        with_file.file = Some("/tmp/out dir/x.png".into());
+        assert_eq!(
+            arguments(&argv(&["{task_id}", "{file}"]), &with_file),
+            ["xy", "/tmp/out dir/x.png"]
+        );
+    }
+
+    /// A recording program: its arguments arrive exactly, with no shell between.
+    #[tokio::test]
+    async fn the_program_gets_its_arguments_exactly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("args.json");
+        let (tx, mut rx) = mpsc::channel(4);
+        let hooks = Hooks::new(
+            argv(&[
+                "python3",
+                "-c",
+                "import json,sys; open(sys.argv[1],'w').write(json.dumps(sys.argv[2:]))",
+                &out.to_string_lossy(),
+                "{task_id}",
+                "; echo pwned",
+                "$(id) `id` '\" |",
+                "{status} {percent}",
+            ]),
+            tx,
+        );
+        hooks.run(&finished("t-1")).await.expect("ran");
+        let got: Vec<String> =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("recorded")).expect("json");
+        assert_eq!(
+            got,
+            ["t-1", "; echo pwned", "$(id) `id` '\" |", "COMPLETED 100"]
+        );
+        assert!(rx.try_recv().is_err(), "no failure reported");
+    }
+
+    #[tokio::test]
+    async fn failures_are_reported_and_slow_hooks_stopped() {
+        let (tx, mut rx) = mpsc::channel(8);
+        Hooks::new(argv(&["/nonexistent/gendash-hook"]), tx.clone())
+            .run(&finished("a"))
+            .await
+            .expect("ran");
+        Hooks::new(argv(&["false"]), tx.clone())
+            .run(&finished("a"))
+            .await
+            .expect("ran");
+        Hooks::with_limits(argv(&["sleep", "30"]), 1, Duration::from_millis(100), tx)
+            .run(&finished("a"))
+            .await
+            .expect("ran");
+        let said: Vec<String> = std::iter::from_fn(|| match rx.try_recv() {
+            Ok(Msg::HookFailed(s)) => Some(s),
+            _ => None,
+        })
+        .collect();
+        assert_eq!(said.len(), 3, "{said:?}");
+        assert!(
+            said[0].contains("cannot run /nonexistent/gendash-hook"),
+            "{said:?}"
+        );
+        assert!(said[1].contains("false failed"), "{said:?}");
+        assert!(
+            said[2].contains("sleep took longer than 0s and was stopped"),
+            "{said:?}"
+        );
+    }
+
+    /// Six hooks, four slots: never more than four at once.
+    #[tokio::test]
+    async fn at_most_four_run_at_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = "import os,sys,time\n\
+            d=sys.argv[1]; me=os.path.join(d, sys.argv[2]); open(me,'w').close()\n\
+            n=len([f for f in os.listdir(d) if not f.startswith('max')])\n\
+            open(os.path.join(d,'max-'+str(n)),'w').close()\n\
+            time.sleep(0.3); os.remove(me)\n";
+        let (tx, _rx) = mpsc::channel(8);
+        let hooks = Hooks::new(
+            argv(&[
+                "python3",
+                "-c",
+                script,
+                &dir.path().to_string_lossy(),
+                "{task_id}",
+            ]),
+            tx,
+        );
+        let runs: Vec<_> = (0..6)
+            .map(|i| hooks.run(&finished(&format!("t{i}"))))
+            .collect();
+        for r in runs {
+            r.await.expect("ran");
+        }
+        let most = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| {
+                e.ok()?
+                    .file_name()
+                    .to_str()?
+                    .strip_prefix("max-")?
+                    .parse::<usize>()
+                    .ok()
+            })
+            .max()
+            .expect("some ran");
+        assert!((1..=MAX_RUNNING).contains(&most), "{most} at once");
+    }
+}
