@@ -90,7 +90,7 @@ fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
             "`{task}` is not a placeholder",
         ),
         (r#"["notify-send", "{status"]"#, "without its `}`"),
-        (r#"[]"#, "on_complete names no program"),
+        ("[]", "on_complete names no program"),
         (r#""notify-send {status}""#, "invalid type"),
     ] {
         std::fs::write(
