@@ -1,7 +1,7 @@
 //! `gendash download`: fetch completed tasks' files.
 
 use super::{CliResult, Failure, Global, client_from, output};
-use crate::api::download::{Downloader, file_name};
+use crate::api::download::{Downloader, Template, TemplateValues, today};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
 use crate::cli::exit;
@@ -12,14 +12,10 @@ pub struct DownloadArgs {
     /// The tasks are video tasks (default: image).
     #[arg(long)]
     pub video: bool,
-    /// Directory to save into (default: the current directory).
-    #[arg(
-        short = 'o',
-        long = "output-dir",
-        value_name = "DIR",
-        default_value = "."
-    )]
-    pub dir: PathBuf,
+    /// Directory to save into, created if missing (default: `download_dir` of the config,
+    /// else the platform's download directory). Files are named by `download_template`.
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    pub dir: Option<PathBuf>,
     /// Overwrite existing files.
     #[arg(long)]
     pub force: bool,
@@ -32,12 +28,18 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
     let client = client_from(&settings)?;
     let downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
     let kind = TaskKind::from_video_flag(args.video);
-    if !args.dir.is_dir() {
+    let dir = args.dir.clone().unwrap_or(settings.download_dir.clone());
+    if dir.exists() && !dir.is_dir() {
         return Err(Failure::new(
             exit::OTHER,
-            format!("{} is not a directory", args.dir.display()),
+            format!("{} is not a directory", dir.display()),
         ));
     }
+    let place = Place {
+        dir,
+        template: settings.download_template.clone(),
+        force: args.force,
+    };
     let mut worst = exit::OK;
     for id in &args.ids {
         let code = match download_one(
@@ -46,7 +48,7 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
             &settings.failure_statuses,
             kind,
             id,
-            args,
+            &place,
         )
         .await
         {
@@ -69,13 +71,20 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
     Ok(worst)
 }
 
+/// Where files go: the directory, the template inside it, and whether to overwrite.
+struct Place {
+    dir: PathBuf,
+    template: Template,
+    force: bool,
+}
+
 async fn download_one(
     client: &crate::api::Client,
     downloader: &Downloader,
     failure_statuses: &[String],
     kind: TaskKind,
     id: &str,
-    args: &DownloadArgs,
+    place: &Place,
 ) -> Result<PathBuf, Failure> {
     let task = client.task_result(kind, id).await?;
     match classify(&task.status, failure_statuses) {
@@ -117,12 +126,32 @@ async fn download_one(
             b.set_position(done);
         }
     };
+    let relative = place.template.expand(&TemplateValues {
+        task_id: id,
+        kind,
+        status: &task.status,
+        date: &today(),
+    });
+    let target = std::path::absolute(place.dir.join(relative))
+        .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))?;
+    let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
+        return Err(Failure::new(
+            exit::OTHER,
+            "the download template names no file",
+        ));
+    };
+    tokio::fs::create_dir_all(parent).await.map_err(|e| {
+        Failure::new(
+            exit::OTHER,
+            format!("cannot create {}: {e}", parent.display()),
+        )
+    })?;
     let result = downloader
         .fetch(
             &url,
-            &args.dir,
-            &file_name(id, kind),
-            args.force,
+            parent,
+            &name.to_string_lossy(),
+            place.force,
             &mut progress,
         )
         .await;

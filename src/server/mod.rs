@@ -3,6 +3,8 @@
 //! behave.
 
 pub mod catalogue;
+pub mod files;
+pub use files::SAMPLE_PNG;
 pub mod tasks;
 
 use crate::api::Secret;
@@ -19,7 +21,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
-pub const SAMPLE_PNG: &[u8] = include_bytes!("../../assets/sample.png");
 pub const SAMPLE_MP4: &[u8] = include_bytes!("../../assets/sample.mp4");
 
 /// Shared by the request handlers. (Server-side only; the dashboard's state is never shared.)
@@ -339,9 +340,18 @@ fn unreachable_url() -> url::Url {
 
 /// The file route: `<task_id>.png` or `<task_id>.mp4` of a completed task. No token needed —
 /// a browser opening a download link has none.
-async fn file(State(service): State<Arc<Service>>, Path(name): Path<String>) -> Response {
+async fn file(
+    State(service): State<Arc<Service>>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+) -> Response {
     let (stem, kind, bytes, mime) = if let Some(s) = name.strip_suffix(".png") {
-        (s, TaskKind::Image, SAMPLE_PNG, "image/png")
+        (
+            s,
+            TaskKind::Image,
+            files::SAMPLE_PNG.as_slice(),
+            "image/png",
+        )
     } else if let Some(s) = name.strip_suffix(".mp4") {
         (s, TaskKind::Video, SAMPLE_MP4, "video/mp4")
     } else {
@@ -354,7 +364,7 @@ async fn file(State(service): State<Arc<Service>>, Path(name): Path<String>) -> 
     if !done {
         return not_found().await;
     }
-    ([(header::CONTENT_TYPE, mime)], bytes).into_response()
+    files::respond(stem, bytes, mime, &headers)
 }
 
 fn article(kind: TaskKind) -> &'static str {

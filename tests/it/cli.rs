@@ -409,19 +409,26 @@ async fn download_writes_files_and_refuses_to_overwrite() {
         &["download", "-o", "out", "demo-image-done"],
     )
     .await;
-    assert_eq!(split(&out).0, 1, "missing directory is an error");
-    std::fs::create_dir(home.path().join("out")).unwrap();
+    assert_eq!(
+        split(&out).0,
+        0,
+        "a missing directory is made: {}",
+        split(&out).2
+    );
+    std::fs::write(home.path().join("a-file"), "x").unwrap();
     let out = run_in(
         home.path(),
         &base,
         TOKEN,
-        &["download", "-o", "out", "demo-image-done"],
+        &["download", "-o", "a-file", "demo-image-done"],
     )
     .await;
-    assert_eq!(split(&out).0, 0, "{}", split(&out).2);
+    let (code, _, err) = split(&out);
+    assert_eq!(code, 1);
+    assert!(err.contains("a-file is not a directory"), "{err}");
     assert_eq!(
         std::fs::read(home.path().join("out/demo-image-done.png")).unwrap(),
-        gendash::server::SAMPLE_PNG
+        gendash::server::SAMPLE_PNG.as_slice()
     );
     let out = run_in(
         home.path(),

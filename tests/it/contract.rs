@@ -258,7 +258,7 @@ async fn the_file_route_serves_real_files_without_a_token() {
     let dir = tempfile::tempdir().unwrap();
     let dl = Downloader::new(None, None).unwrap();
     for (kind, id, bytes) in [
-        (TaskKind::Image, "demo-image-done", SAMPLE_PNG),
+        (TaskKind::Image, "demo-image-done", SAMPLE_PNG.as_slice()),
         (TaskKind::Video, "demo-video-done", SAMPLE_MP4),
     ] {
         let t = c.task_result(kind, id).await.unwrap();
@@ -312,7 +312,10 @@ async fn downloads_refuse_overwrites_and_non_http_urls() {
     dl.fetch(&url, dir.path(), "x.png", true, &mut noop)
         .await
         .unwrap();
-    assert_eq!(std::fs::read(dir.path().join("x.png")).unwrap(), SAMPLE_PNG);
+    assert_eq!(
+        std::fs::read(dir.path().join("x.png")).unwrap(),
+        *SAMPLE_PNG
+    );
     for bad in [
         "file:///etc/passwd",
         "ftp://127.0.0.1/x",

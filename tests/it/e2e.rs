@@ -133,7 +133,7 @@ fn demo_filter_add_complete_help_quit() {
     s.wait_for("the download", Duration::from_secs(10), |t| {
         t.contains("saved ") && saved.exists()
     });
-    assert_eq!(std::fs::read(&saved).unwrap(), gendash::server::SAMPLE_PNG);
+    assert_eq!(std::fs::read(&saved).unwrap(), *gendash::server::SAMPLE_PNG);
 
     // y copies its URL with OSC 52.
     s.send("y");

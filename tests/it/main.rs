@@ -11,6 +11,7 @@ mod cli;
 mod conformance;
 mod contract;
 mod degrade;
+mod download;
 mod durability;
 mod e2e;
 mod fuzz_corpora;

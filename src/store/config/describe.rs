@@ -69,6 +69,12 @@ impl Settings {
                 self.max_concurrent_polls.to_string(),
             ),
             ("image_preview", self.image_preview.name().to_string()),
+            ("download_dir", self.download_dir.display().to_string()),
+            (
+                "download_template",
+                self.download_template.as_str().to_string(),
+            ),
+            ("auto_download", self.auto_download.to_string()),
         ];
         for (k, v) in rows {
             lines.push(format!("{k:<22} = {v:<40}  # {}", src(k)));

@@ -87,6 +87,12 @@ pub struct Settings {
     pub bell: bool,
     /// A program and its arguments run when a watched task finishes (`on_complete`).
     pub on_complete: Option<Vec<String>>,
+    /// Where downloads go (`download_dir`, `~` expanded; created on first use).
+    pub download_dir: PathBuf,
+    /// The saved file's path inside `download_dir`.
+    pub download_template: crate::api::download::Template,
+    /// Fetch each watched task's file once when it completes.
+    pub auto_download: bool,
     pub desktop_notifications: bool,
     pub max_concurrent_polls: usize,
     /// How the detail section shows a finished image (`image_preview`).

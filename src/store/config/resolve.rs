@@ -168,6 +168,23 @@ pub fn resolve_from(
             file.on_complete.clone(),
         )
         .map(|h| h.0);
+    let download_dir = Layer::at(&mut sources, "download_dir", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.download_dir.clone()),
+            file.download_dir.clone(),
+        )
+        .map_or_else(default_download_dir, |d| expand_home(&d));
+    let download_template = Layer::at(&mut sources, "download_template", &psrc)
+        .opt(
+            None,
+            prof.and_then(|p| p.download_template.clone()),
+            file.download_template.clone(),
+        )
+        .unwrap_or_default();
+    let auto_download = Layer::at(&mut sources, "auto_download", &psrc)
+        .opt(None, prof.and_then(|p| p.auto_download), file.auto_download)
+        .unwrap_or(false);
     let bell = Layer::at(&mut sources, "bell", &psrc)
         .opt(None, prof.and_then(|p| p.bell), file.bell)
         .unwrap_or(true);
@@ -221,12 +238,31 @@ pub fn resolve_from(
         categories,
         bell,
         on_complete,
+        download_dir,
+        download_template,
+        auto_download,
         desktop_notifications,
         max_concurrent_polls,
         image_preview,
         sources,
         warnings,
     })
+}
+
+/// The platform's download directory, else the current one.
+fn default_download_dir() -> PathBuf {
+    directories::UserDirs::new()
+        .and_then(|u| u.download_dir().map(std::path::Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `~` and `~/…` are the home directory's.
+fn expand_home(path: &std::path::Path) -> PathBuf {
+    let home = || directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    match path.strip_prefix("~") {
+        Ok(rest) => home().map_or_else(|| path.to_path_buf(), |h| h.join(rest)),
+        Err(_) => path.to_path_buf(),
+    }
 }
 
 /// Resolves one key through the layers, recording which layer supplied it.

@@ -114,6 +114,14 @@ impl<'de> Deserialize<'de> for CommandSpec {
     }
 }
 
+/// `download_template`, checked when read so an error names the line.
+impl<'de> Deserialize<'de> for crate::api::download::Template {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        crate::api::download::Template::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// The placeholders `on_complete`'s arguments may hold.
 pub const HOOK_PLACEHOLDERS: [&str; 6] = ["task_id", "kind", "status", "percent", "url", "file"];
 

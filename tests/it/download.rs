@@ -1,0 +1,194 @@
+//! The download engine against the reference service over loopback: resume after a dropped
+//! connection at several offsets, a server that ignores `Range`, a body that stays short, a
+//! `.part` file left by an interrupted run, and where files land (`download_dir`,
+//! `download_template`, `-o`).
+
+use crate::common::{self, Fault, TOKEN};
+use gendash::api::Client;
+use gendash::api::TaskKind;
+use gendash::api::download::Downloader;
+use gendash::server::SAMPLE_PNG;
+use std::path::Path;
+use std::time::Duration;
+
+/// The task's URL once it completed (`sim-1-…` completes on its second lookup).
+async fn completed_url(client: &Client, id: &str) -> String {
+    for _ in 0..3 {
+        let r = client.task_result(TaskKind::Image, id).await.unwrap();
+        if r.status == "COMPLETED" {
+            return r.url_download.unwrap();
+        }
+    }
+    panic!("{id} did not complete")
+}
+
+fn downloader(client: &Client) -> Downloader {
+    Downloader::for_service(client)
+        .unwrap()
+        .with_retry_base(Duration::from_millis(2))
+}
+
+#[tokio::test]
+async fn a_dropped_connection_is_resumed_to_the_same_bytes() {
+    let svc = common::service().await;
+    let client = common::client(&svc.base_url());
+    let dl = downloader(&client);
+    let len = SAMPLE_PNG.len();
+    let dir = tempfile::tempdir().unwrap();
+    // Cut before the first byte, after one, in the middle, one short of the end; and once on a
+    // server that answers a resume with the whole file (200), which starts again from zero.
+    let cases = [
+        ("sim-1-cut0-a".to_string(), 0),
+        ("sim-1-cut1-b".to_string(), 1),
+        (format!("sim-1-cut{}-c", len / 2), len / 2),
+        (format!("sim-1-cut{}-d", len - 1), len - 1),
+        (format!("sim-1-cut{}-norange-e", len / 3), len / 3),
+    ];
+    for (id, cut) in cases {
+        let url = completed_url(&client, &id).await;
+        let mut seen = Vec::new();
+        let mut progress = |done: u64, total: Option<u64>| seen.push((done, total));
+        let path = dl
+            .fetch(&url, dir.path(), &format!("{id}.png"), false, &mut progress)
+            .await
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(std::fs::read(&path).unwrap(), *SAMPLE_PNG, "{id}");
+        assert!(!dir.path().join(format!("{id}.png.part")).exists(), "{id}");
+        assert_eq!(seen.last(), Some(&(len as u64, Some(len as u64))), "{id}");
+        let restarted = id.contains("norange");
+        // A resume starts counting at what the part already held; a restart at zero.
+        if cut > 0 && !restarted {
+            assert!(
+                seen.iter()
+                    .skip(1)
+                    .any(|(d, t)| *d as usize == cut && *t == Some(len as u64)),
+                "{id}: resumed at {cut}: {seen:?}"
+            );
+        }
+        if restarted {
+            assert!(
+                seen.iter().filter(|(d, _)| *d == 0).count() >= 2,
+                "{id}: started again from zero: {seen:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_body_that_stays_short_is_never_renamed() {
+    let fs = common::fault_server(Fault::ShortBody).await;
+    let dir = tempfile::tempdir().unwrap();
+    let dl = Downloader::new(None, None)
+        .unwrap()
+        .with_retry_base(Duration::from_millis(1));
+    let url = format!("{}files/x.png", fs.url());
+    let e = dl
+        .fetch(&url, dir.path(), "x.png", false, &mut |_, _| {})
+        .await
+        .expect_err("never whole");
+    assert!(e.to_string().contains("connection"), "{e}");
+    assert!(
+        !dir.path().join("x.png").exists(),
+        "a short body keeps no final name"
+    );
+    assert!(
+        dir.path().join("x.png.part").exists(),
+        "what came is kept to resume"
+    );
+    assert_eq!(
+        fs.requests.lock().unwrap().len(),
+        gendash::api::download::ATTEMPTS as usize,
+        "tried as often as promised, no more"
+    );
+}
+
+fn write_part(dir: &Path, name: &str, bytes: &[u8], validator: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.part")), bytes).unwrap();
+    std::fs::write(dir.join(format!("{name}.part.validator")), validator).unwrap();
+}
+
+/// An interrupted `gendash download` left a `.part`: the next run asks for the rest only
+/// (`If-Range` with the saved validator), so the part's bytes are kept as they are. When the
+/// file changed since (another validator), the whole file comes again.
+#[tokio::test]
+async fn a_rerun_resumes_from_the_part_file() {
+    let svc = common::service().await;
+    let base = svc.base_url();
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let etag = gendash::server::files::etag(&SAMPLE_PNG);
+    // Marked bytes where the part is: they survive only if the run resumed after them.
+    let marked = vec![b'#'; 100];
+    write_part(&out, "demo-image-done.png", &marked, &etag);
+    let run = |args: &[&str]| {
+        let mut cmd = common::gendash_async(home.path());
+        cmd.env("GENDASH_BASE_URL", base.as_str())
+            .env("GENDASH_TOKEN", TOKEN)
+            .args(args);
+        async move { cmd.output().await.unwrap() }
+    };
+    let o = run(&["download", "-o", "out", "demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    let got = std::fs::read(out.join("demo-image-done.png")).unwrap();
+    assert_eq!(&got[..100], &marked[..], "resumed after the part");
+    assert_eq!(&got[100..], &SAMPLE_PNG[100..]);
+    assert!(!out.join("demo-image-done.png.part").exists());
+    assert!(!out.join("demo-image-done.png.part.validator").exists());
+
+    write_part(&out, "demo-image-done.png", &marked, "\"an-older-file\"");
+    let o = run(&["download", "--force", "-o", "out", "demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        std::fs::read(out.join("demo-image-done.png")).unwrap(),
+        *SAMPLE_PNG,
+        "a changed file comes whole"
+    );
+}
+
+/// `download_dir` (with `~`) and `download_template` (with sub-folders) place the file; the
+/// full path is printed.
+#[tokio::test]
+async fn files_land_where_the_config_says() {
+    let svc = common::service().await;
+    let base = svc.base_url();
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "download_dir = \"~/dl\"\ndownload_template = \"{kind}/{status}/{task_id}.{ext}\"\n",
+    )
+    .unwrap();
+    let mut cmd = common::gendash_async(home.path());
+    cmd.env("GENDASH_BASE_URL", base.as_str())
+        .env("GENDASH_TOKEN", TOKEN)
+        .args(["download", "demo-image-done"]);
+    let o = cmd.output().await.unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let saved = home.path().join("dl/image/COMPLETED/demo-image-done.png");
+    assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&saved.display().to_string()), "{err}");
+
+    for (template, says) in [
+        ("../{task_id}", "`..` component"),
+        ("{id}.{ext}", "`{id}` is not a placeholder"),
+        ("/tmp/{task_id}", "absolute"),
+    ] {
+        std::fs::write(
+            dir.join("config.toml"),
+            format!("bell = true\ndownload_template = \"{template}\"\n"),
+        )
+        .unwrap();
+        let o = common::gendash(home.path())
+            .args(["config", "show"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("line 2") && err.contains(says),
+            "{template}: {err}"
+        );
+    }
+}
