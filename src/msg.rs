@@ -55,6 +55,10 @@ pub enum Cmd {
         url: String,
         /// The task's service, as for `Watch`: its token goes to its origin only.
         service: Option<String>,
+        /// For the template's `{status}`.
+        status: String,
+        /// Replace a file already there (the user said yes).
+        force: bool,
     },
     Notify {
         title: String,
@@ -96,6 +100,10 @@ pub enum PersistOp {
     Add(Vec<WatchEntry>),
     Remove(Vec<TaskKey>),
     Status(TaskKey, LastKnown),
+    /// The task's file was saved here.
+    Saved(TaskKey, String),
+    /// `A` for this task: download when completed, or not; `None` follows the config.
+    AutoDownload(TaskKey, Option<bool>),
     /// Entries that remember no service (saved before entries did) belong to this one.
     Adopt(String),
 }
@@ -103,8 +111,13 @@ pub enum PersistOp {
 /// A download's progress, reported by the downloader.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DownloadEvent {
-    Progress { done: u64, total: Option<u64> },
+    Progress {
+        done: u64,
+        total: Option<u64>,
+    },
     Saved(PathBuf),
+    /// A file is already there: the user is asked before it is replaced.
+    Exists(PathBuf),
     Failed(String),
 }
 

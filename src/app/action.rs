@@ -27,6 +27,7 @@ pub enum Action {
     Download,
     CycleSort,
     ToggleDetail,
+    ToggleAutoDownload,
     // Text input, in the filter, the category field and the add dialog.
     Type(char),
     Paste(String),

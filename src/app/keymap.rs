@@ -16,18 +16,21 @@ pub enum Context {
     /// The filter and category fields.
     TextInput,
     AddDialog,
+    /// A yes/no question (overwrite a file?).
+    Confirm,
     Help,
 }
 
 impl Context {
     /// Every context, in the order the help and the README list them.
-    pub const ALL: [Context; 7] = [
+    pub const ALL: [Context; 8] = [
         Context::Always,
         Context::Global,
         Context::Browser,
         Context::Watch,
         Context::TextInput,
         Context::AddDialog,
+        Context::Confirm,
         Context::Help,
     ];
 
@@ -39,6 +42,7 @@ impl Context {
             Context::Watch => "Watch list",
             Context::TextInput => "Filter and category fields",
             Context::AddDialog => "Add dialog",
+            Context::Confirm => "Overwrite question",
             Context::Help => "Help",
         }
     }
@@ -192,8 +196,34 @@ fn bindings() -> &'static [Binding] {
                 [(Char('D'), SHIFT), (Char('D'), NONE)],
                 "D",
                 Action::Download,
-                "download the file to the current directory",
+                "download the file (download_dir, download_template; asks before replacing)",
                 Some("download")
+            ),
+            bind!(
+                Watch,
+                [(Char('A'), SHIFT), (Char('A'), NONE)],
+                "A",
+                Action::ToggleAutoDownload,
+                "download this task's file by itself when it completes (or stop)",
+                None
+            ),
+            bind!(
+                Confirm,
+                [(Char('y'), NONE), (Char('Y'), SHIFT)],
+                "y",
+                Action::Submit,
+                "yes: replace the file",
+                Some("replace"),
+                Priority::Always
+            ),
+            bind!(
+                Confirm,
+                [(Char('n'), NONE), (Esc, NONE)],
+                "n/Esc",
+                Action::Cancel,
+                "no: keep the file",
+                Some("keep"),
+                Priority::Always
             ),
             bind!(
                 Watch,

@@ -88,6 +88,10 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
             },
             resolve,
             on_complete: settings.on_complete.clone(),
+            placement: workers::Placement {
+                dir: settings.download_dir.clone(),
+                template: settings.download_template.clone(),
+            },
         },
         msg_tx,
     );
@@ -106,8 +110,11 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     );
     state.browser.recent_categories = crate::store::recent::load(&recent_categories);
     state.watch.stall_after = settings.stall_after.as_secs();
+    state.watch.auto_download = settings.auto_download;
     let mut adopted = state.watch.set_services(services);
     adopted.extend(state.watch.adopt());
+    // Tasks that completed while gendash was closed, when their files are wanted.
+    adopted.extend(state.watch.start_downloads());
     if let Some(label) =
         crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent_categories))
     {
@@ -343,7 +350,21 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 names,
             } => workers.rank(generation, query, names),
             Cmd::Open(url) => workers.open(url),
-            Cmd::Download { key, url, service } => workers.download(key, url, service),
+            Cmd::Download {
+                key,
+                url,
+                service,
+                status,
+                force,
+            } => workers.download(
+                workers::DownloadJob {
+                    key,
+                    url,
+                    status,
+                    force,
+                },
+                service,
+            ),
             Cmd::RememberCategories(list) => workers.remember_categories(list),
             Cmd::RememberSort(label) => workers.remember_sort(label),
             Cmd::Preview(request) => workers.preview(request),

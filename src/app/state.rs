@@ -50,8 +50,19 @@ pub struct AddDialog {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Popup {
-    Help { scroll: u16 },
+    Help {
+        scroll: u16,
+    },
     Add(AddDialog),
+    /// A yes/no question: `y` replaces the task's file.
+    Confirm(Confirm),
+}
+
+/// Replace the file of task `key`? (`D` found one there.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    pub question: String,
+    pub key: TaskKey,
 }
 
 /// The service's health as the dashboard last saw it.
@@ -164,6 +175,7 @@ impl State {
         let mut contexts = match (&self.popup, self.browser.editing) {
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
+            (Some(Popup::Confirm(_)), _) => vec![Context::Confirm],
             (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
             (None, _) if self.focus == Pane::Watch && self.watch.editing => {
                 vec![Context::TextInput]
@@ -280,6 +292,7 @@ impl State {
             _ => match &self.popup {
                 Some(Popup::Help { .. }) => self.update_help(&action),
                 Some(Popup::Add(_)) => self.update_add(action),
+                Some(Popup::Confirm(_)) => self.update_confirm(&action),
                 None if self.browser.editing.is_some() && self.focus == Pane::Browser => {
                     self.update_text(action)
                 }
@@ -291,6 +304,29 @@ impl State {
             },
         };
         self.track(cmds)
+    }
+
+    /// `y` replaces the file (a download that may overwrite), `n` or Esc keeps it.
+    fn update_confirm(&mut self, action: &Action) -> Vec<Cmd> {
+        let Some(Popup::Confirm(c)) = &self.popup else {
+            return Vec::new();
+        };
+        let key = c.key.clone();
+        match action {
+            Action::Submit => {
+                self.popup = None;
+                let row = self.watch.rows.iter().find(|r| r.key() == key);
+                let cmd = row.and_then(|r| self.watch.download_cmd(r, true));
+                self.say(format!("replacing the file of {}", key.id));
+                cmd.into_iter().collect()
+            }
+            Action::Cancel => {
+                self.popup = None;
+                self.say(format!("kept the file; {} not downloaded", key.id));
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn resize(&mut self, width: u16, height: u16) {
@@ -669,17 +705,14 @@ impl State {
                     self.say(missing);
                     return Vec::new();
                 };
-                let key = r.key();
-                let service = self.watch.services.of(r.entry.service.as_deref());
-                let service = self.watch.services.route(service);
-                match validate_link(&url) {
-                    Ok(_) => vec![Cmd::Download { key, url, service }],
-                    Err(e) => {
-                        self.say(e.to_string());
-                        Vec::new()
-                    }
+                if let Err(e) = validate_link(&url) {
+                    self.say(e.to_string());
+                    return Vec::new();
                 }
+                // The row shows the progress; the status bar says where the file went.
+                self.watch.download_cmd(r, false).into_iter().collect()
             }
+            Action::ToggleAutoDownload => self.toggle_auto_download(),
             _ => Vec::new(),
         }
     }
@@ -765,13 +798,7 @@ impl State {
                 cmds.extend(extra);
                 cmds
             }
-            Msg::Download { key, event } => {
-                if let DownloadEvent::Failed(e) = &event {
-                    self.last_error = Some(format!("download of {}: {e}", key.id));
-                }
-                self.dirty |= self.watch.download(&key, event);
-                Vec::new()
-            }
+            Msg::Download { key, event } => self.downloaded(&key, event),
             Msg::WatchFile { entries, applied } => {
                 if applied < self.persist_sent {
                     return Vec::new();
@@ -817,6 +844,47 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// `A`: the selected task's file downloaded by itself when it completes, or not.
+    fn toggle_auto_download(&mut self) -> Vec<Cmd> {
+        let Some((id, on, cmds)) = self.watch.toggle_auto_download() else {
+            self.say(NO_TASK);
+            return Vec::new();
+        };
+        self.say(if on {
+            format!("{id}: its file is downloaded when it completes")
+        } else {
+            format!("{id}: no automatic download")
+        });
+        cmds
+    }
+
+    /// A download's progress or end: a file already there asks the user (when `D` started it),
+    /// a saved file is named in full.
+    fn downloaded(&mut self, key: &TaskKey, event: DownloadEvent) -> Vec<Cmd> {
+        let by_user = self
+            .watch
+            .rows
+            .iter()
+            .find(|r| r.key() == *key)
+            .is_some_and(|r| !r.auto_started);
+        match &event {
+            DownloadEvent::Failed(e) => {
+                self.last_error = Some(format!("download of {}: {e}", key.id));
+            }
+            DownloadEvent::Saved(path) => self.say(format!("saved {}", path.display())),
+            DownloadEvent::Exists(path) if by_user && self.popup.is_none() => {
+                self.popup = Some(Popup::Confirm(Confirm {
+                    question: format!("overwrite {}?", path.display()),
+                    key: key.clone(),
+                }));
+            }
+            _ => {}
+        }
+        let (changed, cmds) = self.watch.download(key, event);
+        self.dirty |= changed;
+        cmds
     }
 
     /// Says that `on_complete` failed, once: a hook failing for every task must not bury the

@@ -52,6 +52,8 @@ fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         kind: TaskKind::Image,
         added_at: NOW - 30,
         service: None,
+        saved: None,
+        auto_download: None,
         last: last.map(|(status, percent)| LastKnown {
             status: status.into(),
             percent,
@@ -124,6 +126,8 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Persist(PersistOp::Remove(_)) => "Persist(Remove)",
             Cmd::Persist(PersistOp::Status(..)) => "Persist(Status)",
             Cmd::Persist(PersistOp::Adopt(_)) => "Persist(Adopt)",
+            Cmd::Persist(PersistOp::Saved(..)) => "Persist(Saved)",
+            Cmd::Persist(PersistOp::AutoDownload(..)) => "Persist(AutoDownload)",
             Cmd::Open(_) => "Open",
             Cmd::Copy(_) => "Copy",
             Cmd::Download { .. } => "Download",
@@ -800,6 +804,8 @@ fn add_cases() -> Vec<AddCase> {
             .map(|id| WatchEntry {
                 // Added tasks remember the service they were added for.
                 service: Some("http://127.0.0.1:8787".into()),
+                saved: None,
+                auto_download: None,
                 ..new_entry(id, kind, NOW)
             })
             .collect::<Vec<_>>();
@@ -2306,4 +2312,151 @@ fn a_failing_hook_is_said_once() {
     s.apply(Msg::HookFailed("on_complete: x failed again".into()));
     assert!(!s.dirty);
     assert_eq!(s.last_error.as_deref(), Some("HTTP 502"));
+}
+
+// ---- downloads: D, the overwrite question, auto_download, A ---------------------------------
+
+fn download_of(cmds: &[Cmd]) -> Option<(String, bool)> {
+    cmds.iter().find_map(|c| match c {
+        Cmd::Download {
+            key, status, force, ..
+        } => Some((format!("{} {status}", key.id), *force)),
+        _ => None,
+    })
+}
+
+/// `D` fetches the selected task's file; a file already there is replaced only after `y`.
+#[test]
+fn d_asks_before_replacing_a_file() {
+    let mut s = state_with(
+        vec![entry("done-1", Some(("COMPLETED", 100)))],
+        ui(false, false),
+    );
+    s.update(Action::FocusNext);
+    let cmds = s.update(Action::Download);
+    assert_eq!(
+        download_of(&cmds),
+        Some(("done-1 COMPLETED".to_string(), false))
+    );
+    let key = TaskKey::new(TaskKind::Image, "done-1");
+    s.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Exists("/dl/done-1.png".into()),
+    });
+    let Some(Popup::Confirm(c)) = &s.popup else {
+        panic!("asked: {:?}", s.popup)
+    };
+    assert_eq!(c.question, "overwrite /dl/done-1.png?");
+    assert_eq!(s.contexts(), [Context::Confirm, Context::Always]);
+    // n keeps the file.
+    assert!(s.update(Action::Cancel).is_empty());
+    assert!(s.popup.is_none());
+    assert_eq!(notice(&s), Some("kept the file; done-1 not downloaded"));
+    // y replaces it.
+    s.update(Action::Download);
+    s.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Exists("/dl/done-1.png".into()),
+    });
+    let cmds = s.update(Action::Submit);
+    assert_eq!(
+        download_of(&cmds),
+        Some(("done-1 COMPLETED".to_string(), true))
+    );
+    let cmds = s.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Saved("/dl/done-1.png".into()),
+    });
+    assert_eq!(
+        cmds,
+        [Cmd::Persist(PersistOp::Saved(key, "/dl/done-1.png".into()))]
+    );
+    assert_eq!(notice(&s), Some("saved /dl/done-1.png"));
+    assert_eq!(
+        s.watch.rows[0].entry.saved.as_deref(),
+        Some("/dl/done-1.png")
+    );
+}
+
+/// With `auto_download`, a task's file is fetched once when it completes; never again once
+/// saved, also after a restart; a task that completed while gendash was closed is fetched at
+/// start; a file already there is not replaced without asking (the row says so).
+#[test]
+fn auto_download_fetches_each_file_once() {
+    let mut s = state();
+    s.watch.auto_download = true;
+    assert!(
+        s.watch.start_downloads().is_empty(),
+        "nothing completed yet"
+    );
+    let cmds = s.apply(ok_poll("w-1", "COMPLETED", 100));
+    assert_eq!(
+        download_of(&cmds),
+        Some(("w-1 COMPLETED".to_string(), false))
+    );
+    assert!(
+        download_of(&s.apply(ok_poll("w-1", "COMPLETED", 100))).is_none(),
+        "once"
+    );
+    let key = TaskKey::new(TaskKind::Image, "w-1");
+    s.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Saved("/dl/w-1.png".into()),
+    });
+
+    // The next start: saved files are not fetched again; one that completed meanwhile is.
+    let mut saved = s.watch.rows[0].entry.clone();
+    saved.saved = Some("/dl/w-1.png".into());
+    let mut next = state_with(
+        vec![saved, entry("done-2", Some(("COMPLETED", 100)))],
+        ui(false, false),
+    );
+    next.watch.auto_download = true;
+    let cmds = next.watch.start_downloads();
+    assert_eq!(cmds.len(), 1, "{cmds:?}");
+    assert_eq!(
+        download_of(&cmds),
+        Some(("done-2 COMPLETED".to_string(), false))
+    );
+    // A file already there: no question for a download nobody asked for; the row says it.
+    next.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Image, "done-2"),
+        event: DownloadEvent::Exists("/dl/done-2.png".into()),
+    });
+    assert!(next.popup.is_none());
+    assert!(matches!(
+        &next.watch.rows[1].download,
+        Some(DownloadView::Failed(e)) if e.contains("/dl/done-2.png exists; D replaces it")
+    ));
+}
+
+/// `A` turns fetching by itself on or off for one task, saved with the list; turned on for a
+/// completed task, it fetches at once.
+#[test]
+fn a_toggles_auto_download_for_the_selected_task() {
+    let mut s = state_with(
+        vec![entry("done-1", Some(("COMPLETED", 100)))],
+        ui(false, false),
+    );
+    s.update(Action::FocusNext);
+    let key = TaskKey::new(TaskKind::Image, "done-1");
+    let cmds = s.update(Action::ToggleAutoDownload);
+    assert_eq!(
+        cmds[0],
+        Cmd::Persist(PersistOp::AutoDownload(key.clone(), Some(true)))
+    );
+    assert_eq!(
+        download_of(&cmds),
+        Some(("done-1 COMPLETED".to_string(), false))
+    );
+    assert_eq!(
+        notice(&s),
+        Some("done-1: its file is downloaded when it completes")
+    );
+    let cmds = s.update(Action::ToggleAutoDownload);
+    assert_eq!(
+        cmds,
+        [Cmd::Persist(PersistOp::AutoDownload(key, Some(false)))]
+    );
+    assert_eq!(notice(&s), Some("done-1: no automatic download"));
 }

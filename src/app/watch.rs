@@ -115,10 +115,13 @@ pub struct Row {
     pub progress: Progress,
     /// Set when no configured service matches the entry's.
     pub no_service: bool,
+    /// The download under way was started by auto-download, not by `D`.
+    pub auto_started: bool,
 }
 
 impl Row {
     fn new(entry: WatchEntry, failure_statuses: &[String], services: &Services) -> Self {
+        let download = entry.saved.clone().map(DownloadView::Saved);
         let no_service = !services.usable(services.of(entry.service.as_deref()));
         let state = entry.last.as_ref().map_or(TaskState::Running, |l| {
             classify(&l.status, failure_statuses)
@@ -131,9 +134,10 @@ impl Row {
             retries: 0,
             retry_in: None,
             next_retry_at: None,
-            download: None,
             progress: Progress::default(),
+            download,
             no_service,
+            auto_started: false,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -217,6 +221,8 @@ pub struct Watch {
     pub stall_after: u64,
     /// The services tasks belong to, and which can be polled.
     pub services: Services,
+    /// `auto_download` of the config: fetch each completed task's file once.
+    pub auto_download: bool,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
@@ -251,6 +257,7 @@ impl Watch {
             detail: None,
             stall_after: crate::store::config::DEFAULT_STALL_AFTER.as_secs(),
             services: Services::default(),
+            auto_download: false,
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
@@ -555,7 +562,7 @@ impl Watch {
         let failure_statuses = &self.failure_statuses;
         let row = &mut self.rows[i];
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
-        let (cmds, changed) = match result {
+        let (mut cmds, changed) = match result {
             Ok(t) => answered(row, &t, failure_statuses, now),
             Err(ApiError::Lookup { description }) => {
                 let changed = row.not_found.as_deref() != Some(description.as_str())
@@ -579,22 +586,101 @@ impl Watch {
                 (Vec::new(), changed)
             }
         };
+        cmds.extend(self.auto_download(i));
         if changed && self.order_moves() {
             self.reorder(now);
         }
         (cmds, changed)
     }
 
-    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent) -> bool {
+    /// Whether row `i`'s file is fetched by itself once completed: `A`'s choice for it, else
+    /// `auto_download`.
+    pub fn auto_for(&self, row: &Row) -> bool {
+        row.entry.auto_download.unwrap_or(self.auto_download)
+    }
+
+    /// The download of row `i`'s file, if it is to be fetched by itself now: completed, with a
+    /// URL, auto-download on, never saved, no download under way or failed.
+    fn auto_download(&mut self, i: usize) -> Option<Cmd> {
+        let row = &self.rows[i];
+        let wanted = row.state == TaskState::Completed
+            && row.entry.saved.is_none()
+            && row.download.is_none()
+            && !row.no_service
+            && self.auto_for(row);
+        let cmd = self.download_cmd(row, false).filter(|_| wanted)?;
+        self.rows[i].auto_started = true;
+        self.rows[i].download = Some(DownloadView::Running {
+            done: 0,
+            total: None,
+        });
+        Some(cmd)
+    }
+
+    /// The downloads due at start: tasks that completed while gendash was closed.
+    pub fn start_downloads(&mut self) -> Vec<Cmd> {
+        (0..self.rows.len())
+            .filter_map(|i| self.auto_download(i))
+            .collect()
+    }
+
+    /// The command that fetches row's file with its service's token.
+    pub fn download_cmd(&self, row: &Row, force: bool) -> Option<Cmd> {
+        let url = row.url()?.to_string();
+        let service = self.services.of(row.entry.service.as_deref());
+        Some(Cmd::Download {
+            key: row.key(),
+            url,
+            service: self.services.route(service),
+            status: row
+                .entry
+                .last
+                .as_ref()
+                .map(|l| l.status.clone())
+                .unwrap_or_default(),
+            force,
+        })
+    }
+
+    /// `A`: turns fetching by itself on or off for the selected task; returns its ID, the new
+    /// choice and the commands (saving the choice, and the download if it is due now).
+    pub fn toggle_auto_download(&mut self) -> Option<(String, bool, Vec<Cmd>)> {
+        let &i = self.order.get(self.cursor.selected)?;
+        let on = !self.auto_for(&self.rows[i]);
+        let row = &mut self.rows[i];
+        row.entry.auto_download = Some(on);
+        if on && matches!(row.download, Some(DownloadView::Failed(_))) {
+            row.download = None;
+        }
+        let mut cmds = vec![Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on)))];
+        let id = row.entry.task_id.clone();
+        cmds.extend(self.auto_download(i));
+        Some((id, on, cmds))
+    }
+
+    /// A download's progress or end. Returns whether the row changed and the commands (saving
+    /// where the file went).
+    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent) -> (bool, Vec<Cmd>) {
         let Some(i) = self.position(key) else {
-            return false;
+            return (false, Vec::new());
         };
-        self.rows[i].download = Some(match event {
+        let row = &mut self.rows[i];
+        let mut cmds = Vec::new();
+        row.download = Some(match event {
             DownloadEvent::Progress { done, total } => DownloadView::Running { done, total },
-            DownloadEvent::Saved(p) => DownloadView::Saved(p.display().to_string()),
+            DownloadEvent::Saved(p) => {
+                let path = p.display().to_string();
+                row.entry.saved = Some(path.clone());
+                cmds.push(Cmd::Persist(PersistOp::Saved(row.key(), path.clone())));
+                DownloadView::Saved(path)
+            }
+            DownloadEvent::Exists(p) => {
+                DownloadView::Failed(format!("{} exists; D replaces it", p.display()))
+            }
             DownloadEvent::Failed(e) => DownloadView::Failed(e),
         });
-        true
+        row.auto_started = false;
+        (true, cmds)
     }
 
     /// Brings the rows in line with the saved list after another process changed it:
@@ -752,6 +838,8 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         added_at: now,
         last: None,
         service: None,
+        saved: None,
+        auto_download: None,
     }
 }
 

@@ -53,6 +53,13 @@ pub struct WatchEntry {
     /// remembered it adopt the current service when loaded by the dashboard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
+    /// Where its file was saved (by `D` or `auto_download`), so a restart never fetches it
+    /// again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved: Option<String>,
+    /// `A`'s choice for this task; `None` follows `auto_download`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_download: Option<bool>,
 }
 
 impl WatchEntry {
@@ -63,6 +70,8 @@ impl WatchEntry {
             added_at: unix_now(),
             last: None,
             service: None,
+            saved: None,
+            auto_download: None,
         }
     }
     pub fn same_task(&self, other: &WatchEntry) -> bool {

@@ -68,6 +68,8 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
                 added_at: 1_700_000_000,
                 last: None,
                 service: None,
+                saved: None,
+                auto_download: None,
             })
             .collect()
     };

@@ -2,6 +2,7 @@
 
 mod add;
 mod browser;
+mod confirm;
 mod help;
 pub mod layout;
 pub mod preview;
@@ -34,6 +35,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
             help::render(&state.keymap, *scroll, areas.help, theme, frame);
         }
         Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
+        Some(Popup::Confirm(c)) => confirm::render(c, theme, frame),
         None => return links,
     }
     // A popup covers whatever links were below it.

@@ -4,7 +4,8 @@
 use super::layout::Areas;
 use super::theme::Theme;
 use crate::app::state::{
-    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, age_label, duration_label,
+    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, age_label,
+    duration_label,
 };
 use crate::progress::format_eta;
 use ratatui::Frame;
@@ -126,9 +127,27 @@ fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
         Some(DownloadView::Running {
             done,
             total: Some(t),
-        }) if *t > 0 => (format!("⤓ {}%", done * 100 / t), false),
-        Some(DownloadView::Running { done, .. }) => (format!("⤓ {done} bytes"), false),
-        Some(DownloadView::Saved(p)) => (format!("saved {p}"), false),
+        }) if *t > 0 => (
+            format!(
+                "⤓ {}% of {}",
+                done * 100 / t,
+                crate::preview::human_bytes(*t)
+            ),
+            false,
+        ),
+        Some(DownloadView::Running { done, .. }) => {
+            (format!("⤓ {}", crate::preview::human_bytes(*done)), false)
+        }
+        // The name; the status bar and the detail give the whole path.
+        Some(DownloadView::Saved(p)) => (
+            format!(
+                "saved {}",
+                std::path::Path::new(p)
+                    .file_name()
+                    .map_or_else(|| p.clone(), |n| n.to_string_lossy().into_owned())
+            ),
+            false,
+        ),
         Some(DownloadView::Failed(e)) => (format!("download failed: {e}"), true),
         None => (r.url().map_or("", file_name).to_string(), false),
     }
@@ -623,7 +642,7 @@ fn detail_lines(
         lines.extend(wrapped("url", url, width, theme.link(), theme));
         url_lines = Some(first..lines.len());
     }
-    for (label, text, style) in troubles(r, now, theme) {
+    for (label, text, style) in troubles(r, now, theme, state.watch.auto_for(r)) {
         lines.extend(wrapped(label, &text, width, style, theme));
     }
     if let Some(last) = &r.entry.last
@@ -658,7 +677,12 @@ fn times(r: &WatchRow, now: u64) -> Vec<String> {
 }
 
 /// The error, the unknown task and the download, each with its label and style.
-fn troubles(r: &WatchRow, now: u64, theme: Theme) -> Vec<(&'static str, String, Style)> {
+fn troubles(
+    r: &WatchRow,
+    now: u64,
+    theme: Theme,
+    auto: bool,
+) -> Vec<(&'static str, String, Style)> {
     let mut out = Vec::new();
     if let Some(e) = &r.error {
         let text = format!("{e} · attempt {} · {}", r.retries, retry_text(r, now));
@@ -675,13 +699,24 @@ fn troubles(r: &WatchRow, now: u64, theme: Theme) -> Vec<(&'static str, String, 
     if let Some(d) = &r.download {
         let text = match d {
             DownloadView::Running { done, total } => match total {
-                Some(t) => format!("downloading: {done} of {t} bytes"),
-                None => format!("downloading: {done} bytes"),
+                Some(t) => format!(
+                    "downloading: {} of {} ({}%)",
+                    crate::preview::human_bytes(*done),
+                    crate::preview::human_bytes(*t),
+                    done * 100 / (*t).max(1)
+                ),
+                None => format!("downloading: {}", crate::preview::human_bytes(*done)),
             },
             DownloadView::Saved(p) => format!("saved to {p}"),
             DownloadView::Failed(e) => format!("download failed: {e}"),
         };
         out.push(("file", text, Style::new()));
+    } else if auto && r.state != TaskState::Failed {
+        out.push((
+            "file",
+            "downloaded by itself when it completes (A turns this off)".into(),
+            theme.dim(),
+        ));
     }
     out
 }

@@ -9,7 +9,7 @@ pub mod ranker;
 pub mod saver;
 pub mod services;
 
-use crate::api::download::{Downloader, file_name};
+use crate::api::download::{Downloader, Template, TemplateValues, today};
 use crate::api::{Client, LoraType};
 use crate::msg::{DownloadEvent, Msg, PersistOp, PreviewReport, PreviewRequest, TaskKey};
 use crate::preview::Graphics;
@@ -42,6 +42,8 @@ pub struct Setup {
     pub resolve: Option<services::Resolve>,
     /// `on_complete`'s program and arguments.
     pub on_complete: Option<Vec<String>>,
+    /// Where downloads go.
+    pub placement: Placement,
 }
 
 /// The App's handles on its workers.
@@ -90,8 +92,9 @@ impl Workers {
             msgs: msgs.clone(),
         };
         let download_msgs = msgs.clone();
-        let router_task = tokio::spawn(routing.run(routed_rx, move |dl, key, url| {
-            download(dl, key, url, download_msgs.clone());
+        let place = setup.placement;
+        let router_task = tokio::spawn(routing.run(routed_rx, move |dl, job| {
+            download(dl, job, &place, download_msgs.clone());
         }));
         let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
         let msgs_for_hooks = msgs.clone();
@@ -280,41 +283,91 @@ impl Workers {
     }
 
     /// Downloads the task's file with its service's token (see `download`).
-    pub fn download(&self, key: TaskKey, url: String, service: Option<String>) {
-        send(
-            &self.routed,
-            services::Routed::Download { key, url, service },
-        );
+    pub fn download(&self, job: DownloadJob, service: Option<String>) {
+        send(&self.routed, services::Routed::Download { job, service });
     }
 }
 
-/// Downloads into the current directory, reporting progress at most ten times a second.
-fn download(dl: Downloader, key: TaskKey, url: String, msgs: mpsc::Sender<Msg>) {
-    {
-        tokio::spawn(async move {
-            let name = file_name(&key.id, key.kind);
-            let progress_msgs = msgs.clone();
-            let progress_key = key.clone();
-            let mut last: Option<Instant> = None;
-            let mut progress = move |done: u64, total: Option<u64>| {
-                if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(100)) {
-                    last = Some(Instant::now());
-                    let _ = progress_msgs.try_send(Msg::Download {
-                        key: progress_key.clone(),
-                        event: DownloadEvent::Progress { done, total },
-                    });
-                }
-            };
-            let event = match dl
-                .fetch(&url, std::path::Path::new("."), &name, false, &mut progress)
-                .await
-            {
-                Ok(path) => DownloadEvent::Saved(path),
-                Err(e) => DownloadEvent::Failed(e.to_string()),
-            };
-            let _ = msgs.send(Msg::Download { key, event }).await;
+/// One file to fetch.
+#[derive(Debug, Clone)]
+pub struct DownloadJob {
+    pub key: TaskKey,
+    pub url: String,
+    /// The task's status, for the template's `{status}`.
+    pub status: String,
+    /// Replace a file already there.
+    pub force: bool,
+}
+
+/// Where downloads go: `download_dir` and `download_template`.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    pub dir: PathBuf,
+    pub template: Template,
+}
+
+impl Placement {
+    /// The absolute path of the task's file.
+    pub fn target(&self, job: &DownloadJob) -> PathBuf {
+        let relative = self.template.expand(&TemplateValues {
+            task_id: &job.key.id,
+            kind: job.key.kind,
+            status: &job.status,
+            date: &today(),
         });
+        let path = self.dir.join(relative);
+        std::path::absolute(&path).unwrap_or(path)
     }
+}
+
+/// Downloads to the placement's path, reporting progress at most ten times a second. A file
+/// already there is not touched unless the job says so: the App asks the user first.
+fn download(dl: Downloader, job: DownloadJob, place: &Placement, msgs: mpsc::Sender<Msg>) {
+    let target = place.target(&job);
+    tokio::spawn(async move {
+        let DownloadJob {
+            key, url, force, ..
+        } = job;
+        let event = match fetch_to(&dl, &url, &target, force, &key, &msgs).await {
+            Ok(path) => DownloadEvent::Saved(path),
+            Err(e) => e,
+        };
+        let _ = msgs.send(Msg::Download { key, event }).await;
+    });
+}
+
+async fn fetch_to(
+    dl: &Downloader,
+    url: &str,
+    target: &std::path::Path,
+    force: bool,
+    key: &TaskKey,
+    msgs: &mpsc::Sender<Msg>,
+) -> Result<PathBuf, DownloadEvent> {
+    if !force && tokio::fs::symlink_metadata(target).await.is_ok() {
+        return Err(DownloadEvent::Exists(target.to_path_buf()));
+    }
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return Err(DownloadEvent::Failed(
+            "the download template names no file".into(),
+        ));
+    };
+    tokio::fs::create_dir_all(dir)
+        .await
+        .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    let mut last: Option<Instant> = None;
+    let mut progress = |done: u64, total: Option<u64>| {
+        if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(100)) {
+            last = Some(Instant::now());
+            let _ = msgs.try_send(Msg::Download {
+                key: key.clone(),
+                event: DownloadEvent::Progress { done, total },
+            });
+        }
+    };
+    dl.fetch(url, dir, &name.to_string_lossy(), force, &mut progress)
+        .await
+        .map_err(|e| DownloadEvent::Failed(e.to_string()))
 }
 
 fn send<T>(tx: &mpsc::Sender<T>, value: T) {

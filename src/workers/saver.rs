@@ -24,6 +24,16 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp) {
                 e.last = Some(known.clone());
             }
         }
+        PersistOp::Saved(key, path) => {
+            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+                e.saved = Some(path.clone());
+            }
+        }
+        PersistOp::AutoDownload(key, auto) => {
+            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+                e.auto_download = *auto;
+            }
+        }
         PersistOp::Adopt(service) => {
             for e in list.iter_mut().filter(|e| e.service.is_none()) {
                 e.service = Some(service.clone());

@@ -6,7 +6,7 @@
 use super::poller::PollCmd;
 use crate::api::Client;
 use crate::api::download::Downloader;
-use crate::msg::{Msg, TaskKey};
+use crate::msg::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -21,8 +21,7 @@ pub type Resolve = Arc<dyn Fn(&str) -> Result<Client, String> + Send + Sync>;
 pub enum Routed {
     Poll(PollCmd<Option<String>>),
     Download {
-        key: TaskKey,
-        url: String,
+        job: super::DownloadJob,
         service: Option<String>,
     },
 }
@@ -42,7 +41,7 @@ impl Router {
     pub async fn run(
         self,
         mut cmds: mpsc::Receiver<Routed>,
-        download: impl Fn(Downloader, TaskKey, String),
+        download: impl Fn(Downloader, super::DownloadJob),
     ) {
         let mut known: HashMap<String, Result<(Client, Downloader), String>> = HashMap::new();
         while let Some(cmd) = cmds.recv().await {
@@ -61,13 +60,13 @@ impl Router {
                 Routed::Poll(PollCmd::Unwatch(k)) => self.forward(PollCmd::Unwatch(k)).await,
                 Routed::Poll(PollCmd::PollNow(k)) => self.forward(PollCmd::PollNow(k)).await,
                 Routed::Poll(PollCmd::Prefer(ks)) => self.forward(PollCmd::Prefer(ks)).await,
-                Routed::Download { key, url, service } => {
+                Routed::Download { job, service } => {
                     let dl = match service {
                         None => Some(self.current_downloader.clone()),
                         Some(s) => self.reach(&mut known, s).await.map(|(_, d)| d),
                     };
                     if let Some(dl) = dl {
-                        download(dl, key, url);
+                        download(dl, job);
                     }
                 }
             }

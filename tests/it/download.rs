@@ -192,3 +192,75 @@ async fn files_land_where_the_config_says() {
         );
     }
 }
+
+/// The dashboard with `auto_download`: a task's file is fetched when it completes and saved
+/// with the watch list; after a restart it is not fetched again, a task that completed while
+/// gendash was closed is fetched at start, and `D` on a file already there asks first.
+#[test]
+fn the_dashboard_downloads_once_and_asks_before_replacing() {
+    use common::pty::{Session, command};
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let dl = home.path().join("dl");
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         auto_download = true\ndownload_dir = \"~/dl\"\n",
+    )
+    .unwrap();
+    let add = |id: &str| {
+        let out = common::gendash(home.path())
+            .args(["--base-url", &base, "watch", "add", id])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    let env = [
+        ("GENDASH_TOKEN", TOKEN),
+        ("GENDASH_BASE_URL", base.as_str()),
+    ];
+    add("sim-2-auto");
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    let first = dl.join("sim-2-auto.png");
+    s.wait_for("the completed task's file", Duration::from_secs(20), |_| {
+        first.exists()
+    });
+    s.wait_text("saved sim-2-auto.png");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(std::fs::read(&first).unwrap(), *SAMPLE_PNG);
+    let list = std::fs::read_to_string(home.path().join("data/gendash/watchlist.json")).unwrap();
+    assert!(list.contains(&first.display().to_string()), "{list}");
+
+    // Closed: the file goes away, and a task completes meanwhile.
+    std::fs::remove_file(&first).unwrap();
+    add("demo-image-done");
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    let second = dl.join("demo-image-done.png");
+    s.wait_for(
+        "the task that completed meanwhile",
+        Duration::from_secs(20),
+        |_| second.exists(),
+    );
+    s.wait_text("saved demo-image-done.png");
+    assert!(!first.exists(), "a saved task is not fetched again");
+
+    // D on it: the file is there, so the dashboard asks; y replaces it.
+    std::fs::write(&second, b"older").unwrap();
+    s.send("\t");
+    s.send("G");
+    s.send("D");
+    s.wait_text(&format!("overwrite {}?", second.display()));
+    s.send("y");
+    s.wait_for("the file replaced", Duration::from_secs(10), |_| {
+        std::fs::read(&second).is_ok_and(|b| b == *SAMPLE_PNG)
+    });
+    s.wait_text(&format!("saved {}", second.display()));
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}

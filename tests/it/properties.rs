@@ -36,18 +36,24 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
         any::<u64>(),
         proptest::option::of(last),
         proptest::option::of("https?://[a-z0-9.:]{1,20}"),
+        proptest::option::of("\\PC{1,40}"),
+        proptest::option::of(any::<bool>()),
     )
-        .prop_map(|(task_id, video, added_at, last, service)| WatchEntry {
-            task_id,
-            kind: if video {
-                TaskKind::Video
-            } else {
-                TaskKind::Image
+        .prop_map(
+            |(task_id, video, added_at, last, service, saved, auto_download)| WatchEntry {
+                task_id,
+                kind: if video {
+                    TaskKind::Video
+                } else {
+                    TaskKind::Image
+                },
+                added_at,
+                last,
+                service,
+                saved,
+                auto_download,
             },
-            added_at,
-            last,
-            service,
-        })
+        )
 }
 
 proptest! {

@@ -102,6 +102,8 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         added_at: NOW - 95,
         last: None,
         service: None,
+        saved: None,
+        auto_download: None,
     }
 }
 
@@ -634,6 +636,8 @@ fn watch_pane_across_services_at_80_100_140() {
     let gone = "https://old.example.net";
     let on = |id: &str, kind: TaskKind, service: &str| WatchEntry {
         service: Some(service.into()),
+        saved: None,
+        auto_download: None,
         ..task(id, kind)
     };
     for (width, height) in [(80, 24), (100, 30), (140, 45)] {
