@@ -196,7 +196,7 @@ fn bindings() -> &'static [Binding] {
                 [(Char('D'), SHIFT), (Char('D'), NONE)],
                 "D",
                 Action::Download,
-                "download the file (download_dir, download_template; asks before replacing)",
+                "download the file to download_dir (asks before replacing one)",
                 Some("download")
             ),
             bind!(

@@ -264,3 +264,51 @@ fn the_dashboard_downloads_once_and_asks_before_replacing() {
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 }
+
+/// The file route's ranges as the spec of HTTP has them: 206 with `Content-Range`, 416 past
+/// the end; a `.part` already whole (a run that died before its rename) is finished by a 416.
+#[tokio::test]
+async fn ranges_past_the_end_are_416_and_a_whole_part_is_finished() {
+    let svc = common::service().await;
+    let url = format!("{}files/demo-image-done.png", svc.base_url());
+    let len = SAMPLE_PNG.len();
+    let http = reqwest::Client::new();
+    let r = http
+        .get(&url)
+        .header("Range", "bytes=10-")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 206);
+    assert_eq!(
+        r.headers()["content-range"],
+        format!("bytes 10-{}/{len}", len - 1).as_str()
+    );
+    assert_eq!(r.bytes().await.unwrap(), SAMPLE_PNG[10..]);
+    let r = http
+        .get(&url)
+        .header("Range", format!("bytes={len}-"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 416);
+    assert_eq!(
+        r.headers()["content-range"],
+        format!("bytes */{len}").as_str()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    write_part(
+        dir.path(),
+        "whole.png",
+        &SAMPLE_PNG,
+        &gendash::server::files::etag(&SAMPLE_PNG),
+    );
+    let client = common::client(&svc.base_url());
+    let path = downloader(&client)
+        .fetch(&url, dir.path(), "whole.png", false, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read(path).unwrap(), *SAMPLE_PNG);
+    assert!(!dir.path().join("whole.png.part").exists());
+}
