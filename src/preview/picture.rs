@@ -237,24 +237,8 @@ pub enum PreviewView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use image::{ImageEncoder, Rgb, RgbImage};
 
-    /// A small PNG: four coloured quadrants.
-    pub(crate) fn quadrants(width: u32, height: u32) -> Vec<u8> {
-        let img = RgbImage::from_fn(width, height, |x, y| {
-            match (x < width / 2, y < height / 2) {
-                (true, true) => Rgb([255, 0, 0]),
-                (false, true) => Rgb([0, 255, 0]),
-                (true, false) => Rgb([0, 0, 255]),
-                (false, false) => Rgb([255, 255, 0]),
-            }
-        });
-        let mut out = Vec::new();
-        image::codecs::png::PngEncoder::new(&mut out)
-            .write_image(img.as_raw(), width, height, image::ExtendedColorType::Rgb8)
-            .expect("encode");
-        out
-    }
+    use crate::testing::quadrants;
 
     #[test]
     fn sizes_read_as_people_write_them() {

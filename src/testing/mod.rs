@@ -6,6 +6,7 @@
 //! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics 300 ms after start |
 //! | `gendash watch stress-save FILE` (hidden) | `tests/it/durability.rs` | saves FILE over and over, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
+//! | [`quadrants`] | preview and view tests | a small PNG whose colours are known |
 //! | [`fuzzing`] | `fuzz/` targets and `tests/it/fuzz_corpora.rs` | the properties each fuzz target checks |
 //!
 //! None of it changes behaviour unless its variable or command is used.
@@ -85,4 +86,26 @@ pub fn stress_save(file: &Path, rounds: u32) -> Result<(), StoreError> {
         store.update(|l| *l = next)?;
     }
     Ok(())
+}
+
+/// A PNG of four coloured quadrants: red, green / blue, yellow.
+pub fn quadrants(width: u32, height: u32) -> Vec<u8> {
+    use image::ImageEncoder;
+    let img = image::RgbImage::from_fn(width, height, |x, y| {
+        match (x < width / 2, y < height / 2) {
+            (true, true) => image::Rgb([255, 0, 0]),
+            (false, true) => image::Rgb([0, 255, 0]),
+            (true, false) => image::Rgb([0, 0, 255]),
+            (false, false) => image::Rgb([255, 255, 0]),
+        }
+    });
+    let mut out = Vec::new();
+    // Encoding an in-memory picture cannot fail.
+    let _ = image::codecs::png::PngEncoder::new(&mut out).write_image(
+        img.as_raw(),
+        width,
+        height,
+        image::ExtendedColorType::Rgb8,
+    );
+    out
 }

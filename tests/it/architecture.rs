@@ -13,7 +13,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("api", &[]),
     ("progress", &[]),
     ("store", &["api"]),
-    ("preview", &["store"]),
+    ("preview", &["store", "testing"]),
     ("msg", &["api", "store", "preview"]),
     ("workers", &["msg", "store", "api", "preview"]),
     ("ui", &["app::state", "api", "progress", "preview"]),

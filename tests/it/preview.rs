@@ -11,7 +11,6 @@ use gendash::preview::picture::{Decoded, decode, encode};
 use gendash::preview::{Graphics, Picture, PreviewView};
 use gendash::store::cache::ImageCache;
 use gendash::workers::preview::PreviewWorker;
-use image::{ImageEncoder, Rgb, RgbImage};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::{Rect, Size};
@@ -24,22 +23,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-/// A PNG of four coloured quadrants: red, green / blue, yellow.
-pub fn quadrants(width: u32, height: u32) -> Vec<u8> {
-    let img = RgbImage::from_fn(width, height, |x, y| {
-        match (x < width / 2, y < height / 2) {
-            (true, true) => Rgb([255, 0, 0]),
-            (false, true) => Rgb([0, 255, 0]),
-            (true, false) => Rgb([0, 0, 255]),
-            (false, false) => Rgb([255, 255, 0]),
-        }
-    });
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(img.as_raw(), width, height, image::ExtendedColorType::Rgb8)
-        .unwrap();
-    out
-}
+pub use gendash::testing::quadrants;
 
 /// A PNG whose header claims `width` x `height` RGBA pixels over a few bytes of data.
 fn bomb(width: u32, height: u32) -> Vec<u8> {
