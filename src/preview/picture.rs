@@ -288,46 +288,7 @@ mod tests {
         assert_eq!(d.pixels, (3000, 100));
         assert_eq!(d.image.width(), KEPT_SIDE);
     }
-    /// A PNG whose header claims `width` x `height` (`depth`-bit RGBA), with a scrap of data:
-    /// what a decompression bomb looks like before it goes off.
-    fn claimed_png(width: u32, height: u32, depth: u8) -> Vec<u8> {
-        fn crc(bytes: &[u8]) -> u32 {
-            let mut c = 0xffff_ffffu32;
-            for b in bytes {
-                c ^= u32::from(*b);
-                for _ in 0..8 {
-                    c = if c & 1 == 1 {
-                        0xedb8_8320 ^ (c >> 1)
-                    } else {
-                        c >> 1
-                    };
-                }
-            }
-            !c
-        }
-        fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
-            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-            let start = out.len();
-            out.extend_from_slice(kind);
-            out.extend_from_slice(data);
-            let sum = crc(&out[start..]);
-            out.extend_from_slice(&sum.to_be_bytes());
-        }
-        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-        let mut ihdr = Vec::new();
-        ihdr.extend_from_slice(&width.to_be_bytes());
-        ihdr.extend_from_slice(&height.to_be_bytes());
-        ihdr.extend_from_slice(&[depth, 6, 0, 0, 0]);
-        chunk(&mut out, b"IHDR", &ihdr);
-        // A zlib stream of zeros: it would inflate to the whole claimed size.
-        chunk(
-            &mut out,
-            b"IDAT",
-            &[0x78, 0x9c, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00],
-        );
-        chunk(&mut out, b"IEND", &[]);
-        out
-    }
+    use crate::testing::claimed_png;
 
     fn one_line_reason(r: Result<Decoded, String>) -> String {
         let reason = r.err().expect("refused");

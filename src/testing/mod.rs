@@ -7,6 +7,7 @@
 //! | `gendash watch stress-save FILE` (hidden) | `tests/it/durability.rs` | saves FILE over and over, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
 //! | [`quadrants`] | preview and view tests | a small PNG whose colours are known |
+//! | [`claimed_png`] | preview tests | a decompression bomb's header |
 //! | [`fuzzing`] | `fuzz/` targets and `tests/it/fuzz_corpora.rs` | the properties each fuzz target checks |
 //!
 //! None of it changes behaviour unless its variable or command is used.
@@ -107,5 +108,46 @@ pub fn quadrants(width: u32, height: u32) -> Vec<u8> {
         height,
         image::ExtendedColorType::Rgb8,
     );
+    out
+}
+
+/// A PNG whose header claims `width` x `height` (`depth`-bit RGBA), with a scrap of data:
+/// what a decompression bomb looks like before it goes off.
+pub fn claimed_png(width: u32, height: u32, depth: u8) -> Vec<u8> {
+    fn crc(bytes: &[u8]) -> u32 {
+        let mut c = 0xffff_ffffu32;
+        for b in bytes {
+            c ^= u32::from(*b);
+            for _ in 0..8 {
+                c = if c & 1 == 1 {
+                    0xedb8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+            }
+        }
+        !c
+    }
+    fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
+        out.extend_from_slice(&u32::try_from(data.len()).unwrap_or(u32::MAX).to_be_bytes());
+        let start = out.len();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let sum = crc(&out[start..]);
+        out.extend_from_slice(&sum.to_be_bytes());
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[depth, 6, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &ihdr);
+    // A zlib stream of zeros: it would inflate to the whole claimed size.
+    chunk(
+        &mut out,
+        b"IDAT",
+        &[0x78, 0x9c, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00],
+    );
+    chunk(&mut out, b"IEND", &[]);
     out
 }

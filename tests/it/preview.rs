@@ -27,45 +27,7 @@ pub use gendash::testing::quadrants;
 
 /// A PNG whose header claims `width` x `height` RGBA pixels over a few bytes of data.
 fn bomb(width: u32, height: u32) -> Vec<u8> {
-    fn crc(bytes: &[u8]) -> u32 {
-        let mut c = 0xffff_ffffu32;
-        for b in bytes {
-            c ^= u32::from(*b);
-            for _ in 0..8 {
-                c = if c & 1 == 1 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-            }
-        }
-        !c
-    }
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    for (kind, data) in [
-        (
-            &b"IHDR"[..],
-            [
-                &width.to_be_bytes()[..],
-                &height.to_be_bytes(),
-                &[8, 6, 0, 0, 0],
-            ]
-            .concat(),
-        ),
-        (
-            b"IDAT",
-            vec![0x78, 0x9c, 0xed, 0xc1, 0x01, 0x0d, 0x00, 0x00],
-        ),
-        (b"IEND", Vec::new()),
-    ] {
-        out.extend_from_slice(&u32::try_from(data.len()).unwrap().to_be_bytes());
-        let start = out.len();
-        out.extend_from_slice(kind);
-        out.extend_from_slice(&data);
-        let sum = crc(&out[start..]);
-        out.extend_from_slice(&sum.to_be_bytes());
-    }
-    out
+    gendash::testing::claimed_png(width, height, 8)
 }
 
 pub fn decoded(png: &[u8]) -> Decoded {
