@@ -12,9 +12,12 @@ pub struct DownloadArgs {
     /// The tasks are video tasks (default: image).
     #[arg(long)]
     pub video: bool,
-    /// Directory to save into, created if missing (default: `download_dir` of the config,
-    /// else the platform's download directory). Files are named by `download_template`.
-    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
+    #[arg(
+        short = 'o',
+        long = "output-dir",
+        value_name = "DIR",
+        help = "Directory to save into, created if missing (default: download_dir of the config, else the platform's download directory). Files are named by download_template"
+    )]
     pub dir: Option<PathBuf>,
     /// Overwrite existing files.
     #[arg(long)]

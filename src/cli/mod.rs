@@ -35,8 +35,12 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct Global {
-    /// Service base URL (overrides `GENDASH_BASE_URL` and the config file).
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        help = "Service base URL (overrides GENDASH_BASE_URL and the config file)"
+    )]
     pub base_url: Option<String>,
     /// Configuration profile ([profiles.NAME] in the config file).
     #[arg(long, global = true, env = "GENDASH_PROFILE", value_name = "NAME")]
@@ -51,7 +55,7 @@ pub struct Global {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the `LoRA` model catalogue.
+    #[command(about = "List the LoRA model catalogue.")]
     Models(models::ModelsArgs),
     /// Show the status of tasks.
     Status(tasks::StatusArgs),
@@ -67,6 +71,13 @@ pub enum Command {
     /// Show the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
+    /// Print a shell completion script: gendash completions bash > ~/.local/share/bash-completion/completions/gendash
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff): gendash man > ~/.local/share/man/man1/gendash.1
+    Man,
 }
 
 /// A failure with its exit code; the message is one sanitised line.
@@ -195,5 +206,17 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Watch(c)) => watch::run(&global, &c),
         Some(Command::Serve(a)) => serve::run(&a).await,
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
+        Some(Command::Completions { shell }) => {
+            let mut cli = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cli, "gendash", &mut std::io::stdout());
+            Ok(exit::OK)
+        }
+        Some(Command::Man) => {
+            let cli = <Cli as clap::CommandFactory>::command();
+            clap_mangen::Man::new(cli)
+                .render(&mut std::io::stdout())
+                .map(|()| exit::OK)
+                .map_err(|e| Failure::new(exit::OTHER, format!("cannot write the manual: {e}")))
+        }
     }
 }

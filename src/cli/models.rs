@@ -25,7 +25,7 @@ impl From<TypeArg> for LoraType {
 #[derive(Debug, clap::Args)]
 pub struct ModelsArgs {
     /// Only models of this base-model type (sent to the service).
-    #[arg(long = "type", value_enum)]
+    #[arg(long = "type", value_enum, ignore_case = true)]
     pub lora_type: Option<TypeArg>,
     /// Only models in this category (sent to the service; free text).
     #[arg(long)]

@@ -11,8 +11,12 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = server::DEFAULT_ADDR)]
     pub addr: String,
-    /// The bearer token clients must present (default: `GENDASH_SERVE_TOKEN`, else a generated one).
-    #[arg(long, env = "GENDASH_SERVE_TOKEN", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "GENDASH_SERVE_TOKEN",
+        hide_env_values = true,
+        help = "The bearer token clients must present (default: GENDASH_SERVE_TOKEN, else a generated one)"
+    )]
     pub token: Option<String>,
     /// Serve this catalogue (JSON array of {model, type, cate, metadata}) instead of the embedded one.
     #[arg(long, value_name = "FILE")]
@@ -58,7 +62,8 @@ pub async fn run(args: &ServeArgs) -> CliResult {
     };
     // Written with `output::line`, which ignores a closed pipe (`gendash serve | head -1`).
     output::line(&format!(
-        "gendash reference service on {base} ({entries} catalogue entries)"
+        "gendash reference service on {base} ({entries} catalogue {})",
+        if entries == 1 { "entry" } else { "entries" }
     ));
     let token_shown = if generated {
         // The service's own throwaway token, printed so the user can point a client at it.

@@ -27,15 +27,20 @@ pub struct WaitArgs {
     /// The tasks are video tasks (default: image).
     #[arg(long)]
     pub video: bool,
-    /// Seconds between polls (default: `poll_interval` from the config, 2).
-    #[arg(long, value_name = "SECS")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        help = "Seconds between polls (default: poll_interval from the config, 2)"
+    )]
     pub interval: Option<f64>,
     /// Give up after this many seconds (exit code 6).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// A running task whose percent has not moved this long is stalled (default: `stall_after`
-    /// from the config, 300).
-    #[arg(long, value_name = "SECS")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        help = "A running task whose percent has not moved this long is stalled (default: stall_after from the config, 300)"
+    )]
     pub stall_after: Option<f64>,
     /// One JSON event per line for every change.
     #[arg(long)]

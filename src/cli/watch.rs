@@ -12,7 +12,8 @@ use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum WatchCommand {
-    /// Add tasks to the watch list, for the service in force (--profile, --base-url).
+    /// Add tasks to the watch list, for the service in force (--profile, --base-url); a lone
+    /// - reads task IDs from standard input.
     Add {
         /// The tasks are video tasks (default: image).
         #[arg(long)]
@@ -90,19 +91,44 @@ fn service_of(services: &Services, e: &WatchEntry) -> (String, Option<String>) {
     (name, Some(url.to_string()))
 }
 
+/// The IDs given, where `-` stands for those read from standard input (separated by white
+/// space, commas or newlines).
+fn read_ids(given: &[String]) -> Result<Vec<String>, Failure> {
+    let mut ids = Vec::new();
+    for id in given {
+        if id == "-" {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| {
+                Failure::new(exit::OTHER, format!("cannot read task IDs from stdin: {e}"))
+            })?;
+            ids.extend(crate::store::watchlist::split_ids(&text));
+        } else {
+            ids.push(id.clone());
+        }
+    }
+    if ids.is_empty() {
+        return Err(Failure::new(
+            exit::USAGE,
+            "no task IDs given (stdin was empty)",
+        ));
+    }
+    Ok(ids)
+}
+
 pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
     let store = WatchStore::new(WatchStore::default_path());
     match cmd {
         WatchCommand::Add { video, ids } => {
             let kind = TaskKind::from_video_flag(*video);
-            for id in ids {
+            let ids = read_ids(ids)?;
+            for id in &ids {
                 crate::api::client::validate_task_id(id)
                     .map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
             }
             let services = services(global)?;
             let service = (!services.current.is_empty()).then(|| services.current.clone());
             let loaded = store.update(|list| {
-                for id in ids {
+                for id in &ids {
                     let mut entry = WatchEntry::new(id.clone(), kind);
                     entry.service.clone_from(&service);
                     if !list.iter().any(|e| e.same_task(&entry)) {

@@ -733,3 +733,93 @@ fn children_start_from_an_empty_environment() {
         "{text}"
     );
 }
+
+/// `gendash completions SHELL` and `gendash man` print what shells and `man` read.
+#[test]
+fn completions_and_the_manual_are_generated() {
+    let home = tempfile::tempdir().unwrap();
+    for (shell, marker) in [
+        ("bash", "complete -F _gendash"),
+        ("zsh", "#compdef gendash"),
+        ("fish", "complete -c gendash"),
+        ("elvish", "edit:completion:arg-completer[gendash]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = common::gendash(home.path())
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains(marker),
+            "{shell}: {}",
+            &text[..200.min(text.len())]
+        );
+        assert!(
+            text.contains("download") && text.contains("watch"),
+            "{shell}"
+        );
+    }
+    let out = common::gendash(home.path()).args(["man"]).output().unwrap();
+    assert!(out.status.success());
+    let man = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        man.contains(".TH gendash 1") && man.contains("LoRA"),
+        "{man}"
+    );
+    let out = common::gendash(home.path())
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+}
+
+/// `gendash watch add -` reads task IDs from standard input.
+#[test]
+fn watch_add_reads_ids_from_stdin() {
+    use std::io::Write;
+    let home = tempfile::tempdir().unwrap();
+    let mut child = common::gendash(home.path())
+        .args([
+            "--base-url",
+            "http://127.0.0.1:9",
+            "watch",
+            "add",
+            "-",
+            "x-0",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"a-1 a-2,a-3\n\na-4\n")
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let out = common::gendash(home.path())
+        .args(["watch", "list", "--json"])
+        .output()
+        .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["task_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a-1", "a-2", "a-3", "a-4", "x-0"]);
+    let out = common::gendash(home.path())
+        .args(["watch", "add", "-"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("stdin was empty"));
+}
