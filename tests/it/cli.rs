@@ -615,7 +615,7 @@ async fn serve_takes_a_catalogue_file_and_a_prefix() {
         1,
     )
     .await;
-    assert!(lines[0].contains("(1 catalogue entries)"), "{}", lines[0]);
+    assert!(lines[0].contains("(1 catalogue entry)"), "{}", lines[0]);
     let base = base_in(&lines[0]);
     assert!(base.path().ends_with("/api/v1"), "{base}");
     let c = common::client_with(&base, "tt", std::time::Duration::from_secs(5));
