@@ -104,7 +104,13 @@ impl From<ApiError> for Failure {
 
 impl From<config::ConfigError> for Failure {
     fn from(e: config::ConfigError) -> Self {
-        Failure::new(exit::OTHER, e.0)
+        // A bad flag is a usage error, as clap's own are; a bad file or variable is not.
+        let code = if e.0.starts_with("--") {
+            exit::USAGE
+        } else {
+            exit::OTHER
+        };
+        Failure::new(code, e.0)
     }
 }
 

@@ -72,8 +72,9 @@ pub async fn run(args: &ServeArgs) -> CliResult {
     } else {
         "<token>".to_string()
     };
+    let reach = reachable(&base, running.addr);
     output::line(&format!(
-        "try:   export GENDASH_BASE_URL={base} GENDASH_TOKEN={token_shown}; gendash models"
+        "try:   export GENDASH_BASE_URL={reach} GENDASH_TOKEN={token_shown}; gendash models"
     ));
     output::line(
         "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends",
@@ -90,4 +91,46 @@ pub async fn run(args: &ServeArgs) -> CliResult {
     }
     running.stop();
     Ok(exit::OK)
+}
+
+/// The base URL a client on this machine uses: a wildcard address is not one it can use (nor
+/// one it accepts over plain http), so the loopback address with the same port.
+fn reachable(base: &str, addr: std::net::SocketAddr) -> String {
+    if !addr.ip().is_unspecified() {
+        return base.to_string();
+    }
+    let loopback: std::net::IpAddr = if addr.is_ipv4() {
+        std::net::Ipv4Addr::LOCALHOST.into()
+    } else {
+        std::net::Ipv6Addr::LOCALHOST.into()
+    };
+    let Ok(mut url) = url::Url::parse(base) else {
+        return base.to_string();
+    };
+    match url.set_ip_host(loopback) {
+        Ok(()) => url.to_string(),
+        Err(()) => base.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod reach_tests {
+    use super::reachable;
+
+    #[test]
+    fn a_wildcard_address_is_suggested_as_loopback() {
+        let at = |a: &str| a.parse().expect("address");
+        assert_eq!(
+            reachable("http://0.0.0.0:9011/api", at("0.0.0.0:9011")),
+            "http://127.0.0.1:9011/api"
+        );
+        assert_eq!(
+            reachable("http://[::]:9011/", at("[::]:9011")),
+            "http://[::1]:9011/"
+        );
+        assert_eq!(
+            reachable("http://127.0.0.1:8787/", at("127.0.0.1:8787")),
+            "http://127.0.0.1:8787/"
+        );
+    }
 }

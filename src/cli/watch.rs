@@ -115,6 +115,48 @@ fn read_ids(given: &[String]) -> Result<Vec<String>, Failure> {
     Ok(ids)
 }
 
+/// `watch list`: aligned columns, or a JSON array with each entry's service.
+fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result<(), Failure> {
+    if json {
+        let mut v =
+            serde_json::to_value(entries).map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
+        if let Some(items) = v.as_array_mut() {
+            for (item, e) in items.iter_mut().zip(entries) {
+                let (name, url) = service_of(services, e);
+                item["service"] = url.into();
+                item["service_name"] = name.into();
+            }
+        }
+        output::json_line(v);
+    } else {
+        let rows: Vec<[String; 5]> = entries
+            .iter()
+            .map(|e| {
+                let (status, percent) = e
+                    .last
+                    .as_ref()
+                    .map_or(("(not polled yet)", 0), |l| (l.status.as_str(), l.percent));
+                [
+                    e.kind.as_str().to_string(),
+                    e.task_id.clone(),
+                    status.to_string(),
+                    format!("{percent}%"),
+                    service_of(services, e).0,
+                ]
+            })
+            .collect();
+        // Columns as wide as their widest cell (counted in characters), so they line up.
+        let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
+        let (w0, w1, w2, w3) = (width(0), width(1), width(2), width(3));
+        for [kind, id, status, percent, service] in &rows {
+            output::line(&format!(
+                "{kind:<w0$}  {id:<w1$}  {status:<w2$}  {percent:>w3$}  {service}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
     let store = WatchStore::new(WatchStore::default_path());
     match cmd {
@@ -142,32 +184,7 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             let services = services(global)?;
             let loaded = store.load()?;
             tell_set_aside(&loaded);
-            if *json {
-                let mut v = serde_json::to_value(&loaded.entries)
-                    .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
-                if let Some(items) = v.as_array_mut() {
-                    for (item, e) in items.iter_mut().zip(&loaded.entries) {
-                        let (name, url) = service_of(&services, e);
-                        item["service"] = url.into();
-                        item["service_name"] = name.into();
-                    }
-                }
-                output::json_line(v);
-            } else {
-                for e in &loaded.entries {
-                    let (status, percent) = e
-                        .last
-                        .as_ref()
-                        .map_or(("(not polled yet)", 0), |l| (l.status.as_str(), l.percent));
-                    output::line(&format!(
-                        "{:<5}  {}  {}  {percent}%  {}",
-                        e.kind.as_str(),
-                        e.task_id,
-                        status,
-                        service_of(&services, e).0
-                    ));
-                }
-            }
+            print_list(&services, &loaded.entries, *json)?;
         }
         WatchCommand::StressSave { file, rounds } => crate::testing::stress_save(file, *rounds)?,
         WatchCommand::Rm { ids } => {

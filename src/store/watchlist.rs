@@ -188,9 +188,13 @@ impl WatchStore {
 
     /// Moves an unreadable file out of the way (rename keeps it byte for byte).
     fn set_aside(&self) -> Result<PathBuf, StoreError> {
-        let stamp = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
+        // A readable UTC time, to the millisecond so two in a row do not collide.
+        let fmt = time::macros::format_description!(
+            "[year]-[month]-[day]T[hour]-[minute]-[second].[subsecond digits:3]Z"
+        );
+        let stamp = time::OffsetDateTime::now_utc()
+            .format(&fmt)
+            .unwrap_or_else(|_| "unknown-time".into());
         let mut aside = self.path.clone().into_os_string();
         aside.push(format!(".corrupt-{stamp}"));
         let aside = PathBuf::from(aside);
@@ -309,7 +313,16 @@ mod tests {
             let loaded = store.load().expect("load");
             let aside = loaded.set_aside.expect("set aside");
             assert_eq!(fs::read(&aside).expect("read aside"), bad);
-            assert!(aside.to_string_lossy().contains(".corrupt-"));
+            // Named by a readable UTC time: `watchlist.json.corrupt-2026-11-22T12-55-01.123Z`.
+            let name = aside.to_string_lossy().into_owned();
+            let stamp = name.rsplit(".corrupt-").next().expect("stamp");
+            assert!(
+                stamp.len() == 24
+                    && stamp.starts_with("20")
+                    && stamp.ends_with('Z')
+                    && stamp.contains('T'),
+                "{name}"
+            );
             assert!(!path.exists());
         }
     }

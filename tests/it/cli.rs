@@ -823,3 +823,40 @@ fn watch_add_reads_ids_from_stdin() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("stdin was empty"));
 }
+
+/// Rough edges: a base URL without a scheme is a usage error that says what was meant; the
+/// watch list's columns line up.
+#[tokio::test]
+async fn a_base_url_without_scheme_says_what_was_meant_and_lists_line_up() {
+    let home = tempfile::tempdir().unwrap();
+    let out = common::gendash_async(home.path())
+        .args(["--base-url", "127.0.0.1:8787", "models"])
+        .env("GENDASH_TOKEN", TOKEN)
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("did you mean `http://127.0.0.1:8787`"),
+        "{err}"
+    );
+
+    let svc = service().await;
+    let base = svc.base_url();
+    run_in(
+        home.path(),
+        &base,
+        TOKEN,
+        &["watch", "add", "a", "a-much-longer-task-id"],
+    )
+    .await;
+    let out = run_in(home.path(), &base, TOKEN, &["watch", "list"]).await;
+    let text = split(&out).1;
+    let at: Vec<usize> = text
+        .lines()
+        .map(|l| l.find("(not polled yet)").unwrap())
+        .collect();
+    assert_eq!(at.len(), 2, "{text}");
+    assert_eq!(at[0], at[1], "the status column lines up:\n{text}");
+}

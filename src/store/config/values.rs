@@ -57,8 +57,14 @@ pub struct BaseUrl(pub Url);
 
 impl BaseUrl {
     pub fn parse(text: &str) -> Result<Self, String> {
-        let url =
-            Url::parse(text.trim()).map_err(|e| format!("`{text}` is not an absolute URL: {e}"))?;
+        let text = text.trim();
+        // `127.0.0.1:8787` and `localhost:8787` lack a scheme (the second would parse as one).
+        if !text.contains("://") {
+            return Err(format!(
+                "`{text}` has no scheme; did you mean `http://{text}` (or https)?"
+            ));
+        }
+        let url = Url::parse(text).map_err(|e| format!("`{text}` is not an absolute URL: {e}"))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("`{text}` is not an http or https URL"));
         }
