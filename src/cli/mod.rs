@@ -149,7 +149,9 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
     let token = settings.token.clone().ok_or_else(|| {
         Failure::new(
             exit::OTHER,
-            "no token configured: set GENDASH_TOKEN, or token / token_file / token_command in the config file",
+            settings.token_problem.clone().unwrap_or_else(|| {
+                "no token configured: set GENDASH_TOKEN, or token / token_file / token_command in the config file".into()
+            }),
         )
     })?;
     Ok(Client::new(&ClientOptions {

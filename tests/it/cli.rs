@@ -860,3 +860,36 @@ async fn a_base_url_without_scheme_says_what_was_meant_and_lists_line_up() {
     assert_eq!(at.len(), 2, "{text}");
     assert_eq!(at[0], at[1], "the status column lines up:\n{text}");
 }
+
+/// `config show` with a `token_file` that is gone shows every other setting, and the token's
+/// line says what is wrong; a command that needs the token says the same.
+#[tokio::test]
+async fn config_show_survives_an_unreadable_token() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "base_url = \"http://127.0.0.1:9\"\ntoken_file = \"/nonexistent/gendash-token\"\n",
+    )
+    .unwrap();
+    let show = |args: &'static [&'static str]| {
+        let mut cmd = common::gendash_async(home.path());
+        cmd.args(args);
+        async move { cmd.output().await.unwrap() }
+    };
+    let out = show(&["config", "show"]).await;
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("(unreadable: cannot read token_file /nonexistent/gendash-token")
+            && text.contains("poll_interval"),
+        "{text}"
+    );
+    let out = show(&["models"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot read token_file"),
+        "{out:?}"
+    );
+}

@@ -28,6 +28,12 @@ impl Settings {
             .as_ref()
             .map_or_else(|| "(not set)".into(), ToString::to_string);
         let token = match (&self.token, &self.token_origin) {
+            (None, _) if self.token_problem.is_some() => {
+                format!(
+                    "(unreadable: {})",
+                    self.token_problem.as_deref().unwrap_or("")
+                )
+            }
             (None, _) => "(not set)".to_string(),
             (Some(_), Some(TokenOrigin::File(p))) => {
                 format!("<redacted> (read from {})", p.display())

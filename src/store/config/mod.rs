@@ -33,6 +33,8 @@ pub const DEFAULT_MAX_CONCURRENT_POLLS: usize = 8;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     Default,
+    /// The token file `gendash config set-token` wrote.
+    SetToken,
     TopLevel,
     Profile(String),
     Env(&'static str),
@@ -43,6 +45,7 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::Default => f.write_str("default"),
+            Source::SetToken => f.write_str("saved by config set-token"),
             Source::TopLevel => f.write_str("config file"),
             Source::Profile(p) => write!(f, "profile {p}"),
             Source::Env(v) => write!(f, "environment {v}"),
@@ -95,6 +98,9 @@ pub struct Settings {
     pub auto_download: bool,
     pub desktop_notifications: bool,
     pub max_concurrent_polls: usize,
+    /// Why no token could be read (a `token_file` that is missing, a failing
+    /// `token_command`): said by whatever needs the token, and by `config show`.
+    pub token_problem: Option<String>,
     /// How the detail section shows a finished image (`image_preview`).
     pub image_preview: ImagePreview,
     /// Key → where its value came from.

@@ -2,7 +2,7 @@
 //! each recording which layer supplied it.
 
 use super::file::{FileSettings, config_path, parse};
-use super::token::{loose_permissions, resolve_token};
+use super::token::{check_one_way, loose_permissions, resolve_token};
 use super::values::{BaseUrl, Seconds};
 use super::{
     ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER,
@@ -206,14 +206,23 @@ pub fn resolve_from(
         .opt(None, prof.and_then(|p| p.image_preview), file.image_preview)
         .unwrap_or_default();
 
-    let (token, token_origin, token_source) = resolve_token(
+    // Two ways to give the token at one level is a mistake in the file: an error as ever.
+    check_one_way(&file, &path, "top level")?;
+    if let (Some(p), Some(name)) = (profile.as_ref(), profile_name.as_deref()) {
+        check_one_way(p, &path, &format!("profile {name}"))?;
+    }
+    // A token that cannot be read is said by whatever needs it; the other settings stand.
+    let (token, token_origin, token_source, token_problem) = match resolve_token(
         env,
         profile.as_ref(),
         profile_name.as_deref(),
         &file,
         &path,
         &mut warnings,
-    )?;
+    ) {
+        Ok((t, o, s)) => (t, o, s, None),
+        Err(e) => (None, None, Source::Default, Some(e.0)),
+    };
     sources.insert("token", token_source);
 
     if found
@@ -243,6 +252,7 @@ pub fn resolve_from(
         auto_download,
         desktop_notifications,
         max_concurrent_polls,
+        token_problem,
         image_preview,
         sources,
         warnings,

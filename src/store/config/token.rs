@@ -44,7 +44,7 @@ pub(super) fn resolve_token(
             return Ok((
                 Some(Secret::new(token)),
                 Some(TokenOrigin::File(default_file)),
-                Source::Default,
+                Source::SetToken,
             ));
         }
     }
@@ -78,6 +78,12 @@ fn token_at_level(
     what: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Option<(Secret, TokenOrigin)>, ConfigError> {
+    check_one_way(level, path, what)?;
+    read_level(level, warnings)
+}
+
+/// More than one way to give the token at one level is a mistake in the file itself.
+pub fn check_one_way(level: &FileSettings, path: &Path, what: &str) -> Result<(), ConfigError> {
     let ways = usize::from(level.token.is_some())
         + usize::from(level.token_file.is_some())
         + usize::from(level.token_command.is_some());
@@ -87,6 +93,14 @@ fn token_at_level(
             path.display()
         )));
     }
+    Ok(())
+}
+
+/// The token this level gives, read from where it says.
+fn read_level(
+    level: &FileSettings,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(Secret, TokenOrigin)>, ConfigError> {
     if let Some(t) = &level.token {
         return Ok(Some((t.clone(), TokenOrigin::Inline)));
     }
