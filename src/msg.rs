@@ -75,6 +75,8 @@ pub enum Cmd {
     RememberCategories(Vec<String>),
     /// Save the watch list's sort order (its label) for the next session.
     RememberSort(String),
+    /// Save the current service's favourite models for the next session.
+    RememberFavourites(std::collections::BTreeSet<String>),
     /// Fetch, decode and encode a finished task's picture for the detail section.
     Preview(PreviewRequest),
     /// A watched task finished while watched: run `on_complete`, if configured.

@@ -28,6 +28,8 @@ pub enum Action {
     CycleSort,
     ToggleDetail,
     ToggleAutoDownload,
+    ToggleFavourite,
+    OnlyFavourites,
     // Text input, in the filter, the category field and the add dialog.
     Type(char),
     Paste(String),

@@ -48,6 +48,10 @@ pub struct Browser {
     /// Indices into `entries`, best match first.
     pub matches: Arc<[u32]>,
     pub cursor: Cursor,
+    /// Model names marked with `f` (this service's), kept across sessions.
+    pub favourites: std::collections::BTreeSet<String>,
+    /// `F`: only favourites are listed.
+    pub only_favourites: bool,
     /// The entries' names for the ranker, built once per load and shared, never copied.
     names: Arc<[Box<str>]>,
     /// Every entry in input order: what an empty query shows, built once per load.
@@ -75,6 +79,8 @@ impl Browser {
             pick: None,
             matches: Arc::new([]),
             cursor: Cursor::default(),
+            favourites: std::collections::BTreeSet::new(),
+            only_favourites: false,
             names: Arc::new([]),
             all: Arc::new([]),
             ranking: 0,
@@ -162,7 +168,19 @@ impl Browser {
     /// Shows new matches. With an empty query the selection stays on the entry it was on (a
     /// cleared filter, a reload); a new query selects its best match.
     fn show(&mut self, matches: Arc<[u32]>, keep: Option<u32>) {
-        self.matches = matches;
+        self.matches = if self.only_favourites {
+            matches
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    self.entries
+                        .get(i as usize)
+                        .is_some_and(|e| self.favourites.contains(e.model.as_str()))
+                })
+                .collect()
+        } else {
+            matches
+        };
         self.cursor.selected = if self.query.is_empty() {
             keep.and_then(|k| self.matches.iter().position(|&m| m == k))
                 .unwrap_or(0)
@@ -171,6 +189,27 @@ impl Browser {
         };
         self.cursor.offset = 0;
         self.scroll_into_view();
+    }
+
+    /// `f`: marks or unmarks the selected model; its name and whether it is a favourite now.
+    pub fn toggle_favourite(&mut self) -> Option<(String, bool)> {
+        let name = self.selected_entry()?.model.clone();
+        let on = !self.favourites.remove(&name);
+        if on {
+            self.favourites.insert(name.clone());
+        }
+        if self.only_favourites && !on {
+            let keep = self.selected_entry_index();
+            let matches = self.matches.clone();
+            self.show(matches, keep);
+        }
+        Some((name, on))
+    }
+
+    /// `F`: lists only the favourites, or everything again.
+    pub fn toggle_only_favourites(&mut self) -> Option<Cmd> {
+        self.only_favourites = !self.only_favourites;
+        self.refilter()
     }
 
     pub fn selected_entry_index(&self) -> Option<u32> {

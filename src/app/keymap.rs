@@ -166,6 +166,22 @@ fn bindings() -> &'static [Binding] {
                 Priority::Low
             ),
             bind!(
+                Browser,
+                [(Char('f'), NONE)],
+                "f",
+                Action::ToggleFavourite,
+                "mark or unmark the model as a favourite (★, kept per service)",
+                None
+            ),
+            bind!(
+                Browser,
+                [(Char('F'), SHIFT), (Char('F'), NONE)],
+                "F",
+                Action::OnlyFavourites,
+                "list only the favourites, or everything again",
+                None
+            ),
+            bind!(
                 Watch,
                 [(Enter, NONE), (Char('o'), NONE)],
                 "⏎/o",

@@ -109,6 +109,10 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         unix_now(),
     );
     state.browser.recent_categories = crate::store::recent::load(&recent_categories);
+    state.browser.favourites = crate::store::favourites::load(
+        &crate::store::recent::favourites_path(&recent_categories),
+        &state.watch.services.current,
+    );
     state.watch.stall_after = settings.stall_after.as_secs();
     state.watch.auto_download = settings.auto_download;
     let mut adopted = state.watch.set_services(services);
@@ -367,6 +371,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             ),
             Cmd::RememberCategories(list) => workers.remember_categories(list),
             Cmd::RememberSort(label) => workers.remember_sort(label),
+            Cmd::RememberFavourites(names) => workers.remember_favourites(names),
             Cmd::Preview(request) => workers.preview(request),
             Cmd::Finished(task) => workers.finished(&task),
             Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),

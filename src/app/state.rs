@@ -595,6 +595,25 @@ impl State {
                 self.say("reloading the catalogue");
                 return vec![self.browser.fetch()];
             }
+            Action::ToggleFavourite => {
+                let Some((name, on)) = self.browser.toggle_favourite() else {
+                    self.say("no model selected");
+                    return Vec::new();
+                };
+                self.say(if on {
+                    format!("★ {name}")
+                } else {
+                    format!("{name} is no longer a favourite")
+                });
+                return vec![Cmd::RememberFavourites(self.browser.favourites.clone())];
+            }
+            Action::OnlyFavourites => {
+                let cmd = self.browser.toggle_only_favourites();
+                if self.browser.only_favourites && self.browser.favourites.is_empty() {
+                    self.say("no favourites yet: f marks the selected model");
+                }
+                return cmd.into_iter().collect();
+            }
             Action::Cancel if !self.browser.query.is_empty() => {
                 self.browser.query.clear();
                 return self.browser.refilter().into_iter().collect();

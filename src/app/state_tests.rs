@@ -134,6 +134,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Notify { .. } => "Notify",
             Cmd::RememberCategories(_) => "RememberCategories",
             Cmd::RememberSort(_) => "RememberSort",
+            Cmd::RememberFavourites(_) => "RememberFavourites",
             Cmd::Preview(_) => "Preview",
             Cmd::Finished(_) => "Finished",
             Cmd::Rank { .. } => "Rank",
@@ -2459,4 +2460,63 @@ fn a_toggles_auto_download_for_the_selected_task() {
         [Cmd::Persist(PersistOp::AutoDownload(key, Some(false)))]
     );
     assert_eq!(notice(&s), Some("done-1: no automatic download"));
+}
+
+/// `f` marks the selected model (★, saved for the service), `F` lists favourites only.
+#[test]
+fn favourites_are_marked_saved_and_listed_alone() {
+    let mut s = state();
+    let entries = ["ink", "pixel_art", "water"]
+        .map(|model| LoraEntry::new(model, &serde_json::Map::new()))
+        .to_vec();
+    s.apply(catalogue(
+        0,
+        Ok(Catalogue {
+            entries,
+            skipped: 0,
+        }),
+    ));
+    s.update(Action::Down);
+    let cmds = s.update(Action::ToggleFavourite);
+    let expected: std::collections::BTreeSet<String> = ["pixel_art".to_string()].into();
+    assert_eq!(cmds, [Cmd::RememberFavourites(expected.clone())]);
+    assert_eq!(notice(&s), Some("★ pixel_art"));
+    s.update(Action::OnlyFavourites);
+    assert!(s.browser.only_favourites);
+    assert_eq!(s.browser.matches.len(), 1);
+    assert_eq!(
+        s.browser.selected_entry().map(|e| e.model.as_str()),
+        Some("pixel_art")
+    );
+    // Unmarked while only favourites show: it leaves the list.
+    let cmds = s.update(Action::ToggleFavourite);
+    assert_eq!(
+        cmds,
+        [Cmd::RememberFavourites(std::collections::BTreeSet::new())]
+    );
+    assert!(s.browser.matches.is_empty());
+    s.update(Action::OnlyFavourites);
+    assert_eq!(s.browser.matches.len(), 3, "everything again");
+    // A reload keeps the marks (they are names, not positions).
+    s.browser.favourites = expected;
+    s.update(Action::OnlyFavourites);
+    let again = ["water", "pixel_art"]
+        .map(|model| LoraEntry::new(model, &serde_json::Map::new()))
+        .to_vec();
+    let g = s.browser.generation;
+    s.apply(catalogue(
+        g,
+        Ok(Catalogue {
+            entries: again,
+            skipped: 0,
+        }),
+    ));
+    assert_eq!(
+        s.browser
+            .matches
+            .iter()
+            .map(|&i| s.browser.entries[i as usize].model.as_str())
+            .collect::<Vec<_>>(),
+        ["pixel_art"]
+    );
 }

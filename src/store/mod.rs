@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod cache;
 pub mod config;
+pub mod favourites;
 pub mod paths;
 pub mod recent;
 pub mod watchlist;

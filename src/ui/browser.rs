@@ -35,7 +35,13 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     } else {
         ""
     };
-    let title = format!(" LoRA models · type {type_label} · cate {cate_label}{count}{filtering} ");
+    let only = if b.only_favourites {
+        " · ★ only"
+    } else {
+        ""
+    };
+    let title =
+        format!(" LoRA models · type {type_label} · cate {cate_label}{only}{count}{filtering} ");
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
         .border_style(theme.border(state.is_focused(Pane::Browser)));
@@ -105,6 +111,10 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 theme.dim(),
             )),
             _ if b.filtering() => Line::from(Span::styled("Filtering…", theme.dim())),
+            _ if b.only_favourites => Line::from(Span::styled(
+                "No favourite matches (f marks a model; F lists everything again).",
+                theme.dim(),
+            )),
             _ => Line::from(Span::styled(
                 format!("No model matches “{}”.", b.query),
                 theme.dim(),
@@ -125,6 +135,9 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 let entry = &b.entries[idx as usize];
                 let hits = matcher.indices(&b.query, &entry.model);
                 let mut spans = highlight(&entry.model, &hits, theme);
+                if b.favourites.contains(entry.model.as_str()) {
+                    spans.insert(0, Span::styled("★ ", theme.title()));
+                }
                 let tag = [entry.lora_type(), entry.category()]
                     .into_iter()
                     .flatten()

@@ -51,6 +51,8 @@ pub struct Workers {
     client: Client,
     /// The current service's downloader, for previews (the token goes to its origin only).
     downloader: Downloader,
+    /// The current service as saved (its base URL without the trailing slash).
+    service_key: String,
     opener: Arc<dyn opener::Opener>,
     msgs: mpsc::Sender<Msg>,
     /// Poll and download commands, through the router that picks each task's service.
@@ -100,6 +102,7 @@ impl Workers {
         let msgs_for_hooks = msgs.clone();
         let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
+            service_key: crate::store::watchlist::service_key(setup.client.base_url()),
             client: setup.client,
             downloader: setup.downloader,
             opener: setup.opener,
@@ -213,6 +216,20 @@ impl Workers {
             if let Err(e) = crate::store::recent::save_sort(&path, &label) {
                 let _ = msgs.blocking_send(Msg::StoreProblem(format!(
                     "cannot save the sort order to {}: {e}",
+                    path.display()
+                )));
+            }
+        });
+    }
+
+    /// Saves the current service's favourite models off the UI loop; a failure is reported.
+    pub fn remember_favourites(&self, names: std::collections::BTreeSet<String>) {
+        let path = crate::store::recent::favourites_path(&self.recent_categories);
+        let (service, msgs) = (self.service_key.clone(), self.msgs.clone());
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = crate::store::favourites::save(&path, &service, &names) {
+                let _ = msgs.blocking_send(Msg::StoreProblem(format!(
+                    "cannot save the favourites to {}: {e}",
                     path.display()
                 )));
             }

@@ -315,3 +315,34 @@ fn links_reach_the_opener_as_one_argument_never_through_a_shell() {
         "one launch, one argument, exactly the link"
     );
 }
+
+/// Favourites survive a restart: `f` marks the selected model, and the next session lists it
+/// alone with `F`.
+#[test]
+fn favourites_survive_a_restart() {
+    let home = tempfile::tempdir().unwrap();
+    fast_config(home.path());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let env = [
+        ("GENDASH_BASE_URL", base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_text("320/320");
+    s.send("f");
+    s.wait_text("★ ");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let saved = std::fs::read_to_string(home.path().join("data/gendash/favourites.json")).unwrap();
+    assert!(saved.contains(base.trim_end_matches('/')), "{saved}");
+
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_text("320/320");
+    s.send("F");
+    s.wait_text("★ only · 1/320");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}
