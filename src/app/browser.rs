@@ -295,11 +295,28 @@ impl Browser {
                 known.push(c.clone());
             }
         }
+        // Then those of the loaded catalogue, most common first (alphabetical among equals).
+        let mut seen: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for c in self.entries.iter().filter_map(LoraEntry::category) {
+            *seen.entry(c).or_default() += 1;
+        }
+        let mut seen: Vec<(&str, usize)> = seen.into_iter().collect();
+        seen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        for (c, _) in seen {
+            if !known.iter().any(|k| k == c) {
+                known.push(c.to_string());
+            }
+        }
         known
     }
 
-    /// Up/Down in the category field walk the known categories.
+    /// Up/Down in the category field walk the known categories; in the filter they move the
+    /// selection, as in fzf (Enter then leaves the field with it).
     pub fn pick(&mut self, forward: bool) {
+        if self.editing == Some(Field::Filter) {
+            self.move_by(if forward { 1 } else { -1 });
+            return;
+        }
         let known = self.known_categories();
         if self.editing != Some(Field::Category) || known.is_empty() {
             return;
@@ -555,5 +572,45 @@ mod tests {
         );
         b.start_editing(Field::Category);
         assert!(b.submit().is_empty(), "unchanged category does not refetch");
+    }
+
+    /// In the filter, ↑/↓ move the selection (as in fzf); the field keeps the keyboard.
+    #[test]
+    fn arrows_in_the_filter_move_the_selection() {
+        let mut b = loaded(&["a", "b", "c"]);
+        b.start_editing(Field::Filter);
+        b.pick(true);
+        b.pick(true);
+        assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("c"));
+        b.pick(false);
+        assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("b"));
+        assert_eq!(b.editing, Some(Field::Filter));
+    }
+
+    /// The category picker offers the catalogue's own categories after the configured and
+    /// recent ones, most common first.
+    #[test]
+    fn the_catalogues_categories_are_offered_most_common_first() {
+        let with = |name: &str, cate: &str| {
+            let mut m = Map::new();
+            m.insert("category".into(), serde_json::Value::String(cate.into()));
+            LoraEntry::new(name, &m)
+        };
+        let mut b = loaded(&[]);
+        let g = b.generation;
+        let cat = Catalogue {
+            entries: vec![
+                with("a", "poses"),
+                with("b", "vehicle"),
+                with("c", "vehicle"),
+                with("d", "style"),
+            ],
+            skipped: 0,
+        };
+        b.loaded(g, Ok(cat));
+        assert_eq!(
+            b.known_categories(),
+            ["style", "character", "old", "vehicle", "poses"]
+        );
     }
 }

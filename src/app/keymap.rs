@@ -411,18 +411,18 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
-                [(Up, NONE)],
-                "↑",
+                [(Up, NONE), (Char('p'), CTRL)],
+                "↑/^P",
                 Action::PickPrevious,
-                "category: previous known one",
+                "filter: move the selection up (as in fzf); category: previous known one",
                 None
             ),
             bind!(
                 TextInput,
-                [(Down, NONE)],
-                "↓",
+                [(Down, NONE), (Char('n'), CTRL)],
+                "↓/^N",
                 Action::PickNext,
-                "category: next known one",
+                "filter: move the selection down; category: next known one",
                 None
             ),
             bind!(
