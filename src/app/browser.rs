@@ -52,6 +52,8 @@ pub struct Browser {
     pub favourites: std::collections::BTreeSet<String>,
     /// `F`: only favourites are listed.
     pub only_favourites: bool,
+    /// A category applied but not yet remembered: it is, once its catalogue lists something.
+    remember: Option<String>,
     /// The entries' names for the ranker, built once per load and shared, never copied.
     names: Arc<[Box<str>]>,
     /// Every entry in input order: what an empty query shows, built once per load.
@@ -81,6 +83,7 @@ impl Browser {
             cursor: Cursor::default(),
             favourites: std::collections::BTreeSet::new(),
             only_favourites: false,
+            remember: None,
             names: Arc::new([]),
             all: Arc::new([]),
             ranking: 0,
@@ -112,6 +115,7 @@ impl Browser {
         match result {
             Ok(c) => {
                 let keep = self.selected_entry_index();
+                let remember = self.remember_category(!c.entries.is_empty());
                 self.names = c.entries.iter().map(|e| e.model.as_str().into()).collect();
                 self.all = (0..c.entries.len() as u32).collect();
                 self.entries = c.entries;
@@ -119,7 +123,12 @@ impl Browser {
                 self.load = Load::Loaded;
                 // The old matches index the old entries: none of them may be shown over the new.
                 self.matches = Arc::new([]);
-                Some(self.refilter_keeping(keep).into_iter().collect())
+                Some(
+                    self.refilter_keeping(keep)
+                        .into_iter()
+                        .chain(remember)
+                        .collect(),
+                )
             }
             // Keep what was shown: an error must not empty a list the user is reading.
             Err(e) => {
@@ -345,18 +354,22 @@ impl Browser {
             return Vec::new();
         }
         self.category.clone_from(&cate);
-        let mut cmds = vec![self.fetch()];
-        if !cate.is_empty() {
-            self.recent_categories.retain(|c| c != &cate);
-            self.recent_categories.push(cate);
-            let excess = self
-                .recent_categories
-                .len()
-                .saturating_sub(RECENT_CATEGORIES);
-            self.recent_categories.drain(..excess);
-            cmds.push(Cmd::RememberCategories(self.recent_categories.clone()));
-        }
-        cmds
+        // Remembered once the service lists something for it: a typo is not worth keeping.
+        self.remember = (!cate.is_empty()).then_some(cate);
+        vec![self.fetch()]
+    }
+
+    /// The category just applied, now that the catalogue for it came back with entries.
+    fn remember_category(&mut self, listed: bool) -> Option<Cmd> {
+        let cate = self.remember.take().filter(|_| listed)?;
+        self.recent_categories.retain(|c| c != &cate);
+        self.recent_categories.push(cate);
+        let excess = self
+            .recent_categories
+            .len()
+            .saturating_sub(RECENT_CATEGORIES);
+        self.recent_categories.drain(..excess);
+        Some(Cmd::RememberCategories(self.recent_categories.clone()))
     }
 
     /// Esc: leaves the field; the filter stays, a half-typed category is dropped.
@@ -558,13 +571,25 @@ mod tests {
         b.clear_input();
         b.type_text("fan art");
         let cmds = b.submit();
-        let Some(Cmd::FetchCatalogue { cate, .. }) = cmds.first() else {
+        let Some(Cmd::FetchCatalogue {
+            cate, generation, ..
+        }) = cmds.first()
+        else {
             panic!("fetch")
         };
         assert_eq!(cate.as_deref(), Some("fan art"));
+        assert_eq!(cmds.len(), 1, "remembered only once it lists something");
+        let listed = Catalogue {
+            entries: vec![entry("x")],
+            skipped: 0,
+        };
+        let cmds = b.loaded(*generation, Ok(listed)).expect("current");
         assert_eq!(
-            cmds[1],
-            Cmd::RememberCategories(vec!["old".into(), "fan art".into()])
+            cmds,
+            [Cmd::RememberCategories(vec![
+                "old".into(),
+                "fan art".into()
+            ])]
         );
         assert_eq!(
             b.known_categories(),
@@ -572,6 +597,23 @@ mod tests {
         );
         b.start_editing(Field::Category);
         assert!(b.submit().is_empty(), "unchanged category does not refetch");
+        // A category the service lists nothing for is not remembered.
+        b.start_editing(Field::Category);
+        b.clear_input();
+        b.type_text("nope");
+        let Some(Cmd::FetchCatalogue { generation, .. }) = b.submit().first().cloned() else {
+            panic!("fetch")
+        };
+        let empty = Catalogue {
+            entries: Vec::new(),
+            skipped: 0,
+        };
+        let cmds = b.loaded(generation, Ok(empty)).expect("current");
+        assert!(
+            !cmds.iter().any(|c| matches!(c, Cmd::RememberCategories(_))),
+            "{cmds:?}"
+        );
+        assert!(!b.known_categories().contains(&"nope".to_string()));
     }
 
     /// In the filter, ↑/↓ move the selection (as in fzf); the field keeps the keyboard.
