@@ -8,7 +8,7 @@ use super::secret::Secret;
 use super::types::TaskKind;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncSeekExt, AsyncWriteExt};
 use url::Url;
 
 /// Downloads stall out after this long without a byte, however long the whole file takes.
@@ -142,8 +142,27 @@ pub fn today() -> String {
     now.format(&fmt).unwrap_or_default()
 }
 
-/// Progress callback: bytes written so far and the announced total, if any.
+/// Progress callback: bytes of the file on disk so far (a resumed download starts at what the
+/// `.part` file already held) and the file's whole length, if known.
 pub type Progress<'a> = &'a mut (dyn FnMut(u64, Option<u64>) + Send);
+
+/// Attempts at one download before it fails (the `.part` file is kept for the next try).
+pub const ATTEMPTS: u32 = 5;
+
+/// The wait before the second attempt, doubled for each further one: 0.5 s, 1 s, 2 s, 4 s.
+pub const RETRY_BASE: Duration = Duration::from_millis(500);
+
+/// Where the body of `dir/name` grows until it is whole: `name.part` beside it. Kept when a
+/// download fails, so the next call (or the next run of `gendash download`) resumes from it.
+pub fn part_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.part"))
+}
+
+/// Beside the part: the validator (`ETag` or `Last-Modified`) of the file its bytes came from,
+/// sent back in `If-Range` so a changed file is sent whole instead of glued onto old bytes.
+fn validator_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.part.validator"))
+}
 
 /// The download engine shared by `gendash download` and the dashboard.
 #[derive(Clone, Debug)]
@@ -165,7 +184,7 @@ impl Downloader {
         Ok(Downloader {
             transport,
             token,
-            retry_base: Duration::from_millis(500),
+            retry_base: RETRY_BASE,
         })
     }
 
@@ -182,11 +201,15 @@ impl Downloader {
         Self::new(Some(client.base_url()), Some(client.token().clone()))
     }
 
-    /// Downloads `url` into `dir/name`. Refuses non-http(s) URLs, and an existing file unless
-    /// `force`. The body goes to `name.part` (kept when the download fails, resumed from by the
-    /// next call); a dropped connection or a short body is resumed with `Range` (and `If-Range`
-    /// when the server gave a validator) up to `ATTEMPTS` times; a server that answers 200
-    /// instead of 206 starts from zero. Only a complete body is renamed to `name`.
+    /// Downloads `url` into `dir/name` (`dir` must exist) and returns that path.
+    ///
+    /// Refuses non-http(s) URLs, and an existing file unless `force` ([`ApiError::Exists`], so
+    /// a caller can ask and call again with `force`). The body goes to [`part_path`], locked
+    /// against a second download of the same file; a dropped connection, a short body or a
+    /// 5xx is resumed with `Range` (and `If-Range` when the server gave a validator), up to
+    /// [`ATTEMPTS`] attempts in all. A server that answers 200, or another range than the one
+    /// asked for, starts the part again. Only a body as long as announced is synced to disk
+    /// and renamed to `name`; on failure the part stays for the next call to resume.
     pub async fn fetch(
         &self,
         url: &str,
@@ -198,47 +221,46 @@ impl Downloader {
         let url = validate_link(url).map_err(|e| ApiError::Invalid(e.to_string()))?;
         let target = dir.join(name);
         if !force && exists(&target).await {
-            return Err(ApiError::Invalid(format!(
-                "{} exists; use --force to overwrite",
-                target.display()
-            )));
+            return Err(ApiError::Exists { path: target });
         }
-        let part = dir.join(format!("{name}.part"));
-        let meta = dir.join(format!("{name}.part.validator"));
+        let mut part = Part::open(dir, name).await?;
         let mut failures = 0;
         loop {
-            match self.attempt(&url, &part, &meta, progress).await {
+            match self.attempt(&url, &mut part, progress).await {
                 Ok(()) => break,
-                Err(Attempt::Fatal(e)) => return Err(e),
+                Err(Attempt::Fatal(e)) => {
+                    part.abandon().await;
+                    return Err(e);
+                }
                 Err(Attempt::Again(e)) => {
                     failures += 1;
                     if failures >= ATTEMPTS {
+                        part.abandon().await;
                         return Err(e);
                     }
-                    tracing::info!("download of {url} interrupted ({e}); resuming");
+                    tracing::info!(
+                        "download of {} interrupted ({e}); attempt {} follows",
+                        url.path(),
+                        failures + 1
+                    );
                     tokio::time::sleep(self.retry_base * 2u32.pow(failures - 1)).await;
                 }
             }
         }
         if !force && exists(&target).await {
-            return Err(ApiError::Invalid(format!(
-                "{} appeared meanwhile; use --force to overwrite",
-                target.display()
-            )));
+            // Someone else saved it meanwhile: theirs stays, the whole part too (a call with
+            // `force` then only has to rename it).
+            return Err(ApiError::Exists { path: target });
         }
-        tokio::fs::rename(&part, &target)
-            .await
-            .map_err(|e| io_error(&target, &e))?;
-        let _ = tokio::fs::remove_file(&meta).await;
+        part.finish(&target).await?;
         Ok(target)
     }
 
-    /// One request: appends to `part` from its current length, or starts it again.
+    /// One request: continues the part from where it ends, or starts it again.
     async fn attempt(
         &self,
         url: &Url,
-        part: &Path,
-        meta: &Path,
+        part: &mut Part,
         progress: Progress<'_>,
     ) -> Result<(), Attempt> {
         let origin_text = url.origin().ascii_serialization();
@@ -248,58 +270,92 @@ impl Downloader {
             .as_ref()
             .filter(|(service, _)| *service == url.origin())
             .map(|(_, t)| t);
-        let have = tokio::fs::metadata(part).await.map_or(0, |m| m.len());
-        let validator = tokio::fs::read_to_string(meta).await.ok();
+        let have = part.len().await.map_err(|e| part.fatal(&e))?;
+        let validator = if have > 0 {
+            part.validator().await
+        } else {
+            None
+        };
         let mut request = self.transport.get(url.clone());
         if have > 0 {
             request = request.header(reqwest::header::RANGE, format!("bytes={have}-"));
-            if let Some(v) = validator.as_deref().filter(|v| !v.is_empty()) {
-                request = request.header(reqwest::header::IF_RANGE, v);
+            if let Some(v) = &validator {
+                request = request.header(reqwest::header::IF_RANGE, v.as_str());
             }
         }
-        let mut response = self
+        let response = self
             .transport
             .send(request, token, &origin_text)
             .await
             .map_err(again_if_transient)?;
         let status = response.status();
         if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
-            // The part is as long as the file, or longer: check it against the total.
-            let total = content_range_total(&response);
-            if total == Some(have) && validator.is_some() {
+            // Nothing after the part's end. Its bytes are the whole file only if they are as
+            // many as the file has, and of the version the validator names (the server would
+            // have ignored the range for another version, as `If-Range` asks).
+            let total = header_text(&response, reqwest::header::CONTENT_RANGE)
+                .and_then(|v| ContentRange::parse(&v))
+                .and_then(|r| r.total);
+            if validator.is_some() && total == Some(have) {
                 progress(have, Some(have));
                 return Ok(());
             }
-            let _ = tokio::fs::remove_file(part).await;
-            return Err(Attempt::Again(ApiError::Invalid(
-                "the partial download did not match the file; starting again".into(),
-            )));
+            part.restart().await.map_err(|e| part.fatal(&e))?;
+            return Err(Attempt::Again(not_continued(&origin_text)));
         }
         if !status.is_success() {
-            return Err(Attempt::Fatal(
+            return Err(again_if_transient(
                 self.transport
                     .status_error(response, &origin_text, token, false)
                     .await,
             ));
         }
-        // 206 continues the part from where it ends; anything else is the whole file.
-        let resumed = status == reqwest::StatusCode::PARTIAL_CONTENT
-            && content_range_start(&response) == Some(have);
-        let start = if resumed { have } else { 0 };
-        let total = response.content_length().map(|n| n + start);
-        let new_validator = header_text(&response, reqwest::header::ETAG)
-            .or_else(|| header_text(&response, reqwest::header::LAST_MODIFIED));
-        if !resumed || validator.as_deref() != new_validator.as_deref() {
-            tokio::fs::write(meta, new_validator.unwrap_or_default())
-                .await
-                .map_err(|e| Attempt::Fatal(io_error(meta, &e)))?;
-        }
-        let mut file = if resumed {
-            tokio::fs::OpenOptions::new().append(true).open(part).await
+        let new_validator = validator_of(&response);
+        let (start, total) = if status == reqwest::StatusCode::PARTIAL_CONTENT {
+            let range = header_text(&response, reqwest::header::CONTENT_RANGE)
+                .and_then(|v| ContentRange::parse(&v));
+            // A server that ignored `If-Range` would send the rest of another version.
+            let same_file =
+                validator.is_none() || new_validator.is_none() || validator == new_validator;
+            match range {
+                Some(ContentRange {
+                    range: Some((start, end)),
+                    total,
+                }) if start == have && same_file => (start, total.or(Some(end + 1))),
+                _ => {
+                    part.restart().await.map_err(|e| part.fatal(&e))?;
+                    return Err(Attempt::Again(not_continued(&origin_text)));
+                }
+            }
         } else {
-            tokio::fs::File::create(part).await
+            (0, response.content_length())
+        };
+        if start == 0 {
+            // Emptied before the new validator is written: a crash in between must never leave
+            // old bytes under a new file's validator.
+            part.restart().await.map_err(|e| part.fatal(&e))?;
+        } else {
+            part.seek(start).await.map_err(|e| part.fatal(&e))?;
         }
-        .map_err(|e| Attempt::Fatal(io_error(part, &e)))?;
+        if start == 0 || validator != new_validator {
+            part.set_validator(new_validator.as_deref())
+                .await
+                .map_err(|e| part.fatal(&e))?;
+        }
+        self.receive(response, part, start, total, progress, &origin_text)
+            .await
+    }
+
+    /// Appends the body to the part, from byte `start` of a file of `total` bytes.
+    async fn receive(
+        &self,
+        mut response: reqwest::Response,
+        part: &mut Part,
+        start: u64,
+        total: Option<u64>,
+        progress: Progress<'_>,
+        origin: &str,
+    ) -> Result<(), Attempt> {
         let mut written = start;
         progress(written, total);
         loop {
@@ -307,33 +363,28 @@ impl Downloader {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => break,
                 Err(e) => {
-                    let _ = file.sync_all().await;
-                    return Err(Attempt::Again(
-                        self.transport.transport_error(&e, &origin_text),
-                    ));
+                    // What arrived is kept for the next attempt, or the next run.
+                    let _ = part.file.sync_all().await;
+                    return Err(Attempt::Again(self.transport.transport_error(&e, origin)));
                 }
             };
-            file.write_all(&chunk)
+            part.file
+                .write_all(&chunk)
                 .await
-                .map_err(|e| Attempt::Fatal(io_error(part, &e)))?;
+                .map_err(|e| part.fatal(&e))?;
             written += chunk.len() as u64;
             progress(written, total);
         }
-        file.sync_all()
-            .await
-            .map_err(|e| Attempt::Fatal(io_error(part, &e)))?;
+        part.file.sync_all().await.map_err(|e| part.fatal(&e))?;
         if total.is_some_and(|t| t != written) {
             return Err(Attempt::Again(ApiError::Transport {
-                origin: origin_text,
+                origin: origin.to_string(),
                 detail: "the file ended before its announced length".into(),
             }));
         }
         Ok(())
     }
 }
-
-/// Attempts at one download before it fails (the `.part` file is kept for the next try).
-pub const ATTEMPTS: u32 = 5;
 
 /// How an attempt ended badly: worth another try (the connection dropped), or not.
 enum Attempt {
@@ -349,31 +400,173 @@ fn again_if_transient(e: ApiError) -> Attempt {
     }
 }
 
+fn not_continued(origin: &str) -> ApiError {
+    ApiError::Transport {
+        origin: origin.to_string(),
+        detail: "the server did not continue the partial download where it ended; starting again"
+            .into(),
+    }
+}
+
+/// The growing body of one download, and the validator of the file it is from.
+struct Part {
+    /// Open, and locked where the file system allows it, from the first attempt to the
+    /// rename: the dashboard and `gendash download` fetching the same file at once cannot
+    /// interleave their bytes.
+    file: tokio::fs::File,
+    path: PathBuf,
+    validator_path: PathBuf,
+}
+
+impl Part {
+    async fn open(dir: &Path, name: &str) -> Result<Part, ApiError> {
+        let path = part_path(dir, name);
+        let target = dir.join(name);
+        let opened = path.clone();
+        let file = tokio::task::spawn_blocking(move || {
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&opened)
+                .map_err(|e| io_error(&opened, &e))?;
+            match file.try_lock() {
+                Err(std::fs::TryLockError::WouldBlock) => Err(ApiError::Invalid(format!(
+                    "{} is being downloaded already (by another gendash?)",
+                    target.display()
+                ))),
+                // Locked, or a file system without locks: then unlocked, as one download of a
+                // file at a time is the usual case.
+                Ok(()) | Err(std::fs::TryLockError::Error(_)) => Ok(file),
+            }
+        })
+        .await
+        .map_err(|e| ApiError::Invalid(format!("the download stopped: {e}")))??;
+        Ok(Part {
+            file: tokio::fs::File::from_std(file),
+            validator_path: validator_path(dir, name),
+            path,
+        })
+    }
+
+    fn fatal(&self, e: &std::io::Error) -> Attempt {
+        Attempt::Fatal(io_error(&self.path, e))
+    }
+
+    async fn len(&mut self) -> std::io::Result<u64> {
+        // Writes still in flight count too.
+        self.file.flush().await?;
+        Ok(self.file.metadata().await?.len())
+    }
+
+    /// The saved validator, if it is one a header can carry back.
+    async fn validator(&self) -> Option<String> {
+        let text = tokio::fs::read_to_string(&self.validator_path).await.ok()?;
+        usable_validator(text.trim())
+    }
+
+    async fn set_validator(&self, validator: Option<&str>) -> std::io::Result<()> {
+        match validator {
+            Some(v) => tokio::fs::write(&self.validator_path, v).await,
+            None => match tokio::fs::remove_file(&self.validator_path).await {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    /// Empties the part: its bytes are of another version of the file, or of another range.
+    async fn restart(&mut self) -> std::io::Result<()> {
+        self.file.set_len(0).await?;
+        self.file.seek(std::io::SeekFrom::Start(0)).await?;
+        Ok(())
+    }
+
+    async fn seek(&mut self, at: u64) -> std::io::Result<()> {
+        self.file.seek(std::io::SeekFrom::Start(at)).await.map(drop)
+    }
+
+    /// Gives up: what arrived stays for the next call, but an empty part (a 404, a refused
+    /// connection) is no use to anyone.
+    async fn abandon(mut self) {
+        if self.len().await.is_ok_and(|n| n == 0) {
+            // Removed while still locked, so no one else starts on it in between.
+            let _ = tokio::fs::remove_file(&self.path).await;
+            let _ = tokio::fs::remove_file(&self.validator_path).await;
+        }
+    }
+
+    /// The part is whole (and synced): it takes the final name, still locked, and the
+    /// directory entry is synced so the rename survives a crash.
+    async fn finish(self, target: &Path) -> Result<(), ApiError> {
+        tokio::fs::rename(&self.path, target)
+            .await
+            .map_err(|e| io_error(target, &e))?;
+        drop(self.file);
+        let _ = tokio::fs::remove_file(&self.validator_path).await;
+        if let Some(dir) = target.parent() {
+            // Directories cannot be opened for syncing everywhere (Windows); then the rename
+            // is as durable as the platform makes it.
+            if let Ok(d) = tokio::fs::File::open(dir).await {
+                let _ = d.sync_all().await;
+            }
+        }
+        Ok(())
+    }
+}
+
 async fn exists(path: &Path) -> bool {
     tokio::fs::symlink_metadata(path).await.is_ok()
 }
 
+/// A header's value if it is printable ASCII of a sane length: only such text goes back to
+/// the server in `If-Range`, or into a file beside the download.
 fn header_text(r: &reqwest::Response, name: reqwest::header::HeaderName) -> Option<String> {
-    let v = r.headers().get(name)?.to_str().ok()?;
-    // Only printable ASCII goes back to the server in `If-Range`.
-    (!v.is_empty() && v.chars().all(|c| matches!(c, ' '..='~'))).then(|| v.to_string())
+    usable_validator(r.headers().get(name)?.to_str().ok()?)
 }
 
-/// `Content-Range: bytes START-END/TOTAL` → START.
-fn content_range_start(r: &reqwest::Response) -> Option<u64> {
-    let v = header_text(r, reqwest::header::CONTENT_RANGE)?;
-    v.strip_prefix("bytes ")?
-        .split('-')
-        .next()?
-        .trim()
-        .parse()
-        .ok()
+fn usable_validator(v: &str) -> Option<String> {
+    (!v.is_empty() && v.len() <= 512 && v.chars().all(|c| matches!(c, ' '..='~')))
+        .then(|| v.to_string())
 }
 
-/// `Content-Range: bytes …/TOTAL` (also `bytes */TOTAL`) → TOTAL.
-fn content_range_total(r: &reqwest::Response) -> Option<u64> {
-    let v = header_text(r, reqwest::header::CONTENT_RANGE)?;
-    v.rsplit('/').next()?.trim().parse().ok()
+/// What `If-Range` may carry: a strong `ETag`, else `Last-Modified`. (A weak `ETag` never
+/// matches in `If-Range`, so sending it would restart every resume.)
+fn validator_of(r: &reqwest::Response) -> Option<String> {
+    header_text(r, reqwest::header::ETAG)
+        .filter(|t| !t.starts_with("W/"))
+        .or_else(|| header_text(r, reqwest::header::LAST_MODIFIED))
+}
+
+/// `Content-Range: bytes START-END/TOTAL`, `bytes START-END/*` or `bytes */TOTAL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ContentRange {
+    range: Option<(u64, u64)>,
+    total: Option<u64>,
+}
+
+impl ContentRange {
+    fn parse(v: &str) -> Option<Self> {
+        let (range, total) = v.trim().strip_prefix("bytes ")?.split_once('/')?;
+        let total = match total.trim() {
+            "*" => None,
+            t => Some(t.parse().ok()?),
+        };
+        let range = match range.trim() {
+            "*" => None,
+            r => {
+                let (start, end) = r.split_once('-')?;
+                let (start, end): (u64, u64) =
+                    (start.trim().parse().ok()?, end.trim().parse().ok()?);
+                if end < start || total.is_some_and(|t| end >= t) {
+                    return None;
+                }
+                Some((start, end))
+            }
+        };
+        (range.is_some() || total.is_some()).then_some(ContentRange { range, total })
+    }
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> ApiError {
@@ -442,6 +635,38 @@ mod tests {
             let e = Template::parse(text).expect_err(text);
             assert!(e.contains(says), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn content_ranges_are_read_strictly() {
+        let r = |range, total| Some(ContentRange { range, total });
+        assert_eq!(
+            ContentRange::parse("bytes 400-999/1000"),
+            r(Some((400, 999)), Some(1000))
+        );
+        assert_eq!(ContentRange::parse("bytes 0-0/*"), r(Some((0, 0)), None));
+        assert_eq!(ContentRange::parse("bytes */1000"), r(None, Some(1000)));
+        for bad in [
+            "",
+            "bytes */*",
+            "bytes 10-5/100",
+            "bytes 0-100/100",
+            "bytes 5/100",
+            "items 0-1/2",
+            "bytes -5-9/10",
+            "bytes 0-9/ten",
+        ] {
+            assert_eq!(ContentRange::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_printable_validators_of_sane_length_are_kept() {
+        assert_eq!(usable_validator("\"abc\""), Some("\"abc\"".into()));
+        assert_eq!(usable_validator(""), None);
+        assert_eq!(usable_validator("a\r\nX-Evil: 1"), None);
+        assert_eq!(usable_validator("\u{e9}"), None);
+        assert_eq!(usable_validator(&"x".repeat(513)), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The one error type of the service client: each variant renders as a single line a person
 //! understands.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
@@ -32,6 +33,10 @@ pub enum ApiError {
         "the service redirected to another origin ({to}); not followed so the token stays private"
     )]
     CrossOriginRedirect { to: String },
+    /// A download's target is already there and overwriting was not asked for: the caller
+    /// may ask the user, then fetch again with `force`.
+    #[error("{} exists; use --force to overwrite", path.display())]
+    Exists { path: PathBuf },
     #[error("{0}")]
     Invalid(String),
 }
@@ -50,6 +55,7 @@ impl ApiError {
             | ApiError::Lookup { .. }
             | ApiError::TooLarge { .. }
             | ApiError::CrossOriginRedirect { .. }
+            | ApiError::Exists { .. }
             | ApiError::Invalid(_) => false,
         }
     }

@@ -312,3 +312,193 @@ async fn ranges_past_the_end_are_416_and_a_whole_part_is_finished() {
     assert_eq!(std::fs::read(path).unwrap(), *SAMPLE_PNG);
     assert!(!dir.path().join("whole.png.part").exists());
 }
+
+/// A response with `headers`, announcing `length` bytes and sending `body` (fewer bytes: the
+/// connection drops early).
+fn answer(status: &str, headers: &str, length: usize, body: &str) -> String {
+    format!(
+        "HTTP/1.1 {status}\r\nContent-Type: image/png\r\nContent-Length: {length}\r\nConnection: close\r\n{headers}\r\n{body}"
+    )
+}
+
+/// A file of `len` letters in which no stretch repeats at a short distance, so a misplaced
+/// range cannot look right.
+fn numbered(len: usize) -> String {
+    (0..len)
+        .map(|i| char::from(b'a' + ((i * 7 + i / 26) % 26) as u8))
+        .collect()
+}
+
+/// A resume answered with another range than the one asked for (here from byte 100 when the
+/// part holds 400) is not glued on: the part starts again, and the file comes out whole.
+#[tokio::test]
+async fn a_range_other_than_the_one_asked_for_starts_again() {
+    let body = numbered(1000);
+    let tag = "ETag: \"v1\"\r\n";
+    let fs = common::fault_server(Fault::Sequence(vec![
+        answer("200 OK", tag, 1000, &body[..400]),
+        answer(
+            "206 Partial Content",
+            &format!("{tag}Content-Range: bytes 100-999/1000\r\n"),
+            900,
+            &body[100..],
+        ),
+        answer("200 OK", tag, 1000, &body),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let dl = Downloader::new(None, None)
+        .unwrap()
+        .with_retry_base(Duration::from_millis(1));
+    let path = dl
+        .fetch(
+            &format!("{}files/x.png", fs.url()),
+            dir.path(),
+            "x.png",
+            false,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(path).unwrap(), body);
+    let requests = fs.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert_eq!(common::header(&requests[1], "range"), Some("bytes=400-"));
+    assert_eq!(common::header(&requests[1], "if-range"), Some("\"v1\""));
+    assert_eq!(
+        common::header(&requests[2], "range"),
+        None,
+        "the whole file again"
+    );
+}
+
+fn quick() -> Downloader {
+    Downloader::new(None, None)
+        .unwrap()
+        .with_retry_base(Duration::from_millis(1))
+}
+
+/// A weak `ETag` never matches in `If-Range`, so a resume sends `Last-Modified` instead; a
+/// 503 is tried again; a 404 is final and leaves no `.part` behind.
+#[tokio::test]
+async fn validators_statuses_and_what_is_left_behind() {
+    let body = numbered(300);
+    let date = "Last-Modified: Sun, 01 Nov 2026 12:00:00 GMT\r\n";
+    let fs = common::fault_server(Fault::Sequence(vec![
+        answer("503 Service Unavailable", "", 0, ""),
+        answer(
+            "200 OK",
+            &format!("ETag: W/\"weak\"\r\n{date}"),
+            300,
+            &body[..120],
+        ),
+        answer(
+            "206 Partial Content",
+            &format!("ETag: W/\"weak\"\r\n{date}Content-Range: bytes 120-299/300\r\n"),
+            180,
+            &body[120..],
+        ),
+    ]))
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{}files/w.png", fs.url());
+    let path = quick()
+        .fetch(&url, dir.path(), "w.png", false, &mut |_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(path).unwrap(), body);
+    let requests = fs.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert_eq!(common::header(&requests[2], "range"), Some("bytes=120-"));
+    assert_eq!(
+        common::header(&requests[2], "if-range"),
+        Some("Sun, 01 Nov 2026 12:00:00 GMT")
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "neither part nor validator stays"
+    );
+
+    let gone = common::fault_server(Fault::Raw(common::response(
+        "404 Not Found",
+        "text/plain",
+        "",
+        "no such file",
+    )))
+    .await;
+    let e = quick()
+        .fetch(
+            &format!("{}files/g.png", gone.url()),
+            dir.path(),
+            "g.png",
+            false,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, gendash::api::ApiError::Http { status: 404, .. }),
+        "{e:?}"
+    );
+    assert_eq!(gone.requests.lock().unwrap().len(), 1, "a 404 is final");
+    assert!(!dir.path().join("g.png.part").exists());
+}
+
+/// A file already there is `ApiError::Exists` (the dashboard asks, then passes `force`); the
+/// same file fetched twice at once is refused to the second, whose bytes would interleave.
+#[tokio::test]
+async fn an_existing_file_and_a_second_download_at_once_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.png"), b"mine").unwrap();
+    let svc = common::service().await;
+    let url = format!("{}files/demo-image-done.png", svc.base_url());
+    let e = quick()
+        .fetch(&url, dir.path(), "x.png", false, &mut |_, _| {})
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e,
+        gendash::api::ApiError::Exists {
+            path: dir.path().join("x.png")
+        }
+    );
+    assert!(e.to_string().contains("--force"), "{e}");
+    assert_eq!(std::fs::read(dir.path().join("x.png")).unwrap(), b"mine");
+
+    let slow = common::fault_server(Fault::Trickle(Duration::from_millis(5))).await;
+    let url = format!("{}files/s.png", slow.url());
+    let (started_tx, started) = tokio::sync::oneshot::channel();
+    let first = {
+        let (url, dir) = (url.clone(), dir.path().to_path_buf());
+        tokio::spawn(async move {
+            let mut started_tx = Some(started_tx);
+            let mut progress = move |done: u64, _: Option<u64>| {
+                if done > 0
+                    && let Some(tx) = started_tx.take()
+                {
+                    let _ = tx.send(());
+                }
+            };
+            quick()
+                .fetch(&url, &dir, "s.png", false, &mut progress)
+                .await
+        })
+    };
+    tokio::time::timeout(Duration::from_secs(10), started)
+        .await
+        .unwrap()
+        .unwrap();
+    let e = quick()
+        .fetch(&url, dir.path(), "s.png", false, &mut |_, _| {})
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("being downloaded already"), "{e}");
+    assert_eq!(
+        slow.requests.lock().unwrap().len(),
+        1,
+        "the second asked nothing"
+    );
+    first.abort();
+    let _ = first.await;
+}

@@ -104,6 +104,9 @@ pub enum Fault {
     Raw(String),
     /// Sends the response listed for the request's path (query ignored), else a 404.
     Routes(Vec<(String, String)>),
+    /// Sends the n-th response to the n-th connection (the last one again after that), then
+    /// closes: a server whose answers change from one attempt to the next.
+    Sequence(Vec<String>),
 }
 
 pub struct FaultServer {
@@ -168,13 +171,16 @@ pub async fn fault_server(fault: Fault) -> FaultServer {
     let (seen, counter) = (requests.clone(), written.clone());
     let task = tokio::spawn(async move {
         let mut hung = Vec::new();
-        for _ in 0..64 {
+        for n in 0..64 {
             let Ok((mut stream, _)) = listener.accept().await else {
                 return;
             };
             let head = read_head(&mut stream).await;
             let fault = match &fault {
                 Fault::Routes(routes) => Fault::Raw(route(routes, &head)),
+                Fault::Sequence(answers) => {
+                    Fault::Raw(answers[n.min(answers.len().saturating_sub(1))].clone())
+                }
                 other => other.clone(),
             };
             seen.lock().unwrap().push(head);
@@ -242,7 +248,9 @@ async fn misbehave(mut stream: TcpStream, fault: Fault, written: Arc<Mutex<u64>>
             let _ = stream.write_all(text.as_bytes()).await;
             let _ = stream.shutdown().await;
         }
-        Fault::Routes(_) => unreachable!("routes are resolved to a response on accept"),
+        Fault::Routes(_) | Fault::Sequence(_) => {
+            unreachable!("routes and sequences are resolved to a response on accept")
+        }
     }
 }
 
