@@ -20,11 +20,21 @@ pub fn file_name(task_id: &str, kind: TaskKind) -> String {
     format!("{}.{}", safe_component(task_id), kind.extension())
 }
 
+/// Longest value, in bytes, one placeholder puts into a path component.
+const MAX_VALUE_BYTES: usize = 96;
+/// Longest path component a template makes, in bytes: file systems allow 255, and the
+/// download's `.part.validator` (15 bytes) must still fit beside it.
+const MAX_COMPONENT_BYTES: usize = 200;
+
 /// One path component from a value that may hold anything: characters that would leave the
-/// directory, hide the file or upset a terminal are gone or replaced by `_`, and `.`/`..`
-/// cannot result.
+/// directory, hide the file or upset a terminal are gone or replaced by `_`, `.`/`..` cannot
+/// result, and it is at most [`MAX_VALUE_BYTES`] long.
 pub fn safe_component(value: &str) -> String {
-    let mut name: String = super::sanitize::sanitize_with_limit(value, 120)
+    component(value, MAX_VALUE_BYTES)
+}
+
+fn component(value: &str, max_bytes: usize) -> String {
+    let mut name: String = super::sanitize::sanitize(value)
         .chars()
         .map(|c| match c {
             '/' | '\\' | ':' | '\0' => '_',
@@ -34,7 +44,25 @@ pub fn safe_component(value: &str) -> String {
     if name.starts_with('.') || name.is_empty() {
         name.insert(0, '_');
     }
-    name
+    shorten(name, max_bytes)
+}
+
+/// At most `max` bytes (counted in bytes, as file systems count them), cut at a character
+/// boundary and marked with `…`; a short extension at the end is kept, so a long task ID
+/// still saves as a `.png`.
+fn shorten(name: String, max: usize) -> String {
+    if name.len() <= max {
+        return name;
+    }
+    let ext = name
+        .rfind('.')
+        .filter(|&at| at > 0 && name.len() - at <= 16)
+        .map_or("", |at| &name[at..]);
+    let mut cut = max.saturating_sub(ext.len() + '\u{2026}'.len_utf8());
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\u{2026}{ext}", &name[..cut])
 }
 
 /// The placeholders a download template may hold.
@@ -128,8 +156,9 @@ impl Template {
                     rest = after.get(end + 1..).unwrap_or("");
                 }
                 out.push_str(rest);
-                // A component made only of values (`{status}`) must not hide or climb.
-                safe_component(&out)
+                // A component made only of values (`{status}`) must not hide or climb, and
+                // several long values together must still fit a file name.
+                component(&out, MAX_COMPONENT_BYTES)
             })
             .collect()
     }
@@ -617,6 +646,45 @@ mod tests {
                 "{p:?}"
             );
         }
+    }
+
+    #[test]
+    fn long_values_fit_a_file_name_and_keep_the_extension() {
+        let long_id = "\u{754c}".repeat(300);
+        let t = Template::parse("{kind}/{task_id}-{status}-{task_id}.{ext}").expect("valid");
+        for (id, status) in [
+            (long_id.as_str(), "COMPLETED"),
+            ("a", &*"S".repeat(5000)),
+            (&*"x/".repeat(400), &*"\u{1f600}".repeat(100)),
+        ] {
+            let path = t.expand(&values(id, status));
+            let name = path
+                .file_name()
+                .expect("a file")
+                .to_string_lossy()
+                .into_owned();
+            assert!(
+                name.len() <= MAX_COMPONENT_BYTES,
+                "{} bytes: {name}",
+                name.len()
+            );
+            // `.part.validator` still fits within a file name's 255 bytes.
+            assert!(name.len() + ".part.validator".len() <= 255);
+            assert_eq!(Path::new(&name).extension(), Some("mp4".as_ref()), "{name}");
+            assert!(name.contains('\u{2026}'), "shortened visibly: {name}");
+            assert_eq!(path.components().count(), 2, "{path:?}");
+        }
+        let name = file_name(&long_id, TaskKind::Image);
+        assert!(
+            Path::new(&name).extension() == Some("png".as_ref())
+                && name.len() <= MAX_COMPONENT_BYTES,
+            "{name}"
+        );
+        // Short unicode IDs are kept as they are.
+        assert_eq!(
+            file_name("\u{4efb}\u{52a1}-1", TaskKind::Image),
+            "\u{4efb}\u{52a1}-1.png"
+        );
     }
 
     #[test]
