@@ -1,13 +1,14 @@
 //! The file route's bodies and their HTTP: byte ranges (206 with `Content-Range`, 416 past the
 //! end), validators (`ETag`, `Last-Modified`, `If-Range`), and two faults a test or a user can
 //! ask for by task ID: `-cut<N>` in the ID cuts the first download of its file after N bytes
-//! (the connection drops mid-body), and `-norange` in the ID ignores `Range` (200, whole file),
-//! as some servers do.
+//! of the body (the connection drops mid-body, the headers having promised it all),
+//! `-cut<N>x<K>` the first K downloads; `-norange` in the ID ignores `Range` (200, whole file),
+//! as some servers do. Each running service counts its cuts and logs its file requests.
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use std::collections::HashSet;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{LazyLock, Mutex};
 
 /// A 256x256 picture worth looking at: a diagonal gradient with a ring and a filled circle.
@@ -43,11 +44,14 @@ fn picture() -> Vec<u8> {
     png
 }
 
-/// Files cut once already (by task ID), so a retry gets the rest.
-static CUT: LazyLock<Mutex<HashSet<String>>> = LazyLock::new(|| Mutex::new(HashSet::new()));
-
 /// When the reference service's files were "made": fixed, so `Last-Modified` validates.
 const LAST_MODIFIED: &str = "Sun, 01 Nov 2026 12:00:00 GMT";
+
+/// How many requests of one file a `-cut<N>x<K>` fault may cut.
+const MAX_CUTS: u32 = 100;
+
+/// The file requests a running service has answered, the latest last (at most this many).
+const LOG_LENGTH: usize = 1024;
 
 /// A strong validator from the content.
 pub fn etag(bytes: &[u8]) -> String {
@@ -57,66 +61,184 @@ pub fn etag(bytes: &[u8]) -> String {
     format!("\"{hash:016x}-{}\"", bytes.len())
 }
 
-/// The fault `-cut<N>` asks for in `stem`, if any.
-fn cut_after(stem: &str) -> Option<usize> {
-    let at = stem.find("-cut")?;
-    let digits: String = stem[at + 4..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
+/// One file request as the service answered it, for tests (and a curious user) to check
+/// what a client asked for and got: `Running::file_requests`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRequest {
+    /// The file's name, `<task_id>.png`.
+    pub name: String,
+    /// `GET` or `HEAD`.
+    pub method: String,
+    /// The `Range` and `If-Range` headers, as sent.
+    pub range: Option<String>,
+    pub if_range: Option<String>,
+    pub status: u16,
+    /// Body bytes sent: fewer than announced when the `-cut` fault dropped the connection.
+    pub bytes: u64,
 }
 
-/// The first byte asked for by `Range: bytes=N-` (or `N-M`; the end is served to the file's
-/// end as clients here ask), if the request asks for a range the validators allow.
-fn range_start(headers: &HeaderMap, tag: &str) -> Option<Result<u64, ()>> {
-    let range = headers.get(header::RANGE)?.to_str().ok()?;
+/// What one running service remembers of its files: the cuts made so far (a `-cut` fault
+/// cuts only the first requests of a file) and the request log. Per service, not global, so
+/// services in one process (the tests) never see each other's faults.
+#[derive(Debug, Default)]
+pub struct Files {
+    cuts: Mutex<HashMap<String, u32>>,
+    log: Mutex<VecDeque<FileRequest>>,
+}
+
+impl Files {
+    /// The answered file requests, oldest first.
+    pub fn log(&self) -> Vec<FileRequest> {
+        self.log
+            .lock()
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    pub fn record(&self, entry: FileRequest) {
+        if let Ok(mut log) = self.log.lock() {
+            if log.len() >= LOG_LENGTH {
+                log.pop_front();
+            }
+            log.push_back(entry);
+        }
+    }
+
+    /// Whether this request of `stem` is one its `-cut` fault cuts, counting it if so.
+    fn cut_now(&self, stem: &str, times: u32) -> bool {
+        self.cuts.lock().is_ok_and(|mut cuts| {
+            let done = cuts.entry(stem.to_string()).or_insert(0);
+            *done < times && {
+                *done += 1;
+                true
+            }
+        })
+    }
+}
+
+/// The fault `-cut<N>` or `-cut<N>x<K>` asks for in `stem`: cut after N bytes, K times (1
+/// without `x<K>`).
+fn cut_after(stem: &str) -> Option<(usize, u32)> {
+    let at = stem.find("-cut")?;
+    let rest = &stem[at + 4..];
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let n = digits.parse().ok()?;
+    let times = rest[digits.len()..]
+        .strip_prefix('x')
+        .map(|r| {
+            r.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .and_then(|k| k.parse::<u32>().ok())
+        .map_or(1, |k| k.min(MAX_CUTS));
+    Some((n, times))
+}
+
+/// What a request's `Range` asks of a file of `len` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Whole,
+    /// From the first byte to the last, both included.
+    Part(u64, u64),
+    Unsatisfiable,
+}
+
+/// RFC 9110's byte ranges, one range per request: `bytes=N-`, `bytes=N-M`, `bytes=-S` (the
+/// last S bytes). A range the validators no longer allow (`If-Range`), another unit, several
+/// ranges or a malformed one get the whole file, as the RFC lets a server do; a range that
+/// starts past the end is unsatisfiable (416).
+fn wanted(headers: &HeaderMap, tag: &str, len: u64) -> Wanted {
+    let Some(range) = headers.get(header::RANGE).and_then(|v| v.to_str().ok()) else {
+        return Wanted::Whole;
+    };
     if let Some(cond) = headers.get(header::IF_RANGE).and_then(|v| v.to_str().ok())
         && cond != tag
         && cond != LAST_MODIFIED
     {
         // The file changed since the client's copy: the whole file, 200.
-        return None;
+        return Wanted::Whole;
     }
-    let spec = range.strip_prefix("bytes=")?;
-    let (start, _) = spec.split_once('-')?;
-    Some(start.trim().parse::<u64>().map_err(|_| ()))
+    let number = |s: &str| {
+        let s = s.trim();
+        (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten()
+    };
+    let Some((first, last)) = range
+        .trim()
+        .strip_prefix("bytes=")
+        .filter(|spec| !spec.contains(','))
+        .and_then(|spec| spec.split_once('-'))
+    else {
+        return Wanted::Whole;
+    };
+    if first.trim().is_empty() {
+        return match number(last) {
+            None => Wanted::Whole,
+            Some(0) => Wanted::Unsatisfiable,
+            Some(_) if len == 0 => Wanted::Unsatisfiable,
+            Some(suffix) => Wanted::Part(len.saturating_sub(suffix), len - 1),
+        };
+    }
+    let Some(first) = number(first) else {
+        return Wanted::Whole;
+    };
+    let last = if last.trim().is_empty() {
+        u64::MAX
+    } else {
+        match number(last) {
+            Some(l) if l >= first => l,
+            _ => return Wanted::Whole,
+        }
+    };
+    if first >= len {
+        Wanted::Unsatisfiable
+    } else {
+        Wanted::Part(first, last.min(len - 1))
+    }
 }
 
-/// The response for `stem`'s file with content `bytes`.
+/// The response for `stem`'s file with content `bytes`, and how many body bytes it sends.
 pub fn respond(
+    files: &Files,
     stem: &str,
     bytes: &'static [u8],
     mime: &'static str,
+    method: &Method,
     headers: &HeaderMap,
-) -> Response {
+) -> (Response, u64) {
     let tag = etag(bytes);
     let len = bytes.len() as u64;
-    let start = if stem.contains("-norange") {
-        None
+    let no_ranges = stem.contains("-norange");
+    let want = if no_ranges {
+        Wanted::Whole
     } else {
-        range_start(headers, &tag)
+        wanted(headers, &tag, len)
     };
-    let (status, from) = match start {
-        None => (StatusCode::OK, 0),
-        Some(Ok(n)) if n < len => (StatusCode::PARTIAL_CONTENT, n),
-        Some(_) => {
+    let (status, from, to) = match want {
+        Wanted::Whole => (StatusCode::OK, 0, len),
+        Wanted::Part(first, last) => (StatusCode::PARTIAL_CONTENT, first, last + 1),
+        Wanted::Unsatisfiable => {
             let mut r = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
             insert(
                 r.headers_mut(),
                 header::CONTENT_RANGE,
                 &format!("bytes */{len}"),
             );
-            return r;
+            return (r, 0);
         }
     };
-    let from = usize::try_from(from).unwrap_or(0);
-    let body = &bytes[from..];
-    let cut = cut_after(stem).filter(|_| CUT.lock().is_ok_and(|mut c| c.insert(stem.to_string())));
+    let body = &bytes[usize::try_from(from).unwrap_or(0)..usize::try_from(to).unwrap_or(0)];
+    // A HEAD request never counts as one of the cut ones: it has no body to cut.
+    let cut = cut_after(stem)
+        .filter(|&(_, times)| *method == Method::GET && files.cut_now(stem, times))
+        .map(|(n, _)| n.min(body.len()));
+    let sent = cut.unwrap_or(body.len()) as u64;
     let mut response = match cut {
         // The headers promise the whole body; the connection drops after `n` bytes of it.
         Some(n) => {
-            let head = Bytes::from_static(&body[..n.min(body.len())]);
+            let head = Bytes::from_static(&body[..n]);
             // The head and the first bytes go out before the drop, as when a link fails.
             let stream = futures_util::stream::unfold(0u8, move |step| {
                 let head = head.clone();
@@ -124,7 +246,7 @@ pub fn respond(
                     match step {
                         0 => Some((Ok(head), 1)),
                         1 => {
-                            tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+                            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
                             Some((
                                 Err(std::io::Error::new(
                                     std::io::ErrorKind::ConnectionReset,
@@ -146,17 +268,18 @@ pub fn respond(
     insert(h, header::CONTENT_LENGTH, &body.len().to_string());
     insert(h, header::ETAG, &tag);
     insert(h, header::LAST_MODIFIED, LAST_MODIFIED);
-    if !stem.contains("-norange") {
+    if !no_ranges {
         insert(h, header::ACCEPT_RANGES, "bytes");
     }
     if status == StatusCode::PARTIAL_CONTENT {
         insert(
             h,
             header::CONTENT_RANGE,
-            &format!("bytes {from}-{}/{len}", len - 1),
+            &format!("bytes {from}-{}/{len}", to - 1),
         );
     }
-    response
+    let sent = if *method == Method::HEAD { 0 } else { sent };
+    (response, sent)
 }
 
 fn insert(h: &mut HeaderMap, name: header::HeaderName, value: &str) {
@@ -177,8 +300,59 @@ mod tests {
 
     #[test]
     fn faults_are_read_from_the_id() {
-        assert_eq!(cut_after("sim-1-cut500-x"), Some(500));
-        assert_eq!(cut_after("sim-1-cut0"), Some(0));
+        assert_eq!(cut_after("sim-1-cut500-x"), Some((500, 1)));
+        assert_eq!(cut_after("sim-1-cut0"), Some((0, 1)));
+        assert_eq!(cut_after("sim-1-cut7x3-a"), Some((7, 3)));
+        assert_eq!(cut_after("sim-1-cut7x-a"), Some((7, 1)));
+        assert_eq!(cut_after("sim-1-cut7x999"), Some((7, MAX_CUTS)));
         assert_eq!(cut_after("sim-1-x"), None);
+        assert_eq!(cut_after("sim-1-cutx"), None);
+    }
+
+    #[test]
+    fn cuts_are_counted_per_file() {
+        let files = Files::default();
+        let cut = |stem| files.cut_now(stem, 2);
+        assert_eq!(
+            [cut("a"), cut("a"), cut("b"), cut("a")],
+            [true, true, true, false]
+        );
+    }
+
+    #[test]
+    fn ranges_as_rfc_9110_has_them() {
+        let tag = "\"t\"";
+        let ask = |range: &str, if_range: Option<&str>| {
+            let mut h = HeaderMap::new();
+            insert(&mut h, header::RANGE, range);
+            if let Some(v) = if_range {
+                insert(&mut h, header::IF_RANGE, v);
+            }
+            wanted(&h, tag, 100)
+        };
+        assert_eq!(wanted(&HeaderMap::new(), tag, 100), Wanted::Whole);
+        assert_eq!(ask("bytes=10-", None), Wanted::Part(10, 99));
+        assert_eq!(ask("bytes=10-19", None), Wanted::Part(10, 19));
+        assert_eq!(ask("bytes=10-500", None), Wanted::Part(10, 99));
+        assert_eq!(ask("bytes=-30", None), Wanted::Part(70, 99));
+        assert_eq!(ask("bytes=-500", None), Wanted::Part(0, 99));
+        assert_eq!(ask("bytes=99-", None), Wanted::Part(99, 99));
+        assert_eq!(ask("bytes=100-", None), Wanted::Unsatisfiable);
+        assert_eq!(ask("bytes=-0", None), Wanted::Unsatisfiable);
+        for ignored in [
+            "bytes=20-10",
+            "bytes=0-1,5-6",
+            "items=0-1",
+            "bytes=x-",
+            "bytes=-",
+            "bytes=99999999999999999999999-",
+            "bytes=+5-",
+        ] {
+            assert_eq!(ask(ignored, None), Wanted::Whole, "{ignored}");
+        }
+        assert_eq!(ask("bytes=10-", Some(tag)), Wanted::Part(10, 99));
+        assert_eq!(ask("bytes=10-", Some(LAST_MODIFIED)), Wanted::Part(10, 99));
+        assert_eq!(ask("bytes=10-", Some("\"old\"")), Wanted::Whole);
+        assert_eq!(ask("bytes=10-", Some("W/\"t\"")), Wanted::Whole);
     }
 }

@@ -11,7 +11,7 @@ use crate::api::Secret;
 use crate::api::types::TaskKind;
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
@@ -32,6 +32,8 @@ struct Service {
     tasks: Mutex<tasks::Tasks>,
     /// Path prefix in front of every route, empty for none.
     prefix: String,
+    /// The file route's faults and request log.
+    files: Arc<files::Files>,
 }
 
 /// A running reference service.
@@ -40,6 +42,7 @@ pub struct Running {
     pub token: Secret,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     pub handle: tokio::task::JoinHandle<std::io::Result<()>>,
+    files: Arc<files::Files>,
 }
 
 impl Running {
@@ -47,6 +50,11 @@ impl Running {
     pub fn base_url(&self) -> url::Url {
         // A bound socket address always forms a valid URL.
         url::Url::parse(&format!("http://{}", self.addr)).unwrap_or_else(|_| unreachable!())
+    }
+    /// The file requests answered so far (the latest 1,024), oldest first: what a client
+    /// asked for (`Range`, `If-Range`) and how many body bytes it got.
+    pub fn file_requests(&self) -> Vec<files::FileRequest> {
+        self.files.log()
     }
     /// Stops accepting and lets in-flight requests finish.
     pub fn stop(&mut self) {
@@ -98,6 +106,7 @@ impl Options {
 pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Result<Running> {
     let addr = listener.local_addr()?;
     let token = options.token.clone();
+    let files = Arc::new(files::Files::default());
     let prefix = options
         .prefix
         .as_deref()
@@ -109,6 +118,7 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         catalogue: options.catalogue,
         tasks: Mutex::new(tasks::Tasks::new()),
         prefix: prefix.clone().unwrap_or_default(),
+        files: files.clone(),
     });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = match &prefix {
@@ -132,6 +142,7 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         token,
         shutdown: Some(tx),
         handle,
+        files,
     })
 }
 
@@ -338,33 +349,54 @@ fn unreachable_url() -> url::Url {
     url::Url::parse("http://127.0.0.1/files/").unwrap_or_else(|_| unreachable!())
 }
 
-/// The file route: `<task_id>.png` or `<task_id>.mp4` of a completed task. No token needed —
-/// a browser opening a download link has none.
+/// The file route: `<task_id>.png` or `<task_id>.mp4` of a completed task, with byte ranges
+/// and validators (see `files`); `HEAD` too. No token needed — a browser opening a download
+/// link has none.
 async fn file(
     State(service): State<Arc<Service>>,
+    method: Method,
     headers: HeaderMap,
     Path(name): Path<String>,
 ) -> Response {
-    let (stem, kind, bytes, mime) = if let Some(s) = name.strip_suffix(".png") {
-        (
+    let found = match name.rsplit_once('.') {
+        Some((s, "png")) => Some((
             s,
             TaskKind::Image,
             files::SAMPLE_PNG.as_slice(),
             "image/png",
-        )
-    } else if let Some(s) = name.strip_suffix(".mp4") {
-        (s, TaskKind::Video, SAMPLE_MP4, "video/mp4")
-    } else {
-        return not_found().await;
+        )),
+        Some((s, "mp4")) => Some((s, TaskKind::Video, SAMPLE_MP4, "video/mp4")),
+        _ => None,
     };
-    let done = service
-        .tasks
-        .lock()
-        .is_ok_and(|t| t.is_completed(stem, kind));
-    if !done {
-        return not_found().await;
-    }
-    files::respond(stem, bytes, mime, &headers)
+    let found = found.filter(|(stem, kind, ..)| {
+        service
+            .tasks
+            .lock()
+            .is_ok_and(|t| t.is_completed(stem, *kind))
+    });
+    let (response, bytes) = match found {
+        Some((stem, _, bytes, mime)) => {
+            files::respond(&service.files, stem, bytes, mime, &method, &headers)
+        }
+        None => (not_found().await, 0),
+    };
+    let header_text = |name| {
+        headers.get(name).map(|v| {
+            String::from_utf8_lossy(v.as_bytes())
+                .chars()
+                .take(200)
+                .collect()
+        })
+    };
+    service.files.record(files::FileRequest {
+        name: name.chars().take(200).collect(),
+        method: method.to_string(),
+        range: header_text(header::RANGE),
+        if_range: header_text(header::IF_RANGE),
+        status: response.status().as_u16(),
+        bytes,
+    });
+    response
 }
 
 fn article(kind: TaskKind) -> &'static str {
