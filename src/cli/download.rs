@@ -1,7 +1,7 @@
 //! `gendash download`: fetch completed tasks' files.
 
 use super::{CliResult, Failure, Global, client_from, output};
-use crate::api::download::{Downloader, Template, TemplateValues, today};
+use crate::api::download::{Downloader, Template, TemplateValues, part_path, today};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
 use crate::cli::exit;
@@ -29,7 +29,10 @@ pub struct DownloadArgs {
 pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    let downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
+    let mut downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
+    if let Some(base) = crate::testing::download_retry_base() {
+        downloader = downloader.with_retry_base(base);
+    }
     let kind = TaskKind::from_video_flag(args.video);
     let dir = args.dir.clone().unwrap_or(settings.download_dir.clone());
     if dir.exists() && !dir.is_dir() {
@@ -161,5 +164,19 @@ async fn download_one(
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    result.map_err(|e: ApiError| e.into())
+    result.map_err(|e: ApiError| {
+        let mut failure: Failure = e.into();
+        let part = part_path(parent, &name.to_string_lossy());
+        if let Ok(kept) = std::fs::metadata(&part)
+            && kept.len() > 0
+        {
+            failure.message = format!(
+                "{}; the {} bytes received are kept in {}: run again to resume",
+                failure.message,
+                kept.len(),
+                part.display()
+            );
+        }
+        failure
+    })
 }

@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | `GENDASH_TEST_PANIC=main` | `tests/it/signals.rs` | the dashboard panics when `?` is pressed |
 //! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics 300 ms after start |
+//! | `GENDASH_TEST_RETRY_MS=N` | `tests/it/download.rs` | `gendash download` waits N ms (not 500) before its first resume |
 //! | `gendash watch stress-save FILE` (hidden) | `tests/it/durability.rs` | saves FILE over and over, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
 //! | [`quadrants`] | preview and view tests | a small PNG whose colours are known |
@@ -40,6 +41,13 @@ pub fn maybe_panic_in_main(help_pressed: bool) {
         !(help_pressed && panic_wanted("main")),
         "test panic in the main task (GENDASH_TEST_PANIC=main)"
     );
+}
+
+/// With `GENDASH_TEST_RETRY_MS=N`, `gendash download` resumes after N ms instead of
+/// half a second, so a test of its five attempts takes milliseconds.
+pub fn download_retry_base() -> Option<std::time::Duration> {
+    let ms = std::env::var("GENDASH_TEST_RETRY_MS").ok()?.parse().ok()?;
+    Some(std::time::Duration::from_millis(ms))
 }
 
 /// The download URL the reference service on port 8787 would give an image task in `status`.

@@ -502,3 +502,139 @@ async fn an_existing_file_and_a_second_download_at_once_are_refused() {
     first.abort();
     let _ = first.await;
 }
+
+/// `gendash download` interrupted for real: the service drops the connection after 100 bytes
+/// five times over, so the run gives up with 500 bytes in the `.part` and says so. The next
+/// run asks only for the rest (`Range: bytes=500-` with the `ETag` in `If-Range`), as the
+/// service's request log shows, and the file comes out byte for byte.
+#[tokio::test]
+async fn an_interrupted_download_command_resumes_when_run_again() {
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    let id = "sim-0-cut100x5-again";
+    let run = || {
+        let mut cmd = common::gendash_async(home.path());
+        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
+            .env("GENDASH_TOKEN", TOKEN)
+            .env("GENDASH_TEST_RETRY_MS", "1")
+            .args(["download", "-o", "new/dir", id]);
+        async move {
+            tokio::time::timeout(Duration::from_secs(60), cmd.output())
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    let out = home.path().join("new/dir");
+    let (part, saved) = (
+        out.join(format!("{id}.png.part")),
+        out.join(format!("{id}.png")),
+    );
+
+    let o = run().await;
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the 500 bytes received are kept in") && err.contains("run again to resume"),
+        "{err}"
+    );
+    assert!(!saved.exists(), "never renamed while short");
+    assert_eq!(std::fs::read(&part).unwrap(), SAMPLE_PNG[..500]);
+    let first = svc.file_requests();
+    assert_eq!(first.len(), 5, "{first:?}");
+    for (n, r) in first.iter().enumerate() {
+        assert_eq!(r.bytes, 100, "{r:?}");
+        let asked = (n > 0).then(|| format!("bytes={}-", n * 100));
+        assert_eq!(r.range, asked, "{r:?}");
+        assert_eq!(r.status, if n == 0 { 200 } else { 206 }, "{r:?}");
+    }
+
+    let o = run().await;
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains(&saved.display().to_string()),
+        "the full path: {err}"
+    );
+    assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
+    assert!(!part.exists());
+    let again = &svc.file_requests()[5..];
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].range.as_deref(), Some("bytes=500-"));
+    assert_eq!(
+        again[0].if_range,
+        Some(gendash::server::files::etag(&SAMPLE_PNG))
+    );
+    assert_eq!(
+        (again[0].status, again[0].bytes),
+        (206, (SAMPLE_PNG.len() - 500) as u64),
+        "only the rest was sent"
+    );
+}
+
+/// HEAD answers the headers of GET without a body, and is not one of the requests a `-cut`
+/// fault cuts; suffix ranges and malformed ones are answered as RFC 9110 has them.
+#[tokio::test]
+async fn head_suffix_ranges_and_the_request_log() {
+    let svc = common::service().await;
+    let client = common::client(&svc.base_url());
+    let url = completed_url(&client, "sim-1-cut10-head").await;
+    let len = SAMPLE_PNG.len();
+    let http = reqwest::Client::new();
+    let head = http.head(&url).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["content-length"], len.to_string().as_str());
+    assert_eq!(head.headers()["accept-ranges"], "bytes");
+    assert!(head.headers().contains_key("etag") && head.headers().contains_key("last-modified"));
+    // The GET after it is the one cut.
+    let e = http.get(&url).send().await.unwrap().bytes().await;
+    assert!(e.is_err(), "cut: {e:?}");
+    let whole = http.get(&url).send().await.unwrap().bytes().await.unwrap();
+    assert_eq!(whole, *SAMPLE_PNG);
+
+    let r = http
+        .get(&url)
+        .header("Range", "bytes=-16")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 206);
+    assert_eq!(
+        r.headers()["content-range"],
+        format!("bytes {}-{}/{len}", len - 16, len - 1).as_str()
+    );
+    assert_eq!(r.bytes().await.unwrap(), SAMPLE_PNG[len - 16..]);
+    let r = http
+        .get(&url)
+        .header("Range", "bytes=8-15")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 206);
+    assert_eq!(r.bytes().await.unwrap(), SAMPLE_PNG[8..16]);
+    let r = http
+        .get(&url)
+        .header("Range", "bytes=0-1,4-5")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "several ranges: the whole file");
+
+    let log = svc.file_requests();
+    let seen: Vec<_> = log
+        .iter()
+        .map(|r| (r.method.as_str(), r.range.as_deref(), r.status, r.bytes))
+        .collect();
+    let len = len as u64;
+    assert_eq!(
+        seen,
+        [
+            ("HEAD", None, 200, 0),
+            ("GET", None, 200, 10),
+            ("GET", None, 200, len),
+            ("GET", Some("bytes=-16"), 206, 16),
+            ("GET", Some("bytes=8-15"), 206, 8),
+            ("GET", Some("bytes=0-1,4-5"), 200, len),
+        ]
+    );
+}
