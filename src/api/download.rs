@@ -95,7 +95,12 @@ impl Template {
         if text.trim().is_empty() {
             return Err("the download template is empty".into());
         }
-        if text.starts_with('/') || text.starts_with('\\') || text.starts_with('~') {
+        // `C:\…` and `C:…` name a drive on Windows: a path outside download_dir there.
+        let drive = text
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|p| p[0].is_ascii_alphabetic() && p[1] == b':');
+        if text.starts_with('/') || text.starts_with('\\') || text.starts_with('~') || drive {
             return Err(format!(
                 "`{text}` is absolute; it is a path inside download_dir"
             ));
@@ -693,6 +698,8 @@ mod tests {
             ("", "empty"),
             ("/abs/{task_id}", "absolute"),
             ("~/x/{task_id}", "absolute"),
+            ("C:\\x\\{task_id}", "absolute"),
+            ("d:{task_id}", "absolute"),
             ("../{task_id}", "`..` component"),
             ("a//{task_id}", "empty path component"),
             ("{task}.{ext}", "`{task}` is not a placeholder"),

@@ -186,3 +186,75 @@ fn image_preview_takes_six_values_and_names_line_and_key_otherwise() {
         "{e}"
     );
 }
+
+#[test]
+fn download_settings_resolve_per_profile_and_expand_home() {
+    let text = "download_dir = \"~/dl\"\nauto_download = true\n\
+                [profiles.work]\ndownload_dir = \"/srv/out\"\n\
+                download_template = \"{kind}/{date}/{task_id}.{ext}\"\nauto_download = false\n";
+    let none = env_of(&[]);
+    let s = resolve_text(text, &Overrides::default(), &none).expect("ok");
+    let home = directories::BaseDirs::new().expect("a home");
+    assert_eq!(s.download_dir, home.home_dir().join("dl"));
+    assert_eq!(s.download_template.as_str(), "{task_id}.{ext}");
+    assert!(s.auto_download);
+    assert_eq!(s.sources["download_dir"], Source::TopLevel);
+    assert_eq!(s.sources["download_template"], Source::Default);
+
+    let work = Overrides {
+        profile: Some("work".into()),
+        ..Overrides::default()
+    };
+    let s = resolve_text(text, &work, &none).expect("ok");
+    assert_eq!(s.download_dir, PathBuf::from("/srv/out"));
+    assert_eq!(
+        s.download_template.as_str(),
+        "{kind}/{date}/{task_id}.{ext}"
+    );
+    assert!(!s.auto_download);
+    assert_eq!(s.sources["download_dir"], Source::Profile("work".into()));
+    let shown = s.describe().join("\n");
+    for row in [
+        "download_dir           = /srv/out",
+        "download_template      = {kind}/{date}/{task_id}.{ext}",
+        "auto_download          = false",
+    ] {
+        assert!(shown.contains(row), "{row} in\n{shown}");
+    }
+
+    // Nothing set: the platform's download directory, else the current one; nothing is
+    // created while the configuration is read.
+    let s = resolve_text("", &Overrides::default(), &none).expect("ok");
+    let platform =
+        directories::UserDirs::new().and_then(|u| u.download_dir().map(Path::to_path_buf));
+    assert_eq!(
+        s.download_dir,
+        platform.unwrap_or_else(|| PathBuf::from("."))
+    );
+    assert!(!s.auto_download);
+}
+
+#[test]
+fn bad_download_templates_name_line_and_key() {
+    let path = PathBuf::from("/etc/g.toml");
+    for (template, says) in [
+        ("", "empty"),
+        ("/abs/{task_id}", "absolute"),
+        ("C:/x/{task_id}", "absolute"),
+        ("{task_id}/../x", "`..` component"),
+        ("{task}.{ext}", "`{task}` is not a placeholder"),
+        ("{task_id.{ext}", "not a placeholder"),
+        ("{task_id", "without its `}`"),
+        ("x}.{ext}", "without its `{`"),
+    ] {
+        let text = format!("bell = true\n\n[profiles.p]\ndownload_template = \"{template}\"\n");
+        let e = parse(&text, &path).expect_err(template);
+        assert!(
+            e.0.contains("/etc/g.toml line 4, key `profiles.p.download_template`")
+                && e.0.contains(says),
+            "{template}: {e}"
+        );
+    }
+    let e = parse("auto_download = \"yes\"\n", &path).expect_err("not a bool");
+    assert!(e.0.contains("line 1, key `auto_download`"), "{e}");
+}
