@@ -19,7 +19,7 @@ pub struct DownloadArgs {
         help = "Directory to save into, created if missing (default: download_dir of the config, else the platform's download directory). Files are named by download_template"
     )]
     pub dir: Option<PathBuf>,
-    /// Overwrite existing files.
+    /// Overwrite files that are already there.
     #[arg(long)]
     pub force: bool,
     #[arg(required = true, value_name = "TASK_ID")]
