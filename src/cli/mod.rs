@@ -61,11 +61,13 @@ pub enum Command {
     Status(tasks::StatusArgs),
     /// Poll tasks until each is completed or failed.
     Wait(tasks::WaitArgs),
-    /// Download the files of completed tasks.
-    ///
-    /// Each file is saved at download_dir/download_template (gendash config show prints them), or
-    /// in DIR with -o. A dropped connection is resumed; a download that gives up keeps its
-    /// .part file, and running the same command again continues from it.
+    #[command(
+        about = "Download the files of completed tasks",
+        long_about = "Download the files of completed tasks.\n\n\
+            Each file is saved at download_dir/download_template (gendash config show prints \
+            them), or in DIR with -o. A dropped connection is resumed; a download that gives up \
+            keeps its .part file, and running the same command again continues from it."
+    )]
     Download(download::DownloadArgs),
     /// Edit the dashboard's watch list from scripts.
     #[command(subcommand)]
