@@ -273,24 +273,14 @@ async fn ranges_past_the_end_are_416_and_a_whole_part_is_finished() {
     let url = format!("{}files/demo-image-done.png", svc.base_url());
     let len = SAMPLE_PNG.len();
     let http = reqwest::Client::new();
-    let r = http
-        .get(&url)
-        .header("Range", "bytes=10-")
-        .send()
-        .await
-        .unwrap();
+    let r = ranged(&http, &url, "bytes=10-").await;
     assert_eq!(r.status(), 206);
     assert_eq!(
         r.headers()["content-range"],
         format!("bytes 10-{}/{len}", len - 1).as_str()
     );
     assert_eq!(r.bytes().await.unwrap(), SAMPLE_PNG[10..]);
-    let r = http
-        .get(&url)
-        .header("Range", format!("bytes={len}-"))
-        .send()
-        .await
-        .unwrap();
+    let r = ranged(&http, &url, format!("bytes={len}-")).await;
     assert_eq!(r.status(), 416);
     assert_eq!(
         r.headers()["content-range"],
@@ -592,32 +582,17 @@ async fn head_suffix_ranges_and_the_request_log() {
     let whole = http.get(&url).send().await.unwrap().bytes().await.unwrap();
     assert_eq!(whole, *SAMPLE_PNG);
 
-    let r = http
-        .get(&url)
-        .header("Range", "bytes=-16")
-        .send()
-        .await
-        .unwrap();
+    let r = ranged(&http, &url, "bytes=-16").await;
     assert_eq!(r.status(), 206);
     assert_eq!(
         r.headers()["content-range"],
         format!("bytes {}-{}/{len}", len - 16, len - 1).as_str()
     );
     assert_eq!(r.bytes().await.unwrap(), SAMPLE_PNG[len - 16..]);
-    let r = http
-        .get(&url)
-        .header("Range", "bytes=8-15")
-        .send()
-        .await
-        .unwrap();
+    let r = ranged(&http, &url, "bytes=8-15").await;
     assert_eq!(r.status(), 206);
     assert_eq!(r.bytes().await.unwrap(), SAMPLE_PNG[8..16]);
-    let r = http
-        .get(&url)
-        .header("Range", "bytes=0-1,4-5")
-        .send()
-        .await
-        .unwrap();
+    let r = ranged(&http, &url, "bytes=0-1,4-5").await;
     assert_eq!(r.status(), 200, "several ranges: the whole file");
 
     let log = svc.file_requests();
@@ -637,4 +612,13 @@ async fn head_suffix_ranges_and_the_request_log() {
             ("GET", Some("bytes=0-1,4-5"), 200, len),
         ]
     );
+}
+
+/// A GET of `url` with `Range: range`, as a client asks for part of a file.
+async fn ranged(http: &reqwest::Client, url: &str, range: impl AsRef<str>) -> reqwest::Response {
+    http.get(url)
+        .header("Range", range.as_ref())
+        .send()
+        .await
+        .unwrap()
 }
