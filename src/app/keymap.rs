@@ -2,7 +2,11 @@
 //! table, so a binding and its description are never written twice.
 
 use super::action::Action;
+use crate::store::config::KeyCombo;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +50,37 @@ impl Context {
             Context::Help => "Help",
         }
     }
+
+    /// Its name in `gendash keys --json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Context::Always => "always",
+            Context::Global => "global",
+            Context::Browser => "browser",
+            Context::Watch => "watch",
+            Context::TextInput => "input",
+            Context::AddDialog => "add-dialog",
+            Context::Confirm => "confirm",
+            Context::Help => "help",
+        }
+    }
+
+    /// Whether printable characters are typed here when no binding claims them.
+    fn types(self) -> bool {
+        matches!(self, Context::TextInput | Context::AddDialog)
+    }
 }
+
+/// The contexts that are in force together (`State::contexts`): a key may mean one thing
+/// in each of these sets.
+const TOGETHER: [&[Context]; 6] = [
+    &[Context::Browser, Context::Global, Context::Always],
+    &[Context::Watch, Context::Global, Context::Always],
+    &[Context::TextInput, Context::Always],
+    &[Context::AddDialog, Context::Always],
+    &[Context::Confirm, Context::Always],
+    &[Context::Help, Context::Always],
+];
 
 /// How long a binding's hint stays on a hint line too narrow for all of them: the lowest go
 /// first.
@@ -59,12 +93,15 @@ pub enum Priority {
     Always,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Binding {
     pub context: Context,
-    pub keys: &'static [(KeyCode, KeyModifiers)],
+    /// The action's name in `[keys]`; bindings of several contexts that mean the same share
+    /// it.
+    pub name: &'static str,
+    pub keys: Vec<KeyCombo>,
     /// How the keys are written in the hint line and the help.
-    pub label: &'static str,
+    pub label: Cow<'static, str>,
     pub action: Action,
     pub description: &'static str,
     /// Its word in the one-line hint bar, if it is shown there (the help lists everything).
@@ -79,26 +116,36 @@ const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 
 /// A binding; its hint's priority is `Normal` unless given.
 macro_rules! bind {
-    ($ctx:ident, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr) => {
-        bind!($ctx, [$($key),+], $label, $action, $desc, $hint, Priority::Normal)
+    ($ctx:ident, $name:literal, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr) => {
+        bind!($ctx, $name, [$($key),+], $label, $action, $desc, $hint, Priority::Normal)
     };
-    ($ctx:ident, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr, $priority:expr) => {
-        Binding { context: Context::$ctx, keys: &[$($key),+], label: $label, action: $action, description: $desc, hint: $hint, priority: $priority }
+    ($ctx:ident, $name:literal, [$($key:expr),+], $label:literal, $action:expr, $desc:literal, $hint:expr, $priority:expr) => {
+        Binding {
+            context: Context::$ctx,
+            name: $name,
+            keys: vec![$(KeyCombo::new($key.0, $key.1)),+],
+            label: Cow::Borrowed($label),
+            action: $action,
+            description: $desc,
+            hint: $hint,
+            priority: $priority,
+        }
     };
 }
 
 /// The keymap. Order matters only for display.
 // A data table: splitting it would only scatter the bindings.
 #[allow(clippy::too_many_lines)]
-fn bindings() -> &'static [Binding] {
+fn bindings() -> &'static Arc<[Binding]> {
     use KeyCode::{
         BackTab, Backspace, Char, Delete, Down, End, Enter, Esc, Home, PageDown, PageUp, Tab, Up,
     };
-    static TABLE: std::sync::OnceLock<Vec<Binding>> = std::sync::OnceLock::new();
+    static TABLE: std::sync::OnceLock<Arc<[Binding]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        vec![
+        Arc::from(vec![
             bind!(
                 Browser,
+                "filter",
                 [(Char('/'), NONE)],
                 "/",
                 Action::FocusFilter,
@@ -108,6 +155,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "type",
                 [(Char('t'), NONE)],
                 "t",
                 Action::CycleType,
@@ -117,6 +165,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "category",
                 [(Char('c'), NONE)],
                 "c",
                 Action::EditCategory,
@@ -125,6 +174,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "open",
                 [(Enter, NONE), (Char('o'), NONE)],
                 "⏎/o",
                 Action::Open,
@@ -133,6 +183,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "copy_url",
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyUrl,
@@ -142,7 +193,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
-                [(Char('Y'), SHIFT), (Char('Y'), NONE)],
+                "copy_name",
+                [(Char('Y'), SHIFT)],
                 "Y",
                 Action::CopyName,
                 "copy the model name",
@@ -150,6 +202,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "clear_filter",
                 [(Esc, NONE)],
                 "Esc",
                 Action::Cancel,
@@ -158,6 +211,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "reload",
                 [(Char('r'), NONE)],
                 "r",
                 Action::Refresh,
@@ -167,6 +221,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
+                "favourite",
                 [(Char('f'), NONE)],
                 "f",
                 Action::ToggleFavourite,
@@ -175,7 +230,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Browser,
-                [(Char('F'), SHIFT), (Char('F'), NONE)],
+                "favourites_only",
+                [(Char('F'), SHIFT)],
                 "F",
                 Action::OnlyFavourites,
                 "list only the favourites, or everything again",
@@ -183,6 +239,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "open",
                 [(Enter, NONE), (Char('o'), NONE)],
                 "⏎/o",
                 Action::Open,
@@ -192,6 +249,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "copy_url",
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyUrl,
@@ -201,7 +259,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
-                [(Char('Y'), SHIFT), (Char('Y'), NONE)],
+                "copy_name",
+                [(Char('Y'), SHIFT)],
                 "Y",
                 Action::CopyName,
                 "copy the task ID",
@@ -209,7 +268,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
-                [(Char('D'), SHIFT), (Char('D'), NONE)],
+                "download",
+                [(Char('D'), SHIFT)],
                 "D",
                 Action::Download,
                 "download the file to download_dir (asks before replacing one)",
@@ -217,7 +277,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
-                [(Char('A'), SHIFT), (Char('A'), NONE)],
+                "auto_download",
+                [(Char('A'), SHIFT)],
                 "A",
                 Action::ToggleAutoDownload,
                 "download this task's file by itself when it completes (or stop)",
@@ -225,6 +286,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Confirm,
+                "yes",
                 [(Char('y'), NONE), (Char('Y'), SHIFT)],
                 "y",
                 Action::Submit,
@@ -234,6 +296,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Confirm,
+                "no",
                 [(Char('n'), NONE), (Esc, NONE)],
                 "n/Esc",
                 Action::Cancel,
@@ -243,6 +306,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "remove",
                 [(Char('d'), NONE), (Delete, NONE)],
                 "d/Del",
                 Action::Remove,
@@ -251,6 +315,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "undo",
                 [(Char('u'), NONE)],
                 "u",
                 Action::Undo,
@@ -260,6 +325,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "filter",
                 [(Char('/'), NONE)],
                 "/",
                 Action::FocusFilter,
@@ -268,6 +334,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "sort",
                 [(Char('s'), NONE)],
                 "s",
                 Action::CycleSort,
@@ -276,6 +343,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
+                "details",
                 [(Char('i'), NONE)],
                 "i",
                 Action::ToggleDetail,
@@ -284,7 +352,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Watch,
-                [(Char('R'), SHIFT), (Char('R'), NONE)],
+                "poll_now",
+                [(Char('R'), SHIFT)],
                 "R",
                 Action::PollNow,
                 "poll the selected task now",
@@ -293,6 +362,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "add",
                 [(Char('a'), NONE)],
                 "a",
                 Action::OpenAddDialog,
@@ -302,6 +372,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "switch_pane",
                 [(Tab, NONE), (BackTab, SHIFT)],
                 "Tab",
                 Action::FocusNext,
@@ -311,6 +382,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "up",
                 [(Up, NONE), (Char('k'), NONE)],
                 "↑/k",
                 Action::Up,
@@ -319,6 +391,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "down",
                 [(Down, NONE), (Char('j'), NONE)],
                 "↓/j",
                 Action::Down,
@@ -327,6 +400,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "page_up",
                 [(PageUp, NONE), (Char('b'), CTRL)],
                 "PgUp/^B",
                 Action::PageUp,
@@ -335,6 +409,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "page_down",
                 [(PageDown, NONE), (Char('f'), CTRL)],
                 "PgDn/^F",
                 Action::PageDown,
@@ -343,6 +418,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "top",
                 [(Home, NONE), (Char('g'), NONE)],
                 "Home/g",
                 Action::Top,
@@ -351,7 +427,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
-                [(End, NONE), (Char('G'), SHIFT), (Char('G'), NONE)],
+                "bottom",
+                [(End, NONE), (Char('G'), SHIFT)],
                 "End/G",
                 Action::Bottom,
                 "jump to the bottom",
@@ -359,7 +436,8 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
-                [(Char('?'), NONE), (Char('?'), SHIFT)],
+                "help",
+                [(Char('?'), NONE)],
                 "?",
                 Action::ToggleHelp,
                 "show this help",
@@ -368,6 +446,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Global,
+                "quit",
                 [(Char('q'), NONE)],
                 "q",
                 Action::Quit,
@@ -377,6 +456,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Always,
+                "interrupt",
                 [(Char('c'), CTRL)],
                 "^C",
                 Action::Quit,
@@ -385,6 +465,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Always,
+                "suspend",
                 [(Char('z'), CTRL)],
                 "^Z",
                 Action::Suspend,
@@ -393,6 +474,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
+                "submit",
                 [(Enter, NONE)],
                 "⏎",
                 Action::Submit,
@@ -402,6 +484,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
+                "cancel",
                 [(Esc, NONE)],
                 "Esc",
                 Action::Cancel,
@@ -411,6 +494,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
+                "pick_previous",
                 [(Up, NONE), (Char('p'), CTRL)],
                 "↑/^P",
                 Action::PickPrevious,
@@ -419,6 +503,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
+                "pick_next",
                 [(Down, NONE), (Char('n'), CTRL)],
                 "↓/^N",
                 Action::PickNext,
@@ -427,6 +512,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
+                "backspace",
                 [(Backspace, NONE)],
                 "⌫",
                 Action::Backspace,
@@ -435,6 +521,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 TextInput,
+                "clear_input",
                 [(Char('u'), CTRL)],
                 "^U",
                 Action::ClearInput,
@@ -443,6 +530,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 AddDialog,
+                "submit",
                 [(Enter, NONE)],
                 "⏎",
                 Action::Submit,
@@ -452,6 +540,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 AddDialog,
+                "image_video",
                 [(Tab, NONE), (BackTab, SHIFT)],
                 "Tab",
                 Action::ToggleKind,
@@ -460,6 +549,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 AddDialog,
+                "cancel",
                 [(Esc, NONE)],
                 "Esc",
                 Action::Cancel,
@@ -469,6 +559,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 AddDialog,
+                "backspace",
                 [(Backspace, NONE)],
                 "⌫",
                 Action::Backspace,
@@ -477,6 +568,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 AddDialog,
+                "clear_input",
                 [(Char('u'), CTRL)],
                 "^U",
                 Action::ClearInput,
@@ -485,6 +577,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Help,
+                "close_help",
                 [(Esc, NONE), (Char('?'), NONE), (Char('q'), NONE)],
                 "Esc/?",
                 Action::ToggleHelp,
@@ -494,6 +587,7 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Help,
+                "up",
                 [(Up, NONE), (Char('k'), NONE)],
                 "↑/k",
                 Action::Up,
@@ -502,57 +596,161 @@ fn bindings() -> &'static [Binding] {
             ),
             bind!(
                 Help,
+                "down",
                 [(Down, NONE), (Char('j'), NONE)],
                 "↓/j",
                 Action::Down,
                 "scroll down",
                 None
             ),
-        ]
+        ])
     })
 }
 
 /// One line of the help overlay, in order. The reducer counts them to know where the help
 /// ends; the view styles them.
 #[derive(Debug, Clone, Copy)]
-pub enum HelpLine {
+pub enum HelpLine<'a> {
     /// A context's heading.
     Title(Context),
-    Binding(&'static Binding),
+    Binding(&'a Binding),
     Blank,
     /// A closing remark.
     Note(&'static str),
 }
 
+/// A key as the dispatcher compares it: shift is implied by an upper-case character
+/// (terminals disagree on reporting it) and only ctrl, alt and shift count.
+fn normalised(code: KeyCode, modifiers: KeyModifiers) -> (KeyCode, KeyModifiers) {
+    let mut mods = modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+    if matches!(code, KeyCode::Char(_)) {
+        mods -= KeyModifiers::SHIFT;
+    }
+    (code, mods)
+}
+
 fn matches(binding: &Binding, key: &KeyEvent) -> bool {
-    binding.keys.iter().any(|(code, mods)| {
-        // Shift is implied by an upper-case character; terminals disagree on reporting it.
-        let relevant =
-            key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
-        *code == key.code
-            && (relevant == *mods
-                || (matches!(code, KeyCode::Char(_))
-                    && (relevant - KeyModifiers::SHIFT) == (*mods - KeyModifiers::SHIFT)))
-    })
+    let pressed = normalised(key.code, key.modifiers);
+    binding
+        .keys
+        .iter()
+        .any(|k| normalised(k.code, k.modifiers) == pressed)
+}
+
+/// How a key is written in the hint line and the help: `⏎`, `^D`, `PgUp`, `x`.
+fn key_label(key: KeyCombo) -> String {
+    use std::fmt::Write as _;
+    let m = key.modifiers;
+    let mut out = String::new();
+    if m.contains(KeyModifiers::ALT) {
+        out.push_str("Alt-");
+    }
+    let shifted =
+        m.contains(KeyModifiers::SHIFT) && !matches!(key.code, KeyCode::Char(_) | KeyCode::BackTab);
+    if shifted {
+        out.push_str("S-");
+    }
+    let ctrl = m.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Char(' ') => out.push_str(if ctrl { "^Space" } else { "Space" }),
+        KeyCode::Char(c) if ctrl => {
+            out.push('^');
+            out.extend(c.to_uppercase());
+        }
+        KeyCode::Char(c) => out.push(c),
+        KeyCode::F(n) => {
+            if ctrl {
+                out.push('^');
+            }
+            let _ = write!(out, "F{n}");
+        }
+        code => {
+            if ctrl {
+                out.push('^');
+            }
+            out.push_str(match code {
+                KeyCode::Enter => "⏎",
+                KeyCode::Esc => "Esc",
+                KeyCode::Tab => "Tab",
+                KeyCode::BackTab => "S-Tab",
+                KeyCode::Backspace => "⌫",
+                KeyCode::Delete => "Del",
+                KeyCode::Insert => "Ins",
+                KeyCode::Up => "↑",
+                KeyCode::Down => "↓",
+                KeyCode::Left => "←",
+                KeyCode::Right => "→",
+                KeyCode::Home => "Home",
+                KeyCode::End => "End",
+                KeyCode::PageUp => "PgUp",
+                KeyCode::PageDown => "PgDn",
+                _ => "?",
+            });
+        }
+    }
+    out
 }
 
 /// The effective key bindings; the dispatcher, the hint line and the help all read it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Keymap {
-    bindings: &'static [Binding],
+    bindings: Arc<[Binding]>,
 }
 
 impl Default for Keymap {
     fn default() -> Self {
         Keymap {
-            bindings: bindings(),
+            bindings: Arc::clone(bindings()),
         }
     }
 }
 
 impl Keymap {
-    pub fn bindings(&self) -> &'static [Binding] {
-        self.bindings
+    /// The built-in table with `[keys]` applied: each named action answers to the given keys
+    /// instead of its own, in every context it has. The error names the action and the key:
+    /// a key that would mean two things at once, or a plain character in a text field, where
+    /// it would no longer be typed.
+    pub fn configured(keys: &BTreeMap<String, Vec<KeyCombo>>) -> Result<Keymap, String> {
+        let mut table = bindings().to_vec();
+        for (name, combos) in keys {
+            let mut found = false;
+            for b in table.iter_mut().filter(|b| b.name == name) {
+                found = true;
+                b.keys.clone_from(combos);
+                let mut labels: Vec<String> = Vec::new();
+                for label in combos.iter().map(|k| key_label(*k)) {
+                    if !labels.contains(&label) {
+                        labels.push(label);
+                    }
+                }
+                b.label = Cow::Owned(labels.join("/"));
+                if b.context.types()
+                    && let Some(k) = combos.iter().find(|k| {
+                        matches!(k.code, KeyCode::Char(_))
+                            && !k
+                                .modifiers
+                                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    })
+                {
+                    return Err(format!(
+                        "keys.{name}: `{k}` would no longer be typed in the {}; bind a key \
+                         with ctrl- or alt-, or a named key such as enter or f2",
+                        b.context.title().to_lowercase()
+                    ));
+                }
+            }
+            if !found {
+                return Err(format!("keys.{name}: no such action"));
+            }
+        }
+        conflict(&table).map_or(Ok(()), Err)?;
+        Ok(Keymap {
+            bindings: Arc::from(table),
+        })
+    }
+
+    pub fn bindings(&self) -> &[Binding] {
+        &self.bindings
     }
 
     /// What `key` means in `contexts` (most specific first). Printable characters in text
@@ -567,9 +765,7 @@ impl Keymap {
                 return Some(b.action.clone());
             }
         }
-        let texty = contexts
-            .iter()
-            .any(|c| matches!(c, Context::TextInput | Context::AddDialog));
+        let texty = contexts.iter().any(|c| c.types());
         match key.code {
             KeyCode::Char(c)
                 if texty
@@ -584,7 +780,7 @@ impl Keymap {
     }
 
     /// The hint line's bindings for these contexts.
-    pub fn hints(&self, contexts: &[Context]) -> impl Iterator<Item = &'static Binding> {
+    pub fn hints<'a>(&'a self, contexts: &[Context]) -> impl Iterator<Item = &'a Binding> + 'a {
         let contexts = contexts.to_vec();
         self.bindings
             .iter()
@@ -592,7 +788,7 @@ impl Keymap {
     }
 
     /// The help overlay's lines: each context's bindings under its title, then the mouse.
-    pub fn help_lines(&self) -> Vec<HelpLine> {
+    pub fn help_lines(&self) -> Vec<HelpLine<'_>> {
         let mut lines = Vec::new();
         for ctx in Context::ALL {
             lines.push(HelpLine::Title(ctx));
@@ -616,19 +812,59 @@ impl Keymap {
         use std::fmt::Write as _;
         let mut out = String::new();
         for ctx in Context::ALL {
-            let _ = write!(out, "**{}**\n\n| key | action |\n|---|---|\n", ctx.title());
+            let _ = write!(
+                out,
+                "**{}**\n\n| key | action | `[keys]` name |\n|---|---|---|\n",
+                ctx.title()
+            );
             for b in self.bindings.iter().filter(|b| b.context == ctx) {
                 let _ = writeln!(
                     out,
-                    "| `{}` | {} |",
+                    "| `{}` | {} | `{}` |",
                     b.label.replace('|', "\\|"),
-                    b.description
+                    b.description,
+                    b.name
                 );
             }
             out.push('\n');
         }
         out.trim_end().to_string()
     }
+}
+
+/// The first key that means two actions in contexts that are in force together, said as an
+/// error naming both.
+fn conflict(table: &[Binding]) -> Option<String> {
+    for together in TOGETHER {
+        let mut seen: BTreeMap<String, &Binding> = BTreeMap::new();
+        for b in table.iter().filter(|b| together.contains(&b.context)) {
+            for k in &b.keys {
+                let (code, mods) = normalised(k.code, k.modifiers);
+                let id = KeyCombo::new(code, mods).to_string();
+                match seen.get(&id) {
+                    Some(other) if other.name != b.name => {
+                        let (a, b) = if other.name < b.name {
+                            (*other, b)
+                        } else {
+                            (b, *other)
+                        };
+                        return Some(format!(
+                            "keys: `{k}` is bound to both `{}` ({}) and `{}` ({}); give one \
+                             of them another key in [keys]",
+                            a.name,
+                            a.context.title().to_lowercase(),
+                            b.name,
+                            b.context.title().to_lowercase()
+                        ));
+                    }
+                    _ => {
+                        seen.insert(id, b);
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -706,21 +942,124 @@ mod tests {
     }
 
     #[test]
-    fn every_binding_is_described_and_keys_are_unique_per_context() {
-        for b in bindings() {
+    fn every_binding_is_described_and_no_key_means_two_things_at_once() {
+        for b in bindings().iter() {
             assert!(!b.description.is_empty() && !b.label.is_empty());
         }
-        for (i, a) in bindings().iter().enumerate() {
-            for b in &bindings()[i + 1..] {
-                if a.context == b.context {
-                    assert!(
-                        a.keys.iter().all(|k| !b.keys.contains(k)),
-                        "{} and {} share a key",
-                        a.label,
-                        b.label
-                    );
-                }
-            }
+        assert_eq!(conflict(bindings()), None);
+    }
+
+    #[test]
+    fn every_action_name_of_the_config_names_a_binding() {
+        use crate::store::config::ACTION_NAMES;
+        for b in bindings().iter() {
+            assert!(
+                ACTION_NAMES.contains(&b.name),
+                "{} is not in ACTION_NAMES",
+                b.name
+            );
         }
+        for name in ACTION_NAMES {
+            assert!(
+                bindings().iter().any(|b| b.name == *name),
+                "ACTION_NAMES has `{name}`, which no binding answers to"
+            );
+        }
+    }
+
+    fn configured(pairs: &[(&str, &[&str])]) -> Result<Keymap, String> {
+        let keys = pairs
+            .iter()
+            .map(|(name, keys)| {
+                let keys = keys.iter().map(|k| k.parse().expect("a key")).collect();
+                ((*name).to_string(), keys)
+            })
+            .collect();
+        Keymap::configured(&keys)
+    }
+
+    #[test]
+    fn rebinding_replaces_an_actions_keys_in_every_context_and_labels_follow() {
+        let map = configured(&[
+            ("quit", &["x"]),
+            ("open", &["enter", "o"]),
+            ("download", &["ctrl-d"]),
+            ("remove", &["delete", "shift-x"]),
+        ])
+        .expect("accepted");
+        let watch = [Context::Watch, Context::Global, Context::Always];
+        let browser = [Context::Browser, Context::Global, Context::Always];
+        let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        assert_eq!(map.resolve(&watch, &ctrl_d), Some(Action::Download));
+        assert_eq!(
+            map.resolve(&watch, &key(KeyCode::Char('D'))),
+            None,
+            "the old key is gone"
+        );
+        assert_eq!(
+            map.resolve(&browser, &key(KeyCode::Char('x'))),
+            Some(Action::Quit)
+        );
+        assert_eq!(map.resolve(&browser, &key(KeyCode::Char('q'))), None);
+        // ^C still quits: `interrupt` was not rebound.
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(map.resolve(&browser, &ctrl_c), Some(Action::Quit));
+        for ctx in [&watch, &browser] {
+            assert_eq!(map.resolve(ctx, &key(KeyCode::Enter)), Some(Action::Open));
+        }
+        let label = |name: &str, ctx: Context| {
+            map.bindings()
+                .iter()
+                .find(|b| b.name == name && b.context == ctx)
+                .map(|b| b.label.to_string())
+        };
+        assert_eq!(label("download", Context::Watch).as_deref(), Some("^D"));
+        assert_eq!(label("quit", Context::Global).as_deref(), Some("x"));
+        assert_eq!(label("open", Context::Browser).as_deref(), Some("⏎/o"));
+        assert_eq!(label("remove", Context::Watch).as_deref(), Some("Del/X"));
+        // The hint line and the help read the same table.
+        let hints: Vec<String> = map.hints(&watch).map(|b| b.label.to_string()).collect();
+        assert!(hints.contains(&"^D".to_string()), "{hints:?}");
+        assert!(
+            map.help_lines()
+                .iter()
+                .any(|l| matches!(l, HelpLine::Binding(b) if b.label == "^D"))
+        );
+    }
+
+    #[test]
+    fn a_key_meaning_two_things_at_once_is_an_error_naming_it() {
+        // `a` adds a task in either pane; in the watch list it cannot also download.
+        let e = configured(&[("download", &["a"])]).expect_err("an error");
+        assert!(
+            e.contains("`a`") && e.contains("`add`") && e.contains("`download`"),
+            "{e}"
+        );
+        // Two pane actions on one key.
+        let e = configured(&[("undo", &["s"])]).expect_err("an error");
+        assert!(
+            e.contains("`s`") && e.contains("`sort`") && e.contains("`undo`"),
+            "{e}"
+        );
+        // A key freed by rebinding its action may be taken.
+        configured(&[("add", &["+"]), ("download", &["a"])]).expect("accepted");
+        // Keys of contexts never in force together do not clash: `y` answers yes in the
+        // question and copies in the panes.
+        configured(&[("yes", &["enter"])]).expect("accepted");
+        // Upper case is one key with or without a reported shift.
+        let e = configured(&[("undo", &["shift-r"])]).expect_err("an error");
+        assert!(e.contains("`poll_now`"), "{e}");
+    }
+
+    #[test]
+    fn a_plain_character_cannot_be_bound_where_it_is_typed() {
+        let e = configured(&[("submit", &["x"])]).expect_err("an error");
+        assert!(
+            e.starts_with("keys.submit: `x` would no longer be typed"),
+            "{e}"
+        );
+        configured(&[("submit", &["ctrl-j"]), ("clear_input", &["alt-u"])]).expect("accepted");
+        let e = configured(&[("nonsense", &["x"])]).expect_err("an error");
+        assert_eq!(e, "keys.nonsense: no such action");
     }
 }

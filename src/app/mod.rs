@@ -11,6 +11,7 @@ pub mod keymap;
 pub mod preview;
 pub mod services;
 pub mod state;
+pub mod theme;
 pub mod watch;
 
 use crate::api::Client;
@@ -23,7 +24,7 @@ use crate::workers::{self, Workers, opener::SystemOpener};
 use action::Action;
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
-use state::{Quit, SortKey, State, UiSettings};
+use state::{Keymap, Quit, SortKey, State, Theme, UiSettings};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,6 +54,20 @@ pub struct Session {
     pub resolve: Option<workers::services::Resolve>,
     /// Where previews' downloads are cached.
     pub preview_cache: PathBuf,
+    /// The key bindings and the colours, from `looks`.
+    pub keymap: Keymap,
+    pub theme: Theme,
+}
+
+/// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
+/// ask for; the error names the config file and the key.
+pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), String> {
+    let keymap = Keymap::configured(&settings.keys)
+        .map_err(|e| format!("{}: {e}", settings.config_file.display()))?;
+    Ok((
+        keymap,
+        Theme::new(settings.theme, &settings.styles, no_color),
+    ))
 }
 
 /// Why the dashboard ended, for the caller to turn into an exit code.
@@ -69,6 +84,8 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         services,
         resolve,
         preview_cache,
+        keymap,
+        theme,
     } = session;
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
@@ -113,6 +130,8 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         &crate::store::recent::favourites_path(&recent_categories),
         &state.watch.services.current,
     );
+    state.keymap = keymap;
+    state.theme = theme;
     state.watch.stall_after = settings.stall_after.as_secs();
     state.watch.auto_download = settings.auto_download;
     let mut adopted = state.watch.set_services(services);
@@ -137,16 +156,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
     terminal::set_title(&format!("gendash — {}", client.base_url()));
     // Before the event reader starts, which would take the terminal's replies as keys.
-    let graphics = detect_graphics(settings.image_preview, no_color);
-    tracing::info!("{}", graphics.note);
-    match graphics.graphics {
-        Some(g) => workers.start_previews(
-            g,
-            crate::store::cache::ImageCache::new(preview_cache, crate::store::cache::DEFAULT_CAP),
-            Msg::Preview,
-        ),
-        None => state.preview = state::PreviewSlot::off(graphics.note.clone()),
-    }
+    start_previews(&mut workers, &mut state, &settings, no_color, preview_cache);
     crate::testing::maybe_panic_in_worker();
 
     let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
@@ -238,6 +248,27 @@ async fn event_loop(
             // Whatever happened to the screen meanwhile, paint all of it again.
             redraw_all(state, tui).map_err(io)?;
         }
+    }
+}
+
+/// Starts the preview worker if the terminal can show pictures, or says in the preview slot
+/// why not.
+fn start_previews(
+    workers: &mut Workers,
+    state: &mut State,
+    settings: &Settings,
+    no_color: bool,
+    cache_dir: PathBuf,
+) {
+    let graphics = detect_graphics(settings.image_preview, no_color);
+    tracing::info!("{}", graphics.note);
+    match graphics.graphics {
+        Some(g) => workers.start_previews(
+            g,
+            crate::store::cache::ImageCache::new(cache_dir, crate::store::cache::DEFAULT_CAP),
+            Msg::Preview,
+        ),
+        None => state.preview = state::PreviewSlot::off(graphics.note.clone()),
     }
 }
 

@@ -15,6 +15,7 @@ pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::preview::PreviewSlot;
+pub use super::theme::Theme;
 pub use super::watch::{
     Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,
 };
@@ -107,6 +108,7 @@ pub struct State {
     pub hook_failed: bool,
     pub settings: UiSettings,
     pub keymap: Keymap,
+    pub theme: Theme,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
     pub now: u64,
     pub areas: Areas,
@@ -143,6 +145,11 @@ impl State {
             health: Health::Unknown,
             last_error: None,
             notice: None,
+            theme: Theme::new(
+                crate::store::config::ThemeName::Dark,
+                &std::collections::BTreeMap::new(),
+                settings.no_color,
+            ),
             settings,
             keymap: Keymap::default(),
             now,

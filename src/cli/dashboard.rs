@@ -31,6 +31,8 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
         run_demo(global, no_color).await?
     } else {
         let settings = global.settings()?;
+        let (keymap, theme) =
+            app::looks(&settings, no_color).map_err(|e| Failure::new(exit::OTHER, e))?;
         let client = client_from(&settings)?;
         let (services, resolve) = services(global, &settings, &client)?;
         let store = WatchStore::new(WatchStore::default_path());
@@ -44,6 +46,8 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             services,
             resolve: Some(resolve),
             preview_cache: crate::store::cache::ImageCache::default_dir(),
+            keymap,
+            theme,
         })
         .await
         .map_err(|e| Failure::new(exit::OTHER, e))?
@@ -136,6 +140,11 @@ async fn demo_session(
         })
         .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
     let services = Services::single(&service_key(client.base_url()));
+    let (keymap, theme) = app::looks(&settings, no_color).unwrap_or_else(|e| {
+        eprintln!("gendash: ignoring [keys] and [styles] for the demo: {e}");
+        let defaults = app::state::Theme::new(config::ThemeName::default(), &BTreeMap::new(), no_color);
+        (app::state::Keymap::default(), defaults)
+    });
     app::run(Session {
         settings,
         client,
@@ -146,6 +155,8 @@ async fn demo_session(
         resolve: None,
         // The demo leaves the user's cache alone.
         preview_cache: scratch.join("previews"),
+        keymap,
+        theme,
     })
     .await
     .map_err(|e| Failure::new(exit::OTHER, e))

@@ -4,6 +4,7 @@ mod config_cmd;
 mod dashboard;
 mod download;
 pub mod exit;
+mod keys;
 mod models;
 pub mod output;
 mod serve;
@@ -77,6 +78,8 @@ pub enum Command {
     /// Show the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
+    /// Print the key bindings in force: the built-in ones with the config's [keys] applied.
+    Keys(keys::KeysArgs),
     /// Print a shell completion script: gendash completions bash > ~/.local/share/bash-completion/completions/gendash
     Completions {
         #[arg(value_enum)]
@@ -220,6 +223,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Watch(c)) => watch::run(&global, &c),
         Some(Command::Serve(a)) => serve::run(&a).await,
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
+        Some(Command::Keys(a)) => keys::run(&global, &a),
         Some(Command::Completions { shell }) => {
             let mut cli = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cli, "gendash", &mut std::io::stdout());

@@ -3,7 +3,7 @@
 //! Pasted lists can be long: the input shows its last rows (where the cursor is), and the error
 //! has rows of its own between the input and the kind, so no amount of text pushes it away.
 
-use super::theme::Theme;
+use crate::app::state::Theme;
 use crate::app::state::{AddDialog, TaskKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};

@@ -1,7 +1,7 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
 use super::layout::Areas;
-use super::theme::Theme;
+use crate::app::state::Theme;
 use crate::app::state::{Field, FuzzyFilter, Load, Pane, State};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};

@@ -1,7 +1,7 @@
 //! A yes/no question over everything: replace a file that is already there?
 
-use super::theme::Theme;
 use crate::app::state::Confirm;
+use crate::app::state::Theme;
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};

@@ -1,7 +1,7 @@
 //! The help overlay: every binding with its description, straight from the keymap. When it is
 //! taller than the overlay, the bottom border says which lines are shown and which way more is.
 
-use super::theme::Theme;
+use crate::app::state::Theme;
 use crate::app::state::{HelpLine, Keymap, help_scroll_max};
 use ratatui::Frame;
 use ratatui::layout::Rect;

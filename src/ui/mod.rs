@@ -7,7 +7,6 @@ mod help;
 pub mod layout;
 pub mod preview;
 mod status;
-mod theme;
 pub mod watch;
 
 use crate::app::state::{Popup, State};
@@ -16,9 +15,7 @@ use ratatui::Frame;
 
 /// Draws the whole dashboard; returns the links drawn, for the event loop to make clickable.
 pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
-    let theme = theme::Theme {
-        color: !state.settings.no_color,
-    };
+    let theme = state.theme;
     // The geometry the reducers use; recomputed here too so a frame is right even before the
     // first resize reached the state.
     let areas = if state.areas.full == frame.area() {

@@ -1,7 +1,7 @@
 //! The status bar and the key-hint line (generated from the keymap; on a narrow terminal the
 //! least important hints give way, never `? help` and `q quit`).
 
-use super::theme::Theme;
+use crate::app::state::Theme;
 use crate::app::state::{Binding, Health, Priority, State};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -45,7 +45,7 @@ pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) 
     let hints: Vec<&Binding> = state.keymap.hints(&state.contexts()).collect();
     let mut spans = vec![Span::raw(" ")];
     for b in fitting(hints, usize::from(area.width)) {
-        spans.push(Span::styled(b.label, theme.key()));
+        spans.push(Span::styled(b.label.as_ref(), theme.key()));
         spans.push(Span::styled(
             format!(" {}  ", b.hint.unwrap_or_default()),
             theme.dim(),
@@ -91,8 +91,9 @@ mod tests {
     fn hint(word: &'static str, priority: Priority) -> Binding {
         Binding {
             context: Context::Global,
-            keys: &[],
-            label: "k",
+            name: "quit",
+            keys: Vec::new(),
+            label: "k".into(),
             // Any action: the fitting reads only the label, the word and the priority.
             action: Keymap::default().bindings()[0].action.clone(),
             description: "",

@@ -2,7 +2,7 @@
 //! the file), the title's counts, sort and filter, and the selected task's details below.
 
 use super::layout::Areas;
-use super::theme::Theme;
+use crate::app::state::Theme;
 use crate::app::state::{
     DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, age_label,
     duration_label,

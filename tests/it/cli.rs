@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{Fault, TOKEN, fault_server, response, service};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Output;
 use tokio::io::AsyncBufReadExt;
@@ -891,5 +891,69 @@ async fn config_show_survives_an_unreadable_token() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("cannot read token_file"),
         "{out:?}"
+    );
+}
+
+#[test]
+fn keys_prints_the_bindings_in_force_as_text_and_json() {
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join("config/gendash/config.toml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let keys = |args: &[&str]| {
+        let out = common::gendash(home.path()).args(args).output().unwrap();
+        split(&out)
+    };
+    let (code, stdout, stderr) = keys(&["keys"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("Always, even while typing or in a popup\n"),
+        "{stdout}"
+    );
+    let download = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("download "))
+        .unwrap();
+    assert!(
+        download.contains(" D ") && download.contains("download the file"),
+        "{download}"
+    );
+
+    std::fs::write(
+        &cfg,
+        "[keys]\ndownload = \"ctrl-d\"\nopen = [\"enter\", \"o\", \"f2\"]\n",
+    )
+    .unwrap();
+    let (code, stdout, _) = keys(&["keys", "--json"]);
+    assert_eq!(code, 0);
+    let rows: Vec<Value> = serde_json::from_str(&stdout).unwrap();
+    let row = |ctx: &str, action: &str| {
+        rows.iter()
+            .find(|r| r["context"] == ctx && r["action"] == action)
+            .unwrap_or_else(|| panic!("{ctx} {action}"))
+            .clone()
+    };
+    assert_eq!(row("watch", "download")["keys"], json!(["ctrl-d"]));
+    assert_eq!(row("watch", "download")["label"], "^D");
+    assert_eq!(row("browser", "open")["keys"], json!(["enter", "o", "f2"]));
+    assert_eq!(row("watch", "open")["keys"], json!(["enter", "o", "f2"]));
+    assert_eq!(row("always", "interrupt")["keys"], json!(["ctrl-c"]));
+    assert!(
+        rows.iter()
+            .all(|r| r["description"].as_str().is_some_and(|d| !d.is_empty()))
+    );
+
+    std::fs::write(&cfg, "[keys]\nremove = \"s\"\n").unwrap();
+    let (code, _, stderr) = keys(&["keys"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("`s` is bound to both `remove`") && stderr.contains("`sort`"),
+        "{stderr}"
+    );
+    std::fs::write(&cfg, "[keys]\nremvoe = \"x\"\n").unwrap();
+    let (code, _, stderr) = keys(&["keys"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("config.toml line 2: unknown field `remvoe`"),
+        "{stderr}"
     );
 }

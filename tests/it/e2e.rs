@@ -346,3 +346,47 @@ fn favourites_survive_a_restart() {
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 }
+
+/// `[keys]` and `theme` from the config file, as the user meets them: the hint line shows the
+/// rebound key, the old one does nothing, the new one quits; a conflicting `[keys]` stops the
+/// dashboard before it takes the terminal, naming the key.
+#[test]
+fn rebound_keys_and_a_theme_from_the_config_file() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "theme = \"high-contrast\"\n[keys]\nquit = \"x\"\nhelp = \"f1\"\n",
+    )
+    .unwrap();
+    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 150, 40);
+    s.wait_text("320/320");
+    s.wait_text("x quit");
+    s.wait_text("F1 help");
+    s.send("q");
+    s.send("\x1bOP"); // F1
+    s.wait_text("quit");
+    s.wait_text("Keys · Esc or ? closes");
+    s.send("\x1b");
+    s.wait_for("the help closes", Duration::from_secs(10), |t| {
+        !t.contains("Keys · Esc")
+    });
+    s.send("x");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+
+    std::fs::write(dir.join("config.toml"), "[keys]\ndownload = \"a\"\n").unwrap();
+    let out = common::gendash(home.path())
+        .env("GENDASH_BASE_URL", "http://127.0.0.1:9/")
+        .env("GENDASH_TOKEN", "t")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("config.toml: keys: `a` is bound to both `add`")
+            && stderr.contains("`download`"),
+        "{stderr}"
+    );
+}

@@ -4,6 +4,21 @@
 use super::{Settings, TokenOrigin};
 
 impl Settings {
+    /// `[keys]` on one line: `open = enter o, quit = x`.
+    fn describe_keys(&self) -> String {
+        if self.keys.is_empty() {
+            return "(built in; gendash keys lists them)".to_string();
+        }
+        self.keys
+            .iter()
+            .map(|(action, keys)| {
+                let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+                format!("{action} = {}", keys.join(" "))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The lines of `gendash config show`; the token appears only as `<redacted>`.
     pub fn describe(&self) -> Vec<String> {
         let src = |k: &str| {
@@ -75,6 +90,16 @@ impl Settings {
                 self.max_concurrent_polls.to_string(),
             ),
             ("image_preview", self.image_preview.name().to_string()),
+            ("theme", self.theme.name().to_string()),
+            (
+                "styles",
+                if self.styles.is_empty() {
+                    "(the theme's)".to_string()
+                } else {
+                    self.styles.keys().cloned().collect::<Vec<_>>().join(", ")
+                },
+            ),
+            ("keys", self.describe_keys()),
             ("download_dir", self.download_dir.display().to_string()),
             (
                 "download_template",

@@ -1,6 +1,7 @@
 //! The configuration file: its schema (unknown keys are errors) and its parser, whose errors
 //! name the file, the line and the dotted key.
 
+use super::looks::{KeysTable, StylesTable, ThemeName};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, Seconds};
 use super::{ConfigError, EnvLookup, Overrides};
 use crate::api::Secret;
@@ -30,6 +31,9 @@ pub struct FileSettings {
     pub desktop_notifications: Option<bool>,
     pub max_concurrent_polls: Option<std::num::NonZeroUsize>,
     pub image_preview: Option<ImagePreview>,
+    pub theme: Option<ThemeName>,
+    pub keys: Option<KeysTable>,
+    pub styles: Option<StylesTable>,
     pub profiles: Option<BTreeMap<String, FileSettings>>,
 }
 

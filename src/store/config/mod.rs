@@ -8,11 +8,13 @@
 
 mod describe;
 mod file;
+mod looks;
 mod resolve;
 mod token;
 mod values;
 
 pub use file::{FileSettings, config_path, parse};
+pub use looks::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
 pub use resolve::{profile_base_urls, resolve, resolve_from, resolve_profile};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, Seconds};
@@ -103,6 +105,12 @@ pub struct Settings {
     pub token_problem: Option<String>,
     /// How the detail section shows a finished image (`image_preview`).
     pub image_preview: ImagePreview,
+    /// The palette (`theme`).
+    pub theme: ThemeName,
+    /// `[styles]`, the top level's and then the profile's: style name → style.
+    pub styles: BTreeMap<String, ratatui::style::Style>,
+    /// `[keys]`, the top level's and then the profile's: action name → its keys.
+    pub keys: BTreeMap<String, Vec<KeyCombo>>,
     /// Key → where its value came from.
     pub sources: BTreeMap<&'static str, Source>,
     /// Things the user should know (loose file permissions), printed to stderr.

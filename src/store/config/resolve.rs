@@ -205,6 +205,30 @@ pub fn resolve_from(
     let image_preview = Layer::at(&mut sources, "image_preview", &psrc)
         .opt(None, prof.and_then(|p| p.image_preview), file.image_preview)
         .unwrap_or_default();
+    let theme = Layer::at(&mut sources, "theme", &psrc)
+        .opt(None, prof.and_then(|p| p.theme), file.theme)
+        .unwrap_or_default();
+    // Entry by entry: a profile rebinds a few keys on top of the top level's.
+    let mut keys = BTreeMap::new();
+    let mut styles = BTreeMap::new();
+    let has_keys: fn(&FileSettings) -> bool = |l| l.keys.is_some();
+    let has_styles: fn(&FileSettings) -> bool = |l| l.styles.is_some();
+    for (key, set) in [("keys", has_keys), ("styles", has_styles)] {
+        let source = match (prof.is_some_and(set), set(&file)) {
+            (true, _) => psrc.clone(),
+            (false, true) => Source::TopLevel,
+            (false, false) => Source::Default,
+        };
+        sources.insert(key, source);
+    }
+    for level in std::iter::once(&file).chain(prof) {
+        for (name, list) in level.keys.iter().flat_map(|k| &k.0) {
+            keys.insert(name.clone(), list.0.clone());
+        }
+        for (name, spec) in level.styles.iter().flat_map(|s| &s.0) {
+            styles.insert(name.clone(), spec.0);
+        }
+    }
 
     // Two ways to give the token at one level is a mistake in the file: an error as ever.
     check_one_way(&file, &path, "top level")?;
@@ -254,6 +278,9 @@ pub fn resolve_from(
         max_concurrent_polls,
         token_problem,
         image_preview,
+        theme,
+        styles,
+        keys,
         sources,
         warnings,
     })

@@ -258,3 +258,102 @@ fn bad_download_templates_name_line_and_key() {
     let e = parse("auto_download = \"yes\"\n", &path).expect_err("not a bool");
     assert!(e.0.contains("line 1, key `auto_download`"), "{e}");
 }
+
+#[test]
+fn keys_theme_and_styles_resolve_with_a_profile_on_top() {
+    let text = r#"
+theme = "light"
+[keys]
+quit = "x"
+open = ["enter", "o"]
+[styles]
+selected = "on #28405a bold"
+[profiles.work]
+theme = "high-contrast"
+[profiles.work.keys]
+quit = "ctrl-q"
+download = "ctrl-d"
+[profiles.work.styles]
+running = "208"
+"#;
+    let none = env_of(&[]);
+    let s = resolve_text(text, &Overrides::default(), &none).expect("ok");
+    assert_eq!(s.theme, ThemeName::Light);
+    assert_eq!(s.sources["theme"], Source::TopLevel);
+    let names = |s: &Settings, action: &str| -> Vec<String> {
+        s.keys[action].iter().map(ToString::to_string).collect()
+    };
+    assert_eq!(names(&s, "quit"), ["x"]);
+    assert_eq!(names(&s, "open"), ["enter", "o"]);
+    assert!(s.styles.contains_key("selected"));
+    let lines = s.describe().join("\n");
+    assert!(lines.contains("theme"), "{lines}");
+    assert!(lines.contains("open = enter o, quit = x"), "{lines}");
+
+    let o = Overrides {
+        profile: Some("work".into()),
+        ..Overrides::default()
+    };
+    let s = resolve_text(text, &o, &none).expect("ok");
+    assert_eq!(s.theme, ThemeName::HighContrast);
+    assert_eq!(names(&s, "quit"), ["ctrl-q"]);
+    assert_eq!(names(&s, "open"), ["enter", "o"], "the top level's stays");
+    assert_eq!(names(&s, "download"), ["ctrl-d"]);
+    assert_eq!(
+        s.styles.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["running", "selected"]
+    );
+    assert_eq!(s.sources["keys"], Source::Profile("work".into()));
+
+    let s = resolve_text("", &Overrides::default(), &none).expect("ok");
+    assert_eq!(s.theme, ThemeName::Dark);
+    assert!(s.keys.is_empty() && s.styles.is_empty());
+}
+
+#[test]
+fn bad_keys_themes_and_styles_name_the_line_and_the_key() {
+    let none = env_of(&[]);
+    for (text, wanted) in [
+        (
+            "[keys]\nquitt = \"x\"\n",
+            "config.toml line 2: unknown field `quitt`, expected one of `filter`",
+        ),
+        (
+            "[keys]\nquit = \"ctrl-q\"\nopen = \"entr\"\n",
+            "config.toml line 3, key `keys.open`: `entr` is not a key",
+        ),
+        (
+            "[keys]\nopen = [\"enter\", \"ctrl-\"]\n",
+            "config.toml line 2, key `keys.open`: `ctrl-` is not a key",
+        ),
+        (
+            "[keys]\nopen = []\n",
+            "config.toml line 2, key `keys.open`: an empty list",
+        ),
+        (
+            "theme = \"neon\"\n",
+            "config.toml line 1, key `theme`: unknown variant `neon`, expected one of `dark`, `light`, `high-contrast`",
+        ),
+        (
+            "[styles]\nselcted = \"red\"\n",
+            "config.toml line 2: unknown field `selcted`, expected one of `border`",
+        ),
+        (
+            "[styles]\nselected = \"purplish bold\"\n",
+            "config.toml line 2, key `styles.selected`: `purplish` is not a colour",
+        ),
+        (
+            "[profiles.w.styles]\nrunning = \"#12\"\n",
+            "config.toml line 2, key `profiles.w.styles.running`: `#12` is not a colour",
+        ),
+    ] {
+        let e = resolve_text(text, &Overrides::default(), &none)
+            .expect_err(text)
+            .0;
+        assert!(e.starts_with("/tmp/x/"), "{e}");
+        assert!(
+            e.contains(wanted),
+            "{text:?}\n  got: {e}\n  wanted: {wanted}"
+        );
+    }
+}

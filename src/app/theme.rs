@@ -1,0 +1,261 @@
+//! Colours and emphasis, in one place: a palette (`theme`) with `[styles]` on top. With
+//! `NO_COLOR` set only bold, dim, italic, underline and reverse remain, whatever was configured.
+
+use super::state::TaskState;
+use crate::store::config::{STYLE_NAMES, ThemeName};
+use ratatui::style::{Color, Modifier, Style};
+use std::collections::BTreeMap;
+
+/// The named styles, in `STYLE_NAMES`' order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Name {
+    Border,
+    BorderInactive,
+    Title,
+    Dim,
+    Selected,
+    Match,
+    Error,
+    Stalled,
+    Link,
+    Ok,
+    Key,
+    Running,
+    Completed,
+    Failed,
+    Erroring,
+}
+
+const COUNT: usize = 15;
+
+#[cfg(test)]
+const ALL: [Name; COUNT] = [
+    Name::Border,
+    Name::BorderInactive,
+    Name::Title,
+    Name::Dim,
+    Name::Selected,
+    Name::Match,
+    Name::Error,
+    Name::Stalled,
+    Name::Link,
+    Name::Ok,
+    Name::Key,
+    Name::Running,
+    Name::Completed,
+    Name::Failed,
+    Name::Erroring,
+];
+
+const fn fg(c: Color) -> Style {
+    Style::new().fg(c)
+}
+
+const BOLD: Modifier = Modifier::BOLD;
+
+/// A palette, one style per name in `ALL`'s order.
+fn palette(theme: Option<ThemeName>) -> [Style; COUNT] {
+    let plain = Style::new();
+    match theme {
+        Some(ThemeName::Dark) => [
+            fg(Color::Cyan).add_modifier(BOLD),
+            fg(Color::DarkGray),
+            plain.add_modifier(BOLD),
+            fg(Color::DarkGray),
+            plain.bg(Color::Rgb(40, 60, 90)).add_modifier(BOLD),
+            fg(Color::Yellow).add_modifier(BOLD | Modifier::UNDERLINED),
+            fg(Color::Red).add_modifier(BOLD),
+            fg(Color::LightRed).add_modifier(Modifier::ITALIC),
+            fg(Color::Blue).add_modifier(Modifier::UNDERLINED),
+            fg(Color::Green),
+            fg(Color::Cyan).add_modifier(BOLD),
+            fg(Color::Yellow),
+            fg(Color::Green).add_modifier(BOLD),
+            fg(Color::Red).add_modifier(BOLD),
+            fg(Color::Magenta).add_modifier(BOLD),
+        ],
+        // Dark ink for a pale background: no yellow or cyan text, which vanish on white.
+        Some(ThemeName::Light) => [
+            fg(Color::Blue).add_modifier(BOLD),
+            fg(Color::Rgb(150, 150, 150)),
+            plain.add_modifier(BOLD),
+            fg(Color::Rgb(105, 105, 105)),
+            plain.bg(Color::Rgb(200, 220, 245)).add_modifier(BOLD),
+            fg(Color::Rgb(170, 0, 130)).add_modifier(BOLD | Modifier::UNDERLINED),
+            fg(Color::Rgb(190, 0, 0)).add_modifier(BOLD),
+            fg(Color::Rgb(190, 70, 0)).add_modifier(Modifier::ITALIC),
+            fg(Color::Blue).add_modifier(Modifier::UNDERLINED),
+            fg(Color::Rgb(0, 125, 0)),
+            fg(Color::Blue).add_modifier(BOLD),
+            fg(Color::Rgb(150, 95, 0)),
+            fg(Color::Rgb(0, 125, 0)).add_modifier(BOLD),
+            fg(Color::Rgb(190, 0, 0)).add_modifier(BOLD),
+            fg(Color::Rgb(140, 0, 160)).add_modifier(BOLD),
+        ],
+        // Bright colours, bold everywhere it matters, nothing grey.
+        Some(ThemeName::HighContrast) => [
+            fg(Color::White).add_modifier(BOLD),
+            fg(Color::Gray),
+            plain.add_modifier(BOLD | Modifier::UNDERLINED),
+            fg(Color::Gray),
+            fg(Color::Black).bg(Color::White).add_modifier(BOLD),
+            fg(Color::Black).bg(Color::Yellow).add_modifier(BOLD),
+            fg(Color::LightRed).add_modifier(BOLD),
+            fg(Color::LightRed).add_modifier(BOLD | Modifier::ITALIC),
+            fg(Color::LightCyan).add_modifier(Modifier::UNDERLINED),
+            fg(Color::LightGreen).add_modifier(BOLD),
+            fg(Color::LightYellow).add_modifier(BOLD),
+            fg(Color::LightYellow).add_modifier(BOLD),
+            fg(Color::LightGreen).add_modifier(BOLD),
+            fg(Color::LightRed).add_modifier(BOLD),
+            fg(Color::LightMagenta).add_modifier(BOLD),
+        ],
+        // `NO_COLOR`: emphasis only.
+        None => [
+            plain.add_modifier(BOLD),
+            plain,
+            plain.add_modifier(BOLD),
+            plain.add_modifier(Modifier::DIM),
+            plain.add_modifier(Modifier::REVERSED),
+            plain.add_modifier(BOLD | Modifier::UNDERLINED),
+            plain.add_modifier(BOLD),
+            plain.add_modifier(Modifier::ITALIC),
+            plain.add_modifier(Modifier::UNDERLINED),
+            plain,
+            plain.add_modifier(BOLD),
+            plain,
+            plain.add_modifier(BOLD),
+            plain.add_modifier(BOLD),
+            plain.add_modifier(BOLD),
+        ],
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Theme {
+    styles: [Style; COUNT],
+}
+
+impl Default for Theme {
+    fn default() -> Self {
+        Theme::new(ThemeName::Dark, &BTreeMap::new(), false)
+    }
+}
+
+impl Theme {
+    /// The palette `name` with `styles` (by `STYLE_NAMES`) replacing its own; with
+    /// `no_color` the emphasis-only palette, configured styles ignored.
+    pub fn new(name: ThemeName, styles: &BTreeMap<String, Style>, no_color: bool) -> Theme {
+        if no_color {
+            return Theme {
+                styles: palette(None),
+            };
+        }
+        let mut out = palette(Some(name));
+        for (key, style) in styles {
+            if let Some(i) = STYLE_NAMES.iter().position(|n| n == key) {
+                out[i] = *style;
+            }
+        }
+        Theme { styles: out }
+    }
+
+    fn get(&self, name: Name) -> Style {
+        self.styles[name as usize]
+    }
+
+    pub fn border(&self, focused: bool) -> Style {
+        self.get(if focused {
+            Name::Border
+        } else {
+            Name::BorderInactive
+        })
+    }
+    pub fn title(&self) -> Style {
+        self.get(Name::Title)
+    }
+    pub fn dim(&self) -> Style {
+        self.get(Name::Dim)
+    }
+    pub fn selected(&self) -> Style {
+        self.get(Name::Selected)
+    }
+    pub fn matched(&self) -> Style {
+        self.get(Name::Match)
+    }
+    pub fn error(&self) -> Style {
+        self.get(Name::Error)
+    }
+    /// A running task whose percent has not moved for a while.
+    pub fn stalled(&self) -> Style {
+        self.get(Name::Stalled)
+    }
+    /// A link (OSC 8 where the terminal supports it).
+    pub fn link(&self) -> Style {
+        self.get(Name::Link)
+    }
+    pub fn ok(&self) -> Style {
+        self.get(Name::Ok)
+    }
+    pub fn key(&self) -> Style {
+        self.get(Name::Key)
+    }
+    pub fn state(&self, s: TaskState, erroring: bool) -> Style {
+        if erroring {
+            return self.get(Name::Erroring);
+        }
+        self.get(match s {
+            TaskState::Running => Name::Running,
+            TaskState::Completed => Name::Completed,
+            TaskState::Failed => Name::Failed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_style_name_has_a_slot_in_its_order() {
+        assert_eq!(STYLE_NAMES.len(), COUNT);
+        for (i, name) in ALL.iter().enumerate() {
+            assert_eq!(*name as usize, i);
+            let snake: String = format!("{name:?}")
+                .chars()
+                .enumerate()
+                .flat_map(|(j, c)| {
+                    let sep = (j > 0 && c.is_uppercase()).then_some('_');
+                    sep.into_iter().chain(c.to_lowercase())
+                })
+                .collect();
+            assert_eq!(STYLE_NAMES[i], snake);
+        }
+    }
+
+    #[test]
+    fn configured_styles_replace_the_palettes_and_no_color_wins() {
+        let mut styles = BTreeMap::new();
+        styles.insert("selected".to_string(), fg(Color::Indexed(208)));
+        styles.insert("failed".to_string(), fg(Color::Rgb(1, 2, 3)));
+        let t = Theme::new(ThemeName::Light, &styles, false);
+        assert_eq!(t.selected(), fg(Color::Indexed(208)));
+        assert_eq!(t.state(TaskState::Failed, false), fg(Color::Rgb(1, 2, 3)));
+        assert_eq!(t.key(), fg(Color::Blue).add_modifier(BOLD));
+        let mono = Theme::new(ThemeName::HighContrast, &styles, true);
+        for name in ALL {
+            let s = mono.get(name);
+            assert_eq!((s.fg, s.bg), (None, None), "{name:?} has a colour");
+        }
+        assert_eq!(
+            mono.selected(),
+            Style::new().add_modifier(Modifier::REVERSED)
+        );
+        // The three palettes differ where it shows.
+        let dark = Theme::default();
+        let light = Theme::new(ThemeName::Light, &BTreeMap::new(), false);
+        let high = Theme::new(ThemeName::HighContrast, &BTreeMap::new(), false);
+        assert_ne!(dark.selected(), light.selected());
+        assert_ne!(dark.matched(), high.matched());
+    }
+}

@@ -1,0 +1,69 @@
+//! `gendash keys`: the key bindings in force (the built-in table with the config's `[keys]`),
+//! as the help overlay groups them, or as JSON.
+
+use super::{CliResult, Failure, Global, exit, output};
+use crate::app::state::{Context, Keymap};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct KeysArgs {
+    /// Print JSON: one object per binding with its context, action, keys and description.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(global: &Global, args: &KeysArgs) -> CliResult {
+    let settings = global.settings()?;
+    let keymap = Keymap::configured(&settings.keys).map_err(|e| {
+        Failure::new(
+            exit::OTHER,
+            format!("{}: {e}", settings.config_file.display()),
+        )
+    })?;
+    if args.json {
+        let rows: Vec<serde_json::Value> = keymap
+            .bindings()
+            .iter()
+            .map(|b| {
+                serde_json::json!({
+                    "context": b.context.name(),
+                    "action": b.name,
+                    "keys": b.keys.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "label": b.label,
+                    "description": b.description,
+                })
+            })
+            .collect();
+        output::json_line(serde_json::Value::Array(rows));
+    } else {
+        for line in table(&keymap).lines() {
+            output::line(line);
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// Each context's bindings under its title: the action's `[keys]` name, its keys as the file
+/// writes them, what it does.
+fn table(keymap: &Keymap) -> String {
+    use std::fmt::Write as _;
+    let rows: Vec<(Context, &str, String, &str)> = keymap
+        .bindings()
+        .iter()
+        .map(|b| {
+            let keys: Vec<String> = b.keys.iter().map(ToString::to_string).collect();
+            (b.context, b.name, keys.join(" "), b.description)
+        })
+        .collect();
+    let name_w = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+    let keys_w = rows.iter().map(|r| r.2.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for ctx in Context::ALL {
+        let _ = writeln!(out, "{}", ctx.title());
+        for (_, name, keys, description) in rows.iter().filter(|r| r.0 == ctx) {
+            let _ = writeln!(out, "  {name:<name_w$}  {keys:<keys_w$}  {description}");
+        }
+        out.push('\n');
+    }
+    out
+}
