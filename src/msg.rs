@@ -191,4 +191,6 @@ pub enum Msg {
     Preview(PreviewReport),
     /// `on_complete` failed (could not start, exited non-zero, timed out): one line.
     HookFailed(String),
+    /// A request finished, for the request log.
+    Request(crate::api::requests::RequestRecord),
 }

@@ -82,6 +82,17 @@ impl Client {
         &self.base
     }
 
+    /// Reports every request from now on to `sink` (the dashboard's request log).
+    #[must_use]
+    pub fn with_requests(mut self, sink: super::requests::RequestSink) -> Self {
+        self.transport.set_requests(Some(sink));
+        self
+    }
+
+    pub fn requests(&self) -> Option<&super::requests::RequestSink> {
+        self.transport.requests()
+    }
+
     /// The token, for the download engine to present to this same service.
     pub(crate) fn token(&self) -> &Secret {
         &self.token

@@ -231,8 +231,11 @@ impl Downloader {
 
     /// A downloader that presents the client's token to the client's service, and to no one
     /// else.
+    /// Presents `client`'s token to its service, and reports to its request log.
     pub fn for_service(client: &super::Client) -> Result<Self, ApiError> {
-        Self::new(Some(client.base_url()), Some(client.token().clone()))
+        let mut d = Self::new(Some(client.base_url()), Some(client.token().clone()))?;
+        d.transport.set_requests(client.requests().cloned());
+        Ok(d)
     }
 
     /// Downloads `url` into `dir/name` (`dir` must exist) and returns that path.
@@ -392,6 +395,7 @@ impl Downloader {
     ) -> Result<(), Attempt> {
         let mut written = start;
         progress(written, total);
+        let flight = super::http::in_flight(&response);
         loop {
             let chunk = match response.chunk().await {
                 Ok(Some(chunk)) => chunk,
@@ -399,9 +403,16 @@ impl Downloader {
                 Err(e) => {
                     // What arrived is kept for the next attempt, or the next run.
                     let _ = part.file.sync_all().await;
-                    return Err(Attempt::Again(self.transport.transport_error(&e, origin)));
+                    let error = self.transport.transport_error(&e, origin);
+                    if let Some(f) = &flight {
+                        f.failed(&error.to_string());
+                    }
+                    return Err(Attempt::Again(error));
                 }
             };
+            if let Some(f) = &flight {
+                f.received(chunk.len());
+            }
             part.file
                 .write_all(&chunk)
                 .await

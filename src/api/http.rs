@@ -3,6 +3,7 @@
 //! with a cap and scrubbed of the token. Written once so the two users cannot drift apart.
 
 use super::error::ApiError;
+use super::requests::{InFlight, RequestSink};
 use super::secret::Secret;
 use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
 use reqwest::{RequestBuilder, Response, StatusCode};
@@ -57,6 +58,8 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
 pub struct Transport {
     http: reqwest::Client,
     deadline: Deadline,
+    /// Where each request is reported once it is done (the dashboard's request log).
+    requests: Option<RequestSink>,
 }
 
 impl Transport {
@@ -73,7 +76,20 @@ impl Transport {
         let http = builder
             .build()
             .map_err(|e| ApiError::Invalid(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Transport { http, deadline })
+        Ok(Transport {
+            http,
+            deadline,
+            requests: None,
+        })
+    }
+
+    /// Reports every request from now on to `sink`.
+    pub fn set_requests(&mut self, sink: Option<RequestSink>) {
+        self.requests = sink;
+    }
+
+    pub fn requests(&self) -> Option<&RequestSink> {
+        self.requests.as_ref()
     }
 
     pub fn post(&self, url: Url) -> RequestBuilder {
@@ -98,10 +114,33 @@ impl Transport {
             Some(t) => request.header(AUTHORIZATION, bearer(t)?),
             None => request,
         };
-        let response = request
-            .send()
-            .await
+        let request = request
+            .build()
             .map_err(|e| self.transport_error(&e, origin))?;
+        let flight = self.requests.as_ref().map(|sink| {
+            let method = match *request.method() {
+                reqwest::Method::GET => "GET",
+                reqwest::Method::POST => "POST",
+                reqwest::Method::HEAD => "HEAD",
+                _ => "OTHER",
+            };
+            InFlight::start(sink, method, request.url(), token)
+        });
+        let mut response = match self.http.execute(request).await {
+            Ok(r) => r,
+            Err(e) => {
+                let error = self.transport_error(&e, origin);
+                if let Some(f) = &flight {
+                    f.failed(&error.to_string());
+                }
+                return Err(error);
+            }
+        };
+        if let Some(f) = flight {
+            f.answered(response.status().as_u16());
+            // Reported when the response goes, its body read.
+            response.extensions_mut().insert(f);
+        }
         if response.status().is_redirection() {
             let to = response
                 .headers()
@@ -173,14 +212,24 @@ impl Transport {
         }
         let mut received = 0u64;
         let mut redactor = Redactor::new(token);
+        let flight = in_flight(&response);
+        let noted = |e: ApiError| {
+            if let Some(f) = &flight {
+                f.failed(&e.to_string());
+            }
+            e
+        };
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| self.transport_error(&e, origin))?
+            .map_err(|e| noted(self.transport_error(&e, origin)))?
         {
             received += chunk.len() as u64;
+            if let Some(f) = &flight {
+                f.received(chunk.len());
+            }
             if received > cap {
-                return Err(ApiError::TooLarge { limit: cap });
+                return Err(noted(ApiError::TooLarge { limit: cap }));
             }
             let clean = redactor.push(&chunk);
             if !clean.is_empty() && !each(clean).await {
@@ -219,6 +268,11 @@ impl Transport {
 }
 
 /// The `Authorization` header for `token`, marked sensitive so it is never logged.
+/// The request log's handle on the request that `response` answers, if it is logged.
+pub(crate) fn in_flight(response: &Response) -> Option<InFlight> {
+    response.extensions().get::<InFlight>().cloned()
+}
+
 fn bearer(token: &Secret) -> Result<HeaderValue, ApiError> {
     let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
         ApiError::Invalid("the token contains characters a header cannot carry".into())

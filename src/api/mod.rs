@@ -8,6 +8,7 @@ pub mod download;
 pub mod error;
 pub mod http;
 pub mod links;
+pub mod requests;
 pub mod sanitize;
 pub mod secret;
 pub mod types;

@@ -5,6 +5,10 @@
 pub enum Action {
     Quit,
     ToggleHelp,
+    /// Open or close the request log.
+    ToggleRequests,
+    /// Copy the selected request as a curl command line.
+    CopyCurl,
     FocusNext,
     OpenAddDialog,
     Suspend,

@@ -22,12 +22,14 @@ pub enum Context {
     AddDialog,
     /// A yes/no question (overwrite a file?).
     Confirm,
+    /// The request log (`L`).
+    Requests,
     Help,
 }
 
 impl Context {
     /// Every context, in the order the help and the README list them.
-    pub const ALL: [Context; 8] = [
+    pub const ALL: [Context; 9] = [
         Context::Always,
         Context::Global,
         Context::Browser,
@@ -35,6 +37,7 @@ impl Context {
         Context::TextInput,
         Context::AddDialog,
         Context::Confirm,
+        Context::Requests,
         Context::Help,
     ];
 
@@ -47,6 +50,7 @@ impl Context {
             Context::TextInput => "Filter and category fields",
             Context::AddDialog => "Add dialog",
             Context::Confirm => "Overwrite question",
+            Context::Requests => "Request log",
             Context::Help => "Help",
         }
     }
@@ -61,6 +65,7 @@ impl Context {
             Context::TextInput => "input",
             Context::AddDialog => "add-dialog",
             Context::Confirm => "confirm",
+            Context::Requests => "requests",
             Context::Help => "help",
         }
     }
@@ -73,12 +78,13 @@ impl Context {
 
 /// The contexts that are in force together (`State::contexts`): a key may mean one thing
 /// in each of these sets.
-const TOGETHER: [&[Context]; 6] = [
+const TOGETHER: [&[Context]; 7] = [
     &[Context::Browser, Context::Global, Context::Always],
     &[Context::Watch, Context::Global, Context::Always],
     &[Context::TextInput, Context::Always],
     &[Context::AddDialog, Context::Always],
     &[Context::Confirm, Context::Always],
+    &[Context::Requests, Context::Always],
     &[Context::Help, Context::Always],
 ];
 
@@ -446,6 +452,16 @@ fn bindings() -> &'static Arc<[Binding]> {
             ),
             bind!(
                 Global,
+                "request_log",
+                [(Char('L'), SHIFT)],
+                "L",
+                Action::ToggleRequests,
+                "the request log: the last 500 requests, their answers and timings",
+                Some("requests"),
+                Priority::Low
+            ),
+            bind!(
+                Global,
                 "quit",
                 [(Char('q'), NONE)],
                 "q",
@@ -573,6 +589,80 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "^U",
                 Action::ClearInput,
                 "clear the field",
+                None
+            ),
+            bind!(
+                Requests,
+                "copy_curl",
+                [(Char('y'), NONE)],
+                "y",
+                Action::CopyCurl,
+                "copy the request as a curl command (the token read from $GENDASH_TOKEN)",
+                Some("copy as curl"),
+                Priority::High
+            ),
+            bind!(
+                Requests,
+                "close_log",
+                [(Esc, NONE), (Char('L'), SHIFT), (Char('q'), NONE)],
+                "Esc/L",
+                Action::ToggleRequests,
+                "close the request log",
+                Some("close"),
+                Priority::Always
+            ),
+            bind!(
+                Requests,
+                "up",
+                [(Up, NONE), (Char('k'), NONE)],
+                "↑/k",
+                Action::Up,
+                "older request",
+                None
+            ),
+            bind!(
+                Requests,
+                "down",
+                [(Down, NONE), (Char('j'), NONE)],
+                "↓/j",
+                Action::Down,
+                "newer request",
+                None
+            ),
+            bind!(
+                Requests,
+                "page_up",
+                [(PageUp, NONE), (Char('b'), CTRL)],
+                "PgUp/^B",
+                Action::PageUp,
+                "page up",
+                None
+            ),
+            bind!(
+                Requests,
+                "page_down",
+                [(PageDown, NONE), (Char('f'), CTRL)],
+                "PgDn/^F",
+                Action::PageDown,
+                "page down",
+                None
+            ),
+            bind!(
+                Requests,
+                "top",
+                [(Home, NONE), (Char('g'), NONE)],
+                "Home/g",
+                Action::Top,
+                "the oldest request",
+                None
+            ),
+            bind!(
+                Requests,
+                "bottom",
+                [(End, NONE), (Char('G'), SHIFT)],
+                "End/G",
+                Action::Bottom,
+                "the newest request (new ones are then followed)",
                 None
             ),
             bind!(

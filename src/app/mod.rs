@@ -9,6 +9,7 @@ mod cursor;
 pub mod filter;
 pub mod keymap;
 pub mod preview;
+pub mod requests;
 pub mod services;
 pub mod state;
 pub mod theme;
@@ -16,6 +17,7 @@ pub mod watch;
 
 use crate::api::Client;
 use crate::api::download::Downloader;
+use crate::api::requests::RequestSink;
 use crate::msg::{Cmd, Msg};
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchStore, unix_now};
@@ -89,6 +91,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     } = session;
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
+    let (client, resolve) = log_requests(client, resolve, &msg_tx);
     let mut workers = Workers::start(
         workers::Setup {
             downloader: Downloader::for_service(&client).map_err(|e| e.to_string())?,
@@ -131,6 +134,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         &state.watch.services.current,
     );
     state.keymap = keymap;
+    state.requests.utc_offset = requests::local_offset();
     state.theme = theme;
     state.watch.stall_after = settings.stall_after.as_secs();
     state.watch.auto_download = settings.auto_download;
@@ -249,6 +253,27 @@ async fn event_loop(
             redraw_all(state, tui).map_err(io)?;
         }
     }
+}
+
+/// Every request of the current service's client and of those made for other services
+/// reaches the App as `Msg::Request`, for the request log. A record that finds the channel
+/// full is dropped rather than hold up the request that made it.
+fn log_requests(
+    client: Client,
+    resolve: Option<workers::services::Resolve>,
+    msgs: &mpsc::Sender<Msg>,
+) -> (Client, Option<workers::services::Resolve>) {
+    let tx = msgs.clone();
+    let sink = RequestSink(Arc::new(move |record| {
+        let _ = tx.try_send(Msg::Request(record));
+    }));
+    let resolve = resolve.map(|make| {
+        let sink = sink.clone();
+        let wrapped: workers::services::Resolve =
+            Arc::new(move |key: &str| make(key).map(|c| c.with_requests(sink.clone())));
+        wrapped
+    });
+    (client.with_requests(sink), resolve)
 }
 
 /// Starts the preview worker if the terminal can show pictures, or says in the preview slot

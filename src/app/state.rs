@@ -5,6 +5,7 @@
 use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
+use crate::api::requests::RequestRecord;
 use crate::msg::{Cmd, DownloadEvent, Msg, PreviewSource, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
 use crate::ui::layout::{Areas, ContainsPoint, Region};
@@ -15,6 +16,7 @@ pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::preview::PreviewSlot;
+pub use super::requests::RequestLog;
 pub use super::theme::Theme;
 pub use super::watch::{
     Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,
@@ -57,6 +59,8 @@ pub enum Popup {
     Add(AddDialog),
     /// A yes/no question: `y` replaces the task's file.
     Confirm(Confirm),
+    /// The request log (`L`); its rows and selection are `State::requests`.
+    Requests,
 }
 
 /// Replace the file of task `key`? (`D` found one there.)
@@ -104,6 +108,8 @@ pub struct State {
     pub notice: Option<Notice>,
     /// The selected finished task's picture in the detail section.
     pub preview: PreviewSlot,
+    /// The last requests made, for the request log.
+    pub requests: RequestLog,
     /// `on_complete` failed once already (said once, then only logged).
     pub hook_failed: bool,
     pub settings: UiSettings,
@@ -138,6 +144,7 @@ impl State {
             browser: Browser::new(categories, Vec::new()),
             watch: Watch::new(watch, failure_statuses),
             preview: PreviewSlot::new(),
+            requests: RequestLog::default(),
             hook_failed: false,
             focus: Pane::Browser,
             popup: None,
@@ -183,6 +190,7 @@ impl State {
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
             (Some(Popup::Confirm(_)), _) => vec![Context::Confirm],
+            (Some(Popup::Requests), _) => vec![Context::Requests],
             (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
             (None, _) if self.focus == Pane::Watch && self.watch.editing => {
                 vec![Context::TextInput]
@@ -300,6 +308,7 @@ impl State {
                 Some(Popup::Help { .. }) => self.update_help(&action),
                 Some(Popup::Add(_)) => self.update_add(action),
                 Some(Popup::Confirm(_)) => self.update_confirm(&action),
+                Some(Popup::Requests) => self.update_requests(&action),
                 None if self.browser.editing.is_some() && self.focus == Pane::Browser => {
                     self.update_text(action)
                 }
@@ -346,6 +355,28 @@ impl State {
         if let Some(Popup::Help { scroll }) = &mut self.popup {
             *scroll = (*scroll).min(max);
         }
+        self.requests
+            .set_viewport(usize::from(self.areas.requests_rows.height));
+    }
+
+    /// The request log: moving through it, copying a request as `curl`, closing it.
+    fn update_requests(&mut self, action: &Action) -> Vec<Cmd> {
+        let page = isize::try_from(self.requests.cursor.viewport.max(1)).unwrap_or(isize::MAX);
+        match action {
+            Action::Up => self.requests.move_by(-1),
+            Action::Down => self.requests.move_by(1),
+            Action::PageUp => self.requests.move_by(-page),
+            Action::PageDown => self.requests.move_by(page),
+            Action::Top => self.requests.top(),
+            Action::Bottom => self.requests.bottom(),
+            Action::CopyCurl => {
+                let curl = self.requests.selected().map(RequestRecord::curl);
+                return self.copy(curl, "request as a curl command");
+            }
+            Action::ToggleRequests | Action::Cancel => self.popup = None,
+            _ => {}
+        }
+        Vec::new()
     }
 
     /// How far the help scrolls at the current size: until its last line is the overlay's last.
@@ -536,6 +567,7 @@ impl State {
         let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
         match action {
             Action::ToggleHelp => self.popup = Some(Popup::Help { scroll: 0 }),
+            Action::ToggleRequests => self.popup = Some(Popup::Requests),
             Action::OpenAddDialog => {
                 self.popup = Some(Popup::Add(AddDialog {
                     text: String::new(),
@@ -834,6 +866,12 @@ impl State {
                 cmds
             }
             Msg::HookFailed(why) => self.hook_failed_once(&why),
+            Msg::Request(record) => {
+                self.requests.push(record);
+                // Only an open log shows it.
+                self.dirty |= matches!(self.popup, Some(Popup::Requests));
+                Vec::new()
+            }
             Msg::Preview(report) => {
                 self.dirty |= self.preview.apply(report);
                 Vec::new()

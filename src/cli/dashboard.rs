@@ -142,7 +142,8 @@ async fn demo_session(
     let services = Services::single(&service_key(client.base_url()));
     let (keymap, theme) = app::looks(&settings, no_color).unwrap_or_else(|e| {
         eprintln!("gendash: ignoring [keys] and [styles] for the demo: {e}");
-        let defaults = app::state::Theme::new(config::ThemeName::default(), &BTreeMap::new(), no_color);
+        let defaults =
+            app::state::Theme::new(config::ThemeName::default(), &BTreeMap::new(), no_color);
         (app::state::Keymap::default(), defaults)
     });
     app::run(Session {

@@ -174,6 +174,8 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
 /// The whole program: parses arguments, sets up file logging, runs the subcommand or the
 /// dashboard on a two-thread runtime, and turns the outcome into an exit code.
 pub fn main() -> ExitCode {
+    // Before any other thread exists.
+    crate::app::requests::remember_local_offset();
     let args = Cli::parse();
     let _log_guard = match crate::logging::init(args.global.verbose) {
         Ok(g) => g,

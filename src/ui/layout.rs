@@ -8,6 +8,8 @@ pub const WIDE: u16 = 140;
 
 /// The help overlay's size where the screen has room (borders included).
 pub const HELP_SIZE: (u16, u16) = (76, 40);
+/// The request log is as wide as this at most: beyond it a row only gains blank space.
+pub const REQUESTS_WIDTH: u16 = 160;
 
 /// The two panes' places on screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +37,9 @@ pub struct Areas {
     pub hints: Rect,
     /// The help overlay, over everything (borders included).
     pub help: Rect,
+    /// The request log, over everything (borders included), and its rows.
+    pub requests: Rect,
+    pub requests_rows: Rect,
     pub wide: bool,
 }
 
@@ -123,6 +128,23 @@ impl Areas {
                 Layout::vertical([Constraint::Min(0), Constraint::Length(detail)]).areas(body);
             (l, d)
         };
+        // Above the status bar and the hints, which stay in view: the notice of a copy, and
+        // the log's own keys.
+        let requests = centered(
+            Rect {
+                height: full.height.saturating_sub(2),
+                ..full
+            },
+            full.width.saturating_sub(2).min(REQUESTS_WIDTH),
+            full.height.saturating_sub(2),
+        );
+        // Below the title border: a header row, the rows, a rule and two lines of detail.
+        let requests_rows = Rect::new(
+            requests.x + 1,
+            requests.y + 2,
+            requests.width.saturating_sub(2),
+            requests.height.saturating_sub(6),
+        );
         let w = inner(watch);
         let [watch_header, watch_rows, watch_detail] = Layout::vertical([
             Constraint::Length(1),
@@ -144,6 +166,8 @@ impl Areas {
             status,
             hints,
             help: centered(full, HELP_SIZE.0, HELP_SIZE.1),
+            requests,
+            requests_rows,
             wide,
         }
     }

@@ -6,6 +6,7 @@ mod confirm;
 mod help;
 pub mod layout;
 pub mod preview;
+mod requests;
 mod status;
 pub mod watch;
 
@@ -33,6 +34,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
         }
         Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
         Some(Popup::Confirm(c)) => confirm::render(c, theme, frame),
+        Some(Popup::Requests) => requests::render(&state.requests, &areas, theme, frame),
         None => return links,
     }
     // A popup covers whatever links were below it.

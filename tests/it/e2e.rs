@@ -390,3 +390,55 @@ fn rebound_keys_and_a_theme_from_the_config_file() {
         "{stderr}"
     );
 }
+
+/// `L` in the running dashboard: the catalogue's request and the polls are there with their
+/// answers, `y` copies one as a curl command that reads the token from `$GENDASH_TOKEN`, and
+/// the token is nowhere in what reached the terminal.
+#[test]
+fn the_request_log_answers_why_nothing_moves_without_the_token() {
+    let home = tempfile::tempdir().unwrap();
+    fast_config(home.path());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let env = [
+        ("GENDASH_BASE_URL", base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_text("320/320");
+    s.send("L");
+    s.wait_text("Requests · ");
+    s.wait_text("/lora/");
+    s.wait_text("sent with the token");
+    // The newest is selected: the catalogue's request is the only one.
+    s.send("y");
+    s.wait_text("copied the request as a curl command");
+    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    let copied = raw
+        .split("\x1b]52;c;")
+        .nth(1)
+        .and_then(|r| r.split('\x07').next())
+        .expect("an OSC 52 sequence");
+    let curl = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(copied)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        curl,
+        format!("curl -X POST -H \"Authorization: Bearer $GENDASH_TOKEN\" {base}lora/")
+    );
+    s.send("\x1b");
+    s.wait_for("the log closes", Duration::from_secs(10), |t| {
+        !t.contains("Requests · ")
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert!(
+        !String::from_utf8_lossy(&s.raw()).contains(common::TOKEN),
+        "the token reached the terminal"
+    );
+    s.assert_restored();
+}

@@ -19,6 +19,7 @@ mod hardening;
 mod notices;
 mod preview;
 mod properties;
+mod request_log;
 mod services;
 mod signals;
 mod terminal;

@@ -53,6 +53,9 @@ pub const ACTION_NAMES: &[&str] = &[
     "image_video",
     "cancel",
     "close_help",
+    "request_log",
+    "copy_curl",
+    "close_log",
 ];
 
 /// Every style `[styles]` can set.

@@ -1,0 +1,190 @@
+//! The request log's records: every request the transport makes, reported to a sink once its
+//! body has been read (or the response dropped), with what a user asks of a stuck dashboard:
+//! when, what, the answer, how long it took, how much came back. The token never appears: it
+//! is not in URLs, and the URL is scrubbed of it anyway before it is recorded.
+
+use super::sanitize::sanitize;
+use super::secret::Secret;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// One finished request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// When it was sent.
+    pub at: SystemTime,
+    pub method: &'static str,
+    /// The whole URL, sanitised.
+    pub url: String,
+    /// The token was presented (as `Authorization: Bearer`).
+    pub authorized: bool,
+    /// The HTTP status, when an answer came.
+    pub status: Option<u16>,
+    /// What went wrong on the way: no answer at all, or a body cut short. Sanitised.
+    pub error: Option<String>,
+    /// From sending to the end of the body.
+    pub duration: Duration,
+    /// Body bytes received.
+    pub bytes: u64,
+}
+
+impl RequestRecord {
+    /// The request as a `curl` command line that reads the token from `$GENDASH_TOKEN`, never
+    /// carrying the token itself; the URL is quoted for a POSIX shell.
+    pub fn curl(&self) -> String {
+        let url = shlex::try_quote(&self.url).map_or_else(
+            |_| format!("'{}'", self.url.replace('\'', "'\\''")),
+            std::borrow::Cow::into_owned,
+        );
+        let mut out = String::from("curl");
+        match self.method {
+            "GET" => {}
+            m => {
+                out.push_str(" -X ");
+                out.push_str(m);
+            }
+        }
+        if self.authorized {
+            out.push_str(" -H \"Authorization: Bearer $GENDASH_TOKEN\"");
+        }
+        out.push(' ');
+        out.push_str(&url);
+        out
+    }
+}
+
+/// Where records go; the dashboard's puts them on its message channel.
+#[derive(Clone)]
+pub struct RequestSink(pub Arc<dyn Fn(RequestRecord) + Send + Sync>);
+
+impl std::fmt::Debug for RequestSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RequestSink")
+    }
+}
+
+/// A request on its way: made when it is sent, reported when the last handle on it goes
+/// (the response and its body read), with the bytes counted in between.
+#[derive(Clone)]
+pub(crate) struct InFlight(Arc<Pending>);
+
+struct Pending {
+    sink: RequestSink,
+    record: Mutex<RequestRecord>,
+    started: Instant,
+    bytes: AtomicU64,
+}
+
+impl InFlight {
+    pub(crate) fn start(
+        sink: &RequestSink,
+        method: &'static str,
+        url: &url::Url,
+        token: Option<&Secret>,
+    ) -> Self {
+        let mut text = sanitize(url.as_str());
+        if let Some(t) = token.filter(|t| !t.is_empty()) {
+            text = text.replace(t.expose(), "<redacted>");
+        }
+        InFlight(Arc::new(Pending {
+            sink: sink.clone(),
+            record: Mutex::new(RequestRecord {
+                at: SystemTime::now(),
+                method,
+                url: text,
+                authorized: token.is_some(),
+                status: None,
+                error: None,
+                duration: Duration::ZERO,
+                bytes: 0,
+            }),
+            started: Instant::now(),
+            bytes: AtomicU64::new(0),
+        }))
+    }
+
+    pub(crate) fn answered(&self, status: u16) {
+        if let Ok(mut r) = self.0.record.lock() {
+            r.status = Some(status);
+        }
+    }
+
+    pub(crate) fn failed(&self, error: &str) {
+        if let Ok(mut r) = self.0.record.lock() {
+            r.error = Some(sanitize(error));
+        }
+    }
+
+    pub(crate) fn received(&self, n: usize) {
+        self.0.bytes.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut record = match self.record.lock() {
+            Ok(r) => r.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        record.duration = self.started.elapsed();
+        record.bytes = self.bytes.load(Ordering::Relaxed);
+        (self.sink.0)(record);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curl_reads_the_token_from_the_environment_and_quotes_the_url() {
+        let r = RequestRecord {
+            at: SystemTime::UNIX_EPOCH,
+            method: "POST",
+            url: "http://127.0.0.1:8787/lora/?type=sd&cate=it's".into(),
+            authorized: true,
+            status: Some(200),
+            error: None,
+            duration: Duration::from_millis(3),
+            bytes: 10,
+        };
+        assert_eq!(
+            r.curl(),
+            "curl -X POST -H \"Authorization: Bearer $GENDASH_TOKEN\" \
+             \"http://127.0.0.1:8787/lora/?type=sd&cate=it's\""
+        );
+        let get = RequestRecord {
+            method: "GET",
+            authorized: false,
+            url: "https://cdn.example/a.png".into(),
+            ..r
+        };
+        assert_eq!(get.curl(), "curl https://cdn.example/a.png");
+    }
+
+    #[test]
+    fn a_record_is_reported_once_when_the_last_handle_goes_without_the_token() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let into = Arc::clone(&seen);
+        let sink = RequestSink(Arc::new(move |r| into.lock().expect("lock").push(r)));
+        let token = Secret::new("CANARY-token-123".to_string());
+        let url =
+            url::Url::parse("http://127.0.0.1:1/ai/image_generation/CANARY-token-123?x=\u{1b}[31m")
+                .expect("url");
+        let flight = InFlight::start(&sink, "POST", &url, Some(&token));
+        let copy = flight.clone();
+        flight.answered(200);
+        copy.received(40);
+        copy.received(2);
+        drop(flight);
+        assert!(seen.lock().expect("lock").is_empty(), "reported too early");
+        drop(copy);
+        let seen = seen.lock().expect("lock");
+        assert_eq!(seen.len(), 1);
+        let r = &seen[0];
+        assert_eq!((r.status, r.bytes, r.authorized), (Some(200), 42, true));
+        assert!(!r.url.contains("CANARY"), "{}", r.url);
+        assert!(!r.url.contains('\u{1b}'), "{}", r.url);
+    }
+}

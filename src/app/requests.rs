@@ -1,0 +1,134 @@
+//! The request log's state: the last `KEEP` requests, oldest first, and the selection in the
+//! pane that shows them (`L`). A new request moves the selection along when it was on the
+//! newest, as `tail -f` does; otherwise the selected row stays put.
+
+use super::cursor::Cursor;
+use crate::api::requests::RequestRecord;
+use std::collections::VecDeque;
+
+/// How many requests are kept.
+pub const KEEP: usize = 500;
+
+static LOCAL_OFFSET: std::sync::OnceLock<time::UtcOffset> = std::sync::OnceLock::new();
+
+/// Reads the local time zone's offset. Call it while the program has one thread: the `time`
+/// crate refuses to read it later, where another thread could be changing the environment.
+pub fn remember_local_offset() {
+    if let Ok(offset) = time::UtcOffset::current_local_offset() {
+        let _ = LOCAL_OFFSET.set(offset);
+    }
+}
+
+/// The offset `remember_local_offset` read, else UTC.
+pub fn local_offset() -> time::UtcOffset {
+    LOCAL_OFFSET.get().copied().unwrap_or(time::UtcOffset::UTC)
+}
+
+#[derive(Debug)]
+pub struct RequestLog {
+    pub entries: VecDeque<RequestRecord>,
+    pub cursor: Cursor,
+    /// The selection follows the newest request.
+    pub follow: bool,
+    /// The offset of the local time zone, for the times shown (UTC where unknown).
+    pub utc_offset: time::UtcOffset,
+}
+
+impl Default for RequestLog {
+    fn default() -> Self {
+        RequestLog {
+            entries: VecDeque::with_capacity(64),
+            cursor: Cursor::default(),
+            follow: true,
+            utc_offset: time::UtcOffset::UTC,
+        }
+    }
+}
+
+impl RequestLog {
+    pub fn push(&mut self, record: RequestRecord) {
+        if self.entries.len() == KEEP {
+            self.entries.pop_front();
+            if !self.follow {
+                self.cursor.selected = self.cursor.selected.saturating_sub(1);
+                self.cursor.offset = self.cursor.offset.saturating_sub(1);
+            }
+        }
+        self.entries.push_back(record);
+        if self.follow {
+            self.bottom();
+        }
+    }
+
+    pub fn selected(&self) -> Option<&RequestRecord> {
+        self.entries.get(self.cursor.selected)
+    }
+
+    pub fn move_by(&mut self, delta: isize) {
+        self.cursor.move_by(self.entries.len(), delta);
+        self.follow = self.cursor.selected + 1 >= self.entries.len();
+    }
+
+    pub fn top(&mut self) {
+        self.cursor.select(self.entries.len(), 0);
+        self.follow = self.entries.len() <= 1;
+    }
+
+    pub fn bottom(&mut self) {
+        self.cursor
+            .select(self.entries.len(), self.entries.len().saturating_sub(1));
+        self.follow = true;
+    }
+
+    /// Rows on screen, from the pane's height.
+    pub fn set_viewport(&mut self, rows: usize) {
+        self.cursor.viewport = rows.max(1);
+        self.cursor.scroll_into_view(self.entries.len());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn record(n: u64) -> RequestRecord {
+        RequestRecord {
+            at: SystemTime::UNIX_EPOCH + Duration::from_secs(n),
+            method: "POST",
+            url: format!("http://127.0.0.1:1/ai/image_generation/t{n}"),
+            authorized: true,
+            status: Some(200),
+            error: None,
+            duration: Duration::from_millis(n),
+            bytes: n,
+        }
+    }
+
+    #[test]
+    fn keeps_the_last_500_and_follows_the_newest_until_moved_away() {
+        let mut log = RequestLog::default();
+        log.set_viewport(10);
+        for n in 0..600 {
+            log.push(record(n));
+        }
+        assert_eq!(log.entries.len(), KEEP);
+        assert_eq!(log.entries[0].bytes, 100);
+        assert_eq!(log.selected().map(|r| r.bytes), Some(599));
+        assert_eq!(log.cursor.offset, KEEP - 10);
+
+        log.move_by(-3);
+        assert!(!log.follow);
+        assert_eq!(log.selected().map(|r| r.bytes), Some(596));
+        // The same request stays selected while older ones fall off the front.
+        log.push(record(600));
+        assert_eq!(log.selected().map(|r| r.bytes), Some(596));
+        log.move_by(100);
+        assert!(log.follow);
+        log.push(record(601));
+        assert_eq!(log.selected().map(|r| r.bytes), Some(601));
+        log.top();
+        assert_eq!(log.selected().map(|r| r.bytes), Some(102));
+        assert!(!log.follow);
+    }
+}

@@ -1,0 +1,156 @@
+//! The request log (`L`): one row per request, newest at the bottom, and below the rows the
+//! selected request's whole URL and what went wrong with it.
+
+use crate::app::state::{RequestLog, Theme};
+use crate::ui::layout::Areas;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table};
+use std::time::Duration;
+
+/// `1.2 kB`, `340 B`, `5.0 MB`: decimal units, as HTTP tools print sizes.
+fn size(bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss)] // a size on screen needs no more than 3 digits
+    let b = bytes as f64;
+    match bytes {
+        0..1_000 => format!("{bytes} B"),
+        1_000..1_000_000 => format!("{:.1} kB", b / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.1} GB", b / 1e9),
+    }
+}
+
+/// `12 ms`, `1.4 s`.
+fn took(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+/// The URL's path and query: the host is the same for nearly every row, and the detail
+/// below shows it for the selected one.
+fn path_of(url: &str) -> &str {
+    url.split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or(url)
+}
+
+pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let area = areas.requests;
+    if area.width < 20 || area.height < 7 {
+        return;
+    }
+    frame.render_widget(Clear, area);
+    let title = format!(
+        " Requests · {} of the last {} · y copies as curl · Esc closes ",
+        log.entries.len(),
+        crate::app::requests::KEEP
+    );
+    let block = Block::bordered()
+        .title(Span::styled(title, theme.title()))
+        .border_style(theme.border(true));
+    frame.render_widget(block, area);
+
+    let zone = if log.utc_offset.is_utc() {
+        "UTC"
+    } else {
+        "time"
+    };
+    let header =
+        Row::new(["", zone, "method", "status", "took", "size", "path"]).style(theme.title());
+    let first = log.cursor.offset;
+    let rows = log
+        .entries
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(usize::from(areas.requests_rows.height))
+        .map(|(i, r)| {
+            let at = time::OffsetDateTime::from(r.at).to_offset(log.utc_offset);
+            let (status, style) = match (r.status, &r.error) {
+                (Some(s), None) if s < 400 => (s.to_string(), theme.ok()),
+                (Some(s), _) => (s.to_string(), theme.error()),
+                (None, _) => ("—".to_string(), theme.error()),
+            };
+            let row = Row::new([
+                Cell::from(if i == log.cursor.selected { "›" } else { " " }),
+                Cell::from(format!(
+                    "{:02}:{:02}:{:02}",
+                    at.hour(),
+                    at.minute(),
+                    at.second()
+                )),
+                Cell::from(r.method),
+                Cell::from(Span::styled(status, style)),
+                Cell::from(took(r.duration)),
+                Cell::from(size(r.bytes)),
+                Cell::from(path_of(&r.url).to_string()),
+            ]);
+            if i == log.cursor.selected {
+                row.style(theme.selected())
+            } else {
+                row
+            }
+        });
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(1),
+            Constraint::Length(8),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(8),
+            Constraint::Length(8),
+            Constraint::Min(10),
+        ],
+    )
+    .header(header);
+    let r = areas.requests_rows;
+    frame.render_widget(table, Rect::new(r.x, r.y - 1, r.width, r.height + 1));
+
+    let below = Rect::new(r.x, r.bottom(), r.width, 3);
+    let mut lines = vec![Line::styled("─".repeat(usize::from(r.width)), theme.dim())];
+    match log.selected() {
+        None => lines.push(Line::styled(
+            "no requests yet: the catalogue and every poll appear here as they happen",
+            theme.dim(),
+        )),
+        Some(sel) => {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} ", sel.method), theme.key()),
+                Span::raw(sel.url.clone()),
+            ]));
+            lines.push(match &sel.error {
+                Some(e) => Line::styled(e.clone(), theme.error()),
+                None if sel.authorized => Line::styled(
+                    "sent with the token (y copies it as $GENDASH_TOKEN, never the token)",
+                    theme.dim(),
+                ),
+                None => Line::styled("sent without the token", theme.dim()),
+            });
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), below);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_durations_and_paths_read_short() {
+        assert_eq!(size(340), "340 B");
+        assert_eq!(size(1_234), "1.2 kB");
+        assert_eq!(size(5_000_000), "5.0 MB");
+        assert_eq!(took(Duration::from_millis(12)), "12 ms");
+        assert_eq!(took(Duration::from_millis(1_450)), "1.4 s");
+        assert_eq!(
+            path_of("http://127.0.0.1:8787/api/lora/?type=sd"),
+            "/api/lora/?type=sd"
+        );
+        assert_eq!(path_of("http://h"), "http://h");
+    }
+}
