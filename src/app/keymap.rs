@@ -456,7 +456,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('L'), SHIFT)],
                 "L",
                 Action::ToggleRequests,
-                "the request log: the last 500 requests, their answers and timings",
+                "the request log: the last 500 requests and their answers",
                 Some("requests"),
                 Priority::Low
             ),
@@ -597,7 +597,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyCurl,
-                "copy the request as a curl command (the token read from $GENDASH_TOKEN)",
+                "copy it as a curl command (token from $GENDASH_TOKEN)",
                 Some("copy as curl"),
                 Priority::High
             ),
