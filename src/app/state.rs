@@ -16,7 +16,7 @@ pub use super::cursor::Cursor;
 pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::preview::PreviewSlot;
-pub use super::requests::RequestLog;
+pub use super::requests::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::theme::Theme;
 pub use super::watch::{
     Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,

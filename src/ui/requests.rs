@@ -47,7 +47,7 @@ pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) 
     let title = format!(
         " Requests · {} of the last {} · y copies as curl · Esc closes ",
         log.entries.len(),
-        crate::app::requests::KEEP
+        crate::app::state::REQUESTS_KEPT
     );
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
