@@ -143,12 +143,10 @@ macro_rules! bind {
 // A data table: splitting it would only scatter the bindings.
 #[allow(clippy::too_many_lines)]
 fn bindings() -> &'static Arc<[Binding]> {
-    use KeyCode::{
-        BackTab, Backspace, Char, Delete, Down, End, Enter, Esc, Home, PageDown, PageUp, Tab, Up,
-    };
+    use KeyCode::{BackTab, Backspace, Char, Delete, Down, Enter, Esc, Tab, Up};
     static TABLE: std::sync::OnceLock<Arc<[Binding]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        Arc::from(vec![
+        vec![
             bind!(
                 Browser,
                 "filter",
@@ -386,60 +384,20 @@ fn bindings() -> &'static Arc<[Binding]> {
                 Some("switch pane"),
                 Priority::High
             ),
-            bind!(
-                Global,
-                "up",
-                [(Up, NONE), (Char('k'), NONE)],
-                "↑/k",
-                Action::Up,
+        ]
+        .into_iter()
+        .chain(moves(
+            Context::Global,
+            [
                 "move up",
-                None
-            ),
-            bind!(
-                Global,
-                "down",
-                [(Down, NONE), (Char('j'), NONE)],
-                "↓/j",
-                Action::Down,
                 "move down",
-                None
-            ),
-            bind!(
-                Global,
-                "page_up",
-                [(PageUp, NONE), (Char('b'), CTRL)],
-                "PgUp/^B",
-                Action::PageUp,
                 "page up",
-                None
-            ),
-            bind!(
-                Global,
-                "page_down",
-                [(PageDown, NONE), (Char('f'), CTRL)],
-                "PgDn/^F",
-                Action::PageDown,
                 "page down",
-                None
-            ),
-            bind!(
-                Global,
-                "top",
-                [(Home, NONE), (Char('g'), NONE)],
-                "Home/g",
-                Action::Top,
                 "jump to the top",
-                None
-            ),
-            bind!(
-                Global,
-                "bottom",
-                [(End, NONE), (Char('G'), SHIFT)],
-                "End/G",
-                Action::Bottom,
                 "jump to the bottom",
-                None
-            ),
+            ],
+        ))
+        .chain([
             bind!(
                 Global,
                 "help",
@@ -611,60 +569,19 @@ fn bindings() -> &'static Arc<[Binding]> {
                 Some("close"),
                 Priority::Always
             ),
-            bind!(
-                Requests,
-                "up",
-                [(Up, NONE), (Char('k'), NONE)],
-                "↑/k",
-                Action::Up,
+        ])
+        .chain(moves(
+            Context::Requests,
+            [
                 "older request",
-                None
-            ),
-            bind!(
-                Requests,
-                "down",
-                [(Down, NONE), (Char('j'), NONE)],
-                "↓/j",
-                Action::Down,
                 "newer request",
-                None
-            ),
-            bind!(
-                Requests,
-                "page_up",
-                [(PageUp, NONE), (Char('b'), CTRL)],
-                "PgUp/^B",
-                Action::PageUp,
                 "page up",
-                None
-            ),
-            bind!(
-                Requests,
-                "page_down",
-                [(PageDown, NONE), (Char('f'), CTRL)],
-                "PgDn/^F",
-                Action::PageDown,
                 "page down",
-                None
-            ),
-            bind!(
-                Requests,
-                "top",
-                [(Home, NONE), (Char('g'), NONE)],
-                "Home/g",
-                Action::Top,
                 "the oldest request",
-                None
-            ),
-            bind!(
-                Requests,
-                "bottom",
-                [(End, NONE), (Char('G'), SHIFT)],
-                "End/G",
-                Action::Bottom,
                 "the newest request (new ones are then followed)",
-                None
-            ),
+            ],
+        ))
+        .chain([
             bind!(
                 Help,
                 "close_help",
@@ -694,6 +611,57 @@ fn bindings() -> &'static Arc<[Binding]> {
                 None
             ),
         ])
+        .collect::<Vec<_>>()
+        .into()
+    })
+}
+
+/// The moves of a list (up, down, a page, the ends) in `context`, described as `what`.
+fn moves(context: Context, what: [&'static str; 6]) -> [Binding; 6] {
+    use KeyCode::{Char, Down, End, Home, PageDown, PageUp, Up};
+    let keys = [
+        ("up", Action::Up, "↑/k", [(Up, NONE), (Char('k'), NONE)]),
+        (
+            "down",
+            Action::Down,
+            "↓/j",
+            [(Down, NONE), (Char('j'), NONE)],
+        ),
+        (
+            "page_up",
+            Action::PageUp,
+            "PgUp/^B",
+            [(PageUp, NONE), (Char('b'), CTRL)],
+        ),
+        (
+            "page_down",
+            Action::PageDown,
+            "PgDn/^F",
+            [(PageDown, NONE), (Char('f'), CTRL)],
+        ),
+        (
+            "top",
+            Action::Top,
+            "Home/g",
+            [(Home, NONE), (Char('g'), NONE)],
+        ),
+        (
+            "bottom",
+            Action::Bottom,
+            "End/G",
+            [(End, NONE), (Char('G'), SHIFT)],
+        ),
+    ];
+    let mut what = what.into_iter();
+    keys.map(|(name, action, label, keys)| Binding {
+        context,
+        name,
+        keys: keys.iter().map(|(c, m)| KeyCombo::new(*c, *m)).collect(),
+        label: Cow::Borrowed(label),
+        action,
+        description: what.next().unwrap_or_default(),
+        hint: None,
+        priority: Priority::Normal,
     })
 }
 

@@ -316,21 +316,47 @@ fn links_reach_the_opener_as_one_argument_never_through_a_shell() {
     );
 }
 
+/// The reference service on loopback and a home whose config polls fast.
+struct Served {
+    home: tempfile::TempDir,
+    base: String,
+    _service: gendash::server::Running,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Served {
+    fn start() -> Served {
+        let home = tempfile::tempdir().unwrap();
+        fast_config(home.path());
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let service = runtime.block_on(common::service());
+        Served {
+            home,
+            base: service.base_url().to_string(),
+            _service: service,
+            _runtime: runtime,
+        }
+    }
+
+    /// The dashboard against it, its catalogue on screen.
+    fn dashboard(&self) -> Session {
+        let env = [
+            ("GENDASH_BASE_URL", self.base.as_str()),
+            ("GENDASH_TOKEN", common::TOKEN),
+        ];
+        let s = Session::spawn(command(self.home.path(), &[], &env), 150, 40);
+        s.wait_text("320/320");
+        s
+    }
+}
+
 /// Favourites survive a restart: `f` marks the selected model, and the next session lists it
 /// alone with `F`.
 #[test]
 fn favourites_survive_a_restart() {
-    let home = tempfile::tempdir().unwrap();
-    fast_config(home.path());
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let base = svc.base_url().to_string();
-    let env = [
-        ("GENDASH_BASE_URL", base.as_str()),
-        ("GENDASH_TOKEN", common::TOKEN),
-    ];
-    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
-    s.wait_text("320/320");
+    let served = Served::start();
+    let (home, base) = (&served.home, served.base.clone());
+    let mut s = served.dashboard();
     s.send("f");
     s.wait_text("★ ");
     s.send("q");
@@ -338,8 +364,7 @@ fn favourites_survive_a_restart() {
     let saved = std::fs::read_to_string(home.path().join("data/gendash/favourites.json")).unwrap();
     assert!(saved.contains(base.trim_end_matches('/')), "{saved}");
 
-    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
-    s.wait_text("320/320");
+    let mut s = served.dashboard();
     s.send("F");
     s.wait_text("★ only · 1/320");
     s.send("q");
@@ -396,17 +421,9 @@ fn rebound_keys_and_a_theme_from_the_config_file() {
 /// the token is nowhere in what reached the terminal.
 #[test]
 fn the_request_log_answers_why_nothing_moves_without_the_token() {
-    let home = tempfile::tempdir().unwrap();
-    fast_config(home.path());
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let base = svc.base_url().to_string();
-    let env = [
-        ("GENDASH_BASE_URL", base.as_str()),
-        ("GENDASH_TOKEN", common::TOKEN),
-    ];
-    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
-    s.wait_text("320/320");
+    let served = Served::start();
+    let base = served.base.clone();
+    let mut s = served.dashboard();
     s.send("L");
     s.wait_text("Requests · ");
     s.wait_text("/lora/");
