@@ -71,7 +71,8 @@ pub(crate) struct InFlight(Arc<Pending>);
 
 struct Pending {
     sink: RequestSink,
-    record: Mutex<RequestRecord>,
+    /// Taken when reported.
+    record: Mutex<Option<RequestRecord>>,
     started: Instant,
     bytes: AtomicU64,
 }
@@ -89,7 +90,7 @@ impl InFlight {
         }
         InFlight(Arc::new(Pending {
             sink: sink.clone(),
-            record: Mutex::new(RequestRecord {
+            record: Mutex::new(Some(RequestRecord {
                 at: SystemTime::now(),
                 method,
                 url: text,
@@ -98,20 +99,24 @@ impl InFlight {
                 error: None,
                 duration: Duration::ZERO,
                 bytes: 0,
-            }),
+            })),
             started: Instant::now(),
             bytes: AtomicU64::new(0),
         }))
     }
 
     pub(crate) fn answered(&self, status: u16) {
-        if let Ok(mut r) = self.0.record.lock() {
+        if let Ok(mut guard) = self.0.record.lock()
+            && let Some(r) = guard.as_mut()
+        {
             r.status = Some(status);
         }
     }
 
     pub(crate) fn failed(&self, error: &str) {
-        if let Ok(mut r) = self.0.record.lock() {
+        if let Ok(mut guard) = self.0.record.lock()
+            && let Some(r) = guard.as_mut()
+        {
             r.error = Some(sanitize(error));
         }
     }
@@ -123,10 +128,11 @@ impl InFlight {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        let mut record = match self.record.lock() {
-            Ok(r) => r.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
+        let taken = match self.record.get_mut() {
+            Ok(r) => r.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
         };
+        let Some(mut record) = taken else { return };
         record.duration = self.started.elapsed();
         record.bytes = self.bytes.load(Ordering::Relaxed);
         (self.sink.0)(record);
