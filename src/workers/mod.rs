@@ -384,11 +384,39 @@ async fn fetch_to(
     };
     dl.fetch(url, dir, &name.to_string_lossy(), force, &mut progress)
         .await
-        .map_err(|e| DownloadEvent::Failed(e.to_string()))
+        .map_err(failure_event)
+}
+
+/// How a failed download reaches the App: a file that appeared while this one downloaded is
+/// asked about, as one found before it started; anything else is a failure.
+fn failure_event(e: crate::api::ApiError) -> DownloadEvent {
+    match e {
+        crate::api::ApiError::Exists { path } => DownloadEvent::Exists(path),
+        e => DownloadEvent::Failed(e.to_string()),
+    }
 }
 
 fn send<T>(tx: &mpsc::Sender<T>, value: T) {
     // The queues are sized far beyond what a person can cause; a full one means the worker is
     // gone, and the App keeps running without it.
     let _ = tx.try_send(value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::ApiError;
+
+    #[test]
+    fn a_file_that_appeared_mid_download_is_asked_about_not_failed() {
+        let path = PathBuf::from("/dl/t.png");
+        assert_eq!(
+            failure_event(ApiError::Exists { path: path.clone() }),
+            DownloadEvent::Exists(path)
+        );
+        assert!(matches!(
+            failure_event(ApiError::Invalid("bad".into())),
+            DownloadEvent::Failed(m) if m.contains("bad")
+        ));
+    }
 }
