@@ -11,7 +11,7 @@
 
 use criterion::{BatchSize, Criterion, criterion_group};
 use gendash::api::types::{Envelope, decode_catalogue, decode_task, default_failure_statuses};
-use gendash::api::{Catalogue, LoraEntry, TaskKind, TaskResult};
+use gendash::api::{Catalogue, LoraEntry, SearchText, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::filter::{FuzzyFilter, Ranker};
 use gendash::app::state::{State, UiSettings};
@@ -182,11 +182,11 @@ fn keystroke(s: &mut State, ranker: &mut Ranker, action: Action) -> Keystroke {
         if let Cmd::Rank {
             generation,
             query,
-            names,
+            text,
         } = cmd
         {
             let t = Instant::now();
-            let matches = ranker.rank(&query, &names);
+            let matches = ranker.rank(&query, &text);
             ranking += t.elapsed();
             let t = Instant::now();
             s.apply(Msg::Ranked {
@@ -315,7 +315,7 @@ fn filter(c: &mut Criterion) {
             });
         },
     );
-    let shared: Arc<[Box<str>]> = names.iter().map(|n| n.as_str().into()).collect();
+    let shared = Arc::new(SearchText::from_names(names.iter().map(String::as_str)));
     c.bench_function(
         "filter: rank 100k names, fresh 3-letter query, the ranker (all cores)",
         |b| {

@@ -82,10 +82,10 @@ fn typed(s: &mut State, text: &str) {
             if let Cmd::Rank {
                 generation,
                 query,
-                names,
+                text,
             } = cmd
             {
-                let matches = ranker.rank(&query, &names);
+                let matches = ranker.rank(&query, &text);
                 s.apply(Msg::Ranked {
                     generation,
                     matches,
@@ -222,14 +222,14 @@ fn a_ranking_still_out_is_marked() {
     let Some(Cmd::Rank {
         generation,
         query,
-        names,
+        text,
     }) = cmds.into_iter().next()
     else {
         panic!("a ranking is asked for")
     };
     s.apply(Msg::Ranked {
         generation,
-        matches: Ranker::new().rank(&query, &names),
+        matches: Ranker::new().rank(&query, &text),
     });
     let screen = text(&s);
     assert!(screen[0].contains(" · 2/6 "), "{}", screen[0]);
