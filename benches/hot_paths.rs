@@ -328,6 +328,95 @@ fn filter(c: &mut Criterion) {
     );
 }
 
+/// A field and operator query: metadata prefix, a negated field, a name alternative.
+const FIELD_QUERY: &str = "author:^mak !license:mit ^pixel | ink$";
+
+/// `n` entries whose metadata varies as a real catalogue's: a dozen authors, a few licenses
+/// and base models.
+fn entries_with_metadata(n: usize) -> Vec<LoraEntry> {
+    const AUTHORS: &[&str] = &[
+        "maker1",
+        "brushwork",
+        "nightshade",
+        "c0smos",
+        "Maker2",
+        "pixelsmith",
+        "inkwell",
+        "makoto",
+        "vapor",
+        "clayhands",
+        "lumen",
+        "ruinous",
+    ];
+    const LICENSES: &[&str] = &["MIT", "Apache-2.0", "CreativeML Open RAIL-M", "openrail++"];
+    const BASES: &[&str] = &["SD 1.5", "SD 2.1", "SDXL 1.0", "Pony", "Illustrious"];
+    names(n)
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let meta = serde_json::json!({
+                "source": format!("https://lora-hub.example.com/models/{name}"),
+                "type": "sdxl", "category": "style",
+                "author": AUTHORS[i % AUTHORS.len()],
+                "base_model": BASES[i % BASES.len()],
+                "license": LICENSES[(i / 3) % LICENSES.len()],
+                "trigger_words": ["one", "two"],
+            });
+            LoraEntry::new(name, meta.as_object().unwrap())
+        })
+        .collect()
+}
+
+fn filter_fields(c: &mut Criterion) {
+    let entries: Arc<[LoraEntry]> = entries_with_metadata(100_000).into();
+    c.bench_function(
+        "filter: build the search text of 100k entries with metadata (once per load)",
+        |b| {
+            b.iter_batched(
+                || SearchText::new(entries.clone()),
+                |text| text.fields().keys().count(),
+                BatchSize::LargeInput,
+            );
+        },
+    );
+    let text = Arc::new(SearchText::new(entries.clone()));
+    text.fields();
+    c.bench_function(
+        "filter: rank 100k entries, field+operator query, the ranker (all cores)",
+        |b| {
+            b.iter_batched_ref(
+                Ranker::new,
+                |r| r.rank(black_box(FIELD_QUERY), &text).len(),
+                BatchSize::SmallInput,
+            );
+        },
+    );
+    let mut f = FuzzyFilter::new();
+    c.bench_function(
+        "filter: rank 100k entries, field+operator query, one thread",
+        |b| b.iter(|| f.rank_text(black_box(FIELD_QUERY), &text).len()),
+    );
+    // Typed key by key then erased: narrowing where the query provably matches no more.
+    let mut ranker = Ranker::new();
+    c.bench_function(
+        "filter: type and erase the field+operator query over 100k entries (ranked as on the worker)",
+        |b| {
+            b.iter(|| {
+                let mut q = String::new();
+                for ch in FIELD_QUERY.chars() {
+                    q.push(ch);
+                    black_box(ranker.rank(&q, &text).len());
+                }
+                while q.pop().is_some() {
+                    if !q.is_empty() {
+                        black_box(ranker.rank(&q, &text).len());
+                    }
+                }
+            });
+        },
+    );
+}
+
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 60;
 
@@ -531,7 +620,15 @@ fn poll_pipeline(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, filter, render, decode, poll, poll_pipeline);
+criterion_group!(
+    benches,
+    filter,
+    filter_fields,
+    render,
+    decode,
+    poll,
+    poll_pipeline
+);
 
 fn main() {
     keystroke_percentiles();

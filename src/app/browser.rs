@@ -36,7 +36,8 @@ pub enum Field {
 
 #[derive(Debug)]
 pub struct Browser {
-    pub entries: Vec<LoraEntry>,
+    /// Shared with the ranker's `SearchText`, never copied.
+    pub entries: Arc<[LoraEntry]>,
     pub skipped: usize,
     pub load: Load,
     /// Bumped on each fetch; answers to older fetches are dropped.
@@ -68,7 +69,8 @@ pub struct Browser {
     /// need no explanation) and an empty query.
     pub filter_detail: Option<String>,
     /// The type and category the query's `type:`/`cate:` terms set last; a term sets its
-    /// filter again only when it changes.
+    /// filter again only when it changes. `Some(None)` is `type:all`, unlike no term at all.
+    #[allow(clippy::option_option)]
     query_type: Option<Option<LoraType>>,
     query_cate: Option<String>,
     /// Every entry in input order: what an empty query shows, built once per load.
@@ -82,7 +84,7 @@ pub struct Browser {
 impl Browser {
     pub fn new(configured_categories: Vec<String>, recent_categories: Vec<String>) -> Self {
         Browser {
-            entries: Vec::new(),
+            entries: Arc::new([]),
             skipped: 0,
             load: Load::Loading,
             generation: 0,
@@ -134,9 +136,9 @@ impl Browser {
             Ok(c) => {
                 let keep = self.selected_entry_index();
                 let remember = self.remember_category(!c.entries.is_empty());
-                self.text = Arc::new(SearchText::new(&c.entries));
-                self.all = (0..c.entries.len() as u32).collect();
-                self.entries = c.entries;
+                self.entries = c.entries.into();
+                self.text = Arc::new(SearchText::new(self.entries.clone()));
+                self.all = (0..self.entries.len() as u32).collect();
                 self.skipped = c.skipped;
                 self.load = Load::Loaded;
                 // The old matches index the old entries: none of them may be shown over the new.
@@ -167,9 +169,7 @@ impl Browser {
     fn refilter_keeping(&mut self, keep: Option<u32>) -> Option<Cmd> {
         self.ranking += 1;
         let query = Query::parse(&self.query);
-        self.filter_detail = query
-            .explained
-            .then(|| query.describe(|key| self.text.column(key).is_some()));
+        self.filter_detail = query.explained.then(|| self.describe(&query));
         if let Some(fetch) = self.apply_server_terms(&query, false) {
             self.filtering = false;
             return Some(fetch);
@@ -223,12 +223,23 @@ impl Browser {
         changed.then(|| self.fetch())
     }
 
+    /// The detail line's text. A key is marked unknown once the metadata columns were built
+    /// (by the ranking worker, for the first field term): never built here, on the UI loop.
+    fn describe(&self, query: &Query) -> String {
+        let fields = self.text.built_fields();
+        query.describe(|key| fields.is_none_or(|f| f.column(key).is_some()))
+    }
+
     /// The worker's answer to a `Cmd::Rank`; whether it was the latest and is now shown.
     pub fn ranked(&mut self, generation: u64, matches: Arc<[u32]>) -> bool {
         if !self.filtering || generation != self.ranking {
             return false;
         }
         self.filtering = false;
+        if self.filter_detail.is_some() {
+            // The ranking may have built the columns: unknown keys can be told now.
+            self.filter_detail = Some(self.describe(&Query::parse(&self.query)));
+        }
         self.show(matches, self.selected_entry_index());
         true
     }

@@ -13,6 +13,7 @@
 pub mod query;
 
 use crate::api::SearchText;
+use crate::api::search::Fields;
 use nucleo_matcher::chars;
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 pub use query::Query;
@@ -78,9 +79,10 @@ fn resolve<'q>(query: &'q Query, text: &SearchText) -> Resolved<'q> {
                 .map(|term| {
                     let source = match &term.target {
                         Target::Name => Source::Name,
-                        Target::Field(key) => {
-                            text.column(key).map_or(Source::Nowhere, Source::Column)
-                        }
+                        Target::Field(key) => text
+                            .fields()
+                            .column(key)
+                            .map_or(Source::Nowhere, Source::Column),
                     };
                     (term, source)
                 })
@@ -156,7 +158,7 @@ impl FuzzyFilter {
             .into_iter()
             .enumerate()
             .filter_map(|(i, name)| {
-                self.score(&groups, name, &none, i).map(|score| Ranked {
+                self.score(&groups, name, None, i).map(|score| Ranked {
                     index: i as u32,
                     score,
                 })
@@ -179,7 +181,7 @@ impl FuzzyFilter {
         &mut self,
         groups: &Resolved<'_>,
         name: &str,
-        text: &SearchText,
+        fields: Option<&Fields>,
         i: usize,
     ) -> Option<u32> {
         let FuzzyFilter {
@@ -197,7 +199,7 @@ impl FuzzyFilter {
                     Source::Column(c) => term_score(
                         matcher,
                         term,
-                        Utf32Str::new(text.value(c, i), field_buf),
+                        Utf32Str::new(fields.map_or("", |f| f.value(c, i)), field_buf),
                         None,
                     ),
                     Source::Nowhere => None,
@@ -216,11 +218,12 @@ impl FuzzyFilter {
         text: &SearchText,
         indices: impl Iterator<Item = u32>,
     ) -> Vec<Ranked> {
-        let names = text.names();
+        // Built by `resolve` when a term reads a field.
+        let fields = text.built_fields();
         indices
             .filter_map(|index| {
                 let i = index as usize;
-                self.score(groups, &names[i], text, i)
+                self.score(groups, text.name(i), fields, i)
                     .map(|score| Ranked { index, score })
             })
             .collect()
@@ -467,13 +470,13 @@ mod tests {
                 "trigger_words": ["ink", "wash"]});
             LoraEntry::new(name, meta.as_object().expect("object"))
         };
-        Arc::new(SearchText::new(&[
+        Arc::new(SearchText::new(Arc::new([
             entry("pixel_art_xl", "maker1", "SDXL 1.0", "openrail"),
             entry("ukiyo-e_v2", "brushwork", "SD 1.5", "Apache-2.0"),
             entry("ink_wash", "Maker2", "SD 1.5", "CreativeML OpenRAIL-M"),
             entry("watercolor_ink", "painter", "Pony", "MIT"),
             entry("pixie_dust", "maker1", "SD 2.1", "MIT"),
-        ]))
+        ])))
     }
 
     /// The names a query matches in the small catalogue, best first.

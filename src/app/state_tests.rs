@@ -2573,7 +2573,11 @@ fn type_in_the_filter_reloads_as_the_type_key_does() {
     assert_eq!(by_filter.browser.lora_type, None);
     assert!(cmds.is_empty(), "type: alone ranks nothing: {cmds:?}");
     let (_, cmds) = press(&mut by_filter, ch(' '));
-    assert_eq!(fetched(&cmds), fetched(&key_cmds), "the space finishes the term");
+    assert_eq!(
+        fetched(&cmds),
+        fetched(&key_cmds),
+        "the space finishes the term"
+    );
     assert_eq!(by_filter.browser.lora_type, by_key.browser.lora_type);
     assert_eq!(by_filter.browser.load, by_key.browser.load);
     assert_eq!(

@@ -91,7 +91,7 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     let catalogue = client.list_loras(lora_type, cate.as_deref()).await?;
     let order: Vec<usize> = match args.filter.as_deref() {
         Some(q) => FuzzyFilter::new()
-            .rank_text(q, &SearchText::new(&catalogue.entries))
+            .rank_text(q, &SearchText::new(catalogue.entries.clone().into()))
             .into_iter()
             .map(|r| r.index as usize)
             .collect(),

@@ -100,12 +100,16 @@ async fn models_plain_filters_and_json() {
 async fn models_filter_language() {
     let svc = service().await;
     let base = svc.base_url();
-    let models = |out: &str| -> Vec<Value> {
-        json_lines(out).remove(0).as_array().unwrap().clone()
-    };
+    let models =
+        |out: &str| -> Vec<Value> { json_lines(out).remove(0).as_array().unwrap().clone() };
     let (code, out, err) = run(
         &base,
-        &["models", "--filter", "type:sdxl cate:style !license:apache ^", "--json"],
+        &[
+            "models",
+            "--filter",
+            "type:sdxl cate:style !license:apache ^",
+            "--json",
+        ],
     )
     .await;
     assert_eq!(code, 0, "{err}");
@@ -119,7 +123,12 @@ async fn models_filter_language() {
     }
     let (code, out, _) = run(
         &base,
-        &["models", "--filter", "base:\"SD 1.5\" | base:pony xl$", "--json"],
+        &[
+            "models",
+            "--filter",
+            "base:\"SD 1.5\" | base:pony xl$",
+            "--json",
+        ],
     )
     .await;
     assert_eq!(code, 0);
@@ -131,10 +140,17 @@ async fn models_filter_language() {
         assert!(item["model"].as_str().unwrap().ends_with("xl"));
     }
     let (code, out, _) = run(&base, &["models", "--filter", "nokey:x", "--json"]).await;
-    assert_eq!((code, models(&out).len()), (0, 0), "an unknown key matches nothing");
+    assert_eq!(
+        (code, models(&out).len()),
+        (0, 0),
+        "an unknown key matches nothing"
+    );
     let (code, _, err) = run(&base, &["models", "--filter", "type:xl"]).await;
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("type:xl is not a type (sd, sdxl or all)"), "{err}");
+    assert!(
+        err.contains("type:xl is not a type (sd, sdxl or all)"),
+        "{err}"
+    );
 }
 
 #[tokio::test]

@@ -205,14 +205,15 @@ fn filter_names() -> Arc<SearchText> {
     let entries: Vec<LoraEntry> = (0..6_000)
         .map(|i| {
             let words: Vec<&str> = (0..3).map(|_| next()).collect();
-            let meta = serde_json::json!({"author": format!("{}{}", next(), i % 7), "license": next()});
+            let meta =
+                serde_json::json!({"author": format!("{}{}", next(), i % 7), "license": next()});
             LoraEntry::new(
                 format!("{}_{}", words.join("_"), i % 89),
                 meta.as_object().unwrap(),
             )
         })
         .collect();
-    Arc::new(SearchText::new(&entries))
+    Arc::new(SearchText::new(entries.into()))
 }
 
 /// A keystroke in the filter field.
