@@ -11,7 +11,7 @@
 
 use criterion::{BatchSize, Criterion, criterion_group};
 use gendash::api::types::{Envelope, decode_catalogue, decode_task, default_failure_statuses};
-use gendash::api::{Catalogue, LoraEntry, TaskKind, TaskResult};
+use gendash::api::{Catalogue, LoraEntry, SearchText, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::filter::{FuzzyFilter, Ranker};
 use gendash::app::state::{State, UiSettings};
@@ -182,11 +182,11 @@ fn keystroke(s: &mut State, ranker: &mut Ranker, action: Action) -> Keystroke {
         if let Cmd::Rank {
             generation,
             query,
-            names,
+            text,
         } = cmd
         {
             let t = Instant::now();
-            let matches = ranker.rank(&query, &names);
+            let matches = ranker.rank(&query, &text);
             ranking += t.elapsed();
             let t = Instant::now();
             s.apply(Msg::Ranked {
@@ -315,7 +315,7 @@ fn filter(c: &mut Criterion) {
             });
         },
     );
-    let shared: Arc<[Box<str>]> = names.iter().map(|n| n.as_str().into()).collect();
+    let shared = Arc::new(SearchText::from_names(names.iter().map(String::as_str)));
     c.bench_function(
         "filter: rank 100k names, fresh 3-letter query, the ranker (all cores)",
         |b| {
@@ -324,6 +324,95 @@ fn filter(c: &mut Criterion) {
                 |r| r.rank(black_box("wcl"), &shared).len(),
                 BatchSize::SmallInput,
             );
+        },
+    );
+}
+
+/// A field and operator query: metadata prefix, a negated field, a name alternative.
+const FIELD_QUERY: &str = "author:^mak !license:mit ^pixel | ink$";
+
+/// `n` entries whose metadata varies as a real catalogue's: a dozen authors, a few licenses
+/// and base models.
+fn entries_with_metadata(n: usize) -> Vec<LoraEntry> {
+    const AUTHORS: &[&str] = &[
+        "maker1",
+        "brushwork",
+        "nightshade",
+        "c0smos",
+        "Maker2",
+        "pixelsmith",
+        "inkwell",
+        "makoto",
+        "vapor",
+        "clayhands",
+        "lumen",
+        "ruinous",
+    ];
+    const LICENSES: &[&str] = &["MIT", "Apache-2.0", "CreativeML Open RAIL-M", "openrail++"];
+    const BASES: &[&str] = &["SD 1.5", "SD 2.1", "SDXL 1.0", "Pony", "Illustrious"];
+    names(n)
+        .into_iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let meta = serde_json::json!({
+                "source": format!("https://lora-hub.example.com/models/{name}"),
+                "type": "sdxl", "category": "style",
+                "author": AUTHORS[i % AUTHORS.len()],
+                "base_model": BASES[i % BASES.len()],
+                "license": LICENSES[(i / 3) % LICENSES.len()],
+                "trigger_words": ["one", "two"],
+            });
+            LoraEntry::new(name, meta.as_object().unwrap())
+        })
+        .collect()
+}
+
+fn filter_fields(c: &mut Criterion) {
+    let entries: Arc<[LoraEntry]> = entries_with_metadata(100_000).into();
+    c.bench_function(
+        "filter: build the search text of 100k entries with metadata (once per load)",
+        |b| {
+            b.iter_batched(
+                || SearchText::new(entries.clone()),
+                |text| text.fields().keys().count(),
+                BatchSize::LargeInput,
+            );
+        },
+    );
+    let text = Arc::new(SearchText::new(entries.clone()));
+    text.fields();
+    c.bench_function(
+        "filter: rank 100k entries, field+operator query, the ranker (all cores)",
+        |b| {
+            b.iter_batched_ref(
+                Ranker::new,
+                |r| r.rank(black_box(FIELD_QUERY), &text).len(),
+                BatchSize::SmallInput,
+            );
+        },
+    );
+    let mut f = FuzzyFilter::new();
+    c.bench_function(
+        "filter: rank 100k entries, field+operator query, one thread",
+        |b| b.iter(|| f.rank_text(black_box(FIELD_QUERY), &text).len()),
+    );
+    // Typed key by key then erased: narrowing where the query provably matches no more.
+    let mut ranker = Ranker::new();
+    c.bench_function(
+        "filter: type and erase the field+operator query over 100k entries (ranked as on the worker)",
+        |b| {
+            b.iter(|| {
+                let mut q = String::new();
+                for ch in FIELD_QUERY.chars() {
+                    q.push(ch);
+                    black_box(ranker.rank(&q, &text).len());
+                }
+                while q.pop().is_some() {
+                    if !q.is_empty() {
+                        black_box(ranker.rank(&q, &text).len());
+                    }
+                }
+            });
         },
     );
 }
@@ -531,7 +620,15 @@ fn poll_pipeline(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, filter, render, decode, poll, poll_pipeline);
+criterion_group!(
+    benches,
+    filter,
+    filter_fields,
+    render,
+    decode,
+    poll,
+    poll_pipeline
+);
 
 fn main() {
     keystroke_percentiles();

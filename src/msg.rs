@@ -2,7 +2,7 @@
 //! (`Cmd`) and what the outside world reports back (`Msg`), by value over channels. Both `app`
 //! and `workers` import this module; neither imports the other.
 
-use crate::api::{ApiError, Catalogue, LoraType, TaskKind, TaskResult};
+use crate::api::{ApiError, Catalogue, LoraType, SearchText, TaskKind, TaskResult};
 use crate::preview::Picture;
 use crate::store::watchlist::{LastKnown, WatchEntry};
 use std::path::PathBuf;
@@ -64,12 +64,12 @@ pub enum Cmd {
         title: String,
         body: String,
     },
-    /// Rank the catalogue's names against the filter's query. The names are shared with the
-    /// ranker (built once per catalogue load), never copied per keystroke.
+    /// Rank the catalogue against the filter's query. Its text (names and metadata fields) is
+    /// shared with the ranker (built once per catalogue load), never copied per keystroke.
     Rank {
         generation: u64,
         query: String,
-        names: Arc<[Box<str>]>,
+        text: Arc<SearchText>,
     },
     /// Save the recently used categories for the next session.
     RememberCategories(Vec<String>),

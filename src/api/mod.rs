@@ -10,10 +10,12 @@ pub mod http;
 pub mod links;
 pub mod requests;
 pub mod sanitize;
+pub mod search;
 pub mod secret;
 pub mod types;
 
 pub use client::{Client, ClientOptions};
 pub use error::ApiError;
+pub use search::SearchText;
 pub use secret::Secret;
 pub use types::{Catalogue, LoraEntry, LoraType, TaskKind, TaskResult, TaskState};

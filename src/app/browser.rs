@@ -1,12 +1,19 @@
-//! The LoRA browser's state and reducer: server-side filters (type, category), the local fuzzy
+//! The LoRA browser's state and reducer: server-side filters (type, category), the local
 //! filter, selection and scrolling.
 //!
-//! The fuzzy filter's ranking runs on a worker (`Cmd::Rank`, answered by `Msg::Ranked`): the
-//! list keeps showing the previous matches until the answer to the latest query arrives, and
-//! an answer to an older query is dropped.
+//! The filter's ranking runs on a worker (`Cmd::Rank`, answered by `Msg::Ranked`): the list
+//! keeps showing the previous matches until the answer to the latest query arrives, and an
+//! answer to an older query is dropped.
+//!
+//! The filter's `type:` and `cate:` terms are the type key's and the category field's: once a
+//! term is finished (a space follows it, or Enter or Esc leaves the field) and differs from
+//! what the query set last, it sets that filter and reloads, exactly as `t` and the category
+//! field do. Erasing the term leaves the filter as it is (the title shows it); `type:all`
+//! clears it.
 
 use super::cursor::Cursor;
-use crate::api::{Catalogue, LoraEntry, LoraType};
+use super::filter::Query;
+use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::msg::Cmd;
 use std::sync::Arc;
 
@@ -29,7 +36,8 @@ pub enum Field {
 
 #[derive(Debug)]
 pub struct Browser {
-    pub entries: Vec<LoraEntry>,
+    /// Shared with the ranker's `SearchText`, never copied.
+    pub entries: Arc<[LoraEntry]>,
     pub skipped: usize,
     pub load: Load,
     /// Bumped on each fetch; answers to older fetches are dropped.
@@ -54,8 +62,17 @@ pub struct Browser {
     pub only_favourites: bool,
     /// A category applied but not yet remembered: it is, once its catalogue lists something.
     remember: Option<String>,
-    /// The entries' names for the ranker, built once per load and shared, never copied.
-    names: Arc<[Box<str>]>,
+    /// The entries' names and metadata for the ranker, built once per load and shared, never
+    /// copied.
+    text: Arc<SearchText>,
+    /// What the filter's terms do, for the line under it: `None` for plain fuzzy words (which
+    /// need no explanation) and an empty query.
+    pub filter_detail: Option<String>,
+    /// The type and category the query's `type:`/`cate:` terms set last; a term sets its
+    /// filter again only when it changes. `Some(None)` is `type:all`, unlike no term at all.
+    #[allow(clippy::option_option)]
+    query_type: Option<Option<LoraType>>,
+    query_cate: Option<String>,
     /// Every entry in input order: what an empty query shows, built once per load.
     all: Arc<[u32]>,
     /// Bumped on each re-rank; only the answer to the latest is shown.
@@ -67,7 +84,7 @@ pub struct Browser {
 impl Browser {
     pub fn new(configured_categories: Vec<String>, recent_categories: Vec<String>) -> Self {
         Browser {
-            entries: Vec::new(),
+            entries: Arc::new([]),
             skipped: 0,
             load: Load::Loading,
             generation: 0,
@@ -84,7 +101,10 @@ impl Browser {
             favourites: std::collections::BTreeSet::new(),
             only_favourites: false,
             remember: None,
-            names: Arc::new([]),
+            text: Arc::default(),
+            filter_detail: None,
+            query_type: None,
+            query_cate: None,
             all: Arc::new([]),
             ranking: 0,
             filtering: false,
@@ -116,9 +136,9 @@ impl Browser {
             Ok(c) => {
                 let keep = self.selected_entry_index();
                 let remember = self.remember_category(!c.entries.is_empty());
-                self.names = c.entries.iter().map(|e| e.model.as_str().into()).collect();
-                self.all = (0..c.entries.len() as u32).collect();
-                self.entries = c.entries;
+                self.entries = c.entries.into();
+                self.text = Arc::new(SearchText::new(self.entries.clone()));
+                self.all = (0..self.entries.len() as u32).collect();
                 self.skipped = c.skipped;
                 self.load = Load::Loaded;
                 // The old matches index the old entries: none of them may be shown over the new.
@@ -138,15 +158,23 @@ impl Browser {
         }
     }
 
-    /// Re-ranks after the query or the entries changed. An empty query shows everything at
-    /// once; any other is ranked by the worker, and the list changes when its answer arrives.
+    /// Re-ranks after the query or the entries changed. A query that matches nothing locally
+    /// (empty, or only `type:`/`cate:`) shows everything at once; any other is ranked by the
+    /// worker, and the list changes when its answer arrives. A finished `type:`/`cate:` term
+    /// that changes a server-side filter reloads instead (the new entries are ranked then).
     pub fn refilter(&mut self) -> Option<Cmd> {
         self.refilter_keeping(self.selected_entry_index())
     }
 
     fn refilter_keeping(&mut self, keep: Option<u32>) -> Option<Cmd> {
         self.ranking += 1;
-        if self.query.trim().is_empty() || self.names.is_empty() {
+        let query = Query::parse(&self.query);
+        self.filter_detail = query.explained.then(|| self.describe(&query));
+        if let Some(fetch) = self.apply_server_terms(&query, false) {
+            self.filtering = false;
+            return Some(fetch);
+        }
+        if query.matches_all() || self.text.is_empty() {
             self.filtering = false;
             self.show(self.all.clone(), keep);
             return None;
@@ -155,8 +183,51 @@ impl Browser {
         Some(Cmd::Rank {
             generation: self.ranking,
             query: self.query.clone(),
-            names: self.names.clone(),
+            text: self.text.clone(),
         })
+    }
+
+    /// Sets the type and category the query's `type:`/`cate:` terms name, when they changed
+    /// since the query last set them: a fetch, as `t` and the category field make. Unfinished
+    /// terms count only with `unfinished` (the field is being left).
+    fn apply_server_terms(&mut self, query: &Query, unfinished: bool) -> Option<Cmd> {
+        let mut changed = false;
+        match &query.lora_type {
+            None => self.query_type = None,
+            Some(t) if t.complete || unfinished => {
+                if let Ok(ty) = t.value
+                    && self.query_type != Some(ty)
+                {
+                    self.query_type = Some(ty);
+                    changed |= self.lora_type != ty;
+                    self.lora_type = ty;
+                }
+            }
+            Some(_) => {}
+        }
+        match &query.cate {
+            None => self.query_cate = None,
+            Some(c) if c.complete || unfinished => {
+                let cate = c.value.trim();
+                if self.query_cate.as_deref() != Some(cate) {
+                    self.query_cate = Some(cate.to_string());
+                    if self.category != cate {
+                        self.category = cate.to_string();
+                        self.remember = (!cate.is_empty()).then(|| cate.to_string());
+                        changed = true;
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+        changed.then(|| self.fetch())
+    }
+
+    /// The detail line's text. A key is marked unknown once the metadata columns were built
+    /// (by the ranking worker, for the first field term): never built here, on the UI loop.
+    fn describe(&self, query: &Query) -> String {
+        let fields = self.text.built_fields();
+        query.describe(|key| fields.is_none_or(|f| f.column(key).is_some()))
     }
 
     /// The worker's answer to a `Cmd::Rank`; whether it was the latest and is now shown.
@@ -165,6 +236,10 @@ impl Browser {
             return false;
         }
         self.filtering = false;
+        if self.filter_detail.is_some() {
+            // The ranking may have built the columns: unknown keys can be told now.
+            self.filter_detail = Some(self.describe(&Query::parse(&self.query)));
+        }
         self.show(matches, self.selected_entry_index());
         true
     }
@@ -341,13 +416,14 @@ impl Browser {
         self.category_draft.clone_from(&known[next]);
     }
 
-    /// Enter: the filter simply stays; a changed category is applied (fetch) and remembered.
+    /// Enter: the filter stays (its unfinished `type:`/`cate:` terms are applied); a changed
+    /// category is applied (fetch) and remembered.
     pub fn submit(&mut self) -> Vec<Cmd> {
         let Some(field) = self.editing.take() else {
             return Vec::new();
         };
-        if field != Field::Category {
-            return Vec::new();
+        if field == Field::Filter {
+            return self.leave_filter().into_iter().collect();
         }
         let cate = self.category_draft.trim().to_string();
         if cate == self.category {
@@ -372,9 +448,19 @@ impl Browser {
         Some(Cmd::RememberCategories(self.recent_categories.clone()))
     }
 
-    /// Esc: leaves the field; the filter stays, a half-typed category is dropped.
-    pub fn cancel(&mut self) {
-        self.editing = None;
+    /// Esc: leaves the field; the filter stays (its unfinished `type:`/`cate:` terms are
+    /// applied), a half-typed category is dropped.
+    pub fn cancel(&mut self) -> Option<Cmd> {
+        match self.editing.take() {
+            Some(Field::Filter) => self.leave_filter(),
+            _ => None,
+        }
+    }
+
+    /// Leaving the filter field finishes its `type:`/`cate:` terms.
+    fn leave_filter(&mut self) -> Option<Cmd> {
+        let query = Query::parse(&self.query);
+        self.apply_server_terms(&query, true)
     }
 }
 
@@ -406,12 +492,12 @@ mod tests {
         let Some(Cmd::Rank {
             generation,
             query,
-            names,
+            text,
         }) = cmd
         else {
             panic!("expected a ranking, got {cmd:?}")
         };
-        (generation, Ranker::new().rank(&query, &names))
+        (generation, Ranker::new().rank(&query, &text))
     }
 
     /// Types `text` key by key, each keystroke's ranking answered before the next key.

@@ -1,13 +1,23 @@
-//! Local fuzzy filtering of catalogue names (nucleo-matcher), best match first.
+//! Local filtering of the catalogue (nucleo-matcher), best match first, in the query language
+//! of [`query`]: fzf's extended syntax, `|` alternatives and `key:value` metadata terms.
 //!
 //! `FuzzyFilter` ranks a list in one go on the caller's thread: the CLI's `--filter` and the
 //! view's highlights (a screenful of rows) use it. `Ranker` is what the dashboard's ranking
-//! worker runs, keystroke after keystroke, over up to 100,000 names: it narrows the previous
-//! ranking when the query only grew, reuses the one it made before when the query shrank back
-//! to it, and splits what is left to rank over the machine's cores.
+//! worker runs, keystroke after keystroke, over up to 100,000 entries: it narrows the previous
+//! ranking when the new query can only match fewer entries, reuses the one it made before when
+//! the query came back to it, and splits what is left to rank over the machine's cores.
+//!
+//! Scores: each group of alternatives scores its best matching term, and a query scores the sum
+//! of its groups (for plain words, what nucleo's `Pattern` scores). A negated term scores 0.
 
-use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
+pub mod query;
+
+use crate::api::SearchText;
+use crate::api::search::Fields;
+use nucleo_matcher::chars;
 use nucleo_matcher::{Config, Matcher, Utf32Str};
+pub use query::Query;
+use query::{Target, Term};
 use std::cmp::Reverse;
 use std::num::NonZeroUsize;
 use std::ops::Range;
@@ -30,7 +40,9 @@ impl Ranked {
 /// Reusable matcher; keeping it avoids re-allocating its scratch space on every keystroke.
 pub struct FuzzyFilter {
     matcher: Matcher,
+    /// Scratch for a name, and for a field value, as the matcher reads them.
     buf: Vec<char>,
+    field_buf: Vec<char>,
 }
 
 impl Default for FuzzyFilter {
@@ -45,13 +57,82 @@ impl std::fmt::Debug for FuzzyFilter {
     }
 }
 
-fn pattern(query: &str) -> Pattern {
-    Pattern::new(
-        query,
-        CaseMatching::Smart,
-        Normalization::Smart,
-        AtomKind::Fuzzy,
-    )
+/// Where a term reads its text, resolved once per ranking (not per entry).
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    Name,
+    Column(usize),
+    /// A key no entry has: the term matches nothing.
+    Nowhere,
+}
+
+/// A query's groups with their terms' sources in one catalogue.
+type Resolved<'q> = Vec<Vec<(&'q Term, Source)>>;
+
+fn resolve<'q>(query: &'q Query, text: &SearchText) -> Resolved<'q> {
+    query
+        .groups
+        .iter()
+        .map(|group| {
+            group
+                .iter()
+                .map(|term| {
+                    let source = match &term.target {
+                        Target::Name => Source::Name,
+                        Target::Field(key) => text
+                            .fields()
+                            .column(key)
+                            .map_or(Source::Nowhere, Source::Column),
+                    };
+                    (term, source)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Where fzf's `'word'` occurs in `hay` starting and ending at word boundaries (no letter or
+/// digit on either side): its first character's position.
+fn word_at(term: &Term, hay: Utf32Str<'_>) -> Option<u32> {
+    let needle = &*term.needle;
+    let len = hay.len() as u32;
+    let n = needle.len() as u32;
+    let same = |h: char, c: char| h == c || (term.ignore_case && chars::to_lower_case(h) == c);
+    let boundary = |at: u32| !hay.get(at).is_alphanumeric();
+    (0..=len.checked_sub(n)?).find(|&start| {
+        (start == 0 || boundary(start - 1))
+            && (start + n == len || boundary(start + n))
+            && needle
+                .iter()
+                .enumerate()
+                .all(|(k, &c)| same(hay.get(start + k as u32), c))
+    })
+}
+
+/// A term's score against one text; `indices` gets the matched positions of positive terms.
+fn term_score(
+    matcher: &mut Matcher,
+    term: &Term,
+    hay: Utf32Str<'_>,
+    indices: Option<&mut Vec<u32>>,
+) -> Option<u16> {
+    if term.word {
+        let found = word_at(term, hay);
+        if term.atom.negative {
+            return found.is_none().then_some(0);
+        }
+        let start = found?;
+        if let Some(indices) = indices {
+            indices.extend(start..start + term.needle.len() as u32);
+        }
+        matcher.config.ignore_case = term.ignore_case;
+        matcher.config.normalize = false;
+        return matcher.substring_match(hay, term.atom.needle_text());
+    }
+    match indices {
+        Some(indices) => term.atom.indices(hay, matcher, indices),
+        None => term.atom.score(hay, matcher),
+    }
 }
 
 impl FuzzyFilter {
@@ -59,58 +140,110 @@ impl FuzzyFilter {
         FuzzyFilter {
             matcher: Matcher::new(Config::DEFAULT),
             buf: Vec::new(),
+            field_buf: Vec::new(),
         }
     }
 
     /// Ranks `names` against `query`: the matches, best first, ties in input order. An empty
-    /// query matches everything in input order.
+    /// query matches everything in input order. Names only: a field term matches nothing.
     pub fn rank<'a>(
         &mut self,
         query: &str,
         names: impl IntoIterator<Item = &'a str>,
     ) -> Vec<Ranked> {
-        let names = names.into_iter();
-        if query.trim().is_empty() {
-            return names
-                .enumerate()
-                .map(|(i, _)| Ranked {
+        let parsed = Query::parse(query);
+        let none = SearchText::default();
+        let groups = resolve(&parsed, &none);
+        let mut ranked: Vec<Ranked> = names
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, name)| {
+                self.score(&groups, name, None, i).map(|score| Ranked {
                     index: i as u32,
-                    score: 0,
+                    score,
                 })
-                .collect();
-        }
-        let mut ranked = self.matches(
-            &pattern(query),
-            names.enumerate().map(|(i, name)| (i as u32, name)),
-        );
+            })
+            .collect();
         sort(&mut ranked);
         ranked
     }
 
-    /// The `(index, name)` pairs that match `pattern`, in the order given.
-    fn matches<'a>(
+    /// Ranks the entries of `text` against `query`, names and metadata fields; as `rank`.
+    pub fn rank_text(&mut self, query: &str, text: &SearchText) -> Vec<Ranked> {
+        let parsed = Query::parse(query);
+        let mut ranked = self.matches(&resolve(&parsed, text), text, 0..text.len() as u32);
+        sort(&mut ranked);
+        ranked
+    }
+
+    /// Entry `i`'s score: every group must have a matching term, each scoring its best.
+    fn score(
         &mut self,
-        pattern: &Pattern,
-        names: impl Iterator<Item = (u32, &'a str)>,
+        groups: &Resolved<'_>,
+        name: &str,
+        fields: Option<&Fields>,
+        i: usize,
+    ) -> Option<u32> {
+        let FuzzyFilter {
+            matcher,
+            buf,
+            field_buf,
+        } = self;
+        let name = Utf32Str::new(name, buf);
+        let mut total = 0u32;
+        for group in groups {
+            let mut best = None;
+            for &(term, source) in group {
+                let score = match source {
+                    Source::Name => term_score(matcher, term, name, None),
+                    Source::Column(c) => term_score(
+                        matcher,
+                        term,
+                        Utf32Str::new(fields.map_or("", |f| f.value(c, i)), field_buf),
+                        None,
+                    ),
+                    Source::Nowhere => None,
+                };
+                best = best.max(score);
+            }
+            total += u32::from(best?);
+        }
+        Some(total)
+    }
+
+    /// The entries at `indices` that match, in the order given.
+    fn matches(
+        &mut self,
+        groups: &Resolved<'_>,
+        text: &SearchText,
+        indices: impl Iterator<Item = u32>,
     ) -> Vec<Ranked> {
-        names
-            .filter_map(|(index, name)| {
-                let hay = Utf32Str::new(name, &mut self.buf);
-                pattern
-                    .score(hay, &mut self.matcher)
+        // Built by `resolve` when a term reads a field.
+        let fields = text.built_fields();
+        indices
+            .filter_map(|index| {
+                let i = index as usize;
+                self.score(groups, text.name(i), fields, i)
                     .map(|score| Ranked { index, score })
             })
             .collect()
     }
 
-    /// Character positions in `name` that match `query`, for highlighting; sorted, unique.
+    /// Character positions in `name` that the query's name terms match, for highlighting;
+    /// sorted, unique. Negated terms and fields highlight nothing.
     pub fn indices(&mut self, query: &str, name: &str) -> Vec<u32> {
-        if query.trim().is_empty() {
-            return Vec::new();
-        }
+        let parsed = Query::parse(query);
         let mut indices = Vec::new();
         let hay = Utf32Str::new(name, &mut self.buf);
-        pattern(query).indices(hay, &mut self.matcher, &mut indices);
+        for term in parsed.groups.iter().flatten() {
+            if term.target == Target::Name && !term.atom.negative {
+                // An alternative that does not match highlights nothing.
+                let mut found = Vec::new();
+                if term_score(&mut self.matcher, term, hay, Some(&mut found)).is_some() {
+                    indices.extend(found);
+                }
+            }
+        }
         indices.sort_unstable();
         indices.dedup();
         indices
@@ -133,13 +266,13 @@ const CHAIN: usize = 16;
 /// µs, about what ranking this many takes.
 const PER_THREAD: usize = 1024;
 
-/// Ranks the dashboard's filter. Its answers are exactly `FuzzyFilter::rank`'s.
+/// Ranks the dashboard's filter. Its answers are exactly `FuzzyFilter::rank_text`'s.
 pub struct Ranker {
-    /// The names `chain` was ranked over: a new catalogue starts a new chain. Weak, so a chain
-    /// never keeps an old catalogue's names alive, and the allocation it points at is never
+    /// The catalogue `chain` was ranked over: a new catalogue starts a new chain. Weak, so a
+    /// chain never keeps an old catalogue alive, and the allocation it points at is never
     /// reused by another catalogue while it is held.
-    names: Weak<[Box<str>]>,
-    /// Queries ranked lately; each extends the one before it.
+    text: Weak<SearchText>,
+    /// Queries ranked lately; each matches no more than the one before it.
     chain: Vec<Kept>,
     /// One matcher per thread that ranks.
     scratch: Vec<FuzzyFilter>,
@@ -160,33 +293,23 @@ impl std::fmt::Debug for Ranker {
     }
 }
 
-/// Whether every name matching `longer` also matches `shorter`, so that `longer` can be ranked
-/// over `shorter`'s matches only. Appending characters only adds to the last word or adds words,
-/// and a fuzzy match of a word is a match of any of its prefixes. Two appends are not relied
-/// on: after a trailing backslash a space is an escaped space inside the word (`a\` then `a\ `
-/// looks for `a ` where it looked for `a\`), and a first capital switches smart case to
-/// case-sensitive matching, where the subset holds only as far as the matcher's Unicode case
-/// tables agree; either costs one ranking of everything.
-fn narrows(shorter: &str, longer: &str) -> bool {
-    let has_capital = |q: &str| q.chars().any(char::is_uppercase);
-    longer.starts_with(shorter)
-        && !shorter.ends_with('\\')
-        && has_capital(shorter) == has_capital(longer)
-}
-
-/// A query's ranking, kept for the queries that extend it or erase back to it.
+/// A query's ranking, kept for the queries that narrow it or come back to it.
 struct Kept {
     query: String,
+    /// Its terms, to decide whether a new query narrows it ([`Query::narrows`]: typing more
+    /// of a word or adding a word, `!x` or an operator narrows; adding an alternative with
+    /// `|`, or more of a negated word, does not).
+    parsed: Query,
     /// The answer: indices best first.
     ranked: Arc<[u32]>,
-    /// The same indices in input order. A longer query is ranked over them in this order: the
-    /// names are then read in the order they lie in memory, which measured up to 30 % faster
-    /// than reading them in ranking order (over 100,000 names).
+    /// The same indices in input order. A narrower query is ranked over them in this order:
+    /// the names are then read in the order they lie in memory, which measured up to 30 %
+    /// faster than reading them in ranking order (over 100,000 names).
     in_order: Vec<u32>,
 }
 
-/// What is left to rank, in input order: every name, or the matches of a query the new one
-/// extends.
+/// What is left to rank, in input order: every entry, or the matches of a query the new one
+/// narrows.
 #[derive(Clone, Copy)]
 enum Candidates<'a> {
     All(usize),
@@ -206,33 +329,42 @@ impl Ranker {
     pub fn new() -> Self {
         let threads = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
         Ranker {
-            names: Weak::<[Box<str>; 0]>::new(),
+            text: Weak::new(),
             chain: Vec::new(),
             scratch: (0..threads).map(|_| FuzzyFilter::new()).collect(),
         }
     }
 
-    /// Indices into `names` of the entries matching `query`, best first, ties in input order.
-    pub fn rank(&mut self, query: &str, names: &Arc<[Box<str>]>) -> Arc<[u32]> {
-        if !Weak::ptr_eq(&self.names, &Arc::downgrade(names)) {
-            self.names = Arc::downgrade(names);
+    /// Indices into `text` of the entries matching `query`, best first, ties in input order.
+    pub fn rank(&mut self, query: &str, text: &Arc<SearchText>) -> Arc<[u32]> {
+        if !Weak::ptr_eq(&self.text, &Arc::downgrade(text)) {
+            self.text = Arc::downgrade(text);
             self.chain.clear();
         }
-        while self.chain.last().is_some_and(|k| !narrows(&k.query, query)) {
+        if let Some(k) = self.chain.iter().rev().find(|k| k.query == query) {
+            return k.ranked.clone();
+        }
+        let parsed = Query::parse(query);
+        while self
+            .chain
+            .last()
+            .is_some_and(|k| !parsed.narrows(&k.parsed))
+        {
             self.chain.pop();
         }
         let candidates = match self.chain.last() {
-            Some(k) if k.query == query => return k.ranked.clone(),
             Some(k) => Candidates::Within(&k.in_order),
-            None => Candidates::All(names.len()),
+            None => Candidates::All(text.len()),
         };
-        let (in_order, ranked) = rank_split(&mut self.scratch, &pattern(query), names, candidates);
+        let groups = resolve(&parsed, text);
+        let (in_order, ranked) = rank_split(&mut self.scratch, &groups, text, candidates);
         let ranked: Arc<[u32]> = ranked.iter().map(|r| r.index).collect();
         if self.chain.len() == CHAIN {
             self.chain.remove(0);
         }
         self.chain.push(Kept {
             query: query.to_string(),
+            parsed,
             ranked: ranked.clone(),
             in_order,
         });
@@ -245,8 +377,8 @@ impl Ranker {
 /// the matches in input order and in ranking order.
 fn rank_split(
     scratch: &mut [FuzzyFilter],
-    pattern: &Pattern,
-    names: &[Box<str>],
+    groups: &Resolved<'_>,
+    text: &SearchText,
     candidates: Candidates<'_>,
 ) -> (Vec<u32>, Vec<Ranked>) {
     let len = candidates.len();
@@ -255,10 +387,8 @@ fn rank_split(
     let ranges = (0..parts).map(|p| (p * size).min(len)..((p + 1) * size).min(len));
     let part = |filter: &mut FuzzyFilter, range: Range<usize>| {
         let mut found = match candidates {
-            Candidates::All(_) => filter.matches(pattern, range.map(|i| (i as u32, &*names[i]))),
-            Candidates::Within(m) => {
-                filter.matches(pattern, m[range].iter().map(|&i| (i, &*names[i as usize])))
-            }
+            Candidates::All(_) => filter.matches(groups, text, range.map(|i| i as u32)),
+            Candidates::Within(m) => filter.matches(groups, text, m[range].iter().copied()),
         };
         let in_order: Vec<u32> = found.iter().map(|r| r.index).collect();
         sort(&mut found);
@@ -305,6 +435,8 @@ fn merge(a: Vec<Ranked>, b: Vec<Ranked>) -> Vec<Ranked> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::LoraEntry;
+    use serde_json::json;
 
     #[test]
     fn best_first_and_highlights() {
@@ -319,19 +451,193 @@ mod tests {
         assert_eq!(f.rank("", names).len(), 4);
     }
 
-    fn full(names: &[Box<str>], query: &str) -> Vec<u32> {
+    fn text(names: &[&str]) -> Arc<SearchText> {
+        Arc::new(SearchText::from_names(names.iter().copied()))
+    }
+
+    fn full(text: &SearchText, query: &str) -> Vec<u32> {
         FuzzyFilter::new()
-            .rank(query, names.iter().map(|n| &**n))
+            .rank_text(query, text)
             .iter()
             .map(|r| r.index)
             .collect()
+    }
+
+    /// A small catalogue with metadata, as the reference service serves it.
+    fn catalogue() -> Arc<SearchText> {
+        let entry = |name: &str, author: &str, base: &str, license: &str| {
+            let meta = json!({"author": author, "base_model": base, "license": license,
+                "trigger_words": ["ink", "wash"]});
+            LoraEntry::new(name, meta.as_object().expect("object"))
+        };
+        Arc::new(SearchText::new(Arc::new([
+            entry("pixel_art_xl", "maker1", "SDXL 1.0", "openrail"),
+            entry("ukiyo-e_v2", "brushwork", "SD 1.5", "Apache-2.0"),
+            entry("ink_wash", "Maker2", "SD 1.5", "CreativeML OpenRAIL-M"),
+            entry("watercolor_ink", "painter", "Pony", "MIT"),
+            entry("pixie_dust", "maker1", "SD 2.1", "MIT"),
+        ])))
+    }
+
+    /// The names a query matches in the small catalogue, best first.
+    fn matching(query: &str) -> Vec<&'static str> {
+        const NAMES: [&str; 5] = [
+            "pixel_art_xl",
+            "ukiyo-e_v2",
+            "ink_wash",
+            "watercolor_ink",
+            "pixie_dust",
+        ];
+        let text = catalogue();
+        let ranked = Ranker::new().rank(query, &text);
+        assert_eq!(
+            &*ranked,
+            full(&text, query),
+            "{query:?}: the ranker as from scratch"
+        );
+        ranked.iter().map(|&i| NAMES[i as usize]).collect()
+    }
+
+    fn sorted(mut v: Vec<&'static str>) -> Vec<&'static str> {
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn each_operator_matches_as_fzf_does() {
+        assert_eq!(sorted(matching("pxl")), ["pixel_art_xl"]);
+        assert_eq!(
+            sorted(matching("'ink")),
+            ["ink_wash", "watercolor_ink"],
+            "exact"
+        );
+        assert_eq!(matching("'inkw"), Vec::<&str>::new(), "exact is not fuzzy");
+        assert_eq!(
+            sorted(matching("^pix")),
+            ["pixel_art_xl", "pixie_dust"],
+            "prefix"
+        );
+        assert_eq!(sorted(matching("ink$")), ["watercolor_ink"], "suffix");
+        assert_eq!(matching("^ink_wash$"), ["ink_wash"], "whole name");
+        assert_eq!(
+            sorted(matching("!ink")),
+            ["pixel_art_xl", "pixie_dust", "ukiyo-e_v2"],
+            "negation"
+        );
+        assert_eq!(
+            sorted(matching("!^pix")),
+            ["ink_wash", "ukiyo-e_v2", "watercolor_ink"]
+        );
+        assert_eq!(
+            sorted(matching("!ink$")),
+            ["ink_wash", "pixel_art_xl", "pixie_dust", "ukiyo-e_v2"]
+        );
+        assert_eq!(
+            sorted(matching("'ink'")),
+            ["ink_wash", "watercolor_ink"],
+            "word"
+        );
+        assert_eq!(matching("'wash'"), ["ink_wash"]);
+        assert_eq!(matching("'was'"), Vec::<&str>::new(), "not at a word's end");
+        assert_eq!(
+            sorted(matching("!'ink'")),
+            ["pixel_art_xl", "pixie_dust", "ukiyo-e_v2"]
+        );
+        assert_eq!(
+            matching("pix !dust"),
+            ["pixel_art_xl"],
+            "all words must match"
+        );
+    }
+
+    #[test]
+    fn alternatives_and_their_and() {
+        assert_eq!(
+            sorted(matching("^pixel | ^ukiyo")),
+            ["pixel_art_xl", "ukiyo-e_v2"]
+        );
+        assert_eq!(
+            sorted(matching("^pixel | ^ukiyo | wash$")),
+            ["ink_wash", "pixel_art_xl", "ukiyo-e_v2"]
+        );
+        // a AND (b OR c)
+        assert_eq!(
+            sorted(matching("i ^pix | ^ink")),
+            ["ink_wash", "pixel_art_xl", "pixie_dust"]
+        );
+        assert_eq!(matching("xl ^pix | ^ink"), ["pixel_art_xl"]);
+        assert_eq!(
+            matching("^pix |"),
+            matching("^pix"),
+            "a bar still being typed"
+        );
+    }
+
+    #[test]
+    fn field_terms_match_metadata_ignoring_case() {
+        assert_eq!(
+            sorted(matching("author:maker1")),
+            ["pixel_art_xl", "pixie_dust"]
+        );
+        assert_eq!(
+            sorted(matching("author:^mak")),
+            ["ink_wash", "pixel_art_xl", "pixie_dust"]
+        );
+        assert_eq!(sorted(matching("AUTHOR:MAKER2")), ["ink_wash"]);
+        assert_eq!(
+            sorted(matching("base:\"SD 1.5\"")),
+            ["ink_wash", "ukiyo-e_v2"]
+        );
+        assert_eq!(matching("base:\"^sd 2\""), ["pixie_dust"]);
+        assert_eq!(
+            sorted(matching("!license:openrail")),
+            ["pixie_dust", "ukiyo-e_v2", "watercolor_ink"],
+            "negated field"
+        );
+        assert_eq!(sorted(matching("license:mit$ pix")), ["pixie_dust"]);
+        assert_eq!(
+            matching("trigger:'wash'").len(),
+            5,
+            "lists are matched as text"
+        );
+        assert_eq!(
+            sorted(matching("name:^ink | author:painter")),
+            ["ink_wash", "watercolor_ink"]
+        );
+        assert_eq!(
+            matching("nokey:x"),
+            Vec::<&str>::new(),
+            "an unknown key matches nothing"
+        );
+        assert_eq!(matching("!nokey:x"), Vec::<&str>::new());
+        assert_eq!(
+            matching("nokey:x | ^ink"),
+            ["ink_wash"],
+            "but an alternative may"
+        );
+        assert_eq!(
+            matching("type:sdxl").len(),
+            5,
+            "type: is the service's filter"
+        );
+        assert_eq!(matching("cate:anime ^ink"), ["ink_wash"]);
+    }
+
+    #[test]
+    fn highlights_follow_the_name_terms() {
+        let mut f = FuzzyFilter::new();
+        assert_eq!(f.indices("^pix !dust", "pixel_art_xl"), [0, 1, 2]);
+        assert_eq!(f.indices("xl$ author:pix", "pixel_art_xl"), [10, 11]);
+        assert_eq!(f.indices("^zz | 'art", "pixel_art_xl"), [6, 7, 8]);
+        assert_eq!(f.indices("'ink'", "watercolor_ink"), [11, 12, 13]);
+        assert_eq!(f.indices("name:^wat", "watercolor_ink"), [0, 1, 2]);
     }
 
     /// Each step of a session is answered exactly as a ranking from scratch would be, whether
     /// it narrows, reuses, or starts over.
     #[test]
     fn a_typing_session_ranks_as_from_scratch() {
-        let names: Arc<[Box<str>]> = [
+        let names = text(&[
             "watercolor_v2",
             "Water_Tower",
             "ink_wash",
@@ -342,15 +648,60 @@ mod tests {
             "CAFE_bright",
             "pixel_art",
             "WATERcolor",
-        ]
-        .into_iter()
-        .map(Box::from)
-        .collect();
+        ]);
         let mut r = Ranker::new();
         for query in [
-            "w", "wa", "wat", "wate", "wat", "wa", "waT", "wat", "wat\\", "wat\\ ", "wat\\e", "a",
-            "a\\", "a\\ ", "a\\ b", "a ", "a b", "caf", "café", "cafe", "C", "CA", "CAf", "wat",
-            "wat", "zz", "zzw", "",
+            "w",
+            "wa",
+            "wat",
+            "wate",
+            "wat",
+            "wa",
+            "waT",
+            "wat",
+            "wat\\",
+            "wat\\ ",
+            "wat\\e",
+            "a",
+            "a\\",
+            "a\\ ",
+            "a\\ b",
+            "a ",
+            "a b",
+            "caf",
+            "café",
+            "cafe",
+            "C",
+            "CA",
+            "CAf",
+            "wat",
+            "wat",
+            "zz",
+            "zzw",
+            "",
+            "w",
+            "w !",
+            "w !a",
+            "w !at",
+            "w !a",
+            "w | ",
+            "w | i",
+            "w | in",
+            "w | in |",
+            "w | in | p",
+            "^w",
+            "^wa",
+            "^wa$",
+            "^wa",
+            "'w",
+            "'wa",
+            "'wa'",
+            "'wa",
+            "wat$",
+            "wat",
+            "w\"a b\"",
+            "\"a b",
+            "\"a b\"",
         ] {
             assert_eq!(&*r.rank(query, &names), full(&names, query), "{query:?}");
         }
@@ -360,8 +711,8 @@ mod tests {
     /// query.
     #[test]
     fn a_new_catalogue_starts_over() {
-        let old: Arc<[Box<str>]> = ["ab", "ba"].into_iter().map(Box::from).collect();
-        let new: Arc<[Box<str>]> = ["xx", "ab"].into_iter().map(Box::from).collect();
+        let old = text(&["ab", "ba"]);
+        let new = text(&["xx", "ab"]);
         let mut r = Ranker::new();
         assert_eq!(&*r.rank("ab", &old), [0]);
         assert_eq!(&*r.rank("ab", &new), [1]);
@@ -371,11 +722,12 @@ mod tests {
     /// Over more names than one thread ranks, the parts are merged into one ranking order.
     #[test]
     fn ranking_in_parts_keeps_the_order() {
-        let names: Arc<[Box<str>]> = (0..6 * PER_THREAD)
-            .map(|i| format!("model_{}_{}", i % 7, i % 13).into_boxed_str())
+        let names: Vec<String> = (0..6 * PER_THREAD)
+            .map(|i| format!("model_{}_{}", i % 7, i % 13))
             .collect();
+        let names = Arc::new(SearchText::from_names(names.iter().map(String::as_str)));
         let mut r = Ranker::new();
-        for query in ["m1", "m12", "m", "_3_", "model_6_12"] {
+        for query in ["m1", "m12", "m", "_3_", "model_6_12", "m !_3 | _4"] {
             assert_eq!(&*r.rank(query, &names), full(&names, query), "{query:?}");
         }
     }

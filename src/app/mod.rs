@@ -104,7 +104,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
             failure_statuses: settings.failure_statuses.clone(),
             rank: {
                 let mut ranker = filter::Ranker::new();
-                Box::new(move |query, names| ranker.rank(query, names))
+                Box::new(move |query, text| ranker.rank(query, text))
             },
             resolve,
             on_complete: settings.on_complete.clone(),
@@ -407,8 +407,8 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::Rank {
                 generation,
                 query,
-                names,
-            } => workers.rank(generation, query, names),
+                text,
+            } => workers.rank(generation, query, text),
             Cmd::Open(url) => workers.open(url),
             Cmd::Download {
                 key,

@@ -212,6 +212,10 @@ impl State {
     /// Counts persistence commands so file snapshots that predate them are not merged, and
     /// tells the poller when the rows on screen changed.
     fn track(&mut self, mut cmds: Vec<Cmd>) -> Vec<Cmd> {
+        // The filter's detail line came or went: the list gives or takes its row.
+        if self.browser.filter_detail.is_some() != self.areas.filter_detail {
+            self.relayout();
+        }
         self.persist_sent += cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
         if let Some(prefer) = self.prefer_visible() {
             cmds.push(prefer);
@@ -346,7 +350,12 @@ impl State {
     }
 
     fn resize(&mut self, width: u16, height: u16) {
-        self.areas = Areas::compute(width, height, self.watch.detail);
+        self.areas = Areas::compute_with(
+            width,
+            height,
+            self.watch.detail,
+            self.browser.filter_detail.is_some(),
+        );
         self.browser.cursor.viewport = usize::from(self.areas.browser_list.height.max(1));
         self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
         self.browser.scroll_into_view();
@@ -554,10 +563,7 @@ impl State {
                 None
             }
             Action::Submit => return self.browser.submit(),
-            Action::Cancel => {
-                self.browser.cancel();
-                None
-            }
+            Action::Cancel => self.browser.cancel(),
             _ => None,
         };
         rank.into_iter().collect()

@@ -2521,3 +2521,117 @@ fn favourites_are_marked_saved_and_listed_alone() {
         ["pixel_art"]
     );
 }
+
+/// A catalogue of three styled models, loaded into `s`.
+fn load_three(s: &mut State) {
+    let entries = ["water", "pixel_art", "ink"]
+        .map(|model| LoraEntry::new(model, &serde_json::Map::new()))
+        .to_vec();
+    let g = s.browser.generation;
+    s.apply(catalogue(
+        g,
+        Ok(Catalogue {
+            entries,
+            skipped: 0,
+        }),
+    ));
+}
+
+/// The fetch among `cmds`, without its generation: what it asks the service for.
+fn fetched(cmds: &[Cmd]) -> Vec<(Option<crate::api::LoraType>, Option<String>)> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Cmd::FetchCatalogue {
+                lora_type, cate, ..
+            } => Some((*lora_type, cate.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `type:sdxl` typed in the filter reloads exactly as pressing `t` until sdxl does: the same
+/// request, the same title, the list loading; the term matches nothing locally.
+#[test]
+fn type_in_the_filter_reloads_as_the_type_key_does() {
+    use crate::api::LoraType;
+    let mut by_key = state();
+    by_key.start();
+    load_three(&mut by_key);
+    press(&mut by_key, ch('t'));
+    let (_, key_cmds) = press(&mut by_key, ch('t'));
+    assert_eq!(fetched(&key_cmds), [(Some(LoraType::Sdxl), None)]);
+
+    let mut by_filter = state();
+    by_filter.start();
+    load_three(&mut by_filter);
+    press(&mut by_filter, ch('/'));
+    let mut cmds = Vec::new();
+    for c in "type:sdxl".chars() {
+        cmds = press(&mut by_filter, ch(c)).1;
+        assert!(fetched(&cmds).is_empty(), "not while the term is typed");
+    }
+    assert_eq!(by_filter.browser.lora_type, None);
+    assert!(cmds.is_empty(), "type: alone ranks nothing: {cmds:?}");
+    let (_, cmds) = press(&mut by_filter, ch(' '));
+    assert_eq!(
+        fetched(&cmds),
+        fetched(&key_cmds),
+        "the space finishes the term"
+    );
+    assert_eq!(by_filter.browser.lora_type, by_key.browser.lora_type);
+    assert_eq!(by_filter.browser.load, by_key.browser.load);
+    assert_eq!(
+        by_filter.browser.filter_detail.as_deref(),
+        Some("type sdxl")
+    );
+    // Typing on does not fetch again; Enter neither, the term being unchanged.
+    assert!(fetched(&press(&mut by_filter, ch('i')).1).is_empty());
+    assert!(fetched(&press(&mut by_filter, key(KeyCode::Enter)).1).is_empty());
+
+    // An unfinished term is applied when Enter leaves the field; an invalid one never.
+    let mut s = state();
+    s.start();
+    load_three(&mut s);
+    press(&mut s, ch('/'));
+    for c in "cate:anime".chars() {
+        press(&mut s, ch(c));
+    }
+    let (_, cmds) = press(&mut s, key(KeyCode::Enter));
+    assert_eq!(fetched(&cmds), [(None, Some("anime".into()))]);
+    assert_eq!(s.browser.category, "anime");
+    press(&mut s, ch('/'));
+    for c in " type:xl".chars() {
+        press(&mut s, ch(c));
+    }
+    let (_, cmds) = press(&mut s, key(KeyCode::Esc));
+    assert!(fetched(&cmds).is_empty());
+    assert_eq!(s.browser.lora_type, None);
+    assert_eq!(
+        s.browser.filter_detail.as_deref(),
+        Some("type:xl is not a type (sd, sdxl or all); ignored · cate anime")
+    );
+}
+
+/// The detail line comes with operators and goes with them; the list gives it a row.
+#[test]
+fn the_filter_detail_line_takes_a_row_only_when_shown() {
+    let mut s = state();
+    s.update(Action::Resize {
+        width: 100,
+        height: 30,
+    });
+    s.start();
+    load_three(&mut s);
+    let rows = s.areas.browser_list.height;
+    press(&mut s, ch('/'));
+    press(&mut s, ch('p'));
+    assert_eq!(s.browser.filter_detail, None, "plain words need no detail");
+    assert_eq!(s.areas.browser_list.height, rows);
+    press(&mut s, ch('$'));
+    assert_eq!(s.browser.filter_detail.as_deref(), Some("name p$"));
+    assert_eq!(s.areas.browser_filter_detail.height, 1);
+    assert_eq!(s.areas.browser_list.height, rows - 1);
+    assert_eq!(s.browser.cursor.viewport, usize::from(rows - 1));
+    press(&mut s, key(KeyCode::Backspace));
+    assert_eq!(s.areas.browser_list.height, rows);
+}

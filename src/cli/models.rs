@@ -1,9 +1,10 @@
 //! `gendash models`: the catalogue, optionally filtered on the server (`--type`, `--cate`) and
-//! fuzzy-matched locally (`--filter`).
+//! matched locally (`--filter`, the dashboard's filter language). The filter's `type:` and
+//! `cate:` terms are `--type` and `--cate` (giving both, they must agree).
 
-use super::{CliResult, Global, client_from, output};
-use crate::api::LoraType;
-use crate::app::filter::FuzzyFilter;
+use super::{CliResult, Failure, Global, client_from, exit, output};
+use crate::api::{LoraType, SearchText};
+use crate::app::filter::{FuzzyFilter, Query};
 use serde_json::Value;
 
 /// The spec's base-model types, as the command line spells them.
@@ -30,7 +31,9 @@ pub struct ModelsArgs {
     /// Only models in this category (sent to the service; free text).
     #[arg(long)]
     pub cate: Option<String>,
-    /// Local fuzzy match on model names, best match first.
+    /// Local match, best first, in the dashboard's filter language: fuzzy words, 'exact,
+    /// ^prefix, suffix$, !not, a | b, key:value on the metadata (author:, base:, license:, …);
+    /// type: and cate: are --type and --cate.
     #[arg(long)]
     pub filter: Option<String>,
     /// Print a JSON array of the entries as served.
@@ -38,15 +41,57 @@ pub struct ModelsArgs {
     pub json: bool,
 }
 
+/// What to ask the service for: `--type` and `--cate`, or the filter's `type:` and `cate:`
+/// terms (finished or not: the command line is whole). A bad term, or a term and a flag that
+/// disagree, is a usage error.
+pub fn request(args: &ModelsArgs) -> Result<(Option<LoraType>, Option<String>), Failure> {
+    // The dashboard ignores what it cannot use and says so; here it is an error instead.
+    let usage = |m: String| {
+        let m = m.trim_end_matches("; ignored");
+        Failure::new(exit::USAGE, format!("--filter: {m}"))
+    };
+    let flag_type = args.lora_type.map(LoraType::from);
+    let flag_cate = args.cate.clone();
+    let Some(filter) = args.filter.as_deref() else {
+        return Ok((flag_type, flag_cate));
+    };
+    let query = Query::parse(filter);
+    if let Some(note) = query.notes.first() {
+        return Err(usage(note.clone()));
+    }
+    let lora_type = match query.lora_type.map(|t| t.value) {
+        None => flag_type,
+        Some(Err(e)) => return Err(usage(e)),
+        Some(Ok(t)) if args.lora_type.is_some() && t != flag_type => {
+            return Err(usage(format!(
+                "type:{} and --type {} disagree; give one",
+                t.map_or("all", LoraType::as_str),
+                flag_type.map_or("", LoraType::as_str)
+            )));
+        }
+        Some(Ok(t)) => t,
+    };
+    let cate = match query.cate.map(|c| c.value.trim().to_string()) {
+        None => flag_cate,
+        Some(c) if flag_cate.as_ref().is_some_and(|f| *f != c) => {
+            return Err(usage(format!(
+                "cate:{c} and --cate {} disagree; give one",
+                flag_cate.unwrap_or_default()
+            )));
+        }
+        Some(c) => Some(c).filter(|c| !c.is_empty()),
+    };
+    Ok((lora_type, cate))
+}
+
 pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
+    let (lora_type, cate) = request(args)?;
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    let catalogue = client
-        .list_loras(args.lora_type.map(LoraType::from), args.cate.as_deref())
-        .await?;
+    let catalogue = client.list_loras(lora_type, cate.as_deref()).await?;
     let order: Vec<usize> = match args.filter.as_deref() {
         Some(q) => FuzzyFilter::new()
-            .rank(q, catalogue.entries.iter().map(|e| e.model.as_str()))
+            .rank_text(q, &SearchText::new(catalogue.entries.clone().into()))
             .into_iter()
             .map(|r| r.index as usize)
             .collect(),
@@ -99,4 +144,65 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
         );
     }
     Ok(crate::cli::exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(lora_type: Option<TypeArg>, cate: Option<&str>, filter: &str) -> ModelsArgs {
+        ModelsArgs {
+            lora_type,
+            cate: cate.map(str::to_string),
+            filter: Some(filter.to_string()),
+            json: false,
+        }
+    }
+
+    fn asked(
+        lora_type: Option<TypeArg>,
+        cate: Option<&str>,
+        filter: &str,
+    ) -> Result<(Option<LoraType>, Option<String>), String> {
+        request(&args(lora_type, cate, filter)).map_err(|f| {
+            assert_eq!(f.code, exit::USAGE);
+            f.message
+        })
+    }
+
+    /// The filter's `type:`/`cate:` are the flags: as in the dashboard, for the request.
+    #[test]
+    fn filter_terms_for_the_service_are_the_flags() {
+        assert_eq!(asked(None, None, "ink"), Ok((None, None)));
+        assert_eq!(
+            asked(None, None, "type:sdxl cate:\"fan art\" ink"),
+            Ok((Some(LoraType::Sdxl), Some("fan art".into())))
+        );
+        assert_eq!(
+            asked(Some(TypeArg::Sd), Some("style"), "ink"),
+            Ok((Some(LoraType::Sd), Some("style".into())))
+        );
+        assert_eq!(
+            asked(Some(TypeArg::Sd), Some("style"), "type:SD cate:style"),
+            Ok((Some(LoraType::Sd), Some("style".into()))),
+            "agreeing is fine"
+        );
+        assert_eq!(asked(None, None, "type:all"), Ok((None, None)));
+        assert_eq!(
+            asked(None, None, "type:xl"),
+            Err("--filter: type:xl is not a type (sd, sdxl or all)".into())
+        );
+        assert_eq!(
+            asked(Some(TypeArg::Sd), None, "type:sdxl"),
+            Err("--filter: type:sdxl and --type sd disagree; give one".into())
+        );
+        assert_eq!(
+            asked(None, Some("style"), "cate:poses"),
+            Err("--filter: cate:poses and --cate style disagree; give one".into())
+        );
+        assert_eq!(
+            asked(None, None, "!type:sd"),
+            Err("--filter: !type:sd cannot be negated".into())
+        );
+    }
 }

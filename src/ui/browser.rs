@@ -51,8 +51,38 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         Paragraph::new(filter_line(state, theme)),
         areas.browser_filter,
     );
+    if let Some(detail) = &b.filter_detail {
+        let area = areas.browser_filter_detail;
+        let text = ellipsis(&format!("  {detail}"), usize::from(area.width));
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(text, theme.dim()))),
+            area,
+        );
+    }
     render_list(state, areas, theme, frame);
     render_detail(state, areas, theme, frame);
+}
+
+/// `text` in at most `width` columns: cut with `…` where it is wider.
+fn ellipsis(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if unicode_width::UnicodeWidthStr::width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
 }
 
 fn filter_line(state: &State, theme: Theme) -> Line<'static> {

@@ -23,6 +23,8 @@ pub struct Areas {
     pub full: Rect,
     pub browser: Rect,
     pub browser_filter: Rect,
+    /// The line under the filter saying what its terms do (zero-sized when hidden).
+    pub browser_filter_detail: Rect,
     pub browser_list: Rect,
     pub browser_detail: Rect,
     pub watch: Rect,
@@ -41,6 +43,8 @@ pub struct Areas {
     pub requests: Rect,
     pub requests_rows: Rect,
     pub wide: bool,
+    /// Whether the filter's detail line was asked for (it may have had no room).
+    pub filter_detail: bool,
 }
 
 /// The picture's place in the detail section (below its one-line title): two columns per row,
@@ -97,6 +101,17 @@ impl Areas {
     /// The geometry of a `width` x `height` screen; `detail` is the user's choice for the
     /// watch pane's detail section (`None`: shown where there is room).
     pub fn compute(width: u16, height: u16, detail: Option<bool>) -> Self {
+        Self::compute_with(width, height, detail, false)
+    }
+
+    /// As `compute`, with a line under the browser's filter for what its terms do when
+    /// `filter_detail` (taken from the list, where the pane has at least two rows for it).
+    pub fn compute_with(
+        width: u16,
+        height: u16,
+        detail: Option<bool>,
+        filter_detail: bool,
+    ) -> Self {
         let full = Rect::new(0, 0, width, height);
         let [main, status, hints] = Layout::vertical([
             Constraint::Min(0),
@@ -117,6 +132,9 @@ impl Areas {
         let b = inner(browser);
         let [browser_filter, body] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(b);
+        let explain = u16::from(filter_detail && body.height >= 2);
+        let [browser_filter_detail, body] =
+            Layout::vertical([Constraint::Length(explain), Constraint::Min(0)]).areas(body);
         let (browser_list, browser_detail) = if body.width >= 90 {
             let [l, d] =
                 Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
@@ -156,6 +174,7 @@ impl Areas {
             full,
             browser,
             browser_filter,
+            browser_filter_detail,
             browser_list,
             browser_detail,
             watch,
@@ -169,6 +188,7 @@ impl Areas {
             requests,
             requests_rows,
             wide,
+            filter_detail,
         }
     }
 

@@ -22,7 +22,12 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     let areas = if state.areas.full == frame.area() {
         state.areas
     } else {
-        layout::Areas::compute(frame.area().width, frame.area().height, state.watch.detail)
+        layout::Areas::compute_with(
+            frame.area().width,
+            frame.area().height,
+            state.watch.detail,
+            state.browser.filter_detail.is_some(),
+        )
     };
     browser::render(state, &areas, theme, frame);
     let links = watch::render(state, &areas, theme, frame);

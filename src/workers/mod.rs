@@ -204,8 +204,8 @@ impl Workers {
         send(&self.persist, op);
     }
 
-    pub fn rank(&self, generation: u64, query: String, names: Arc<[Box<str>]>) {
-        self.ranker.rank(generation, query, names);
+    pub fn rank(&self, generation: u64, query: String, text: Arc<crate::api::SearchText>) {
+        self.ranker.rank(generation, query, text);
     }
 
     /// Saves the recently used categories off the UI loop; a failure is reported.

@@ -3,20 +3,21 @@
 //! so a burst of keystrokes never queues up stale rankings. The App shows an answer only when
 //! its generation is the latest asked for.
 
+use crate::api::SearchText;
 use crate::msg::Msg;
 use std::sync::Arc;
 use std::sync::mpsc as queue;
 use tokio::sync::mpsc;
 
-/// Ranks a query over the names: indices of the matches, best first. The App supplies it
-/// (workers do not know the matcher); it may keep what it learnt between calls, such as the
-/// rankings of shorter queries, since the calls come one at a time and in order.
-pub type RankFn = Box<dyn FnMut(&str, &Arc<[Box<str>]>) -> Arc<[u32]> + Send>;
+/// Ranks a query over the catalogue's text: indices of the matches, best first. The App
+/// supplies it (workers do not know the matcher); it may keep what it learnt between calls,
+/// such as the rankings of shorter queries, since the calls come one at a time and in order.
+pub type RankFn = Box<dyn FnMut(&str, &Arc<SearchText>) -> Arc<[u32]> + Send>;
 
 struct Job {
     generation: u64,
     query: String,
-    names: Arc<[Box<str>]>,
+    text: Arc<SearchText>,
 }
 
 /// The App's handle on the ranking thread; dropping it ends the thread.
@@ -35,7 +36,7 @@ impl RankWorker {
                 while let Ok(newer) = waiting.try_recv() {
                     job = newer;
                 }
-                let matches = rank(&job.query, &job.names);
+                let matches = rank(&job.query, &job.text);
                 let ranked = Msg::Ranked {
                     generation: job.generation,
                     matches,
@@ -48,12 +49,12 @@ impl RankWorker {
         RankWorker { jobs }
     }
 
-    pub fn rank(&self, generation: u64, query: String, names: Arc<[Box<str>]>) {
+    pub fn rank(&self, generation: u64, query: String, text: Arc<SearchText>) {
         // Fails only when the thread is gone (the App is closing): nothing is left to show.
         let _ = self.jobs.send(Job {
             generation,
             query,
-            names,
+            text,
         });
     }
 }
@@ -80,17 +81,17 @@ mod tests {
         let (release, released) = queue::channel::<()>();
         let queries = Arc::new(Mutex::new(Vec::<String>::new()));
         let seen = queries.clone();
-        let rank: RankFn = Box::new(move |query, names| {
+        let rank: RankFn = Box::new(move |query, text| {
             seen.lock().expect("lock").push(query.to_string());
             if query == "q1" {
                 started.send(()).expect("test waits");
                 released.recv_timeout(WAIT).expect("released");
             }
-            (0..names.len() as u32).collect()
+            (0..text.len() as u32).collect()
         });
         let (tx, mut rx) = mpsc::channel(8);
         let ranker = RankWorker::start(rank, tx);
-        let names: Arc<[Box<str>]> = ["a", "b"].into_iter().map(Box::from).collect();
+        let names = Arc::new(SearchText::from_names(["a", "b"]));
         ranker.rank(1, "q1".into(), names.clone());
         has_started
             .recv_timeout(WAIT)

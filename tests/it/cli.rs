@@ -94,6 +94,65 @@ async fn models_plain_filters_and_json() {
     assert_eq!(code, 2, "{err}");
 }
 
+/// `--filter` takes the dashboard's language: operators and metadata fields locally, `type:`
+/// and `cate:` as the request's filters, and a bad `type:` as a usage error.
+#[tokio::test]
+async fn models_filter_language() {
+    let svc = service().await;
+    let base = svc.base_url();
+    let models =
+        |out: &str| -> Vec<Value> { json_lines(out).remove(0).as_array().unwrap().clone() };
+    let (code, out, err) = run(
+        &base,
+        &[
+            "models",
+            "--filter",
+            "type:sdxl cate:style !license:apache ^",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let items = models(&out);
+    assert!(!items.is_empty());
+    for item in &items {
+        assert_eq!(item["metadata"]["type"], "sdxl");
+        assert_eq!(item["metadata"]["category"], "style");
+        let license = item["metadata"]["license"].as_str().unwrap().to_lowercase();
+        assert!(!license.contains("apache"), "{license}");
+    }
+    let (code, out, _) = run(
+        &base,
+        &[
+            "models",
+            "--filter",
+            "base:\"SD 1.5\" | base:pony xl$",
+            "--json",
+        ],
+    )
+    .await;
+    assert_eq!(code, 0);
+    let items = models(&out);
+    assert!(!items.is_empty());
+    for item in &items {
+        let base_model = item["metadata"]["base_model"].as_str().unwrap();
+        assert!(["SD 1.5", "Pony"].contains(&base_model), "{base_model}");
+        assert!(item["model"].as_str().unwrap().ends_with("xl"));
+    }
+    let (code, out, _) = run(&base, &["models", "--filter", "nokey:x", "--json"]).await;
+    assert_eq!(
+        (code, models(&out).len()),
+        (0, 0),
+        "an unknown key matches nothing"
+    );
+    let (code, _, err) = run(&base, &["models", "--filter", "type:xl"]).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("type:xl is not a type (sd, sdxl or all)"),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn status_lines_json_shapes_and_exit_codes() {
     let svc = service().await;

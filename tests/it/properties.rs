@@ -2,7 +2,7 @@
 //! filter's incremental ranking equals a ranking from scratch.
 
 use gendash::api::Secret;
-use gendash::api::TaskKind;
+use gendash::api::{LoraEntry, SearchText, TaskKind};
 use gendash::app::filter::{FuzzyFilter, Ranker};
 use gendash::store::config::{self, BaseUrl, FileSettings, Seconds};
 use gendash::store::watchlist::{LastKnown, WatchEntry, WatchStore};
@@ -187,26 +187,33 @@ proptest! {
     }
 }
 
-/// A few thousand names of a few words each: capitals, accents, spaces and backslashes
-/// included, where the query syntax and smart case could make narrowing go wrong.
-fn filter_names() -> Arc<[Box<str>]> {
+/// A few thousand entries of a few words each: capitals, accents, spaces and backslashes
+/// included, where the query syntax and smart case could make narrowing go wrong; each with an
+/// author and a license for the field terms.
+fn filter_names() -> Arc<SearchText> {
     const WORDS: &[&str] = &[
         "water", "color", "Ink", "wash", "TOWER", "pixel", "art", "café", "ÉTÉ", "noir", "x\\y",
         "a b", "straße", "wt", "Wax", "tiw",
     ];
     let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    (0..6_000)
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        WORDS[(x % WORDS.len() as u64) as usize]
+    };
+    let entries: Vec<LoraEntry> = (0..6_000)
         .map(|i| {
-            let mut words = Vec::new();
-            for _ in 0..3 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                words.push(WORDS[(x % WORDS.len() as u64) as usize]);
-            }
-            format!("{}_{}", words.join("_"), i % 89).into_boxed_str()
+            let words: Vec<&str> = (0..3).map(|_| next()).collect();
+            let meta =
+                serde_json::json!({"author": format!("{}{}", next(), i % 7), "license": next()});
+            LoraEntry::new(
+                format!("{}_{}", words.join("_"), i % 89),
+                meta.as_object().unwrap(),
+            )
         })
-        .collect()
+        .collect();
+    Arc::new(SearchText::new(entries.into()))
 }
 
 /// A keystroke in the filter field.
@@ -218,25 +225,31 @@ enum Key {
 }
 
 fn key() -> impl Strategy<Value = Key> {
-    let alphabet = "[aceilnortwxW_ \\\\Éé1]";
+    let alphabet = "[aceilnortwxW_ \\\\Éé1!^'$|\"]";
     prop_oneof![
         6 => alphabet.prop_map(|c: String| Key::Type(c.chars().next().unwrap())),
         3 => (1usize..4).prop_map(Key::Erase),
         1 => proptest::string::string_regex(&format!("{alphabet}{{1,4}}"))
             .unwrap()
             .prop_map(Key::Paste),
+        1 => prop_oneof![
+            Just(" author:"), Just(" !license:"), Just(" | "), Just(" nokey:"), Just("name:"),
+            Just(" base:\"a b\""), Just(" type:sd "), Just(" \\ "),
+        ]
+        .prop_map(|s| Key::Paste(s.to_string())),
     ]
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// The dashboard's ranker (narrowing the previous matches, reusing earlier rankings,
-    /// ranking in parts on several threads) answers every query of a typing session exactly
-    /// as ranking all the names from scratch does.
+    /// The dashboard's ranker (narrowing the previous matches where the new query provably
+    /// matches no more, reusing earlier rankings, ranking in parts on several threads) answers
+    /// every query of a typing session, operators, alternatives and field terms included,
+    /// exactly as ranking all the entries from scratch does.
     #[test]
     fn incremental_ranking_equals_a_full_ranking(keys in proptest::collection::vec(key(), 1..24)) {
-        let names = filter_names();
+        let text = filter_names();
         let mut ranker = Ranker::new();
         let mut full = FuzzyFilter::new();
         let mut query = String::new();
@@ -251,11 +264,11 @@ proptest! {
                 Key::Paste(text) => query.push_str(&text),
             }
             let expected: Vec<u32> = full
-                .rank(&query, names.iter().map(|n| &**n))
+                .rank_text(&query, &text)
                 .iter()
                 .map(|r| r.index)
                 .collect();
-            prop_assert_eq!(&*ranker.rank(&query, &names), &expected[..], "query {:?}", query);
+            prop_assert_eq!(&*ranker.rank(&query, &text), &expected[..], "query {:?}", query);
         }
     }
 }

@@ -85,10 +85,10 @@ fn typed(s: &mut State, text: &str) {
             if let Cmd::Rank {
                 generation,
                 query,
-                names,
+                text,
             } = cmd
             {
-                let matches = ranker.rank(&query, &names);
+                let matches = ranker.rank(&query, &text);
                 s.apply(Msg::Ranked {
                     generation,
                     matches,
@@ -225,18 +225,86 @@ fn a_ranking_still_out_is_marked() {
     let Some(Cmd::Rank {
         generation,
         query,
-        names,
+        text: search,
     }) = cmds.into_iter().next()
     else {
         panic!("a ranking is asked for")
     };
     s.apply(Msg::Ranked {
         generation,
-        matches: Ranker::new().rank(&query, &names),
+        matches: Ranker::new().rank(&query, &search),
     });
     let screen = text(&s);
     assert!(screen[0].contains(" · 2/6 "), "{}", screen[0]);
     assert!(!screen.concat().contains("filtering"));
+}
+
+/// Types `text` key by key and answers every request as the workers would: a ranking as the
+/// ranking worker does, a reload (a `type:`/`cate:` term) with the catalogue's entries of that
+/// type and category.
+fn typed_settled(s: &mut State, text: &str) {
+    let mut ranker = Ranker::new();
+    for c in text.chars() {
+        let mut cmds = s.update(Action::Type(c));
+        while let Some(cmd) = cmds.pop() {
+            match cmd {
+                Cmd::Rank {
+                    generation,
+                    query,
+                    text,
+                } => {
+                    let matches = ranker.rank(&query, &text);
+                    cmds.extend(s.apply(Msg::Ranked {
+                        generation,
+                        matches,
+                    }));
+                }
+                Cmd::FetchCatalogue {
+                    generation,
+                    lora_type,
+                    cate,
+                } => {
+                    let mut c = catalogue();
+                    c.entries.retain(|e| {
+                        lora_type.is_none_or(|t| e.lora_type() == Some(t.as_str()))
+                            && cate.as_deref().is_none_or(|k| e.category() == Some(k))
+                    });
+                    cmds.extend(s.apply(Msg::Catalogue {
+                        generation,
+                        result: Ok(c),
+                    }));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The line under the filter says what its terms do, cut to the pane's width; `type:` and
+/// `cate:` reloaded the list (the title shows them), the rest matched locally.
+#[test]
+fn filter_detail_line_at_80_and_140() {
+    let query = "^w | ^ink author:aya !tower rating:4 type:sd cate:style ";
+    for (width, height) in [(80, 24), (140, 30)] {
+        let mut s = loaded(width, height, Vec::new());
+        s.update(Action::FocusFilter);
+        typed_settled(&mut s, query);
+        assert_eq!(
+            s.browser.filter_detail.as_deref(),
+            Some(
+                "name ^w or name ^ink · author ~ aya · not name tower · rating ~ 4 · type sd · cate style"
+            )
+        );
+        let shown: Vec<&str> = s
+            .browser
+            .matches
+            .iter()
+            .map(|&i| s.browser.entries[i as usize].model.as_str())
+            .collect();
+        assert_eq!(shown.len(), 2, "{shown:?}");
+        assert!(shown.contains(&"watercolor_v2") && shown.contains(&"ink_wash"));
+        insta::assert_snapshot!(format!("filter_detail_{width}"), draw(&s).backend());
+    }
 }
 
 #[test]

@@ -1,0 +1,563 @@
+//! The filter's query language: fzf's extended syntax (parsed by nucleo-matcher), `|` between
+//! terms for alternatives, `key:value` terms on the metadata, and `type:`/`cate:` for the
+//! service's own filters.
+//!
+//! A query is words separated by spaces (`\ ` is a space inside a word, as in nucleo; double
+//! quotes group words too: `base:"SD 1.5"`). Every word must match, except that words joined
+//! by a standalone `|` are alternatives of which one must: `a b | c` is a AND (b OR c). Each
+//! word is one nucleo [`Atom`] (`'exact`, `^prefix`, `suffix$`, `^whole$`, `!not`, `!^`,
+//! `!…$`), and fzf's `'word'` matches at word boundaries. A word `key:value` matches the value
+//! against the entry's metadata field instead of its name, ignoring case; `!key:value` excludes.
+//!
+//! Field names: `name`/`model` are the model name; `author`, `license`, `category`,
+//! `version`, `source`, … are the metadata keys of the same name; `base` is `base_model`,
+//! `trigger` is `trigger_words`, `weight` is `recommended_weight`. Any other key is looked up
+//! as it is; a key no entry has matches nothing. `type:` and `cate:` are not matched here: they
+//! set the service's filters (see [`Query::lora_type`]).
+
+use crate::api::LoraType;
+use nucleo_matcher::chars;
+use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
+
+/// The friendly field names and the metadata keys they stand for.
+pub const ALIASES: &[(&str, &str)] = &[
+    ("base", "base_model"),
+    ("trigger", "trigger_words"),
+    ("weight", "recommended_weight"),
+];
+
+/// What a term is matched against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Name,
+    /// A metadata key, lowercased, aliases resolved.
+    Field(Box<str>),
+}
+
+/// One word of the query, matched against a name or a field.
+#[derive(Debug, Clone)]
+pub struct Term {
+    pub target: Target,
+    /// The key as typed (lowercased), for the detail line; `name` for names.
+    pub label: Box<str>,
+    pub atom: Atom,
+    /// fzf's `'word'`: a substring starting and ending at word boundaries.
+    pub word: bool,
+    /// Whether case is ignored (always for fields; for names, smart case: while the needle has
+    /// no capital).
+    pub ignore_case: bool,
+    /// The needle as the matcher compares it.
+    pub needle: Box<[char]>,
+}
+
+/// A `type:` or `cate:` term, and whether it is finished (a space follows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerTerm<T> {
+    pub value: T,
+    pub complete: bool,
+}
+
+/// A parsed query.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// Every group must match; within a group, one of its terms (the best scores).
+    pub groups: Vec<Vec<Term>>,
+    /// `type:` (the last one): the type to ask the service for (`type:all` is every type), or
+    /// why the value is not one.
+    pub lora_type: Option<ServerTerm<Result<Option<LoraType>, String>>>,
+    /// `cate:` (the last one): the category to ask the service for.
+    pub cate: Option<ServerTerm<String>>,
+    /// What was ignored, and why (a negated `type:` or `cate:`).
+    pub notes: Vec<String>,
+    /// Whether the query uses more than plain fuzzy words on names: a `|` (even dangling),
+    /// operators, fields or the service's filters. Only those get a detail line.
+    pub explained: bool,
+}
+
+/// One word of the query text.
+struct Token {
+    /// Without its double quotes; `\"` became `"`, other escapes are left for nucleo.
+    text: String,
+    /// Byte offset in `text` of the first `:` outside quotes, when no quote came before it.
+    colon: Option<usize>,
+    quoted: bool,
+    /// A space (or the end of a closed quote then a space) follows it.
+    complete: bool,
+}
+
+/// Splits as nucleo does (on spaces not preceded by a backslash), and keeps double-quoted
+/// parts together.
+fn tokens(query: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let (mut colon, mut quoted, mut in_quotes, mut backslash) = (None, false, false, false);
+    for c in query.chars() {
+        if c == ' ' && !backslash && !in_quotes {
+            if !text.is_empty() || quoted {
+                out.push(Token {
+                    text: std::mem::take(&mut text),
+                    colon: colon.take(),
+                    quoted,
+                    complete: true,
+                });
+            }
+            quoted = false;
+            continue;
+        }
+        if c == '"' {
+            if backslash {
+                text.pop();
+                text.push('"');
+                backslash = false;
+            } else {
+                in_quotes = !in_quotes;
+                quoted = true;
+            }
+            continue;
+        }
+        if c == ':' && !quoted && colon.is_none() {
+            colon = Some(text.len());
+        }
+        backslash = c == '\\';
+        text.push(c);
+    }
+    if !text.is_empty() || quoted {
+        out.push(Token {
+            text,
+            colon,
+            quoted,
+            complete: false,
+        });
+    }
+    out
+}
+
+/// A field key: a letter, then letters, digits, `_` or `-`.
+fn is_key(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(char::is_alphabetic)
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Whether a value (without its `!`) is fzf's `'word'` form: then without its closing quote.
+fn word_form(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('!').unwrap_or(text);
+    let closed = inner.starts_with('\'')
+        && inner.chars().count() >= 2
+        && inner.ends_with('\'')
+        && !inner.ends_with("\\'");
+    closed.then(|| &text[..text.len() - 1])
+}
+
+fn term(target: Target, label: &str, text: &str, case: CaseMatching) -> Option<Term> {
+    let (source, word) = match word_form(text) {
+        Some(without) => (without, true),
+        None => (text, false),
+    };
+    let atom = Atom::parse(source, case, Normalization::Smart);
+    let needle: Box<[char]> = atom.needle_text().chars().collect();
+    if needle.is_empty() {
+        return None; // `!`, `^`, `'` and the like alone: nothing to match yet
+    }
+    let ignore_case =
+        case != CaseMatching::Respect && !needle.iter().any(|&c| chars::is_upper_case(c));
+    Some(Term {
+        target,
+        label: label.into(),
+        atom,
+        word,
+        ignore_case,
+        needle,
+    })
+}
+
+fn parse_type(value: &str) -> Result<Option<LoraType>, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "sd" => Ok(Some(LoraType::Sd)),
+        "sdxl" => Ok(Some(LoraType::Sdxl)),
+        "all" | "any" => Ok(None),
+        _ => Err(format!(
+            "type:{value} is not a type (sd, sdxl or all); ignored"
+        )),
+    }
+}
+
+impl Query {
+    pub fn parse(query: &str) -> Query {
+        let mut q = Query::default();
+        let mut alternative = false;
+        for token in tokens(query) {
+            if !token.quoted && token.text == "|" {
+                alternative = true;
+                q.explained = true;
+                continue;
+            }
+            let negated = token.text.starts_with('!');
+            let key = token.colon.and_then(|at| {
+                let key = token.text.get(usize::from(negated)..at)?;
+                is_key(key).then(|| (key.to_lowercase(), at))
+            });
+            let found = match key {
+                Some((key, at)) => {
+                    q.explained = true;
+                    let value = &token.text[at + 1..];
+                    if value.is_empty() {
+                        continue; // still being typed
+                    }
+                    match key.as_str() {
+                        "type" if negated => {
+                            q.notes
+                                .push(format!("!type:{value} cannot be negated; ignored"));
+                            continue;
+                        }
+                        "cate" if negated => {
+                            q.notes.push(format!(
+                                "!cate:{value} cannot be negated (the service lists one category); ignored"
+                            ));
+                            continue;
+                        }
+                        "type" => {
+                            q.lora_type = Some(ServerTerm {
+                                value: parse_type(value),
+                                complete: token.complete,
+                            });
+                            continue;
+                        }
+                        "cate" => {
+                            q.cate = Some(ServerTerm {
+                                value: value.to_string(),
+                                complete: token.complete,
+                            });
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    let target = match key.as_str() {
+                        "name" | "model" => Target::Name,
+                        other => Target::Field(
+                            ALIASES
+                                .iter()
+                                .find(|(alias, _)| *alias == other)
+                                .map_or(other, |(_, field)| field)
+                                .into(),
+                        ),
+                    };
+                    let value = if negated {
+                        format!("!{value}")
+                    } else {
+                        value.to_string()
+                    };
+                    let case = if target == Target::Name {
+                        CaseMatching::Smart
+                    } else {
+                        CaseMatching::Ignore
+                    };
+                    term(target, &key, &value, case)
+                }
+                None => term(Target::Name, "name", &token.text, CaseMatching::Smart),
+            };
+            let Some(found) = found else {
+                continue;
+            };
+            q.explained |= found.atom.negative
+                || found.word
+                || found.atom.kind != AtomKind::Fuzzy
+                || found.target != Target::Name;
+            match q.groups.last_mut() {
+                Some(group) if alternative => group.push(found),
+                _ => q.groups.push(vec![found]),
+            }
+            alternative = false;
+        }
+        q.explained |= q.lora_type.is_some() || q.cate.is_some() || !q.notes.is_empty();
+        q
+    }
+
+    /// Whether nothing is matched locally: every entry is shown, in its order.
+    pub fn matches_all(&self) -> bool {
+        self.groups.is_empty()
+    }
+
+    /// The detail line: what each term does, `·` between them; `known` says whether some entry
+    /// has a metadata key.
+    pub fn describe(&self, known: impl Fn(&str) -> bool) -> String {
+        let mut parts: Vec<String> = self
+            .groups
+            .iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .map(|t| {
+                        let unknown = match &t.target {
+                            Target::Field(key) if !known(key) => " (no such field)",
+                            _ => "",
+                        };
+                        format!("{}{unknown}", t.describe())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            })
+            .collect();
+        if let Some(t) = &self.lora_type {
+            parts.push(match &t.value {
+                Ok(Some(ty)) => format!("type {}", ty.as_str()),
+                Ok(None) => "type all".to_string(),
+                Err(e) => e.clone(),
+            });
+        }
+        if let Some(c) = &self.cate {
+            parts.push(format!("cate {}", quoted(&c.value)));
+        }
+        parts.extend(self.notes.iter().cloned());
+        parts.join(" · ")
+    }
+
+    /// Whether every entry this query matches is matched by `shorter` too, so that this query
+    /// can be ranked over `shorter`'s matches only: every group of `shorter` is implied by one
+    /// of this query's groups. When unsure, no.
+    pub fn narrows(&self, shorter: &Query) -> bool {
+        shorter.groups.iter().all(|s| {
+            self.groups
+                .iter()
+                .any(|l| l.iter().all(|a| s.iter().any(|b| a.implies(b))))
+        })
+    }
+}
+
+fn quoted(value: &str) -> String {
+    if value.contains(' ') {
+        format!("\"{value}\"")
+    } else {
+        value.to_string()
+    }
+}
+
+fn is_subsequence(short: &[char], long: &[char]) -> bool {
+    let mut long = long.iter();
+    short.iter().all(|c| long.any(|l| l == c))
+}
+
+fn contains(long: &[char], short: &[char]) -> bool {
+    short.is_empty() || long.windows(short.len()).any(|w| w == short)
+}
+
+impl Term {
+    /// `name ~ pixel`, `author ^mak`, `not license openrail`, `name 'ink'`, `base "SD 1.5"`.
+    pub fn describe(&self) -> String {
+        let needle: String = self.needle.iter().collect();
+        let needle = quoted(&needle);
+        let shown = match self.atom.kind {
+            AtomKind::Fuzzy => format!("~ {needle}"),
+            _ if self.word => format!("'{needle}'"),
+            AtomKind::Prefix => format!("^{needle}"),
+            AtomKind::Postfix => format!("{needle}$"),
+            AtomKind::Exact => format!("^{needle}$"),
+            // A substring: the value as it is.
+            _ => needle,
+        };
+        let not = if self.atom.negative { "not " } else { "" };
+        format!("{not}{} {shown}", self.label)
+    }
+
+    /// Whether whatever matches this term matches `other`.
+    fn implies(&self, other: &Term) -> bool {
+        if self.target != other.target
+            || self.atom.negative != other.atom.negative
+            || self.ignore_case != other.ignore_case
+        {
+            return false;
+        }
+        // Boundaries and spaces (which the matcher treats apart at the ends) only as typed.
+        let unusual = |t: &Term| t.word || t.needle.iter().any(|c| c.is_whitespace());
+        if unusual(self) || unusual(other) {
+            return self.word == other.word
+                && self.atom.kind == other.atom.kind
+                && self.needle == other.needle;
+        }
+        if self.atom.negative {
+            // not L implies not S when S implies L.
+            other.matches_imply(self)
+        } else {
+            self.matches_imply(other)
+        }
+    }
+
+    /// For positive terms of one case mode: whether a text matching `self` matches `other`.
+    fn matches_imply(&self, other: &Term) -> bool {
+        use AtomKind::{Exact, Fuzzy, Postfix, Prefix, Substring};
+        let (l, s) = (&*self.needle, &*other.needle);
+        match (self.atom.kind, other.atom.kind) {
+            (_, Fuzzy) => is_subsequence(s, l),
+            (_, Substring) => contains(l, s),
+            (Exact | Prefix, Prefix) => l.starts_with(s),
+            (Exact | Postfix, Postfix) => l.ends_with(s),
+            (Exact, Exact) => l == s,
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn describe(q: &str) -> String {
+        Query::parse(q).describe(|k| k != "nokey")
+    }
+
+    fn kinds(q: &str) -> Vec<Vec<(AtomKind, bool, String)>> {
+        Query::parse(q)
+            .groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|t| (t.atom.kind, t.atom.negative, t.needle.iter().collect()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn operators_parse_as_fzf_does() {
+        use AtomKind::{Exact, Fuzzy, Postfix, Prefix, Substring};
+        let one = |k, n, s: &str| vec![vec![(k, n, s.to_string())]];
+        assert_eq!(kinds("pix"), one(Fuzzy, false, "pix"));
+        assert_eq!(kinds("'pix"), one(Substring, false, "pix"));
+        assert_eq!(kinds("^pix"), one(Prefix, false, "pix"));
+        assert_eq!(kinds("xl$"), one(Postfix, false, "xl"));
+        assert_eq!(kinds("^ink_wash$"), one(Exact, false, "ink_wash"));
+        assert_eq!(kinds("!xl"), one(Substring, true, "xl"));
+        assert_eq!(kinds("!^pix"), one(Prefix, true, "pix"));
+        assert_eq!(kinds("!xl$"), one(Postfix, true, "xl"));
+        assert_eq!(kinds("a\\ b"), one(Fuzzy, false, "a b"));
+        assert_eq!(kinds("\\!x"), one(Fuzzy, false, "!x"));
+        assert_eq!(
+            kinds("! ^ ' |"),
+            Vec::<Vec<_>>::new(),
+            "operators alone match all"
+        );
+        let word = Query::parse("'ink'");
+        assert!(word.groups[0][0].word && word.explained);
+        assert!(
+            !Query::parse("pixel art").explained,
+            "plain words need no detail"
+        );
+    }
+
+    #[test]
+    fn bars_join_alternatives_and_words_are_anded() {
+        let q = Query::parse("a b | c");
+        assert_eq!(q.groups.len(), 2);
+        assert_eq!(q.groups[1].len(), 2);
+        assert_eq!(Query::parse("^pixel | ^ukiyo").groups.len(), 1);
+        assert_eq!(Query::parse("a | b | c").groups[0].len(), 3);
+        let dangling = Query::parse("a |");
+        assert_eq!((dangling.groups.len(), dangling.explained), (1, true));
+        assert_eq!(Query::parse("| a").groups.len(), 1);
+        assert_eq!(
+            Query::parse("a|b").groups[0].len(),
+            1,
+            "only a standalone bar"
+        );
+        assert_eq!(
+            Query::parse("a \"|\" b").groups.len(),
+            3,
+            "a quoted bar is a word"
+        );
+    }
+
+    #[test]
+    fn field_terms_map_keys_and_take_quoted_values() {
+        let q = Query::parse("Author:^mak base:\"SD 1.5\" !license:openrail name:pix x:\"a:b\"");
+        let t: Vec<_> = q.groups.iter().map(|g| &g[0]).collect();
+        assert_eq!(t[0].target, Target::Field("author".into()));
+        assert_eq!(t[0].atom.kind, AtomKind::Prefix);
+        assert_eq!(t[1].target, Target::Field("base_model".into()));
+        assert_eq!(
+            &*t[1].needle,
+            ['s', 'd', ' ', '1', '.', '5'],
+            "case ignored"
+        );
+        assert!(t[2].atom.negative && t[2].atom.kind == AtomKind::Substring);
+        assert_eq!(t[3].target, Target::Name);
+        assert_eq!(t[4].needle.iter().collect::<String>(), "a:b");
+        assert_eq!(
+            Query::parse("\"a:b\"").groups[0][0].target,
+            Target::Name,
+            "a quoted colon is text"
+        );
+        assert!(
+            Query::parse("author:").matches_all(),
+            "a key still being typed"
+        );
+    }
+
+    #[test]
+    fn type_and_cate_are_taken_out() {
+        let q = Query::parse("type:SDXL cate:\"fan art\" pix");
+        assert_eq!(q.groups.len(), 1);
+        assert_eq!(
+            q.lora_type,
+            Some(ServerTerm {
+                value: Ok(Some(LoraType::Sdxl)),
+                complete: true
+            })
+        );
+        assert_eq!(
+            q.cate,
+            Some(ServerTerm {
+                value: "fan art".into(),
+                complete: true
+            })
+        );
+        assert!(!Query::parse("type:sd").lora_type.expect("type").complete);
+        assert_eq!(
+            Query::parse("type:all ").lora_type.expect("type").value,
+            Ok(None)
+        );
+        let bad = Query::parse("type:xl ");
+        assert_eq!(
+            bad.lora_type.expect("type").value,
+            Err("type:xl is not a type (sd, sdxl or all); ignored".into())
+        );
+        assert!(Query::parse("type:sd").matches_all());
+    }
+
+    #[test]
+    fn the_detail_line_says_what_each_term_does() {
+        assert_eq!(
+            describe("pixel author:^mak !license:openrail type:sdxl"),
+            "name ~ pixel · author ^mak · not license openrail · type sdxl"
+        );
+        assert_eq!(
+            describe("^pixel | ^ukiyo 'ink' xl$ ^a$ !^b !c$"),
+            "name ^pixel or name ^ukiyo · name 'ink' · name xl$ · name ^a$ · not name ^b · not name c$"
+        );
+        assert_eq!(
+            describe("base:\"SD 1.5\" nokey:x cate:anime type:xl"),
+            "base ~ \"sd 1.5\" · nokey ~ x (no such field) · type:xl is not a type (sd, sdxl or all); ignored · cate anime"
+        );
+        assert_eq!(describe("!type:sd"), "!type:sd cannot be negated; ignored");
+    }
+
+    #[test]
+    fn narrowing_only_where_it_holds() {
+        let narrows = |s: &str, l: &str| Query::parse(l).narrows(&Query::parse(s));
+        assert!(narrows("pix", "pixe"));
+        assert!(narrows("pix", "pix !x"), "adding a negation narrows");
+        assert!(narrows("pix", "pix art"), "adding a word narrows");
+        assert!(narrows("^pi", "^pix"));
+        assert!(narrows("pix", "^pix"), "an operator narrows a fuzzy word");
+        assert!(narrows("a | b", "a"));
+        assert!(narrows("author:ma", "author:mak"));
+        assert!(narrows("x", "x type:sd"));
+        assert!(!narrows("!x", "!xy"), "a longer negation excludes less");
+        assert!(!narrows("a", "a | b"), "an alternative widens");
+        assert!(!narrows("a |", "a | b"));
+        assert!(!narrows("xl$", "xl$a"));
+        assert!(!narrows("wat", "waT"), "smart case switched");
+        assert!(!narrows("author:ma", "license:mak"));
+        assert!(!narrows("pix", "!pix"));
+        assert!(narrows("!xy", "!x"), "a shorter negation excludes more");
+    }
+}
