@@ -153,7 +153,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('/'), NONE)],
                 "/",
                 Action::FocusFilter,
-                "filter models by name (fuzzy)",
+                "filter: fuzzy names, fzf operators, key:value fields, type:/cate:",
                 Some("filter"),
                 Priority::High
             ),
