@@ -1,8 +1,10 @@
 //! `gendash models`: the catalogue, optionally filtered on the server (`--type`, `--cate`) and
 //! fuzzy-matched locally (`--filter`).
 
-use super::{CliResult, Global, client_from, output};
+use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::api::LoraType;
+use crate::store::catalogue::{CatalogueCache, Key};
+use crate::store::watchlist::{service_key, unix_now};
 use crate::app::filter::FuzzyFilter;
 use serde_json::Value;
 
@@ -36,14 +38,53 @@ pub struct ModelsArgs {
     /// Print a JSON array of the entries as served.
     #[arg(long)]
     pub json: bool,
+    /// Read the catalogue last loaded for this service, type and category from the cache
+    /// instead of the network (its age is said on stderr).
+    #[arg(long)]
+    pub offline: bool,
 }
 
 pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    let catalogue = client
-        .list_loras(args.lora_type.map(LoraType::from), args.cate.as_deref())
-        .await?;
+    let lora_type = args.lora_type.map(LoraType::from);
+    let key = Key::new(
+        &service_key(client.base_url()),
+        lora_type,
+        args.cate.as_deref(),
+    );
+    let cache = CatalogueCache::new(CatalogueCache::default_dir());
+    let catalogue = if args.offline {
+        let cached = blocking(move || cache.load(&key).ok_or(key)).await?;
+        match cached {
+            Ok(c) => {
+                eprintln!(
+                    "offline: the catalogue cached {}",
+                    crate::app::browser::age(unix_now().saturating_sub(c.saved_at))
+                );
+                c.catalogue
+            }
+            Err(key) => {
+                return Err(Failure::new(
+                    exit::NOT_FOUND,
+                    format!(
+                        "no cached catalogue for {} (type {}, category {}); run `gendash models` \
+                         once with the service reachable",
+                        key.service,
+                        key.type_label(),
+                        key.cate_label()
+                    ),
+                ));
+            }
+        }
+    } else {
+        let catalogue = client.list_loras(lora_type, args.cate.as_deref()).await?;
+        // The dashboard and `--offline` start from it; a cache that cannot be written costs
+        // nothing here.
+        let copy = catalogue.clone();
+        let _ = blocking(move || cache.save(&key, &copy, unix_now())).await;
+        catalogue
+    };
     let order: Vec<usize> = match args.filter.as_deref() {
         Some(q) => FuzzyFilter::new()
             .rank(q, catalogue.entries.iter().map(|e| e.model.as_str()))
@@ -99,4 +140,13 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
         );
     }
     Ok(crate::cli::exit::OK)
+}
+
+/// Runs file work off the async thread.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Failure> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Failure::new(exit::OTHER, format!("the cache could not be read: {e}")))
 }
