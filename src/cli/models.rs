@@ -3,9 +3,9 @@
 
 use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::api::LoraType;
+use crate::app::filter::FuzzyFilter;
 use crate::store::catalogue::{CatalogueCache, Key};
 use crate::store::watchlist::{service_key, unix_now};
-use crate::app::filter::FuzzyFilter;
 use serde_json::Value;
 
 /// The spec's base-model types, as the command line spells them.
