@@ -38,6 +38,9 @@ pub enum Cmd {
         generation: u64,
         lora_type: Option<LoraType>,
         cate: Option<String>,
+        /// Show the cached copy for these filters meanwhile (`Msg::CachedCatalogue`): at start
+        /// and when the filters change, not on a reload of the list shown.
+        cached: bool,
     },
     /// Poll the task at its service: the one given (a base URL, as saved in the watch list),
     /// or the current one for `None`.
@@ -157,6 +160,13 @@ pub enum Msg {
     Catalogue {
         generation: u64,
         result: Result<Catalogue, ApiError>,
+    },
+    /// The catalogue cached for the filters of fetch `generation`, saved at `saved_at`
+    /// (seconds since the epoch); read off the UI loop, shown until the fresh one arrives.
+    CachedCatalogue {
+        generation: u64,
+        catalogue: Catalogue,
+        saved_at: u64,
     },
     Polled {
         key: TaskKey,

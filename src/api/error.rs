@@ -60,6 +60,15 @@ impl ApiError {
         }
     }
 
+    /// Whether the service could not be reached at all (no connection, no answer in time, a
+    /// broken connection), as opposed to one that answered with an error.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            ApiError::Connect { .. } | ApiError::Timeout { .. } | ApiError::Transport { .. }
+        )
+    }
+
     /// A delay the service asked for with `Retry-After`.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {

@@ -79,6 +79,14 @@ pub struct Browser {
     ranking: u64,
     /// The latest ranking asked for has not come back: `matches` are an earlier query's.
     filtering: bool,
+    /// The entries shown are a cached copy saved then (seconds since the epoch), not yet
+    /// replaced by a fresh load.
+    pub cached_at: Option<u64>,
+    /// The latest fetch could not reach the service (a transport error).
+    pub offline: bool,
+    /// After a reload under a query: the entry to select when its ranking arrives (the one
+    /// selected before, by name), instead of the best match.
+    reselect: Option<u32>,
 }
 
 impl Browser {
@@ -108,18 +116,88 @@ impl Browser {
             all: Arc::new([]),
             ranking: 0,
             filtering: false,
+            cached_at: None,
+            offline: false,
+            reselect: None,
         }
     }
 
-    /// Starts a fetch with the current server-side filters.
+    /// Starts a fetch with the current server-side filters, the cached copy for them shown
+    /// meanwhile (at start and when the filters change).
     pub fn fetch(&mut self) -> Cmd {
+        self.fetch_with(true)
+    }
+
+    /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
+    pub fn reload(&mut self) -> Cmd {
+        self.fetch_with(false)
+    }
+
+    fn fetch_with(&mut self, cached: bool) -> Cmd {
         self.generation += 1;
         self.load = Load::Loading;
+        self.offline = false;
         Cmd::FetchCatalogue {
             generation: self.generation,
             lora_type: self.lora_type,
             cate: Some(self.category.clone()).filter(|c| !c.is_empty()),
+            cached,
         }
+    }
+
+    /// The cached copy for fetch `generation` was read: shown, marked with its age, unless
+    /// the fresh list already arrived (or the fetch is stale). `None` when ignored.
+    pub fn cached(
+        &mut self,
+        generation: u64,
+        catalogue: Catalogue,
+        saved_at: u64,
+    ) -> Option<Vec<Cmd>> {
+        if generation != self.generation || self.load == Load::Loaded {
+            return None;
+        }
+        self.cached_at = Some(saved_at);
+        Some(self.install(catalogue).into_iter().collect())
+    }
+
+    /// Fetch `generation` failed because the service could not be reached: the list shown
+    /// (a cached copy, say) stays, marked offline.
+    pub fn unreachable(&mut self, generation: u64, error: String) -> Option<Vec<Cmd>> {
+        let cmds = self.loaded(generation, Err(error))?;
+        self.offline = true;
+        Some(cmds)
+    }
+
+    /// The mark of a cached copy in the title, its age from `now` (seconds since the epoch):
+    /// `cached 3h ago`, `cached 3h ago · offline`.
+    pub fn cached_mark(&self, now: u64) -> Option<String> {
+        let saved = self.cached_at?;
+        let offline = if self.offline { " · offline" } else { "" };
+        Some(format!(
+            "cached {}{offline}",
+            age(now.saturating_sub(saved))
+        ))
+    }
+
+    /// Replaces the entries, keeping the selection on the model of the same name; what to do
+    /// next (rank the new entries against the query).
+    fn install(&mut self, c: Catalogue) -> Option<Cmd> {
+        let name = self.selected_entry().map(|e| e.model.clone());
+        self.all = (0..c.entries.len() as u32).collect();
+        self.entries = c.entries.into();
+        self.text = Arc::new(SearchText::new(self.entries.clone()));
+        self.skipped = c.skipped;
+        let keep = name.and_then(|n| {
+            self.entries
+                .iter()
+                .position(|e| e.model == n)
+                .and_then(|i| u32::try_from(i).ok())
+        });
+        // The old matches index the old entries: none of them may be shown over the new.
+        self.matches = Arc::new([]);
+        let cmd = self.refilter_keeping(keep);
+        self.reselect = if cmd.is_some() { keep } else { None };
+        cmd
     }
 
     /// A fetch came back: `None` when it was stale (an older generation) and ignored, else what
@@ -134,21 +212,11 @@ impl Browser {
         }
         match result {
             Ok(c) => {
-                let keep = self.selected_entry_index();
                 let remember = self.remember_category(!c.entries.is_empty());
-                self.entries = c.entries.into();
-                self.text = Arc::new(SearchText::new(self.entries.clone()));
-                self.all = (0..self.entries.len() as u32).collect();
-                self.skipped = c.skipped;
                 self.load = Load::Loaded;
-                // The old matches index the old entries: none of them may be shown over the new.
-                self.matches = Arc::new([]);
-                Some(
-                    self.refilter_keeping(keep)
-                        .into_iter()
-                        .chain(remember)
-                        .collect(),
-                )
+                self.cached_at = None;
+                self.offline = false;
+                Some(self.install(c).into_iter().chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
             Err(e) => {
@@ -163,6 +231,8 @@ impl Browser {
     /// worker, and the list changes when its answer arrives. A finished `type:`/`cate:` term
     /// that changes a server-side filter reloads instead (the new entries are ranked then).
     pub fn refilter(&mut self) -> Option<Cmd> {
+        // A new query selects its best match, whatever a reload meant to keep.
+        self.reselect = None;
         self.refilter_keeping(self.selected_entry_index())
     }
 
@@ -240,7 +310,8 @@ impl Browser {
             // The ranking may have built the columns: unknown keys can be told now.
             self.filter_detail = Some(self.describe(&Query::parse(&self.query)));
         }
-        self.show(matches, self.selected_entry_index());
+        let keep = self.reselect.take();
+        self.show(matches, keep);
         true
     }
 
@@ -249,8 +320,8 @@ impl Browser {
         self.filtering
     }
 
-    /// Shows new matches. With an empty query the selection stays on the entry it was on (a
-    /// cleared filter, a reload); a new query selects its best match.
+    /// Shows new matches, the selection on entry `keep` if it is among them, else on the first
+    /// (a query's best match).
     fn show(&mut self, matches: Arc<[u32]>, keep: Option<u32>) {
         self.matches = if self.only_favourites {
             matches
@@ -265,12 +336,9 @@ impl Browser {
         } else {
             matches
         };
-        self.cursor.selected = if self.query.is_empty() {
-            keep.and_then(|k| self.matches.iter().position(|&m| m == k))
-                .unwrap_or(0)
-        } else {
-            0
-        };
+        self.cursor.selected = keep
+            .and_then(|k| self.matches.iter().position(|&m| m == k))
+            .unwrap_or(0);
         self.cursor.offset = 0;
         self.scroll_into_view();
     }
@@ -283,7 +351,9 @@ impl Browser {
             self.favourites.insert(name.clone());
         }
         if self.only_favourites && !on {
-            let keep = self.selected_entry_index();
+            let keep = self
+                .selected_entry_index()
+                .filter(|_| self.query.is_empty());
             let matches = self.matches.clone();
             self.show(matches, keep);
         }
@@ -464,6 +534,17 @@ impl Browser {
     }
 }
 
+/// An age in seconds as a person says it: `just now`, `5 min ago`, `3h ago`, `2 days ago`.
+pub fn age(secs: u64) -> String {
+    match secs {
+        0..60 => "just now".into(),
+        60..3600 => format!("{} min ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        86_400..172_800 => "1 day ago".into(),
+        _ => format!("{} days ago", secs / 86_400),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -625,6 +706,29 @@ mod tests {
         let (generation, matches) = answer(cmds.into_iter().next());
         assert!(b.ranked(generation, matches));
         assert_eq!(shown(&b), ["pixie", "pixel_art"]);
+    }
+
+    /// A reload keeps the selection on the model of the same name, wherever it now is, even
+    /// under a query (once the new entries are ranked); a new query then selects its best.
+    #[test]
+    fn a_reload_keeps_the_selection_by_name() {
+        let mut b = loaded(&["ink", "pixel_art", "pixie"]);
+        b.start_editing(Field::Filter);
+        typed(&mut b, "pi");
+        b.select(shown(&b).iter().position(|&n| n == "pixie").expect("shown"));
+        let Cmd::FetchCatalogue { generation, .. } = b.reload() else {
+            panic!("fetch")
+        };
+        let cat = Catalogue {
+            entries: vec![entry("pixie"), entry("pixel"), entry("pixel_art")],
+            skipped: 0,
+        };
+        let cmds = b.loaded(generation, Ok(cat)).expect("current");
+        let (generation, matches) = answer(cmds.into_iter().next());
+        assert!(b.ranked(generation, matches));
+        assert_eq!(selected(&b), Some("pixie"));
+        typed(&mut b, "x");
+        assert_eq!(selected(&b), shown(&b).first().copied(), "the best match");
     }
 
     #[test]

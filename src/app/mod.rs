@@ -56,6 +56,8 @@ pub struct Session {
     pub resolve: Option<workers::services::Resolve>,
     /// Where previews' downloads are cached.
     pub preview_cache: PathBuf,
+    /// Where the catalogue last loaded for each filter is cached.
+    pub catalogue_cache: PathBuf,
     /// The key bindings and the colours, from `looks`.
     pub keymap: Keymap,
     pub theme: Theme,
@@ -86,6 +88,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         services,
         resolve,
         preview_cache,
+        catalogue_cache,
         keymap,
         theme,
     } = session;
@@ -112,6 +115,9 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
                 dir: settings.download_dir.clone(),
                 template: settings.download_template.clone(),
             },
+            catalogue_cache: Some(crate::store::catalogue::CatalogueCache::new(
+                catalogue_cache,
+            )),
         },
         msg_tx,
     );
@@ -398,7 +404,8 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 generation,
                 lora_type,
                 cate,
-            } => workers.fetch_catalogue(generation, lora_type, cate),
+                cached,
+            } => workers.fetch_catalogue(generation, lora_type, cate, cached),
             Cmd::Watch(k, service) => workers.watch(k, service),
             Cmd::Unwatch(k) => workers.unwatch(k),
             Cmd::PollNow(k) => workers.poll_now(k),

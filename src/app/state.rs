@@ -6,6 +6,7 @@ use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
 use crate::api::requests::RequestRecord;
+use crate::api::{ApiError, Catalogue};
 use crate::msg::{Cmd, DownloadEvent, Msg, PreviewSource, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
 use crate::ui::layout::{Areas, ContainsPoint, Region};
@@ -638,7 +639,7 @@ impl State {
             Action::CycleType => return vec![self.browser.cycle_type()],
             Action::Refresh => {
                 self.say("reloading the catalogue");
-                return vec![self.browser.fetch()];
+                return vec![self.browser.reload()];
             }
             Action::ToggleFavourite => {
                 let Some((name, on)) = self.browser.toggle_favourite() else {
@@ -816,17 +817,19 @@ impl State {
     pub fn apply(&mut self, msg: Msg) -> Vec<Cmd> {
         let cmds = match msg {
             Msg::Catalogue { generation, result } => {
-                let ok = result.is_ok();
-                let result = result.map_err(|e| {
-                    self.note_error(&e);
-                    e.to_string()
-                });
-                let Some(cmds) = self.browser.loaded(generation, result) else {
+                let Some(cmds) = self.catalogue(generation, result) else {
                     return Vec::new();
                 };
-                if ok {
-                    self.connected();
-                }
+                cmds
+            }
+            Msg::CachedCatalogue {
+                generation,
+                catalogue,
+                saved_at,
+            } => {
+                let Some(cmds) = self.browser.cached(generation, catalogue, saved_at) else {
+                    return Vec::new();
+                };
                 self.dirty = true;
                 cmds
             }
@@ -914,6 +917,34 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// A catalogue load came back: shown (or its failure); `None` when it was stale.
+    fn catalogue(
+        &mut self,
+        generation: u64,
+        result: Result<Catalogue, ApiError>,
+    ) -> Option<Vec<Cmd>> {
+        let ok = result.is_ok();
+        let loaded = match result {
+            Err(e) if e.is_unreachable() => {
+                self.note_error(&e);
+                self.browser.unreachable(generation, e.to_string())
+            }
+            result => {
+                let result = result.map_err(|e| {
+                    self.note_error(&e);
+                    e.to_string()
+                });
+                self.browser.loaded(generation, result)
+            }
+        };
+        let cmds = loaded?;
+        if ok {
+            self.connected();
+        }
+        self.dirty = true;
+        Some(cmds)
     }
 
     /// `A`: the selected task's file downloaded by itself when it completes, or not.
@@ -1044,6 +1075,7 @@ impl State {
             r.phase(now, self.watch.stall_after).hash(&mut h);
             r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
         }
+        self.browser.cached_mark(now).hash(&mut h);
         h.finish()
     }
 

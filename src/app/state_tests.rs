@@ -2635,3 +2635,162 @@ fn the_filter_detail_line_takes_a_row_only_when_shown() {
     press(&mut s, key(KeyCode::Backspace));
     assert_eq!(s.areas.browser_list.height, rows);
 }
+
+// ---- the cached catalogue -------------------------------------------------------------------
+
+fn models(names: &[&str]) -> Catalogue {
+    Catalogue {
+        entries: names
+            .iter()
+            .map(|n| LoraEntry::new(*n, &serde_json::Map::new()))
+            .collect(),
+        skipped: 0,
+    }
+}
+
+fn cached(generation: u64, names: &[&str], saved_at: u64) -> Msg {
+    Msg::CachedCatalogue {
+        generation,
+        catalogue: models(names),
+        saved_at,
+    }
+}
+
+/// The start's fetch, which asks for the cached copy meanwhile; its generation.
+fn started(s: &mut State) -> u64 {
+    let cmds = s.start();
+    let Some(Cmd::FetchCatalogue {
+        generation, cached, ..
+    }) = cmds.first()
+    else {
+        panic!("the start fetches the catalogue: {cmds:?}")
+    };
+    assert!(cached, "the start shows the cached copy meanwhile");
+    *generation
+}
+
+fn selected_model(s: &State) -> Option<&str> {
+    s.browser.selected_entry().map(|e| e.model.as_str())
+}
+
+#[test]
+fn the_cached_copy_is_shown_with_its_age_until_the_fresh_list_replaces_it() {
+    let mut s = state();
+    let g = started(&mut s);
+    assert!(
+        s.apply(cached(g, &["a", "b", "c"], NOW - 3 * 3600))
+            .is_empty()
+    );
+    assert!(s.dirty);
+    assert_eq!(s.browser.entries.len(), 3);
+    assert_eq!(s.browser.load, Load::Loading, "the fresh load still runs");
+    assert_eq!(
+        s.browser.cached_mark(s.now).as_deref(),
+        Some("cached 3h ago")
+    );
+    s.browser.move_by(2);
+    assert_eq!(selected_model(&s), Some("c"));
+
+    // The fresh list has another order and one more model: the selection follows the name.
+    s.apply(catalogue(g, Ok(models(&["z", "c", "a", "b"]))));
+    assert_eq!(s.browser.entries.len(), 4);
+    assert_eq!(s.browser.load, Load::Loaded);
+    assert_eq!(s.browser.cached_mark(s.now), None, "the mark goes");
+    assert_eq!(selected_model(&s), Some("c"));
+}
+
+#[test]
+fn a_late_cached_copy_never_replaces_the_fresh_list() {
+    let mut s = state();
+    let g = started(&mut s);
+    s.apply(catalogue(g, Ok(models(&["fresh"]))));
+    s.dirty = false;
+    assert!(s.apply(cached(g, &["old", "older"], NOW - 60)).is_empty());
+    assert!(!s.dirty);
+    assert_eq!(s.browser.entries.len(), 1);
+    assert_eq!(s.browser.cached_mark(s.now), None);
+    // A cached copy for an earlier fetch (before the type changed) is ignored too.
+    let (_, cmds) = press(&mut s, ch('t'));
+    assert!(
+        matches!(cmds.first(), Some(Cmd::FetchCatalogue { cached: true, .. })),
+        "a new type shows its cached copy meanwhile: {cmds:?}"
+    );
+    s.apply(cached(g, &["old"], NOW - 60));
+    assert_eq!(s.browser.entries[0].model, "fresh");
+    // A reload asks for the fresh list only.
+    let (_, cmds) = press(&mut s, ch('r'));
+    assert!(
+        matches!(
+            cmds.first(),
+            Some(Cmd::FetchCatalogue { cached: false, .. })
+        ),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn an_unreachable_service_keeps_the_cached_copy_marked_offline() {
+    let mut s = state();
+    let g = started(&mut s);
+    s.apply(cached(g, &["a", "b"], NOW - 2 * 86_400 - 5));
+    let down = ApiError::Connect {
+        origin: "http://127.0.0.1:8787".into(),
+        detail: "connection refused".into(),
+    };
+    s.apply(catalogue(g, Err(down)));
+    assert_eq!(s.browser.entries.len(), 2, "the copy stays");
+    assert_eq!(
+        s.browser.cached_mark(s.now).as_deref(),
+        Some("cached 2 days ago · offline")
+    );
+    // The service comes back (the worker retries): the fresh list replaces the copy.
+    s.apply(catalogue(g, Ok(models(&["a", "b", "c"]))));
+    assert_eq!(s.browser.cached_mark(s.now), None);
+    assert!(!s.browser.offline);
+}
+
+#[test]
+fn another_failure_keeps_the_cached_copy_without_the_offline_mark() {
+    let mut s = state();
+    let g = started(&mut s);
+    s.apply(cached(g, &["a"], NOW - 300));
+    s.apply(catalogue(g, Err(http(500))));
+    assert_eq!(s.browser.entries.len(), 1);
+    assert!(matches!(s.browser.load, Load::Failed(ref e) if e.contains("500")));
+    assert_eq!(
+        s.browser.cached_mark(s.now).as_deref(),
+        Some("cached 5 min ago")
+    );
+    // The failure may even come before the copy is read: the copy is still shown.
+    let mut s = state();
+    let g = started(&mut s);
+    s.apply(catalogue(
+        g,
+        Err(ApiError::Timeout {
+            origin: "o".into(),
+            after: Duration::from_secs(5),
+        }),
+    ));
+    s.apply(cached(g, &["a"], NOW));
+    assert_eq!(
+        s.browser.cached_mark(s.now).as_deref(),
+        Some("cached just now · offline")
+    );
+}
+
+#[test]
+fn ages_read_as_a_person_says_them() {
+    use crate::app::browser::age;
+    for (secs, said) in [
+        (0, "just now"),
+        (59, "just now"),
+        (60, "1 min ago"),
+        (5 * 60 + 30, "5 min ago"),
+        (3 * 3600 + 59, "3h ago"),
+        (86_399, "23h ago"),
+        (86_400, "1 day ago"),
+        (2 * 86_400, "2 days ago"),
+    ] {
+        assert_eq!(age(secs), said, "{secs}s");
+    }
+}

@@ -46,6 +46,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             services,
             resolve: Some(resolve),
             preview_cache: crate::store::cache::ImageCache::default_dir(),
+            catalogue_cache: crate::store::catalogue::CatalogueCache::default_dir(),
             keymap,
             theme,
         })
@@ -156,6 +157,7 @@ async fn demo_session(
         resolve: None,
         // The demo leaves the user's cache alone.
         preview_cache: scratch.join("previews"),
+        catalogue_cache: scratch.join("catalogues"),
         keymap,
         theme,
     })

@@ -5,6 +5,8 @@
 use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::api::{LoraType, SearchText};
 use crate::app::filter::{FuzzyFilter, Query};
+use crate::store::catalogue::{CatalogueCache, Key};
+use crate::store::watchlist::{service_key, unix_now};
 use serde_json::Value;
 
 /// The spec's base-model types, as the command line spells them.
@@ -39,6 +41,10 @@ pub struct ModelsArgs {
     /// Print a JSON array of the entries as served.
     #[arg(long)]
     pub json: bool,
+    /// Read the catalogue last loaded for this service, type and category from the cache
+    /// instead of the network (its age is said on stderr).
+    #[arg(long)]
+    pub offline: bool,
 }
 
 /// What to ask the service for: `--type` and `--cate`, or the filter's `type:` and `cate:`
@@ -88,7 +94,39 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     let (lora_type, cate) = request(args)?;
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    let catalogue = client.list_loras(lora_type, cate.as_deref()).await?;
+    let key = Key::new(&service_key(client.base_url()), lora_type, cate.as_deref());
+    let cache = CatalogueCache::new(CatalogueCache::default_dir());
+    let catalogue = if args.offline {
+        let cached = blocking(move || cache.load(&key).ok_or(key)).await?;
+        match cached {
+            Ok(c) => {
+                eprintln!(
+                    "offline: the catalogue cached {}",
+                    crate::app::browser::age(unix_now().saturating_sub(c.saved_at))
+                );
+                c.catalogue
+            }
+            Err(key) => {
+                return Err(Failure::new(
+                    exit::NOT_FOUND,
+                    format!(
+                        "no cached catalogue for {} (type {}, category {}); run `gendash models` \
+                         once with the service reachable",
+                        key.service,
+                        key.type_label(),
+                        key.cate_label()
+                    ),
+                ));
+            }
+        }
+    } else {
+        let catalogue = client.list_loras(lora_type, cate.as_deref()).await?;
+        // The dashboard and `--offline` start from it; a cache that cannot be written costs
+        // nothing here.
+        let copy = catalogue.clone();
+        let _ = blocking(move || cache.save(&key, &copy, unix_now())).await;
+        catalogue
+    };
     let order: Vec<usize> = match args.filter.as_deref() {
         Some(q) => FuzzyFilter::new()
             .rank_text(q, &SearchText::new(catalogue.entries.clone().into()))
@@ -146,6 +184,15 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     Ok(crate::cli::exit::OK)
 }
 
+/// Runs file work off the async thread.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Failure> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Failure::new(exit::OTHER, format!("the cache could not be read: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +203,7 @@ mod tests {
             cate: cate.map(str::to_string),
             filter: Some(filter.to_string()),
             json: false,
+            offline: false,
         }
     }
 

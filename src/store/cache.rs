@@ -130,7 +130,7 @@ impl Drop for Scratch {
 
 /// FNV-1a, 64 bits: stable across Rust versions (unlike the std hasher), so a cache outlives
 /// an upgrade.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(super) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);

@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod cache;
+pub mod catalogue;
 pub mod config;
 pub mod favourites;
 pub mod paths;

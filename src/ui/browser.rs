@@ -22,11 +22,16 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     } else {
         b.category.as_str()
     };
-    let count = match &b.load {
-        Load::Loading => " · loading…".to_string(),
-        Load::Failed(_) if b.entries.is_empty() => " · failed".to_string(),
-        Load::Failed(_) => format!(" · {}/{} (stale)", b.matches.len(), b.entries.len()),
-        Load::Loaded => format!(" · {}/{}", b.matches.len(), b.entries.len()),
+    let shown = format!(" · {}/{}", b.matches.len(), b.entries.len());
+    // A cached copy shown until the fresh list arrives says how old it is (and, when the
+    // service could not be reached, that it is offline) instead of `stale`.
+    let count = match (&b.load, b.cached_mark(state.now)) {
+        (Load::Loading, None) => " · loading…".to_string(),
+        (Load::Loading, Some(mark)) => format!("{shown} · {mark} · loading…"),
+        (Load::Failed(_), None) if b.entries.is_empty() => " · failed".to_string(),
+        (Load::Failed(_), None) => format!("{shown} (stale)"),
+        (Load::Failed(_), Some(mark)) => format!("{shown} · {mark}"),
+        (Load::Loaded, _) => shown,
     };
     // Drawn only when a ranking took longer than a frame (the event loop waits that long for
     // it): the count and the rows are still the previous query's.

@@ -14,6 +14,7 @@ use crate::api::{Client, LoraType};
 use crate::msg::{DownloadEvent, Msg, PersistOp, PreviewReport, PreviewRequest, TaskKey};
 use crate::preview::Graphics;
 use crate::store::cache::ImageCache;
+use crate::store::catalogue::{CatalogueCache, Key};
 use crate::store::watchlist::WatchStore;
 use rand::SeedableRng;
 use std::path::PathBuf;
@@ -44,6 +45,8 @@ pub struct Setup {
     pub on_complete: Option<Vec<String>>,
     /// Where downloads go.
     pub placement: Placement,
+    /// Where the catalogue last loaded for each filter is kept; `None` keeps none.
+    pub catalogue_cache: Option<CatalogueCache>,
 }
 
 /// The App's handles on its workers.
@@ -59,6 +62,9 @@ pub struct Workers {
     routed: mpsc::Sender<services::Routed>,
     persist: mpsc::Sender<PersistOp>,
     catalogue: Option<JoinHandle<()>>,
+    catalogue_cache: Option<CatalogueCache>,
+    /// Held while a cached catalogue is written: one writer at a time per process.
+    cache_writes: Arc<std::sync::Mutex<()>>,
     ranker: ranker::RankWorker,
     recent_categories: PathBuf,
     poller: JoinHandle<()>,
@@ -110,6 +116,8 @@ impl Workers {
             routed,
             persist,
             catalogue: None,
+            catalogue_cache: setup.catalogue_cache,
+            cache_writes: Arc::default(),
             ranker,
             recent_categories: setup.recent_categories,
             poller,
@@ -249,17 +257,37 @@ impl Workers {
     }
 
     /// Loads the catalogue; a newer request replaces one still in flight. Transient failures
-    /// are reported and retried with backoff until the service answers.
+    /// are reported and retried with backoff until the service answers. With `cached`, the
+    /// copy cached for these filters is read on a blocking thread and reported meanwhile; a
+    /// fresh list is written to the cache on a blocking thread.
     pub fn fetch_catalogue(
         &mut self,
         generation: u64,
         lora_type: Option<LoraType>,
         cate: Option<String>,
+        cached: bool,
     ) {
         if let Some(old) = self.catalogue.take() {
             old.abort();
         }
+        let key = Key::new(&self.service_key, lora_type, cate.as_deref());
+        if cached && let Some(cache) = self.catalogue_cache.clone() {
+            let (key, msgs) = (key.clone(), self.msgs.clone());
+            tokio::task::spawn_blocking(move || {
+                if let Some(c) = cache.load(&key) {
+                    let _ = msgs.blocking_send(Msg::CachedCatalogue {
+                        generation,
+                        catalogue: c.catalogue,
+                        saved_at: c.saved_at,
+                    });
+                }
+            });
+        }
         let (client, msgs) = (self.client.clone(), self.msgs.clone());
+        let cache = self
+            .catalogue_cache
+            .clone()
+            .map(|c| (c, key, self.cache_writes.clone()));
         self.catalogue = Some(tokio::spawn(async move {
             let mut rng = rand::rngs::StdRng::from_os_rng();
             let mut failures = 0;
@@ -276,6 +304,21 @@ impl Workers {
                     }
                     _ => None,
                 };
+                if let (Ok(_), Some((cache, key, lock))) = (&result, &cache) {
+                    let (cache, key, lock) = (cache.clone(), key.clone(), lock.clone());
+                    let msgs = msgs.clone();
+                    // Copying and writing a big catalogue is blocking work: never on the UI loop.
+                    tokio::task::spawn_blocking(move || {
+                        let Ok(catalogue) = result else { return };
+                        let copy = catalogue.clone();
+                        let _ = msgs.blocking_send(Msg::Catalogue {
+                            generation,
+                            result: Ok(catalogue),
+                        });
+                        keep_catalogue(&cache, &key, &copy, &lock);
+                    });
+                    return;
+                }
                 if msgs
                     .send(Msg::Catalogue { generation, result })
                     .await
@@ -393,6 +436,24 @@ fn failure_event(e: crate::api::ApiError) -> DownloadEvent {
     match e {
         crate::api::ApiError::Exists { path } => DownloadEvent::Exists(path),
         e => DownloadEvent::Failed(e.to_string()),
+    }
+}
+
+/// Writes a fresh catalogue to the cache; a failure only costs the next start its head start,
+/// so it is logged, not shown.
+fn keep_catalogue(
+    cache: &CatalogueCache,
+    key: &Key,
+    catalogue: &crate::api::Catalogue,
+    lock: &std::sync::Mutex<()>,
+) {
+    let _one_writer = lock.lock();
+    let now = crate::store::watchlist::unix_now();
+    if let Err(e) = cache.save(key, catalogue, now) {
+        tracing::warn!(
+            "cannot cache the catalogue in {}: {e}",
+            cache.dir().display()
+        );
     }
 }
 

@@ -1016,3 +1016,43 @@ fn keys_prints_the_bindings_in_force_as_text_and_json() {
         "{stderr}"
     );
 }
+
+/// `models --offline` reads what an earlier `models` cached for the same service, type and
+/// category, and says how old it is; without a cache it fails naming what it looked for.
+#[tokio::test]
+async fn models_offline_reads_the_cache() {
+    let home = tempfile::tempdir().unwrap();
+    let svc = service().await;
+    let base = svc.base_url();
+    let args = ["models", "--type", "sdxl", "--cate", "style", "--json"];
+    let offline = [&args[..], &["--offline"]].concat();
+
+    let (code, _, err) = split(&run_in(home.path(), &base, TOKEN, &offline).await);
+    assert_eq!(code, 4, "not found: {err}");
+    let service = base.as_str().trim_end_matches('/');
+    assert!(
+        err.contains(service) && err.contains("type sdxl") && err.contains("category style"),
+        "{err}"
+    );
+
+    let (code, online, err) = split(&run_in(home.path(), &base, TOKEN, &args).await);
+    assert_eq!(code, 0, "{err}");
+    drop(svc);
+    let (code, out, err) = split(&run_in(home.path(), &base, TOKEN, &offline).await);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, online, "the same entries, as served");
+    assert!(err.contains("cached just now"), "{err}");
+
+    // Another category has its own entry in the cache: none.
+    let (code, _, err) = split(
+        &run_in(
+            home.path(),
+            &base,
+            TOKEN,
+            &["models", "--type", "sdxl", "--offline"],
+        )
+        .await,
+    );
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("category any"), "{err}");
+}

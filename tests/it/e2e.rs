@@ -372,6 +372,58 @@ fn favourites_survive_a_restart() {
     s.assert_restored();
 }
 
+/// The catalogue survives the service: the first session caches it; the next, started against
+/// the now-dead address, shows the cached copy at once, marked offline.
+#[test]
+fn the_cached_catalogue_is_shown_when_the_service_is_gone() {
+    let served = Served::start();
+    let mut s = served.dashboard();
+    let dir = served.home.path().join(".cache/gendash/catalogues");
+    s.wait_for(
+        "the catalogue to be cached",
+        Duration::from_secs(10),
+        |_| {
+            std::fs::read_dir(&dir).is_ok_and(|mut d| {
+                d.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json")))
+            })
+        },
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+
+    let Served {
+        home,
+        base,
+        _service: service,
+        _runtime: runtime,
+    } = served;
+    drop(service);
+    runtime.block_on(async {
+        // Until the listener is closed, the address still answers.
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(
+                base.trim_start_matches("http://").trim_end_matches('/'),
+            )
+            .await
+            .is_err()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("the service is still up");
+    });
+    let env = [
+        ("GENDASH_BASE_URL", base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_text("320/320 · cached just now · offline");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}
+
 /// `[keys]` and `theme` from the config file, as the user meets them: the hint line shows the
 /// rebound key, the old one does nothing, the new one quits; a conflicting `[keys]` stops the
 /// dashboard before it takes the terminal, naming the key.

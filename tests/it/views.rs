@@ -263,6 +263,7 @@ fn typed_settled(s: &mut State, text: &str) {
                     generation,
                     lora_type,
                     cate,
+                    ..
                 } => {
                     let mut c = catalogue();
                     c.entries.retain(|e| {
@@ -326,6 +327,37 @@ fn catalogue_error() {
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
         result: Err(err),
+    });
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+/// The cached catalogue shown at start, until the fresh one arrives: its age in the title.
+fn cached(width: u16) -> State {
+    let mut s = state(width, 20, Vec::new());
+    s.start();
+    s.apply(Msg::CachedCatalogue {
+        generation: s.browser.generation,
+        catalogue: catalogue(),
+        saved_at: NOW - 3 * 3600 - 120,
+    });
+    s
+}
+
+#[test]
+fn cached_catalogue_while_loading() {
+    insta::assert_snapshot!(draw(&cached(120)).backend());
+}
+
+/// The service cannot be reached: the cached copy stays, marked offline.
+#[test]
+fn cached_catalogue_offline() {
+    let mut s = cached(120);
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Err(ApiError::Connect {
+            origin: "http://127.0.0.1:8787".into(),
+            detail: "Connection refused (os error 111)".into(),
+        }),
     });
     insta::assert_snapshot!(draw(&s).backend());
 }

@@ -1,0 +1,276 @@
+//! The catalogue last loaded for each (service, type, category), kept under the platform cache
+//! directory so that the dashboard starts with something to show, and works offline. One JSON
+//! file per key, named by a hash of the key (nothing the service sends decides a path), written
+//! atomically, with the time it was saved inside. A file that cannot be read or decoded counts
+//! as none: it is replaced by the next successful load. Everything here is blocking file work,
+//! for a worker's blocking thread.
+
+use super::atomic::write_atomic;
+use crate::api::{Catalogue, LoraType};
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The file format's version: a file of another is ignored.
+const VERSION: u32 = 1;
+
+/// What a cached catalogue is kept for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    /// The service's base URL, as saved in the watch list (no trailing slash).
+    pub service: String,
+    pub lora_type: Option<LoraType>,
+    /// The category sent; an empty one is none.
+    pub cate: Option<String>,
+}
+
+impl Key {
+    pub fn new(service: &str, lora_type: Option<LoraType>, cate: Option<&str>) -> Self {
+        Key {
+            service: service.trim_end_matches('/').to_string(),
+            lora_type,
+            cate: cate.filter(|c| !c.is_empty()).map(str::to_string),
+        }
+    }
+
+    /// The type as the command line spells it, `all` for none.
+    pub fn type_label(&self) -> &'static str {
+        self.lora_type.map_or("all", LoraType::as_str)
+    }
+
+    /// The category, `any` for none.
+    pub fn cate_label(&self) -> &str {
+        self.cate.as_deref().unwrap_or("any")
+    }
+}
+
+/// A catalogue read back, and when it was saved (seconds since the epoch).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cached {
+    pub catalogue: Catalogue,
+    pub saved_at: u64,
+}
+
+/// The file's fields besides the entries.
+#[derive(Serialize, Deserialize)]
+struct Head<T> {
+    version: u32,
+    service: String,
+    #[serde(rename = "type")]
+    lora_type: Option<LoraType>,
+    cate: Option<String>,
+    saved_at: u64,
+    skipped: usize,
+    /// The entries as the client decoded them (`model`, `metadata`), on writing; ignored
+    /// when the head is read (they are decoded apart, through the sanitiser).
+    #[serde(skip_deserializing)]
+    data: T,
+}
+
+#[derive(Debug, Clone)]
+pub struct CatalogueCache {
+    dir: PathBuf,
+}
+
+impl CatalogueCache {
+    pub fn new(dir: PathBuf) -> Self {
+        CatalogueCache { dir }
+    }
+
+    /// `~/.cache/gendash/catalogues` on Linux, beside the preview cache.
+    pub fn default_dir() -> PathBuf {
+        super::paths::cache_dir().join("catalogues")
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where `key`'s catalogue is kept: a stable hash of the key's parts, each ended by a
+    /// character none of them can contain.
+    pub fn path_for(&self, key: &Key) -> PathBuf {
+        let text = format!(
+            "{}\n{}\n{}\n",
+            key.service,
+            key.type_label(),
+            key.cate
+                .as_deref()
+                .map_or_else(String::new, |c| format!("={c}"))
+        );
+        self.dir.join(format!(
+            "{:016x}.json",
+            super::cache::fnv1a(text.as_bytes())
+        ))
+    }
+
+    /// The catalogue kept for `key`, if there is a readable one. Every string is sanitised
+    /// again: the file could have been written by anything.
+    pub fn load(&self, key: &Key) -> Option<Cached> {
+        let bytes = std::fs::read(self.path_for(key)).ok()?;
+        let head: Head<()> = serde_json::from_slice(&bytes).ok()?;
+        let same = head.version == VERSION
+            && head.service == key.service
+            && head.lora_type == key.lora_type
+            && head.cate == key.cate;
+        if !same {
+            return None;
+        }
+        let mut catalogue = crate::api::types::decode_catalogue(&bytes).ok()?;
+        catalogue.skipped += head.skipped;
+        Some(Cached {
+            catalogue,
+            saved_at: head.saved_at,
+        })
+    }
+
+    /// Keeps `catalogue` as `key`'s, saved at `saved_at`, replacing the file atomically.
+    pub fn save(&self, key: &Key, catalogue: &Catalogue, saved_at: u64) -> io::Result<()> {
+        let head = Head {
+            version: VERSION,
+            service: key.service.clone(),
+            lora_type: key.lora_type,
+            cate: key.cate.clone(),
+            saved_at,
+            skipped: catalogue.skipped,
+            data: catalogue.entries.as_slice(),
+        };
+        let body = serde_json::to_vec(&head).map_err(io::Error::other)?;
+        write_atomic(&self.path_for(key), &body, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::LoraEntry;
+    use serde_json::{Map, Value};
+
+    fn entry(name: &str, cate: &str) -> LoraEntry {
+        let mut m = Map::new();
+        m.insert("category".into(), Value::String(cate.into()));
+        LoraEntry::new(name, &m)
+    }
+
+    fn catalogue() -> Catalogue {
+        Catalogue {
+            entries: vec![entry("pixel_art", "style"), entry("ink", "style")],
+            skipped: 2,
+        }
+    }
+
+    #[test]
+    fn a_saved_catalogue_reads_back_with_its_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().join("catalogues"));
+        let key = Key::new("http://127.0.0.1:9/", Some(LoraType::Sdxl), Some("style"));
+        assert_eq!(cache.load(&key), None);
+        cache.save(&key, &catalogue(), 1_700_000_000).expect("save");
+        let back = cache.load(&key).expect("cached");
+        assert_eq!(back.saved_at, 1_700_000_000);
+        assert_eq!(back.catalogue, catalogue());
+        assert_eq!(back.catalogue.entries[0].category(), Some("style"));
+        // Saving again replaces the file whole.
+        let one = Catalogue {
+            entries: vec![entry("new", "x")],
+            skipped: 0,
+        };
+        cache.save(&key, &one, 1_700_000_100).expect("save");
+        assert_eq!(
+            cache.load(&key),
+            Some(Cached {
+                catalogue: one,
+                saved_at: 1_700_000_100
+            })
+        );
+        let names: Vec<_> = std::fs::read_dir(cache.dir())
+            .expect("ls")
+            .map(|e| e.expect("e").file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "no temporary file left: {names:?}");
+    }
+
+    #[test]
+    fn a_corrupt_file_counts_as_none_and_is_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        let key = Key::new("http://a", None, None);
+        let path = cache.path_for(&key);
+        for junk in [
+            &b"not json"[..],
+            b"",
+            b"{\"version\":1}",
+            b"{\"version\":1,\"service\":\"http://a\",\"type\":null,\"cate\":null,\"saved_at\":1,\"skipped\":0,\"data\":7}",
+            b"{\"version\":99,\"service\":\"http://a\",\"type\":null,\"cate\":null,\"saved_at\":1,\"skipped\":0,\"data\":[]}",
+        ] {
+            std::fs::write(&path, junk).expect("write");
+            assert_eq!(cache.load(&key), None, "{}", String::from_utf8_lossy(junk));
+        }
+        cache.save(&key, &catalogue(), 5).expect("replaced");
+        assert_eq!(cache.load(&key).map(|c| c.saved_at), Some(5));
+        // A file under the key's name that belongs to another key (a collision) is none.
+        let other = Key::new("http://b", None, None);
+        std::fs::copy(cache.path_for(&key), cache.path_for(&other)).expect("copy");
+        assert_eq!(cache.load(&other), None);
+    }
+
+    #[test]
+    fn each_key_has_its_own_file() {
+        let cache = CatalogueCache::new(PathBuf::from("/c"));
+        let keys = [
+            Key::new("http://a", None, None),
+            Key::new("http://b", None, None),
+            Key::new("http://a", Some(LoraType::Sd), None),
+            Key::new("http://a", Some(LoraType::Sdxl), None),
+            Key::new("http://a", None, Some("style")),
+            Key::new("http://a", None, Some("all")),
+            Key::new("http://a", Some(LoraType::Sd), Some("style")),
+        ];
+        let paths: std::collections::BTreeSet<_> = keys.iter().map(|k| cache.path_for(k)).collect();
+        assert_eq!(paths.len(), keys.len());
+        // The same service with or without its trailing slash, no category or an empty one.
+        assert_eq!(
+            cache.path_for(&Key::new("http://a/", None, Some(""))),
+            cache.path_for(&keys[0])
+        );
+        for p in &paths {
+            let name = p.file_name().expect("name").to_string_lossy();
+            assert!(
+                name.len() == 21 && name.ends_with(".json"),
+                "a safe name: {name}"
+            );
+        }
+    }
+
+    /// A file written by anything else is sanitised on the way in, as the service's answers.
+    #[test]
+    fn strings_read_back_are_sanitised_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        let key = Key::new("http://a", None, None);
+        let body = serde_json::json!({
+            "version": 1, "service": "http://a", "type": null, "cate": null,
+            "saved_at": 9, "skipped": 0,
+            "data": [
+                {"model": "evil\u{1b}]0;title\u{7}\u{202e}name", "metadata": {
+                    "category": "\u{1b}[31mred", "n\u{1b}[2Jested": {"deep": ["\u{9b}2Jx"]}
+                }},
+                {"model": "\u{1b}[0m", "metadata": {}}
+            ]
+        });
+        std::fs::write(cache.path_for(&key), body.to_string()).expect("write");
+        let back = cache.load(&key).expect("cached");
+        assert_eq!(
+            back.catalogue.skipped, 1,
+            "a name of escapes only is no name"
+        );
+        let e = &back.catalogue.entries[0];
+        let all = format!("{} {}", e.model, Value::Object(e.metadata()));
+        assert!(
+            crate::api::sanitize::is_clean(&e.model)
+                && !all.contains('\u{1b}')
+                && !all.contains('\u{9b}'),
+            "{all:?}"
+        );
+        assert_eq!(e.category(), Some("red"));
+    }
+}
