@@ -19,40 +19,14 @@ pub fn document(prefix: &str) -> Value {
             "description": "LoRA model listing and the results of image and video generation \
                 tasks, as the Generation Service Interface specifies them, implemented by \
                 `gendash serve`. Every operation but the file downloads requires \
-                `Authorization: Bearer <token>`. Any path not listed here answers 404 with the \
-                failure envelope."
+                `Authorization: Bearer <token>`. This document is at `openapi.json` under the \
+                server URL, served without a token; `lora` without the slash is the same \
+                operation as `lora/`; any other path answers 404 with the failure envelope."
         },
         "servers": [{"url": server}],
         "security": [{"bearer": []}],
         "paths": {
-            "/lora/": {
-                "post": {
-                    "operationId": "listLoras",
-                    "summary": "List LoRA models, optionally filtered by type and category",
-                    "parameters": [
-                        {
-                            "name": "type", "in": "query", "required": false,
-                            "description": "Base-model type; omitted: every type. Any other \
-                                value, the empty one included, is refused with 400.",
-                            "schema": {"type": "string", "enum": ["sd", "sdxl"]},
-                            "example": "sdxl"
-                        },
-                        {
-                            "name": "cate", "in": "query", "required": false,
-                            "description": "Catalogue category (case-insensitive); omitted or \
-                                empty: every category. An unknown one lists nothing.",
-                            "schema": {"type": "string"},
-                            "example": "style"
-                        }
-                    ],
-                    "responses": {
-                        "200": json_response("The matching entries (possibly none).", "#/components/schemas/LoraList"),
-                        "400": json_response("`type` is neither `sd` nor `sdxl`.", "#/components/schemas/Failure"),
-                        "401": {"$ref": "#/components/responses/Unauthorized"},
-                        "405": {"$ref": "#/components/responses/MethodNotAllowed"}
-                    }
-                }
-            },
+            "/lora/": lora_path(),
             "/ai/image_generation/{task_id}": result_path(
                 "getImageResult",
                 "Status and result of an image generation task",
@@ -65,36 +39,7 @@ pub fn document(prefix: &str) -> Value {
                 "#/components/schemas/VideoResultEnvelope",
                 "video",
             ),
-            "/files/{name}": {
-                "parameters": [
-                    {
-                        "name": "name", "in": "path", "required": true,
-                        "description": "`<task_id>.png` of a completed image task or \
-                            `<task_id>.mp4` of a completed video task (the last segment of \
-                            its `url_download`).",
-                        "schema": {"type": "string", "minLength": 1},
-                        "examples": {
-                            "image": {"value": "demo-image-done.png"},
-                            "video": {"value": "demo-video-done.mp4"}
-                        }
-                    },
-                    {
-                        "name": "Range", "in": "header", "required": false,
-                        "description": "One byte range (`bytes=N-`, `bytes=N-M`, `bytes=-S`); \
-                            anything else gets the whole file.",
-                        "schema": {"type": "string"},
-                        "example": "bytes=100-"
-                    },
-                    {
-                        "name": "If-Range", "in": "header", "required": false,
-                        "description": "The file's `ETag` or `Last-Modified`; any other value \
-                            gets the whole file.",
-                        "schema": {"type": "string"}
-                    }
-                ],
-                "get": file_operation("getFile", "Download a generated file"),
-                "head": file_operation("headFile", "The headers of a generated file's download")
-            }
+            "/files/{name}": files_path()
         },
         "components": {
             "securitySchemes": {
@@ -123,6 +68,72 @@ pub fn document(prefix: &str) -> Value {
             },
             "schemas": schemas()
         }
+    })
+}
+
+/// `POST /lora/`: the catalogue, filtered by `type` and `cate`.
+fn lora_path() -> Value {
+    json!({
+        "post": {
+            "operationId": "listLoras",
+            "summary": "List LoRA models, optionally filtered by type and category",
+            "parameters": [
+                {
+                    "name": "type", "in": "query", "required": false,
+                    "description": "Base-model type; omitted: every type. Any other \
+                        value, the empty one included, is refused with 400.",
+                    "schema": {"type": "string", "enum": ["sd", "sdxl"]},
+                    "example": "sdxl"
+                },
+                {
+                    "name": "cate", "in": "query", "required": false,
+                    "description": "Catalogue category (case-insensitive); omitted or \
+                        empty: every category. An unknown one lists nothing.",
+                    "schema": {"type": "string"},
+                    "example": "style"
+                }
+            ],
+            "responses": {
+                "200": json_response("The matching entries (possibly none).", "#/components/schemas/LoraList"),
+                "400": json_response("`type` is neither `sd` nor `sdxl`.", "#/components/schemas/Failure"),
+                "401": {"$ref": "#/components/responses/Unauthorized"},
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"}
+            }
+        }
+    })
+}
+
+/// The token-free file route, `GET` and `HEAD`, with byte ranges.
+fn files_path() -> Value {
+    json!({
+        "parameters": [
+            {
+                "name": "name", "in": "path", "required": true,
+                "description": "`<task_id>.png` of a completed image task or \
+                    `<task_id>.mp4` of a completed video task (the last segment of \
+                    its `url_download`).",
+                "schema": {"type": "string", "minLength": 1},
+                "examples": {
+                    "image": {"value": "demo-image-done.png"},
+                    "video": {"value": "demo-video-done.mp4"}
+                }
+            },
+            {
+                "name": "Range", "in": "header", "required": false,
+                "description": "One byte range (`bytes=N-`, `bytes=N-M`, `bytes=-S`); \
+                    anything else gets the whole file.",
+                "schema": {"type": "string"},
+                "example": "bytes=100-"
+            },
+            {
+                "name": "If-Range", "in": "header", "required": false,
+                "description": "The file's `ETag` or `Last-Modified`; any other value \
+                    gets the whole file.",
+                "schema": {"type": "string"}
+            }
+        ],
+        "get": file_operation("getFile", "Download a generated file"),
+        "head": file_operation("headFile", "The headers of a generated file's download")
     })
 }
 
