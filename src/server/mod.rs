@@ -5,6 +5,7 @@
 pub mod catalogue;
 pub mod files;
 pub use files::SAMPLE_PNG;
+pub mod openapi;
 pub mod tasks;
 
 use crate::api::Secret;
@@ -34,6 +35,8 @@ struct Service {
     prefix: String,
     /// The file route's faults and request log.
     files: Arc<files::Files>,
+    /// `GET /openapi.json`, as JSON text (made once, at start).
+    openapi: Box<str>,
 }
 
 /// A running reference service.
@@ -119,6 +122,9 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         tasks: Mutex::new(tasks::Tasks::new()),
         prefix: prefix.clone().unwrap_or_default(),
         files: files.clone(),
+        openapi: openapi::document(prefix.as_deref().unwrap_or_default())
+            .to_string()
+            .into_boxed_str(),
     });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = match &prefix {
@@ -159,8 +165,18 @@ fn router(service: Arc<Service>) -> Router {
         .route("/ai/image_generation/{task_id}", post(image_result))
         .route("/ai/video_generation/{task_id}", post(video_result))
         .route("/files/{name}", get(file))
+        .route("/openapi.json", get(openapi_json))
         .fallback(not_found)
         .with_state(service)
+}
+
+/// The `OpenAPI` document of this service; no token needed, as a tester reads it first.
+async fn openapi_json(State(service): State<Arc<Service>>) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        service.openapi.to_string(),
+    )
+        .into_response()
 }
 
 fn timestamp(t: time::OffsetDateTime) -> String {
