@@ -140,18 +140,7 @@ fn demo_filter_add_complete_help_quit() {
     s.wait_for("the copy", Duration::from_secs(5), |t| {
         t.contains("copied the download URL")
     });
-    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
-    let copied = raw
-        .split("\x1b]52;c;")
-        .nth(1)
-        .and_then(|r| r.split('\x07').next())
-        .expect("an OSC 52 sequence");
-    let url = String::from_utf8(
-        base64::engine::general_purpose::STANDARD
-            .decode(copied)
-            .unwrap(),
-    )
-    .unwrap();
+    let url = copied(&s);
     assert!(
         url.starts_with("http://127.0.0.1:") && url.ends_with("/files/sim-3-e2e-check.png"),
         "{url}"
@@ -314,6 +303,22 @@ fn links_reach_the_opener_as_one_argument_never_through_a_shell() {
         format!("argc=1\narg={expected}\n"),
         "one launch, one argument, exactly the link"
     );
+}
+
+/// The text of the first OSC 52 clipboard sequence the dashboard wrote.
+fn copied(s: &Session) -> String {
+    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
+    let payload = raw
+        .split("\x1b]52;c;")
+        .nth(1)
+        .and_then(|r| r.split('\x07').next())
+        .expect("an OSC 52 sequence");
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .unwrap(),
+    )
+    .unwrap()
 }
 
 /// The reference service on loopback and a home whose config polls fast.
@@ -483,18 +488,7 @@ fn the_request_log_answers_why_nothing_moves_without_the_token() {
     // The newest is selected: the catalogue's request is the only one.
     s.send("y");
     s.wait_text("copied the request as a curl command");
-    let raw = String::from_utf8_lossy(&s.raw()).into_owned();
-    let copied = raw
-        .split("\x1b]52;c;")
-        .nth(1)
-        .and_then(|r| r.split('\x07').next())
-        .expect("an OSC 52 sequence");
-    let curl = String::from_utf8(
-        base64::engine::general_purpose::STANDARD
-            .decode(copied)
-            .unwrap(),
-    )
-    .unwrap();
+    let curl = copied(&s);
     assert_eq!(
         curl,
         format!("curl -X POST -H \"Authorization: Bearer $GENDASH_TOKEN\" {base}lora/")
