@@ -5,7 +5,7 @@
 //! as none: it is replaced by the next successful load. Everything here is blocking file work,
 //! for a worker's blocking thread.
 
-use super::atomic::write_atomic;
+use super::atomic::AtomicFile;
 use crate::api::{Catalogue, LoraType};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -125,6 +125,18 @@ impl CatalogueCache {
 
     /// Keeps `catalogue` as `key`'s, saved at `saved_at`, replacing the file atomically.
     pub fn save(&self, key: &Key, catalogue: &Catalogue, saved_at: u64) -> io::Result<()> {
+        self.stage(key, catalogue, saved_at)?.commit()
+    }
+
+    /// Streams `catalogue` into the replacement of its file, which `commit` makes durable and
+    /// puts in place. Written before the catalogue is handed on, so it is neither copied nor
+    /// held twice as bytes; the sync, the slow part, can wait until after.
+    pub fn stage(
+        &self,
+        key: &Key,
+        catalogue: &Catalogue,
+        saved_at: u64,
+    ) -> io::Result<AtomicFile> {
         let head = Head {
             version: VERSION,
             service: key.service.clone(),
@@ -134,8 +146,9 @@ impl CatalogueCache {
             skipped: catalogue.skipped,
             data: catalogue.entries.as_slice(),
         };
-        let body = serde_json::to_vec(&head).map_err(io::Error::other)?;
-        write_atomic(&self.path_for(key), &body, None)
+        let mut file = AtomicFile::create(&self.path_for(key), None)?;
+        serde_json::to_writer(file.writer(), &head).map_err(io::Error::other)?;
+        Ok(file)
     }
 }
 

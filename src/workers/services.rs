@@ -40,7 +40,7 @@ impl Router {
     /// Routes until the command channel closes; `download` starts a download.
     pub async fn run(
         self,
-        mut cmds: mpsc::Receiver<Routed>,
+        mut cmds: mpsc::UnboundedReceiver<Routed>,
         download: impl Fn(Downloader, super::DownloadJob),
     ) {
         let mut known: HashMap<String, Result<(Client, Downloader), String>> = HashMap::new();
@@ -112,5 +112,49 @@ impl Router {
         let reached = made.as_ref().ok().cloned();
         known.insert(service, made);
         reached
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ClientOptions, Secret, TaskKind};
+    use crate::msg::TaskKey;
+
+    /// A watch list of 10,000 tasks sends 10,000 watch commands at once, before the router
+    /// runs: every one reaches the poller, however small its queue.
+    #[tokio::test]
+    async fn every_command_sent_at_once_reaches_the_poller() {
+        let client = Client::new(&ClientOptions {
+            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
+            token: Secret::new("t"),
+            request_timeout: std::time::Duration::from_secs(1),
+            allow_insecure_http: false,
+        })
+        .expect("client");
+        let (polls, mut poll_rx) = mpsc::channel(16);
+        let (msgs, _msg_rx) = mpsc::channel(16);
+        let router = Router {
+            current_downloader: Downloader::for_service(&client).expect("downloader"),
+            current: client,
+            resolve: None,
+            polls,
+            msgs,
+        };
+        let (tx, rx) = mpsc::unbounded_channel();
+        for i in 0..10_000 {
+            let key = TaskKey::new(TaskKind::Image, format!("t-{i}"));
+            tx.send(Routed::Poll(PollCmd::Watch(key, None)))
+                .expect("the router's queue takes every command");
+        }
+        drop(tx);
+        let routing = tokio::spawn(router.run(rx, |_, _| {}));
+        let mut seen = 0;
+        while let Some(cmd) = poll_rx.recv().await {
+            assert!(matches!(cmd, PollCmd::Watch(..)));
+            seen += 1;
+        }
+        routing.await.expect("the router ends with its queue");
+        assert_eq!(seen, 10_000);
     }
 }
