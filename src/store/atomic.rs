@@ -70,7 +70,9 @@ impl AtomicFile {
         let Some(buffered) = self.file.take() else {
             return Ok(());
         };
-        let file = buffered.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let file = buffered
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         drop(file);
         fs::rename(&self.temp, &self.target)?;

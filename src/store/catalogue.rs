@@ -131,12 +131,7 @@ impl CatalogueCache {
     /// Streams `catalogue` into the replacement of its file, which `commit` makes durable and
     /// puts in place. Written before the catalogue is handed on, so it is neither copied nor
     /// held twice as bytes; the sync, the slow part, can wait until after.
-    pub fn stage(
-        &self,
-        key: &Key,
-        catalogue: &Catalogue,
-        saved_at: u64,
-    ) -> io::Result<AtomicFile> {
+    pub fn stage(&self, key: &Key, catalogue: &Catalogue, saved_at: u64) -> io::Result<AtomicFile> {
         let head = Head {
             version: VERSION,
             service: key.service.clone(),

@@ -356,7 +356,9 @@ impl Workers {
 
     /// Downloads the task's file with its service's token (see `download`).
     pub fn download(&self, job: DownloadJob, service: Option<String>) {
-        let _ = self.routed.send(services::Routed::Download { job, service });
+        let _ = self
+            .routed
+            .send(services::Routed::Download { job, service });
     }
 }
 
