@@ -807,6 +807,20 @@ impl Keymap {
         })
     }
 
+    /// How the keys of the action named `name` (its `[keys]` name) are written, for any
+    /// message that tells the user which key to press: "removed x — u undoes" follows
+    /// `[keys]`. The first binding with that name gives the label; an unknown name panics in
+    /// tests and says `?` otherwise, since every name is one of the table's own.
+    pub fn key(&self, name: &str) -> &str {
+        match self.bindings.iter().find(|b| b.name == name) {
+            Some(b) => &b.label,
+            None => {
+                debug_assert!(false, "no action named {name}");
+                "?"
+            }
+        }
+    }
+
     pub fn bindings(&self) -> &[Binding] {
         &self.bindings
     }
@@ -1034,6 +1048,13 @@ mod tests {
             })
             .collect();
         Keymap::configured(&keys)
+    }
+
+    #[test]
+    fn key_names_an_actions_keys_as_configured() {
+        assert_eq!(Keymap::default().key("undo"), "u");
+        let map = configured(&[("undo", &["ctrl-u", "f9"])]).expect("accepted");
+        assert_eq!(map.key("undo"), "^U/F9");
     }
 
     #[test]
