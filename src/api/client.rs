@@ -250,7 +250,43 @@ pub fn validate_task_id(task_id: &str) -> Result<(), ApiError> {
             "the task ID is longer than 1024 bytes".into(),
         ));
     }
+    // Refused rather than cleaned: the cleaned ID would be another task's, and the raw one
+    // would reach terminals and the watch list file.
+    if holds_controls(task_id) {
+        return Err(ApiError::Invalid(format!(
+            "task ID {} holds control or invisible characters",
+            escaped_id(task_id)
+        )));
+    }
     Ok(())
+}
+
+/// Whether `task_id` holds a character the sanitiser would remove (controls, escape
+/// sequences, bidi overrides, invisible separators).
+pub fn holds_controls(task_id: &str) -> bool {
+    task_id.chars().any(is_unclean)
+}
+
+fn is_unclean(c: char) -> bool {
+    !super::sanitize::is_clean(c.encode_utf8(&mut [0; 4]))
+}
+
+/// A task ID as it can be shown whatever it holds: quoted, with control and invisible
+/// characters written out (`"sim-1\u{1b}[31m"`).
+pub fn escaped_id(task_id: &str) -> String {
+    let mut out = String::from("\"");
+    for c in task_id.chars() {
+        if is_unclean(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else if c == '"' || c == '\\' {
+            out.push('\\');
+            out.push(c);
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]

@@ -277,8 +277,11 @@ impl State {
     pub fn update(&mut self, action: Action) -> Vec<Cmd> {
         self.dirty = true;
         // Typed and pasted text can carry controls and escape sequences too.
+        // The add dialog checks its pastes itself: an ID is refused, not cleaned into another.
         let action = match action {
-            Action::Paste(text) => Action::Paste(clean_paste(&text)),
+            Action::Paste(text) if !matches!(self.popup, Some(Popup::Add(_))) => {
+                Action::Paste(clean_paste(&text))
+            }
             other => other,
         };
         let cmds = match action {
@@ -456,7 +459,10 @@ impl State {
         }
         match action {
             Action::Type(c) => dialog.text.push(c),
-            Action::Paste(text) => dialog.text.push_str(&text),
+            Action::Paste(text) => match refused_id(&text) {
+                Some(error) => dialog.error = Some(error),
+                None => dialog.text.push_str(&clean_paste(&text)),
+            },
             Action::Backspace => {
                 dialog.text.pop();
             }
@@ -469,14 +475,12 @@ impl State {
             }
             Action::Cancel => self.popup = None,
             Action::Submit => {
-                // Sanitised before they are checked: an ID that is nothing but an escape
-                // sequence must not become an empty task ID on the list. One typed twice is
-                // one task.
+                // Pastes were checked and typed controls dropped, so the text is clean; the
+                // check below refuses whatever is not. One typed twice is one task.
                 let mut seen = std::collections::HashSet::new();
                 let ids: Vec<String> = split_ids(&dialog.text)
-                    .iter()
-                    .map(|id| crate::api::sanitize::sanitize(id))
-                    .filter(|id| !id.is_empty() && seen.insert(id.clone()))
+                    .into_iter()
+                    .filter(|id| seen.insert(id.clone()))
                     .collect();
                 if ids.is_empty() {
                     dialog.error = Some("type or paste at least one task ID".into());
@@ -497,13 +501,23 @@ impl State {
                 }
                 let kind = dialog.kind;
                 self.popup = None;
+                // An ID is one task whichever kind it was added as: never watched as both.
+                let watched_as = |id: &String| {
+                    self.watch
+                        .rows
+                        .iter()
+                        .find(|r| r.entry.task_id == *id)
+                        .map(|r| r.entry.kind)
+                };
                 let (already, fresh): (Vec<String>, Vec<String>) =
-                    ids.into_iter().partition(|id| {
-                        self.watch
-                            .rows
-                            .iter()
-                            .any(|r| r.entry.kind == kind && r.entry.task_id == *id)
-                    });
+                    ids.into_iter().partition(|id| watched_as(id).is_some());
+                let already_as: Vec<String> = already
+                    .iter()
+                    .map(|id| {
+                        let as_kind = watched_as(id).unwrap_or(kind);
+                        format!("{id} (as {})", as_kind.as_str())
+                    })
+                    .collect();
                 let entries: Vec<WatchEntry> = fresh
                     .iter()
                     .map(|id| new_entry(id, kind, self.now))
@@ -512,9 +526,13 @@ impl State {
                 let added: Vec<String> = added.into_iter().map(|k| k.id).collect();
                 self.focus = Pane::Watch;
                 self.say(match (added.is_empty(), already.len()) {
-                    (true, _) => format!("already watching {}", tasks(&already)),
+                    (true, _) => format!("already watching {}", already_as.join(", ")),
                     (false, 0) => format!("added {}", tasks(&added)),
-                    (false, n) => format!("added {}, {n} already watched", tasks(&added)),
+                    (false, _) => format!(
+                        "added {}; already watching {}",
+                        tasks(&added),
+                        already_as.join(", ")
+                    ),
                 });
                 return cmds;
             }
@@ -1083,6 +1101,21 @@ impl State {
     pub fn is_focused(&self, pane: Pane) -> bool {
         self.popup.is_none() && self.focus == pane
     }
+}
+
+/// The error for a paste into the add dialog that holds an ID with control or invisible
+/// characters (line breaks and tabs separate IDs), naming the first such ID escaped.
+fn refused_id(text: &str) -> Option<String> {
+    let spaced = text.replace(['\n', '\r', '\t'], " ");
+    split_ids(&spaced)
+        .iter()
+        .find(|id| crate::api::client::holds_controls(id))
+        .map(|id| {
+            format!(
+                "not added: task ID {} holds control or invisible characters",
+                crate::api::client::escaped_id(id)
+            )
+        })
 }
 
 /// Pasted text as the fields keep it: line breaks and tabs become spaces (they separate task

@@ -464,9 +464,10 @@ impl Watch {
                 e.service = e.service.or_else(|| current.clone());
                 e
             })
-            .filter(|e| self.position(&TaskKey::of(e)).is_none())
+            // An ID is one task whichever kind: never watched as both.
+            .filter(|e| !self.rows.iter().any(|r| r.entry.task_id == e.task_id))
             .fold(Vec::new(), |mut acc, e| {
-                if !acc.iter().any(|a: &WatchEntry| a.same_task(&e)) {
+                if !acc.iter().any(|a: &WatchEntry| a.task_id == e.task_id) {
                     acc.push(e);
                 }
                 acc

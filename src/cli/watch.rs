@@ -115,6 +115,42 @@ fn read_ids(given: &[String]) -> Result<Vec<String>, Failure> {
     Ok(ids)
 }
 
+/// What `watch add` did, for the lines that say so.
+#[derive(Debug, Default)]
+struct AddReport {
+    added: Vec<String>,
+    /// Those on the list already, with the kind they are watched as.
+    already: Vec<(String, TaskKind)>,
+}
+
+impl AddReport {
+    /// `added image task sim-1, sim-2` and `already watched: sim-3 (as video)`.
+    fn lines(&self, kind: TaskKind) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.added.is_empty() {
+            lines.push(format!(
+                "added {} {}: {}",
+                kind.as_str(),
+                if self.added.len() == 1 {
+                    "task"
+                } else {
+                    "tasks"
+                },
+                self.added.join(", ")
+            ));
+        }
+        if !self.already.is_empty() {
+            let ids: Vec<String> = self
+                .already
+                .iter()
+                .map(|(id, as_kind)| format!("{id} (as {})", as_kind.as_str()))
+                .collect();
+            lines.push(format!("already watched: {}", ids.join(", ")));
+        }
+        lines
+    }
+}
+
 /// `watch list`: aligned columns, or a JSON array with each entry's service.
 fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result<(), Failure> {
     if json {
@@ -169,16 +205,26 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             }
             let services = services(global)?;
             let service = (!services.current.is_empty()).then(|| services.current.clone());
+            let mut report = AddReport::default();
             let loaded = store.update(|list| {
+                report = AddReport::default();
                 for id in &ids {
                     let mut entry = WatchEntry::new(id.clone(), kind);
                     entry.service.clone_from(&service);
-                    if !list.iter().any(|e| e.same_task(&entry)) {
-                        list.push(entry);
+                    // An ID is one task whichever kind it was added as: never both.
+                    match list.iter().find(|e| e.task_id == *id) {
+                        Some(e) => report.already.push((id.clone(), e.kind)),
+                        None => {
+                            list.push(entry);
+                            report.added.push(id.clone());
+                        }
                     }
                 }
             })?;
             tell_set_aside(&loaded);
+            for line in report.lines(kind) {
+                output::line(&line);
+            }
         }
         WatchCommand::List { json } => {
             let services = services(global)?;

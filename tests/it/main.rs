@@ -25,3 +25,4 @@ mod services;
 mod signals;
 mod terminal;
 mod views;
+mod watch_list;
