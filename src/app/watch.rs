@@ -396,7 +396,7 @@ impl Watch {
             SortKey::Progress => order.sort_by_key(|&i| std::cmp::Reverse(rows[i].percent())),
             SortKey::Eta => order.sort_by_key(|&i| rows[i].eta(now).unwrap_or(u64::MAX)),
             SortKey::TaskId => {
-                order.sort_by(|&a, &b| rows[a].entry.task_id.cmp(&rows[b].entry.task_id));
+                order.sort_by(|&a, &b| natural_cmp(&rows[a].entry.task_id, &rows[b].entry.task_id));
             }
         }
         self.order = order;
@@ -809,6 +809,41 @@ fn answered(
     // poll was most of the dashboard's CPU (a profile of 1,000 watched tasks: rendering
     // frames, for rows mostly off screen).
     (cmds, changed_status || had_trouble)
+}
+
+/// The order a person expects of IDs: runs of digits compare as numbers, so `sim-3` comes
+/// before `sim-20` (and `sim-03` beside `sim-3`); equal under that, the plain order decides.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    natural_parts(a)
+        .cmp(natural_parts(b))
+        .then_with(|| a.cmp(b))
+}
+
+/// A part of an ID for [`natural_cmp`]: text, or a number as its digits without leading zeros
+/// (a longer number is larger, then digit by digit, so any length compares right).
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Part<'a> {
+    Number(usize, &'a str),
+    Text(&'a str),
+}
+
+fn natural_parts(id: &str) -> impl Iterator<Item = Part<'_>> {
+    let mut rest = id;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let digits = first.is_ascii_digit();
+        let end = rest
+            .find(|c: char| c.is_ascii_digit() != digits)
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some(if digits {
+            let value = run.trim_start_matches('0');
+            Part::Number(value.len(), value)
+        } else {
+            Part::Text(run)
+        })
+    })
 }
 
 /// "12s", "5m", "3h", "2d": short ages for the table.
@@ -1269,6 +1304,35 @@ mod tests {
             [Cmd::Unwatch(key("on-b")), Cmd::Unwatch(key("ext-b"))]
         );
         assert_eq!(w.counts(0).no_service, 4);
+    }
+
+    #[test]
+    fn task_ids_sort_naturally() {
+        let mut sorted = vec![
+            "sim-20", "sim-3", "sim-100", "sim-03", "sim-2b", "sim-2a", "abc", "sim-", "sim-9x1",
+            "sim-9x10", "sim-9x2",
+        ];
+        sorted.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            sorted,
+            [
+                "abc", "sim-", "sim-2a", "sim-2b", "sim-03", "sim-3", "sim-9x1", "sim-9x2",
+                "sim-9x10", "sim-20", "sim-100"
+            ]
+        );
+        // Numbers longer than any integer type still compare right.
+        assert!(natural_cmp("t-99999999999999999999999", "t-100000000000000000000000").is_lt());
+        // The watch list's sort by task ID uses it.
+        let mut w = Watch::new(
+            ["sim-20", "sim-3", "sim-100"]
+                .iter()
+                .map(|id| new_entry(id, TaskKind::Image, 0))
+                .collect(),
+            statuses(),
+        );
+        w.sort = SortKey::TaskId;
+        w.reorder(0);
+        assert_eq!(ids(&w), ["sim-3", "sim-20", "sim-100"]);
     }
 
     #[test]
