@@ -4,7 +4,7 @@
 
 use crate::api::{ApiError, Catalogue, LoraType, SearchText, TaskKind, TaskResult};
 use crate::preview::Picture;
-use crate::store::watchlist::{LastKnown, WatchEntry};
+use crate::store::watchlist::{LastKnown, Trouble, WatchEntry};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -111,6 +111,8 @@ pub enum PersistOp {
     AutoDownload(TaskKey, Option<bool>),
     /// Entries that remember no service (saved before entries did) belong to this one.
     Adopt(String),
+    /// The last poll's trouble, or `None` once the service answered again.
+    Trouble(TaskKey, Option<Trouble>),
 }
 
 /// A download's progress, reported by the downloader.

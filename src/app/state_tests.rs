@@ -54,6 +54,7 @@ fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        trouble: None,
         last: last.map(|(status, percent)| LastKnown {
             status: status.into(),
             percent,
@@ -128,6 +129,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Persist(PersistOp::Adopt(_)) => "Persist(Adopt)",
             Cmd::Persist(PersistOp::Saved(..)) => "Persist(Saved)",
             Cmd::Persist(PersistOp::AutoDownload(..)) => "Persist(AutoDownload)",
+            Cmd::Persist(PersistOp::Trouble(..)) => "Persist(Trouble)",
             Cmd::Open(_) => "Open",
             Cmd::Copy(_) => "Copy",
             Cmd::Download { .. } => "Download",
@@ -1307,7 +1309,7 @@ fn persist_sent_counts_the_persist_commands_of_both_reducers() {
         (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 1),
         (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 0),
         (Apply(ok_poll("w-1", "COMPLETED", 100)), 1),
-        (Apply(polled("w-1", Err(http(502)))), 0),
+        (Apply(polled("w-1", Err(http(502)))), 1),
         (Apply(ok_poll("gone", "COMPLETED", 100)), 0),
         (Apply(Msg::Tick(NOW + 5)), 0),
         (
@@ -1330,7 +1332,7 @@ fn persist_sent_counts_the_persist_commands_of_both_reducers() {
         total += delta;
         assert_eq!(s.persist_sent, total, "step {i}");
     }
-    assert_eq!(total, 6);
+    assert_eq!(total, 7);
 }
 
 // ---- 3. connection health -------------------------------------------------------------------

@@ -9,7 +9,7 @@ use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::msg::{Cmd, DownloadEvent, Finished, PersistOp, TaskKey};
 use crate::progress::Progress;
-use crate::store::watchlist::{HISTORY, LastKnown, Transition, WatchEntry};
+use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind, WatchEntry};
 use std::time::Duration;
 
 /// How many undo steps are kept.
@@ -117,6 +117,8 @@ pub struct Row {
     pub no_service: bool,
     /// The download under way was started by auto-download, not by `D`.
     pub auto_started: bool,
+    /// When a poll last came back (answer or error) in this session, on the reducer's clock.
+    pub polled_at: Option<u64>,
 }
 
 impl Row {
@@ -126,11 +128,19 @@ impl Row {
         let state = entry.last.as_ref().map_or(TaskState::Running, |l| {
             classify(&l.status, failure_statuses)
         });
+        // The trouble the last session saw stands until a poll says otherwise.
+        let trouble = |kind: TroubleKind| {
+            entry
+                .trouble
+                .as_ref()
+                .filter(|t| t.kind == kind)
+                .map(|t| t.text.clone())
+        };
         Row {
+            error: trouble(TroubleKind::Error),
+            not_found: trouble(TroubleKind::NotFound),
             entry,
             state,
-            error: None,
-            not_found: None,
             retries: 0,
             retry_in: None,
             next_retry_at: None,
@@ -138,6 +148,7 @@ impl Row {
             download,
             no_service,
             auto_started: false,
+            polled_at: None,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -563,28 +574,32 @@ impl Watch {
         let failure_statuses = &self.failure_statuses;
         let row = &mut self.rows[i];
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
+        row.polled_at = Some(now);
         let (mut cmds, changed) = match result {
             Ok(t) => answered(row, &t, failure_statuses, now),
             Err(ApiError::Lookup { description }) => {
                 let changed = row.not_found.as_deref() != Some(description.as_str())
                     || row.next_retry_at != next_retry_at
                     || row.error.is_some();
-                row.not_found = Some(description);
+                row.not_found = Some(description.clone());
                 row.error = None;
                 row.retries += 1;
                 row.retry_in = retry_in;
                 row.next_retry_at = next_retry_at;
-                (Vec::new(), changed)
+                (
+                    keep_trouble(row, TroubleKind::NotFound, description, now),
+                    changed,
+                )
             }
             Err(e) => {
                 let text = e.to_string();
                 let changed = row.error.as_deref() != Some(text.as_str())
                     || row.next_retry_at != next_retry_at;
-                row.error = Some(text);
+                row.error = Some(text.clone());
                 row.retries += 1;
                 row.retry_in = retry_in;
                 row.next_retry_at = next_retry_at;
-                (Vec::new(), changed)
+                (keep_trouble(row, TroubleKind::Error, text, now), changed)
             }
         };
         cmds.extend(self.auto_download(i));
@@ -720,6 +735,26 @@ impl Watch {
     }
 }
 
+/// Records a poll's trouble in the entry, and in the file when it is news (a retry that fails
+/// the same way writes nothing).
+fn keep_trouble(row: &mut Row, kind: TroubleKind, text: String, now: u64) -> Vec<Cmd> {
+    if row
+        .entry
+        .trouble
+        .as_ref()
+        .is_some_and(|t| t.kind == kind && t.text == text)
+    {
+        return Vec::new();
+    }
+    let trouble = Trouble {
+        kind,
+        text,
+        since: now,
+    };
+    row.entry.trouble = Some(trouble.clone());
+    vec![Cmd::Persist(PersistOp::Trouble(row.key(), Some(trouble)))]
+}
+
 /// A poll the service answered: status, history, progress, and the notice when it finished.
 fn answered(
     row: &mut Row,
@@ -767,6 +802,9 @@ fn answered(
         row.progress.observe(now as f64, t.percent);
     }
     let mut cmds = Vec::new();
+    if row.entry.trouble.take().is_some() {
+        cmds.push(Cmd::Persist(PersistOp::Trouble(row.key(), None)));
+    }
     // Announced only when it was seen running: a task already finished when first polled (no
     // last known status) did not finish while watched.
     if state != TaskState::Running && row.state == TaskState::Running && row.entry.last.is_some() {
@@ -876,6 +914,7 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        trouble: None,
     }
 }
 
@@ -949,11 +988,15 @@ mod tests {
             Some(Duration::from_secs(4)),
             101,
         );
-        assert!(cmds.is_empty());
+        assert!(matches!(
+            &cmds[..],
+            [Cmd::Persist(PersistOp::Trouble(_, Some(_)))]
+        ));
         assert_eq!(w.rows[0].error.as_deref(), Some("HTTP 502: bad"));
         assert_eq!(w.counts(200).erroring, 1);
         let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
-        assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title.contains("completed")));
+        assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
+        assert!(matches!(&cmds[1], Cmd::Notify { title, .. } if title.contains("completed")));
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
@@ -1304,6 +1347,76 @@ mod tests {
             [Cmd::Unwatch(key("on-b")), Cmd::Unwatch(key("ext-b"))]
         );
         assert_eq!(w.counts(0).no_service, 4);
+    }
+
+    /// NOT FOUND and the last error go to the file when they are news, and come back from it:
+    /// a restarted dashboard shows them before its first poll; an answer clears them.
+    #[test]
+    fn troubles_are_kept_in_the_file_and_restored() {
+        let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+        let mut w = Watch::new(
+            vec![
+                new_entry("gone", TaskKind::Image, 0),
+                new_entry("err", TaskKind::Image, 0),
+            ],
+            statuses(),
+        );
+        let (cmds, _) = w.polled(&k("gone"), lookup_failed(), None, 10);
+        let gone = Trouble {
+            kind: TroubleKind::NotFound,
+            text: "task not found".into(),
+            since: 10,
+        };
+        assert_eq!(
+            cmds,
+            [Cmd::Persist(PersistOp::Trouble(
+                k("gone"),
+                Some(gone.clone())
+            ))]
+        );
+        let (cmds, _) = w.polled(&k("gone"), lookup_failed(), None, 20);
+        assert!(cmds.is_empty(), "the same trouble again is not news");
+        let http = |status| {
+            Err(ApiError::Http {
+                status,
+                excerpt: "bad".into(),
+                retry_after: None,
+            })
+        };
+        w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
+        let (cmds, _) = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
+        let err = Trouble {
+            kind: TroubleKind::Error,
+            text: "HTTP 502: bad".into(),
+            since: 11,
+        };
+        assert_eq!(
+            cmds,
+            [Cmd::Persist(PersistOp::Trouble(
+                k("err"),
+                Some(err.clone())
+            ))]
+        );
+
+        // A restart: the entries as saved.
+        let saved: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
+        assert_eq!(saved[0].trouble, Some(gone));
+        assert_eq!(saved[1].trouble, Some(err));
+        let mut again = Watch::new(saved, statuses());
+        assert_eq!(again.rows[0].phase(30, 300), Phase::NotFound);
+        assert_eq!(again.rows[0].not_found.as_deref(), Some("task not found"));
+        assert_eq!(again.rows[1].error.as_deref(), Some("HTTP 502: bad"));
+        assert_eq!(again.rows[1].percent(), 40, "the last status stays too");
+        let c = again.counts(30);
+        assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));
+
+        // Found after all: the file forgets the trouble.
+        let (cmds, _) = again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
+        assert!(
+            cmds.contains(&Cmd::Persist(PersistOp::Trouble(k("gone"), None))),
+            "{cmds:?}"
+        );
+        assert_eq!(again.rows[0].entry.trouble, None);
     }
 
     #[test]

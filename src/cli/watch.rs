@@ -7,7 +7,7 @@ use crate::api::TaskKind;
 use crate::app::services::{Services, host_label};
 use crate::cli::exit;
 use crate::store::config;
-use crate::store::watchlist::{StoreError, WatchEntry, WatchStore, service_key};
+use crate::store::watchlist::{StoreError, TroubleKind, WatchEntry, WatchStore, service_key};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -151,6 +151,32 @@ impl AddReport {
     }
 }
 
+/// The status and percent columns: the last answer, else what the last poll found.
+fn status_of(e: &WatchEntry) -> (String, String) {
+    let not_found = e
+        .trouble
+        .as_ref()
+        .is_some_and(|t| t.kind == TroubleKind::NotFound);
+    match (&e.last, &e.trouble) {
+        _ if not_found => ("NOT FOUND".into(), "-".into()),
+        (Some(l), _) => (l.status.clone(), format!("{}%", l.percent)),
+        (None, Some(_)) => ("(no answer yet)".into(), "-".into()),
+        (None, None) => ("(not polled yet)".into(), "0%".into()),
+    }
+}
+
+/// The last column: what went wrong the last time the task was asked about, and since when.
+fn trouble_of(e: &WatchEntry) -> String {
+    let Some(t) = &e.trouble else {
+        return String::new();
+    };
+    let since = crate::app::state::age_label(t.since, crate::store::watchlist::unix_now());
+    match t.kind {
+        TroubleKind::NotFound => format!("{} (for {since})", t.text),
+        TroubleKind::Error => format!("error: {} (for {since})", t.text),
+    }
+}
+
 /// `watch list`: aligned columns, or a JSON array with each entry's service.
 fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result<(), Failure> {
     if json {
@@ -165,29 +191,28 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
         }
         output::json_line(v);
     } else {
-        let rows: Vec<[String; 5]> = entries
+        let rows: Vec<[String; 6]> = entries
             .iter()
             .map(|e| {
-                let (status, percent) = e
-                    .last
-                    .as_ref()
-                    .map_or(("(not polled yet)", 0), |l| (l.status.as_str(), l.percent));
+                let (status, percent) = status_of(e);
                 [
                     e.kind.as_str().to_string(),
                     e.task_id.clone(),
-                    status.to_string(),
-                    format!("{percent}%"),
+                    status,
+                    percent,
                     service_of(services, e).0,
+                    trouble_of(e),
                 ]
             })
             .collect();
         // Columns as wide as their widest cell (counted in characters), so they line up.
         let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
-        let (w0, w1, w2, w3) = (width(0), width(1), width(2), width(3));
-        for [kind, id, status, percent, service] in &rows {
-            output::line(&format!(
-                "{kind:<w0$}  {id:<w1$}  {status:<w2$}  {percent:>w3$}  {service}"
-            ));
+        let (w0, w1, w2, w3, w4) = (width(0), width(1), width(2), width(3), width(4));
+        for [kind, id, status, percent, service, trouble] in &rows {
+            let line = format!(
+                "{kind:<w0$}  {id:<w1$}  {status:<w2$}  {percent:>w3$}  {service:<w4$}  {trouble}"
+            );
+            output::line(line.trim_end());
         }
     }
     Ok(())

@@ -60,6 +60,27 @@ pub struct WatchEntry {
     /// `A`'s choice for this task; `None` follows `auto_download`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_download: Option<bool>,
+    /// What went wrong the last time the task was asked about, until an answer clears it; kept
+    /// so `watch list` and a restart show it rather than the last good status alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trouble: Option<Trouble>,
+}
+
+/// The last poll's trouble: the service does not know the task, or asking it failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trouble {
+    pub kind: TroubleKind,
+    /// The service's description, or the error.
+    pub text: String,
+    /// When it was first seen (seconds since the epoch).
+    pub since: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TroubleKind {
+    NotFound,
+    Error,
 }
 
 impl WatchEntry {
@@ -72,6 +93,7 @@ impl WatchEntry {
             service: None,
             saved: None,
             auto_download: None,
+            trouble: None,
         }
     }
     pub fn same_task(&self, other: &WatchEntry) -> bool {

@@ -34,12 +34,22 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp) {
                 e.auto_download = *auto;
             }
         }
+        PersistOp::Trouble(key, trouble) => {
+            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+                e.trouble.clone_from(trouble);
+            }
+        }
         PersistOp::Adopt(service) => {
             for e in list.iter_mut().filter(|e| e.service.is_none()) {
                 e.service = Some(service.clone());
             }
         }
     }
+}
+
+/// What polls bring, written at most once a second; the user's own changes go at once.
+fn routine(op: &PersistOp) -> bool {
+    matches!(op, PersistOp::Status(..) | PersistOp::Trouble(..))
 }
 
 fn stamp(store: &WatchStore) -> Option<(SystemTime, u64)> {
@@ -60,10 +70,10 @@ pub async fn run(store: WatchStore, mut ops: mpsc::Receiver<PersistOp>, msgs: mp
                     flush(&store, &mut pending, &mut applied, &mut seen, &msgs).await;
                     return;
                 };
-                let mut urgent = !matches!(op, PersistOp::Status(..));
+                let mut urgent = !routine(&op);
                 pending.push(op);
                 while let Ok(more) = ops.try_recv() {
-                    urgent |= !matches!(more, PersistOp::Status(..));
+                    urgent |= !routine(&more);
                     pending.push(more);
                 }
                 urgent

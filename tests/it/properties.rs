@@ -5,7 +5,7 @@ use gendash::api::Secret;
 use gendash::api::{LoraEntry, SearchText, TaskKind};
 use gendash::app::filter::{FuzzyFilter, Ranker};
 use gendash::store::config::{self, BaseUrl, FileSettings, Seconds};
-use gendash::store::watchlist::{LastKnown, WatchEntry, WatchStore};
+use gendash::store::watchlist::{LastKnown, Trouble, TroubleKind, WatchEntry, WatchStore};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -38,9 +38,10 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
         proptest::option::of("https?://[a-z0-9.:]{1,20}"),
         proptest::option::of("\\PC{1,40}"),
         proptest::option::of(any::<bool>()),
+        proptest::option::of((any::<bool>(), "\\PC{0,40}", any::<u64>())),
     )
         .prop_map(
-            |(task_id, video, added_at, last, service, saved, auto_download)| WatchEntry {
+            |(task_id, video, added_at, last, service, saved, auto_download, trouble)| WatchEntry {
                 task_id,
                 kind: if video {
                     TaskKind::Video
@@ -52,6 +53,15 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
                 service,
                 saved,
                 auto_download,
+                trouble: trouble.map(|(not_found, text, since)| Trouble {
+                    kind: if not_found {
+                        TroubleKind::NotFound
+                    } else {
+                        TroubleKind::Error
+                    },
+                    text,
+                    since,
+                }),
             },
         )
 }

@@ -107,6 +107,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        trouble: None,
     }
 }
 
