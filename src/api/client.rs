@@ -274,10 +274,11 @@ fn is_unclean(c: char) -> bool {
 /// A task ID as it can be shown whatever it holds: quoted, with control and invisible
 /// characters written out (`"sim-1\u{1b}[31m"`).
 pub fn escaped_id(task_id: &str) -> String {
+    use std::fmt::Write;
     let mut out = String::from("\"");
     for c in task_id.chars() {
         if is_unclean(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
         } else if c == '"' || c == '\\' {
             out.push('\\');
             out.push(c);

@@ -60,9 +60,7 @@ impl Services {
             return Some(format!("{service} is configured but unusable: {e}"));
         }
         (!self.usable(service)).then(|| {
-            format!(
-                "{service} is not a configured service (no profile has this base_url); never polled"
-            )
+            format!("{service} is not a configured service (no profile has this base_url)")
         })
     }
 }

@@ -20,7 +20,7 @@ pub use super::preview::PreviewSlot;
 pub use super::requests::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::theme::Theme;
 pub use super::watch::{
-    Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, duration_label,
+    Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, count_of, duration_label,
 };
 pub use crate::api::{TaskKind, TaskState};
 

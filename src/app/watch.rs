@@ -252,6 +252,36 @@ pub struct Counts {
     pub erroring: usize,
 }
 
+impl Counts {
+    /// Every state there is a task in, what needs attention first: `1 failed`, `2 running`.
+    /// A task whose polls fail is counted as erroring besides its state.
+    pub fn parts(&self) -> Vec<String> {
+        [
+            (self.failed, "failed"),
+            (self.not_found, "not found"),
+            (self.erroring, "erroring"),
+            (self.stalled, "stalled"),
+            (self.no_service, "no service"),
+            (self.running, "running"),
+            (self.not_polled, "not polled"),
+            (self.completed, "done"),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect()
+    }
+}
+
+/// `1 task`, `3 tasks`: a count with its noun in the right number.
+pub fn count_of(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 impl Watch {
     pub fn new(entries: Vec<WatchEntry>, failure_statuses: Vec<String>) -> Self {
         let rows = entries
@@ -329,6 +359,8 @@ impl Watch {
                 Phase::Failed => c.failed += 1,
                 Phase::NotFound => c.not_found += 1,
                 Phase::NoService => c.no_service += 1,
+                // Asked, but every answer so far was an error: counted as erroring.
+                Phase::NotPolled if r.error.is_some() => {}
                 Phase::NotPolled => c.not_polled += 1,
             }
             if r.error.is_some() {
@@ -775,6 +807,8 @@ fn answered(
             history.drain(..history.len() - HISTORY);
         }
     }
+    let first_seen_running = previous.running_since.is_none() && state == TaskState::Running;
+    let start_seen = previous.start_seen || (first_seen_running && t.percent == 0);
     let running_since = previous
         .running_since
         .or((state == TaskState::Running).then_some(now));
@@ -789,6 +823,7 @@ fn answered(
         updated_at: now,
         running_since,
         finished_at,
+        start_seen,
         history,
     };
     let changed_status = row.entry.last.as_ref().is_none_or(|l| {

@@ -237,12 +237,11 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
                     let mut entry = WatchEntry::new(id.clone(), kind);
                     entry.service.clone_from(&service);
                     // An ID is one task whichever kind it was added as: never both.
-                    match list.iter().find(|e| e.task_id == *id) {
-                        Some(e) => report.already.push((id.clone(), e.kind)),
-                        None => {
-                            list.push(entry);
-                            report.added.push(id.clone());
-                        }
+                    if let Some(e) = list.iter().find(|e| e.task_id == *id) {
+                        report.already.push((id.clone(), e.kind));
+                    } else {
+                        list.push(entry);
+                        report.added.push(id.clone());
                     }
                 }
             })?;

@@ -26,6 +26,10 @@ pub struct LastKnown {
     /// When the task was first seen finished (seconds since the epoch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<u64>,
+    /// The task was first seen running at 0%: its start was seen, so `finished_at` minus
+    /// `running_since` is how long it took.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub start_seen: bool,
     /// The recent status transitions, oldest first, at most `HISTORY` of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Transition>,

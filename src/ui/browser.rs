@@ -69,7 +69,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
 }
 
 /// `text` in at most `width` columns: cut with `…` where it is wider.
-fn ellipsis(text: &str, width: usize) -> String {
+pub(super) fn ellipsis(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthChar;
     if unicode_width::UnicodeWidthStr::width(text) <= width {
         return text.to_string();

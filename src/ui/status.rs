@@ -2,7 +2,7 @@
 //! least important hints give way, never `? help` and `q quit`).
 
 use crate::app::state::Theme;
-use crate::app::state::{Binding, Health, Priority, State};
+use crate::app::state::{Binding, Counts, Health, Priority, State, count_of};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -22,13 +22,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         Span::styled(" │ ", theme.dim()),
         Span::raw(format!("{} models", state.browser.entries.len())),
         Span::styled(" │ ", theme.dim()),
-        Span::raw(format!(
-            "{} tasks ({} running, {} done, {} failed)",
-            state.watch.rows.len(),
-            c.running,
-            c.completed,
-            c.failed
-        )),
+        Span::raw(tasks_text(state.watch.rows.len(), &c)),
     ];
     if let Some(n) = &state.notice {
         spans.push(Span::styled(" │ ", theme.dim()));
@@ -38,7 +32,44 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         spans.push(Span::styled(" │ last error: ", theme.dim()));
         spans.push(Span::styled(e.clone(), theme.error()));
     }
+    cut_short(&mut spans, usize::from(area.width));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Cuts `spans` to `width` columns, the last one kept ending in `…`, so a status bar too long
+/// for the terminal says that there is more.
+fn cut_short(spans: &mut Vec<Span<'static>>, width: usize) {
+    let mut used = 0;
+    for i in 0..spans.len() {
+        let w = spans[i].width();
+        if used + w > width {
+            let room = width - used;
+            let style = spans[i].style;
+            let cut = super::browser::ellipsis(&spans[i].content, room);
+            spans.truncate(i);
+            if room > 0 {
+                spans.push(Span::styled(cut, style));
+            } else if let Some(last) = spans.last_mut() {
+                // No column left for the mark: the span before gives up its last one.
+                let full = format!("{}…", last.content);
+                last.content = super::browser::ellipsis(&full, last.width()).into();
+            }
+            return;
+        }
+        used += w;
+    }
+}
+
+/// `1 task (1 running)`, `4 tasks (1 failed, 1 not found, 2 done)`: every state there is a
+/// task in, as the watch pane's title counts them.
+fn tasks_text(total: usize, counts: &Counts) -> String {
+    let parts = counts.parts();
+    let total = count_of(total, "task");
+    if parts.is_empty() {
+        total
+    } else {
+        format!("{total} ({})", parts.join(", "))
+    }
 }
 
 pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {

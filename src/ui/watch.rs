@@ -1,11 +1,12 @@
 //! The watch pane: one row per task (ID, status, percent, ETA, and the error, the download or
 //! the file), the title's counts, sort and filter, and the selected task's details below.
 
+use super::browser::ellipsis;
 use super::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{
     DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, age_label,
-    duration_label,
+    count_of, duration_label,
 };
 use crate::progress::format_eta;
 use ratatui::Frame;
@@ -27,8 +28,8 @@ pub struct Link {
 
 /// Width of the status column: long statuses are cut, so one row never moves the others.
 const STATUS_WIDTH: u16 = 11;
-/// Width of the detail's labels.
-const LABEL: usize = 9;
+/// Width of the detail's labels, the space after the longest (`not found`) included.
+const LABEL: usize = 10;
 
 /// "██████░░░░": a gauge that fits a table cell. Any percent renders within 0..=100.
 pub fn gauge(percent: u8, cells: usize) -> String {
@@ -41,22 +42,16 @@ pub fn gauge(percent: u8, cells: usize) -> String {
     )
 }
 
-/// `abcdefghijkl` in 7 cells: `abc…jkl`, so both ends of a long task ID stay readable.
-pub fn middle_ellipsis(text: &str, width: usize) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= width {
-        return text.to_string();
-    }
-    if width <= 1 {
-        return "…".repeat(width);
-    }
-    let keep = width - 1;
-    let head = keep.div_ceil(2);
-    let tail = keep - head;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
+/// The narrowest the task ID column may be while it tells the `ids` apart: each cut to that
+/// width (ending in `…`) is still unlike every other.
+fn distinct_width(ids: &[&str]) -> usize {
+    let longest = ids.iter().map(|id| id.width()).max().unwrap_or(0);
+    (1..longest)
+        .find(|&w| {
+            let mut seen = std::collections::HashSet::new();
+            ids.iter().all(|id| seen.insert(ellipsis(id, w)))
+        })
+        .unwrap_or(longest)
 }
 
 /// The last path segment of a URL: `…/files/img-done.png?sig=…` -> `img-done.png`.
@@ -71,6 +66,8 @@ pub fn file_name(url: &str) -> &str {
 /// The status cell's words.
 fn status_text(r: &WatchRow, phase: Phase) -> String {
     match phase {
+        // Asked, but no answer yet: "not polled" would contradict the error beside it.
+        Phase::NotPolled if r.error.is_some() => "no answer".into(),
         Phase::NotPolled => "not polled".into(),
         Phase::NotFound => "NOT FOUND".into(),
         Phase::NoService => "no service".into(),
@@ -108,20 +105,23 @@ fn eta_text(r: &WatchRow, phase: Phase, now: u64) -> String {
     }
 }
 
-fn retry_text(r: &WatchRow, now: u64) -> String {
+/// What happens next to a task in trouble: `retry in 4s` while waiting for the retry; once it
+/// is due the request is under way, so no countdown stuck at 0s.
+fn retry_text(r: &WatchRow, now: u64, poll_key: &str) -> String {
     match r.next_retry_at {
-        Some(at) => format!("retry in {}s", at.saturating_sub(now)),
-        None => "R asks again".into(),
+        Some(at) if at > now => format!("retry in {}s", at - now),
+        Some(_) => "asking again".into(),
+        None => format!("{poll_key} asks again"),
     }
 }
 
 /// The info cell: the error, the unknown task, the download, else the file's name.
-fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
+fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
     if let Some(e) = &r.error {
-        return (format!("⚠ {e} · {}", retry_text(r, now)), true);
+        return (format!("⚠ {e} · {}", retry_text(r, now, poll_key)), true);
     }
     if let Some(d) = &r.not_found {
-        return (format!("{d} · {}", retry_text(r, now)), true);
+        return (format!("{d} · {}", retry_text(r, now, poll_key)), true);
     }
     match &r.download {
         Some(DownloadView::Running {
@@ -157,21 +157,12 @@ fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
 /// first, and the sort and the filter, which the user set, stay.
 fn title(state: &State, width: usize) -> String {
     let w = &state.watch;
-    let c = w.counts(state.now);
-    // What needs attention first; only what there is.
-    let counts: Vec<String> = [
-        (c.failed, "failed"),
-        (c.not_found, "not found"),
-        (c.erroring, "erroring"),
-        (c.stalled, "stalled"),
-        (c.no_service, "no service"),
-        (c.running, "running"),
-        (c.completed, "completed"),
-    ]
-    .into_iter()
-    .filter(|&(n, _)| n > 0)
-    .map(|(n, what)| format!("{n} {what}"))
-    .collect();
+    // Every state there is a task in, what needs attention first; an empty list says so below.
+    let mut counts = Vec::new();
+    if !w.rows.is_empty() {
+        counts.push(count_of(w.rows.len(), "task"));
+        counts.extend(w.counts(state.now).parts());
+    }
     let mut tail = Vec::new();
     if w.sort != SortKey::Added {
         tail.push(format!("sort {}", w.sort.label()));
@@ -198,7 +189,7 @@ fn title(state: &State, width: usize) -> String {
         .rev()
         .map(compose)
         .find(|t| t.width() <= width)
-        .unwrap_or_else(|| compose(0))
+        .unwrap_or_else(|| ellipsis(&compose(0), width))
 }
 
 /// Draws the pane; returns the links it drew (file names and the detail's URL).
@@ -250,12 +241,12 @@ fn render_table(
     let longest_id = w
         .rows
         .iter()
-        .map(|r| r.entry.task_id.chars().count())
+        .map(|r| r.entry.task_id.width())
         .max()
         .unwrap_or(7);
     let services = services_shown(state);
-    let cols = Columns::fit(area.width, longest_id, services);
     let focused = state.is_focused(Pane::Watch);
+    let poll_key = state.keymap.key("poll_now");
     let shown: Vec<(usize, &WatchRow)> = w
         .order
         .iter()
@@ -264,10 +255,23 @@ fn render_table(
         .take(usize::from(height))
         .map(|(at, &i)| (at, &w.rows[i]))
         .collect();
+    let visible_ids: Vec<&str> = shown
+        .iter()
+        .map(|(_, r)| r.entry.task_id.as_str())
+        .collect();
+    let cols = Columns::fit(
+        area.width,
+        longest_id,
+        distinct_width(&visible_ids),
+        services,
+    );
+    let (header, widths) = cols.header();
+    let rects = Layout::horizontal(widths.clone()).spacing(1).split(area);
+    let info_width = usize::from(rects[rects.len() - 1].width);
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
-            let row = table_row(r, w, now, theme, &cols);
+            let row = table_row(r, w, now, theme, &cols, poll_key, info_width);
             if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
@@ -279,8 +283,6 @@ fn render_table(
             }
         })
         .collect();
-    let (header, widths) = cols.header();
-    let rects = Layout::horizontal(widths.clone()).spacing(1).split(area);
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.dim()))
         .column_spacing(1);
@@ -292,7 +294,7 @@ fn render_table(
         .enumerate()
         .filter_map(|(line, &(_, r))| {
             let url = r.url()?;
-            let (text, _) = info_text(r, now);
+            let (text, _) = info_text(r, now, poll_key);
             let name = file_name(url);
             (text == name && crate::api::links::validate_link(url).is_ok()).then(|| Link {
                 x: info.x,
@@ -356,11 +358,14 @@ struct Columns {
 }
 
 impl Columns {
-    fn fit(width: u16, longest_id: usize, services: Option<u16>) -> Self {
+    /// `distinct`: the width below which the IDs on screen could no longer be told apart;
+    /// the ID column gives way below it only to keep the info column's minimum.
+    fn fit(width: u16, longest_id: usize, distinct: usize, services: Option<u16>) -> Self {
         const INFO_MIN: u16 = 14;
         const INFO_ROOMY: u16 = 34;
         let fixed = STATUS_WIDTH + 4 + 3;
-        let id = (longest_id.clamp(7, 28) as u16)
+        let wanted = longest_id.min(28).max(distinct).max(7);
+        let id = (wanted.min(usize::from(u16::MAX)) as u16)
             .min(width.saturating_sub(fixed + INFO_MIN))
             .max(7);
         let mut budget = width.saturating_sub(id + fixed + INFO_MIN);
@@ -408,11 +413,19 @@ impl Columns {
 }
 
 /// One task's cells, for the columns that fit.
-fn table_row(r: &WatchRow, w: &Watch, now: u64, theme: Theme, cols: &Columns) -> Row<'static> {
+fn table_row(
+    r: &WatchRow,
+    w: &Watch,
+    now: u64,
+    theme: Theme,
+    cols: &Columns,
+    poll_key: &str,
+    info_width: usize,
+) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
     let style = phase_style(theme, phase, r.error.is_some());
     let percent = r.percent();
-    let (mut info, troubled) = info_text(r, now);
+    let (mut info, troubled) = info_text(r, now, poll_key);
     let eta = eta_text(r, phase, now);
     if !cols.eta && !eta.is_empty() && !troubled {
         info = if info.is_empty() {
@@ -432,20 +445,17 @@ fn table_row(r: &WatchRow, w: &Watch, now: u64, theme: Theme, cols: &Columns) ->
     if cols.kind {
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
-    cells.push(Cell::from(middle_ellipsis(
-        &r.entry.task_id,
-        usize::from(cols.id),
-    )));
+    cells.push(Cell::from(ellipsis(&r.entry.task_id, usize::from(cols.id))));
     if let Some(width) = cols.service {
         let services = &w.services;
-        cells.push(Cell::from(middle_ellipsis(
+        cells.push(Cell::from(ellipsis(
             &services.name(services.of(r.entry.service.as_deref())),
             usize::from(width),
         )));
     }
     let status = status_text(r, phase);
     cells.push(Cell::from(Span::styled(
-        middle_ellipsis(&status, usize::from(STATUS_WIDTH)),
+        ellipsis(&status, usize::from(STATUS_WIDTH)),
         style,
     )));
     let percent_text = if r.entry.last.is_some() {
@@ -476,12 +486,16 @@ fn table_row(r: &WatchRow, w: &Watch, now: u64, theme: Theme, cols: &Columns) ->
             .map_or("-".to_string(), |l| age_label(l.updated_at, now));
         cells.push(Cell::from(updated));
     }
-    cells.push(Cell::from(Span::styled(info, info_style)));
+    cells.push(Cell::from(Span::styled(
+        ellipsis(&info, info_width),
+        info_style,
+    )));
     Row::new(cells)
 }
 
-/// `value` after a `label`, cut into lines of the area's width (continuations indented), so
-/// nothing is cut off and where each piece lands is known.
+/// `value` after a `label` (at least one space between), wrapped at spaces into lines of the
+/// area's width, continuations indented; only a word longer than a whole line (a URL) is
+/// broken, so nothing is cut off and where each piece lands is known.
 fn wrapped(
     label: &str,
     value: &str,
@@ -490,36 +504,100 @@ fn wrapped(
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let room = width.saturating_sub(LABEL).max(1);
+    word_wrap(value, room)
+        .into_iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let head = if i == 0 {
+                format!("{label:<w$} ", w = LABEL - 1)
+            } else {
+                " ".repeat(LABEL)
+            };
+            Line::from(vec![
+                Span::styled(head, theme.dim()),
+                Span::styled(chunk, style),
+            ])
+        })
+        .collect()
+}
+
+/// `text` in lines at most `room` cells wide, broken at spaces (the space where a line breaks
+/// is dropped); a word wider than `room` is split where the line is full.
+pub fn word_wrap(text: &str, room: usize) -> Vec<String> {
+    let room = room.max(1);
     let mut lines = Vec::new();
-    let mut current = String::new();
-    let mut used = 0;
-    let mut chunks = Vec::new();
-    for c in value.chars() {
-        let cw = c.width().unwrap_or(0);
-        if used + cw > room && !current.is_empty() {
-            chunks.push(std::mem::take(&mut current));
-            used = 0;
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let used = line.width();
+        let gap = usize::from(used > 0);
+        if used + gap + word.width() <= room {
+            if gap == 1 {
+                line.push(' ');
+            }
+            line.push_str(word);
+            continue;
         }
-        current.push(c);
-        used += cw;
+        if used > 0 {
+            lines.push(std::mem::take(&mut line));
+        }
+        let mut rest = word;
+        while rest.width() > room {
+            let (head, tail) = split_long_word(rest, room);
+            lines.push(head.to_string());
+            rest = tail;
+        }
+        line.push_str(rest);
     }
-    chunks.push(current);
-    for (i, chunk) in chunks.into_iter().enumerate() {
-        let head = if i == 0 {
-            format!("{label:<LABEL$}")
-        } else {
-            " ".repeat(LABEL)
-        };
-        lines.push(Line::from(vec![
-            Span::styled(head, theme.dim()),
-            Span::styled(chunk, style),
-        ]));
-    }
+    lines.push(line);
     lines
+}
+
+/// The most of a word wider than `room` that fits on a line: up to its last `/`, `-`, `_`,
+/// `.`, `?`, `&` or `=` that fits (a URL breaks between its parts), else as much as fits.
+fn split_long_word(word: &str, room: usize) -> (&str, &str) {
+    let mut used = 0;
+    let mut fits = 0;
+    let mut after_mark = None;
+    for (at, c) in word.char_indices() {
+        used += c.width().unwrap_or(0);
+        if used > room {
+            break;
+        }
+        fits = at + c.len_utf8();
+        if matches!(c, '/' | '-' | '_' | '.' | '?' | '&' | '=') {
+            after_mark = Some(fits);
+        }
+    }
+    // At least one character per line, whatever the room.
+    let cut = after_mark
+        .unwrap_or(fits)
+        .max(word.chars().next().map_or(0, char::len_utf8));
+    word.split_at(cut)
 }
 
 fn ago(t: u64, now: u64) -> String {
     format!("{} ago", age_label(t, now))
+}
+
+/// A moment as the local clock showed it: `14:05:09`, with the date when it was not today.
+fn clock(t: u64, now: u64, offset: time::UtcOffset) -> String {
+    let at = |s: u64| {
+        time::OffsetDateTime::from_unix_timestamp(i64::try_from(s).unwrap_or(0))
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+            .to_offset(offset)
+    };
+    let (then, today) = (at(t), at(now));
+    let hms = format!(
+        "{:02}:{:02}:{:02}",
+        then.hour(),
+        then.minute(),
+        then.second()
+    );
+    if then.date() == today.date() {
+        hms
+    } else {
+        format!("{} {hms}", then.date())
+    }
 }
 
 /// The selected task, every fact about it; the URL is returned as links, one per line it takes.
@@ -579,8 +657,36 @@ fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> 
             }
         }
     }
+    mark_cut(
+        &mut lines,
+        usize::from(inner.height),
+        usize::from(inner.width),
+    );
     frame.render_widget(Paragraph::new(lines), inner);
     found
+}
+
+/// When there are more `lines` than rows, the last row shown ends with `…`, so a detail cut
+/// short says so.
+fn mark_cut(lines: &mut Vec<Line<'static>>, rows: usize, width: usize) {
+    if lines.len() <= rows || rows == 0 {
+        return;
+    }
+    lines.truncate(rows);
+    let Some(last) = lines.last_mut() else {
+        return;
+    };
+    let Some(text) = last.spans.pop() else {
+        return;
+    };
+    let room = width.saturating_sub(last.spans.iter().map(Span::width).sum());
+    let trimmed = text.content.trim_end();
+    let cut = if trimmed.width() + 2 <= room {
+        format!("{trimmed} …")
+    } else {
+        ellipsis(&format!("{trimmed}…"), room)
+    };
+    last.spans.push(Span::styled(cut, text.style));
 }
 
 /// The detail's lines, cut to `width`, and which of them hold the URL.
@@ -619,7 +725,6 @@ fn detail_lines(
             duration_label(r.still_for(now).unwrap_or(0))
         )),
         Phase::Running => status.extend(r.eta(now).map(|e| format!("ETA {}", format_eta(e)))),
-        Phase::NoService => status.extend(services.why_not(service)),
         _ => {}
     }
     lines.extend(wrapped(
@@ -629,9 +734,17 @@ fn detail_lines(
         phase_style(theme, phase, r.error.is_some()),
         theme,
     ));
+    let offset = state.requests.utc_offset;
     lines.extend(wrapped(
         "times",
-        &times(r, now).join(" · "),
+        &times(r, now, offset).join(" · "),
+        width,
+        plain,
+        theme,
+    ));
+    lines.extend(wrapped(
+        "polled",
+        &polled(state, r, phase),
         width,
         plain,
         theme,
@@ -642,7 +755,7 @@ fn detail_lines(
         lines.extend(wrapped("url", url, width, theme.link(), theme));
         url_lines = Some(first..lines.len());
     }
-    for (label, text, style) in troubles(r, now, theme, state.watch.auto_for(r)) {
+    for (label, text, style) in troubles(state, r, theme) {
         lines.extend(wrapped(label, &text, width, style, theme));
     }
     if let Some(last) = &r.entry.last
@@ -651,7 +764,7 @@ fn detail_lines(
         let history = last
             .history
             .iter()
-            .map(|t| format!("{} {}", ago(t.at, now), t.status))
+            .map(|t| format!("{} {}", clock(t.at, now, offset), t.status))
             .collect::<Vec<_>>()
             .join(" → ");
         lines.extend(wrapped("history", &history, width, plain, theme));
@@ -659,42 +772,100 @@ fn detail_lines(
     (lines, url_lines)
 }
 
-/// When the task was added, seen running, finished, and how long it took.
-fn times(r: &WatchRow, now: u64) -> Vec<String> {
-    let mut times = vec![format!("added {}", ago(r.entry.added_at, now))];
-    if let Some(last) = &r.entry.last {
-        if let Some(t) = last.running_since {
-            times.push(format!("running since {}", ago(t, now)));
-        }
-        if let Some(t) = last.finished_at {
-            times.push(format!("finished {}", ago(t, now)));
-            let from = last.running_since.unwrap_or(r.entry.added_at);
+/// When the task was added, seen running, finished, and how long it took: only when both its
+/// start (first seen at 0%) and its finish were seen, else the span would be a guess.
+fn times(r: &WatchRow, now: u64, offset: time::UtcOffset) -> Vec<String> {
+    let mut times = vec![format!("added {}", clock(r.entry.added_at, now, offset))];
+    let Some(last) = &r.entry.last else {
+        return times;
+    };
+    if let Some(t) = last.running_since {
+        let verb = if last.start_seen {
+            "started"
+        } else {
+            "seen running"
+        };
+        times.push(format!("{verb} {}", clock(t, now, offset)));
+    }
+    if let Some(t) = last.finished_at {
+        let verb = if last.running_since.is_some() {
+            "finished"
+        } else {
+            "found finished"
+        };
+        times.push(format!("{verb} {}", clock(t, now, offset)));
+        if let Some(from) = last.running_since.filter(|_| last.start_seen) {
             times.push(format!("took {}", duration_label(t.saturating_sub(from))));
         }
-        times.push(format!("polled {}", ago(last.updated_at, now)));
     }
     times
 }
 
+/// When the task was last asked about, and why it is not being asked now (or when it will
+/// be), in words that agree with the status above.
+fn polled(state: &State, r: &WatchRow, phase: Phase) -> String {
+    let now = state.now;
+    let before = r
+        .entry
+        .last
+        .as_ref()
+        .map(|l| l.updated_at)
+        .into_iter()
+        .chain(r.entry.trouble.as_ref().map(|t| t.since))
+        .max();
+    let when = match (r.polled_at, before) {
+        (Some(t), _) => ago(t, now),
+        (None, Some(t)) => format!("{}, before this start", ago(t, now)),
+        (None, None) => "never".into(),
+    };
+    let services = &state.watch.services;
+    let service = services.of(r.entry.service.as_deref());
+    let next = match phase {
+        Phase::NoService => format!(
+            "not polled: {}",
+            services
+                .why_not(service)
+                .unwrap_or_else(|| "its service is not configured".into())
+        ),
+        Phase::Completed | Phase::Failed => "finished, so not polled again".into(),
+        _ => match r.next_retry_at {
+            Some(at) if at > now => format!("retry in {}s", at - now),
+            Some(_) => "asking again now".into(),
+            None if r.polled_at.is_none() => "first poll of this start under way".into(),
+            None => "polled again while it runs".into(),
+        },
+    };
+    format!("{when} · {next}")
+}
+
 /// The error, the unknown task and the download, each with its label and style.
-fn troubles(
-    r: &WatchRow,
-    now: u64,
-    theme: Theme,
-    auto: bool,
-) -> Vec<(&'static str, String, Style)> {
+fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, String, Style)> {
+    let since = r.entry.trouble.as_ref().map(|t| {
+        format!(
+            "since {}",
+            clock(t.since, state.now, state.requests.utc_offset)
+        )
+    });
     let mut out = Vec::new();
     if let Some(e) = &r.error {
-        let text = format!("{e} · attempt {} · {}", r.retries, retry_text(r, now));
-        out.push(("error", text, theme.error()));
+        let mut text = vec![e.clone()];
+        if r.retries > 0 {
+            text.push(format!("attempt {}", r.retries));
+        }
+        text.extend(since.clone());
+        out.push(("error", text.join(" · "), theme.error()));
     }
     if let Some(d) = &r.not_found {
-        let text = format!(
-            "the service does not know this task: {d} · asked {} times · {}",
-            r.retries,
-            retry_text(r, now)
-        );
-        out.push(("not found", text, theme.error()));
+        let mut text = vec![format!("the service does not know this task: {d}")];
+        if r.retries > 0 {
+            text.push(format!(
+                "asked {} {}",
+                r.retries,
+                if r.retries == 1 { "time" } else { "times" }
+            ));
+        }
+        text.extend(since);
+        out.push(("not found", text.join(" · "), theme.error()));
     }
     if let Some(d) = &r.download {
         let text = match d {
@@ -711,10 +882,13 @@ fn troubles(
             DownloadView::Failed(e) => format!("download failed: {e}"),
         };
         out.push(("file", text, Style::new()));
-    } else if auto && r.state != TaskState::Failed {
+    } else if state.watch.auto_for(r) && r.state != TaskState::Failed {
         out.push((
             "file",
-            "downloaded by itself when it completes (A turns this off)".into(),
+            format!(
+                "downloaded by itself when it completes ({} turns this off)",
+                state.keymap.key("auto_download")
+            ),
             theme.dim(),
         ));
     }
@@ -734,12 +908,56 @@ mod tests {
     }
 
     #[test]
-    fn long_ids_keep_both_ends() {
-        assert_eq!(middle_ellipsis("abcdefghijkl", 7), "abc…jkl");
-        assert_eq!(middle_ellipsis("short", 7), "short");
-        assert_eq!(middle_ellipsis("abcdefgh", 1), "…");
-        assert_eq!(middle_ellipsis("abcdefgh", 0), "");
-        assert_eq!(middle_ellipsis("sim-45-portrait-batch", 12), "sim-45…batch");
+    fn ids_keep_the_width_that_tells_them_apart() {
+        assert_eq!(distinct_width(&["sim-1", "hold-2"]), 2, "s… and h…");
+        assert_eq!(
+            distinct_width(&[
+                "batch-2026-11-25-render-0001",
+                "batch-2026-11-25-render-0002"
+            ]),
+            28,
+            "they differ only in the last character"
+        );
+        assert_eq!(distinct_width(&["abc"]), 1);
+        assert_eq!(distinct_width(&[]), 0);
+        // The ID column takes that width while the info column keeps its minimum.
+        let at_80 = Columns::fit(78, 40, 36, None);
+        assert_eq!(at_80.id, 36, "{at_80:?}");
+        let squeezed = Columns::fit(50, 40, 36, None);
+        assert_eq!(
+            squeezed.id,
+            50 - (STATUS_WIDTH + 4 + 3) - 14,
+            "{squeezed:?}"
+        );
+    }
+
+    #[test]
+    fn text_wraps_at_spaces_and_long_words_between_their_parts() {
+        assert_eq!(
+            word_wrap("added 07:58:25 · started 08:00:40", 20),
+            ["added 07:58:25 ·", "started 08:00:40"]
+        );
+        assert_eq!(word_wrap("exactly ten", 11), ["exactly ten"]);
+        assert_eq!(word_wrap("", 5), [""]);
+        assert_eq!(
+            word_wrap("url http://127.0.0.1:8787/files/pic-done.png", 30),
+            ["url", "http://127.0.0.1:8787/files/", "pic-done.png"]
+        );
+        assert_eq!(word_wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(
+            word_wrap("漢字漢字", 5),
+            ["漢字", "漢字"],
+            "by display width"
+        );
+        // No line is wider than the room, and no word is split where a space could break.
+        let text = "the service does not know this task: no image generation task with ID x";
+        for room in 10..40 {
+            let lines = word_wrap(text, room);
+            assert!(lines.iter().all(|l| l.width() <= room), "{room}: {lines:?}");
+            let words: Vec<&str> = text.split(' ').collect();
+            let rejoined: Vec<&str> = lines.iter().flat_map(|l| l.split(' ')).collect();
+            assert_eq!(rejoined, words, "{room}: {lines:?}");
+        }
     }
 
     #[test]
@@ -758,15 +976,15 @@ mod tests {
 
     #[test]
     fn columns_keep_the_info_column_longest() {
-        let narrow = Columns::fit(40, 30, None);
+        let narrow = Columns::fit(40, 30, 7, None);
         assert!(!narrow.eta && !narrow.gauge && !narrow.kind);
-        let at_80 = Columns::fit(78, 24, None);
+        let at_80 = Columns::fit(78, 24, 7, None);
         assert!(at_80.eta, "{at_80:?}");
-        let wide = Columns::fit(200, 24, Some(10));
+        let wide = Columns::fit(200, 24, 7, Some(10));
         assert!(wide.eta && wide.gauge && wide.kind && wide.updated && wide.added);
         assert_eq!(wide.service, Some(10));
         // Half of 150 columns: the service shows, the info column keeps its minimum.
-        let half = Columns::fit(73, 14, Some(15));
+        let half = Columns::fit(73, 14, 7, Some(15));
         assert!(
             half.eta && half.service.is_some() && !half.gauge,
             "{half:?}"

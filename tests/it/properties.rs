@@ -25,6 +25,7 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
             updated_at,
             running_since: updated_at.checked_sub(5),
             finished_at: None,
+            start_seen: updated_at % 2 == 0,
             history: vec![gendash::store::watchlist::Transition {
                 at: updated_at,
                 status: "QUEUED".into(),

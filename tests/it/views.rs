@@ -379,7 +379,7 @@ fn watch_list_with_each_state() {
             .find("IN_PROGRESS")
             .or_else(|| line.find("COMPLETED"))
             .or_else(|| line.find("FAILED"))
-            .or_else(|| line.find("not polled"))
+            .or_else(|| line.find("no answer"))
             .unwrap();
         buf[(a.x + col as u16, a.y + row)].style().fg
     };
@@ -822,8 +822,8 @@ fn watch_details_and_states_at_140x45() {
         "{text}"
     );
     assert!(
-        text.contains("sim-45-portrai…h-a-long-name"),
-        "long IDs keep both ends"
+        text.contains("sim-45-portrait-batch-with-…"),
+        "a long ID is cut at its end, where it is told apart"
     );
     let buf = t.backend().buffer();
     let drawn = |l: &gendash::ui::watch::Link| -> String {
@@ -982,7 +982,7 @@ fn the_detail_shows_the_picture_of_a_finished_image() {
     }));
     let text = crate::common::rendered_text(&s, 140, 45);
     assert!(
-        text.contains("preview  for images only (video, 3.9 kB)"),
+        text.contains("preview   for images only (video, 3.9 kB)"),
         "{text}"
     );
 }

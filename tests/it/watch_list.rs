@@ -196,3 +196,320 @@ fn not_found_is_kept_in_the_file_for_watch_list() {
     );
     drop(svc);
 }
+
+// ---- the pane and its detail, on TestBackend -------------------------------------------------
+
+mod view {
+    use gendash::api::types::default_failure_statuses;
+    use gendash::api::{ApiError, TaskKind, TaskResult};
+    use gendash::app::action::Action;
+    use gendash::app::state::{State, UiSettings};
+    use gendash::msg::{Msg, TaskKey};
+    use gendash::store::watchlist::WatchEntry;
+    use gendash::testing::task_result as result;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use std::time::Duration;
+
+    /// 2027-01-15 08:00:00 UTC.
+    const NOW: u64 = 1_800_000_000;
+    const HERE: &str = "http://127.0.0.1:8787";
+    const GONE: &str = "https://old.example.net";
+    const LONG_1: &str = "batch-2026-11-25-portrait-render-0001";
+    const LONG_2: &str = "batch-2026-11-25-portrait-render-0002";
+
+    fn entry(id: &str, service: &str) -> WatchEntry {
+        WatchEntry {
+            service: Some(service.into()),
+            ..gendash::app::watch::new_entry(id, TaskKind::Image, NOW - 300)
+        }
+    }
+
+    fn poll(s: &mut State, at: u64, id: &str, r: Result<TaskResult, ApiError>) {
+        s.apply(Msg::Tick(at));
+        let retry_in = r.is_err().then(|| Duration::from_secs(8));
+        s.apply(Msg::Polled {
+            key: TaskKey::new(TaskKind::Image, id),
+            result: r,
+            retry_in,
+        });
+    }
+
+    /// A poll's answer, in the shape the poller reports every poll in.
+    #[allow(clippy::unnecessary_wraps)]
+    fn ok(id: &str, status: &str, percent: u8) -> Result<TaskResult, ApiError> {
+        Ok(result(id, status, percent))
+    }
+
+    /// One task in each state, and two long IDs that differ only at their end.
+    pub fn every_state(width: u16, height: u16) -> State {
+        let ids = [
+            "sim-3", "sim-20", "sim-100", "gone-4", "err-5", "stuck-6", "old-7", "new-8", LONG_1,
+            LONG_2,
+        ];
+        let watch = ids
+            .iter()
+            .map(|id| entry(id, if *id == "old-7" { GONE } else { HERE }))
+            .collect();
+        let mut s = State::new(
+            HERE,
+            Vec::new(),
+            watch,
+            default_failure_statuses(),
+            UiSettings {
+                bell: false,
+                desktop_notifications: false,
+                no_color: false,
+            },
+            NOW - 400,
+        );
+        s.watch.stall_after = 300;
+        s.watch
+            .set_services(gendash::app::services::Services::single(HERE));
+        s.update(Action::Resize { width, height });
+        s.start();
+        poll(
+            &mut s,
+            NOW - 400,
+            "stuck-6",
+            ok("stuck-6", "IN_PROGRESS", 30),
+        );
+        poll(&mut s, NOW - 200, "sim-20", ok("sim-20", "QUEUED", 0));
+        poll(&mut s, NOW - 100, "sim-20", ok("sim-20", "COMPLETED", 100));
+        poll(
+            &mut s,
+            NOW - 95,
+            "sim-100",
+            ok("sim-100", "IN_PROGRESS", 60),
+        );
+        poll(&mut s, NOW - 90, "sim-100", ok("sim-100", "FAILED", 20));
+        for (t, p) in [(60, 0), (30, 20), (0, 40)] {
+            poll(&mut s, NOW - t, "sim-3", ok("sim-3", "IN_PROGRESS", p));
+        }
+        poll(&mut s, NOW - 10, "err-5", ok("err-5", "IN_PROGRESS", 50));
+        poll(&mut s, NOW - 5, "stuck-6", ok("stuck-6", "IN_PROGRESS", 30));
+        poll(&mut s, NOW, LONG_1, ok(LONG_1, "IN_PROGRESS", 5));
+        poll(&mut s, NOW, LONG_2, ok(LONG_2, "IN_PROGRESS", 6));
+        let lookup = Err(ApiError::Lookup {
+            description: "no image generation task with ID gone-4".into(),
+        });
+        poll(&mut s, NOW, "gone-4", lookup);
+        let http = Err(ApiError::Http {
+            status: 502,
+            excerpt: "Bad Gateway".into(),
+            retry_after: None,
+        });
+        poll(&mut s, NOW, "err-5", http);
+        s.update(Action::FocusNext);
+        // The detail shown whatever the height, as the key that toggles it does.
+        s.watch.detail = Some(true);
+        s.update(Action::Resize { width, height });
+        s
+    }
+
+    /// Selects the row of `id`.
+    pub fn select(s: &mut State, id: &str) {
+        let at = s
+            .watch
+            .order
+            .iter()
+            .position(|&i| s.watch.rows[i].entry.task_id == id)
+            .unwrap();
+        s.watch.select(at);
+    }
+
+    pub fn draw(s: &State) -> Terminal<TestBackend> {
+        let a = s.areas.full;
+        let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
+        t.draw(|f| {
+            gendash::ui::render(s, f);
+        })
+        .unwrap();
+        t
+    }
+
+    /// The screen's rows as text.
+    pub fn rows(t: &Terminal<TestBackend>) -> Vec<String> {
+        let buf = t.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| {
+                (0..buf.area.width)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The detail's lines (below its ` task ` rule), without the pane's borders.
+    pub fn detail(s: &State, t: &Terminal<TestBackend>) -> Vec<String> {
+        let a = s.areas.watch_detail;
+        let rows = rows(t);
+        rows[usize::from(a.y) + 1..usize::from(a.y + a.height)]
+            .iter()
+            .map(|r| {
+                r.chars()
+                    .skip(usize::from(a.x))
+                    .take(usize::from(a.width))
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_state_and_its_detail_at_80_and_220() {
+        for (width, height) in [(80, 60), (220, 50)] {
+            let mut s = every_state(width, height);
+            for id in ["sim-20", "err-5", "gone-4", "old-7"] {
+                select(&mut s, id);
+                let t = draw(&s);
+                insta::assert_snapshot!(format!("watch_list_{id}_{width}x{height}"), t.backend());
+                let screen = rows(&t);
+                let detail = detail(&s, &t);
+                // A label and its text never run together.
+                for line in detail
+                    .iter()
+                    .filter(|l| !l.is_empty() && !l.starts_with(' '))
+                {
+                    let label: String = line.chars().take(10).collect();
+                    assert!(label.ends_with(' '), "{width} {id}: {line:?}");
+                }
+                // The two long IDs are told apart on screen whatever the width.
+                for long in [LONG_1, LONG_2] {
+                    assert!(
+                        screen.iter().any(|r| r.contains(long)),
+                        "{width}: {long}\n{}",
+                        screen.join("\n")
+                    );
+                }
+                // The status bar, cut short at 80 columns, says so.
+                let status_bar = screen[screen.len() - 2].trim_end();
+                assert!(
+                    status_bar.contains("1 done)") || status_bar.ends_with('…'),
+                    "{width}: {status_bar}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_title_and_the_status_bar_count_every_state_in_the_right_number() {
+        let s = every_state(220, 50);
+        let t = draw(&s);
+        let screen = rows(&t).join("\n");
+        assert!(
+            screen.contains(
+                " 10 tasks (1 failed, 1 not found, 1 erroring, 1 stalled, 1 no service, \
+                 4 running, 1 not polled, 1 done)"
+            ),
+            "{screen}"
+        );
+        assert!(
+            screen.contains(
+                " Watch list · 10 tasks · 1 failed · 1 not found · 1 erroring · 1 stalled · \
+                 1 no service · 4 running · … "
+            ),
+            "{screen}"
+        );
+        // Narrower, the counts give way from the least urgent and say so with `…`.
+        let s = every_state(80, 40);
+        let title = rows(&draw(&s))
+            .into_iter()
+            .find(|r| r.contains("Watch list"))
+            .unwrap();
+        assert!(
+            title.contains(" Watch list · 10 tasks · 1 failed · ") && title.contains("… "),
+            "{title}"
+        );
+        // The detail cut short by the pane's height says so.
+        let mut s = every_state(80, 40);
+        select(&mut s, "sim-20");
+        let t = draw(&s);
+        let d = detail(&s, &t);
+        let last = d.iter().rev().find(|l| !l.is_empty()).unwrap();
+        assert!(last.ends_with(" …"), "{d:?}");
+        let status_bar = rows(&t)[38].trim_end().to_string();
+        assert!(status_bar.ends_with('…'), "{status_bar}");
+        // One task: singular.
+        let mut one = State::new(
+            HERE,
+            Vec::new(),
+            vec![entry("sim-1", HERE)],
+            default_failure_statuses(),
+            UiSettings {
+                bell: false,
+                desktop_notifications: false,
+                no_color: false,
+            },
+            NOW,
+        );
+        one.update(Action::Resize {
+            width: 220,
+            height: 50,
+        });
+        let screen = rows(&draw(&one)).join("\n");
+        assert!(screen.contains("1 task (1 not polled)"), "{screen}");
+        assert!(
+            screen.contains(" Watch list · 1 task · 1 not polled "),
+            "{screen}"
+        );
+    }
+
+    /// History in clock times; `took` only when the start and the finish were both seen;
+    /// `retry in` only while the retry is ahead; the polled line agrees with the status.
+    #[test]
+    fn the_detail_says_when_and_why_without_contradicting_itself() {
+        let mut s = every_state(220, 50);
+        select(&mut s, "sim-20");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(
+            d.contains("started 07:56:40 · finished 07:58:20 · took 1m40s"),
+            "{d}"
+        );
+        assert!(
+            d.contains("history   07:56:40 QUEUED → 07:58:20 COMPLETED"),
+            "{d}"
+        );
+        assert!(
+            d.contains("polled    1m ago · finished, so not polled again"),
+            "{d}"
+        );
+        // Seen running at 60%: its start was not seen, so how long it took is not known.
+        select(&mut s, "sim-100");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(
+            d.contains("seen running 07:58:25 · finished 07:58:30") && !d.contains("took"),
+            "{d}"
+        );
+        select(&mut s, "new-8");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(d.contains("status    not polled"), "{d}");
+        assert!(d.contains("polled    never · "), "{d}");
+        select(&mut s, "old-7");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(
+            d.contains("polled    never · not polled: https://old.example.net"),
+            "{d}"
+        );
+        // Finished when first asked: neither its start nor its finish was seen.
+        poll(&mut s, NOW, "new-8", ok("new-8", "COMPLETED", 100));
+        select(&mut s, "new-8");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(
+            d.contains("found finished 08:00:00") && !d.contains("took"),
+            "{d}"
+        );
+        select(&mut s, "err-5");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(d.contains("polled    0s ago · retry in 8s"), "{d}");
+        // The retry is due: the request is under way, no countdown stuck at 0s.
+        s.apply(Msg::Tick(NOW + 8));
+        let t = draw(&s);
+        let d = detail(&s, &t).join("\n");
+        assert!(d.contains("polled    8s ago · asking again now"), "{d}");
+        let screen = rows(&t).join("\n");
+        assert!(!screen.contains("retry in 0s"), "{screen}");
+        assert!(!screen.contains("retry in"), "{screen}");
+    }
+}
