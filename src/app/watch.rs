@@ -631,7 +631,14 @@ impl Watch {
                 row.retries += 1;
                 row.retry_in = retry_in;
                 row.next_retry_at = next_retry_at;
-                (keep_trouble(row, TroubleKind::Error, text, now), changed)
+                // What the service said of the task outlasts a failure to ask it again: the
+                // file keeps NOT FOUND.
+                let kept = if row.not_found.is_some() {
+                    Vec::new()
+                } else {
+                    keep_trouble(row, TroubleKind::Error, text, now)
+                };
+                (kept, changed)
             }
         };
         cmds.extend(self.auto_download(i));
@@ -1445,6 +1452,13 @@ mod tests {
         let c = again.counts(30);
         assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));
 
+        // Asking fails afterwards: the file still says NOT FOUND.
+        let (cmds, _) = again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
+        assert!(cmds.is_empty(), "{cmds:?}");
+        assert_eq!(
+            again.rows[0].entry.trouble.as_ref().map(|t| t.kind),
+            Some(TroubleKind::NotFound)
+        );
         // Found after all: the file forgets the trouble.
         let (cmds, _) = again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
         assert!(

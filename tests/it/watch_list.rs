@@ -170,6 +170,36 @@ fn not_found_is_kept_in_the_file_for_watch_list() {
         "{text}"
     );
 
+    // A restart with the service gone: the file's NOT FOUND is on screen, not `not polled`.
+    // Meanwhile a paste holding an ID with a bell in it is refused, the ID written out, and
+    // an ID watched as an image is not added again as a video.
+    drop(svc);
+    let mut s = Session::spawn(command(home.path(), &[], &[]), 150, 40);
+    s.wait_for(
+        "gone-1 NOT FOUND from the file",
+        Duration::from_secs(20),
+        |t| {
+            t.lines()
+                .any(|l| l.contains("gone-1") && l.contains("NOT FOUND"))
+        },
+    );
+    assert!(!s.contents().contains("not polled"), "{}", s.contents());
+    s.send("a");
+    s.wait_text("Add tasks to the watch list");
+    s.send("\x1b[200~new-1 ring\x07x\x1b[201~");
+    s.wait_text(r#"task ID "ring\u{7}x" holds control"#);
+    s.send("\x1b[200~sim-1-found new-2\x1b[201~");
+    s.send("\t");
+    s.send("\r");
+    s.wait_text("added new-2; already watching sim-1-found (as image)");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let text = list(home.path());
+    assert!(
+        text.contains("video  new-2") && !text.contains("ring") && !text.contains("new-1"),
+        "{text}"
+    );
+
     // An old file, written before troubles were kept, loads as it is.
     let out = common::gendash(home.path())
         .args(["watch", "list", "--json"])
@@ -194,7 +224,6 @@ fn not_found_is_kept_in_the_file_for_watch_list() {
         text.contains("gone-1") && text.contains("sim-1-found") && !text.contains("NOT FOUND"),
         "{text}"
     );
-    drop(svc);
 }
 
 // ---- the pane and its detail, on TestBackend -------------------------------------------------
