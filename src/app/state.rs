@@ -1092,6 +1092,8 @@ impl State {
             r.eta(now).map(crate::progress::format_eta).hash(&mut h);
             r.phase(now, self.watch.stall_after).hash(&mut h);
             r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
+            // The detail's "polled 5s ago", which an error answers too.
+            r.polled_at.map(|t| age_label(t, now)).hash(&mut h);
         }
         self.browser.cached_mark(now).hash(&mut h);
         h.finish()

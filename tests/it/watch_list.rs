@@ -485,6 +485,43 @@ mod view {
         );
     }
 
+    /// A task whose every poll failed has only the detail's "polled … ago" to age: the tick
+    /// that changes it redraws.
+    #[test]
+    fn the_polled_age_redraws_when_it_changes() {
+        let mut s = State::new(
+            HERE,
+            Vec::new(),
+            vec![entry("err-1", HERE)],
+            default_failure_statuses(),
+            UiSettings {
+                bell: false,
+                desktop_notifications: false,
+                no_color: false,
+            },
+            NOW,
+        );
+        s.update(Action::Resize {
+            width: 140,
+            height: 45,
+        });
+        s.apply(Msg::Polled {
+            key: TaskKey::new(TaskKind::Image, "err-1"),
+            result: Err(ApiError::Http {
+                status: 502,
+                excerpt: "Bad Gateway".into(),
+                retry_after: None,
+            }),
+            retry_in: None,
+        });
+        s.apply(Msg::Tick(NOW + 30));
+        s.dirty = false;
+        s.apply(Msg::Tick(NOW + 31));
+        assert!(s.dirty, "polled 30s ago → 31s ago");
+        let d = detail(&s, &draw(&s)).join("\n");
+        assert!(d.contains("polled    31s ago"), "{d}");
+    }
+
     /// History in clock times; `took` only when the start and the finish were both seen;
     /// `retry in` only while the retry is ahead; the polled line agrees with the status.
     #[test]
