@@ -49,6 +49,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             catalogue_cache: crate::store::catalogue::CatalogueCache::default_dir(),
             keymap,
             theme,
+            demo: None,
         })
         .await
         .map_err(|e| Failure::new(exit::OTHER, e))?
@@ -100,7 +101,7 @@ pub fn exit_code(outcome: Quit) -> u8 {
 }
 
 async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
-    let settings = demo_settings(global);
+    let mut settings = demo_settings(global);
     let cannot = |e: &dyn std::fmt::Display| {
         Failure::new(exit::OTHER, format!("cannot start the demo service: {e}"))
     };
@@ -117,10 +118,48 @@ async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
         allow_insecure_http: false,
     })?;
     let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
-    let result = demo_session(settings, client, &scratch, no_color).await;
+    let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
+    if temporary {
+        settings.download_dir = demo_download_dir().map_err(|e| cannot(&e))?;
+    }
+    let demo = app::state::Demo {
+        token: service.token.clone(),
+        downloads: settings.download_dir.clone(),
+        temporary,
+    };
+    let result = demo_session(settings, client, &scratch, no_color, demo.clone()).await;
     let _ = std::fs::remove_dir_all(&scratch);
+    if temporary {
+        keep_demo_downloads(&demo.downloads);
+    }
     drop(service);
     result
+}
+
+/// A new private directory for the demo's downloads: the user's download directory is left
+/// alone unless `download_dir` names one. Made here, so a name someone else took first is
+/// never used.
+fn demo_download_dir() -> std::io::Result<PathBuf> {
+    use rand::{Rng, SeedableRng};
+    use std::os::unix::fs::DirBuilderExt;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut last = None;
+    for _ in 0..16 {
+        let dir = std::env::temp_dir().join(format!("gendash-demo-dl-{:08x}", rng.random::<u32>()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no name left")))
+}
+
+/// Files the user downloaded in the demo outlive it (they asked for them); an empty
+/// directory does not.
+fn keep_demo_downloads(dir: &std::path::Path) {
+    if std::fs::remove_dir(dir).is_err() && dir.exists() {
+        eprintln!("gendash: the demo's downloads are in {}", dir.display());
+    }
 }
 
 async fn demo_session(
@@ -128,6 +167,7 @@ async fn demo_session(
     client: Client,
     scratch: &std::path::Path,
     no_color: bool,
+    demo: app::state::Demo,
 ) -> Result<Quit, Failure> {
     let store = WatchStore::new(scratch.join("watchlist.json"));
     store
@@ -160,6 +200,7 @@ async fn demo_session(
         catalogue_cache: scratch.join("catalogues"),
         keymap,
         theme,
+        demo: Some(demo),
     })
     .await
     .map_err(|e| Failure::new(exit::OTHER, e))

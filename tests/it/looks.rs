@@ -2,6 +2,7 @@
 //! catalogue, run by the real binary against the reference service.
 
 use crate::common;
+use base64::Engine as _;
 
 /// The README, as shipped.
 fn readme() -> String {
@@ -107,4 +108,159 @@ async fn every_filter_example_in_the_readme_matches_the_demo_catalogue() {
         empty.is_empty(),
         "README filter examples that match nothing in the demo catalogue: {empty:?}"
     );
+}
+
+/// The text of the first OSC 52 clipboard sequence in `raw`.
+fn copied(raw: &[u8]) -> String {
+    let raw = String::from_utf8_lossy(raw);
+    let payload = raw
+        .split("\x1b]52;c;")
+        .nth(1)
+        .and_then(|r| r.split('\x07').next())
+        .expect("an OSC 52 sequence");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .unwrap();
+    String::from_utf8(bytes).unwrap()
+}
+
+/// The demo's private download directories under `tmp`.
+fn demo_download_dirs(tmp: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("gendash-demo-dl-"))
+        })
+        .collect()
+}
+
+/// `gendash --demo` with no `download_dir`: the status bar says at start where downloads go,
+/// a private directory of its own; `D` saves there (never in the user's download directory or
+/// the current one), and the file outlives the demo. The request log's curl line shows the
+/// demo's throwaway token, `y` copies it, and that command line works against the demo.
+#[test]
+fn the_demo_downloads_into_its_own_directory_and_its_curl_line_works() {
+    use crate::common::pty::{Session, command};
+    use std::time::Duration;
+    let home = tempfile::tempdir().unwrap();
+    let tmp = home.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = home.path().join("config/gendash");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "poll_interval = 0.2\n").unwrap();
+    let tmp_text = tmp.to_str().unwrap();
+    let mut s = Session::spawn(
+        command(home.path(), &["--demo"], &[("TMPDIR", tmp_text)]),
+        200,
+        40,
+    );
+    s.wait_text("demo-video-done");
+    let dirs = demo_download_dirs(&tmp);
+    assert_eq!(dirs.len(), 1, "one download directory of its own: {dirs:?}");
+    let dir = &dirs[0];
+    s.wait_text(&format!("demo: downloads go to {}", dir.display()));
+
+    // The demo's list, in the order added: the finished image is the one above the last.
+    s.send("\t");
+    s.send("G");
+    s.send("k");
+    s.send("D");
+    let saved = dir.join("demo-image-done.png");
+    s.wait_text(&format!("saved {}", saved.display()));
+    assert_eq!(std::fs::read(&saved).unwrap(), *gendash::server::SAMPLE_PNG);
+    assert!(
+        !home.path().join("demo-image-done.png").exists()
+            && !home.path().join("Downloads").exists(),
+        "the demo saved outside its own directory"
+    );
+
+    s.send("L");
+    s.wait_text("try it (the demo's token; y copies): curl ");
+    s.send("y");
+    s.wait_text("copied the request as a curl command");
+    let curl = copied(&s.raw());
+    let words = shlex::split(&curl).expect("a shell command line");
+    let header = words
+        .iter()
+        .find_map(|w| w.strip_prefix("Authorization: Bearer "))
+        .unwrap_or_else(|| panic!("no token in {curl}"));
+    assert!(header.starts_with("gd-") && !header.contains('$'), "{curl}");
+    assert!(s.contents().contains(header), "the token is on screen");
+    let url = url::Url::parse(words.last().unwrap()).unwrap();
+    assert_eq!(url.host_str(), Some("127.0.0.1"), "{curl}");
+
+    // What a newcomer pastes works: the demo answers the copied token, and only it.
+    let base = url::Url::parse(&url[..url::Position::BeforePath]).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let answer = rt.block_on(
+        common::client_with(&base, header, Duration::from_secs(5)).list_loras(None, None),
+    );
+    assert!(answer.is_ok_and(|c| c.entries.len() == 320));
+    let wrong = rt.block_on(
+        common::client_with(&base, "gd-wrong", Duration::from_secs(5)).list_loras(None, None),
+    );
+    assert!(wrong.is_err(), "the demo checks its token");
+
+    s.send("\x1b");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+    assert!(
+        saved.exists(),
+        "a file the user downloaded outlives the demo"
+    );
+    assert!(
+        String::from_utf8_lossy(&s.raw())
+            .contains(&format!("the demo's downloads are in {}", dir.display())),
+        "and the demo says where it is"
+    );
+}
+
+/// With `download_dir` configured, the demo saves there and says so at start.
+#[test]
+fn the_demo_uses_a_configured_download_dir() {
+    use crate::common::pty::{Session, command};
+    use std::time::Duration;
+    let home = tempfile::tempdir().unwrap();
+    let tmp = home.path().join("tmp");
+    let out = home.path().join("mine");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = home.path().join("config/gendash");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        format!("download_dir = \"{}\"\n", out.display()),
+    )
+    .unwrap();
+    let mut s = Session::spawn(
+        command(
+            home.path(),
+            &["--demo"],
+            &[("TMPDIR", tmp.to_str().unwrap())],
+        ),
+        200,
+        40,
+    );
+    s.wait_text(&format!(
+        "demo: downloads go to {} (download_dir)",
+        out.display()
+    ));
+    s.send("\t");
+    s.send("G");
+    s.send("D");
+    let saved = out.join("demo-video-done.mp4");
+    s.wait_text(&format!("saved {}", saved.display()));
+    assert!(saved.exists());
+    assert!(
+        demo_download_dirs(&tmp).is_empty(),
+        "no directory of its own"
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
 }
