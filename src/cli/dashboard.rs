@@ -3,27 +3,16 @@
 //! `app::run`, and turns how it ended into an exit code.
 
 use super::{CliResult, Failure, Global, client_from, exit};
-use crate::api::{Client, ClientOptions, TaskKind};
+use crate::api::{Client, ClientOptions};
 use crate::app::services::{Resolve, Services};
 use crate::app::{self, Session, state::Quit};
 use crate::server;
+use crate::server::tasks::DEMO_TASKS;
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The demo's watch list: some running, one finishing within seconds, failed ones, finished ones.
-pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
-    ("sim-3-sunset-over-harbor", TaskKind::Image),
-    ("sim-45-portrait-batch", TaskKind::Image),
-    ("sim-25-drone-flyover", TaskKind::Video),
-    ("hold-queued-behind-others", TaskKind::Image),
-    ("fail-0-rejected-prompt", TaskKind::Image),
-    ("fail-6-upscale-out-of-memory", TaskKind::Video),
-    ("demo-image-done", TaskKind::Image),
-    ("demo-video-done", TaskKind::Video),
-];
 
 pub async fn run(global: &Global, demo: bool) -> CliResult {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());

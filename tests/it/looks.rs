@@ -264,3 +264,189 @@ fn the_demo_uses_a_configured_download_dir() {
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
 }
+
+/// The address the README's screenshot shows for the demo service (the demo's own port is
+/// random).
+const SCREENSHOT_BASE: &str = "http://127.0.0.1:8787/";
+const SCREENSHOT_SIZE: (u16, u16) = (140, 30);
+/// The demo's seconds between polls, and how many polls the screenshot's tasks had.
+const SCREENSHOT_POLL_SECONDS: u64 = 2;
+const SCREENSHOT_POLLS: u64 = 6;
+const SCREENSHOT_START: u64 = 1_800_000_000;
+
+/// The demo as a newcomer meets it: the embedded catalogue as the client decodes it, the
+/// demo's watch list polled a few rounds against the reference service's simulated tasks (the
+/// ones `--demo` serves), and `water` typed into the filter.
+fn demo_screen() -> gendash::app::state::State {
+    use gendash::api::types::{Envelope, decode_catalogue};
+    use gendash::api::{TaskKind, TaskResult};
+    use gendash::app::action::Action;
+    use gendash::app::filter::Ranker;
+    use gendash::app::state::{State, UiSettings};
+    use gendash::msg::{Cmd, Msg, TaskKey};
+    use gendash::server::{catalogue, tasks};
+    use gendash::store::watchlist::WatchEntry;
+
+    let served = catalogue::embedded();
+    let body = format!(
+        "{{\"data\": [{}]}}",
+        served
+            .iter()
+            .map(|e| catalogue::wire(e).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let entries = tasks::DEMO_TASKS
+        .iter()
+        .map(|(id, kind)| WatchEntry {
+            added_at: SCREENSHOT_START,
+            ..WatchEntry::new(*id, *kind)
+        })
+        .collect();
+    let mut s = State::new(
+        SCREENSHOT_BASE,
+        Vec::new(),
+        entries,
+        gendash::api::types::default_failure_statuses(),
+        UiSettings {
+            bell: true,
+            desktop_notifications: true,
+            no_color: false,
+        },
+        SCREENSHOT_START,
+    );
+    s.update(Action::Resize {
+        width: SCREENSHOT_SIZE.0,
+        height: SCREENSHOT_SIZE.1,
+    });
+    s.start();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(decode_catalogue(body.as_bytes()).unwrap()),
+    });
+
+    let mut service = tasks::Tasks::new();
+    for round in 1..=SCREENSHOT_POLLS {
+        s.now = SCREENSHOT_START + round * SCREENSHOT_POLL_SECONDS;
+        for (id, kind) in tasks::DEMO_TASKS {
+            let Ok(seen) = service.lookup(id, *kind) else {
+                continue;
+            };
+            let ext = if *kind == TaskKind::Video {
+                "mp4"
+            } else {
+                "png"
+            };
+            let result = TaskResult {
+                task_id: (*id).to_string(),
+                kind: *kind,
+                status: seen.status.to_string(),
+                percent: seen.percent,
+                total_tasks: Some(1),
+                url_download: seen
+                    .finished_ok
+                    .then(|| format!("{SCREENSHOT_BASE}files/{id}.{ext}")),
+                envelope: Envelope::default(),
+            };
+            s.apply(Msg::Polled {
+                key: TaskKey::new(*kind, *id),
+                result: Ok(result),
+                retry_in: None,
+            });
+        }
+    }
+
+    // The task in the detail is a running one, with its ETA.
+    s.update(Action::FocusNext);
+    s.update(Action::Down);
+    s.update(Action::FocusNext);
+    let mut ranker = Ranker::new();
+    s.update(Action::FocusFilter);
+    for c in "water".chars() {
+        for cmd in s.update(Action::Type(c)) {
+            if let Cmd::Rank {
+                generation,
+                query,
+                text,
+            } = cmd
+            {
+                let matches = ranker.rank(&query, &text);
+                s.apply(Msg::Ranked {
+                    generation,
+                    matches,
+                });
+            }
+        }
+    }
+    s.update(Action::Submit);
+    s
+}
+
+/// The screen's text, one line per row, trailing blanks cut; a wide character's second cell
+/// is not written twice.
+fn screen_lines(s: &gendash::app::state::State) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let (width, height) = (s.areas.full.width, s.areas.full.height);
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    t.draw(|f| {
+        gendash::ui::render(s, f);
+    })
+    .unwrap();
+    let buffer = t.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let mut line = String::new();
+            let mut x = 0;
+            while x < width {
+                let symbol = buffer[(x, y)].symbol();
+                line.push_str(symbol);
+                x += u16::try_from(symbol.width().max(1)).unwrap();
+            }
+            line.trim_end().to_string()
+        })
+        .collect()
+}
+
+/// Where the screenshot's text block is in `readme`: the byte range of its lines, between the
+/// fence after the marker and the closing fence.
+fn screenshot_range(readme: &str) -> std::ops::Range<usize> {
+    const MARKER: &str = "<!-- screenshot:";
+    let marker = readme
+        .find(MARKER)
+        .expect("the screenshot's marker in README.md");
+    let open = marker
+        + readme[marker..]
+            .find("```text\n")
+            .expect("its ```text fence")
+        + 8;
+    let close = open + readme[open..].find("```\n").expect("its closing fence");
+    open..close
+}
+
+/// The README's screenshot is the demo as the product draws it now. `UPDATE_README=1` (or
+/// insta's `INSTA_UPDATE=always`) writes it into README.md instead of comparing.
+#[test]
+fn readme_screenshot() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = readme();
+    let range = screenshot_range(&readme);
+    let drawn: String = screen_lines(&demo_screen())
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let update = std::env::var("UPDATE_README").is_ok_and(|v| v == "1")
+        || std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "always");
+    if update {
+        let mut out = readme.clone();
+        out.replace_range(range, &drawn);
+        std::fs::write(path, out).unwrap();
+        return;
+    }
+    assert!(
+        readme[range.clone()] == drawn,
+        "README.md's screenshot is not what the demo draws; run \
+         `UPDATE_README=1 cargo test --locked --test it looks::readme_screenshot`.\n\
+         README:\n{}\ndrawn:\n{drawn}",
+        &readme[range]
+    );
+}
