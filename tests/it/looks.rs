@@ -430,10 +430,8 @@ fn readme_screenshot() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
     let readme = readme();
     let range = screenshot_range(&readme);
-    let drawn: String = screen_lines(&demo_screen())
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let mut drawn = screen_lines(&demo_screen()).join("\n");
+    drawn.push('\n');
     let update = std::env::var("UPDATE_README").is_ok_and(|v| v == "1")
         || std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "always");
     if update {
