@@ -277,7 +277,7 @@ const SCREENSHOT_START: u64 = 1_800_000_000;
 /// The demo as a newcomer meets it: the embedded catalogue as the client decodes it, the
 /// demo's watch list polled a few rounds against the reference service's simulated tasks (the
 /// ones `--demo` serves), and `water` typed into the filter.
-fn demo_screen() -> gendash::app::state::State {
+pub fn demo_screen() -> gendash::app::state::State {
     use gendash::api::types::{Envelope, decode_catalogue};
     use gendash::api::{TaskKind, TaskResult};
     use gendash::app::action::Action;

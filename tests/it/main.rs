@@ -10,6 +10,7 @@ mod architecture;
 mod cli;
 mod conformance;
 mod contract;
+mod contrast;
 mod degrade;
 mod download;
 mod durability;
