@@ -75,6 +75,18 @@ fn the_examples_are_read_from_the_table_with_escaped_bars() {
     assert_eq!(filter_examples(table), ["^pixel | ^ukiyo", "pxart", "'ink"]);
 }
 
+/// The README's example of the detail line is what the filter says of its query.
+#[test]
+fn the_readme_s_detail_line_example_is_the_product_s() {
+    let said = gendash::app::filter::Query::parse("pixel author:^pix !license:rail type:sdxl")
+        .describe(|_| true);
+    let text = section(&readme(), "### The filter language");
+    assert!(
+        text.contains(&format!("`{said}`")),
+        "README's detail line example is not `{said}`"
+    );
+}
+
 /// Each example of the filter language's table, run as `gendash models --filter EXAMPLE`
 /// against the reference service's embedded catalogue (the one `--demo` serves), lists at
 /// least one model: its `type:` and `cate:` terms go to the service, the rest matches locally.
