@@ -1,7 +1,7 @@
 //! The precedence: flags > environment > profile > top level > default, one key at a time,
 //! each recording which layer supplied it.
 
-use super::file::{FileSettings, config_path, parse};
+use super::file::{FileSettings, config_path, key_lines, parse};
 use super::token::{check_one_way, loose_permissions, resolve_token};
 use super::values::{BaseUrl, Seconds};
 use super::{
@@ -15,21 +15,36 @@ use std::path::PathBuf;
 
 /// Loads and resolves everything.
 pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
-    let (file, found, path) = load(overrides, env)?;
-    resolve_from(file, found, path, overrides, env)
+    let (file, found, path, text) = load(overrides, env)?;
+    let mut settings = resolve_from(file, found, path, overrides, env)?;
+    let lines = key_lines(&text);
+    let profile_keys = settings
+        .profile
+        .as_ref()
+        .map(|p| format!("profiles.{p}.keys."));
+    for action in settings.keys.keys() {
+        let line = profile_keys
+            .as_ref()
+            .and_then(|p| lines.get(&format!("{p}{action}")))
+            .or_else(|| lines.get(&format!("keys.{action}")));
+        if let Some(&line) = line {
+            settings.keys_lines.insert(action.clone(), line);
+        }
+    }
+    Ok(settings)
 }
 
 /// The file in force, parsed (empty when the default file does not exist), whether it was
-/// found, and its path.
+/// found, its path and its text.
 fn load(
     overrides: &Overrides,
     env: EnvLookup<'_>,
-) -> Result<(FileSettings, bool, PathBuf), ConfigError> {
+) -> Result<(FileSettings, bool, PathBuf, String), ConfigError> {
     let (path, explicit) = config_path(overrides, env);
     match std::fs::read_to_string(&path) {
-        Ok(text) => Ok((parse(&text, &path)?, true, path)),
+        Ok(text) => Ok((parse(&text, &path)?, true, path, text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
-            Ok((FileSettings::default(), false, path))
+            Ok((FileSettings::default(), false, path, String::new()))
         }
         Err(e) => Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
     }
@@ -41,7 +56,7 @@ pub fn profile_base_urls(
     overrides: &Overrides,
     env: EnvLookup<'_>,
 ) -> Result<Vec<(String, url::Url)>, ConfigError> {
-    let (file, _, _) = load(overrides, env)?;
+    let (file, ..) = load(overrides, env)?;
     let top = file.base_url.as_ref().map(|b| b.0.clone());
     Ok(file
         .profiles
@@ -281,6 +296,7 @@ pub fn resolve_from(
         theme,
         styles,
         keys,
+        keys_lines: BTreeMap::new(),
         sources,
         warnings,
     })
