@@ -337,7 +337,7 @@ async fn check_task_commands(runs: &mut Runs<'_>, h: &str, clean: &str) {
         &hostile_task_body(h),
     )))
     .await;
-    // A status that is none of the final ones: the task is still running.
+    // A status that is none of the final ones: the task is still running (exit 7).
     let (out, _) = runs.expect(&task.url(), &["status", "t"], 7);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
@@ -474,7 +474,7 @@ async fn the_token_leaks_nowhere() {
         (five_hundred.url(), vec!["status", "--json", "t"], 1),
         (five_hundred.url(), vec!["wait", "--timeout", "1.5", "t"], 6),
         (garbage.url(), vec!["status", "t"], 1),
-        (echo_status.url(), vec!["status", "--json", "t"], 0),
+        (echo_status.url(), vec!["status", "--json", "t"], 7),
         (redirect.url(), vec!["models"], 1),
     ];
     for (base, args, want) in runs {
