@@ -401,12 +401,11 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
             }
         }
     };
-    let timed_out = match timeout {
-        Some(limit) => tokio::time::timeout(limit, all).await.is_err(),
-        None => {
-            all.await;
-            false
-        }
+    let timed_out = if let Some(limit) = timeout {
+        tokio::time::timeout(limit, all).await.is_err()
+    } else {
+        all.await;
+        false
     };
     drop(waits);
     // Bars of tasks still waited for keep their last line on screen, with why they stopped.
