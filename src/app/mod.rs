@@ -69,7 +69,7 @@ pub struct Session {
 pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), String> {
     let keymap = Keymap::configured(&settings.keys).map_err(|e| {
         format!(
-            "{}{}: {e}",
+            "{}: {e}{}",
             settings.config_file.display(),
             lines_named(&e, &settings.keys_lines)
         )
@@ -80,8 +80,8 @@ pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), Str
     ))
 }
 
-/// " line 3" or " lines 2 and 5": where the `[keys]` entries an error names are in the file
-/// (the keymap's errors name actions as `keys.NAME:` or `` `NAME` ``).
+/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries an error names are in
+/// the file (the keymap's errors name actions as `keys.NAME:` or `` `NAME` ``).
 fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
     let mut named: Vec<usize> = lines
         .iter()
@@ -94,9 +94,9 @@ fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
     named.dedup();
     match named.as_slice() {
         [] => String::new(),
-        [one] => format!(" line {one}"),
+        [one] => format!(" (at line {one})"),
         [first @ .., last] => format!(
-            " lines {} and {last}",
+            " (at lines {} and {last})",
             first
                 .iter()
                 .map(ToString::to_string)

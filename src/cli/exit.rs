@@ -32,9 +32,14 @@ pub const TABLE: [(u8, &str); 8] = [
     ),
 ];
 
-pub const HELP: &str = "Exit codes: 0 success; 1 other error; 2 usage; 3 authentication refused; \
-4 task or resource not found / lookup failed; 5 a task ended in a failure status; 6 timed out; \
-7 (status) a task is still running.";
+/// The line of `--help` that lists the codes: "Exit codes: 0 success; 1 other error; …".
+pub fn help() -> String {
+    let codes: Vec<String> = TABLE
+        .iter()
+        .map(|(code, meaning)| format!("{code} {meaning}"))
+        .collect();
+    format!("Exit codes: {}.", codes.join("; "))
+}
 
 /// The exit code for a failed service call.
 pub fn for_api_error(e: &crate::api::ApiError) -> u8 {

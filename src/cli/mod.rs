@@ -23,7 +23,7 @@ use std::process::ExitCode;
     name = "gendash",
     version,
     about = "Terminal dashboard and CLI for the Generation Service: browse LoRA models, watch tasks, fetch results.",
-    after_help = exit::HELP
+    after_help = exit::help()
 )]
 pub struct Cli {
     #[command(flatten)]

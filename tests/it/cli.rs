@@ -1337,7 +1337,8 @@ async fn errors_say_what_to_do() {
     let (code, _, err) = run_env(home.path(), &[], &["keys"]).await;
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("config.toml lines 3 and 5: keys: `x` is bound to both `open`"),
+        err.contains("config.toml: keys: `x` is bound to both `open`")
+            && err.trim_end().ends_with("[keys] (at lines 3 and 5)"),
         "{err}"
     );
 }
@@ -1606,4 +1607,23 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
     );
     assert!(line_of("sim-1-a").contains("COMPLETED"), "{screen}");
     assert!(line_of("late-1000-x").contains("not found yet"), "{screen}");
+}
+
+#[test]
+fn the_readme_s_exit_codes_and_help_list_every_code() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("## Exit codes").unwrap();
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let rows: Vec<u8> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| ")?.split(' ').next()?.parse().ok())
+        .collect();
+    let codes: Vec<u8> = gendash::cli::exit::TABLE.iter().map(|(c, _)| *c).collect();
+    assert_eq!(rows, codes, "{section}");
+    let home = tempfile::tempdir().unwrap();
+    let out = common::gendash(home.path()).arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap().replace('\n', " ");
+    assert!(help.contains("7 status: a task is still running"), "{help}");
 }
