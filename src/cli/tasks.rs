@@ -412,7 +412,7 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
     let why = if timed_out {
         "gave up waiting"
     } else {
-        "not waited for (--fail-fast)"
+        "stopped by --fail-fast"
     };
     for bar in bars.iter().flatten().filter(|b| !b.is_finished()) {
         bar.abandon_with_message(format!("{}  ({why})", bar.message()));

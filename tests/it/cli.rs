@@ -1607,6 +1607,34 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
     );
     assert!(line_of("sim-1-a").contains("COMPLETED"), "{screen}");
     assert!(line_of("late-1000-x").contains("not found yet"), "{screen}");
+
+    // --fail-fast on a terminal: the failure ends it, the other bar stays with why.
+    let args = [
+        "wait",
+        "--fail-fast",
+        "--interval",
+        "0.2",
+        "fail-1-a",
+        "hold-b",
+    ];
+    let screen = tokio::task::block_in_place(|| {
+        let mut s = Session::spawn(command(home.path(), &args, &env), 140, 20);
+        let code = s.wait_exit(std::time::Duration::from_secs(30));
+        assert_eq!(code, 5, "{}", s.contents());
+        let screen = s.screen.lock().unwrap();
+        screen
+            .parser
+            .screen()
+            .rows(0, 140)
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let line_of = |id: &str| screen.lines().find(|l| l.starts_with(id)).unwrap();
+    assert!(line_of("fail-1-a").contains("FAILED"), "{screen}");
+    assert!(
+        line_of("hold-b").contains("50% IN_PROGRESS  (stopped by --fail-fast)"),
+        "{screen}"
+    );
 }
 
 #[test]
