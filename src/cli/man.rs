@@ -67,6 +67,10 @@ pub fn run(args: &ManArgs) -> CliResult {
         std::io::stdout()
             .write_all(&page)
             .map_err(|e| cannot(Path::new("standard output"), e))?;
+        // Said where a redirect does not hide it: the subcommands' pages need a directory.
+        eprintln!(
+            "gendash: wrote gendash(1); gendash man DIR writes it and one page per subcommand"
+        );
         return Ok(exit::OK);
     };
     std::fs::create_dir_all(dir).map_err(|e| cannot(dir, e))?;

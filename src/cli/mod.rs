@@ -59,7 +59,7 @@ pub struct Global {
 pub enum Command {
     #[command(about = "List the LoRA model catalogue.")]
     Models(models::ModelsArgs),
-    /// Show the status of tasks.
+    /// Show the status of tasks (exit 0 all completed, 5 one failed, 7 one still running).
     Status(tasks::StatusArgs),
     /// Poll tasks until each is completed or failed.
     Wait(tasks::WaitArgs),
