@@ -125,10 +125,18 @@ pub fn explain(e: &ApiError) -> String {
     }
 }
 
-/// What to do when no token is configured: the one command that stores it, and the others.
-pub const NO_TOKEN: &str = "no token configured: run `gendash config set-token` to store one \
-    (it reads the token from standard input), or set GENDASH_TOKEN, or token / token_file / \
-    token_command in the config file";
+/// What to do when no token is configured: the one command that stores it (for the profile in
+/// force), and the other ways.
+pub fn no_token(profile: Option<&str>) -> String {
+    let profile = profile
+        .map(|p| format!("--profile {p} "))
+        .unwrap_or_default();
+    format!(
+        "no token configured: run `gendash {profile}config set-token` to store one (it reads \
+         the token from standard input), or set GENDASH_TOKEN, or token / token_file / \
+         token_command in the config file"
+    )
+}
 
 impl From<config::ConfigError> for Failure {
     fn from(e: config::ConfigError) -> Self {
@@ -180,7 +188,7 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
             settings
                 .token_problem
                 .clone()
-                .unwrap_or_else(|| NO_TOKEN.into()),
+                .unwrap_or_else(|| no_token(settings.profile.as_deref())),
         )
     })?;
     Ok(Client::new(&ClientOptions {

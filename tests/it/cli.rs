@@ -1299,6 +1299,18 @@ async fn errors_say_what_to_do() {
         err.contains("no token configured: run `gendash config set-token`"),
         "{err}"
     );
+    write_config(home.path(), "[profiles.work]\nbell = false\n");
+    let (code, _, err) = run_env(
+        home.path(),
+        &[("GENDASH_BASE_URL", busy.url().as_str())],
+        &["--profile", "work", "status", "t"],
+    )
+    .await;
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no token configured: run `gendash --profile work config set-token`"),
+        "{err}"
+    );
 
     // An unknown key: the nearest known one, in the file's own tables too.
     for (config, wanted) in [
