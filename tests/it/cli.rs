@@ -1311,7 +1311,10 @@ async fn errors_say_what_to_do() {
         err.contains("no token configured: run `gendash --profile work config set-token`"),
         "{err}"
     );
+}
 
+#[tokio::test]
+async fn config_errors_suggest_the_nearest_key_and_name_the_lines() {
     // An unknown key: the nearest known one, in the file's own tables too.
     for (config, wanted) in [
         (
