@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 /// Loads and resolves everything.
 pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
-    let (file, found, path, text) = load(overrides, env)?;
+    let (file, found, path, text) = load_with_text(overrides, env)?;
     let mut settings = resolve_from(file, found, path, overrides, env)?;
     let lines = key_lines(&text);
     let profile_keys = settings
@@ -35,8 +35,16 @@ pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, Co
 }
 
 /// The file in force, parsed (empty when the default file does not exist), whether it was
-/// found, its path and its text.
+/// found, and its path.
 fn load(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<(FileSettings, bool, PathBuf), ConfigError> {
+    load_with_text(overrides, env).map(|(file, found, path, _)| (file, found, path))
+}
+
+/// [`load`], and the file's text, for what must name a line after parsing.
+fn load_with_text(
     overrides: &Overrides,
     env: EnvLookup<'_>,
 ) -> Result<(FileSettings, bool, PathBuf, String), ConfigError> {
@@ -56,7 +64,7 @@ pub fn profile_base_urls(
     overrides: &Overrides,
     env: EnvLookup<'_>,
 ) -> Result<Vec<(String, url::Url)>, ConfigError> {
-    let (file, ..) = load(overrides, env)?;
+    let (file, _, _) = load(overrides, env)?;
     let top = file.base_url.as_ref().map(|b| b.0.clone());
     Ok(file
         .profiles
