@@ -32,14 +32,6 @@ pub enum WatchCommand {
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
     },
-    /// Test support (see `testing`): saves FILE over and over, alternating two lists, so a test can kill the
-    /// process mid-save and check the file is always one whole list.
-    #[command(hide = true)]
-    StressSave {
-        file: std::path::PathBuf,
-        #[arg(long, default_value_t = 1000)]
-        rounds: u32,
-    },
 }
 
 impl From<StoreError> for Failure {
@@ -186,7 +178,6 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             tell_set_aside(&loaded);
             print_list(&services, &loaded.entries, *json)?;
         }
-        WatchCommand::StressSave { file, rounds } => crate::testing::stress_save(file, *rounds)?,
         WatchCommand::Rm { ids } => {
             let services = services(global)?;
             // With no service configured, an ID is removed whichever service it is for.

@@ -1,7 +1,7 @@
 //! The precedence: flags > environment > profile > top level > default, one key at a time,
 //! each recording which layer supplied it.
 
-use super::file::{FileSettings, config_path, parse};
+use super::file::{FileSettings, config_path, key_lines, parse};
 use super::token::{check_one_way, loose_permissions, resolve_token};
 use super::values::{BaseUrl, Seconds};
 use super::{
@@ -15,8 +15,23 @@ use std::path::PathBuf;
 
 /// Loads and resolves everything.
 pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
-    let (file, found, path) = load(overrides, env)?;
-    resolve_from(file, found, path, overrides, env)
+    let (file, found, path, text) = load_with_text(overrides, env)?;
+    let mut settings = resolve_from(file, found, path, overrides, env)?;
+    let lines = key_lines(&text);
+    let profile_keys = settings
+        .profile
+        .as_ref()
+        .map(|p| format!("profiles.{p}.keys."));
+    for action in settings.keys.keys() {
+        let line = profile_keys
+            .as_ref()
+            .and_then(|p| lines.get(&format!("{p}{action}")))
+            .or_else(|| lines.get(&format!("keys.{action}")));
+        if let Some(&line) = line {
+            settings.keys_lines.insert(action.clone(), line);
+        }
+    }
+    Ok(settings)
 }
 
 /// The file in force, parsed (empty when the default file does not exist), whether it was
@@ -25,11 +40,19 @@ fn load(
     overrides: &Overrides,
     env: EnvLookup<'_>,
 ) -> Result<(FileSettings, bool, PathBuf), ConfigError> {
+    load_with_text(overrides, env).map(|(file, found, path, _)| (file, found, path))
+}
+
+/// [`load`], and the file's text, for what must name a line after parsing.
+fn load_with_text(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<(FileSettings, bool, PathBuf, String), ConfigError> {
     let (path, explicit) = config_path(overrides, env);
     match std::fs::read_to_string(&path) {
-        Ok(text) => Ok((parse(&text, &path)?, true, path)),
+        Ok(text) => Ok((parse(&text, &path)?, true, path, text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
-            Ok((FileSettings::default(), false, path))
+            Ok((FileSettings::default(), false, path, String::new()))
         }
         Err(e) => Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
     }
@@ -281,6 +304,7 @@ pub fn resolve_from(
         theme,
         styles,
         keys,
+        keys_lines: BTreeMap::new(),
         sources,
         warnings,
     })
