@@ -110,3 +110,137 @@ fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
         );
     }
 }
+
+/// Two dashboards open on one data directory, polling one service, with `auto_download` and
+/// `on_complete`: each finished task gets one hook run, one notification and one download
+/// between them (claimed in the watch list file); the hook runs after the download, with the
+/// saved file whole; the other dashboard's row shows the file the first saved.
+#[test]
+fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let record = home.path().join("hook.tsv");
+    configure_a_recording_hook(home.path(), svc.base_url().as_ref(), &record);
+    // Long enough that both dashboards see them running before they finish.
+    let (done, failed) = ("sim-30-shared", "fail-30-shared");
+    let out = common::gendash(home.path())
+        .args(["watch", "add", done, failed])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let logs = [home.path().join("one.log"), home.path().join("two.log")];
+    let dashboard = |log: &std::path::Path| {
+        let log = log.display().to_string();
+        Session::spawn(
+            command(home.path(), &["-v"], &[("GENDASH_LOG_FILE", log.as_str())]),
+            150,
+            40,
+        )
+    };
+    let mut sessions = [dashboard(&logs[0]), dashboard(&logs[1])];
+    let file = home.path().join("dl/sim-30-shared.png");
+    let shows_saved = |t: &str| {
+        t.lines()
+            .any(|l| l.contains(done) && l.contains("saved sim-30-shared.png"))
+            && t.lines()
+                .any(|l| l.contains(failed) && l.contains("FAILED"))
+    };
+    for s in &sessions {
+        s.wait_for(
+            "the saved file on both dashboards' rows",
+            Duration::from_secs(30),
+            shows_saved,
+        );
+    }
+    let lines = || -> Vec<String> {
+        std::fs::read_to_string(&record)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    sessions[0].wait_for("both hooks to have run", Duration::from_secs(10), |_| {
+        lines().len() >= 2
+    });
+    for s in &mut sessions {
+        s.send("q");
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+        s.assert_restored();
+    }
+
+    let mut ran = lines();
+    ran.sort();
+    let size = gendash::server::SAMPLE_PNG.len();
+    assert_eq!(
+        ran,
+        [
+            format!("{failed}\t\tnone"),
+            format!("{done}\t{}\t{size}", file.display()),
+        ],
+        "one run per task, the completed one's after its file was saved whole"
+    );
+    let raw: Vec<Vec<u8>> = sessions.iter().map(Session::raw).collect();
+    let notified = |what: &str| {
+        let needle = format!("\x1b]9;gendash: {what}");
+        raw.iter()
+            .map(|r| memchr::memmem::find_iter(r, needle.as_bytes()).count())
+            .sum::<usize>()
+    };
+    assert_eq!(notified(&format!("task completed: image {done}")), 1);
+    assert_eq!(notified(&format!("task failed: image {failed}")), 1);
+    let gets = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert_eq!(
+        gets,
+        1,
+        "one download between them: {:?}",
+        svc.file_requests()
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), *gendash::server::SAMPLE_PNG);
+    // Why the failed task's hook had no file, in the log of the dashboard that ran it.
+    let said: String = logs
+        .iter()
+        .map(|l| std::fs::read_to_string(l).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        said.matches(&format!(
+            "on_complete for {failed}: {{file}} is empty: the task failed"
+        ))
+        .count(),
+        1,
+        "{said}"
+    );
+}
+
+/// `auto_download` into `~/dl` and an `on_complete` that is a real program, run without a
+/// shell: it appends the task, `{file}` and the file's size when it ran to `record` (so a
+/// hook run before the download finished shows).
+fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = home.join("hook.sh");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nsize=$(wc -c < \"$3\" 2>/dev/null || echo none)\n\
+         printf '%s\\t%s\\t%s\\n' \"$2\" \"$3\" \"$size\" >> \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = home.join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "base_url = \"{base}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
+             auto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\
+             on_complete = [\"{}\", \"{}\", \"{{task_id}}\", \"{{file}}\"]\n",
+            common::TOKEN,
+            hook.display(),
+            record.display()
+        ),
+    )
+    .unwrap();
+}

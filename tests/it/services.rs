@@ -264,18 +264,38 @@ fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
 
+    top_level_tasks_went_to_the_top_level(&rt, [&top, &alpha, &other]);
+    let out = common::gendash(home.path())
+        .args(["--profile", "alpha", "watch", "list", "--json"])
+        .output()
+        .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top_entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["task_id"] == "sim-2-top")
+        .unwrap();
+    assert_eq!(top_entry["service_name"], top_name.as_str());
+}
+
+/// Each service saw only its own tasks, and the top level's file was fetched from it once.
+fn top_level_tasks_went_to_the_top_level(
+    rt: &tokio::runtime::Runtime,
+    [top, alpha, other]: [&gendash::server::Running; 3],
+) {
     rt.block_on(async {
         assert_eq!(
-            status_at(&top, "token-top", "sim-2-top").await,
+            status_at(top, "token-top", "sim-2-top").await,
             "COMPLETED 100",
             "polled at the top level's service, with its token"
         );
         assert_eq!(
-            status_at(&alpha, "token-alpha", "sim-2-top").await,
+            status_at(alpha, "token-alpha", "sim-2-top").await,
             "QUEUED 0"
         );
         assert_eq!(
-            status_at(&other, "token-other", "sim-2-stray").await,
+            status_at(other, "token-other", "sim-2-stray").await,
             "QUEUED 0"
         );
     });
@@ -298,16 +318,4 @@ fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
         "nothing of the top level's asked of the profile's: {:?}",
         alpha.file_requests()
     );
-    let out = common::gendash(home.path())
-        .args(["--profile", "alpha", "watch", "list", "--json"])
-        .output()
-        .unwrap();
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let top_entry = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["task_id"] == "sim-2-top")
-        .unwrap();
-    assert_eq!(top_entry["service_name"], top_name.as_str());
 }
