@@ -132,6 +132,10 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
                 let (name, url) = service_of(services, e);
                 item["service"] = url.into();
                 item["service_name"] = name.into();
+                // Which running dashboard announced it: meaningless outside the dashboards.
+                if let Some(fields) = item.as_object_mut() {
+                    fields.remove("claimed_by");
+                }
             }
         }
         output::json_line(v);

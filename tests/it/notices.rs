@@ -201,6 +201,7 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
         svc.file_requests()
     );
     assert_eq!(std::fs::read(&file).unwrap(), *gendash::server::SAMPLE_PNG);
+    claims_stay_in_the_file_only(home.path(), &[done, failed]);
     // Why the failed task's hook had no file, in the log of the dashboard that ran it.
     let said: String = logs
         .iter()
@@ -243,4 +244,38 @@ fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::
         ),
     )
     .unwrap();
+}
+
+/// The claims are in the watch list file, not in `watch list --json`; both dashboards, gone,
+/// left no registration behind.
+fn claims_stay_in_the_file_only(home: &std::path::Path, ids: &[&str]) {
+    let data = home.join("data/gendash");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("watchlist.json")).unwrap())
+            .unwrap();
+    for id in ids {
+        let entry = file["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["task_id"] == *id)
+            .unwrap();
+        assert!(
+            entry["claimed_by"]
+                .as_str()
+                .is_some_and(|c| c.len() == 16 && c.bytes().all(|b| b.is_ascii_hexdigit())),
+            "{entry}"
+        );
+    }
+    let out = common::gendash(home)
+        .args(["watch", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("claimed_by"));
+    let left: Vec<_> = std::fs::read_dir(data.join("dashboards"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }
