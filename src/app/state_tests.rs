@@ -2907,7 +2907,7 @@ fn on_complete_runs_after_the_automatic_download_with_the_saved_file() {
         (
             DownloadEvent::Failed("HTTP 500".into()),
             None,
-            Some("the automatic download failed: HTTP 500".to_string()),
+            Some("the download failed: HTTP 500".to_string()),
         ),
     ] {
         let mut s = state();
@@ -2935,4 +2935,28 @@ fn on_complete_runs_after_the_automatic_download_with_the_saved_file() {
         finished_of(&cmds),
         Some((None, Some("auto_download is off for it".to_string())))
     );
+
+    // `D` pressed while the claim was on its way: the hook waits for that download too.
+    let mut s = state();
+    let cmds = s.apply(ok_poll("w-1", "COMPLETED", 100));
+    assert!(cmds.contains(&Cmd::Persist(PersistOp::Claim(key.clone()))));
+    s.update(Action::FocusNext);
+    assert!(download_of(&s.update(Action::Download)).is_some());
+    s.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Progress {
+            done: 1,
+            total: None,
+        },
+    });
+    let cmds = s.apply(Msg::Claimed {
+        key: key.clone(),
+        won: true,
+    });
+    assert_eq!(finished_of(&cmds), None, "not while D's download runs");
+    let cmds = s.apply(Msg::Download {
+        key,
+        event: DownloadEvent::Saved("/dl/w-1.png".into()),
+    });
+    assert_eq!(finished_of(&cmds), Some((Some("/dl/w-1.png".into()), None)));
 }

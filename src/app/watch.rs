@@ -689,8 +689,11 @@ impl Watch {
             None
         };
         let row = &mut self.rows[i];
+        // A download of its own (`D`) may be under way as well: the hook waits for either.
+        let downloading =
+            download.is_some() || matches!(row.download, Some(DownloadView::Running { .. }));
         if let Some(mut finished) = duties.announce {
-            if download.is_some() {
+            if downloading {
                 row.hook_after_download = Some(finished);
             } else {
                 (finished.file, finished.no_file) = file_of(row, self.auto_download);
@@ -762,9 +765,9 @@ impl Watch {
             (finished.file, finished.no_file) = match &row.download {
                 Some(DownloadView::Saved(path)) => (Some(path.into()), None),
                 Some(DownloadView::Failed(why)) => {
-                    (None, Some(format!("the automatic download failed: {why}")))
+                    (None, Some(format!("the download failed: {why}")))
                 }
-                _ => (None, Some("the automatic download did not end".into())),
+                _ => (None, Some("the download did not end".into())),
             };
             cmds.push(Cmd::Finished(finished));
         }
@@ -850,13 +853,12 @@ fn file_of(row: &Row, auto_download: bool) -> (Option<std::path::PathBuf>, Optio
     let why = match &row.download {
         Some(DownloadView::Saved(path)) => return (Some(path.into()), None),
         Some(DownloadView::Failed(e)) => format!("its download failed: {e}"),
-        Some(DownloadView::Running { .. }) => "its download (D) is still under way".into(),
         None if row.state == TaskState::Failed => "the task failed".into(),
         None if row.url().is_none() => "the service gave no url_download".into(),
         None if !row.entry.auto_download.unwrap_or(auto_download) => {
             "auto_download is off for it".into()
         }
-        None => "it was not downloaded".into(),
+        _ => "it was not downloaded".into(),
     };
     (None, Some(why))
 }

@@ -22,16 +22,21 @@ impl Registration {
         let id = new_id();
         sweep(dir);
         let path = file_of(dir, &id);
+        // Locked under another name, then put in place: a sweep by another dashboard never
+        // finds it there unlocked, and takes it for a dashboard that is gone.
+        let staged = dir.join(format!("{id}.new"));
         let held = fs::create_dir_all(dir)
             .and_then(|()| {
                 let file = OpenOptions::new()
                     .create_new(true)
                     .write(true)
-                    .open(&path)?;
+                    .open(&staged)?;
                 file.try_lock().map_err(std::io::Error::from)?;
+                fs::rename(&staged, &path)?;
                 Ok(file)
             })
             .map_err(|e| {
+                let _ = fs::remove_file(&staged);
                 tracing::warn!(
                     "cannot register this dashboard in {}: {e}; another dashboard on this data \
                      directory may also announce the tasks this one claims",
