@@ -122,7 +122,7 @@ pub struct Row {
     /// Another running dashboard took the task's end on: it is not announced, nor its file
     /// fetched by itself, here.
     pub claimed_elsewhere: bool,
-    /// `on_complete` for the task, waiting for its automatic download to end.
+    /// `on_complete` for the task, waiting for its download to end (so `{file}` is the file).
     pub hook_after_download: Option<Finished>,
 }
 
