@@ -39,6 +39,14 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
                 let free = me.may_take(e);
                 if free {
                     e.claimed_by = Some(me.id.clone());
+                } else {
+                    tracing::info!(
+                        "{} {}: claimed by dashboard {}, which runs: its notification, \
+                         on_complete and download are left to it",
+                        key.kind.as_str(),
+                        crate::api::sanitize::sanitize(&key.id),
+                        crate::api::sanitize::sanitize(e.claimed_by.as_deref().unwrap_or(""))
+                    );
                 }
                 free
             });

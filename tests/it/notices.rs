@@ -279,3 +279,91 @@ fn claims_stay_in_the_file_only(home: &std::path::Path, ids: &[&str]) {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A claim in the watch list file stands while the dashboard that holds it runs (its file in
+/// `dashboards/` is locked), and is taken over once that dashboard is gone: the real binary
+/// fetches the task whose claimant is dead, leaves the one whose claimant lives, and fetches
+/// that one at its next start once the claimant has gone.
+#[test]
+fn a_claim_stands_while_its_dashboard_runs_and_is_taken_over_after() {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let record = home.path().join("hook.tsv");
+    configure_a_recording_hook(home.path(), svc.base_url().as_ref(), &record);
+    for args in [
+        &["watch", "add", "demo-image-done"][..],
+        &["watch", "add", "--video", "demo-video-done"],
+    ] {
+        let out = common::gendash(home.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let data = home.path().join("data/gendash");
+    let (dead, alive) = ("00000000000000aa", "00000000000000bb");
+    let list = data.join("watchlist.json");
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&list).unwrap()).unwrap();
+    for (entry, by) in file["tasks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .zip([dead, alive])
+    {
+        entry["claimed_by"] = by.into();
+    }
+    std::fs::write(&list, file.to_string()).unwrap();
+    // A dashboard that runs holds its file locked; the dead one left an unlocked file.
+    std::fs::create_dir_all(data.join("dashboards")).unwrap();
+    std::fs::write(data.join(format!("dashboards/{dead}.lock")), b"").unwrap();
+    let living = std::fs::File::create(data.join(format!("dashboards/{alive}.lock"))).unwrap();
+    living.lock().unwrap();
+    let gets = |name: &str| {
+        svc.file_requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.name == name)
+            .count()
+    };
+
+    let log = home.path().join("gendash.log");
+    let log_file = log.display().to_string();
+    let mut s = Session::spawn(
+        command(home.path(), &["-v"], &[("GENDASH_LOG_FILE", &log_file)]),
+        150,
+        40,
+    );
+    s.wait_text("saved demo-image-done.png");
+    let left = format!("video demo-video-done: claimed by dashboard {alive}, which runs");
+    s.wait_for(
+        "the living claim left alone",
+        Duration::from_secs(10),
+        |_| std::fs::read_to_string(&log).is_ok_and(|l| l.contains(&left)),
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(
+        gets("demo-image-done.png"),
+        1,
+        "the dead dashboard's claim taken over"
+    );
+    assert_eq!(
+        gets("demo-video-done.mp4"),
+        0,
+        "the living one's left alone"
+    );
+
+    drop(living);
+    let mut s = Session::spawn(command(home.path(), &[], &[]), 150, 40);
+    s.wait_text("saved demo-video-done.mp4");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(gets("demo-video-done.mp4"), 1);
+    assert_eq!(
+        gets("demo-image-done.png"),
+        1,
+        "a saved file is not fetched again"
+    );
+    assert!(
+        !record.exists(),
+        "finished before they were watched: not announced, no hook"
+    );
+}
