@@ -63,8 +63,15 @@ fn services(global: &Global) -> Result<Services, Failure> {
     if let Some(name) = &settings.profile {
         services.names.insert(current.clone(), name.clone());
     }
-    for (name, url) in config::profile_base_urls(&global.overrides(), &config::process_env)? {
-        services.names.entry(service_key(&url)).or_insert(name);
+    // Profiles first: the top level's base URL is named after a profile that shares it.
+    let (profiles, top): (Vec<_>, Vec<_>) =
+        config::configured_services(&global.overrides(), &config::process_env)?
+            .into_iter()
+            .partition(|c| c.profile.is_some());
+    for configured in profiles.into_iter().chain(top) {
+        let key = service_key(&configured.base_url);
+        let name = configured.profile.unwrap_or_else(|| host_label(&key));
+        services.names.entry(key).or_insert(name);
     }
     Ok(services)
 }
@@ -117,6 +124,10 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
                 let (name, url) = service_of(services, e);
                 item["service"] = url.into();
                 item["service_name"] = name.into();
+                // Which running dashboard announced it: meaningless outside the dashboards.
+                if let Some(fields) = item.as_object_mut() {
+                    fields.remove("claimed_by");
+                }
             }
         }
         output::json_line(v);

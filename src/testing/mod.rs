@@ -81,6 +81,7 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
                 service: None,
                 saved: None,
                 auto_download: None,
+                claimed_by: None,
             })
             .collect()
     };

@@ -52,6 +52,7 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
                 service,
                 saved,
                 auto_download,
+                claimed_by: None,
             },
         )
 }

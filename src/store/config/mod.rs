@@ -15,7 +15,7 @@ mod values;
 
 pub use file::{FileSettings, config_path, declared_keys, nearest, parse};
 pub use looks::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
-pub use resolve::{profile_base_urls, resolve, resolve_from, resolve_profile};
+pub use resolve::{Configured, configured_services, resolve, resolve_from, resolve_service};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,

@@ -58,33 +58,51 @@ fn load_with_text(
     }
 }
 
-/// Every profile of the file in force with the base URL it uses (its own, else the top
-/// level's); profiles without one are left out.
-pub fn profile_base_urls(
+/// A service the file in force names: its top level's base URL, or a profile's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Configured {
+    /// The profile whose settings reach it; `None` for the top level.
+    pub profile: Option<String>,
+    pub base_url: url::Url,
+}
+
+/// Every service the file in force names, the top level's first (its base URL is polled with
+/// its own token, whichever profile is in force), then each profile's (its own base URL, else
+/// the top level's); a level without a base URL names none.
+pub fn configured_services(
     overrides: &Overrides,
     env: EnvLookup<'_>,
-) -> Result<Vec<(String, url::Url)>, ConfigError> {
+) -> Result<Vec<Configured>, ConfigError> {
     let (file, _, _) = load(overrides, env)?;
     let top = file.base_url.as_ref().map(|b| b.0.clone());
-    Ok(file
+    let top_level = top.clone().map(|base_url| Configured {
+        profile: None,
+        base_url,
+    });
+    let profiles = file
         .profiles
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|(name, p)| Some((name, p.base_url.map(|b| b.0).or_else(|| top.clone())?)))
-        .collect())
+        .filter_map(|(name, p)| {
+            Some(Configured {
+                profile: Some(name),
+                base_url: p.base_url.map(|b| b.0).or_else(|| top.clone())?,
+            })
+        });
+    Ok(top_level.into_iter().chain(profiles).collect())
 }
 
-/// The settings of profile `name` on its own, for polling its tasks beside the current
-/// service's: the flags and variables that choose the current service (its base URL, token
-/// and profile) do not apply to it.
-pub fn resolve_profile(
+/// The settings of the top level (`profile` `None`) or of a profile on its own, for polling
+/// its tasks beside the current service's: the flags and variables that choose the current
+/// service (its base URL, token and profile) do not apply to it.
+pub fn resolve_service(
     overrides: &Overrides,
     env: EnvLookup<'_>,
-    name: &str,
+    profile: Option<&str>,
 ) -> Result<Settings, ConfigError> {
     let own = Overrides {
         config: overrides.config.clone(),
-        profile: Some(name.to_string()),
+        profile: profile.map(str::to_string),
         base_url: None,
     };
     let env_without_current = |key: &str| match key {
