@@ -27,6 +27,7 @@ use action::Action;
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use state::{Keymap, Quit, SortKey, State, Theme, UiSettings};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -61,17 +62,50 @@ pub struct Session {
     /// The key bindings and the colours, from `looks`.
     pub keymap: Keymap,
     pub theme: Theme,
+    /// Set for `--demo` only.
+    pub demo: Option<state::Demo>,
 }
 
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
 /// ask for; the error names the config file and the key.
 pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), String> {
-    let keymap = Keymap::configured(&settings.keys)
-        .map_err(|e| format!("{}: {e}", settings.config_file.display()))?;
+    let keymap = Keymap::configured(&settings.keys).map_err(|e| {
+        format!(
+            "{}: {e}{}",
+            settings.config_file.display(),
+            lines_named(&e, &settings.keys_lines)
+        )
+    })?;
     Ok((
         keymap,
         Theme::new(settings.theme, &settings.styles, no_color),
     ))
+}
+
+/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries an error names are in
+/// the file (the keymap's errors name actions as `keys.NAME:` or `` `NAME` ``).
+fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
+    let mut named: Vec<usize> = lines
+        .iter()
+        .filter(|(action, _)| {
+            error.contains(&format!("keys.{action}:")) || error.contains(&format!("`{action}`"))
+        })
+        .map(|(_, &line)| line)
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    match named.as_slice() {
+        [] => String::new(),
+        [one] => format!(" (at line {one})"),
+        [first @ .., last] => format!(
+            " (at lines {} and {last})",
+            first
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// Why the dashboard ended, for the caller to turn into an exit code.
@@ -91,6 +125,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         catalogue_cache,
         keymap,
         theme,
+        demo,
     } = session;
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
@@ -139,11 +174,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         &crate::store::recent::favourites_path(&recent_categories),
         &state.watch.services.current,
     );
-    state.keymap = keymap;
-    state.requests.utc_offset = requests::local_offset();
-    state.theme = theme;
-    state.watch.stall_after = settings.stall_after.as_secs();
-    state.watch.auto_download = settings.auto_download;
+    configure(&mut state, &settings, (keymap, theme), demo);
     let mut adopted = state.watch.set_services(services);
     adopted.extend(state.watch.adopt());
     // Tasks that completed while gendash was closed, when their files are wanted.
@@ -184,6 +215,24 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     drop(msg_rx);
     workers.shutdown(Duration::from_secs(2)).await;
     outcome
+}
+
+/// What the session brings to a new state: the keys and colours, the watch list's settings,
+/// the demo's token and download directory.
+fn configure(
+    state: &mut State,
+    settings: &Settings,
+    (keymap, theme): (Keymap, Theme),
+    demo: Option<state::Demo>,
+) {
+    state.keymap = keymap;
+    state.requests.utc_offset = requests::local_offset();
+    state.theme = theme;
+    state.watch.stall_after = settings.stall_after.as_secs();
+    state.watch.auto_download = settings.auto_download;
+    if let Some(demo) = demo {
+        state.begin_demo(demo);
+    }
 }
 
 async fn event_loop(

@@ -5,7 +5,6 @@
 use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
-use crate::api::requests::RequestRecord;
 use crate::api::{ApiError, Catalogue};
 use crate::msg::{Cmd, DownloadEvent, Msg, PreviewSource, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
@@ -37,6 +36,17 @@ pub struct Notice {
     pub text: String,
     /// When it goes, on the reducers' clock (`State::now`).
     pub until: u64,
+}
+
+/// The dashboard runs on the embedded demo service (`--demo`).
+#[derive(Debug, Clone)]
+pub struct Demo {
+    /// The service's throwaway token, which the request log's curl lines may show.
+    pub token: crate::api::Secret,
+    /// Where downloads go.
+    pub downloads: std::path::PathBuf,
+    /// `downloads` is the demo's own temporary directory, not a configured `download_dir`.
+    pub temporary: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,7 +393,7 @@ impl State {
             Action::Top => self.requests.top(),
             Action::Bottom => self.requests.bottom(),
             Action::CopyCurl => {
-                let curl = self.requests.selected().map(RequestRecord::curl);
+                let curl = self.requests.selected().map(|r| self.requests.curl(r));
                 return self.copy(curl, "request as a curl command");
             }
             Action::ToggleRequests | Action::Cancel => self.popup = None,
@@ -867,21 +877,14 @@ impl State {
                     Ok(_) => self.connected(),
                     Err(e) => self.note_error(e),
                 }
-                let (mut cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
+                let (cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
                 self.dirty |= changed;
-                let mut extra = Vec::new();
-                for c in &cmds {
-                    if let Cmd::Notify { .. } = c
-                        && self.settings.bell
-                    {
-                        extra.push(Cmd::Bell);
-                    }
-                }
-                if !self.settings.desktop_notifications {
-                    cmds.retain(|c| !matches!(c, Cmd::Notify { .. }));
-                }
-                cmds.extend(extra);
-                cmds
+                self.as_configured(cmds)
+            }
+            Msg::Claimed { key, won } => {
+                let cmds = self.watch.claimed(&key, won);
+                self.dirty = true;
+                self.as_configured(cmds)
             }
             Msg::Download { key, event } => self.downloaded(&key, event),
             Msg::WatchFile { entries, applied } => {
@@ -935,6 +938,22 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// A notification rings the bell too with `bell`, and is sent only with
+    /// `desktop_notifications`.
+    fn as_configured(&self, mut cmds: Vec<Cmd>) -> Vec<Cmd> {
+        let notices = cmds
+            .iter()
+            .filter(|c| matches!(c, Cmd::Notify { .. }))
+            .count();
+        if !self.settings.desktop_notifications {
+            cmds.retain(|c| !matches!(c, Cmd::Notify { .. }));
+        }
+        if self.settings.bell {
+            cmds.extend(std::iter::repeat_n(Cmd::Bell, notices));
+        }
+        cmds
     }
 
     /// A catalogue load came back: shown (or its failure); `None` when it was stale.
@@ -1037,6 +1056,19 @@ impl State {
             until: self.now.saturating_add(NOTICE_SECONDS),
         });
         self.dirty = true;
+    }
+
+    /// On the demo service: its token goes into the request log's curl lines, so a newcomer
+    /// can try one, and the status bar says where downloads go (the download notice names
+    /// each file in full too).
+    pub fn begin_demo(&mut self, demo: Demo) {
+        let dir = demo.downloads.display();
+        self.say(if demo.temporary {
+            format!("demo: downloads go to {dir}")
+        } else {
+            format!("demo: downloads go to {dir} (download_dir)")
+        });
+        self.requests.demo_token = Some(demo.token);
     }
 
     /// A request succeeded: after trouble, the stale error goes and the user is told.

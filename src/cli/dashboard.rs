@@ -3,27 +3,16 @@
 //! `app::run`, and turns how it ended into an exit code.
 
 use super::{CliResult, Failure, Global, client_from, exit};
-use crate::api::{Client, ClientOptions, TaskKind};
+use crate::api::{Client, ClientOptions};
 use crate::app::services::{Resolve, Services};
 use crate::app::{self, Session, state::Quit};
 use crate::server;
+use crate::server::tasks::DEMO_TASKS;
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The demo's watch list: some running, one finishing within seconds, failed ones, finished ones.
-pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
-    ("sim-3-sunset-over-harbor", TaskKind::Image),
-    ("sim-45-portrait-batch", TaskKind::Image),
-    ("sim-25-drone-flyover", TaskKind::Video),
-    ("hold-queued-behind-others", TaskKind::Image),
-    ("fail-0-rejected-prompt", TaskKind::Image),
-    ("fail-6-upscale-out-of-memory", TaskKind::Video),
-    ("demo-image-done", TaskKind::Image),
-    ("demo-video-done", TaskKind::Video),
-];
 
 pub async fn run(global: &Global, demo: bool) -> CliResult {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -49,6 +38,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             catalogue_cache: crate::store::catalogue::CatalogueCache::default_dir(),
             keymap,
             theme,
+            demo: None,
         })
         .await
         .map_err(|e| Failure::new(exit::OTHER, e))?
@@ -56,9 +46,12 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
     Ok(exit_code(outcome))
 }
 
-/// The configured services: the current one, named after its profile (or its host), and
-/// every profile's base URL, named after the profile; and how to make a profile's client when
-/// one of its tasks is first polled. A service no profile names is never polled.
+/// The configured services: the current one, named after its profile (or its host); the top
+/// level's base URL, named after a profile that shares it, else its host; and every profile's,
+/// named after the profile. Also how to make the client of each other one when one of its
+/// tasks is first polled: the top level's with the top level's token (a profile that only
+/// inherits the base URL does not take it over), a profile's with the profile's. A service
+/// the file does not name is never polled.
 fn services(
     global: &Global,
     settings: &Settings,
@@ -67,26 +60,42 @@ fn services(
     let overrides = global.overrides();
     let current = service_key(client.base_url());
     let mut services = Services::single(&current);
-    let mut profiles: BTreeMap<String, String> = BTreeMap::new();
-    for (name, url) in config::profile_base_urls(&overrides, &config::process_env)? {
-        let key = service_key(&url);
-        if key != current {
-            profiles.entry(key).or_insert(name);
-        } else if settings.profile.is_none() {
-            services.names.entry(key).and_modify(|n| *n = name);
+    // Whose settings poll each other service: `None` is the top level's.
+    let mut owners: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for configured in config::configured_services(&overrides, &config::process_env)? {
+        let key = service_key(&configured.base_url);
+        if key == current {
+            if let (None, Some(name)) = (&settings.profile, configured.profile) {
+                services.names.insert(key, name);
+            }
+            continue;
         }
+        if let Some(name) = &configured.profile {
+            names.entry(key.clone()).or_insert_with(|| name.clone());
+        }
+        owners.entry(key).or_insert(configured.profile);
     }
     if let Some(name) = &settings.profile {
         services.names.insert(current, name.clone());
     }
-    services.names.extend(profiles.clone());
+    for key in owners.keys() {
+        let name = names
+            .remove(key)
+            .unwrap_or_else(|| crate::app::services::host_label(key));
+        services.names.insert(key.clone(), name);
+    }
     let resolve: Resolve = Arc::new(move |key: &str| {
-        let name = profiles
+        let owner = owners
             .get(key)
-            .ok_or_else(|| format!("no profile has the base_url {key}"))?;
-        let settings = config::resolve_profile(&overrides, &config::process_env, name)
-            .map_err(|e| format!("profile `{name}`: {e}"))?;
-        client_from(&settings).map_err(|e| format!("profile `{name}`: {}", e.message))
+            .ok_or_else(|| format!("neither the top level nor a profile has the base_url {key}"))?;
+        let whose = owner.as_ref().map_or_else(
+            || "the top level".to_string(),
+            |name| format!("profile `{name}`"),
+        );
+        let settings = config::resolve_service(&overrides, &config::process_env, owner.as_deref())
+            .map_err(|e| format!("{whose}: {e}"))?;
+        client_from(&settings).map_err(|e| format!("{whose}: {}", e.message))
     });
     Ok((services, resolve))
 }
@@ -100,7 +109,7 @@ pub fn exit_code(outcome: Quit) -> u8 {
 }
 
 async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
-    let settings = demo_settings(global);
+    let mut settings = demo_settings(global);
     let cannot = |e: &dyn std::fmt::Display| {
         Failure::new(exit::OTHER, format!("cannot start the demo service: {e}"))
     };
@@ -117,10 +126,48 @@ async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
         allow_insecure_http: false,
     })?;
     let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
-    let result = demo_session(settings, client, &scratch, no_color).await;
+    let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
+    if temporary {
+        settings.download_dir = demo_download_dir().map_err(|e| cannot(&e))?;
+    }
+    let demo = app::state::Demo {
+        token: service.token.clone(),
+        downloads: settings.download_dir.clone(),
+        temporary,
+    };
+    let result = demo_session(settings, client, &scratch, no_color, demo.clone()).await;
     let _ = std::fs::remove_dir_all(&scratch);
+    if temporary {
+        keep_demo_downloads(&demo.downloads);
+    }
     drop(service);
     result
+}
+
+/// A new private directory for the demo's downloads: the user's download directory is left
+/// alone unless `download_dir` names one. Made here, so a name someone else took first is
+/// never used.
+fn demo_download_dir() -> std::io::Result<PathBuf> {
+    use rand::{Rng, SeedableRng};
+    use std::os::unix::fs::DirBuilderExt;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut last = None;
+    for _ in 0..16 {
+        let dir = std::env::temp_dir().join(format!("gendash-demo-dl-{:08x}", rng.random::<u32>()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no name left")))
+}
+
+/// Files the user downloaded in the demo outlive it (they asked for them); an empty
+/// directory does not.
+fn keep_demo_downloads(dir: &std::path::Path) {
+    if std::fs::remove_dir(dir).is_err() && dir.exists() {
+        eprintln!("gendash: the demo's downloads are in {}", dir.display());
+    }
 }
 
 async fn demo_session(
@@ -128,6 +175,7 @@ async fn demo_session(
     client: Client,
     scratch: &std::path::Path,
     no_color: bool,
+    demo: app::state::Demo,
 ) -> Result<Quit, Failure> {
     let store = WatchStore::new(scratch.join("watchlist.json"));
     store
@@ -160,6 +208,7 @@ async fn demo_session(
         catalogue_cache: scratch.join("catalogues"),
         keymap,
         theme,
+        demo: Some(demo),
     })
     .await
     .map_err(|e| Failure::new(exit::OTHER, e))

@@ -64,6 +64,11 @@ pub struct WatchEntry {
     /// `A`'s choice for this task; `None` follows `auto_download`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_download: Option<bool>,
+    /// The dashboard (its ID in `store::dashboards`) that took on the task's end: its
+    /// notification, `on_complete` and automatic download, so that two dashboards on one data
+    /// directory do each once between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_by: Option<String>,
     /// What went wrong the last time the task was asked about, until an answer clears it; kept
     /// so `watch list` and a restart show it rather than the last good status alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +103,7 @@ impl WatchEntry {
             saved: None,
             auto_download: None,
             trouble: None,
+            claimed_by: None,
         }
     }
     pub fn same_task(&self, other: &WatchEntry) -> bool {

@@ -75,6 +75,9 @@ pub struct Workers {
     hooks: Option<hooks::Hooks>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<preview::PreviewWorker<Msg>>,
+    /// Says that this dashboard runs, for as long as it does, to the others on its data
+    /// directory (its claims stand while it does).
+    registration: crate::store::dashboards::Registration,
 }
 
 impl Workers {
@@ -106,7 +109,14 @@ impl Workers {
         let router_task = tokio::spawn(routing.run(routed_rx, move |dl, job| {
             download(dl, job, &place, download_msgs.clone());
         }));
-        let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
+        // Beside the watch list: the dashboards that share it are the ones that claim from it.
+        let dashboards = setup.store.path().with_file_name("dashboards");
+        let registration = crate::store::dashboards::Registration::register(&dashboards);
+        let claimant = saver::Claimant {
+            id: registration.id().to_string(),
+            running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
+        };
+        let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone(), claimant));
         let msgs_for_hooks = msgs.clone();
         let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
@@ -126,6 +136,7 @@ impl Workers {
             router: router_task,
             saver,
             previews: None,
+            registration,
             hooks: setup
                 .on_complete
                 .map(|argv| hooks::Hooks::new(argv, msgs_for_hooks)),
@@ -175,6 +186,7 @@ impl Workers {
             catalogue,
             ranker,
             previews,
+            registration,
             ..
         } = self;
         drop(previews);
@@ -187,6 +199,8 @@ impl Workers {
             c.abort();
         }
         let _ = tokio::time::timeout(grace, saver).await;
+        // Only once the last claims are written: until then they are this dashboard's.
+        drop(registration);
     }
 
     /// Polls the task at `service` (a saved base URL), or at the current service for `None`.

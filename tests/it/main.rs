@@ -8,14 +8,17 @@ mod common;
 
 mod architecture;
 mod cli;
+mod cli_seams;
 mod conformance;
 mod contract;
+mod contrast;
 mod degrade;
 mod download;
 mod durability;
 mod e2e;
 mod fuzz_corpora;
 mod hardening;
+mod looks;
 mod notices;
 mod openapi;
 mod preview;

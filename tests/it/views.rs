@@ -108,6 +108,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         saved: None,
         auto_download: None,
         trouble: None,
+        claimed_by: None,
     }
 }
 
@@ -385,10 +386,11 @@ fn watch_list_with_each_state() {
     };
     assert_eq!(status_colour(0), Some(Color::Yellow));
     assert_eq!(status_colour(1), Some(Color::Green));
-    assert_eq!(status_colour(2), Some(Color::Red));
+    // xterm's 203 and 207: a red and a magenta that read on black and on the selected row.
+    assert_eq!(status_colour(2), Some(Color::Indexed(203)));
     assert_eq!(
         status_colour(3),
-        Some(Color::Magenta),
+        Some(Color::Indexed(207)),
         "a task whose polls fail stands out"
     );
 }
@@ -854,6 +856,7 @@ fn watch_pane_across_services_at_80_100_140() {
         service: Some(service.into()),
         saved: None,
         auto_download: None,
+        claimed_by: None,
         ..task(id, kind)
     };
     for (width, height) in [(80, 24), (100, 30), (140, 45)] {
