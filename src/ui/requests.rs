@@ -1,7 +1,7 @@
 //! The request log (`L`): one row per request, newest at the bottom, and below the rows the
 //! selected request's whole URL and what went wrong with it.
 
-use crate::app::state::{RequestLog, Theme};
+use crate::app::state::{State, Theme};
 use crate::ui::layout::Areas;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -38,16 +38,24 @@ fn path_of(url: &str) -> &str {
         .unwrap_or(url)
 }
 
-pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) {
+pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let log = &state.requests;
+    let keys = &state.keymap;
     let area = areas.requests;
     if area.width < 20 || area.height < 7 {
         return;
     }
     frame.render_widget(Clear, area);
+    let search = super::help::search_label(state)
+        .map(|s| format!("{s} · "))
+        .unwrap_or_default();
     let title = format!(
-        " Requests · {} of the last {} · y copies as curl · Esc closes ",
+        " Requests · {} of the last {} · {search}{} copies as curl · {} searches · {} closes ",
         log.entries.len(),
-        crate::app::state::REQUESTS_KEPT
+        crate::app::state::REQUESTS_KEPT,
+        keys.key("copy_curl"),
+        keys.key("search"),
+        keys.key("close_log"),
     );
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
@@ -126,7 +134,10 @@ pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) 
             lines.push(match &sel.error {
                 Some(e) => Line::styled(e.clone(), theme.error()),
                 None if sel.authorized => Line::styled(
-                    "sent with the token (y copies it as $GENDASH_TOKEN, never the token)",
+                    format!(
+                        "sent with the token ({} copies it as $GENDASH_TOKEN, never the token)",
+                        keys.key("copy_curl")
+                    ),
                     theme.dim(),
                 ),
                 None => Line::styled("sent without the token", theme.dim()),

@@ -16,6 +16,7 @@ mod durability;
 mod e2e;
 mod fuzz_corpora;
 mod hardening;
+mod keys;
 mod notices;
 mod openapi;
 mod preview;
