@@ -141,8 +141,8 @@ pub struct State {
     pub keymap: Keymap,
     /// The search of the help or the request log, whichever is open.
     pub search: Search,
-    /// The focused pane covers the screen (`z`).
-    pub zoomed: bool,
+    /// The pane that covers the screen (`z`): always the focused one.
+    pub zoomed: Option<Pane>,
     pub theme: Theme,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
     pub now: u64,
@@ -189,7 +189,7 @@ impl State {
             settings,
             keymap: Keymap::default(),
             search: Search::default(),
-            zoomed: false,
+            zoomed: None,
             now,
             areas: Areas::default(),
             persist_sent: 0,
@@ -412,7 +412,7 @@ impl State {
 
     /// The pane that covers the screen, when one is zoomed.
     pub fn zoomed_region(&self) -> Option<Region> {
-        self.zoomed.then_some(match self.focus {
+        self.zoomed.map(|pane| match pane {
             Pane::Browser => Region::Browser,
             Pane::Watch => Region::Watch,
         })
@@ -594,10 +594,7 @@ impl State {
             Action::Submit => {
                 self.popup = None;
                 let keys = self.watch.completed();
-                let (cmds, ids) = self.watch.remove(&keys, self.now);
-                let undo = self.keymap.key("undo");
-                self.say(format!("removed {} — {undo} undoes", tasks(&ids)));
-                cmds
+                self.remove(&keys)
             }
             Action::Cancel => {
                 self.popup = None;
@@ -703,12 +700,8 @@ impl State {
                 query.pop();
             }
             Action::ClearInput => query.clear(),
-            Action::Submit => {
-                self.watch.editing = false;
-                return;
-            }
             // As in the browser: the field is left, the filter stays (Esc in the pane clears it).
-            Action::Cancel => {
+            Action::Submit | Action::Cancel => {
                 self.watch.editing = false;
                 return;
             }
@@ -752,7 +745,10 @@ impl State {
                 self.search = Search::default();
             }
             Action::Zoom => {
-                self.zoomed = !self.zoomed;
+                self.zoomed = match self.zoomed {
+                    None => Some(self.focus),
+                    Some(_) => None,
+                };
                 self.relayout();
             }
             Action::OpenAddDialog => {
@@ -768,7 +764,8 @@ impl State {
                     Pane::Watch => Pane::Browser,
                 };
                 // A zoomed screen shows the pane that has the keys.
-                if self.zoomed {
+                if self.zoomed.is_some() {
+                    self.zoomed = Some(self.focus);
                     self.relayout();
                 }
             }
@@ -880,12 +877,7 @@ impl State {
         match action {
             Action::Remove => {
                 let keys = self.watch.targets();
-                let (cmds, ids) = self.watch.remove(&keys, self.now);
-                if !ids.is_empty() {
-                    let undo = self.keymap.key("undo");
-                    self.say(format!("removed {} — {undo} undoes", tasks(&ids)));
-                }
-                cmds
+                self.remove(&keys)
             }
             Action::ToggleMark => {
                 if self.watch.toggle_mark().is_none() {
@@ -894,12 +886,7 @@ impl State {
                 Vec::new()
             }
             Action::RemoveCompleted => {
-                let count = self.watch.completed().len();
-                if count == 0 {
-                    self.say("no completed task to remove");
-                } else {
-                    self.popup = Some(Popup::RemoveCompleted { count });
-                }
+                self.ask_remove_completed();
                 Vec::new()
             }
             Action::Undo => {
@@ -920,13 +907,8 @@ impl State {
                 self.watch.editing = true;
                 Vec::new()
             }
-            Action::Cancel if !self.watch.query.is_empty() => {
-                self.watch.set_query(String::new(), self.now);
-                Vec::new()
-            }
-            Action::Cancel if !self.watch.marked.is_empty() => {
-                self.watch.marked.clear();
-                self.say("no task marked");
+            Action::Cancel => {
+                self.clear_filter_or_marks();
                 Vec::new()
             }
             Action::CycleSort => {
@@ -990,6 +972,36 @@ impl State {
             Action::ToggleAutoDownload => self.toggle_auto_download(),
             _ => Vec::new(),
         }
+    }
+
+    /// `C`: asks before removing every completed task, if there is one.
+    fn ask_remove_completed(&mut self) {
+        let count = self.watch.completed().len();
+        if count == 0 {
+            self.say("no completed task to remove");
+        } else {
+            self.popup = Some(Popup::RemoveCompleted { count });
+        }
+    }
+
+    /// Esc in the watch pane: clears the filter; with none, unmarks the marked tasks.
+    fn clear_filter_or_marks(&mut self) {
+        if !self.watch.query.is_empty() {
+            self.watch.set_query(String::new(), self.now);
+        } else if !self.watch.marked.is_empty() {
+            self.watch.marked.clear();
+            self.say("no task marked");
+        }
+    }
+
+    /// Removes the tasks `keys` (one step of undo) and says which, and how to undo it.
+    fn remove(&mut self, keys: &[TaskKey]) -> Vec<Cmd> {
+        let (cmds, ids) = self.watch.remove(keys, self.now);
+        if !ids.is_empty() {
+            let undo = self.keymap.key("undo");
+            self.say(format!("removed {} — {undo} undoes", tasks(&ids)));
+        }
+        cmds
     }
 
     /// What a key about the selected task says on an empty watch list.

@@ -341,7 +341,7 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     if lines.len() > rows && rows > 0 {
         let below = lines.len() - (rows - 1);
         lines.truncate(rows - 1);
-        let zoom = if state.zoomed {
+        let zoom = if state.zoomed.is_some() {
             String::new()
         } else {
             format!(" · {} zooms", state.keymap.key("zoom"))

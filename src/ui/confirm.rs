@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 /// A question's words: its title, the question, what yes and no do.
 pub struct Question<'a> {
     pub title: &'a str,
-    pub question: &'a str,
+    pub text: &'a str,
     pub yes: &'a str,
     pub no: &'a str,
 }
@@ -23,7 +23,7 @@ pub fn render(q: &Question, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let lines = vec![
-        Line::from(q.question.to_string()),
+        Line::from(q.text.to_string()),
         Line::from(""),
         Line::from(vec![
             Span::styled(keymap.key("yes").to_string(), theme.key()),

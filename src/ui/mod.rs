@@ -42,7 +42,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
         Some(Popup::Confirm(c)) => confirm::render(
             &confirm::Question {
                 title: " Replace the file? ",
-                question: &c.question,
+                text: &c.question,
                 yes: "replace",
                 no: "keep it",
             },
@@ -58,7 +58,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
             confirm::render(
                 &confirm::Question {
                     title: " Remove the completed tasks? ",
-                    question: &question,
+                    text: &question,
                     yes: "remove",
                     no: "keep",
                 },

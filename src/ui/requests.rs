@@ -38,6 +38,22 @@ fn path_of(url: &str) -> &str {
         .unwrap_or(url)
 }
 
+/// The log's title: how many requests, the search, and its keys as bound.
+fn title(state: &State) -> String {
+    let keys = &state.keymap;
+    let search = super::help::search_label(state)
+        .map(|s| format!("{s} · "))
+        .unwrap_or_default();
+    format!(
+        " Requests · {} of the last {} · {search}{} copies as curl · {} searches · {} closes ",
+        state.requests.entries.len(),
+        crate::app::state::REQUESTS_KEPT,
+        keys.key("copy_curl"),
+        keys.key("search"),
+        keys.key("close_log"),
+    )
+}
+
 pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let log = &state.requests;
     let keys = &state.keymap;
@@ -46,19 +62,8 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         return;
     }
     frame.render_widget(Clear, area);
-    let search = super::help::search_label(state)
-        .map(|s| format!("{s} · "))
-        .unwrap_or_default();
-    let title = format!(
-        " Requests · {} of the last {} · {search}{} copies as curl · {} searches · {} closes ",
-        log.entries.len(),
-        crate::app::state::REQUESTS_KEPT,
-        keys.key("copy_curl"),
-        keys.key("search"),
-        keys.key("close_log"),
-    );
     let block = Block::bordered()
-        .title(Span::styled(title, theme.title()))
+        .title(Span::styled(title(state), theme.title()))
         .border_style(theme.border(true));
     frame.render_widget(block, area);
 

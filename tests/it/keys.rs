@@ -310,7 +310,7 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
 #[test]
 fn the_default_keys_are_named_on_the_scenes() {
     let labels = default_labels();
-    let named: Vec<String> = scenes(&Keymap::default())
+    let named: BTreeSet<String> = scenes(&Keymap::default())
         .iter()
         .flat_map(|(_, lines)| lines.iter())
         .flat_map(|l| default_keys_named(l, &labels))
@@ -620,7 +620,7 @@ fn detail_rows(s: &State) -> Vec<String> {
 fn the_browser_detail_shows_every_field_or_says_how_many_rows_are_below() {
     let extra = 30;
     for (width, height) in [(80, 24), (100, 30), (150, 40)] {
-        let mut s = loaded(&Keymap::default(), &[], width, height, extra);
+        let s = loaded(&Keymap::default(), &[], width, height, extra);
         let rows = detail_rows(&s);
         let last = rows.last().unwrap();
         let below: usize = last
@@ -817,4 +817,49 @@ fn undo_is_a_stack_of_at_least_twenty_steps() {
     assert_eq!(order, refs);
     char_key(&mut s, 'u');
     assert_eq!(s.notice.as_ref().unwrap().text, "nothing to undo");
+}
+
+/// The real binary with `[keys]` and a theme from the config file and the demo's tasks: the
+/// notices, the empty state, the marks and the zoom follow the rebound keys.
+#[test]
+fn rebound_keys_are_named_by_the_running_dashboard() {
+    use crate::common::pty::{Session, command};
+    use std::time::Duration;
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "theme = \"light\"\n[keys]\nundo = \"U\"\nclear_filter = \"f2\"\nzoom = \"Z\"\n\
+         mark = \"m\"\nremove = \"delete\"\n",
+    )
+    .unwrap();
+    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 150, 40);
+    s.wait_text("320/320");
+    s.wait_text("demo-video-done");
+    s.send("\t");
+    s.send("\x1b[3~"); // Delete
+    s.wait_text("— U undoes");
+    s.send("U");
+    s.wait_text("restored");
+    s.send("m");
+    s.send("m");
+    s.wait_text("2 marked");
+    s.send("/");
+    s.type_text("zzzz");
+    s.send("\r");
+    s.wait_text("No task matches the filter (F2 clears it).");
+    s.send("\x1bOQ"); // F2
+    s.wait_for("the filter to go", Duration::from_secs(10), |t| {
+        !t.contains("No task matches") && t.contains("2 marked")
+    });
+    s.send("Z");
+    s.wait_for(
+        "the watch list over the screen",
+        Duration::from_secs(10),
+        |t| !t.contains("LoRA models") && t.contains("Watch list"),
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
 }
