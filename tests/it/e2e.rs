@@ -150,7 +150,7 @@ fn demo_filter_add_complete_help_quit() {
     s.wait_text("Keys · Esc/? closes");
     s.send("\x1b");
     s.wait_for("the help to close", Duration::from_secs(5), |t| {
-        !t.contains("Keys · Esc or ? closes")
+        !t.contains("Keys · Esc/? closes")
     });
 
     s.send("q");
