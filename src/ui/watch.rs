@@ -446,7 +446,7 @@ fn table_row(
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
     // A marked task's ID starts with a tick, in place of its first cell.
-    let id = if w.marked.contains(&r.key()) {
+    let id = if !w.marked.is_empty() && w.marked.contains(&r.key()) {
         format!(
             "✓{}",
             middle_ellipsis(&r.entry.task_id, usize::from(cols.id) - 1)
