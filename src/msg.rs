@@ -163,10 +163,17 @@ pub enum Msg {
     },
     /// The catalogue cached for the filters of fetch `generation`, saved at `saved_at`
     /// (seconds since the epoch); read off the UI loop, shown until the fresh one arrives.
+    /// `filtered`: it was cached for broader filters and narrowed to these by the worker.
     CachedCatalogue {
         generation: u64,
         catalogue: Catalogue,
         saved_at: u64,
+        filtered: bool,
+    },
+    /// No copy is cached for the filters of fetch `generation`, nor for broader ones. Sent
+    /// before the fetch reports a failure, so the failure can say there is nothing to show.
+    NoCachedCatalogue {
+        generation: u64,
     },
     Polled {
         key: TaskKey,

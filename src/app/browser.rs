@@ -84,6 +84,14 @@ pub struct Browser {
     pub cached_at: Option<u64>,
     /// The latest fetch could not reach the service (a transport error).
     pub offline: bool,
+    /// The cached copy shown was kept for broader filters (type all, any category) and
+    /// narrowed to these on this machine.
+    pub filtered: bool,
+    /// The worker found no cached copy for these filters, nor for broader ones.
+    no_cache: bool,
+    /// The model selected before the filters changed emptied the list: selected again if the
+    /// next list has it.
+    keep_name: Option<String>,
     /// After a reload under a query: the entry to select when its ranking arrives (the one
     /// selected before, by name), instead of the best match.
     reselect: Option<u32>,
@@ -118,14 +126,39 @@ impl Browser {
             filtering: false,
             cached_at: None,
             offline: false,
+            filtered: false,
+            no_cache: false,
+            keep_name: None,
             reselect: None,
         }
     }
 
     /// Starts a fetch with the current server-side filters, the cached copy for them shown
-    /// meanwhile (at start and when the filters change).
+    /// meanwhile (at start and when the filters change). The list shown goes at once: it was
+    /// listed under the filters before, and would stand under a label it does not satisfy.
     pub fn fetch(&mut self) -> Cmd {
+        self.clear_entries();
         self.fetch_with(true)
+    }
+
+    /// Empties the list (and any ranking still out for it), remembering the selected model.
+    fn clear_entries(&mut self) {
+        if let Some(e) = self.selected_entry() {
+            self.keep_name = Some(e.model.clone());
+        }
+        self.entries = Arc::new([]);
+        self.all = Arc::new([]);
+        self.matches = Arc::new([]);
+        self.text = Arc::default();
+        self.skipped = 0;
+        self.ranking += 1;
+        self.filtering = false;
+        self.reselect = None;
+        self.cursor.selected = 0;
+        self.cursor.offset = 0;
+        self.cached_at = None;
+        self.filtered = false;
+        self.no_cache = false;
     }
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
@@ -147,17 +180,47 @@ impl Browser {
 
     /// The cached copy for fetch `generation` was read: shown, marked with its age, unless
     /// the fresh list already arrived (or the fetch is stale). `None` when ignored.
+    /// `filtered`: the copy was kept for broader filters and narrowed to these.
     pub fn cached(
         &mut self,
         generation: u64,
         catalogue: Catalogue,
         saved_at: u64,
+        filtered: bool,
     ) -> Option<Vec<Cmd>> {
         if generation != self.generation || self.load == Load::Loaded {
             return None;
         }
         self.cached_at = Some(saved_at);
+        self.filtered = filtered;
         Some(self.install(catalogue).into_iter().collect())
+    }
+
+    /// No copy is cached for fetch `generation`'s filters: whether that changes what is said.
+    pub fn no_cached_copy(&mut self, generation: u64) -> bool {
+        if generation != self.generation || self.load == Load::Loaded || self.no_cache {
+            return false;
+        }
+        self.no_cache = true;
+        true
+    }
+
+    /// Why the list is empty when the service cannot be reached and nothing cached can stand
+    /// in: `no cached copy for type sd · offline`.
+    pub fn nothing_cached(&self) -> Option<String> {
+        if !(self.offline && self.no_cache && self.entries.is_empty()) {
+            return None;
+        }
+        let lora_type = self.lora_type.map(|t| format!("type {}", t.as_str()));
+        let cate = Some(self.category.trim())
+            .filter(|c| !c.is_empty())
+            .map(|c| format!("category {c}"));
+        let filters: Vec<String> = lora_type.into_iter().chain(cate).collect();
+        Some(if filters.is_empty() {
+            "no cached copy of the catalogue · offline".to_string()
+        } else {
+            format!("no cached copy for {} · offline", filters.join(", "))
+        })
     }
 
     /// Fetch `generation` failed because the service could not be reached: the list shown
@@ -169,12 +232,17 @@ impl Browser {
     }
 
     /// The mark of a cached copy in the title, its age from `now` (seconds since the epoch):
-    /// `cached 3h ago`, `cached 3h ago · offline`.
+    /// `cached 3h ago`, `cached 3h ago · offline`, `cached 3h ago · offline · filtered here`.
     pub fn cached_mark(&self, now: u64) -> Option<String> {
         let saved = self.cached_at?;
         let offline = if self.offline { " · offline" } else { "" };
+        let filtered = if self.filtered {
+            " · filtered here"
+        } else {
+            ""
+        };
         Some(format!(
-            "cached {}{offline}",
+            "cached {}{offline}{filtered}",
             age(now.saturating_sub(saved))
         ))
     }
@@ -182,7 +250,8 @@ impl Browser {
     /// Replaces the entries, keeping the selection on the model of the same name; what to do
     /// next (rank the new entries against the query).
     fn install(&mut self, c: Catalogue) -> Option<Cmd> {
-        let name = self.selected_entry().map(|e| e.model.clone());
+        let kept = self.keep_name.take();
+        let name = self.selected_entry().map(|e| e.model.clone()).or(kept);
         self.all = (0..c.entries.len() as u32).collect();
         self.entries = c.entries.into();
         self.text = Arc::new(SearchText::new(self.entries.clone()));
@@ -216,6 +285,7 @@ impl Browser {
                 self.load = Load::Loaded;
                 self.cached_at = None;
                 self.offline = false;
+                self.filtered = false;
                 Some(self.install(c).into_iter().chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
@@ -735,14 +805,31 @@ mod tests {
     fn stale_fetches_are_ignored_and_errors_keep_the_list() {
         let mut b = loaded(&["a", "b"]);
         let old = b.generation;
-        let Cmd::FetchCatalogue { lora_type, .. } = b.cycle_type() else {
-            panic!()
-        };
-        assert_eq!(lora_type, Some(LoraType::Sd));
+        b.reload();
         assert_eq!(b.loaded(old, Ok(Catalogue::default())), None);
         assert_eq!(b.loaded(b.generation, Err("down".into())), Some(Vec::new()));
-        assert_eq!(b.entries.len(), 2);
+        assert_eq!(b.entries.len(), 2, "a failed reload keeps the list");
         assert_eq!(b.load, Load::Failed("down".into()));
+    }
+
+    /// A new type or category empties the list at once: it was listed under the old ones.
+    /// The model selected is selected again if the next list has it.
+    #[test]
+    fn new_filters_take_the_old_list_away() {
+        let mut b = loaded(&["a", "b"]);
+        b.move_by(1);
+        let Cmd::FetchCatalogue { lora_type, .. } = b.cycle_type() else {
+            panic!("fetch")
+        };
+        assert_eq!(lora_type, Some(LoraType::Sd));
+        assert!(b.entries.is_empty() && b.matches.is_empty() && b.selected_entry().is_none());
+        assert_eq!(b.load, Load::Loading);
+        let cat = Catalogue {
+            entries: vec![entry("x"), entry("b")],
+            skipped: 0,
+        };
+        b.loaded(b.generation, Ok(cat));
+        assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("b"));
     }
 
     #[test]

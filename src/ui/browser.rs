@@ -28,6 +28,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let count = match (&b.load, b.cached_mark(state.now)) {
         (Load::Loading, None) => " · loading…".to_string(),
         (Load::Loading, Some(mark)) => format!("{shown} · {mark} · loading…"),
+        (Load::Failed(_), None) if b.nothing_cached().is_some() => " · offline".to_string(),
         (Load::Failed(_), None) if b.entries.is_empty() => " · failed".to_string(),
         (Load::Failed(_), None) => format!("{shown} (stale)"),
         (Load::Failed(_), Some(mark)) => format!("{shown} · {mark}"),
@@ -132,10 +133,15 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         return;
     }
     if b.entries.is_empty() || b.matches.is_empty() {
+        let nothing_cached = b.nothing_cached();
         let text = match &b.load {
             Load::Loading if b.entries.is_empty() => {
                 Line::from(Span::styled("Loading the catalogue…", theme.dim()))
             }
+            Load::Failed(_) if nothing_cached.is_some() => Line::from(Span::styled(
+                nothing_cached.unwrap_or_default(),
+                theme.dim(),
+            )),
             Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
                 Span::styled("Cannot load the catalogue: ", theme.error()),
                 Span::raw(e.clone()),
