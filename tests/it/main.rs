@@ -17,6 +17,7 @@ mod e2e;
 mod fuzz_corpora;
 mod hardening;
 mod notices;
+mod offline;
 mod openapi;
 mod preview;
 mod properties;
