@@ -15,10 +15,25 @@ use super::cursor::Cursor;
 use super::filter::Query;
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::msg::Cmd;
+use crate::store::catalogue::Cached;
 use std::sync::Arc;
 
 /// How many recent categories are remembered.
 const RECENT_CATEGORIES: usize = 8;
+
+/// What the worker found in the catalogue cache for the latest fetch's filters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheLookup {
+    /// Not asked (a reload), or not answered yet.
+    #[default]
+    Pending,
+    /// The copy kept for these filters.
+    Own,
+    /// A copy kept for broader filters (type all, any category), narrowed to these here.
+    Narrowed,
+    /// Nothing for these filters, nor for broader ones.
+    Nothing,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Load {
@@ -84,11 +99,8 @@ pub struct Browser {
     pub cached_at: Option<u64>,
     /// The latest fetch could not reach the service (a transport error).
     pub offline: bool,
-    /// The cached copy shown was kept for broader filters (type all, any category) and
-    /// narrowed to these on this machine.
-    pub filtered: bool,
-    /// The worker found no cached copy for these filters, nor for broader ones.
-    no_cache: bool,
+    /// What the cache held for these filters: the copy shown may be narrowed here.
+    pub cache: CacheLookup,
     /// The model selected before the filters changed emptied the list: selected again if the
     /// next list has it.
     keep_name: Option<String>,
@@ -126,8 +138,7 @@ impl Browser {
             filtering: false,
             cached_at: None,
             offline: false,
-            filtered: false,
-            no_cache: false,
+            cache: CacheLookup::Pending,
             keep_name: None,
             reselect: None,
         }
@@ -157,8 +168,7 @@ impl Browser {
         self.cursor.selected = 0;
         self.cursor.offset = 0;
         self.cached_at = None;
-        self.filtered = false;
-        self.no_cache = false;
+        self.cache = CacheLookup::Pending;
     }
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
@@ -178,37 +188,32 @@ impl Browser {
         }
     }
 
-    /// The cached copy for fetch `generation` was read: shown, marked with its age, unless
-    /// the fresh list already arrived (or the fetch is stale). `None` when ignored.
-    /// `filtered`: the copy was kept for broader filters and narrowed to these.
-    pub fn cached(
-        &mut self,
-        generation: u64,
-        catalogue: Catalogue,
-        saved_at: u64,
-        filtered: bool,
-    ) -> Option<Vec<Cmd>> {
+    /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
+    /// `filtered here` when narrowed from broader filters'), unless the fresh list already
+    /// arrived or the fetch is stale; none is remembered, for the failure to say. Whether
+    /// anything changed, and what to do next.
+    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> (bool, Vec<Cmd>) {
         if generation != self.generation || self.load == Load::Loaded {
-            return None;
+            return (false, Vec::new());
         }
-        self.cached_at = Some(saved_at);
-        self.filtered = filtered;
-        Some(self.install(catalogue).into_iter().collect())
-    }
-
-    /// No copy is cached for fetch `generation`'s filters: whether that changes what is said.
-    pub fn no_cached_copy(&mut self, generation: u64) -> bool {
-        if generation != self.generation || self.load == Load::Loaded || self.no_cache {
-            return false;
-        }
-        self.no_cache = true;
-        true
+        let Some(c) = cached else {
+            let changed = self.cache != CacheLookup::Nothing;
+            self.cache = CacheLookup::Nothing;
+            return (changed, Vec::new());
+        };
+        self.cached_at = Some(c.saved_at);
+        self.cache = if c.filtered {
+            CacheLookup::Narrowed
+        } else {
+            CacheLookup::Own
+        };
+        (true, self.install(c.catalogue).into_iter().collect())
     }
 
     /// Why the list is empty when the service cannot be reached and nothing cached can stand
     /// in: `no cached copy for type sd · offline`.
     pub fn nothing_cached(&self) -> Option<String> {
-        if !(self.offline && self.no_cache && self.entries.is_empty()) {
+        if !(self.offline && self.cache == CacheLookup::Nothing && self.entries.is_empty()) {
             return None;
         }
         let lora_type = self.lora_type.map(|t| format!("type {}", t.as_str()));
@@ -236,7 +241,7 @@ impl Browser {
     pub fn cached_mark(&self, now: u64) -> Option<String> {
         let saved = self.cached_at?;
         let offline = if self.offline { " · offline" } else { "" };
-        let filtered = if self.filtered {
+        let filtered = if self.cache == CacheLookup::Narrowed {
             " · filtered here"
         } else {
             ""
@@ -285,7 +290,7 @@ impl Browser {
                 self.load = Load::Loaded;
                 self.cached_at = None;
                 self.offline = false;
-                self.filtered = false;
+                self.cache = CacheLookup::Pending;
                 Some(self.install(c).into_iter().chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.

@@ -831,24 +831,10 @@ impl State {
                 };
                 cmds
             }
-            Msg::CachedCatalogue {
-                generation,
-                catalogue,
-                saved_at,
-                filtered,
-            } => {
-                let Some(cmds) = self
-                    .browser
-                    .cached(generation, catalogue, saved_at, filtered)
-                else {
-                    return Vec::new();
-                };
-                self.dirty = true;
+            Msg::CachedCatalogue { generation, cached } => {
+                let (changed, cmds) = self.browser.cached(generation, cached);
+                self.dirty |= changed;
                 cmds
-            }
-            Msg::NoCachedCatalogue { generation } => {
-                self.dirty |= self.browser.no_cached_copy(generation);
-                Vec::new()
             }
             Msg::Ranked {
                 generation,
@@ -919,12 +905,7 @@ impl State {
             Msg::Tick(now) => {
                 self.now = now;
                 self.watch.tick(now);
-                if let Health::Reconnected { until } = self.health
-                    && now >= until
-                {
-                    self.health = Health::Connected;
-                    self.dirty = true;
-                }
+                self.settle_health();
                 // Redrawn when a notice goes, and only then: an idle dashboard stays idle.
                 if self.notice.as_ref().is_some_and(|n| now >= n.until) {
                     self.notice = None;
@@ -1042,6 +1023,16 @@ impl State {
             until: self.now.saturating_add(NOTICE_SECONDS),
         });
         self.dirty = true;
+    }
+
+    /// `reconnected` has been said long enough: now simply `connected`.
+    fn settle_health(&mut self) {
+        if let Health::Reconnected { until } = self.health
+            && self.now >= until
+        {
+            self.health = Health::Connected;
+            self.dirty = true;
+        }
     }
 
     /// The service answered: after trouble, the stale error goes and the health says

@@ -2663,9 +2663,11 @@ fn models(names: &[&str]) -> Catalogue {
 fn cached(generation: u64, names: &[&str], saved_at: u64) -> Msg {
     Msg::CachedCatalogue {
         generation,
-        catalogue: models(names),
-        saved_at,
-        filtered: false,
+        cached: Some(crate::store::catalogue::Cached {
+            catalogue: models(names),
+            saved_at,
+            filtered: false,
+        }),
     }
 }
 
@@ -2825,6 +2827,26 @@ fn typed_models(models: &[(&str, &str, &str)]) -> Catalogue {
     }
 }
 
+/// The cache's answer: a copy (kept for broader filters when `filtered`).
+fn copy(generation: u64, catalogue: Catalogue, saved_at: u64, filtered: bool) -> Msg {
+    Msg::CachedCatalogue {
+        generation,
+        cached: Some(crate::store::catalogue::Cached {
+            catalogue,
+            saved_at,
+            filtered,
+        }),
+    }
+}
+
+/// The cache's answer: nothing for these filters nor broader ones.
+fn nothing(generation: u64) -> Msg {
+    Msg::CachedCatalogue {
+        generation,
+        cached: None,
+    }
+}
+
 fn refused() -> ApiError {
     ApiError::Connect {
         origin: "http://127.0.0.1:8787".into(),
@@ -2857,12 +2879,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
         ("b_sd_poses", "sd", "poses"),
         ("c_xl_style", "sdxl", "style"),
     ];
-    s.apply(Msg::CachedCatalogue {
-        generation: g,
-        catalogue: typed_models(&whole),
-        saved_at: NOW - 3 * 3600,
-        filtered: false,
-    });
+    s.apply(copy(g, typed_models(&whole), NOW - 3 * 3600, false));
     s.apply(catalogue(g, Err(refused())));
     s.browser.move_by(1);
     assert_eq!(selected_model(&s), Some("b_sd_poses"));
@@ -2872,12 +2889,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
     assert_eq!(fetched(&cmds), [(Some(crate::api::LoraType::Sd), None)]);
     assert!(s.browser.entries.is_empty() && s.browser.matches.is_empty());
     let g = s.browser.generation;
-    s.apply(Msg::CachedCatalogue {
-        generation: g,
-        catalogue: typed_models(&whole[..2]),
-        saved_at: NOW - 3 * 3600,
-        filtered: true,
-    });
+    s.apply(copy(g, typed_models(&whole[..2]), NOW - 3 * 3600, true));
     assert_eq!(
         s.browser.cached_mark(s.now).as_deref(),
         Some("cached 3h ago · filtered here"),
@@ -2894,7 +2906,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
     // `t`: sdxl, of which nothing is cached, nor anything broader that the worker found.
     press(&mut s, ch('t'));
     let g = s.browser.generation;
-    assert!(s.apply(Msg::NoCachedCatalogue { generation: g }).is_empty());
+    assert!(s.apply(nothing(g)).is_empty());
     s.apply(catalogue(g, Err(refused())));
     assert!(s.browser.entries.is_empty());
     assert_eq!(
@@ -2910,7 +2922,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
     }
     press(&mut s, key(KeyCode::Enter));
     let g = s.browser.generation;
-    s.apply(Msg::NoCachedCatalogue { generation: g });
+    s.apply(nothing(g));
     s.apply(catalogue(g, Err(refused())));
     assert_eq!(
         s.browser.nothing_cached().as_deref(),
@@ -2918,7 +2930,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
     );
     press(&mut s, ch('t'));
     let g = s.browser.generation;
-    s.apply(Msg::NoCachedCatalogue { generation: g });
+    s.apply(nothing(g));
     s.apply(catalogue(g, Err(refused())));
     assert_eq!(
         s.browser.nothing_cached().as_deref(),
@@ -2927,7 +2939,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
     // Nothing said before the service was tried: the fetch may still answer.
     press(&mut s, ch('t'));
     let g = s.browser.generation;
-    s.apply(Msg::NoCachedCatalogue { generation: g });
+    s.apply(nothing(g));
     assert_eq!(s.browser.nothing_cached(), None);
 
     // Back online: the fresh list replaces the empty one, and no mark is left.
@@ -2939,10 +2951,7 @@ fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy()
     assert_eq!(s.browser.cached_mark(s.now), None);
     assert_eq!(s.browser.nothing_cached(), None);
     // A late answer about an older fetch's cache changes nothing.
-    assert!(
-        s.apply(Msg::NoCachedCatalogue { generation: g - 1 })
-            .is_empty()
-    );
+    assert!(s.apply(nothing(g - 1)).is_empty());
     assert_eq!(s.browser.entries.len(), 1);
 }
 
@@ -2954,20 +2963,20 @@ fn the_fresh_list_replaces_a_copy_narrowed_here() {
     press(&mut s, ch('t'));
     assert_ne!(g, s.browser.generation);
     let g = s.browser.generation;
-    s.apply(Msg::CachedCatalogue {
-        generation: g,
-        catalogue: typed_models(&[("a", "sd", "style")]),
-        saved_at: NOW - 60,
-        filtered: true,
-    });
+    s.apply(copy(
+        g,
+        typed_models(&[("a", "sd", "style")]),
+        NOW - 60,
+        true,
+    ));
     s.apply(catalogue(g, Err(refused())));
-    assert!(s.browser.filtered);
+    assert_eq!(s.browser.cache, crate::app::browser::CacheLookup::Narrowed);
     s.apply(catalogue(
         g,
         Ok(typed_models(&[("a", "sd", "style"), ("n", "sd", "new")])),
     ));
     assert_eq!(s.browser.entries.len(), 2);
-    assert!(!s.browser.filtered && !s.browser.offline);
+    assert!(s.browser.cached_at.is_none() && !s.browser.offline);
     assert_eq!(s.browser.cached_mark(s.now), None);
 }
 

@@ -277,14 +277,9 @@ impl Workers {
         if cached && let Some(cache) = self.catalogue_cache.clone() {
             let (key, msgs) = (key.clone(), self.msgs.clone());
             lookup = Some(tokio::task::spawn_blocking(move || {
-                let _ = msgs.blocking_send(match cache.load_nearest(&key) {
-                    Some(c) => Msg::CachedCatalogue {
-                        generation,
-                        catalogue: c.catalogue,
-                        saved_at: c.saved_at,
-                        filtered: c.filtered,
-                    },
-                    None => Msg::NoCachedCatalogue { generation },
+                let _ = msgs.blocking_send(Msg::CachedCatalogue {
+                    generation,
+                    cached: cache.load_nearest(&key),
                 });
             }));
         }

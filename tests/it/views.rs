@@ -338,9 +338,11 @@ fn cached(width: u16) -> State {
     s.start();
     s.apply(Msg::CachedCatalogue {
         generation: s.browser.generation,
-        catalogue: catalogue(),
-        saved_at: NOW - 3 * 3600 - 120,
-        filtered: false,
+        cached: Some(gendash::store::catalogue::Cached {
+            catalogue: catalogue(),
+            saved_at: NOW - 3 * 3600 - 120,
+            filtered: false,
+        }),
     });
     s
 }
@@ -379,9 +381,11 @@ fn offline_type_change(answer: impl FnOnce(u64) -> Msg) -> State {
 fn offline_type_change_narrows_the_whole_copy_here() {
     let s = offline_type_change(|generation| Msg::CachedCatalogue {
         generation,
-        catalogue: catalogue().narrowed(Some(gendash::api::LoraType::Sd), None),
-        saved_at: NOW - 3 * 3600 - 120,
-        filtered: true,
+        cached: Some(gendash::store::catalogue::Cached {
+            catalogue: catalogue().narrowed(Some(gendash::api::LoraType::Sd), None),
+            saved_at: NOW - 3 * 3600 - 120,
+            filtered: true,
+        }),
     });
     let t = draw(&s);
     let text = common::rendered_text(&s, 120, 20);
@@ -396,7 +400,10 @@ fn offline_type_change_narrows_the_whole_copy_here() {
 /// No copy for type sd nor a broader one: an empty list that says so, never the old one.
 #[test]
 fn offline_type_change_without_a_cached_copy() {
-    let s = offline_type_change(|generation| Msg::NoCachedCatalogue { generation });
+    let s = offline_type_change(|generation| Msg::CachedCatalogue {
+        generation,
+        cached: None,
+    });
     let text = common::rendered_text(&s, 120, 20);
     assert!(
         text.contains("no cached copy for type sd · offline"),
