@@ -138,10 +138,6 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             Load::Loading if b.entries.is_empty() => {
                 Line::from(Span::styled("Loading the catalogue…", theme.dim()))
             }
-            Load::Failed(_) if nothing_cached.is_some() => Line::from(Span::styled(
-                nothing_cached.unwrap_or_default(),
-                theme.dim(),
-            )),
             Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
                 Span::styled("Cannot load the catalogue: ", theme.error()),
                 Span::raw(e.clone()),
@@ -161,7 +157,13 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 theme.dim(),
             )),
         };
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        // Offline with nothing cached to stand in: said first, the failure's reason below.
+        let lines: Vec<Line> = nothing_cached
+            .map(|n| Line::from(Span::styled(n, theme.dim())))
+            .into_iter()
+            .chain([text])
+            .collect();
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
         return;
     }
     let rows = usize::from(area.height);
