@@ -46,8 +46,17 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     } else {
         ""
     };
-    let title =
-        format!(" LoRA models · type {type_label} · cate {cate_label}{only}{count}{filtering} ");
+    let marks = format!("type {type_label} · cate {cate_label}{only}{count}{filtering}");
+    let named = format!(" LoRA models · {marks} ");
+    // Where the title does not fit, what the list is (`offline · filtered here`) matters more
+    // than the pane's name.
+    let title = if unicode_width::UnicodeWidthStr::width(named.as_str()) + 2
+        > usize::from(areas.browser.width)
+    {
+        format!(" {marks} ")
+    } else {
+        named
+    };
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
         .border_style(theme.border(state.is_focused(Pane::Browser)));

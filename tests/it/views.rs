@@ -395,6 +395,17 @@ fn offline_type_change_narrows_the_whole_copy_here() {
     );
     assert!(!text.contains("sdxl"), "{text}");
     insta::assert_snapshot!(t.backend());
+    // At 80 columns the title still says what the list is.
+    let mut s = s;
+    s.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    let text = common::rendered_text(&s, 80, 24);
+    assert!(
+        text.contains("type sd · cate any · 4/4 · cached 3h ago · offline · filtered here"),
+        "{text}"
+    );
 }
 
 /// No copy for type sd nor a broader one: an empty list that says so, never the old one.
