@@ -50,6 +50,7 @@ fn task(id: &str) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        claimed_by: None,
     }
 }
 
