@@ -164,6 +164,9 @@ fn title(state: &State, width: usize) -> String {
         counts.extend(w.counts(state.now).parts());
     }
     let mut tail = Vec::new();
+    if !w.marked.is_empty() {
+        tail.push(format!("{} marked", w.marked.len()));
+    }
     if w.sort != SortKey::Added {
         tail.push(format!("sort {}", w.sort.label()));
     }
@@ -211,13 +214,16 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> 
             vec![
                 Line::from(Span::styled("No tasks watched yet.", theme.dim())),
                 Line::from(vec![
-                    Span::styled("a", theme.key()),
+                    Span::styled(state.keymap.key("add").to_string(), theme.key()),
                     Span::styled(" adds task IDs (paste several at once).", theme.dim()),
                 ]),
             ]
         } else {
             vec![Line::from(Span::styled(
-                "No task matches the filter (Esc clears it).",
+                format!(
+                    "No task matches the filter ({} clears it).",
+                    state.keymap.key("clear_filter")
+                ),
                 theme.dim(),
             ))]
         };
@@ -445,7 +451,16 @@ fn table_row(
     if cols.kind {
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
-    cells.push(Cell::from(ellipsis(&r.entry.task_id, usize::from(cols.id))));
+    // A marked task's ID starts with a tick, in place of its first cell.
+    let id = if !w.marked.is_empty() && w.marked.contains(&r.key()) {
+        format!(
+            "✓{}",
+            ellipsis(&r.entry.task_id, usize::from(cols.id).saturating_sub(1))
+        )
+    } else {
+        ellipsis(&r.entry.task_id, usize::from(cols.id))
+    };
+    cells.push(Cell::from(id));
     if let Some(width) = cols.service {
         let services = &w.services;
         cells.push(Cell::from(ellipsis(
