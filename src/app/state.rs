@@ -980,6 +980,9 @@ impl State {
                     question: format!("overwrite {}?", path.display()),
                     key: key.clone(),
                 }));
+                // Nothing went wrong: the row stays as it was (`saved …`) whatever the answer.
+                self.dirty |= self.watch.download_not_started(key);
+                return Vec::new();
             }
             _ => {}
         }

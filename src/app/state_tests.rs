@@ -2350,10 +2350,11 @@ fn d_asks_before_replacing_a_file() {
     };
     assert_eq!(c.question, "overwrite /dl/done-1.png?");
     assert_eq!(s.contexts(), [Context::Confirm, Context::Always]);
-    // n keeps the file.
+    // n keeps the file, and the row as it was: nothing failed.
     assert!(s.update(Action::Cancel).is_empty());
     assert!(s.popup.is_none());
     assert_eq!(notice(&s), Some("kept the file; done-1 not downloaded"));
+    assert_eq!(s.watch.rows[0].download, None);
     // y replaces it.
     s.update(Action::Download);
     s.apply(Msg::Download {
@@ -2377,6 +2378,18 @@ fn d_asks_before_replacing_a_file() {
     assert_eq!(
         s.watch.rows[0].entry.saved.as_deref(),
         Some("/dl/done-1.png")
+    );
+    // Saved, then D and n: still `saved …`, never `download failed`.
+    s.update(Action::Download);
+    s.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Image, "done-1"),
+        event: DownloadEvent::Exists("/dl/done-1.png".into()),
+    });
+    assert!(matches!(s.popup, Some(Popup::Confirm(_))));
+    s.update(Action::Cancel);
+    assert_eq!(
+        s.watch.rows[0].download,
+        Some(DownloadView::Saved("/dl/done-1.png".into()))
     );
 }
 

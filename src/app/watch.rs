@@ -683,6 +683,18 @@ impl Watch {
         (true, cmds)
     }
 
+    /// A download that did not start (the file is there and the user is asked): the row goes
+    /// back to what it knew before, its saved file if any. Returns whether the row changed.
+    pub fn download_not_started(&mut self, key: &TaskKey) -> bool {
+        let Some(i) = self.position(key) else {
+            return false;
+        };
+        let row = &mut self.rows[i];
+        let before = row.entry.saved.clone().map(DownloadView::Saved);
+        row.auto_started = false;
+        std::mem::replace(&mut row.download, before) != row.download
+    }
+
     /// Brings the rows in line with the saved list after another process changed it:
     /// new entries are added and polled, vanished ones removed. Returns the commands and
     /// whether anything changed.

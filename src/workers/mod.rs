@@ -1,6 +1,7 @@
 //! Background work for the dashboard. Each worker owns what it starts and reports back to the
 //! App by value over the one `Msg` channel; the App reaches them only through `Cmd`s.
 
+pub mod copies;
 pub mod hooks;
 pub mod opener;
 pub mod poller;
@@ -75,6 +76,8 @@ pub struct Workers {
     hooks: Option<hooks::Hooks>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<preview::PreviewWorker<Msg>>,
+    /// Shared by previews and downloads: each file is fetched once.
+    copies: copies::Copies,
 }
 
 impl Workers {
@@ -103,8 +106,10 @@ impl Workers {
         };
         let download_msgs = msgs.clone();
         let place = setup.placement;
+        let copies = copies::Copies::default();
+        let shared = copies.clone();
         let router_task = tokio::spawn(routing.run(routed_rx, move |dl, job| {
-            download(dl, job, &place, download_msgs.clone());
+            download(dl, job, &place, shared.clone(), download_msgs.clone());
         }));
         let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
         let msgs_for_hooks = msgs.clone();
@@ -126,6 +131,7 @@ impl Workers {
             router: router_task,
             saver,
             previews: None,
+            copies,
             hooks: setup
                 .on_complete
                 .map(|argv| hooks::Hooks::new(argv, msgs_for_hooks)),
@@ -141,13 +147,17 @@ impl Workers {
         cache: ImageCache,
         wrap: fn(PreviewReport) -> Msg,
     ) {
-        self.previews = Some(preview::PreviewWorker::new(
-            graphics,
-            cache,
-            self.downloader.clone(),
-            self.msgs.clone(),
-            wrap,
-        ));
+        self.copies.set_cache(cache.clone());
+        self.previews = Some(
+            preview::PreviewWorker::new(
+                graphics,
+                cache,
+                self.downloader.clone(),
+                self.msgs.clone(),
+                wrap,
+            )
+            .sharing(self.copies.clone()),
+        );
     }
 
     /// Runs `on_complete` for a task that finished, if it is configured.
@@ -395,17 +405,30 @@ impl Placement {
 }
 
 /// Downloads to the placement's path, reporting progress at most ten times a second. A file
-/// already there is not touched unless the job says so: the App asks the user first.
-fn download(dl: Downloader, job: DownloadJob, place: &Placement, msgs: mpsc::Sender<Msg>) {
+/// already there is not touched unless the job says so: the App asks the user first. The
+/// preview's whole copy of the file, if it has one, is copied instead of fetched again.
+fn download(
+    dl: Downloader,
+    job: DownloadJob,
+    place: &Placement,
+    copies: copies::Copies,
+    msgs: mpsc::Sender<Msg>,
+) {
     let target = place.target(&job);
     tokio::spawn(async move {
         let DownloadJob {
             key, url, force, ..
         } = job;
-        let event = match fetch_to(&dl, &url, &target, force, &key, &msgs).await {
-            Ok(path) => DownloadEvent::Saved(path),
+        let mut known = copies.hold(&url).await;
+        let fetched = fetch_to(&dl, &url, &target, force, &key, &msgs, &copies).await;
+        let event = match fetched {
+            Ok(path) => {
+                *known = Some(path.clone());
+                DownloadEvent::Saved(path)
+            }
             Err(e) => e,
         };
+        drop(known);
         let _ = msgs.send(Msg::Download { key, event }).await;
     });
 }
@@ -417,6 +440,7 @@ async fn fetch_to(
     force: bool,
     key: &TaskKey,
     msgs: &mpsc::Sender<Msg>,
+    copies: &copies::Copies,
 ) -> Result<PathBuf, DownloadEvent> {
     if !force && tokio::fs::symlink_metadata(target).await.is_ok() {
         return Err(DownloadEvent::Exists(target.to_path_buf()));
@@ -429,6 +453,16 @@ async fn fetch_to(
     tokio::fs::create_dir_all(dir)
         .await
         .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    let (shared, from_url, to) = (copies.clone(), url.to_string(), target.to_path_buf());
+    let copied = tokio::task::spawn_blocking(move || {
+        let cached = shared.cached(&from_url)?;
+        copies::copy_whole(&cached, &to).ok()
+    })
+    .await;
+    if let Ok(Some(())) = copied {
+        tracing::info!("{} copied from the preview cache", target.display());
+        return Ok(target.to_path_buf());
+    }
     let mut last: Option<Instant> = None;
     let mut progress = |done: u64, total: Option<u64>| {
         if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(100)) {

@@ -622,3 +622,69 @@ async fn ranged(http: &reqwest::Client, url: &str, range: impl AsRef<str>) -> re
         .await
         .unwrap()
 }
+
+/// `A` on a task that is already completed, with a preview pane, polls going on and the
+/// overwrite question asked afterwards: the service sees the file fetched once, and `n` to the
+/// question leaves the row saying `saved …`.
+#[test]
+fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
+    use common::pty::{Session, command};
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let dl = home.path().join("dl");
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         download_dir = \"~/dl\"\n",
+    )
+    .unwrap();
+    let id = "sim-1-press-a";
+    let out = common::gendash(home.path())
+        .args(["--base-url", &base, "watch", "add", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let env = [
+        ("GENDASH_TOKEN", TOKEN),
+        ("GENDASH_BASE_URL", base.as_str()),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_for("the task to complete", Duration::from_secs(20), |t| {
+        t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
+    });
+    s.send("\t");
+    s.send("A");
+    let file = dl.join(format!("{id}.png"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        file.exists() && t.contains(&format!("saved {}", file.display()))
+    });
+    // More polls come and go: none of them fetches the file again.
+    let polls = |svc: &gendash::server::Running| svc.file_requests().len();
+    let before = polls(&svc);
+    s.send("R");
+    s.wait_text(&format!("asking the service for {id} now"));
+    s.send("D");
+    s.wait_text(&format!("overwrite {}?", file.display()));
+    s.send("n");
+    s.wait_text(&format!("kept the file; {id} not downloaded"));
+    s.wait_for("the row as it was", Duration::from_secs(5), |t| {
+        t.lines()
+            .any(|l| l.contains(id) && l.contains(&format!("saved {id}.png")))
+    });
+    let screen = s.contents();
+    assert!(!screen.contains("download failed"), "{screen}");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(polls(&svc), before, "nothing fetched after the save");
+    let gets: Vec<_> = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.name == format!("{id}.png"))
+        .collect();
+    assert_eq!(gets.len(), 1, "one GET of the file: {gets:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), *SAMPLE_PNG);
+}
