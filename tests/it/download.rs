@@ -542,10 +542,12 @@ async fn an_interrupted_download_command_resumes_when_run_again() {
     let o = run().await;
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(
-        err.contains(&saved.display().to_string()),
-        "the full path: {err}"
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("{}\n", saved.display()),
+        "the full path, alone on stdout"
     );
+    assert!(err.contains("resumed"), "{err}");
     assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
     assert!(!part.exists());
     let again = &svc.file_requests()[5..];
@@ -687,4 +689,77 @@ fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
         .collect();
     assert_eq!(gets.len(), 1, "one GET of the file: {gets:?}");
     assert_eq!(std::fs::read(&file).unwrap(), *SAMPLE_PNG);
+}
+
+/// `gendash download` for scripts: each saved path alone on stdout, one per line, nothing else
+/// there (progress and notes go to stderr); `--json` one object per task, with its bytes and
+/// whether a `.part` an earlier run left was resumed; a failed task is an object with its error.
+#[tokio::test]
+async fn download_prints_paths_on_stdout_and_json_per_task() {
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = common::gendash_async(home.path());
+        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
+            .env("GENDASH_TOKEN", TOKEN)
+            .env("GENDASH_TEST_RETRY_MS", "1")
+            .args(["download", "-o", "out"])
+            .args(args);
+        async move {
+            tokio::time::timeout(Duration::from_secs(60), cmd.output())
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    let out = home.path().join("out");
+    let o = run(&["sim-0-plain-a", "demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!(
+            "{}\n{}\n",
+            out.join("sim-0-plain-a.png").display(),
+            out.join("demo-image-done.png").display()
+        )
+    );
+
+    // An interrupted run leaves a part; the JSON run resumes it.
+    let cut = "sim-0-cut100x5-json";
+    assert_eq!(run(&[cut]).await.status.code(), Some(1));
+    let o = run(&["--json", cut, "sim-0-fresh-b", "fail-0-json-c"]).await;
+    assert_eq!(o.status.code(), Some(5), "{o:?}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let objects: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let len = SAMPLE_PNG.len();
+    assert_eq!(
+        objects,
+        [
+            serde_json::json!({
+                "task_id": cut,
+                "path": out.join(format!("{cut}.png")).display().to_string(),
+                "bytes": len,
+                "resumed": true,
+            }),
+            serde_json::json!({
+                "task_id": "sim-0-fresh-b",
+                "path": out.join("sim-0-fresh-b.png").display().to_string(),
+                "bytes": len,
+                "resumed": false,
+            }),
+            serde_json::json!({
+                "task_id": "fail-0-json-c",
+                "kind": "image",
+                "error": "the task ended with status FAILED",
+            }),
+        ],
+        "{stdout}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("fail-0-json-c"),
+        "the failure is said on stderr too"
+    );
 }
