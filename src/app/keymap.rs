@@ -253,6 +253,15 @@ fn bindings() -> &'static Arc<[Binding]> {
             ),
             bind!(
                 Watch,
+                "open_file",
+                [(Char('O'), SHIFT)],
+                "O",
+                Action::OpenFile,
+                "open the saved file (GENDASH_OPENER, else the system's viewer)",
+                None
+            ),
+            bind!(
+                Watch,
                 "copy_url",
                 [(Char('y'), NONE)],
                 "y",
@@ -812,12 +821,11 @@ impl Keymap {
     /// `[keys]`. The first binding with that name gives the label; an unknown name panics in
     /// tests and says `?` otherwise, since every name is one of the table's own.
     pub fn key(&self, name: &str) -> &str {
-        match self.bindings.iter().find(|b| b.name == name) {
-            Some(b) => &b.label,
-            None => {
-                debug_assert!(false, "no action named {name}");
-                "?"
-            }
+        if let Some(b) = self.bindings.iter().find(|b| b.name == name) {
+            &b.label
+        } else {
+            debug_assert!(false, "no action named {name}");
+            "?"
         }
     }
 

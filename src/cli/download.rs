@@ -22,9 +22,10 @@ pub struct DownloadArgs {
     /// Overwrite files that are already there.
     #[arg(long)]
     pub force: bool,
-    /// One JSON object per task and line: task_id, path, bytes, resumed (or task_id, kind,
-    /// error).
-    #[arg(long)]
+    #[arg(
+        long,
+        help = "One JSON object per task and line: {task_id, path, bytes, resumed}, or {task_id, kind, error}"
+    )]
     pub json: bool,
     #[arg(required = true, value_name = "TASK_ID")]
     pub ids: Vec<String>,

@@ -1,6 +1,7 @@
 //! Background work for the dashboard. Each worker owns what it starts and reports back to the
 //! App by value over the one `Msg` channel; the App reaches them only through `Cmd`s.
 
+pub mod clipboard;
 pub mod copies;
 pub mod hooks;
 pub mod opener;
@@ -364,6 +365,29 @@ impl Workers {
         });
     }
 
+    /// Opens a saved file with the opener (`O`).
+    pub fn open_file(&self, path: PathBuf) {
+        let (opener, msgs) = (self.opener.clone(), self.msgs.clone());
+        tokio::task::spawn_blocking(move || {
+            let result = opener::open_file(opener.as_ref(), &path);
+            let _ = msgs.blocking_send(Msg::Opened(result));
+        });
+    }
+
+    /// Copies with a clipboard program, off the UI loop; the answer says how, or that the
+    /// terminal is to be sent OSC 52.
+    pub fn copy(&self, clip: crate::msg::Clip) {
+        let msgs = self.msgs.clone();
+        tokio::task::spawn_blocking(move || {
+            let via = clipboard::copy(
+                &clip.text,
+                &crate::store::config::process_env,
+                cfg!(target_os = "macos"),
+            );
+            let _ = msgs.blocking_send(Msg::Copied { clip, via });
+        });
+    }
+
     /// Downloads the task's file with its service's token (see `download`).
     pub fn download(&self, job: DownloadJob, service: Option<String>) {
         let _ = self
@@ -454,12 +478,12 @@ async fn fetch_to(
         .await
         .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
     let (shared, from_url, to) = (copies.clone(), url.to_string(), target.to_path_buf());
-    let copied = tokio::task::spawn_blocking(move || {
+    let from_cache = tokio::task::spawn_blocking(move || {
         let cached = shared.cached(&from_url)?;
         copies::copy_whole(&cached, &to).ok()
     })
     .await;
-    if let Ok(Some(())) = copied {
+    if let Ok(Some(())) = from_cache {
         tracing::info!("{} copied from the preview cache", target.display());
         return Ok(target.to_path_buf());
     }

@@ -168,8 +168,10 @@ async fn files_land_where_the_config_says() {
     assert!(o.status.success(), "{o:?}");
     let saved = home.path().join("dl/image/COMPLETED/demo-image-done.png");
     assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains(&saved.display().to_string()), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("{}\n", saved.display())
+    );
 
     for (template, says) in [
         ("../{task_id}", "`..` component"),
