@@ -876,7 +876,7 @@ impl State {
                 self.last_error = Some(e);
                 self.dirty = true;
             }
-            Opened::Missing(path) => self.say(format!(
+            Opened::Missing(path) => self.say_whole(format!(
                 "{path} is not there any more: {} downloads it again",
                 self.keymap.key("download")
             )),
@@ -884,9 +884,7 @@ impl State {
                 return vec![Cmd::Copy(Clip {
                     text,
                     what: "link".into(),
-                    instead_of_opening: Some(
-                        "no display to open it on (DISPLAY and WAYLAND_DISPLAY are unset)".into(),
-                    ),
+                    instead_of_opening: Some("no display to open it on".into()),
                 })];
             }
         }

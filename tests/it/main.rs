@@ -18,6 +18,7 @@ mod fuzz_corpora;
 mod hardening;
 mod notices;
 mod openapi;
+mod opening;
 mod preview;
 mod properties;
 mod request_log;
