@@ -191,7 +191,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyUrl,
-                "copy the source URL (OSC 52)",
+                "copy the source URL (clipboard program, else OSC 52)",
                 Some("copy URL"),
                 Priority::Low
             ),
@@ -266,7 +266,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyUrl,
-                "copy the download URL (OSC 52)",
+                "copy the download URL (clipboard program, else OSC 52)",
                 Some("copy URL"),
                 Priority::Low
             ),
