@@ -265,11 +265,15 @@ impl Shared {
         result
     }
 
-    /// A video's size as the server announces it: the request stops at the headers.
+    /// A video's size as the server announces it: asked with `HEAD`, so the file is fetched
+    /// only by its download; a server without `HEAD` gets a `GET` stopped at the headers.
     async fn remote_size(&self, url: &str) -> Option<u64> {
         let (cache, key) = (self.cache.clone(), url.to_string());
         if let Ok(Some(path)) = blocking(move || cache.hit(&key)).await {
             return tokio::fs::metadata(path).await.ok().map(|m| m.len());
+        }
+        if let Ok(Some(len)) = self.downloader.announced_length(url).await {
+            return Some(len);
         }
         let cache = self.cache.clone();
         let scratch = blocking(move || cache.scratch()).await.ok()?.ok()?;

@@ -765,3 +765,54 @@ async fn download_prints_paths_on_stdout_and_json_per_task() {
         "the failure is said on stderr too"
     );
 }
+
+/// The same for a video: its preview (the size) asks with `HEAD`, so `A` is the one `GET`.
+#[test]
+fn a_on_a_completed_video_fetches_once() {
+    use common::pty::{Session, command};
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         download_dir = \"~/dl\"\n",
+    )
+    .unwrap();
+    let id = "demo-video-done";
+    let out = common::gendash(home.path())
+        .args(["--base-url", &base, "watch", "add", "--video", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let env = [
+        ("GENDASH_TOKEN", TOKEN),
+        ("GENDASH_BASE_URL", base.as_str()),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_for("the task", Duration::from_secs(20), |t| {
+        t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
+    });
+    s.send("\t");
+    // The details show the video's size before A is pressed.
+    s.wait_text(&gendash::preview::human_bytes(
+        gendash::server::SAMPLE_MP4.len() as u64,
+    ));
+    s.send("A");
+    let file = home.path().join(format!("dl/{id}.mp4"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        file.exists() && t.contains(&format!("saved {}", file.display()))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let gets: Vec<_> = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .collect();
+    assert_eq!(gets.len(), 1, "one GET of the file: {gets:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), gendash::server::SAMPLE_MP4);
+}

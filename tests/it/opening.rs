@@ -7,6 +7,7 @@
 use crate::common::{self, TOKEN};
 use base64::Engine;
 use common::pty::{Session, command};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -85,7 +86,6 @@ fn recorder(dir: &Path, name: &str, stdin: bool) -> (PathBuf, PathBuf) {
         ),
     )
     .unwrap();
-    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
     (program, log)
 }
@@ -101,15 +101,15 @@ fn osc52(raw: &[u8]) -> (Vec<String>, Vec<String>) {
         )
         .unwrap()
     };
-    let wrapper = "\x1bPtmux;\x1b\x1b]52;c;";
+    let passthrough = "\x1bPtmux;\x1b\x1b]52;c;";
     let plain = text
-        .replace(wrapper, "\x1bPtmux;")
+        .replace(passthrough, "\x1bPtmux;")
         .split("\x1b]52;c;")
         .skip(1)
         .map(|r| decode(r.split('\x07').next().unwrap()))
         .collect();
     let wrapped = text
-        .split(wrapper)
+        .split(passthrough)
         .skip(1)
         .map(|r| decode(r.split('\x07').next().unwrap()))
         .collect();
@@ -184,7 +184,7 @@ fn without_a_display_the_link_is_shown_whole_and_copied_through_tmux() {
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     let (plain, wrapped) = osc52(&s.raw());
-    assert_eq!(plain, [url.clone()]);
+    assert_eq!(plain, std::slice::from_ref(&url));
     assert_eq!(wrapped, [url]);
     assert!(!log.exists(), "the browser was not started");
 }
