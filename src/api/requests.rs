@@ -33,10 +33,22 @@ impl RequestRecord {
     /// The request as a `curl` command line that reads the token from `$GENDASH_TOKEN`, never
     /// carrying the token itself; the URL is quoted for a POSIX shell.
     pub fn curl(&self) -> String {
-        let url = shlex::try_quote(&self.url).map_or_else(
-            |_| format!("'{}'", self.url.replace('\'', "'\\''")),
-            std::borrow::Cow::into_owned,
-        );
+        self.curl_authorized_by("\"Authorization: Bearer $GENDASH_TOKEN\"")
+    }
+
+    /// The request as a `curl` command line carrying `token` itself, ready to paste. Only for
+    /// a throwaway token that may be shown, as the demo service's is; a real one is never
+    /// written out (`curl`).
+    pub fn curl_with_token(&self, token: &Secret) -> String {
+        self.curl_authorized_by(&shell_quote(&format!(
+            "Authorization: Bearer {}",
+            token.expose()
+        )))
+    }
+
+    /// `header` is the `-H` argument, already quoted for the shell.
+    fn curl_authorized_by(&self, header: &str) -> String {
+        let url = shell_quote(&self.url);
         let mut out = String::from("curl");
         match self.method {
             "GET" => {}
@@ -46,12 +58,21 @@ impl RequestRecord {
             }
         }
         if self.authorized {
-            out.push_str(" -H \"Authorization: Bearer $GENDASH_TOKEN\"");
+            out.push_str(" -H ");
+            out.push_str(header);
         }
         out.push(' ');
         out.push_str(&url);
         out
     }
+}
+
+/// `text` as one word of a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    shlex::try_quote(text).map_or_else(
+        |_| format!("'{}'", text.replace('\'', "'\\''")),
+        std::borrow::Cow::into_owned,
+    )
 }
 
 /// Where records go; the dashboard's puts them on its message channel.
@@ -167,6 +188,39 @@ mod tests {
             ..r
         };
         assert_eq!(get.curl(), "curl https://cdn.example/a.png");
+    }
+
+    #[test]
+    fn curl_with_a_throwaway_token_carries_it_as_one_shell_word() {
+        let r = RequestRecord {
+            at: SystemTime::UNIX_EPOCH,
+            method: "POST",
+            url: "http://127.0.0.1:8787/lora/".into(),
+            authorized: true,
+            status: Some(200),
+            error: None,
+            duration: Duration::from_millis(3),
+            bytes: 10,
+        };
+        let line = r.curl_with_token(&Secret::new("gd-abc"));
+        assert_eq!(
+            line,
+            "curl -X POST -H 'Authorization: Bearer gd-abc' http://127.0.0.1:8787/lora/"
+        );
+        let odd = r.curl_with_token(&Secret::new("it's $(x)"));
+        assert_eq!(
+            shlex::split(&odd).expect("one command line")[4],
+            "Authorization: Bearer it's $(x)"
+        );
+        let file = RequestRecord {
+            authorized: false,
+            ..r
+        };
+        assert!(
+            !file
+                .curl_with_token(&Secret::new("gd-abc"))
+                .contains("gd-abc")
+        );
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub struct Session {
     /// The key bindings and the colours, from `looks`.
     pub keymap: Keymap,
     pub theme: Theme,
+    /// Set for `--demo` only.
+    pub demo: Option<state::Demo>,
 }
 
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
@@ -91,6 +93,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         catalogue_cache,
         keymap,
         theme,
+        demo,
     } = session;
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
@@ -139,11 +142,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         &crate::store::recent::favourites_path(&recent_categories),
         &state.watch.services.current,
     );
-    state.keymap = keymap;
-    state.requests.utc_offset = requests::local_offset();
-    state.theme = theme;
-    state.watch.stall_after = settings.stall_after.as_secs();
-    state.watch.auto_download = settings.auto_download;
+    configure(&mut state, &settings, (keymap, theme), demo);
     let mut adopted = state.watch.set_services(services);
     adopted.extend(state.watch.adopt());
     // Tasks that completed while gendash was closed, when their files are wanted.
@@ -184,6 +183,24 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     drop(msg_rx);
     workers.shutdown(Duration::from_secs(2)).await;
     outcome
+}
+
+/// What the session brings to a new state: the keys and colours, the watch list's settings,
+/// the demo's token and download directory.
+fn configure(
+    state: &mut State,
+    settings: &Settings,
+    (keymap, theme): (Keymap, Theme),
+    demo: Option<state::Demo>,
+) {
+    state.keymap = keymap;
+    state.requests.utc_offset = requests::local_offset();
+    state.theme = theme;
+    state.watch.stall_after = settings.stall_after.as_secs();
+    state.watch.auto_download = settings.auto_download;
+    if let Some(demo) = demo {
+        state.begin_demo(demo);
+    }
 }
 
 async fn event_loop(

@@ -3,6 +3,7 @@
 //! newest, as `tail -f` does; otherwise the selected row stays put.
 
 use super::cursor::Cursor;
+use crate::api::Secret;
 use crate::api::requests::RequestRecord;
 use std::collections::VecDeque;
 
@@ -32,6 +33,9 @@ pub struct RequestLog {
     pub follow: bool,
     /// The offset of the local time zone, for the times shown (UTC where unknown).
     pub utc_offset: time::UtcOffset,
+    /// The demo service's throwaway token: shown in the curl line so a newcomer can paste it.
+    /// Never set for a real service, whose token is never shown.
+    pub demo_token: Option<Secret>,
 }
 
 impl Default for RequestLog {
@@ -41,6 +45,7 @@ impl Default for RequestLog {
             cursor: Cursor::default(),
             follow: true,
             utc_offset: time::UtcOffset::UTC,
+            demo_token: None,
         }
     }
 }
@@ -57,6 +62,15 @@ impl RequestLog {
         self.entries.push_back(record);
         if self.follow {
             self.bottom();
+        }
+    }
+
+    /// `record` as a curl command line: with the demo's token in it, else reading
+    /// `$GENDASH_TOKEN`.
+    pub fn curl(&self, record: &RequestRecord) -> String {
+        match &self.demo_token {
+            Some(token) => record.curl_with_token(token),
+            None => record.curl(),
         }
     }
 

@@ -5,7 +5,6 @@
 use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
-use crate::api::requests::RequestRecord;
 use crate::api::{ApiError, Catalogue};
 use crate::msg::{Clip, Cmd, CopiedVia, DownloadEvent, Msg, Opened, PreviewSource, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
@@ -39,6 +38,17 @@ pub struct Notice {
     pub until: u64,
     /// Shown alone on the status bar, so it is read whole (how a copy went, a URL).
     pub whole: bool,
+}
+
+/// The dashboard runs on the embedded demo service (`--demo`).
+#[derive(Debug, Clone)]
+pub struct Demo {
+    /// The service's throwaway token, which the request log's curl lines may show.
+    pub token: crate::api::Secret,
+    /// Where downloads go.
+    pub downloads: std::path::PathBuf,
+    /// `downloads` is the demo's own temporary directory, not a configured `download_dir`.
+    pub temporary: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -382,7 +392,7 @@ impl State {
             Action::Top => self.requests.top(),
             Action::Bottom => self.requests.bottom(),
             Action::CopyCurl => {
-                let curl = self.requests.selected().map(RequestRecord::curl);
+                let curl = self.requests.selected().map(|r| self.requests.curl(r));
                 return self.copy(curl, "request as a curl command");
             }
             Action::ToggleRequests | Action::Cancel => self.popup = None,
@@ -1106,6 +1116,19 @@ impl State {
         if let Some(n) = &mut self.notice {
             n.whole = true;
         }
+    }
+
+    /// On the demo service: its token goes into the request log's curl lines, so a newcomer
+    /// can try one, and the status bar says where downloads go (the download notice names
+    /// each file in full too).
+    pub fn begin_demo(&mut self, demo: Demo) {
+        let dir = demo.downloads.display();
+        self.say(if demo.temporary {
+            format!("demo: downloads go to {dir}")
+        } else {
+            format!("demo: downloads go to {dir} (download_dir)")
+        });
+        self.requests.demo_token = Some(demo.token);
     }
 
     /// A request succeeded: after trouble, the stale error goes and the user is told.

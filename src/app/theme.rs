@@ -57,48 +57,54 @@ const BOLD: Modifier = Modifier::BOLD;
 fn palette(theme: Option<ThemeName>) -> [Style; COUNT] {
     let plain = Style::new();
     match theme {
+        // Every text colour reads at 4.5:1 or more (WCAG) on black and on the selected row's
+        // blue, whose darkness leaves room for red and magenta: xterm's plain red, magenta and
+        // blue, and its dark grey on that blue, do not (`tests/it/contrast.rs` measures it).
         Some(ThemeName::Dark) => [
             fg(Color::Cyan).add_modifier(BOLD),
             fg(Color::DarkGray),
             plain.add_modifier(BOLD),
-            fg(Color::DarkGray),
-            plain.bg(Color::Rgb(40, 60, 90)).add_modifier(BOLD),
+            fg(Color::Indexed(247)),
+            plain.bg(Color::Rgb(30, 45, 70)).add_modifier(BOLD),
             fg(Color::Yellow).add_modifier(BOLD | Modifier::UNDERLINED),
-            fg(Color::Red).add_modifier(BOLD),
-            fg(Color::LightRed).add_modifier(Modifier::ITALIC),
-            fg(Color::Blue).add_modifier(Modifier::UNDERLINED),
+            fg(Color::Indexed(203)).add_modifier(BOLD),
+            fg(Color::Indexed(209)).add_modifier(Modifier::ITALIC),
+            fg(Color::Indexed(111)).add_modifier(Modifier::UNDERLINED),
             fg(Color::Green),
             fg(Color::Cyan).add_modifier(BOLD),
             fg(Color::Yellow),
             fg(Color::Green).add_modifier(BOLD),
-            fg(Color::Red).add_modifier(BOLD),
-            fg(Color::Magenta).add_modifier(BOLD),
+            fg(Color::Indexed(203)).add_modifier(BOLD),
+            fg(Color::Indexed(207)).add_modifier(BOLD),
         ],
-        // Dark ink for a pale background: no yellow or cyan text, which vanish on white.
+        // Dark ink for a pale background: no yellow or cyan text, which vanish on white; each
+        // colour dark enough for 4.5:1 on the selected row's pale blue too.
         Some(ThemeName::Light) => [
             fg(Color::Blue).add_modifier(BOLD),
-            fg(Color::Rgb(150, 150, 150)),
+            fg(Color::Rgb(110, 110, 110)),
             plain.add_modifier(BOLD),
-            fg(Color::Rgb(105, 105, 105)),
+            fg(Color::Rgb(90, 90, 90)),
             plain.bg(Color::Rgb(200, 220, 245)).add_modifier(BOLD),
             fg(Color::Rgb(170, 0, 130)).add_modifier(BOLD | Modifier::UNDERLINED),
             fg(Color::Rgb(190, 0, 0)).add_modifier(BOLD),
-            fg(Color::Rgb(190, 70, 0)).add_modifier(Modifier::ITALIC),
+            fg(Color::Rgb(160, 60, 0)).add_modifier(Modifier::ITALIC),
             fg(Color::Blue).add_modifier(Modifier::UNDERLINED),
-            fg(Color::Rgb(0, 125, 0)),
+            fg(Color::Rgb(0, 105, 0)),
             fg(Color::Blue).add_modifier(BOLD),
-            fg(Color::Rgb(150, 95, 0)),
-            fg(Color::Rgb(0, 125, 0)).add_modifier(BOLD),
+            fg(Color::Rgb(130, 80, 0)),
+            fg(Color::Rgb(0, 105, 0)).add_modifier(BOLD),
             fg(Color::Rgb(190, 0, 0)).add_modifier(BOLD),
             fg(Color::Rgb(140, 0, 160)).add_modifier(BOLD),
         ],
-        // Bright colours, bold everywhere it matters, nothing grey.
+        // Bright colours, bold everywhere it matters, nothing grey. The selected row is
+        // reversed: every bright colour on it becomes black on that colour, where a white bar
+        // would put yellow text on white.
         Some(ThemeName::HighContrast) => [
             fg(Color::White).add_modifier(BOLD),
             fg(Color::Gray),
             plain.add_modifier(BOLD | Modifier::UNDERLINED),
             fg(Color::Gray),
-            fg(Color::Black).bg(Color::White).add_modifier(BOLD),
+            plain.add_modifier(BOLD | Modifier::REVERSED),
             fg(Color::Black).bg(Color::Yellow).add_modifier(BOLD),
             fg(Color::LightRed).add_modifier(BOLD),
             fg(Color::LightRed).add_modifier(BOLD | Modifier::ITALIC),

@@ -3,27 +3,16 @@
 //! `app::run`, and turns how it ended into an exit code.
 
 use super::{CliResult, Failure, Global, client_from, exit};
-use crate::api::{Client, ClientOptions, TaskKind};
+use crate::api::{Client, ClientOptions};
 use crate::app::services::{Resolve, Services};
 use crate::app::{self, Session, state::Quit};
 use crate::server;
+use crate::server::tasks::DEMO_TASKS;
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The demo's watch list: some running, one finishing within seconds, failed ones, finished ones.
-pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
-    ("sim-3-sunset-over-harbor", TaskKind::Image),
-    ("sim-45-portrait-batch", TaskKind::Image),
-    ("sim-25-drone-flyover", TaskKind::Video),
-    ("hold-queued-behind-others", TaskKind::Image),
-    ("fail-0-rejected-prompt", TaskKind::Image),
-    ("fail-6-upscale-out-of-memory", TaskKind::Video),
-    ("demo-image-done", TaskKind::Image),
-    ("demo-video-done", TaskKind::Video),
-];
 
 pub async fn run(global: &Global, demo: bool) -> CliResult {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
@@ -49,6 +38,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             catalogue_cache: crate::store::catalogue::CatalogueCache::default_dir(),
             keymap,
             theme,
+            demo: None,
         })
         .await
         .map_err(|e| Failure::new(exit::OTHER, e))?
@@ -100,7 +90,7 @@ pub fn exit_code(outcome: Quit) -> u8 {
 }
 
 async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
-    let settings = demo_settings(global);
+    let mut settings = demo_settings(global);
     let cannot = |e: &dyn std::fmt::Display| {
         Failure::new(exit::OTHER, format!("cannot start the demo service: {e}"))
     };
@@ -117,10 +107,48 @@ async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
         allow_insecure_http: false,
     })?;
     let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
-    let result = demo_session(settings, client, &scratch, no_color).await;
+    let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
+    if temporary {
+        settings.download_dir = demo_download_dir().map_err(|e| cannot(&e))?;
+    }
+    let demo = app::state::Demo {
+        token: service.token.clone(),
+        downloads: settings.download_dir.clone(),
+        temporary,
+    };
+    let result = demo_session(settings, client, &scratch, no_color, demo.clone()).await;
     let _ = std::fs::remove_dir_all(&scratch);
+    if temporary {
+        keep_demo_downloads(&demo.downloads);
+    }
     drop(service);
     result
+}
+
+/// A new private directory for the demo's downloads: the user's download directory is left
+/// alone unless `download_dir` names one. Made here, so a name someone else took first is
+/// never used.
+fn demo_download_dir() -> std::io::Result<PathBuf> {
+    use rand::{Rng, SeedableRng};
+    use std::os::unix::fs::DirBuilderExt;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut last = None;
+    for _ in 0..16 {
+        let dir = std::env::temp_dir().join(format!("gendash-demo-dl-{:08x}", rng.random::<u32>()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no name left")))
+}
+
+/// Files the user downloaded in the demo outlive it (they asked for them); an empty
+/// directory does not.
+fn keep_demo_downloads(dir: &std::path::Path) {
+    if std::fs::remove_dir(dir).is_err() && dir.exists() {
+        eprintln!("gendash: the demo's downloads are in {}", dir.display());
+    }
 }
 
 async fn demo_session(
@@ -128,6 +156,7 @@ async fn demo_session(
     client: Client,
     scratch: &std::path::Path,
     no_color: bool,
+    demo: app::state::Demo,
 ) -> Result<Quit, Failure> {
     let store = WatchStore::new(scratch.join("watchlist.json"));
     store
@@ -160,6 +189,7 @@ async fn demo_session(
         catalogue_cache: scratch.join("catalogues"),
         keymap,
         theme,
+        demo: Some(demo),
     })
     .await
     .map_err(|e| Failure::new(exit::OTHER, e))

@@ -83,4 +83,27 @@ mod tests {
         }));
         assert!(entries.iter().all(|e| e.metadata.len() >= 4));
     }
+
+    /// A newcomer filtering the demo on `xl$` expects SDXL models, and `type:sdxl` the `_xl`
+    /// ones: the name, the served type and the metadata never disagree.
+    #[test]
+    fn embedded_xl_models_are_sdxl_and_the_metadata_agrees() {
+        for e in parse(EMBEDDED).expect("embedded catalogue parses") {
+            let ty = e.lora_type.as_deref().unwrap_or_default();
+            if e.model.ends_with("_xl") {
+                assert_eq!(ty, "sdxl", "{} is named as an SDXL model", e.model);
+            }
+            let meta = |k: &str| {
+                e.metadata
+                    .get(k)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            };
+            assert_eq!(meta("type"), ty, "{}: metadata.type", e.model);
+            assert_eq!(meta("category"), e.cate.as_deref().unwrap_or_default());
+            let base = meta("base_model");
+            let sdxl_base = matches!(base, "SDXL 1.0" | "Pony" | "Illustrious");
+            assert_eq!(sdxl_base, ty == "sdxl", "{}: base_model {base}", e.model);
+        }
+    }
 }

@@ -16,6 +16,19 @@
 use crate::api::types::TaskKind;
 use std::collections::HashMap;
 
+/// `gendash --demo`'s watch list: some running, one finishing within seconds, failed ones,
+/// finished ones.
+pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
+    ("sim-3-sunset-over-harbor", TaskKind::Image),
+    ("sim-45-portrait-batch", TaskKind::Image),
+    ("sim-25-drone-flyover", TaskKind::Video),
+    ("hold-queued-behind-others", TaskKind::Image),
+    ("fail-0-rejected-prompt", TaskKind::Image),
+    ("fail-6-upscale-out-of-memory", TaskKind::Video),
+    ("demo-image-done", TaskKind::Image),
+    ("demo-video-done", TaskKind::Video),
+];
+
 /// How many simulated tasks the service remembers before it refuses new ones.
 pub const MAX_TASKS: usize = 100_000;
 

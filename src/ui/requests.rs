@@ -125,6 +125,11 @@ pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) 
             ]));
             lines.push(match &sel.error {
                 Some(e) => Line::styled(e.clone(), theme.error()),
+                // The demo's token is a throwaway: shown, so the request can be tried.
+                None if sel.authorized && log.demo_token.is_some() => Line::from(vec![
+                    Span::styled("try it (the demo's token; y copies): ", theme.dim()),
+                    Span::raw(log.curl(sel)),
+                ]),
                 None if sel.authorized => Line::styled(
                     "sent with the token (y copies it as $GENDASH_TOKEN, never the token)",
                     theme.dim(),

@@ -64,7 +64,10 @@ fn fast_config(home: &std::path::Path) {
 fn demo_filter_add_complete_help_quit() {
     let home = tempfile::tempdir().unwrap();
     fast_config(home.path());
-    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 150, 40);
+    let tmp = home.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let env = [("TMPDIR", tmp.to_str().unwrap())];
+    let mut s = Session::spawn(command(home.path(), &["--demo"], &env), 150, 40);
     s.wait_text("320/320");
     s.wait_text("demo-video-done");
 
@@ -127,9 +130,14 @@ fn demo_filter_add_complete_help_quit() {
         );
     }
 
-    // D downloads the selected (new) task's file into the current directory.
+    // D downloads the selected (new) task's file into the demo's own temporary directory.
     s.send("D");
-    let saved = home.path().join("sim-3-e2e-check.png");
+    let ours = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("gendash-demo-dl-"))
+        .expect("the demo's download directory");
+    let saved = ours.join("sim-3-e2e-check.png");
     s.wait_for("the download", Duration::from_secs(10), |t| {
         t.contains("saved ") && saved.exists()
     });

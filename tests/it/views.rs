@@ -384,10 +384,11 @@ fn watch_list_with_each_state() {
     };
     assert_eq!(status_colour(0), Some(Color::Yellow));
     assert_eq!(status_colour(1), Some(Color::Green));
-    assert_eq!(status_colour(2), Some(Color::Red));
+    // xterm's 203 and 207: a red and a magenta that read on black and on the selected row.
+    assert_eq!(status_colour(2), Some(Color::Indexed(203)));
     assert_eq!(
         status_colour(3),
-        Some(Color::Magenta),
+        Some(Color::Indexed(207)),
         "a task whose polls fail stands out"
     );
 }

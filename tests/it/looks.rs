@@ -1,0 +1,462 @@
+//! What a newcomer sees first holds: the README's filter examples find something in the demo's
+//! catalogue, run by the real binary against the reference service.
+
+use crate::common;
+use base64::Engine as _;
+
+/// The README, as shipped.
+fn readme() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+}
+
+/// The text of the README's section whose heading line is `heading`, up to the next heading
+/// of the same or a higher level.
+fn section(readme: &str, heading: &str) -> String {
+    let level = heading.chars().take_while(|c| *c == '#').count();
+    let mut lines = readme.lines().skip_while(|l| *l != heading);
+    let first = lines
+        .next()
+        .unwrap_or_else(|| panic!("no `{heading}` in README.md"));
+    let body = lines.take_while(|l| {
+        let hashes = l.chars().take_while(|c| *c == '#').count();
+        hashes == 0 || hashes > level || !l[hashes..].starts_with(' ')
+    });
+    std::iter::once(first)
+        .chain(body)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The cells of a Markdown table row, `\|` read as a `|` inside a cell.
+fn cells(row: &str) -> Vec<String> {
+    let inner = row.trim().trim_start_matches('|').trim_end_matches('|');
+    let mut out = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                out.last_mut().unwrap().push('|');
+                chars.next();
+            }
+            '|' => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out.into_iter().map(|c| c.trim().to_string()).collect()
+}
+
+/// Every `code` span in `text`.
+fn code_spans(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The examples of the filter language's table: the code spans of its `Example` column.
+fn filter_examples(readme: &str) -> Vec<String> {
+    let text = section(readme, "### The filter language");
+    let mut rows = text.lines().filter(|l| l.starts_with('|'));
+    let header = cells(rows.next().expect("the filter language has a table"));
+    let column = header
+        .iter()
+        .position(|h| h == "Example")
+        .expect("an Example column");
+    rows.skip(1) // the |---| line
+        .flat_map(|row| code_spans(&cells(row)[column]))
+        .collect()
+}
+
+#[test]
+fn the_examples_are_read_from_the_table_with_escaped_bars() {
+    let table = "### The filter language\ntext\n\n| Syntax | Matches | Example |\n|---|---|---|\n\
+                 | `a \\| b` | either | `^pixel \\| ^ukiyo` |\n| `w` | x | `pxart`, `'ink` |\n\n## Next\n| a | b | `no` |";
+    assert_eq!(filter_examples(table), ["^pixel | ^ukiyo", "pxart", "'ink"]);
+}
+
+/// The README's example of the detail line is what the filter says of its query.
+#[test]
+fn the_readme_s_detail_line_example_is_the_product_s() {
+    let said = gendash::app::filter::Query::parse("pixel author:^pix !license:rail type:sdxl")
+        .describe(|_| true);
+    let text = section(&readme(), "### The filter language");
+    assert!(
+        text.contains(&format!("`{said}`")),
+        "README's detail line example is not `{said}`"
+    );
+}
+
+/// Each example of the filter language's table, run as `gendash models --filter EXAMPLE`
+/// against the reference service's embedded catalogue (the one `--demo` serves), lists at
+/// least one model: its `type:` and `cate:` terms go to the service, the rest matches locally.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_filter_example_in_the_readme_matches_the_demo_catalogue() {
+    let examples = filter_examples(&readme());
+    assert!(
+        examples.len() >= 15,
+        "the table's examples were not found: {examples:?}"
+    );
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    let mut empty = Vec::new();
+    for example in &examples {
+        let mut cmd = common::gendash_async(home.path());
+        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
+            .env("GENDASH_TOKEN", common::TOKEN)
+            .args(["models", "--json", "--filter", example]);
+        let out = tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
+            .await
+            .expect("gendash models finished")
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "`{example}`: {stderr}");
+        let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        if listed.as_array().is_none_or(Vec::is_empty) {
+            empty.push(example.clone());
+        }
+    }
+    assert!(
+        empty.is_empty(),
+        "README filter examples that match nothing in the demo catalogue: {empty:?}"
+    );
+}
+
+/// The text of the first OSC 52 clipboard sequence in `raw`.
+fn copied(raw: &[u8]) -> String {
+    let raw = String::from_utf8_lossy(raw);
+    let payload = raw
+        .split("\x1b]52;c;")
+        .nth(1)
+        .and_then(|r| r.split('\x07').next())
+        .expect("an OSC 52 sequence");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .unwrap();
+    String::from_utf8(bytes).unwrap()
+}
+
+/// The demo's private download directories under `tmp`.
+fn demo_download_dirs(tmp: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("gendash-demo-dl-"))
+        })
+        .collect()
+}
+
+/// `gendash --demo` with no `download_dir`: the status bar says at start where downloads go,
+/// a private directory of its own; `D` saves there (never in the user's download directory or
+/// the current one), and the file outlives the demo. The request log's curl line shows the
+/// demo's throwaway token, `y` copies it, and that command line works against the demo.
+#[test]
+fn the_demo_downloads_into_its_own_directory_and_its_curl_line_works() {
+    use crate::common::pty::{Session, command};
+    use std::time::Duration;
+    let home = tempfile::tempdir().unwrap();
+    let tmp = home.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = home.path().join("config/gendash");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "poll_interval = 0.2\n").unwrap();
+    let tmp_text = tmp.to_str().unwrap();
+    let mut s = Session::spawn(
+        command(home.path(), &["--demo"], &[("TMPDIR", tmp_text)]),
+        200,
+        40,
+    );
+    s.wait_text("demo-video-done");
+    let dirs = demo_download_dirs(&tmp);
+    assert_eq!(dirs.len(), 1, "one download directory of its own: {dirs:?}");
+    let dir = &dirs[0];
+    s.wait_text(&format!("demo: downloads go to {}", dir.display()));
+
+    // The demo's list, in the order added: the finished image is the one above the last.
+    s.send("\t");
+    s.send("G");
+    s.send("k");
+    s.send("D");
+    let saved = dir.join("demo-image-done.png");
+    s.wait_text(&format!("saved {}", saved.display()));
+    assert_eq!(std::fs::read(&saved).unwrap(), *gendash::server::SAMPLE_PNG);
+    assert!(
+        !home.path().join("demo-image-done.png").exists()
+            && !home.path().join("Downloads").exists(),
+        "the demo saved outside its own directory"
+    );
+
+    s.send("L");
+    s.wait_text("try it (the demo's token; y copies): curl ");
+    s.send("y");
+    s.wait_text("sent the request as a curl command to the terminal's clipboard (OSC 52)");
+    let curl = copied(&s.raw());
+    let words = shlex::split(&curl).expect("a shell command line");
+    let header = words
+        .iter()
+        .find_map(|w| w.strip_prefix("Authorization: Bearer "))
+        .unwrap_or_else(|| panic!("no token in {curl}"));
+    assert!(header.starts_with("gd-") && !header.contains('$'), "{curl}");
+    assert!(s.contents().contains(header), "the token is on screen");
+    let url = url::Url::parse(words.last().unwrap()).unwrap();
+    assert_eq!(url.host_str(), Some("127.0.0.1"), "{curl}");
+
+    // What a newcomer pastes works: the demo answers the copied token, and only it.
+    let base = url::Url::parse(&url[..url::Position::BeforePath]).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let answer = rt.block_on(
+        common::client_with(&base, header, Duration::from_secs(5)).list_loras(None, None),
+    );
+    assert!(answer.is_ok_and(|c| c.entries.len() == 320));
+    let wrong = rt.block_on(
+        common::client_with(&base, "gd-wrong", Duration::from_secs(5)).list_loras(None, None),
+    );
+    assert!(wrong.is_err(), "the demo checks its token");
+
+    s.send("\x1b");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+    assert!(
+        saved.exists(),
+        "a file the user downloaded outlives the demo"
+    );
+    assert!(
+        String::from_utf8_lossy(&s.raw())
+            .contains(&format!("the demo's downloads are in {}", dir.display())),
+        "and the demo says where it is"
+    );
+}
+
+/// With `download_dir` configured, the demo saves there and says so at start.
+#[test]
+fn the_demo_uses_a_configured_download_dir() {
+    use crate::common::pty::{Session, command};
+    use std::time::Duration;
+    let home = tempfile::tempdir().unwrap();
+    let tmp = home.path().join("tmp");
+    let out = home.path().join("mine");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let config = home.path().join("config/gendash");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        format!("download_dir = \"{}\"\n", out.display()),
+    )
+    .unwrap();
+    let mut s = Session::spawn(
+        command(
+            home.path(),
+            &["--demo"],
+            &[("TMPDIR", tmp.to_str().unwrap())],
+        ),
+        200,
+        40,
+    );
+    s.wait_text(&format!(
+        "demo: downloads go to {} (download_dir)",
+        out.display()
+    ));
+    s.send("\t");
+    s.send("G");
+    s.send("D");
+    let saved = out.join("demo-video-done.mp4");
+    s.wait_text(&format!("saved {}", saved.display()));
+    assert!(saved.exists());
+    assert!(
+        demo_download_dirs(&tmp).is_empty(),
+        "no directory of its own"
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+}
+
+/// The address the README's screenshot shows for the demo service (the demo's own port is
+/// random).
+const SCREENSHOT_BASE: &str = "http://127.0.0.1:8787/";
+const SCREENSHOT_SIZE: (u16, u16) = (140, 30);
+/// The demo's seconds between polls, and how many polls the screenshot's tasks had.
+const SCREENSHOT_POLL_SECONDS: u64 = 2;
+const SCREENSHOT_POLLS: u64 = 6;
+const SCREENSHOT_START: u64 = 1_800_000_000;
+
+/// The demo as a newcomer meets it: the embedded catalogue as the client decodes it, the
+/// demo's watch list polled a few rounds against the reference service's simulated tasks (the
+/// ones `--demo` serves), and `water` typed into the filter.
+pub fn demo_screen() -> gendash::app::state::State {
+    use gendash::api::types::{Envelope, decode_catalogue};
+    use gendash::api::{TaskKind, TaskResult};
+    use gendash::app::action::Action;
+    use gendash::app::filter::Ranker;
+    use gendash::app::state::{State, UiSettings};
+    use gendash::msg::{Cmd, Msg, TaskKey};
+    use gendash::server::{catalogue, tasks};
+    use gendash::store::watchlist::WatchEntry;
+
+    let served = catalogue::embedded();
+    let body = format!(
+        "{{\"data\": [{}]}}",
+        served
+            .iter()
+            .map(|e| catalogue::wire(e).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let entries = tasks::DEMO_TASKS
+        .iter()
+        .map(|(id, kind)| WatchEntry {
+            added_at: SCREENSHOT_START,
+            ..WatchEntry::new(*id, *kind)
+        })
+        .collect();
+    let mut s = State::new(
+        SCREENSHOT_BASE,
+        Vec::new(),
+        entries,
+        gendash::api::types::default_failure_statuses(),
+        UiSettings {
+            bell: true,
+            desktop_notifications: true,
+            no_color: false,
+        },
+        SCREENSHOT_START,
+    );
+    s.update(Action::Resize {
+        width: SCREENSHOT_SIZE.0,
+        height: SCREENSHOT_SIZE.1,
+    });
+    s.start();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(decode_catalogue(body.as_bytes()).unwrap()),
+    });
+
+    let mut service = tasks::Tasks::new();
+    for round in 1..=SCREENSHOT_POLLS {
+        s.now = SCREENSHOT_START + round * SCREENSHOT_POLL_SECONDS;
+        for (id, kind) in tasks::DEMO_TASKS {
+            let Ok(seen) = service.lookup(id, *kind) else {
+                continue;
+            };
+            let ext = if *kind == TaskKind::Video {
+                "mp4"
+            } else {
+                "png"
+            };
+            let result = TaskResult {
+                task_id: (*id).to_string(),
+                kind: *kind,
+                status: seen.status.to_string(),
+                percent: seen.percent,
+                total_tasks: Some(1),
+                url_download: seen
+                    .finished_ok
+                    .then(|| format!("{SCREENSHOT_BASE}files/{id}.{ext}")),
+                envelope: Envelope::default(),
+            };
+            s.apply(Msg::Polled {
+                key: TaskKey::new(*kind, *id),
+                result: Ok(result),
+                retry_in: None,
+            });
+        }
+    }
+
+    // The task in the detail is a running one, with its ETA.
+    s.update(Action::FocusNext);
+    s.update(Action::Down);
+    s.update(Action::FocusNext);
+    let mut ranker = Ranker::new();
+    s.update(Action::FocusFilter);
+    for c in "water".chars() {
+        for cmd in s.update(Action::Type(c)) {
+            if let Cmd::Rank {
+                generation,
+                query,
+                text,
+            } = cmd
+            {
+                let matches = ranker.rank(&query, &text);
+                s.apply(Msg::Ranked {
+                    generation,
+                    matches,
+                });
+            }
+        }
+    }
+    s.update(Action::Submit);
+    s
+}
+
+/// The screen's text, one line per row, trailing blanks cut; a wide character's second cell
+/// is not written twice.
+fn screen_lines(s: &gendash::app::state::State) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let (width, height) = (s.areas.full.width, s.areas.full.height);
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(width, height)).unwrap();
+    t.draw(|f| {
+        gendash::ui::render(s, f);
+    })
+    .unwrap();
+    let buffer = t.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let mut line = String::new();
+            let mut x = 0;
+            while x < width {
+                let symbol = buffer[(x, y)].symbol();
+                line.push_str(symbol);
+                x += u16::try_from(symbol.width().max(1)).unwrap();
+            }
+            line.trim_end().to_string()
+        })
+        .collect()
+}
+
+/// Where the screenshot's text block is in `readme`: the byte range of its lines, between the
+/// fence after the marker and the closing fence.
+fn screenshot_range(readme: &str) -> std::ops::Range<usize> {
+    const MARKER: &str = "<!-- screenshot:";
+    let marker = readme
+        .find(MARKER)
+        .expect("the screenshot's marker in README.md");
+    let open = marker
+        + readme[marker..]
+            .find("```text\n")
+            .expect("its ```text fence")
+        + 8;
+    let close = open + readme[open..].find("```\n").expect("its closing fence");
+    open..close
+}
+
+/// The README's screenshot is the demo as the product draws it now. `UPDATE_README=1` (or
+/// insta's `INSTA_UPDATE=always`) writes it into README.md instead of comparing.
+#[test]
+fn readme_screenshot() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = readme();
+    let range = screenshot_range(&readme);
+    let mut drawn = screen_lines(&demo_screen()).join("\n");
+    drawn.push('\n');
+    let update = std::env::var("UPDATE_README").is_ok_and(|v| v == "1")
+        || std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "always");
+    if update {
+        let mut out = readme.clone();
+        out.replace_range(range, &drawn);
+        std::fs::write(path, out).unwrap();
+        return;
+    }
+    assert!(
+        readme[range.clone()] == drawn,
+        "README.md's screenshot is not what the demo draws; run \
+         `UPDATE_README=1 cargo test --locked --test it looks::readme_screenshot`.\n\
+         README:\n{}\ndrawn:\n{drawn}",
+        &readme[range]
+    );
+}
