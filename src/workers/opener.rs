@@ -45,26 +45,7 @@ impl Opener for SystemOpener {
             .split_first()
             .ok_or_else(|| "the opener names no program".to_string())?;
         let mut command = std::process::Command::new(program);
-        let mut placed = false;
-        for arg in rest {
-            if arg.contains("%s") {
-                // `$BROWSER`'s convention: `%s` marks where the URL goes.
-                let mut with = std::ffi::OsString::new();
-                let mut parts = arg.split("%s");
-                with.push(parts.next().unwrap_or_default());
-                for part in parts {
-                    with.push(target);
-                    with.push(part);
-                }
-                command.arg(with);
-                placed = true;
-            } else {
-                command.arg(arg);
-            }
-        }
-        if !placed {
-            command.arg(target);
-        }
+        command.args(arguments(rest, target));
         let mut child = command
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -77,10 +58,33 @@ impl Opener for SystemOpener {
     }
 }
 
+/// The opener's arguments and the target: where an argument holds `%s` (`$BROWSER`'s
+/// convention) the target goes there, else it comes last.
+fn arguments(rest: &[String], target: &OsStr) -> Vec<std::ffi::OsString> {
+    let mut placed = false;
+    let mut out: Vec<std::ffi::OsString> = rest
+        .iter()
+        .map(|arg| {
+            let mut parts = arg.split("%s");
+            let mut with = std::ffi::OsString::from(parts.next().unwrap_or_default());
+            for part in parts {
+                placed = true;
+                with.push(target);
+                with.push(part);
+            }
+            with
+        })
+        .collect();
+    if !placed {
+        out.push(target.to_os_string());
+    }
+    out
+}
+
 /// The program and arguments that open a `what`: `GENDASH_OPENER` if set (always: the user
 /// chose it, and it may forward to another machine), else for a link `$BROWSER`, else the
 /// platform's opener (`open` on macOS, `xdg-open`). Both may hold arguments, split on white
-/// space as `token_command` is. `None` where nothing could show it: Linux and the BSDs without
+/// space as `token_command` is (of a `:`-separated `$BROWSER` list, the first). `None` where nothing could show it: Linux and the BSDs without
 /// `DISPLAY` or `WAYLAND_DISPLAY`, where `$BROWSER` and `xdg-open` would fail or take over
 /// the terminal.
 pub fn opener_command(
@@ -88,12 +92,15 @@ pub fn opener_command(
     env: &dyn Fn(&str) -> Option<String>,
     macos: bool,
 ) -> Option<Vec<String>> {
-    let command = |name: &str| {
-        env(name)
-            .map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-            .filter(|argv| !argv.is_empty())
+    let split = |text: &str| {
+        Some(
+            text.split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        )
+        .filter(|argv| !argv.is_empty())
     };
-    if let Some(argv) = command("GENDASH_OPENER") {
+    if let Some(argv) = env("GENDASH_OPENER").and_then(|v| split(&v)) {
         return Some(argv);
     }
     let display = macos
@@ -103,8 +110,10 @@ pub fn opener_command(
     if !display {
         return None;
     }
+    // `$BROWSER` may list several, separated by `:`: the first is used.
+    let browser = env("BROWSER").and_then(|v| split(v.split(':').next().unwrap_or_default()));
     if what == Opening::Link
-        && let Some(argv) = command("BROWSER")
+        && let Some(argv) = browser
     {
         return Some(argv);
     }
@@ -200,6 +209,20 @@ mod tests {
         assert_eq!(*rec.0.lock().expect("lock"), [file.display().to_string()]);
     }
 
+    #[test]
+    fn the_target_goes_where_percent_s_says_else_last() {
+        let args = |rest: &[&str]| {
+            let rest: Vec<String> = rest.iter().map(|s| (*s).to_string()).collect();
+            arguments(&rest, OsStr::new("https://x/a b"))
+        };
+        assert_eq!(args(&["--new-tab"]), ["--new-tab", "https://x/a b"]);
+        assert_eq!(
+            args(&["--url=%s", "--quiet"]),
+            ["--url=https://x/a b", "--quiet"]
+        );
+        assert_eq!(args(&[]), ["https://x/a b"]);
+    }
+
     fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| {
             pairs
@@ -231,6 +254,14 @@ mod tests {
                 false
             ),
             strings(&["firefox", "--new-window"])
+        );
+        assert_eq!(
+            argv(
+                Opening::Link,
+                &[("DISPLAY", ":0"), ("BROWSER", "firefox -P work:chromium")],
+                false
+            ),
+            strings(&["firefox", "-P", "work"])
         );
         // $BROWSER is for links; a picture goes to the platform's opener.
         assert_eq!(
