@@ -146,10 +146,14 @@ pub struct Finished {
     pub task_id: String,
     pub kind: TaskKind,
     pub status: String,
+    /// The status is one of `failure_statuses`.
+    pub status_failed: bool,
     pub percent: u8,
     pub url: Option<String>,
     /// Where its file was saved, if it was downloaded.
     pub file: Option<PathBuf>,
+    /// Why no file was saved, for the log, when `file` is `None`.
+    pub no_file: Option<String>,
 }
 
 /// A change to the saved watch list.
@@ -164,6 +168,9 @@ pub enum PersistOp {
     AutoDownload(TaskKey, Option<bool>),
     /// Entries that remember no service (saved before entries did) belong to this one.
     Adopt(String),
+    /// Take on the finished task's end (its notification, `on_complete` and automatic
+    /// download) unless another running dashboard did; answered by `Msg::Claimed`.
+    Claim(TaskKey),
 }
 
 /// A download's progress, reported by the downloader.
@@ -241,6 +248,12 @@ pub enum Msg {
         matches: Arc<[u32]>,
     },
     StoreProblem(String),
+    /// The answer to `PersistOp::Claim`: whether this dashboard took the task's end on (`false`
+    /// when another running dashboard had, or the task is no longer listed).
+    Claimed {
+        key: TaskKey,
+        won: bool,
+    },
     /// A configured service whose client could not be made (its token is missing, say): its
     /// tasks are not polled.
     ServiceUnusable {

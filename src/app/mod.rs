@@ -27,6 +27,7 @@ use action::Action;
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use state::{Keymap, Quit, SortKey, State, Theme, UiSettings};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -68,12 +69,43 @@ pub struct Session {
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
 /// ask for; the error names the config file and the key.
 pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), String> {
-    let keymap = Keymap::configured(&settings.keys)
-        .map_err(|e| format!("{}: {e}", settings.config_file.display()))?;
+    let keymap = Keymap::configured(&settings.keys).map_err(|e| {
+        format!(
+            "{}: {e}{}",
+            settings.config_file.display(),
+            lines_named(&e, &settings.keys_lines)
+        )
+    })?;
     Ok((
         keymap,
         Theme::new(settings.theme, &settings.styles, no_color),
     ))
+}
+
+/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries an error names are in
+/// the file (the keymap's errors name actions as `keys.NAME:` or `` `NAME` ``).
+fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
+    let mut named: Vec<usize> = lines
+        .iter()
+        .filter(|(action, _)| {
+            error.contains(&format!("keys.{action}:")) || error.contains(&format!("`{action}`"))
+        })
+        .map(|(_, &line)| line)
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    match named.as_slice() {
+        [] => String::new(),
+        [one] => format!(" (at line {one})"),
+        [first @ .., last] => format!(
+            " (at lines {} and {last})",
+            first
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
 }
 
 /// Why the dashboard ended, for the caller to turn into an exit code.

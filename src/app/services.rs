@@ -11,8 +11,8 @@ pub use crate::workers::services::Resolve;
 pub struct Services {
     /// The service in force, as saved in entries (`service_key` of its base URL).
     pub current: String,
-    /// Every configured service (the current one and each profile's) with its name: the
-    /// profile's, else the host.
+    /// Every configured service (the current one, the top level's and each profile's) with
+    /// its name: the profile's, else the host.
     pub names: BTreeMap<String, String>,
     /// Configured services whose client could not be made, with why.
     pub unusable: BTreeMap<String, String>,
@@ -61,7 +61,7 @@ impl Services {
         }
         (!self.usable(service)).then(|| {
             format!(
-                "{service} is not a configured service (no profile has this base_url); never polled"
+                "{service} is not a configured service (neither the top level nor a profile has this base_url); never polled"
             )
         })
     }

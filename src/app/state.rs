@@ -937,21 +937,14 @@ impl State {
                     Ok(_) => self.connected(),
                     Err(e) => self.note_error(e),
                 }
-                let (mut cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
+                let (cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
                 self.dirty |= changed;
-                let mut extra = Vec::new();
-                for c in &cmds {
-                    if let Cmd::Notify { .. } = c
-                        && self.settings.bell
-                    {
-                        extra.push(Cmd::Bell);
-                    }
-                }
-                if !self.settings.desktop_notifications {
-                    cmds.retain(|c| !matches!(c, Cmd::Notify { .. }));
-                }
-                cmds.extend(extra);
-                cmds
+                self.as_configured(cmds)
+            }
+            Msg::Claimed { key, won } => {
+                let cmds = self.watch.claimed(&key, won);
+                self.dirty = true;
+                self.as_configured(cmds)
             }
             Msg::Download { key, event } => self.downloaded(&key, event),
             Msg::WatchFile { entries, applied } => {
@@ -1002,6 +995,22 @@ impl State {
             }
         };
         self.track(cmds)
+    }
+
+    /// A notification rings the bell too with `bell`, and is sent only with
+    /// `desktop_notifications`.
+    fn as_configured(&self, mut cmds: Vec<Cmd>) -> Vec<Cmd> {
+        let notices = cmds
+            .iter()
+            .filter(|c| matches!(c, Cmd::Notify { .. }))
+            .count();
+        if !self.settings.desktop_notifications {
+            cmds.retain(|c| !matches!(c, Cmd::Notify { .. }));
+        }
+        if self.settings.bell {
+            cmds.extend(std::iter::repeat_n(Cmd::Bell, notices));
+        }
+        cmds
     }
 
     /// A catalogue load came back: shown (or its failure); `None` when it was stale.
@@ -1066,8 +1075,9 @@ impl State {
                     key: key.clone(),
                 }));
                 // Nothing went wrong: the row stays as it was (`saved …`) whatever the answer.
-                self.dirty |= self.watch.download_not_started(key);
-                return Vec::new();
+                let (changed, cmds) = self.watch.download_not_started(key);
+                self.dirty |= changed;
+                return cmds;
             }
             _ => {}
         }

@@ -54,6 +54,7 @@ fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        claimed_by: None,
         last: last.map(|(status, percent)| LastKnown {
             status: status.into(),
             percent,
@@ -128,6 +129,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Persist(PersistOp::Adopt(_)) => "Persist(Adopt)",
             Cmd::Persist(PersistOp::Saved(..)) => "Persist(Saved)",
             Cmd::Persist(PersistOp::AutoDownload(..)) => "Persist(AutoDownload)",
+            Cmd::Persist(PersistOp::Claim(_)) => "Persist(Claim)",
             Cmd::Open(_) => "Open",
             Cmd::OpenFile(_) => "OpenFile",
             Cmd::Copy(_) => "Copy",
@@ -810,6 +812,7 @@ fn add_cases() -> Vec<AddCase> {
                 service: Some("http://127.0.0.1:8787".into()),
                 saved: None,
                 auto_download: None,
+                claimed_by: None,
                 ..new_entry(id, kind, NOW)
             })
             .collect::<Vec<_>>();
@@ -1285,7 +1288,8 @@ fn persist_sent_counts_the_persist_commands_of_both_reducers() {
         (Apply(ok_poll("w-1", "IN_PROGRESS", 40)), 0),
         (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 1),
         (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 0),
-        (Apply(ok_poll("w-1", "COMPLETED", 100)), 1),
+        // Its status, and the claim of its end.
+        (Apply(ok_poll("w-1", "COMPLETED", 100)), 2),
         (Apply(polled("w-1", Err(http(502)))), 0),
         (Apply(ok_poll("gone", "COMPLETED", 100)), 0),
         (Apply(Msg::Tick(NOW + 5)), 0),
@@ -1309,7 +1313,7 @@ fn persist_sent_counts_the_persist_commands_of_both_reducers() {
         total += delta;
         assert_eq!(s.persist_sent, total, "step {i}");
     }
-    assert_eq!(total, 6);
+    assert_eq!(total, 7);
 }
 
 // ---- 3. connection health -------------------------------------------------------------------
@@ -1480,16 +1484,35 @@ struct BellCase {
 fn bell_cases() -> Vec<BellCase> {
     let mut cases = Vec::new();
     let running = Some(("IN_PROGRESS", 40));
+    // The finish is claimed in the watch list file first; the claim won, it is announced.
     for (bell, desktop, cmds) in [
         // `Finished` (for on_complete) whatever the bell and notifications say.
         (
             true,
             true,
-            &["Notify", "Finished", "Persist(Status)", "Bell"][..],
+            &[
+                "Persist(Status)",
+                "Persist(Claim)",
+                "Notify",
+                "Finished",
+                "Bell",
+            ][..],
         ),
-        (true, false, &["Finished", "Persist(Status)", "Bell"][..]),
-        (false, true, &["Notify", "Finished", "Persist(Status)"][..]),
-        (false, false, &["Finished", "Persist(Status)"][..]),
+        (
+            true,
+            false,
+            &["Persist(Status)", "Persist(Claim)", "Finished", "Bell"][..],
+        ),
+        (
+            false,
+            true,
+            &["Persist(Status)", "Persist(Claim)", "Notify", "Finished"][..],
+        ),
+        (
+            false,
+            false,
+            &["Persist(Status)", "Persist(Claim)", "Finished"][..],
+        ),
     ] {
         let case =
             |disk: Option<(&'static str, u8)>, polls: &'static [(&'static str, u8)]| BellCase {
@@ -1539,7 +1562,7 @@ fn finishing_rings_and_notifies_as_configured() {
             s.apply(ok_poll("t-1", status, *percent));
         }
         s.now = NOW + 100;
-        let cmds = s.apply(ok_poll("t-1", last.0, last.1));
+        let cmds = finish(&mut s, "t-1", last.0, last.1, true);
         assert_eq!(
             kinds(&cmds),
             c.cmds,
@@ -1554,17 +1577,34 @@ fn finishing_rings_and_notifies_as_configured() {
 
     // What the notification says.
     let mut s = state();
-    let cmds = s.apply(ok_poll("w-1", "COMPLETED", 100));
+    let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
     assert_eq!(
-        cmds[0],
+        cmds[2],
         Cmd::Notify {
             title: "gendash: task completed".into(),
             body: "image w-1 — COMPLETED".into(),
         }
     );
     let mut s = state();
-    let cmds = s.apply(ok_poll("w-1", "EXPIRED", 40));
-    assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title == "gendash: task failed"));
+    let cmds = finish(&mut s, "w-1", "EXPIRED", 40, true);
+    assert!(matches!(&cmds[2], Cmd::Notify { title, .. } if title == "gendash: task failed"));
+}
+
+/// A poll of `id`, then the answer to the claim it made (if it made one): `won` as the watch
+/// list file gave it. Every command of both, in order.
+fn finish(s: &mut State, id: &str, status: &str, percent: u8, won: bool) -> Vec<Cmd> {
+    let mut cmds = s.apply(ok_poll(id, status, percent));
+    let claimed: Vec<TaskKey> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            Cmd::Persist(PersistOp::Claim(key)) => Some(key.clone()),
+            _ => None,
+        })
+        .collect();
+    for key in claimed {
+        cmds.extend(s.apply(Msg::Claimed { key, won }));
+    }
+    cmds
 }
 
 // ---- 5. the reducers' clock -----------------------------------------------------------------
@@ -2381,12 +2421,27 @@ fn d_asks_before_replacing_a_file() {
         s.watch.rows[0].entry.saved.as_deref(),
         Some("/dl/done-1.png")
     );
+    // A hook that waited for this download runs when it does not start, with the file there.
+    s.watch.rows[0].hook_after_download = Some(crate::msg::Finished {
+        task_id: "done-1".into(),
+        kind: TaskKind::Image,
+        status: "COMPLETED".into(),
+        status_failed: false,
+        percent: 100,
+        url: None,
+        file: None,
+        no_file: None,
+    });
     // Saved, then D and n: still `saved …`, never `download failed`.
     s.update(Action::Download);
-    s.apply(Msg::Download {
+    let cmds = s.apply(Msg::Download {
         key: TaskKey::new(TaskKind::Image, "done-1"),
         event: DownloadEvent::Exists("/dl/done-1.png".into()),
     });
+    assert!(matches!(
+        cmds.as_slice(),
+        [Cmd::Finished(f)] if f.file.as_deref() == Some(std::path::Path::new("/dl/done-1.png"))
+    ));
     assert!(matches!(s.popup, Some(Popup::Confirm(_))));
     s.update(Action::Cancel);
     assert_eq!(
@@ -2406,13 +2461,13 @@ fn auto_download_fetches_each_file_once() {
         s.watch.start_downloads().is_empty(),
         "nothing completed yet"
     );
-    let cmds = s.apply(ok_poll("w-1", "COMPLETED", 100));
+    let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
     assert_eq!(
         download_of(&cmds),
         Some(("w-1 COMPLETED".to_string(), false))
     );
     assert!(
-        download_of(&s.apply(ok_poll("w-1", "COMPLETED", 100))).is_none(),
+        download_of(&finish(&mut s, "w-1", "COMPLETED", 100, true)).is_none(),
         "once"
     );
     let key = TaskKey::new(TaskKind::Image, "w-1");
@@ -2430,7 +2485,12 @@ fn auto_download_fetches_each_file_once() {
     );
     next.watch.auto_download = true;
     let cmds = next.watch.start_downloads();
-    assert_eq!(cmds.len(), 1, "{cmds:?}");
+    let done_2 = TaskKey::new(TaskKind::Image, "done-2");
+    assert_eq!(cmds, [Cmd::Persist(PersistOp::Claim(done_2.clone()))]);
+    let cmds = next.apply(Msg::Claimed {
+        key: done_2,
+        won: true,
+    });
     assert_eq!(
         download_of(&cmds),
         Some(("done-2 COMPLETED".to_string(), false))
@@ -2924,4 +2984,125 @@ fn a_link_that_cannot_be_opened_is_shown_whole_and_copied() {
         n.text,
         format!("{url} · no display to open it on · sent it to the terminal's clipboard (OSC 52)")
     );
+}
+
+/// Two dashboards on one data directory: only the one whose claim the watch list file took
+/// announces a finished task and fetches its file; the other's row shows the file the first
+/// saved once it reads the file again.
+#[test]
+fn only_the_dashboard_that_claims_a_finish_announces_and_fetches_it() {
+    let mut first = state();
+    let mut second = state();
+    first.watch.auto_download = true;
+    second.watch.auto_download = true;
+    let won = finish(&mut first, "w-1", "COMPLETED", 100, true);
+    let lost = finish(&mut second, "w-1", "COMPLETED", 100, false);
+    assert_eq!(
+        kinds(&won),
+        [
+            "Persist(Status)",
+            "Persist(Claim)",
+            "Notify",
+            "Download",
+            "Bell"
+        ]
+    );
+    assert_eq!(kinds(&lost), ["Persist(Status)", "Persist(Claim)"]);
+    // Not claimed again by a later poll, nor by the next start's downloads.
+    assert!(finish(&mut second, "w-1", "COMPLETED", 100, true).is_empty());
+    assert!(second.watch.start_downloads().is_empty());
+
+    let key = TaskKey::new(TaskKind::Image, "w-1");
+    first.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Saved("/dl/w-1.png".into()),
+    });
+    let mut on_disk = first.watch.rows[0].entry.clone();
+    on_disk.claimed_by = Some("the first".into());
+    second.apply(Msg::WatchFile {
+        entries: vec![on_disk],
+        applied: second.persist_sent,
+    });
+    assert_eq!(
+        second.watch.rows[0].download,
+        Some(DownloadView::Saved("/dl/w-1.png".into()))
+    );
+    assert_eq!(
+        second.watch.rows[0].entry.saved.as_deref(),
+        Some("/dl/w-1.png")
+    );
+}
+
+/// With `auto_download`, `on_complete` waits for the download: it runs once it ended, with the
+/// saved file, or with none and why when it failed; without, at once, with why.
+#[test]
+fn on_complete_runs_after_the_automatic_download_with_the_saved_file() {
+    let finished_of = |cmds: &[Cmd]| {
+        cmds.iter().find_map(|c| match c {
+            Cmd::Finished(f) => Some((f.file.clone(), f.no_file.clone())),
+            _ => None,
+        })
+    };
+    let key = TaskKey::new(TaskKind::Image, "w-1");
+    for (event, file, why) in [
+        (
+            DownloadEvent::Saved("/dl/w-1.png".into()),
+            Some(std::path::PathBuf::from("/dl/w-1.png")),
+            None,
+        ),
+        (
+            DownloadEvent::Failed("HTTP 500".into()),
+            None,
+            Some("the download failed: HTTP 500".to_string()),
+        ),
+    ] {
+        let mut s = state();
+        s.watch.auto_download = true;
+        let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
+        assert!(download_of(&cmds).is_some());
+        assert_eq!(finished_of(&cmds), None, "not before the download ended");
+        let progress = s.apply(Msg::Download {
+            key: key.clone(),
+            event: DownloadEvent::Progress {
+                done: 10,
+                total: Some(20),
+            },
+        });
+        assert_eq!(finished_of(&progress), None, "not while it runs");
+        let cmds = s.apply(Msg::Download {
+            key: key.clone(),
+            event,
+        });
+        assert_eq!(finished_of(&cmds), Some((file, why)));
+    }
+    let mut s = state();
+    let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
+    assert_eq!(
+        finished_of(&cmds),
+        Some((None, Some("auto_download is off for it".to_string())))
+    );
+
+    // `D` pressed while the claim was on its way: the hook waits for that download too.
+    let mut s = state();
+    let cmds = s.apply(ok_poll("w-1", "COMPLETED", 100));
+    assert!(cmds.contains(&Cmd::Persist(PersistOp::Claim(key.clone()))));
+    s.update(Action::FocusNext);
+    assert!(download_of(&s.update(Action::Download)).is_some());
+    s.apply(Msg::Download {
+        key: key.clone(),
+        event: DownloadEvent::Progress {
+            done: 1,
+            total: None,
+        },
+    });
+    let cmds = s.apply(Msg::Claimed {
+        key: key.clone(),
+        won: true,
+    });
+    assert_eq!(finished_of(&cmds), None, "not while D's download runs");
+    let cmds = s.apply(Msg::Download {
+        key,
+        event: DownloadEvent::Saved("/dl/w-1.png".into()),
+    });
+    assert_eq!(finished_of(&cmds), Some((Some("/dl/w-1.png".into()), None)));
 }

@@ -117,6 +117,22 @@ pub struct Row {
     pub no_service: bool,
     /// The download under way was started by auto-download, not by `D`.
     pub auto_started: bool,
+    /// What waits for this dashboard's claim on the task's end (`PersistOp::Claim`).
+    pub awaiting_claim: Option<Duties>,
+    /// Another running dashboard took the task's end on: it is not announced, nor its file
+    /// fetched by itself, here.
+    pub claimed_elsewhere: bool,
+    /// `on_complete` for the task, waiting for its download to end (so `{file}` is the file).
+    pub hook_after_download: Option<Finished>,
+}
+
+/// What the dashboard that claims a finished task does for it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Duties {
+    /// It finished while watched: the notification and `on_complete`.
+    pub announce: Option<Finished>,
+    /// Its file is fetched by itself (`auto_download`, `A`).
+    pub download: bool,
 }
 
 impl Row {
@@ -138,6 +154,9 @@ impl Row {
             download,
             no_service,
             auto_started: false,
+            awaiting_claim: None,
+            claimed_elsewhere: false,
+            hook_after_download: None,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -562,7 +581,7 @@ impl Watch {
         let failure_statuses = &self.failure_statuses;
         let row = &mut self.rows[i];
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
-        let (mut cmds, changed) = match result {
+        let (mut cmds, changed, announce) = match result {
             Ok(t) => answered(row, &t, failure_statuses, now),
             Err(ApiError::Lookup { description }) => {
                 let changed = row.not_found.as_deref() != Some(description.as_str())
@@ -573,7 +592,7 @@ impl Watch {
                 row.retries += 1;
                 row.retry_in = retry_in;
                 row.next_retry_at = next_retry_at;
-                (Vec::new(), changed)
+                (Vec::new(), changed, None)
             }
             Err(e) => {
                 let text = e.to_string();
@@ -583,10 +602,10 @@ impl Watch {
                 row.retries += 1;
                 row.retry_in = retry_in;
                 row.next_retry_at = next_retry_at;
-                (Vec::new(), changed)
+                (Vec::new(), changed, None)
             }
         };
-        cmds.extend(self.auto_download(i));
+        cmds.extend(self.claim(i, announce));
         if changed && self.order_moves() {
             self.reorder(now);
         }
@@ -599,16 +618,22 @@ impl Watch {
         row.entry.auto_download.unwrap_or(self.auto_download)
     }
 
-    /// The download of row `i`'s file, if it is to be fetched by itself now: completed, with a
-    /// URL, auto-download on, never saved, no download under way or failed.
-    fn auto_download(&mut self, i: usize) -> Option<Cmd> {
+    /// Whether row `i`'s file is to be fetched by itself now: completed, with a URL,
+    /// auto-download on, never saved, no download under way or failed.
+    fn wants_auto_download(&self, i: usize) -> bool {
         let row = &self.rows[i];
-        let wanted = row.state == TaskState::Completed
+        row.state == TaskState::Completed
             && row.entry.saved.is_none()
             && row.download.is_none()
             && !row.no_service
-            && self.auto_for(row);
-        let cmd = self.download_cmd(row, false).filter(|_| wanted)?;
+            && row.url().is_some()
+            && self.auto_for(row)
+    }
+
+    /// The download of row `i`'s file, if it is to be fetched by itself now.
+    fn auto_download(&mut self, i: usize) -> Option<Cmd> {
+        let wanted = self.wants_auto_download(i);
+        let cmd = self.download_cmd(&self.rows[i], false).filter(|_| wanted)?;
         self.rows[i].auto_started = true;
         self.rows[i].download = Some(DownloadView::Running {
             done: 0,
@@ -617,11 +642,66 @@ impl Watch {
         Some(cmd)
     }
 
-    /// The downloads due at start: tasks that completed while gendash was closed.
+    /// The downloads due at start (tasks that completed while gendash was closed), each
+    /// claimed first: another dashboard on the same data directory may be fetching it.
     pub fn start_downloads(&mut self) -> Vec<Cmd> {
         (0..self.rows.len())
-            .filter_map(|i| self.auto_download(i))
+            .filter_map(|i| self.claim(i, None))
             .collect()
+    }
+
+    /// Claims row `i`'s end in the watch list file when there is something to do for it (an
+    /// announcement, an automatic download): two dashboards on one data directory do each
+    /// once between them. What is to be done waits for the answer (`claimed`).
+    fn claim(&mut self, i: usize, announce: Option<Finished>) -> Option<Cmd> {
+        let download = self.wants_auto_download(i);
+        let row = &mut self.rows[i];
+        if row.claimed_elsewhere || (announce.is_none() && !download) {
+            return None;
+        }
+        if let Some(waiting) = &mut row.awaiting_claim {
+            waiting.announce = waiting.announce.take().or(announce);
+            waiting.download |= download;
+            return None;
+        }
+        row.awaiting_claim = Some(Duties { announce, download });
+        Some(Cmd::Persist(PersistOp::Claim(row.key())))
+    }
+
+    /// The answer to a claim: when this dashboard took the task's end on, the notification,
+    /// the automatic download and `on_complete` (after the download, with the saved file);
+    /// else nothing, and the row shows the other dashboard's file once it is saved.
+    pub fn claimed(&mut self, key: &TaskKey, won: bool) -> Vec<Cmd> {
+        let Some(i) = self.position(key) else {
+            return Vec::new();
+        };
+        let Some(duties) = self.rows[i].awaiting_claim.take() else {
+            return Vec::new();
+        };
+        if !won {
+            self.rows[i].claimed_elsewhere = true;
+            return Vec::new();
+        }
+        let mut cmds: Vec<Cmd> = duties.announce.iter().map(notice).collect();
+        let download = if duties.download {
+            self.auto_download(i)
+        } else {
+            None
+        };
+        let row = &mut self.rows[i];
+        // A download of its own (`D`) may be under way as well: the hook waits for either.
+        let downloading =
+            download.is_some() || matches!(row.download, Some(DownloadView::Running { .. }));
+        if let Some(mut finished) = duties.announce {
+            if downloading {
+                row.hook_after_download = Some(finished);
+            } else {
+                (finished.file, finished.no_file) = file_of(row, self.auto_download);
+                cmds.push(Cmd::Finished(finished));
+            }
+        }
+        cmds.extend(download);
+        cmds
     }
 
     /// The command that fetches row's file with its service's token.
@@ -666,6 +746,7 @@ impl Watch {
         };
         let row = &mut self.rows[i];
         let mut cmds = Vec::new();
+        let ended = !matches!(event, DownloadEvent::Progress { .. });
         row.download = Some(match event {
             DownloadEvent::Progress { done, total } => DownloadView::Running { done, total },
             DownloadEvent::Saved(p) => {
@@ -680,19 +761,59 @@ impl Watch {
             DownloadEvent::Failed(e) => DownloadView::Failed(e),
         });
         row.auto_started = false;
+        if let Some(mut finished) = ended.then(|| row.hook_after_download.take()).flatten() {
+            (finished.file, finished.no_file) = match &row.download {
+                Some(DownloadView::Saved(path)) => (Some(path.into()), None),
+                Some(DownloadView::Failed(why)) => {
+                    (None, Some(format!("the download failed: {why}")))
+                }
+                _ => (None, Some("the download did not end".into())),
+            };
+            cmds.push(Cmd::Finished(finished));
+        }
         (true, cmds)
     }
 
     /// A download that did not start (the file is there and the user is asked): the row goes
-    /// back to what it knew before, its saved file if any. Returns whether the row changed.
-    pub fn download_not_started(&mut self, key: &TaskKey) -> bool {
+    /// back to what it knew before, its saved file if any, and a hook that waited for the
+    /// download runs now. Returns whether the row changed, and the commands.
+    pub fn download_not_started(&mut self, key: &TaskKey) -> (bool, Vec<Cmd>) {
         let Some(i) = self.position(key) else {
-            return false;
+            return (false, Vec::new());
         };
+        let auto_download = self.auto_download;
         let row = &mut self.rows[i];
         let before = row.entry.saved.clone().map(DownloadView::Saved);
         row.auto_started = false;
-        std::mem::replace(&mut row.download, before) != row.download
+        let changed = std::mem::replace(&mut row.download, before) != row.download;
+        let hook = row.hook_after_download.take().map(|mut finished| {
+            (finished.file, finished.no_file) = file_of(row, auto_download);
+            Cmd::Finished(finished)
+        });
+        (changed, hook.into_iter().collect())
+    }
+
+    /// Files that another dashboard saved (it claimed the task's end): the rows show them
+    /// unless a download of their own is under way. Returns whether any row changed.
+    fn take_saved(&mut self, entries: &[WatchEntry]) -> bool {
+        let saved: std::collections::HashMap<TaskKey, &String> = entries
+            .iter()
+            .filter_map(|e| Some((TaskKey::of(e), e.saved.as_ref()?)))
+            .collect();
+        let mut changed = false;
+        for row in &mut self.rows {
+            let Some(&path) = saved.get(&row.key()) else {
+                continue;
+            };
+            if row.entry.saved.as_ref() != Some(path)
+                && !matches!(row.download, Some(DownloadView::Running { .. }))
+            {
+                row.entry.saved = Some(path.clone());
+                row.download = Some(DownloadView::Saved(path.clone()));
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Brings the rows in line with the saved list after another process changed it:
@@ -723,7 +844,8 @@ impl Watch {
                 added += 1;
             }
         }
-        let changed = !gone.is_empty() || added > 0 || before != self.rows.len();
+        let saved_elsewhere = self.take_saved(entries);
+        let changed = !gone.is_empty() || added > 0 || before != self.rows.len() || saved_elsewhere;
         if changed {
             self.reorder_keeping(selected, now);
         }
@@ -731,13 +853,43 @@ impl Watch {
     }
 }
 
-/// A poll the service answered: status, history, progress, and the notice when it finished.
+/// The notification of a task that finished while watched.
+fn notice(f: &Finished) -> Cmd {
+    let title = if f.status_failed {
+        "gendash: task failed"
+    } else {
+        "gendash: task completed"
+    };
+    Cmd::Notify {
+        title: title.into(),
+        body: format!("{} {} — {}", f.kind.as_str(), f.task_id, f.status),
+    }
+}
+
+/// `on_complete`'s `{file}` for a row whose file is not being fetched: the saved file, or
+/// why there is none (for the log).
+fn file_of(row: &Row, auto_download: bool) -> (Option<std::path::PathBuf>, Option<String>) {
+    let why = match &row.download {
+        Some(DownloadView::Saved(path)) => return (Some(path.into()), None),
+        Some(DownloadView::Failed(e)) => format!("its download failed: {e}"),
+        None if row.state == TaskState::Failed => "the task failed".into(),
+        None if row.url().is_none() => "the service gave no url_download".into(),
+        None if !row.entry.auto_download.unwrap_or(auto_download) => {
+            "auto_download is off for it".into()
+        }
+        _ => "it was not downloaded".into(),
+    };
+    (None, Some(why))
+}
+
+/// A poll the service answered: status, history, progress, and what is announced when it
+/// finished while watched (once claimed: see `Watch::claim`).
 fn answered(
     row: &mut Row,
     t: &TaskResult,
     failure_statuses: &[String],
     now: u64,
-) -> (Vec<Cmd>, bool) {
+) -> (Vec<Cmd>, bool, Option<Finished>) {
     let state = classify(&t.status, failure_statuses);
     let previous = row.entry.last.clone().unwrap_or_default();
     let status_moved = row.entry.last.is_none() || previous.status != t.status;
@@ -780,33 +932,19 @@ fn answered(
     let mut cmds = Vec::new();
     // Announced only when it was seen running: a task already finished when first polled (no
     // last known status) did not finish while watched.
-    if state != TaskState::Running && row.state == TaskState::Running && row.entry.last.is_some() {
-        let title = if state == TaskState::Completed {
-            "gendash: task completed"
-        } else {
-            "gendash: task failed"
-        };
-        cmds.push(Cmd::Notify {
-            title: title.into(),
-            body: format!(
-                "{} {} — {}",
-                row.entry.kind.as_str(),
-                row.entry.task_id,
-                t.status
-            ),
-        });
-        cmds.push(Cmd::Finished(Finished {
-            task_id: row.entry.task_id.clone(),
-            kind: row.entry.kind,
-            status: t.status.clone(),
-            percent: t.percent,
-            url: t.url_download.clone(),
-            file: match &row.download {
-                Some(DownloadView::Saved(path)) => Some(path.into()),
-                _ => None,
-            },
-        }));
-    }
+    let announce = (state != TaskState::Running
+        && row.state == TaskState::Running
+        && row.entry.last.is_some())
+    .then(|| Finished {
+        task_id: row.entry.task_id.clone(),
+        kind: row.entry.kind,
+        status: t.status.clone(),
+        status_failed: state == TaskState::Failed,
+        percent: t.percent,
+        url: t.url_download.clone(),
+        file: None,
+        no_file: None,
+    });
     row.state = state;
     row.entry.last = Some(last.clone());
     if changed_status {
@@ -819,7 +957,7 @@ fn answered(
     // once-a-second tick redraws when a shown age label changes. Redrawing on every unchanged
     // poll was most of the dashboard's CPU (a profile of 1,000 watched tasks: rendering
     // frames, for rows mostly off screen).
-    (cmds, changed_status || had_trouble)
+    (cmds, changed_status || had_trouble, announce)
 }
 
 /// "12s", "5m", "3h", "2d": short ages for the table.
@@ -852,6 +990,7 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        claimed_by: None,
     }
 }
 
@@ -929,7 +1068,10 @@ mod tests {
         assert_eq!(w.rows[0].error.as_deref(), Some("HTTP 502: bad"));
         assert_eq!(w.counts(200).erroring, 1);
         let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
+        assert_eq!(cmds[1], Cmd::Persist(PersistOp::Claim(key.clone())));
+        let cmds = w.claimed(&key, true);
         assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title.contains("completed")));
+        assert!(matches!(&cmds[1], Cmd::Finished(f) if f.task_id == "t"));
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));

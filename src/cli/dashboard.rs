@@ -46,9 +46,12 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
     Ok(exit_code(outcome))
 }
 
-/// The configured services: the current one, named after its profile (or its host), and
-/// every profile's base URL, named after the profile; and how to make a profile's client when
-/// one of its tasks is first polled. A service no profile names is never polled.
+/// The configured services: the current one, named after its profile (or its host); the top
+/// level's base URL, named after a profile that shares it, else its host; and every profile's,
+/// named after the profile. Also how to make the client of each other one when one of its
+/// tasks is first polled: the top level's with the top level's token (a profile that only
+/// inherits the base URL does not take it over), a profile's with the profile's. A service
+/// the file does not name is never polled.
 fn services(
     global: &Global,
     settings: &Settings,
@@ -57,26 +60,42 @@ fn services(
     let overrides = global.overrides();
     let current = service_key(client.base_url());
     let mut services = Services::single(&current);
-    let mut profiles: BTreeMap<String, String> = BTreeMap::new();
-    for (name, url) in config::profile_base_urls(&overrides, &config::process_env)? {
-        let key = service_key(&url);
-        if key != current {
-            profiles.entry(key).or_insert(name);
-        } else if settings.profile.is_none() {
-            services.names.entry(key).and_modify(|n| *n = name);
+    // Whose settings poll each other service: `None` is the top level's.
+    let mut owners: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for configured in config::configured_services(&overrides, &config::process_env)? {
+        let key = service_key(&configured.base_url);
+        if key == current {
+            if let (None, Some(name)) = (&settings.profile, configured.profile) {
+                services.names.insert(key, name);
+            }
+            continue;
         }
+        if let Some(name) = &configured.profile {
+            names.entry(key.clone()).or_insert_with(|| name.clone());
+        }
+        owners.entry(key).or_insert(configured.profile);
     }
     if let Some(name) = &settings.profile {
         services.names.insert(current, name.clone());
     }
-    services.names.extend(profiles.clone());
+    for key in owners.keys() {
+        let name = names
+            .remove(key)
+            .unwrap_or_else(|| crate::app::services::host_label(key));
+        services.names.insert(key.clone(), name);
+    }
     let resolve: Resolve = Arc::new(move |key: &str| {
-        let name = profiles
+        let owner = owners
             .get(key)
-            .ok_or_else(|| format!("no profile has the base_url {key}"))?;
-        let settings = config::resolve_profile(&overrides, &config::process_env, name)
-            .map_err(|e| format!("profile `{name}`: {e}"))?;
-        client_from(&settings).map_err(|e| format!("profile `{name}`: {}", e.message))
+            .ok_or_else(|| format!("neither the top level nor a profile has the base_url {key}"))?;
+        let whose = owner.as_ref().map_or_else(
+            || "the top level".to_string(),
+            |name| format!("profile `{name}`"),
+        );
+        let settings = config::resolve_service(&overrides, &config::process_env, owner.as_deref())
+            .map_err(|e| format!("{whose}: {e}"))?;
+        client_from(&settings).map_err(|e| format!("{whose}: {}", e.message))
     });
     Ok((services, resolve))
 }

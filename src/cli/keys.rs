@@ -14,12 +14,8 @@ pub struct KeysArgs {
 
 pub fn run(global: &Global, args: &KeysArgs) -> CliResult {
     let settings = global.settings()?;
-    let keymap = Keymap::configured(&settings.keys).map_err(|e| {
-        Failure::new(
-            exit::OTHER,
-            format!("{}: {e}", settings.config_file.display()),
-        )
-    })?;
+    let (keymap, _) =
+        crate::app::looks(&settings, true).map_err(|e| Failure::new(exit::OTHER, e))?;
     if args.json {
         let rows: Vec<serde_json::Value> = keymap
             .bindings()
@@ -45,7 +41,7 @@ pub fn run(global: &Global, args: &KeysArgs) -> CliResult {
 
 /// Each context's bindings under its title: the action's `[keys]` name, its keys as the file
 /// writes them, what it does.
-fn table(keymap: &Keymap) -> String {
+pub(super) fn table(keymap: &Keymap) -> String {
     use std::fmt::Write as _;
     let rows: Vec<(Context, &str, String, &str)> = keymap
         .bindings()

@@ -5,6 +5,7 @@ mod dashboard;
 mod download;
 pub mod exit;
 mod keys;
+mod man;
 mod models;
 pub mod output;
 mod serve;
@@ -22,7 +23,7 @@ use std::process::ExitCode;
     name = "gendash",
     version,
     about = "Terminal dashboard and CLI for the Generation Service: browse LoRA models, watch tasks, fetch results.",
-    after_help = exit::HELP
+    after_help = exit::help()
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -58,7 +59,7 @@ pub struct Global {
 pub enum Command {
     #[command(about = "List the LoRA model catalogue.")]
     Models(models::ModelsArgs),
-    /// Show the status of tasks.
+    /// Show the status of tasks (exit 0 all completed, 5 one failed, 7 one still running).
     Status(tasks::StatusArgs),
     /// Poll tasks until each is completed or failed.
     Wait(tasks::WaitArgs),
@@ -85,8 +86,8 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff): gendash man > ~/.local/share/man/man1/gendash.1
-    Man,
+    /// Print the manual page gendash(1) (roff), or write it and one page per subcommand into DIR: gendash man ~/.local/share/man/man1
+    Man(man::ManArgs),
 }
 
 /// A failure with its exit code; the message is one sanitised line.
@@ -107,8 +108,34 @@ impl Failure {
 
 impl From<ApiError> for Failure {
     fn from(e: ApiError) -> Self {
-        Failure::new(exit::for_api_error(&e), e.to_string())
+        Failure::new(exit::for_api_error(&e), explain(&e))
     }
+}
+
+/// A service error as the command line says it: with what to do about it, where there is
+/// something to do.
+pub fn explain(e: &ApiError) -> String {
+    match e {
+        ApiError::Connect { origin, .. } => {
+            format!(
+                "{e}; is the service running at {origin}? (check base_url: gendash config show)"
+            )
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// What to do when no token is configured: the one command that stores it (for the profile in
+/// force), and the other ways.
+pub fn no_token(profile: Option<&str>) -> String {
+    let profile = profile
+        .map(|p| format!("--profile {p} "))
+        .unwrap_or_default();
+    format!(
+        "no token configured: run `gendash {profile}config set-token` to store one (it reads \
+         the token from standard input), or set GENDASH_TOKEN, or token / token_file / \
+         token_command in the config file"
+    )
 }
 
 impl From<config::ConfigError> for Failure {
@@ -158,9 +185,10 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
     let token = settings.token.clone().ok_or_else(|| {
         Failure::new(
             exit::OTHER,
-            settings.token_problem.clone().unwrap_or_else(|| {
-                "no token configured: set GENDASH_TOKEN, or token / token_file / token_command in the config file".into()
-            }),
+            settings
+                .token_problem
+                .clone()
+                .unwrap_or_else(|| no_token(settings.profile.as_deref())),
         )
     })?;
     Ok(Client::new(&ClientOptions {
@@ -176,6 +204,15 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
 pub fn main() -> ExitCode {
     // Before any other thread exists.
     crate::app::requests::remember_local_offset();
+    if let Some((file, rounds)) = crate::testing::stress_save_wanted() {
+        return match crate::testing::stress_save(&file, rounds) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                output::error(&e.to_string());
+                ExitCode::from(exit::OTHER)
+            }
+        };
+    }
     let args = Cli::parse();
     let _log_guard = match crate::logging::init(args.global.verbose) {
         Ok(g) => g,
@@ -231,12 +268,6 @@ async fn dispatch(args: Cli) -> CliResult {
             clap_complete::generate(shell, &mut cli, "gendash", &mut std::io::stdout());
             Ok(exit::OK)
         }
-        Some(Command::Man) => {
-            let cli = <Cli as clap::CommandFactory>::command();
-            clap_mangen::Man::new(cli)
-                .render(&mut std::io::stdout())
-                .map(|()| exit::OK)
-                .map_err(|e| Failure::new(exit::OTHER, format!("cannot write the manual: {e}")))
-        }
+        Some(Command::Man(a)) => man::run(&a),
     }
 }

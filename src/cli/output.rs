@@ -34,6 +34,11 @@ pub fn error(text: &str) {
     eprintln!("{}", error_text(text));
 }
 
+/// A note on stderr: something went wrong but the command goes on (a retried request).
+pub fn note(text: &str) {
+    eprintln!("gendash: {}", sanitize(text));
+}
+
 /// The line [`error`] prints.
 pub fn error_text(text: &str) -> String {
     format!("gendash: error: {}", sanitize(text))

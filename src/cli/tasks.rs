@@ -6,6 +6,7 @@ use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, Client, TaskKind, TaskResult};
 use crate::cli::exit;
 use crate::progress::{Progress, Seconds, format_eta};
+use crate::store::config;
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -18,6 +19,13 @@ pub struct StatusArgs {
     /// One JSON object per line.
     #[arg(long)]
     pub json: bool,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 0.0,
+        help = "Ask again for an unknown task ID until this many seconds have passed: a task may be registered after its ID was handed out"
+    )]
+    pub not_found_grace: f64,
     #[arg(required = true, value_name = "TASK_ID")]
     pub ids: Vec<String>,
 }
@@ -30,7 +38,7 @@ pub struct WaitArgs {
     #[arg(
         long,
         value_name = "SECS",
-        help = "Seconds between polls (default: poll_interval from the config, 2)"
+        help = "Seconds between polls, at least 0.2 (default: poll_interval from the config, 2)"
     )]
     pub interval: Option<f64>,
     /// Give up after this many seconds (exit code 6).
@@ -45,6 +53,16 @@ pub struct WaitArgs {
     /// One JSON event per line for every change.
     #[arg(long)]
     pub json: bool,
+    /// Stop at the first task that fails (or cannot be asked about), with its exit code.
+    #[arg(long)]
+    pub fail_fast: bool,
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 30.0,
+        help = "Ask again for an unknown task ID until this many seconds have passed: a task may be registered after its ID was handed out"
+    )]
+    pub not_found_grace: f64,
     #[arg(required = true, value_name = "TASK_ID")]
     pub ids: Vec<String>,
 }
@@ -61,24 +79,41 @@ pub fn error_json(id: &str, kind: TaskKind, e: &ApiError) -> Value {
     json!({"task_id": id, "kind": kind.as_str(), "error": e.to_string()})
 }
 
-/// One task on one line; `id_width` aligns the columns of several tasks.
+/// One task on one line; `id_width` aligns the columns of several tasks. The status is the
+/// service's own word, whole: padded to [`STATUS_WIDTH`] when shorter, never cut.
 fn plain(t: &TaskResult, id_width: usize) -> String {
     format!(
         "{:<5}  {}  {}  {:>3}%  {}",
         t.kind.as_str(),
         output::fit(&t.task_id, id_width),
-        output::fit(&t.status, 12),
+        pad(&t.status, STATUS_WIDTH),
         t.percent,
         t.url_download.as_deref().unwrap_or("-")
     )
 }
 
+/// Wide enough for the reference service's statuses (`IN_PROGRESS`, `COMPLETED`).
+const STATUS_WIDTH: usize = 12;
+
+/// `s` padded with spaces to `width` display columns; longer text is left whole.
+fn pad(s: &str, width: usize) -> String {
+    let used = unicode_width::UnicodeWidthStr::width(s);
+    format!("{s}{}", " ".repeat(width.saturating_sub(used)))
+}
+
+/// The ID column's width: the widest ID in display columns, within bounds.
 fn id_width(ids: &[String]) -> usize {
     ids.iter()
-        .map(|i| i.chars().count())
+        .map(|i| unicode_width::UnicodeWidthStr::width(output::sanitize_line(i).as_str()))
         .max()
         .unwrap_or(7)
         .clamp(7, 40)
+}
+
+/// A progress bar's prefix: the ID in a column as wide as the widest, so every bar starts in
+/// the same column.
+fn bar_prefix(id: &str, id_width: usize) -> String {
+    output::fit(&output::sanitize_line(id), id_width)
 }
 
 /// How `wait` reports changes.
@@ -96,6 +131,8 @@ struct Waiting<'a> {
     stall_after: Seconds,
     /// The origin of the estimator's clock: monotonic, and paused with tokio's clock in tests.
     start: Instant,
+    /// How long an ID the service does not know is asked about again.
+    not_found_grace: Duration,
     failure_statuses: &'a [String],
     style: Style,
 }
@@ -191,52 +228,65 @@ fn bar_message(t: &TaskResult, state: TaskState, reading: Option<&Reading>) -> S
     }
 }
 
-/// A flag's number of seconds, checked (at most a day, like the config's).
-fn seconds_flag(flag: &str, secs: f64, zero_allowed: bool) -> Result<Duration, Failure> {
-    if secs.is_finite() && (secs > 0.0 || (zero_allowed && secs == 0.0)) {
-        Ok(Duration::from_secs_f64(secs.min(86_400.0)))
+/// A flag's number of seconds, checked against its floor and a day, like the config's.
+fn seconds_flag(flag: &str, secs: f64, floor: Duration) -> Result<Duration, Failure> {
+    config::check_seconds(secs, floor)
+        .map_err(|e| Failure::new(exit::USAGE, format!("{flag}: {e}")))
+}
+
+/// A grace or a time limit: any number of seconds from zero.
+fn span_flag(flag: &str, secs: f64) -> Result<Duration, Failure> {
+    if secs.is_finite() && secs >= 0.0 {
+        Ok(Duration::from_secs_f64(secs.min(1e9)))
     } else {
-        let what = if zero_allowed {
-            "a non-negative"
-        } else {
-            "a positive"
-        };
         Err(Failure::new(
             exit::USAGE,
-            format!("{flag} must be {what} number of seconds"),
+            format!("{flag}: `{secs}` is not a number of seconds from 0 up"),
         ))
     }
 }
 
-/// Combines exit codes: the first error's code wins, then a failed task (5), else success.
+/// Combines exit codes: the first error's code wins, then a failed task (5), then a task
+/// still running (7, `status` only), else success.
 fn combine(codes: impl IntoIterator<Item = u8>) -> u8 {
     let codes: Vec<u8> = codes.into_iter().collect();
+    let outcomes = [exit::OK, exit::TASK_FAILED, exit::RUNNING];
     codes
         .iter()
         .copied()
-        .find(|&c| c != exit::OK && c != exit::TASK_FAILED)
+        .find(|c| !outcomes.contains(c))
         .or_else(|| codes.iter().copied().find(|&c| c == exit::TASK_FAILED))
+        .or_else(|| codes.iter().copied().find(|&c| c == exit::RUNNING))
         .unwrap_or(exit::OK)
 }
 
+/// Whether the service said it does not know the task (not a wrong path or a refusal): such
+/// an ID may yet be registered, so it is asked about again during the grace period.
+fn unknown_task(e: &ApiError) -> bool {
+    matches!(e, ApiError::Lookup { .. })
+}
+
 pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
+    let grace = span_flag("--not-found-grace", args.not_found_grace)?;
     let settings = global.settings()?;
     let client = client_from(&settings)?;
     let kind = TaskKind::from_video_flag(args.video);
-    let results =
-        futures_util::future::join_all(args.ids.iter().map(|id| client.task_result(kind, id)))
-            .await;
+    let start = Instant::now();
+    let results = futures_util::future::join_all(
+        args.ids
+            .iter()
+            .map(|id| ask_within_grace(&client, kind, id, start, grace, &settings)),
+    )
+    .await;
     let mut codes = Vec::new();
     for (id, result) in args.ids.iter().zip(results) {
         match result {
             Ok(t) => {
-                codes.push(
-                    if classify(&t.status, &settings.failure_statuses) == TaskState::Failed {
-                        exit::TASK_FAILED
-                    } else {
-                        exit::OK
-                    },
-                );
+                codes.push(match classify(&t.status, &settings.failure_statuses) {
+                    TaskState::Completed => exit::OK,
+                    TaskState::Failed => exit::TASK_FAILED,
+                    TaskState::Running => exit::RUNNING,
+                });
                 if args.json {
                     output::json_line(task_json(&t));
                 } else {
@@ -248,12 +298,33 @@ pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
                 if args.json {
                     output::json_line(error_json(id, kind, &e));
                 } else {
-                    output::error(&format!("{id}: {e}"));
+                    output::error(&format!("{id}: {}", super::explain(&e)));
                 }
             }
         }
     }
     Ok(combine(codes))
+}
+
+/// One lookup, asked again while the service does not know the task and `grace` (counted
+/// from `start`) has not passed.
+async fn ask_within_grace(
+    client: &Client,
+    kind: TaskKind,
+    id: &str,
+    start: Instant,
+    grace: Duration,
+    settings: &config::Settings,
+) -> Result<TaskResult, ApiError> {
+    loop {
+        match client.task_result(kind, id).await {
+            Err(e) if unknown_task(&e) && start.elapsed() < grace => {
+                let left = grace.saturating_sub(start.elapsed());
+                tokio::time::sleep(settings.poll_interval.min(left)).await;
+            }
+            result => return result,
+        }
+    }
 }
 
 /// How one task's wait ended.
@@ -262,80 +333,120 @@ enum Ended {
     Error(ApiError),
 }
 
+impl Ended {
+    fn code(&self) -> u8 {
+        match self {
+            Ended::Done(TaskState::Completed) => exit::OK,
+            Ended::Done(_) => exit::TASK_FAILED,
+            Ended::Error(err) => exit::for_api_error(err),
+        }
+    }
+}
+
 pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
+    let flag_interval = args
+        .interval
+        .map(|s| seconds_flag("--interval", s, config::POLL_FLOOR))
+        .transpose()?;
+    let flag_stall_after = args
+        .stall_after
+        .map(|s| seconds_flag("--stall-after", s, config::Seconds::<1000>::FLOOR))
+        .transpose()?;
+    let timeout = args
+        .timeout
+        .map(|s| span_flag("--timeout", s))
+        .transpose()?;
+    let grace = span_flag("--not-found-grace", args.not_found_grace)?;
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    let interval = match args.interval {
-        Some(s) => seconds_flag("--interval", s, true)?,
-        None => settings.poll_interval,
-    };
-    let stall_after = match args.stall_after {
-        Some(s) => seconds_flag("--stall-after", s, false)?,
-        None => settings.stall_after,
-    };
+    let id_width = id_width(&args.ids);
     let waiting = Waiting {
         client: &client,
         kind: TaskKind::from_video_flag(args.video),
-        interval,
-        stall_after: stall_after.as_secs_f64(),
+        interval: flag_interval.unwrap_or(settings.poll_interval),
+        stall_after: flag_stall_after
+            .unwrap_or(settings.stall_after)
+            .as_secs_f64(),
         start: Instant::now(),
+        not_found_grace: grace,
         failure_statuses: &settings.failure_statuses,
         style: Style {
             json: args.json,
-            id_width: id_width(&args.ids),
+            id_width,
         },
     };
-    let bars = (!args.json && output::stderr_is_terminal()).then(indicatif::MultiProgress::new);
-    let waits = args.ids.iter().map(|id| {
-        let bar = bars.as_ref().map(|m| {
-            let bar = m.add(indicatif::ProgressBar::new(100));
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{prefix:.bold} [{bar:30}] {pos:>3}% {msg}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar.set_prefix(output::sanitize_line(id));
-            bar
-        });
-        wait_one(&waiting, id, bar)
-    });
-    let all = futures_util::future::join_all(waits);
-    let ended = match args.timeout {
-        Some(t) if t.is_finite() && t >= 0.0 => {
-            if let Ok(ended) = tokio::time::timeout(Duration::from_secs_f64(t.min(1e9)), all).await
-            {
-                ended
-            } else {
-                if args.json {
-                    output::json_line(json!({"event": "timeout", "after_seconds": t}));
-                }
-                return Err(Failure::new(
-                    exit::TIMED_OUT,
-                    format!("gave up waiting after {t}s"),
-                ));
+    let multi = (!args.json && output::stderr_is_terminal()).then(indicatif::MultiProgress::new);
+    let bars: Vec<Option<indicatif::ProgressBar>> = args
+        .ids
+        .iter()
+        .map(|id| multi.as_ref().map(|m| new_bar(m, id, id_width)))
+        .collect();
+    let mut waits: futures_util::stream::FuturesUnordered<_> = args
+        .ids
+        .iter()
+        .zip(&bars)
+        .enumerate()
+        .map(|(i, (id, bar))| {
+            let waiting = &waiting;
+            async move { (i, wait_one(waiting, id, bar.clone()).await) }
+        })
+        .collect();
+    let mut ended: Vec<Option<Ended>> = args.ids.iter().map(|_| None).collect();
+    let all = async {
+        while let Some((i, end)) = futures_util::StreamExt::next(&mut waits).await {
+            let stop = args.fail_fast && end.code() != exit::OK;
+            ended[i] = Some(end);
+            if stop {
+                break;
             }
         }
-        Some(_) => {
-            return Err(Failure::new(
-                exit::USAGE,
-                "--timeout must be a non-negative number of seconds",
-            ));
-        }
-        None => all.await,
     };
-    let codes = args.ids.iter().zip(&ended).map(|(id, e)| match e {
-        Ended::Done(TaskState::Completed) => exit::OK,
-        Ended::Done(_) => exit::TASK_FAILED,
-        Ended::Error(err) => {
-            if !args.json {
-                output::error(&format!("{id}: {err}"));
-            }
-            exit::for_api_error(err)
+    let timed_out = if let Some(limit) = timeout {
+        tokio::time::timeout(limit, all).await.is_err()
+    } else {
+        all.await;
+        false
+    };
+    drop(waits);
+    // Bars of tasks still waited for keep their last line on screen, with why they stopped.
+    let why = if timed_out {
+        "gave up waiting"
+    } else {
+        "stopped by --fail-fast"
+    };
+    for bar in bars.iter().flatten().filter(|b| !b.is_finished()) {
+        bar.abandon_with_message(format!("{}  ({why})", bar.message()));
+    }
+    if timed_out {
+        let t = args.timeout.unwrap_or_default();
+        if args.json {
+            output::json_line(json!({"event": "timeout", "after_seconds": t}));
         }
+        return Err(Failure::new(
+            exit::TIMED_OUT,
+            format!("gave up waiting after {t}s"),
+        ));
+    }
+    let codes = args.ids.iter().zip(&ended).filter_map(|(id, e)| {
+        let e = e.as_ref()?;
+        if let (Ended::Error(err), false) = (e, args.json) {
+            output::error(&format!("{id}: {}", super::explain(err)));
+        }
+        Some(e.code())
     });
-    Ok(combine(codes))
+    Ok(combine(codes.collect::<Vec<_>>()))
+}
+
+/// A task's progress bar in `multi`, its prefix the ID in a column of `id_width`.
+fn new_bar(multi: &indicatif::MultiProgress, id: &str, id_width: usize) -> indicatif::ProgressBar {
+    let bar = multi.add(indicatif::ProgressBar::new(100));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{prefix:.bold} [{bar:30}] {pos:>3}% {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(bar_prefix(id, id_width));
+    bar
 }
 
 async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>) -> Ended {
@@ -343,6 +454,7 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
     let mut failures = 0u32;
     let mut last: Option<(String, u8, Option<String>)> = None;
     let mut pace = Pace::default();
+    let mut said_unknown = false;
     loop {
         let delay = match w.client.task_result(w.kind, id).await {
             Ok(t) => {
@@ -375,21 +487,40 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                 }
                 w.interval
             }
+            Err(e) if unknown_task(&e) && w.start.elapsed() < w.not_found_grace => {
+                let grace = w.not_found_grace.as_secs_f64();
+                let note = format!("not found yet; asking again until {grace}s have passed");
+                if let Some(b) = &bar {
+                    b.set_message(note);
+                } else if !said_unknown {
+                    if w.style.json {
+                        let mut v = error_json(id, w.kind, &e);
+                        v["retry_in_ms"] = json!(w.interval.as_millis() as u64);
+                        output::json_line(v);
+                    } else {
+                        output::note(&format!("{id}: {note}"));
+                    }
+                }
+                said_unknown = true;
+                w.interval
+            }
             Err(e) if e.is_retryable() => {
                 failures += 1;
                 let delay = retry_delay(failures, e.retry_after(), &mut rng).max(w.interval);
+                let text = format!(
+                    "{} (retrying in {}s)",
+                    super::explain(&e),
+                    delay.as_secs_f64().ceil()
+                );
                 if w.style.json {
                     let mut v = error_json(id, w.kind, &e);
                     v["retry_in_ms"] = json!(delay.as_millis() as u64);
                     output::json_line(v);
                 } else if let Some(b) = &bar {
-                    b.set_message(format!(
-                        "{} (retrying in {}s)",
-                        output::sanitize_line(&e.to_string()),
-                        delay.as_secs()
-                    ));
+                    b.set_message(output::sanitize_line(&text));
                 } else {
-                    output::error(&format!("{id}: {e} (retrying in {}s)", delay.as_secs()));
+                    // Not an `error:`: the wait goes on, and may yet end well.
+                    output::note(&format!("{id}: {text}"));
                 }
                 delay
             }
@@ -398,7 +529,7 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                     output::json_line(error_json(id, w.kind, &e));
                 }
                 if let Some(b) = &bar {
-                    b.abandon_with_message(output::sanitize_line(&e.to_string()));
+                    b.abandon_with_message(output::sanitize_line(&super::explain(&e)));
                 }
                 return Ended::Error(e);
             }
@@ -568,21 +699,90 @@ mod tests {
     #[test]
     fn seconds_flags() {
         assert_eq!(
-            seconds_flag("--interval", 0.0, true).ok(),
-            Some(Duration::ZERO)
+            seconds_flag("--interval", 0.2, config::POLL_FLOOR).ok(),
+            Some(Duration::from_millis(200))
         );
         assert_eq!(
-            seconds_flag("--stall-after", 1.5, false).ok(),
+            seconds_flag("--stall-after", 1.5, Duration::from_secs(1)).ok(),
             Some(Duration::from_millis(1500))
         );
-        assert_eq!(
-            seconds_flag("--stall-after", 1e12, false).ok(),
-            Some(Duration::from_secs(86_400))
-        );
-        for (secs, zero_allowed) in [(0.0, false), (-1.0, true), (f64::NAN, true)] {
-            let e = seconds_flag("--x", secs, zero_allowed).expect_err("refused");
+        for (flag, secs, floor, said) in [
+            (
+                "--interval",
+                0.0,
+                config::POLL_FLOOR,
+                "--interval: 0 is too short: it must be at least 0.2 seconds",
+            ),
+            (
+                "--interval",
+                0.1,
+                config::POLL_FLOOR,
+                "--interval: 0.1 is too short: it must be at least 0.2 seconds",
+            ),
+            (
+                "--stall-after",
+                0.0,
+                Duration::from_secs(1),
+                "--stall-after: 0 is too short: it must be at least 1 second",
+            ),
+            (
+                "--stall-after",
+                1e12,
+                Duration::from_secs(1),
+                "--stall-after: 1000000000000 is too long: it must be at most 86400 seconds (a day)",
+            ),
+            (
+                "--x",
+                f64::NAN,
+                Duration::from_secs(1),
+                "--x: not a number of seconds",
+            ),
+        ] {
+            let e = seconds_flag(flag, secs, floor).expect_err("refused");
             assert_eq!(e.code, exit::USAGE);
-            assert!(e.message.starts_with("--x must be"), "{}", e.message);
+            assert_eq!(e.message, said);
         }
+        assert_eq!(span_flag("--timeout", 0.0).ok(), Some(Duration::ZERO));
+        assert!(span_flag("--timeout", -1.0).is_err());
+    }
+
+    #[test]
+    fn statuses_are_shown_whole_and_padded_when_short() {
+        let long = task("WAITING_FOR_A_FREE_GPU_IN_REGION_EU", 5, None);
+        let line = plain(&long, 7);
+        assert!(
+            line.contains("WAITING_FOR_A_FREE_GPU_IN_REGION_EU    5%"),
+            "{line}"
+        );
+        let short = plain(&task("QUEUED", 0, None), 7);
+        let running = plain(&task("IN_PROGRESS", 10, None), 7);
+        assert_eq!(short.find('%'), running.find('%'), "{short}\n{running}");
+    }
+
+    #[test]
+    fn bar_prefixes_are_one_width_whatever_the_ids() {
+        let ids: Vec<String> = ["a", "sim-2-quite-a-long-id", "画像-1"]
+            .map(String::from)
+            .to_vec();
+        let width = id_width(&ids);
+        let widths: Vec<usize> = ids
+            .iter()
+            .map(|i| unicode_width::UnicodeWidthStr::width(bar_prefix(i, width).as_str()))
+            .collect();
+        assert_eq!(widths, [21, 21, 21]);
+    }
+
+    #[test]
+    fn codes_combine_error_then_failed_then_running() {
+        assert_eq!(combine([exit::RUNNING, exit::OK]), exit::RUNNING);
+        assert_eq!(
+            combine([exit::RUNNING, exit::TASK_FAILED, exit::OK]),
+            exit::TASK_FAILED
+        );
+        assert_eq!(
+            combine([exit::RUNNING, exit::NOT_FOUND, exit::TASK_FAILED]),
+            exit::NOT_FOUND
+        );
+        assert_eq!(combine([exit::OK, exit::OK]), exit::OK);
     }
 }

@@ -32,14 +32,6 @@ pub enum WatchCommand {
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
     },
-    /// Test support (see `testing`): saves FILE over and over, alternating two lists, so a test can kill the
-    /// process mid-save and check the file is always one whole list.
-    #[command(hide = true)]
-    StressSave {
-        file: std::path::PathBuf,
-        #[arg(long, default_value_t = 1000)]
-        rounds: u32,
-    },
 }
 
 impl From<StoreError> for Failure {
@@ -71,8 +63,15 @@ fn services(global: &Global) -> Result<Services, Failure> {
     if let Some(name) = &settings.profile {
         services.names.insert(current.clone(), name.clone());
     }
-    for (name, url) in config::profile_base_urls(&global.overrides(), &config::process_env)? {
-        services.names.entry(service_key(&url)).or_insert(name);
+    // Profiles first: the top level's base URL is named after a profile that shares it.
+    let (profiles, top): (Vec<_>, Vec<_>) =
+        config::configured_services(&global.overrides(), &config::process_env)?
+            .into_iter()
+            .partition(|c| c.profile.is_some());
+    for configured in profiles.into_iter().chain(top) {
+        let key = service_key(&configured.base_url);
+        let name = configured.profile.unwrap_or_else(|| host_label(&key));
+        services.names.entry(key).or_insert(name);
     }
     Ok(services)
 }
@@ -125,6 +124,10 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
                 let (name, url) = service_of(services, e);
                 item["service"] = url.into();
                 item["service_name"] = name.into();
+                // Which running dashboard announced it: meaningless outside the dashboards.
+                if let Some(fields) = item.as_object_mut() {
+                    fields.remove("claimed_by");
+                }
             }
         }
         output::json_line(v);
@@ -186,7 +189,6 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             tell_set_aside(&loaded);
             print_list(&services, &loaded.entries, *json)?;
         }
-        WatchCommand::StressSave { file, rounds } => crate::testing::stress_save(file, *rounds)?,
         WatchCommand::Rm { ids } => {
             let services = services(global)?;
             // With no service configured, an ID is removed whichever service it is for.

@@ -9,6 +9,9 @@
 //! - `sim-<steps>-<anything>`: runs `<steps>` lookups, then `COMPLETED` at 100%.
 //! - `fail-<steps>-<anything>`: runs `<steps>` lookups, then `FAILED`.
 //! - `hold-<anything>`: stays `IN_PROGRESS` forever.
+//! - `late-<n>-<rest>`: unknown for its first `<n>` lookups (registered late, as a task whose
+//!   ID was handed out before the service knew it), then the task `<rest>` names if that is
+//!   one of the above (`late-2-hold-x`), else completed.
 //!
 //! Two finished tasks always exist: `demo-image-done` (image) and `demo-video-done` (video).
 //! Every other ID is unknown and answers `is_success: false` with an `error_description`.
@@ -58,6 +61,8 @@ pub struct Snapshot {
 #[derive(Debug, Default)]
 pub struct Tasks {
     tasks: HashMap<String, SimTask>,
+    /// How many lookups each `late-` task has answered as unknown so far.
+    misses: HashMap<String, u32>,
 }
 
 /// Why a lookup found nothing.
@@ -116,7 +121,26 @@ impl Tasks {
     /// Looks a task up, creating self-starting ones, and advances it one step.
     pub fn lookup(&mut self, id: &str, kind: TaskKind) -> Result<Snapshot, Unknown> {
         if !self.tasks.contains_key(id) {
-            let sim = parse_sim(id, kind).ok_or(Unknown::NoSuchTask)?;
+            let sim = match parse_late(id) {
+                Some((wanted, rest)) => {
+                    if self.misses.len() >= MAX_TASKS && !self.misses.contains_key(id) {
+                        return Err(Unknown::Full);
+                    }
+                    let misses = self.misses.entry(id.to_string()).or_insert(0);
+                    if *misses < wanted {
+                        *misses += 1;
+                        return Err(Unknown::NoSuchTask);
+                    }
+                    self.misses.remove(id);
+                    parse_sim(rest, kind).unwrap_or(SimTask {
+                        kind,
+                        steps: 0,
+                        done: 0,
+                        outcome: Outcome::Complete,
+                    })
+                }
+                None => parse_sim(id, kind).ok_or(Unknown::NoSuchTask)?,
+            };
             if self.tasks.len() >= MAX_TASKS {
                 return Err(Unknown::Full);
             }
@@ -132,6 +156,12 @@ impl Tasks {
         }
         Ok(snapshot)
     }
+}
+
+/// `late-<n>-<rest>`: how many lookups it stays unknown, and what it is then.
+fn parse_late(id: &str) -> Option<(u32, &str)> {
+    let (n, rest) = id.strip_prefix("late-")?.split_once('-')?;
+    Some((n.parse().ok()?, rest))
 }
 
 fn snapshot(task: &SimTask) -> Snapshot {
@@ -202,6 +232,27 @@ mod tests {
                 ("COMPLETED", 100),
                 ("COMPLETED", 100)
             ]
+        );
+    }
+
+    #[test]
+    fn a_late_task_is_unknown_for_its_first_lookups() {
+        let mut t = Tasks::new();
+        for _ in 0..2 {
+            assert_eq!(
+                t.lookup("late-2-hold-x", TaskKind::Image),
+                Err(Unknown::NoSuchTask)
+            );
+        }
+        for _ in 0..3 {
+            let s = t
+                .lookup("late-2-hold-x", TaskKind::Image)
+                .expect("registered");
+            assert_eq!((s.status, s.percent), ("IN_PROGRESS", 50));
+        }
+        assert_eq!(
+            t.lookup("late-0-x", TaskKind::Image).expect("known").status,
+            "COMPLETED"
         );
     }
 

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod cache;
 pub mod catalogue;
 pub mod config;
+pub mod dashboards;
 pub mod favourites;
 pub mod paths;
 pub mod recent;

@@ -60,6 +60,11 @@ pub struct WatchEntry {
     /// `A`'s choice for this task; `None` follows `auto_download`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_download: Option<bool>,
+    /// The dashboard (its ID in `store::dashboards`) that took on the task's end: its
+    /// notification, `on_complete` and automatic download, so that two dashboards on one data
+    /// directory do each once between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_by: Option<String>,
 }
 
 impl WatchEntry {
@@ -72,6 +77,7 @@ impl WatchEntry {
             service: None,
             saved: None,
             auto_download: None,
+            claimed_by: None,
         }
     }
     pub fn same_task(&self, other: &WatchEntry) -> bool {

@@ -5,13 +5,14 @@
 //! | `GENDASH_TEST_PANIC=main` | `tests/it/signals.rs` | the dashboard panics when `?` is pressed |
 //! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics 300 ms after start |
 //! | `GENDASH_TEST_RETRY_MS=N` | `tests/it/download.rs` | `gendash download` waits N ms (not 500) before its first resume |
-//! | `gendash watch stress-save FILE` (hidden) | `tests/it/durability.rs` | saves FILE over and over, alternating [`stress_lists`], so a test can kill it mid-save |
+//! | `GENDASH_TEST_STRESS_SAVE=FILE` (`GENDASH_TEST_STRESS_ROUNDS=N`, default 1000) | `tests/it/durability.rs` | instead of anything else, saves FILE N times, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
 //! | [`quadrants`] | preview and view tests | a small PNG whose colours are known |
 //! | [`claimed_png`] | preview tests | a decompression bomb's header |
 //! | [`fuzzing`] | `fuzz/` targets and `tests/it/fuzz_corpora.rs` | the properties each fuzz target checks |
 //!
-//! None of it changes behaviour unless its variable or command is used.
+//! None of it changes behaviour unless its variable is set. Every switch is a variable, not a
+//! flag or a subcommand, so none shows in `--help`, the completions or the manual.
 
 pub mod fuzzing;
 
@@ -80,6 +81,7 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
                 service: None,
                 saved: None,
                 auto_download: None,
+                claimed_by: None,
             })
             .collect()
     };
@@ -87,6 +89,16 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
 }
 
 /// Saves `file` `rounds` times, alternating the two [`stress_lists`].
+/// With `GENDASH_TEST_STRESS_SAVE=FILE`, the file to save over and over and how many times.
+pub fn stress_save_wanted() -> Option<(std::path::PathBuf, u32)> {
+    let file = std::env::var_os("GENDASH_TEST_STRESS_SAVE")?;
+    let rounds = std::env::var("GENDASH_TEST_STRESS_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(1000);
+    Some((file.into(), rounds))
+}
+
 pub fn stress_save(file: &Path, rounds: u32) -> Result<(), StoreError> {
     let store = WatchStore::new(file.to_path_buf());
     let lists = stress_lists();

@@ -46,6 +46,13 @@ impl Hooks {
 
     /// Runs the hook for `task` once a slot is free.
     pub fn run(&self, task: &Finished) -> JoinHandle<()> {
+        if let (None, Some(why)) = (&task.file, &task.no_file) {
+            tracing::info!(
+                "on_complete for {}: {{file}} is empty: {}",
+                sanitize(&task.task_id),
+                sanitize(why)
+            );
+        }
         let args = arguments(&self.argv, task);
         let (slots, timeout, msgs) = (self.slots.clone(), self.timeout, self.msgs.clone());
         tokio::spawn(async move {
@@ -156,6 +163,8 @@ mod tests {
             percent: 100,
             url: Some("http://127.0.0.1:1/files/a.png".into()),
             file: None,
+            no_file: Some("auto_download is off for it".into()),
+            status_failed: false,
         }
     }
 

@@ -79,6 +79,9 @@ pub struct Workers {
     previews: Option<preview::PreviewWorker<Msg>>,
     /// Shared by previews and downloads: each file is fetched once.
     copies: copies::Copies,
+    /// Says that this dashboard runs, for as long as it does, to the others on its data
+    /// directory (its claims stand while it does).
+    registration: crate::store::dashboards::Registration,
 }
 
 impl Workers {
@@ -112,7 +115,14 @@ impl Workers {
         let router_task = tokio::spawn(routing.run(routed_rx, move |dl, job| {
             download(dl, job, &place, shared.clone(), download_msgs.clone());
         }));
-        let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone()));
+        // Beside the watch list: the dashboards that share it are the ones that claim from it.
+        let dashboards = setup.store.path().with_file_name("dashboards");
+        let registration = crate::store::dashboards::Registration::register(&dashboards);
+        let claimant = saver::Claimant {
+            id: registration.id().to_string(),
+            running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
+        };
+        let saver = tokio::spawn(saver::run(setup.store, persist_rx, msgs.clone(), claimant));
         let msgs_for_hooks = msgs.clone();
         let ranker = ranker::RankWorker::start(setup.rank, msgs.clone());
         Workers {
@@ -133,6 +143,7 @@ impl Workers {
             saver,
             previews: None,
             copies,
+            registration,
             hooks: setup
                 .on_complete
                 .map(|argv| hooks::Hooks::new(argv, msgs_for_hooks)),
@@ -186,6 +197,7 @@ impl Workers {
             catalogue,
             ranker,
             previews,
+            registration,
             ..
         } = self;
         drop(previews);
@@ -198,6 +210,8 @@ impl Workers {
             c.abort();
         }
         let _ = tokio::time::timeout(grace, saver).await;
+        // Only once the last claims are written: until then they are this dashboard's.
+        drop(registration);
     }
 
     /// Polls the task at `service` (a saved base URL), or at the current service for `None`.

@@ -3,13 +3,55 @@
 
 use crate::msg::{Msg, PersistOp, TaskKey};
 use crate::store::watchlist::{WatchEntry, WatchStore};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 
 /// How often the file is checked for changes by others, and status updates written.
 pub const CHECK_EVERY: Duration = Duration::from_secs(1);
 
-fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp) {
+/// This dashboard when it claims a finished task's end (`PersistOp::Claim`): its ID, and how
+/// to tell whether the dashboard that holds a claim still runs (`store::dashboards::running`).
+#[derive(Clone)]
+pub struct Claimant {
+    pub id: String,
+    pub running: Arc<dyn Fn(&str) -> bool + Send + Sync>,
+}
+
+impl Claimant {
+    /// Whether this dashboard may take `entry`'s end on: nobody has, this one has, or the one
+    /// that had is gone (it crashed before it was done).
+    fn may_take(&self, entry: &WatchEntry) -> bool {
+        entry
+            .claimed_by
+            .as_deref()
+            .is_none_or(|by| by == self.id || !(self.running)(by))
+    }
+}
+
+/// Applies `op` to the list read under the lock; a claim's answer is returned.
+fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(TaskKey, bool)> {
+    if let PersistOp::Claim(key) = op {
+        let won = list
+            .iter_mut()
+            .find(|e| TaskKey::of(e) == *key)
+            .is_some_and(|e| {
+                let free = me.may_take(e);
+                if free {
+                    e.claimed_by = Some(me.id.clone());
+                } else {
+                    tracing::info!(
+                        "{} {}: claimed by dashboard {}, which runs: its notification, \
+                         on_complete and download are left to it",
+                        key.kind.as_str(),
+                        crate::api::sanitize::sanitize(&key.id),
+                        crate::api::sanitize::sanitize(e.claimed_by.as_deref().unwrap_or(""))
+                    );
+                }
+                free
+            });
+        return Some((key.clone(), won));
+    }
     match op {
         PersistOp::Add(entries) => {
             for e in entries {
@@ -39,7 +81,9 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp) {
                 e.service = Some(service.clone());
             }
         }
+        PersistOp::Claim(_) => {}
     }
+    None
 }
 
 fn stamp(store: &WatchStore) -> Option<(SystemTime, u64)> {
@@ -47,7 +91,12 @@ fn stamp(store: &WatchStore) -> Option<(SystemTime, u64)> {
     Some((m.modified().ok()?, m.len()))
 }
 
-pub async fn run(store: WatchStore, mut ops: mpsc::Receiver<PersistOp>, msgs: mpsc::Sender<Msg>) {
+pub async fn run(
+    store: WatchStore,
+    mut ops: mpsc::Receiver<PersistOp>,
+    msgs: mpsc::Sender<Msg>,
+    me: Claimant,
+) {
     let mut pending: Vec<PersistOp> = Vec::new();
     let mut applied = 0u64;
     let mut seen = stamp(&store);
@@ -57,7 +106,7 @@ pub async fn run(store: WatchStore, mut ops: mpsc::Receiver<PersistOp>, msgs: mp
         let urgent = tokio::select! {
             op = ops.recv() => {
                 let Some(op) = op else {
-                    flush(&store, &mut pending, &mut applied, &mut seen, &msgs).await;
+                    flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
                     return;
                 };
                 let mut urgent = !matches!(op, PersistOp::Status(..));
@@ -70,7 +119,7 @@ pub async fn run(store: WatchStore, mut ops: mpsc::Receiver<PersistOp>, msgs: mp
             }
             _ = ticker.tick() => {
                 if !pending.is_empty() {
-                    flush(&store, &mut pending, &mut applied, &mut seen, &msgs).await;
+                    flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
                 } else if stamp(&store) != seen {
                     let s = store.clone();
                     match tokio::task::spawn_blocking(move || s.load()).await {
@@ -93,7 +142,7 @@ pub async fn run(store: WatchStore, mut ops: mpsc::Receiver<PersistOp>, msgs: mp
             }
         };
         if urgent {
-            flush(&store, &mut pending, &mut applied, &mut seen, &msgs).await;
+            flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
         }
     }
 }
@@ -104,18 +153,36 @@ async fn flush(
     applied: &mut u64,
     seen: &mut Option<(SystemTime, u64)>,
     msgs: &mpsc::Sender<Msg>,
+    me: &Claimant,
 ) {
     if pending.is_empty() {
         return;
     }
     let ops = std::mem::take(pending);
     let count = ops.len() as u64;
-    let s = store.clone();
+    let claims: Vec<TaskKey> = ops
+        .iter()
+        .filter_map(|op| match op {
+            PersistOp::Claim(key) => Some(key.clone()),
+            _ => None,
+        })
+        .collect();
+    let (s, me) = (store.clone(), me.clone());
     let result = tokio::task::spawn_blocking(move || {
-        s.update(|list| ops.iter().for_each(|op| apply(list, op)))
+        let mut answers = Vec::new();
+        let saved = s.update(|list| {
+            answers = ops.iter().filter_map(|op| apply(list, op, &me)).collect();
+        });
+        saved.map(|loaded| (loaded, answers))
     })
     .await;
     *applied += count;
+    let answers = match &result {
+        Ok(Ok((_, answers))) => answers.clone(),
+        // The file cannot say whether another dashboard took them on: better twice than never.
+        _ => claims.into_iter().map(|key| (key, true)).collect(),
+    };
+    let result = result.map(|r| r.map(|(loaded, _)| loaded));
     match result {
         Ok(Ok(loaded)) => {
             *seen = stamp(store);
@@ -144,5 +211,62 @@ async fn flush(
                 )))
                 .await;
         }
+    }
+    for (key, won) in answers {
+        let _ = msgs.send(Msg::Claimed { key, won }).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::TaskKind;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Claims `key` through a saver of `store` as `me`; the answer it sent.
+    async fn claim(store: &WatchStore, me: Claimant, key: &TaskKey) -> bool {
+        let (ops, rx) = mpsc::channel(4);
+        let (msgs, mut answers) = mpsc::channel(16);
+        let saver = tokio::spawn(run(store.clone(), rx, msgs, me));
+        ops.send(PersistOp::Claim(key.clone())).await.expect("send");
+        drop(ops);
+        saver.await.expect("saver");
+        let mut won = None;
+        while let Ok(msg) = answers.try_recv() {
+            if let Msg::Claimed { key: k, won: w } = msg {
+                assert_eq!(&k, key);
+                won = Some(w);
+            }
+        }
+        won.expect("answered")
+    }
+
+    /// One claim per task between the dashboards that run: the first takes it, another does
+    /// not while the first runs, and does once it is gone; the first may claim again.
+    #[tokio::test]
+    async fn a_claim_goes_to_one_running_dashboard() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let key = TaskKey::new(TaskKind::Image, "t-1");
+        store
+            .update(|l| l.push(WatchEntry::new("t-1", TaskKind::Image)))
+            .expect("add");
+        let first_runs = Arc::new(AtomicBool::new(true));
+        let runs = first_runs.clone();
+        let running: Arc<dyn Fn(&str) -> bool + Send + Sync> =
+            Arc::new(move |id: &str| id == "first" && runs.load(Ordering::SeqCst));
+        let me = |id: &str| Claimant {
+            id: id.into(),
+            running: running.clone(),
+        };
+        assert!(claim(&store, me("first"), &key).await);
+        assert!(!claim(&store, me("second"), &key).await);
+        assert!(claim(&store, me("first"), &key).await);
+        let on_disk = store.load().expect("load").entries;
+        assert_eq!(on_disk[0].claimed_by.as_deref(), Some("first"));
+        first_runs.store(false, Ordering::SeqCst);
+        assert!(claim(&store, me("second"), &key).await);
+        let gone = TaskKey::new(TaskKind::Image, "not-listed");
+        assert!(!claim(&store, me("second"), &gone).await);
     }
 }

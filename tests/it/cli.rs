@@ -11,7 +11,7 @@ use url::Url;
 
 /// Runs the binary with a clean environment (its own HOME and XDG dirs under `home`), the
 /// service's address and a token.
-async fn run_in(home: &Path, base: &Url, token: &str, args: &[&str]) -> Output {
+pub(crate) async fn run_in(home: &Path, base: &Url, token: &str, args: &[&str]) -> Output {
     let mut cmd = common::gendash_async(home);
     cmd.env("GENDASH_BASE_URL", base.as_str())
         .env("GENDASH_TOKEN", token)
@@ -22,13 +22,13 @@ async fn run_in(home: &Path, base: &Url, token: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-async fn run(base: &Url, args: &[&str]) -> (u8, String, String) {
+pub(crate) async fn run(base: &Url, args: &[&str]) -> (u8, String, String) {
     let home = tempfile::tempdir().unwrap();
     let out = run_in(home.path(), base, TOKEN, args).await;
     split(&out)
 }
 
-fn split(out: &Output) -> (u8, String, String) {
+pub(crate) fn split(out: &Output) -> (u8, String, String) {
     (
         out.status.code().unwrap_or(-1) as u8,
         String::from_utf8(out.stdout.clone()).unwrap(),
@@ -236,7 +236,7 @@ async fn status_lines_json_shapes_and_exit_codes() {
 async fn wait_reports_each_change_and_ends_with_the_right_code() {
     let svc = service().await;
     let base = svc.base_url();
-    let (code, out, err) = run(&base, &["wait", "--json", "--interval", "0.01", "sim-3-a"]).await;
+    let (code, out, err) = run(&base, &["wait", "--json", "--interval", "0.2", "sim-3-a"]).await;
     assert_eq!(code, 0, "{err}");
     let events = json_lines(&out);
     let seen: Vec<(String, u64)> = events
@@ -265,11 +265,7 @@ async fn wait_reports_each_change_and_ends_with_the_right_code() {
             .ends_with("sim-3-a.png")
     );
 
-    let (code, out, _) = run(
-        &base,
-        &["wait", "--interval", "0.01", "sim-2-b", "fail-2-c"],
-    )
-    .await;
+    let (code, out, _) = run(&base, &["wait", "--interval", "0.2", "sim-2-b", "fail-2-c"]).await;
     assert_eq!(code, 5, "{out}");
     assert!(out.contains("FAILED") && out.contains("COMPLETED"), "{out}");
 
@@ -279,7 +275,7 @@ async fn wait_reports_each_change_and_ends_with_the_right_code() {
             "wait",
             "--json",
             "--interval",
-            "0.01",
+            "0.2",
             "--timeout",
             "0.3",
             "hold-forever",
@@ -289,7 +285,18 @@ async fn wait_reports_each_change_and_ends_with_the_right_code() {
     assert_eq!(code, 6);
     assert!(out.contains(r#""event":"timeout""#), "{out}");
 
-    let (code, _, _) = run(&base, &["wait", "--interval", "0.01", "unknown-task"]).await;
+    let (code, _, _) = run(
+        &base,
+        &[
+            "wait",
+            "--interval",
+            "0.2",
+            "--not-found-grace",
+            "0",
+            "unknown-task",
+        ],
+    )
+    .await;
     assert_eq!(code, 4);
 }
 
@@ -298,7 +305,7 @@ async fn wait_json_events_carry_the_eta_once_progress_moved_twice() {
     let svc = service().await;
     let (code, out, err) = run(
         &svc.base_url(),
-        &["wait", "--json", "--interval", "0.01", "sim-5-e"],
+        &["wait", "--json", "--interval", "0.2", "sim-5-e"],
     )
     .await;
     assert_eq!(code, 0, "{err}");
@@ -369,21 +376,14 @@ async fn wait_reports_a_task_that_does_not_move_as_stalled() {
         "wait",
         "--json",
         "--interval",
-        "0.05",
+        "0.2",
         "--stall-after",
         "1",
         "--timeout",
         "30",
         "hold-json",
     ];
-    let plain_args = [
-        "wait",
-        "--interval",
-        "0.05",
-        "--timeout",
-        "30",
-        "hold-plain",
-    ];
+    let plain_args = ["wait", "--interval", "0.2", "--timeout", "30", "hold-plain"];
     let (events, plain) = tokio::join!(
         lines_until(json_home.path(), &base, &json_args, |l| l
             .contains(r#""stalled":true"#)),
@@ -435,7 +435,7 @@ async fn wait_retries_through_errors_and_honours_retry_after() {
             "wait",
             "--json",
             "--interval",
-            "0.01",
+            "0.2",
             "--timeout",
             "2.5",
             "t",

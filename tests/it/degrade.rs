@@ -63,7 +63,8 @@ fn row_is_healthy(screen: &str) -> bool {
 
 #[test]
 fn garbage_slowness_and_outage_are_reported_then_recovered_from() {
-    let mut rig = rig(Mode::Forward, &[("GENDASH_REQUEST_TIMEOUT", "0.5")]);
+    // The shortest request_timeout there is (a second), so the slow answer times out soon.
+    let mut rig = rig(Mode::Forward, &[("GENDASH_REQUEST_TIMEOUT", "1")]);
     let (proxy, d) = (&rig.proxy, &mut rig.dashboard);
     d.wait_text("320/320");
     d.wait_for(

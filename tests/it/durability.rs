@@ -23,9 +23,8 @@ fn sigkill_at_random_moments_never_leaves_a_partial_file() {
     for _ in 0..300 {
         let before = inode(&file);
         let mut child = common::gendash(dir.path())
-            .args(["watch", "stress-save"])
-            .arg(&file)
-            .args(["--rounds", "100000"])
+            .env("GENDASH_TEST_STRESS_SAVE", &file)
+            .env("GENDASH_TEST_STRESS_ROUNDS", "100000")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -337,14 +337,14 @@ async fn check_task_commands(runs: &mut Runs<'_>, h: &str, clean: &str) {
         &hostile_task_body(h),
     )))
     .await;
-    // A status that is none of the final ones: the task is still running.
-    let (out, _) = runs.expect(&task.url(), &["status", "t"], 0);
+    // A status that is none of the final ones: the task is still running (exit 7).
+    let (out, _) = runs.expect(&task.url(), &["status", "t"], 7);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(
         out.starts_with("image  ") && out.contains(&head(clean, 10)) && out.contains("100%"),
         "{out:?} does not show {clean:?}"
     );
-    let (out, _) = runs.expect(&task.url(), &["status", "--json", "t"], 0);
+    let (out, _) = runs.expect(&task.url(), &["status", "--json", "t"], 7);
     let line = json_lines(&out).remove(0);
     assert_eq!(line["status"], clean);
     assert_eq!(line["task_id"], clean);
@@ -358,7 +358,7 @@ async fn check_task_commands(runs: &mut Runs<'_>, h: &str, clean: &str) {
         "wait",
         "--json",
         "--interval",
-        "0.05",
+        "0.2",
         "--timeout",
         "0.4",
         "t",
@@ -474,7 +474,7 @@ async fn the_token_leaks_nowhere() {
         (five_hundred.url(), vec!["status", "--json", "t"], 1),
         (five_hundred.url(), vec!["wait", "--timeout", "1.5", "t"], 6),
         (garbage.url(), vec!["status", "t"], 1),
-        (echo_status.url(), vec!["status", "--json", "t"], 0),
+        (echo_status.url(), vec!["status", "--json", "t"], 7),
         (redirect.url(), vec!["models"], 1),
     ];
     for (base, args, want) in runs {
@@ -600,7 +600,7 @@ async fn client_errors_other_than_429_are_asked_once() {
                 home.path(),
                 &fs.url(),
                 "t0k3n",
-                &["wait", "--interval", "0.01", "--timeout", "3", "t"],
+                &["wait", "--interval", "0.2", "--timeout", "3", "t"],
             )
         });
         assert_eq!(code, want, "{status}: {err}");

@@ -8,6 +8,7 @@ mod common;
 
 mod architecture;
 mod cli;
+mod cli_seams;
 mod conformance;
 mod contract;
 mod contrast;

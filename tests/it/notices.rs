@@ -110,3 +110,260 @@ fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
         );
     }
 }
+
+/// Two dashboards open on one data directory, polling one service, with `auto_download` and
+/// `on_complete`: each finished task gets one hook run, one notification and one download
+/// between them (claimed in the watch list file); the hook runs after the download, with the
+/// saved file whole; the other dashboard's row shows the file the first saved.
+#[test]
+fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let record = home.path().join("hook.tsv");
+    configure_a_recording_hook(home.path(), svc.base_url().as_ref(), &record);
+    // Long enough that both dashboards see them running before they finish.
+    let (done, failed) = ("sim-30-shared", "fail-30-shared");
+    let out = common::gendash(home.path())
+        .args(["watch", "add", done, failed])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let logs = [home.path().join("one.log"), home.path().join("two.log")];
+    let dashboard = |log: &std::path::Path| {
+        let log = log.display().to_string();
+        Session::spawn(
+            command(home.path(), &["-v"], &[("GENDASH_LOG_FILE", log.as_str())]),
+            150,
+            40,
+        )
+    };
+    let mut sessions = [dashboard(&logs[0]), dashboard(&logs[1])];
+    let file = home.path().join("dl/sim-30-shared.png");
+    let shows_saved = |t: &str| {
+        t.lines()
+            .any(|l| l.contains(done) && l.contains("saved sim-30-shared.png"))
+            && t.lines()
+                .any(|l| l.contains(failed) && l.contains("FAILED"))
+    };
+    for s in &sessions {
+        s.wait_for(
+            "the saved file on both dashboards' rows",
+            Duration::from_secs(30),
+            shows_saved,
+        );
+    }
+    let lines = || -> Vec<String> {
+        std::fs::read_to_string(&record)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    sessions[0].wait_for("both hooks to have run", Duration::from_secs(10), |_| {
+        lines().len() >= 2
+    });
+    for s in &mut sessions {
+        s.send("q");
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+        s.assert_restored();
+    }
+
+    let mut ran = lines();
+    ran.sort();
+    let size = gendash::server::SAMPLE_PNG.len();
+    assert_eq!(
+        ran,
+        [
+            format!("{failed}\t\tnone"),
+            format!("{done}\t{}\t{size}", file.display()),
+        ],
+        "one run per task, the completed one's after its file was saved whole"
+    );
+    let raw: Vec<Vec<u8>> = sessions.iter().map(Session::raw).collect();
+    let notified = |what: &str| {
+        let needle = format!("\x1b]9;gendash: {what}");
+        raw.iter()
+            .map(|r| memchr::memmem::find_iter(r, needle.as_bytes()).count())
+            .sum::<usize>()
+    };
+    assert_eq!(notified(&format!("task completed: image {done}")), 1);
+    assert_eq!(notified(&format!("task failed: image {failed}")), 1);
+    let gets = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert_eq!(
+        gets,
+        1,
+        "one download between them: {:?}",
+        svc.file_requests()
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), *gendash::server::SAMPLE_PNG);
+    claims_stay_in_the_file_only(home.path(), &[done, failed]);
+    // Why the failed task's hook had no file, in the log of the dashboard that ran it.
+    let said: String = logs
+        .iter()
+        .map(|l| std::fs::read_to_string(l).unwrap_or_default())
+        .collect();
+    assert_eq!(
+        said.matches(&format!(
+            "on_complete for {failed}: {{file}} is empty: the task failed"
+        ))
+        .count(),
+        1,
+        "{said}"
+    );
+}
+
+/// `auto_download` into `~/dl` and an `on_complete` that is a real program, run without a
+/// shell: it appends the task, `{file}` and the file's size when it ran to `record` (so a
+/// hook run before the download finished shows).
+fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = home.join("hook.sh");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\nsize=$(wc -c < \"$3\" 2>/dev/null || echo none)\n\
+         printf '%s\\t%s\\t%s\\n' \"$2\" \"$3\" \"$size\" >> \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = home.join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "base_url = \"{base}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
+             auto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\
+             on_complete = [\"{}\", \"{}\", \"{{task_id}}\", \"{{file}}\"]\n",
+            common::TOKEN,
+            hook.display(),
+            record.display()
+        ),
+    )
+    .unwrap();
+}
+
+/// The claims are in the watch list file, not in `watch list --json`; both dashboards, gone,
+/// left no registration behind.
+fn claims_stay_in_the_file_only(home: &std::path::Path, ids: &[&str]) {
+    let data = home.join("data/gendash");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("watchlist.json")).unwrap())
+            .unwrap();
+    for id in ids {
+        let entry = file["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["task_id"] == *id)
+            .unwrap();
+        assert!(
+            entry["claimed_by"]
+                .as_str()
+                .is_some_and(|c| c.len() == 16 && c.bytes().all(|b| b.is_ascii_hexdigit())),
+            "{entry}"
+        );
+    }
+    let out = common::gendash(home)
+        .args(["watch", "list", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("claimed_by"));
+    let left: Vec<_> = std::fs::read_dir(data.join("dashboards"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A claim in the watch list file stands while the dashboard that holds it runs (its file in
+/// `dashboards/` is locked), and is taken over once that dashboard is gone: the real binary
+/// fetches the task whose claimant is dead, leaves the one whose claimant lives, and fetches
+/// that one at its next start once the claimant has gone.
+#[test]
+fn a_claim_stands_while_its_dashboard_runs_and_is_taken_over_after() {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let record = home.path().join("hook.tsv");
+    configure_a_recording_hook(home.path(), svc.base_url().as_ref(), &record);
+    for args in [
+        &["watch", "add", "demo-image-done"][..],
+        &["watch", "add", "--video", "demo-video-done"],
+    ] {
+        let out = common::gendash(home.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let data = home.path().join("data/gendash");
+    let (dead, alive) = ("00000000000000aa", "00000000000000bb");
+    let list = data.join("watchlist.json");
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&list).unwrap()).unwrap();
+    for (entry, by) in file["tasks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .zip([dead, alive])
+    {
+        entry["claimed_by"] = by.into();
+    }
+    std::fs::write(&list, file.to_string()).unwrap();
+    // A dashboard that runs holds its file locked; the dead one left an unlocked file.
+    std::fs::create_dir_all(data.join("dashboards")).unwrap();
+    std::fs::write(data.join(format!("dashboards/{dead}.lock")), b"").unwrap();
+    let living = std::fs::File::create(data.join(format!("dashboards/{alive}.lock"))).unwrap();
+    living.lock().unwrap();
+    let gets = |name: &str| {
+        svc.file_requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.name == name)
+            .count()
+    };
+
+    let log = home.path().join("gendash.log");
+    let log_file = log.display().to_string();
+    let mut s = Session::spawn(
+        command(home.path(), &["-v"], &[("GENDASH_LOG_FILE", &log_file)]),
+        150,
+        40,
+    );
+    s.wait_text("saved demo-image-done.png");
+    let left = format!("video demo-video-done: claimed by dashboard {alive}, which runs");
+    s.wait_for(
+        "the living claim left alone",
+        Duration::from_secs(10),
+        |_| std::fs::read_to_string(&log).is_ok_and(|l| l.contains(&left)),
+    );
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(
+        gets("demo-image-done.png"),
+        1,
+        "the dead dashboard's claim taken over"
+    );
+    assert_eq!(
+        gets("demo-video-done.mp4"),
+        0,
+        "the living one's left alone"
+    );
+
+    drop(living);
+    let mut s = Session::spawn(command(home.path(), &[], &[]), 150, 40);
+    s.wait_text("saved demo-video-done.mp4");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(gets("demo-video-done.mp4"), 1);
+    assert_eq!(
+        gets("demo-image-done.png"),
+        1,
+        "a saved file is not fetched again"
+    );
+    assert!(
+        !record.exists(),
+        "finished before they were watched: not announced, no hook"
+    );
+}

@@ -52,6 +52,7 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
                 service,
                 saved,
                 auto_download,
+                claimed_by: None,
             },
         )
 }
@@ -88,8 +89,9 @@ fn level(with_profiles: bool) -> impl Strategy<Value = (FileSettings, toml::Tabl
     (
         proptest::option::of(urls),
         proptest::option::of("\\PC{1,30}"),
-        proptest::option::of(0.001f64..86_400.0),
-        proptest::option::of(0.001f64..86_400.0),
+        // poll_interval and request_timeout, from their floors (0.2 s, 1 s) to a day.
+        proptest::option::of(0.2f64..86_400.0),
+        proptest::option::of(1.0f64..86_400.0),
         proptest::option::of(proptest::collection::vec("\\PC{0,12}", 0..5)),
         proptest::option::of(any::<bool>()),
         proptest::option::of(proptest::collection::vec("\\PC{0,12}", 0..5)),

@@ -196,3 +196,126 @@ async fn each_service_saw_only_its_own(
         "an unconfigured service is never asked"
     );
 }
+
+/// The config file's own `base_url` and token stay a configured service when a profile is in
+/// force: a task added without `--profile` is polled, and its file downloaded by
+/// `auto_download`, at the top level's service with the top level's token; the profile's
+/// task at the profile's. Only a base URL that neither names is `no service`.
+#[test]
+fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (top, alpha, other) = rt.block_on(async {
+        (
+            common::service_with(Options::new(Secret::new("token-top"))).await,
+            common::service_with(Options::new(Secret::new("token-alpha"))).await,
+            common::service_with(Options::new(Secret::new("token-other"))).await,
+        )
+    });
+    let base = |s: &gendash::server::Running| s.base_url().to_string();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!(
+            "base_url = \"{}\"\ntoken = \"token-top\"\npoll_interval = 0.2\nbell = false\n\
+             desktop_notifications = false\nauto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\n\
+             [profiles.alpha]\nbase_url = \"{}\"\ntoken = \"token-alpha\"\n",
+            base(&top),
+            base(&alpha)
+        ),
+    )
+    .unwrap();
+    let add = |args: &[&str]| {
+        let out = common::gendash(home.path()).args(args).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    add(&["watch", "add", "sim-2-top"]);
+    add(&["--profile", "alpha", "watch", "add", "sim-2-alpha"]);
+    add(&["--base-url", &base(&other), "watch", "add", "sim-2-stray"]);
+
+    let mut s = Session::spawn(command(home.path(), &["--profile", "alpha"], &[]), 150, 40);
+    let saved = home.path().join("dl/sim-2-top.png");
+    s.wait_for(
+        "both configured services' tasks complete, the top level's file saved",
+        Duration::from_secs(30),
+        |t| {
+            saved.exists()
+                && ["sim-2-top", "sim-2-alpha"]
+                    .iter()
+                    .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
+        },
+    );
+    let screen = s.contents();
+    let row = |id: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
+            .to_string()
+    };
+    let top_name = format!("127.0.0.1:{}", top.addr.port());
+    assert!(row("sim-2-top").contains(&top_name), "{screen}");
+    assert!(!row("sim-2-top").contains("no service"), "{screen}");
+    assert!(row("sim-2-alpha").contains(" alpha "), "{screen}");
+    assert!(row("sim-2-stray").contains("no service"), "{screen}");
+    assert!(screen.contains("1 no service"), "{screen}");
+    assert!(!screen.contains("unusable"), "{screen}");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+
+    top_level_tasks_went_to_the_top_level(&rt, [&top, &alpha, &other]);
+    let out = common::gendash(home.path())
+        .args(["--profile", "alpha", "watch", "list", "--json"])
+        .output()
+        .unwrap();
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top_entry = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["task_id"] == "sim-2-top")
+        .unwrap();
+    assert_eq!(top_entry["service_name"], top_name.as_str());
+}
+
+/// Each service saw only its own tasks, and the top level's file was fetched from it once.
+fn top_level_tasks_went_to_the_top_level(
+    rt: &tokio::runtime::Runtime,
+    [top, alpha, other]: [&gendash::server::Running; 3],
+) {
+    rt.block_on(async {
+        assert_eq!(
+            status_at(top, "token-top", "sim-2-top").await,
+            "COMPLETED 100",
+            "polled at the top level's service, with its token"
+        );
+        assert_eq!(
+            status_at(alpha, "token-alpha", "sim-2-top").await,
+            "QUEUED 0"
+        );
+        assert_eq!(
+            status_at(other, "token-other", "sim-2-stray").await,
+            "QUEUED 0"
+        );
+    });
+    let gets: Vec<_> = top
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.name == "sim-2-top.png")
+        .collect();
+    assert_eq!(
+        gets.len(),
+        1,
+        "one download, at the top level's service: {gets:?}"
+    );
+    assert_eq!(gets[0].status, 200);
+    assert!(
+        alpha
+            .file_requests()
+            .iter()
+            .all(|r| r.name == "sim-2-alpha.png"),
+        "nothing of the top level's asked of the profile's: {:?}",
+        alpha.file_requests()
+    );
+}

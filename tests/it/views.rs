@@ -107,6 +107,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         service: None,
         saved: None,
         auto_download: None,
+        claimed_by: None,
     }
 }
 
@@ -854,6 +855,7 @@ fn watch_pane_across_services_at_80_100_140() {
         service: Some(service.into()),
         saved: None,
         auto_download: None,
+        claimed_by: None,
         ..task(id, kind)
     };
     for (width, height) in [(80, 24), (100, 30), (140, 45)] {

@@ -38,6 +38,15 @@ impl Settings {
             ),
             format!("profile: {}", self.profile.as_deref().unwrap_or("(none)")),
         ];
+        for (k, v) in self.values() {
+            lines.push(format!("{k:<22} = {v:<40}  # {}", src(k)));
+        }
+        lines
+    }
+
+    /// Every resolved key with its value as `config show` writes it (the token redacted):
+    /// with no file, no variables and no flags, the defaults the manual lists.
+    pub fn values(&self) -> Vec<(&'static str, String)> {
         let base = self
             .base_url
             .as_ref()
@@ -56,7 +65,7 @@ impl Settings {
             (Some(_), Some(TokenOrigin::Command(c))) => format!("<redacted> (printed by `{c}`)"),
             (Some(_), _) => "<redacted>".to_string(),
         };
-        let rows: Vec<(&str, String)> = vec![
+        vec![
             ("base_url", base),
             ("token", token),
             (
@@ -106,10 +115,6 @@ impl Settings {
                 self.download_template.as_str().to_string(),
             ),
             ("auto_download", self.auto_download.to_string()),
-        ];
-        for (k, v) in rows {
-            lines.push(format!("{k:<22} = {v:<40}  # {}", src(k)));
-        }
-        lines
+        ]
     }
 }

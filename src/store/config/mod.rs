@@ -13,11 +13,14 @@ mod resolve;
 mod token;
 mod values;
 
-pub use file::{FileSettings, config_path, parse};
+pub use file::{FileSettings, config_path, declared_keys, nearest, parse};
 pub use looks::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
-pub use resolve::{profile_base_urls, resolve, resolve_from, resolve_profile};
+pub use resolve::{Configured, configured_services, resolve, resolve_from, resolve_service};
 pub use token::{default_token_file, loose_permissions, write_token_file};
-pub use values::{BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, Seconds};
+pub use values::{
+    BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
+    check_seconds,
+};
 
 use crate::api::Secret;
 use std::collections::BTreeMap;
@@ -111,6 +114,9 @@ pub struct Settings {
     pub styles: BTreeMap<String, ratatui::style::Style>,
     /// `[keys]`, the top level's and then the profile's: action name → its keys.
     pub keys: BTreeMap<String, Vec<KeyCombo>>,
+    /// `[keys]` action name → the line of the config file that binds it, so an error found
+    /// when the keymap is built names the line.
+    pub keys_lines: BTreeMap<String, usize>,
     /// Key → where its value came from.
     pub sources: BTreeMap<&'static str, Source>,
     /// Things the user should know (loose file permissions), printed to stderr.

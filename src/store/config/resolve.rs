@@ -1,7 +1,7 @@
 //! The precedence: flags > environment > profile > top level > default, one key at a time,
 //! each recording which layer supplied it.
 
-use super::file::{FileSettings, config_path, parse};
+use super::file::{FileSettings, config_path, key_lines, parse};
 use super::token::{check_one_way, loose_permissions, resolve_token};
 use super::values::{BaseUrl, Seconds};
 use super::{
@@ -15,8 +15,23 @@ use std::path::PathBuf;
 
 /// Loads and resolves everything.
 pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, ConfigError> {
-    let (file, found, path) = load(overrides, env)?;
-    resolve_from(file, found, path, overrides, env)
+    let (file, found, path, text) = load_with_text(overrides, env)?;
+    let mut settings = resolve_from(file, found, path, overrides, env)?;
+    let lines = key_lines(&text);
+    let profile_keys = settings
+        .profile
+        .as_ref()
+        .map(|p| format!("profiles.{p}.keys."));
+    for action in settings.keys.keys() {
+        let line = profile_keys
+            .as_ref()
+            .and_then(|p| lines.get(&format!("{p}{action}")))
+            .or_else(|| lines.get(&format!("keys.{action}")));
+        if let Some(&line) = line {
+            settings.keys_lines.insert(action.clone(), line);
+        }
+    }
+    Ok(settings)
 }
 
 /// The file in force, parsed (empty when the default file does not exist), whether it was
@@ -25,43 +40,69 @@ fn load(
     overrides: &Overrides,
     env: EnvLookup<'_>,
 ) -> Result<(FileSettings, bool, PathBuf), ConfigError> {
+    load_with_text(overrides, env).map(|(file, found, path, _)| (file, found, path))
+}
+
+/// [`load`], and the file's text, for what must name a line after parsing.
+fn load_with_text(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<(FileSettings, bool, PathBuf, String), ConfigError> {
     let (path, explicit) = config_path(overrides, env);
     match std::fs::read_to_string(&path) {
-        Ok(text) => Ok((parse(&text, &path)?, true, path)),
+        Ok(text) => Ok((parse(&text, &path)?, true, path, text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
-            Ok((FileSettings::default(), false, path))
+            Ok((FileSettings::default(), false, path, String::new()))
         }
         Err(e) => Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
     }
 }
 
-/// Every profile of the file in force with the base URL it uses (its own, else the top
-/// level's); profiles without one are left out.
-pub fn profile_base_urls(
+/// A service the file in force names: its top level's base URL, or a profile's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Configured {
+    /// The profile whose settings reach it; `None` for the top level.
+    pub profile: Option<String>,
+    pub base_url: url::Url,
+}
+
+/// Every service the file in force names, the top level's first (its base URL is polled with
+/// its own token, whichever profile is in force), then each profile's (its own base URL, else
+/// the top level's); a level without a base URL names none.
+pub fn configured_services(
     overrides: &Overrides,
     env: EnvLookup<'_>,
-) -> Result<Vec<(String, url::Url)>, ConfigError> {
+) -> Result<Vec<Configured>, ConfigError> {
     let (file, _, _) = load(overrides, env)?;
     let top = file.base_url.as_ref().map(|b| b.0.clone());
-    Ok(file
+    let top_level = top.clone().map(|base_url| Configured {
+        profile: None,
+        base_url,
+    });
+    let profiles = file
         .profiles
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|(name, p)| Some((name, p.base_url.map(|b| b.0).or_else(|| top.clone())?)))
-        .collect())
+        .filter_map(|(name, p)| {
+            Some(Configured {
+                profile: Some(name),
+                base_url: p.base_url.map(|b| b.0).or_else(|| top.clone())?,
+            })
+        });
+    Ok(top_level.into_iter().chain(profiles).collect())
 }
 
-/// The settings of profile `name` on its own, for polling its tasks beside the current
-/// service's: the flags and variables that choose the current service (its base URL, token
-/// and profile) do not apply to it.
-pub fn resolve_profile(
+/// The settings of the top level (`profile` `None`) or of a profile on its own, for polling
+/// its tasks beside the current service's: the flags and variables that choose the current
+/// service (its base URL, token and profile) do not apply to it.
+pub fn resolve_service(
     overrides: &Overrides,
     env: EnvLookup<'_>,
-    name: &str,
+    profile: Option<&str>,
 ) -> Result<Settings, ConfigError> {
     let own = Overrides {
         config: overrides.config.clone(),
-        profile: Some(name.to_string()),
+        profile: profile.map(str::to_string),
         base_url: None,
     };
     let env_without_current = |key: &str| match key {
@@ -281,6 +322,7 @@ pub fn resolve_from(
         theme,
         styles,
         keys,
+        keys_lines: BTreeMap::new(),
         sources,
         warnings,
     })

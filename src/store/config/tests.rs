@@ -316,7 +316,7 @@ fn bad_keys_themes_and_styles_name_the_line_and_the_key() {
     for (text, wanted) in [
         (
             "[keys]\nquitt = \"x\"\n",
-            "config.toml line 2: unknown field `quitt`, expected one of `filter`",
+            "config.toml line 2: unknown field `quitt` (did you mean `quit`?), expected one of `filter`",
         ),
         (
             "[keys]\nquit = \"ctrl-q\"\nopen = \"entr\"\n",
@@ -336,7 +336,7 @@ fn bad_keys_themes_and_styles_name_the_line_and_the_key() {
         ),
         (
             "[styles]\nselcted = \"red\"\n",
-            "config.toml line 2: unknown field `selcted`, expected one of `border`",
+            "config.toml line 2: unknown field `selcted` (did you mean `selected`?), expected one of `border`",
         ),
         (
             "[styles]\nselected = \"purplish bold\"\n",
@@ -354,6 +354,105 @@ fn bad_keys_themes_and_styles_name_the_line_and_the_key() {
         assert!(
             e.contains(wanted),
             "{text:?}\n  got: {e}\n  wanted: {wanted}"
+        );
+    }
+}
+
+#[test]
+fn durations_and_the_poll_count_have_floors_said_plainly() {
+    let path = PathBuf::from("/etc/g.toml");
+    for (text, wanted) in [
+        (
+            "poll_interval = 0",
+            "line 1, key `poll_interval`: 0 is too short: it must be at least 0.2 seconds",
+        ),
+        (
+            "poll_interval = 0.1",
+            "0.1 is too short: it must be at least 0.2 seconds",
+        ),
+        (
+            "stall_after = 0",
+            "line 1, key `stall_after`: 0 is too short: it must be at least 1 second",
+        ),
+        (
+            "stall_after = 0.5",
+            "0.5 is too short: it must be at least 1 second",
+        ),
+        (
+            "request_timeout = -3",
+            "-3 is too short: it must be at least 1 second",
+        ),
+        (
+            "request_timeout = 86401",
+            "86401 is too long: it must be at most 86400 seconds (a day)",
+        ),
+        (
+            "max_concurrent_polls = 0",
+            "line 1, key `max_concurrent_polls`: 0 is too few: at least 1 request must be allowed at a time",
+        ),
+        ("max_concurrent_polls = -2", "-2 is too few"),
+    ] {
+        let e = parse(text, &path).expect_err(text).0;
+        assert!(e.contains(wanted), "{text}\n  got: {e}\n  wanted: {wanted}");
+    }
+    let ok = parse(
+        "poll_interval = 0.2\nstall_after = 1\nrequest_timeout = 1\nmax_concurrent_polls = 1\n",
+        &path,
+    )
+    .expect("the floors themselves are accepted");
+    assert_eq!(
+        ok.poll_interval.map(|s| s.0),
+        Some(Duration::from_millis(200))
+    );
+    assert_eq!(
+        ok.max_concurrent_polls.map(std::num::NonZeroUsize::get),
+        Some(1)
+    );
+    let env = env_of(&[("GENDASH_REQUEST_TIMEOUT", "0")]);
+    let e = resolve_text("", &Overrides::default(), &env).expect_err("zero");
+    assert_eq!(
+        e.0,
+        "GENDASH_REQUEST_TIMEOUT: 0 is too short: it must be at least 1 second"
+    );
+}
+
+#[test]
+fn an_unknown_key_suggests_the_nearest_only_when_near() {
+    let path = PathBuf::from("c.toml");
+    let e = parse("poll_intreval = 2\n", &path).expect_err("unknown").0;
+    assert!(e.starts_with("c.toml line 1: unknown field `poll_intreval` (did you mean `poll_interval`?), expected one of `base_url`"), "{e}");
+    let e = parse("zzz = 2\n", &path).expect_err("unknown").0;
+    assert!(
+        e.starts_with("c.toml line 1: unknown field `zzz`, expected one of"),
+        "{e}"
+    );
+    assert_eq!(
+        nearest("THEME", ["theme", "bell"].into_iter()),
+        Some("theme")
+    );
+    assert_eq!(nearest("x", ["theme", "bell"].into_iter()), None);
+}
+
+#[test]
+fn the_declared_keys_are_the_schema_s() {
+    let keys = declared_keys();
+    for k in [
+        "base_url",
+        "poll_interval",
+        "max_concurrent_polls",
+        "keys",
+        "profiles",
+    ] {
+        assert!(keys.contains(&k), "{k} in {keys:?}");
+    }
+    // Each one parses (as some value), none is invented.
+    let e = parse("nope = 1", Path::new("c.toml"))
+        .expect_err("unknown")
+        .0;
+    for k in keys {
+        assert!(
+            e.contains(&format!("`{k}`")),
+            "{k} is not in the parser's own list: {e}"
         );
     }
 }

@@ -7,12 +7,55 @@ use std::fmt;
 use std::time::Duration;
 use url::Url;
 
-/// A positive number of seconds, at most a day; rejected at parse time so the error carries
-/// the file's line and key.
+/// A number of seconds between `MIN_MS` milliseconds and a day; rejected at parse time so
+/// the error carries the file's line and key. Zero would mean a busy loop (`poll_interval`), a
+/// request that cannot succeed (`request_timeout`) or every task stalled at once
+/// (`stall_after`), so each key has a floor.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Seconds(pub Duration);
+pub struct Seconds<const MIN_MS: u64 = 1000>(pub Duration);
 
-impl Seconds {
+/// `poll_interval`'s floor is `wait --interval`'s: polling faster than five times a second is
+/// a busy loop against the service, while a local service may well be asked that often.
+pub type PollSeconds = Seconds<200>;
+
+/// The floor of a polling interval, in `poll_interval` and `wait --interval`.
+pub const POLL_FLOOR: Duration = Duration::from_millis(200);
+
+/// The longest duration any key takes.
+const DAY_SECS: f64 = 86_400.0;
+
+/// "1 second", "0.2 seconds": how a floor is said in an error.
+pub fn seconds_text(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if (secs - 1.0).abs() < f64::EPSILON {
+        "1 second".into()
+    } else {
+        format!("{secs} seconds")
+    }
+}
+
+/// Checks a number of seconds against a floor and a day; the error says the bound broken.
+pub fn check_seconds(n: f64, floor: Duration) -> Result<Duration, String> {
+    if n.is_nan() {
+        return Err("not a number of seconds".into());
+    }
+    if n < floor.as_secs_f64() {
+        return Err(format!(
+            "{n} is too short: it must be at least {}",
+            seconds_text(floor)
+        ));
+    }
+    if n > DAY_SECS {
+        return Err(format!(
+            "{n} is too long: it must be at most {DAY_SECS} seconds (a day)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(n))
+}
+
+impl<const MIN_MS: u64> Seconds<MIN_MS> {
+    pub const FLOOR: Duration = Duration::from_millis(MIN_MS);
+
     pub fn parse(text: &str) -> Result<Self, String> {
         let n: f64 = text
             .trim()
@@ -21,34 +64,47 @@ impl Seconds {
         Self::from_f64(n)
     }
     fn from_f64(n: f64) -> Result<Self, String> {
-        if n.is_finite() && n > 0.0 && n <= 86_400.0 {
-            Ok(Seconds(Duration::from_secs_f64(n)))
-        } else {
-            Err(format!("{n} is not between 0 and 86400 seconds"))
-        }
+        check_seconds(n, Self::FLOOR).map(Seconds)
     }
 }
 
-impl<'de> Deserialize<'de> for Seconds {
+impl<'de, const MIN_MS: u64> Deserialize<'de> for Seconds<MIN_MS> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Seconds;
+        struct Visitor<const M: u64>;
+        impl<const M: u64> serde::de::Visitor<'_> for Visitor<M> {
+            type Value = Seconds<M>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a number of seconds")
             }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Seconds, E> {
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Seconds<M>, E> {
                 Seconds::from_f64(v as f64).map_err(E::custom)
             }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Seconds, E> {
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Seconds<M>, E> {
                 Seconds::from_f64(v as f64).map_err(E::custom)
             }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Seconds, E> {
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Seconds<M>, E> {
                 Seconds::from_f64(v).map_err(E::custom)
             }
         }
-        d.deserialize_any(Visitor)
+        d.deserialize_any(Visitor::<MIN_MS>)
     }
+}
+
+/// `max_concurrent_polls`: at least one request at a time, said plainly (serde's own words for
+/// a zero `NonZeroUsize` name a Rust type).
+pub fn at_least_one<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<std::num::NonZeroUsize>, D::Error> {
+    let n = i64::deserialize(d)?;
+    usize::try_from(n)
+        .ok()
+        .and_then(std::num::NonZeroUsize::new)
+        .map(Some)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{n} is too few: at least 1 request must be allowed at a time"
+            ))
+        })
 }
 
 /// A base URL, checked to be absolute when read.
