@@ -36,6 +36,16 @@ pub enum Action {
     ToggleAutoDownload,
     ToggleFavourite,
     OnlyFavourites,
+    /// Mark or unmark the selected task (bulk remove, download, auto-download).
+    ToggleMark,
+    /// Remove every completed task (after a question).
+    RemoveCompleted,
+    /// The focused pane over the whole screen, or back.
+    Zoom,
+    /// Search the help or the request log.
+    Search,
+    /// The next (or, `false`, the previous) line matching the search.
+    NextMatch(bool),
     // Text input, in the filter, the category field and the add dialog.
     Type(char),
     Paste(String),

@@ -19,6 +19,8 @@ use std::sync::Arc;
 
 /// How many recent categories are remembered.
 const RECENT_CATEGORIES: usize = 8;
+/// How many categories of earlier catalogues are offered at most.
+const SEEN_CATEGORIES: usize = 256;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Load {
@@ -53,6 +55,9 @@ pub struct Browser {
     /// Recently used categories, oldest first, remembered across sessions.
     pub recent_categories: Vec<String>,
     pick: Option<usize>,
+    /// Categories of every catalogue loaded this session, first seen first: still offered
+    /// when the category in force lists nothing.
+    seen_categories: Vec<String>,
     /// Indices into `entries`, best match first.
     pub matches: Arc<[u32]>,
     pub cursor: Cursor,
@@ -104,6 +109,7 @@ impl Browser {
             configured_categories,
             recent_categories,
             pick: None,
+            seen_categories: Vec::new(),
             matches: Arc::new([]),
             cursor: Cursor::default(),
             favourites: std::collections::BTreeSet::new(),
@@ -185,6 +191,13 @@ impl Browser {
         let name = self.selected_entry().map(|e| e.model.clone());
         self.all = (0..c.entries.len() as u32).collect();
         self.entries = c.entries.into();
+        for cate in self.entries.iter().filter_map(LoraEntry::category) {
+            if self.seen_categories.len() < SEEN_CATEGORIES
+                && !self.seen_categories.iter().any(|c| c == cate)
+            {
+                self.seen_categories.push(cate.to_string());
+            }
+        }
         self.text = Arc::new(SearchText::new(self.entries.clone()));
         self.skipped = c.skipped;
         let keep = name.and_then(|n| {
@@ -459,6 +472,13 @@ impl Browser {
         for (c, _) in seen {
             if !known.iter().any(|k| k == c) {
                 known.push(c.to_string());
+            }
+        }
+        // Then those of earlier catalogues: a category that matched nothing leaves the list
+        // empty, and the way out is another category.
+        for c in &self.seen_categories {
+            if !known.contains(c) {
+                known.push(c.clone());
             }
         }
         known

@@ -47,9 +47,9 @@ impl Context {
             Context::Global => "Either pane",
             Context::Browser => "LoRA browser",
             Context::Watch => "Watch list",
-            Context::TextInput => "Filter and category fields",
+            Context::TextInput => "Filter, category and search fields",
             Context::AddDialog => "Add dialog",
-            Context::Confirm => "Overwrite question",
+            Context::Confirm => "A yes/no question (replace a file, remove completed tasks)",
             Context::Requests => "Request log",
             Context::Help => "Help",
         }
@@ -173,7 +173,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('c'), NONE)],
                 "c",
                 Action::EditCategory,
-                "category (↑↓ picks a known one)",
+                "category (the field offers the known ones)",
                 Some("category")
             ),
             bind!(
@@ -210,7 +210,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Esc, NONE)],
                 "Esc",
                 Action::Cancel,
-                "clear the filter",
+                "in the pane: clear the filter (in the field it leaves the field instead)",
                 None
             ),
             bind!(
@@ -285,7 +285,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('D'), SHIFT)],
                 "D",
                 Action::Download,
-                "download the file to download_dir (asks before replacing one)",
+                "download the file (of every marked task) to download_dir; asks before replacing one",
                 Some("download")
             ),
             bind!(
@@ -294,7 +294,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('A'), SHIFT)],
                 "A",
                 Action::ToggleAutoDownload,
-                "download this task's file by itself when it completes (or stop)",
+                "download the file by itself when the task completes, or stop (every marked task)",
                 None
             ),
             bind!(
@@ -303,8 +303,8 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('y'), NONE), (Char('Y'), SHIFT)],
                 "y",
                 Action::Submit,
-                "yes: replace the file",
-                Some("replace"),
+                "yes: replace the file, or remove the tasks",
+                Some("yes"),
                 Priority::Always
             ),
             bind!(
@@ -313,8 +313,8 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('n'), NONE), (Esc, NONE)],
                 "n/Esc",
                 Action::Cancel,
-                "no: keep the file",
-                Some("keep"),
+                "no: keep it",
+                Some("no"),
                 Priority::Always
             ),
             bind!(
@@ -323,8 +323,36 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('d'), NONE), (Delete, NONE)],
                 "d/Del",
                 Action::Remove,
-                "remove the task from the list",
+                "remove the task, or every marked one, from the list",
                 Some("remove")
+            ),
+            bind!(
+                Watch,
+                "mark",
+                [(Char(' '), NONE)],
+                "Space",
+                Action::ToggleMark,
+                "mark or unmark the task and move down; remove, download and auto-download act \
+                 on every marked one",
+                None
+            ),
+            bind!(
+                Watch,
+                "remove_completed",
+                [(Char('C'), SHIFT)],
+                "C",
+                Action::RemoveCompleted,
+                "remove every completed task (asks first; one undo brings them all back)",
+                None
+            ),
+            bind!(
+                Watch,
+                "clear_filter",
+                [(Esc, NONE)],
+                "Esc",
+                Action::Cancel,
+                "in the pane: clear the filter, else unmark every task",
+                None
             ),
             bind!(
                 Watch,
@@ -332,7 +360,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('u'), NONE)],
                 "u",
                 Action::Undo,
-                "undo the last add or remove",
+                "undo the last add or remove; again undoes the one before (up to 50)",
                 Some("undo"),
                 Priority::Low
             ),
@@ -429,6 +457,16 @@ fn bindings() -> &'static Arc<[Binding]> {
             ),
             bind!(
                 Global,
+                "zoom",
+                [(Char('z'), NONE)],
+                "z",
+                Action::Zoom,
+                "zoom the focused pane to the whole screen, or back",
+                Some("zoom"),
+                Priority::Low
+            ),
+            bind!(
+                Global,
                 "quit",
                 [(Char('q'), NONE)],
                 "q",
@@ -471,7 +509,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Esc, NONE)],
                 "Esc",
                 Action::Cancel,
-                "leave the field (the filter stays)",
+                "leave the field; the filter or the search stays",
                 Some("leave"),
                 Priority::High
             ),
@@ -481,7 +519,8 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Up, NONE), (Char('p'), CTRL)],
                 "↑/^P",
                 Action::PickPrevious,
-                "filter: move the selection up (as in fzf); category: previous known one",
+                "filter: move the selection up (as in fzf); category: previous known one; \
+                 search: previous match",
                 None
             ),
             bind!(
@@ -490,7 +529,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Down, NONE), (Char('n'), CTRL)],
                 "↓/^N",
                 Action::PickNext,
-                "filter: move the selection down; category: next known one",
+                "filter: move the selection down; category: next known one; search: next match",
                 None
             ),
             bind!(
@@ -579,6 +618,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 Priority::Always
             ),
         ])
+        .chain(searches(Context::Requests, "search the log: method, status, URL, error"))
         .chain(moves(
             Context::Requests,
             [
@@ -601,27 +641,64 @@ fn bindings() -> &'static Arc<[Binding]> {
                 Some("close"),
                 Priority::Always
             ),
-            bind!(
-                Help,
-                "up",
-                [(Up, NONE), (Char('k'), NONE)],
-                "↑/k",
-                Action::Up,
-                "scroll up",
-                None
-            ),
-            bind!(
-                Help,
-                "down",
-                [(Down, NONE), (Char('j'), NONE)],
-                "↓/j",
-                Action::Down,
-                "scroll down",
-                None
-            ),
         ])
+        .chain(moves(
+            Context::Help,
+            [
+                "scroll up",
+                "scroll down",
+                "page up",
+                "page down",
+                "the top",
+                "the end",
+            ],
+        ))
+        .chain(searches(Context::Help, "search the help"))
         .collect::<Vec<_>>()
         .into()
+    })
+}
+
+/// Searching a popup's lines (the help, the request log) in `context`, described as `what`.
+fn searches(context: Context, what: &'static str) -> [Binding; 3] {
+    use KeyCode::Char;
+    [
+        bind!(
+            Help,
+            "search",
+            [(Char('/'), NONE)],
+            "/",
+            Action::Search,
+            "search",
+            Some("search")
+        ),
+        bind!(
+            Help,
+            "next_match",
+            [(Char('n'), NONE)],
+            "n",
+            Action::NextMatch(true),
+            "the next match",
+            None
+        ),
+        bind!(
+            Help,
+            "previous_match",
+            [(Char('N'), SHIFT)],
+            "N",
+            Action::NextMatch(false),
+            "the previous match",
+            None
+        ),
+    ]
+    .map(|b| Binding {
+        context,
+        description: if b.name == "search" {
+            what
+        } else {
+            b.description
+        },
+        ..b
     })
 }
 
@@ -684,6 +761,18 @@ pub enum HelpLine<'a> {
     Blank,
     /// A closing remark.
     Note(&'static str),
+}
+
+impl HelpLine<'_> {
+    /// The line's words, as a search reads them.
+    pub fn text(&self) -> String {
+        match self {
+            HelpLine::Title(ctx) => ctx.title().to_string(),
+            HelpLine::Binding(b) => format!("{} {}", b.label, b.description),
+            HelpLine::Blank => String::new(),
+            HelpLine::Note(text) => (*text).to_string(),
+        }
+    }
 }
 
 /// A key as the dispatcher compares it: shift is implied by an upper-case character

@@ -26,9 +26,6 @@ pub use crate::api::{TaskKind, TaskState};
 /// How long a notice stays on the status bar, in seconds of the reducers' clock.
 pub const NOTICE_SECONDS: u64 = 5;
 
-/// What a key about the selected task says on an empty watch list.
-const NO_TASK: &str = "no task selected: the watch list is empty (a adds tasks)";
-
 /// A short message about the last action ("copied …", "removed …"), shown for a few seconds:
 /// a message about an earlier action must not read as one about the latest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +71,33 @@ pub enum Popup {
     Confirm(Confirm),
     /// The request log (`L`); its rows and selection are `State::requests`.
     Requests,
+    /// Remove every completed task (`count` of them when asked)?
+    RemoveCompleted {
+        count: usize,
+    },
+}
+
+/// A search in the help or the request log (`/`); it stays after its field is left, for the
+/// next and previous match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Search {
+    pub query: String,
+    /// Whether its field has the keyboard.
+    pub editing: bool,
+    /// The help line the search is at (the request log's is its selected row).
+    pub at: Option<usize>,
+    /// How many lines match.
+    pub matches: usize,
+}
+
+impl Search {
+    /// A new search, its field taking the keyboard.
+    fn editing() -> Self {
+        Search {
+            editing: true,
+            ..Search::default()
+        }
+    }
 }
 
 /// Replace the file of task `key`? (`D` found one there.)
@@ -127,6 +151,10 @@ pub struct State {
     pub hook_failed: bool,
     pub settings: UiSettings,
     pub keymap: Keymap,
+    /// The search of the help or the request log, whichever is open.
+    pub search: Search,
+    /// The pane that covers the screen (`z`): always the focused one.
+    pub zoomed: Option<Pane>,
     pub theme: Theme,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
     pub now: u64,
@@ -172,6 +200,8 @@ impl State {
             ),
             settings,
             keymap: Keymap::default(),
+            search: Search::default(),
+            zoomed: None,
             now,
             areas: Areas::default(),
             persist_sent: 0,
@@ -200,9 +230,14 @@ impl State {
     /// Which keymap contexts apply now, most specific first; derived, never stored.
     pub fn contexts(&self) -> Vec<Context> {
         let mut contexts = match (&self.popup, self.browser.editing) {
+            (Some(Popup::Help { .. } | Popup::Requests), _) if self.search.editing => {
+                vec![Context::TextInput]
+            }
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
-            (Some(Popup::Confirm(_)), _) => vec![Context::Confirm],
+            (Some(Popup::Confirm(_) | Popup::RemoveCompleted { .. }), _) => {
+                vec![Context::Confirm]
+            }
             (Some(Popup::Requests), _) => vec![Context::Requests],
             (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
             (None, _) if self.focus == Pane::Watch && self.watch.editing => {
@@ -322,6 +357,11 @@ impl State {
                 Vec::new()
             }
             _ => match &self.popup {
+                Some(Popup::Help { .. } | Popup::Requests) if self.search.editing => {
+                    self.update_search(action);
+                    Vec::new()
+                }
+                Some(Popup::RemoveCompleted { .. }) => self.update_remove_completed(&action),
                 Some(Popup::Help { .. }) => self.update_help(&action),
                 Some(Popup::Add(_)) => self.update_add(action),
                 Some(Popup::Confirm(_)) => self.update_confirm(&action),
@@ -363,11 +403,12 @@ impl State {
     }
 
     fn resize(&mut self, width: u16, height: u16) {
-        self.areas = Areas::compute_with(
+        self.areas = Areas::compute_zoomed(
             width,
             height,
             self.watch.detail,
             self.browser.filter_detail.is_some(),
+            self.zoomed_region(),
         );
         self.browser.cursor.viewport = usize::from(self.areas.browser_list.height.max(1));
         self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
@@ -381,10 +422,20 @@ impl State {
             .set_viewport(usize::from(self.areas.requests_rows.height));
     }
 
-    /// The request log: moving through it, copying a request as `curl`, closing it.
+    /// The pane that covers the screen, when one is zoomed.
+    pub fn zoomed_region(&self) -> Option<Region> {
+        self.zoomed.map(|pane| match pane {
+            Pane::Browser => Region::Browser,
+            Pane::Watch => Region::Watch,
+        })
+    }
+
+    /// The request log: moving through it, searching, copying a request as `curl`, closing it.
     fn update_requests(&mut self, action: &Action) -> Vec<Cmd> {
         let page = isize::try_from(self.requests.cursor.viewport.max(1)).unwrap_or(isize::MAX);
         match action {
+            Action::Search => self.search = Search::editing(),
+            Action::NextMatch(forward) => self.find(*forward, 1),
             Action::Up => self.requests.move_by(-1),
             Action::Down => self.requests.move_by(1),
             Action::PageUp => self.requests.move_by(-page),
@@ -440,15 +491,130 @@ impl State {
 
     fn update_help(&mut self, action: &Action) -> Vec<Cmd> {
         let max = self.help_scroll_max();
+        let page = self.areas.help.height.saturating_sub(2).max(1);
+        match action {
+            Action::Search => self.search = Search::editing(),
+            Action::NextMatch(forward) => self.find(*forward, 1),
+            _ => {}
+        }
         if let Some(Popup::Help { scroll }) = &mut self.popup {
             match action {
                 Action::Up => *scroll = scroll.saturating_sub(1),
                 Action::Down => *scroll = scroll.saturating_add(1).min(max),
+                Action::PageUp => *scroll = scroll.saturating_sub(page),
+                Action::PageDown => *scroll = scroll.saturating_add(page).min(max),
+                Action::Top => *scroll = 0,
+                Action::Bottom => *scroll = max,
                 Action::ToggleHelp | Action::Cancel => self.popup = None,
                 _ => {}
             }
         }
         Vec::new()
+    }
+
+    /// Typing a search of the help or the request log: each keystroke goes to the first match
+    /// from where the search is; leaving the field keeps the search for the next match.
+    fn update_search(&mut self, action: Action) {
+        match action {
+            Action::Type(c) => self.search.query.push(c),
+            Action::Paste(text) => self.search.query.push_str(&text),
+            Action::Backspace => {
+                self.search.query.pop();
+            }
+            Action::ClearInput => self.search.query.clear(),
+            Action::PickNext => return self.find(true, 1),
+            Action::PickPrevious => return self.find(false, 1),
+            Action::Submit | Action::Cancel => {
+                self.search.editing = false;
+                return;
+            }
+            _ => return,
+        }
+        self.find(true, 0);
+    }
+
+    /// The open popup's lines as its search reads them: the help's, or the log's requests.
+    fn searched_lines(&self) -> Vec<String> {
+        match self.popup {
+            Some(Popup::Requests) => self
+                .requests
+                .entries
+                .iter()
+                .map(|r| {
+                    let status = r.status.map_or_else(|| "—".to_string(), |s| s.to_string());
+                    let error = r.error.as_deref().unwrap_or_default();
+                    format!("{} {status} {} {error}", r.method, r.url)
+                })
+                .collect(),
+            _ => self
+                .keymap
+                .help_lines()
+                .iter()
+                .map(HelpLine::text)
+                .collect(),
+        }
+    }
+
+    /// Goes to the first line matching the search, forward or back from the one it is at
+    /// (`skip` 0 counts that one, 1 starts past it), round the end; stays put without a match.
+    fn find(&mut self, forward: bool, skip: usize) {
+        let needle = self.search.query.to_lowercase();
+        let lines = self.searched_lines();
+        let hits: Vec<bool> = lines
+            .iter()
+            .map(|l| !needle.is_empty() && l.to_lowercase().contains(&needle))
+            .collect();
+        self.search.matches = hits.iter().filter(|h| **h).count();
+        let n = lines.len();
+        let from = match self.popup {
+            Some(Popup::Requests) => self.requests.cursor.selected,
+            Some(Popup::Help { scroll }) => self.search.at.unwrap_or(usize::from(scroll)),
+            _ => return,
+        };
+        let Some(at) = (0..n)
+            .map(|k| {
+                let step = (k + skip) % n;
+                if forward {
+                    (from + step) % n
+                } else {
+                    (from + n - step) % n
+                }
+            })
+            .find(|&i| hits[i])
+        else {
+            self.search.at = None;
+            return;
+        };
+        match &mut self.popup {
+            Some(Popup::Requests) => {
+                self.requests.top();
+                self.requests
+                    .move_by(isize::try_from(at).unwrap_or(isize::MAX));
+            }
+            Some(Popup::Help { scroll }) => {
+                self.search.at = Some(at);
+                let max = help_scroll_max(n, self.areas.help.height);
+                *scroll = u16::try_from(at).unwrap_or(u16::MAX).min(max);
+            }
+            _ => {}
+        }
+    }
+
+    /// `y` removes every completed task (one undo brings them back), `n` keeps them.
+    fn update_remove_completed(&mut self, action: &Action) -> Vec<Cmd> {
+        match action {
+            Action::Submit => {
+                self.popup = None;
+                let keys = self.watch.completed();
+                self.remove(&keys)
+            }
+            Action::Cancel => {
+                self.popup = None;
+                self.say("kept the completed tasks");
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn update_add(&mut self, action: Action) -> Vec<Cmd> {
@@ -546,13 +712,10 @@ impl State {
                 query.pop();
             }
             Action::ClearInput => query.clear(),
-            Action::Submit => {
+            // As in the browser: the field is left, the filter stays (Esc in the pane clears it).
+            Action::Submit | Action::Cancel => {
                 self.watch.editing = false;
                 return;
-            }
-            Action::Cancel => {
-                self.watch.editing = false;
-                query.clear();
             }
             _ => return,
         }
@@ -585,8 +748,21 @@ impl State {
     fn update_normal(&mut self, action: Action) -> Vec<Cmd> {
         let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
         match action {
-            Action::ToggleHelp => self.popup = Some(Popup::Help { scroll: 0 }),
-            Action::ToggleRequests => self.popup = Some(Popup::Requests),
+            Action::ToggleHelp => {
+                self.popup = Some(Popup::Help { scroll: 0 });
+                self.search = Search::default();
+            }
+            Action::ToggleRequests => {
+                self.popup = Some(Popup::Requests);
+                self.search = Search::default();
+            }
+            Action::Zoom => {
+                self.zoomed = match self.zoomed {
+                    None => Some(self.focus),
+                    Some(_) => None,
+                };
+                self.relayout();
+            }
             Action::OpenAddDialog => {
                 self.popup = Some(Popup::Add(AddDialog {
                     text: String::new(),
@@ -599,6 +775,11 @@ impl State {
                     Pane::Browser => Pane::Watch,
                     Pane::Watch => Pane::Browser,
                 };
+                // A zoomed screen shows the pane that has the keys.
+                if self.zoomed.is_some() {
+                    self.zoomed = Some(self.focus);
+                    self.relayout();
+                }
             }
             Action::Up
             | Action::Down
@@ -668,7 +849,10 @@ impl State {
             Action::OnlyFavourites => {
                 let cmd = self.browser.toggle_only_favourites();
                 if self.browser.only_favourites && self.browser.favourites.is_empty() {
-                    self.say("no favourites yet: f marks the selected model");
+                    let mark = self.keymap.key("favourite");
+                    self.say(format!(
+                        "no favourites yet: {mark} marks the selected model"
+                    ));
                 }
                 return cmd.into_iter().collect();
             }
@@ -704,11 +888,18 @@ impl State {
     fn update_watch(&mut self, action: &Action) -> Vec<Cmd> {
         match action {
             Action::Remove => {
-                let (cmds, id) = self.watch.remove_selected(self.now);
-                if let Some(id) = id {
-                    self.say(format!("removed {id} — u undoes"));
+                let keys = self.watch.targets();
+                self.remove(&keys)
+            }
+            Action::ToggleMark => {
+                if self.watch.toggle_mark().is_none() {
+                    self.say(self.no_task());
                 }
-                cmds
+                Vec::new()
+            }
+            Action::RemoveCompleted => {
+                self.ask_remove_completed();
+                Vec::new()
             }
             Action::Undo => {
                 let Some((cmds, undone)) = self.watch.undo(self.now) else {
@@ -728,8 +919,8 @@ impl State {
                 self.watch.editing = true;
                 Vec::new()
             }
-            Action::Cancel if !self.watch.query.is_empty() => {
-                self.watch.set_query(String::new(), self.now);
+            Action::Cancel => {
+                self.clear_filter_or_marks();
                 Vec::new()
             }
             Action::CycleSort => {
@@ -745,7 +936,7 @@ impl State {
             }
             Action::PollNow => {
                 let Some(r) = self.watch.selected_row() else {
-                    self.say(NO_TASK);
+                    self.say(self.no_task());
                     return Vec::new();
                 };
                 let key = r.key();
@@ -756,7 +947,7 @@ impl State {
             Action::Open => {
                 let (url, missing) = match self.watch.selected_row() {
                     Some(r) => (r.url().map(str::to_string), no_file(r, "open")),
-                    None => (None, NO_TASK.to_string()),
+                    None => (None, self.no_task()),
                 };
                 self.open(url, &missing)
             }
@@ -773,9 +964,10 @@ impl State {
                 let id = self.watch.selected_row().map(|r| r.entry.task_id.clone());
                 self.copy(id, "task ID")
             }
+            Action::Download if !self.watch.marked.is_empty() => self.download_marked(),
             Action::Download => {
                 let Some(r) = self.watch.selected_row() else {
-                    self.say(NO_TASK);
+                    self.say(self.no_task());
                     return Vec::new();
                 };
                 let Some(url) = r.url().map(str::to_string) else {
@@ -793,6 +985,72 @@ impl State {
             Action::ToggleAutoDownload => self.toggle_auto_download(),
             _ => Vec::new(),
         }
+    }
+
+    /// `C`: asks before removing every completed task, if there is one.
+    fn ask_remove_completed(&mut self) {
+        let count = self.watch.completed().len();
+        if count == 0 {
+            self.say("no completed task to remove");
+        } else {
+            self.popup = Some(Popup::RemoveCompleted { count });
+        }
+    }
+
+    /// Esc in the watch pane: clears the filter; with none, unmarks the marked tasks.
+    fn clear_filter_or_marks(&mut self) {
+        if !self.watch.query.is_empty() {
+            self.watch.set_query(String::new(), self.now);
+        } else if !self.watch.marked.is_empty() {
+            self.watch.marked.clear();
+            self.say("no task marked");
+        }
+    }
+
+    /// Removes the tasks `keys` (one step of undo) and says which, and how to undo it.
+    fn remove(&mut self, keys: &[TaskKey]) -> Vec<Cmd> {
+        let (cmds, ids) = self.watch.remove(keys, self.now);
+        if !ids.is_empty() {
+            let undo = self.keymap.key("undo");
+            self.say(format!("removed {} — {undo} undoes", tasks(&ids)));
+        }
+        cmds
+    }
+
+    /// What a key about the selected task says on an empty watch list.
+    fn no_task(&self) -> String {
+        format!(
+            "no task selected: the watch list is empty ({} adds tasks)",
+            self.keymap.key("add")
+        )
+    }
+
+    /// `D` with tasks marked: each marked task's file that can be fetched; the others named.
+    fn download_marked(&mut self) -> Vec<Cmd> {
+        let mut cmds = Vec::new();
+        let mut without = Vec::new();
+        for key in self.watch.targets() {
+            let Some(r) = self.watch.rows.iter().find(|r| r.key() == key) else {
+                continue;
+            };
+            match r.url().map(validate_link) {
+                Some(Ok(_)) => cmds.extend(self.watch.download_cmd(r, false)),
+                _ => without.push(r.entry.task_id.clone()),
+            }
+        }
+        let fetched = match cmds.len() {
+            1 => "1 task".to_string(),
+            n => format!("{n} tasks"),
+        };
+        self.say(match (cmds.len(), without.is_empty()) {
+            (0, _) => format!("no file to download for {}", tasks(&without)),
+            (_, true) => format!("downloading the files of {fetched}"),
+            (_, false) => format!(
+                "downloading the files of {fetched}; none yet for {}",
+                tasks(&without)
+            ),
+        });
+        cmds
     }
 
     /// Opens only links that pass the http/https check; anything else is refused with the
@@ -816,7 +1074,7 @@ impl State {
     /// `O`: the selected task's saved file, or what to press to save one.
     fn open_file(&mut self) -> Vec<Cmd> {
         let Some(r) = self.watch.selected_row() else {
-            self.say(NO_TASK);
+            self.say(self.no_task());
             return Vec::new();
         };
         let saved = match &r.download {
@@ -1043,8 +1301,17 @@ impl State {
 
     /// `A`: the selected task's file downloaded by itself when it completes, or not.
     fn toggle_auto_download(&mut self) -> Vec<Cmd> {
+        if !self.watch.marked.is_empty() {
+            let (ids, on, cmds) = self.watch.auto_download_marked();
+            self.say(if on {
+                format!("{}: each file is downloaded when it completes", tasks(&ids))
+            } else {
+                format!("{}: no automatic download", tasks(&ids))
+            });
+            return cmds;
+        }
         let Some((id, on, cmds)) = self.watch.toggle_auto_download() else {
-            self.say(NO_TASK);
+            self.say(self.no_task());
             return Vec::new();
         };
         self.say(if on {
@@ -1081,7 +1348,7 @@ impl State {
             }
             _ => {}
         }
-        let (changed, cmds) = self.watch.download(key, event);
+        let (changed, cmds) = self.watch.download(key, event, self.keymap.key("download"));
         self.dirty |= changed;
         cmds
     }

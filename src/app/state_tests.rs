@@ -424,10 +424,10 @@ fn key_cases() -> Vec<KeyCase> {
             &[],
         ),
         case(
-            "Esc is unbound in the watch list",
+            "Esc with no filter and nothing marked changes nothing in the watch list",
             Mode::Watch,
             key(K::Esc),
-            None,
+            Some(A::Cancel),
             unchanged,
             &[],
         ),
@@ -1131,7 +1131,7 @@ fn notice_cases() -> Vec<NoticeCase> {
                 }
             },
             Action::Download,
-            Some(NO_TASK),
+            Some("no task selected: the watch list is empty (a adds tasks)"),
             &[],
         ),
         (

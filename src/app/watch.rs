@@ -242,6 +242,8 @@ pub struct Watch {
     pub services: Services,
     /// `auto_download` of the config: fetch each completed task's file once.
     pub auto_download: bool,
+    /// Tasks marked for the bulk actions (remove, download, auto-download).
+    pub marked: std::collections::BTreeSet<TaskKey>,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
@@ -277,6 +279,7 @@ impl Watch {
             stall_after: crate::store::config::DEFAULT_STALL_AFTER.as_secs(),
             services: Services::default(),
             auto_download: false,
+            marked: std::collections::BTreeSet::new(),
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
@@ -511,25 +514,75 @@ impl Watch {
 
     /// Removes the selected task; returns the commands and its ID.
     pub fn remove_selected(&mut self, now: u64) -> (Vec<Cmd>, Option<String>) {
-        let Some(&i) = self.order.get(self.cursor.selected) else {
-            return (Vec::new(), None);
-        };
-        let row = self.rows.remove(i);
-        let key = row.key();
-        let id = row.entry.task_id.clone();
-        self.push_undo(Undo::Removed(vec![(i, row.entry)]));
+        let keys: Vec<TaskKey> = self.selected_row().map(Row::key).into_iter().collect();
+        let (cmds, ids) = self.remove(&keys, now);
+        (cmds, ids.into_iter().next())
+    }
+
+    /// The tasks an action on "the task" applies to: the marked ones (in list order) if any,
+    /// else the selected one.
+    pub fn targets(&self) -> Vec<TaskKey> {
+        if self.marked.is_empty() {
+            return self.selected_row().map(Row::key).into_iter().collect();
+        }
+        self.rows
+            .iter()
+            .map(Row::key)
+            .filter(|k| self.marked.contains(k))
+            .collect()
+    }
+
+    /// Every completed task.
+    pub fn completed(&self) -> Vec<TaskKey> {
+        self.rows
+            .iter()
+            .filter(|r| r.state == TaskState::Completed)
+            .map(Row::key)
+            .collect()
+    }
+
+    /// `space`: marks the selected task, or unmarks it, and moves down; `None` when no task is
+    /// selected, else whether it is marked now.
+    pub fn toggle_mark(&mut self) -> Option<bool> {
+        let key = self.selected_row()?.key();
+        let marked = !self.marked.remove(&key);
+        if marked {
+            self.marked.insert(key);
+        }
+        self.move_by(1);
+        Some(marked)
+    }
+
+    /// Removes the tasks `keys` as one step of undo; returns the commands and their IDs.
+    pub fn remove(&mut self, keys: &[TaskKey], now: u64) -> (Vec<Cmd>, Vec<String>) {
+        let mut removed = Vec::new();
+        let mut at = 0;
+        // Their places in the list as it was, in order, so an undo puts each back where it was.
+        self.rows.retain(|r| {
+            let gone = keys.contains(&r.key());
+            if gone {
+                removed.push((at, r.entry.clone()));
+            }
+            at += 1;
+            !gone
+        });
+        if removed.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        let keys: Vec<TaskKey> = removed.iter().map(|(_, e)| TaskKey::of(e)).collect();
+        let ids = removed.iter().map(|(_, e)| e.task_id.clone()).collect();
+        for k in &keys {
+            self.marked.remove(k);
+        }
+        self.push_undo(Undo::Removed(removed));
         // Keep the cursor at the same place in the list rather than on the same task.
         let at = self.cursor.selected;
         self.reorder_keeping(None, now);
         self.cursor.selected = at;
         self.scroll_into_view();
-        (
-            vec![
-                Cmd::Unwatch(key.clone()),
-                Cmd::Persist(PersistOp::Remove(vec![key])),
-            ],
-            Some(id),
-        )
+        let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
+        cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
+        (cmds, ids)
     }
 
     /// Reverts the last add or remove; says what it did.
@@ -558,6 +611,7 @@ impl Watch {
             Undo::Added(keys) => {
                 let selected = self.selected_row().map(Row::key);
                 self.rows.retain(|r| !keys.contains(&r.key()));
+                self.marked.retain(|k| !keys.contains(k));
                 self.reorder_keeping(selected, now);
                 let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
                 let ids = keys.iter().map(|k| k.id.clone()).collect();
@@ -738,9 +792,36 @@ impl Watch {
         Some((id, on, cmds))
     }
 
+    /// `A` with tasks marked: fetching by itself turned on for every marked task, or off when
+    /// it is on for all of them already; returns their IDs, the new choice and the commands.
+    pub fn auto_download_marked(&mut self) -> (Vec<String>, bool, Vec<Cmd>) {
+        let marked: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| self.marked.contains(&self.rows[i].key()))
+            .collect();
+        let on = !marked.iter().all(|&i| self.auto_for(&self.rows[i]));
+        let mut ids = Vec::new();
+        let mut cmds = Vec::new();
+        for i in marked {
+            let row = &mut self.rows[i];
+            row.entry.auto_download = Some(on);
+            if on && matches!(row.download, Some(DownloadView::Failed(_))) {
+                row.download = None;
+            }
+            cmds.push(Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on))));
+            ids.push(row.entry.task_id.clone());
+            cmds.extend(self.auto_download(i));
+        }
+        (ids, on, cmds)
+    }
+
     /// A download's progress or end. Returns whether the row changed and the commands (saving
-    /// where the file went).
-    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent) -> (bool, Vec<Cmd>) {
+    /// where the file went); a file already there says which key (`download_key`) replaces it.
+    pub fn download(
+        &mut self,
+        key: &TaskKey,
+        event: DownloadEvent,
+        download_key: &str,
+    ) -> (bool, Vec<Cmd>) {
         let Some(i) = self.position(key) else {
             return (false, Vec::new());
         };
@@ -755,9 +836,10 @@ impl Watch {
                 cmds.push(Cmd::Persist(PersistOp::Saved(row.key(), path.clone())));
                 DownloadView::Saved(path)
             }
-            DownloadEvent::Exists(p) => {
-                DownloadView::Failed(format!("{} exists; D replaces it", p.display()))
-            }
+            DownloadEvent::Exists(p) => DownloadView::Failed(format!(
+                "{} exists; {download_key} replaces it",
+                p.display()
+            )),
             DownloadEvent::Failed(e) => DownloadView::Failed(e),
         });
         row.auto_started = false;
@@ -830,6 +912,9 @@ impl Watch {
             .filter(|k| !entries.iter().any(|e| TaskKey::of(e) == *k))
             .collect();
         self.rows.retain(|r| !gone.contains(&r.key()));
+        for k in &gone {
+            self.marked.remove(k);
+        }
         cmds.extend(gone.iter().cloned().map(Cmd::Unwatch));
         let mut added = 0;
         for e in entries {

@@ -4,7 +4,7 @@
 //! has rows of its own between the input and the kind, so no amount of text pushes it away.
 
 use crate::app::state::Theme;
-use crate::app::state::{AddDialog, TaskKind};
+use crate::app::state::{AddDialog, Keymap, TaskKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
@@ -17,7 +17,7 @@ const ERROR_ROWS: usize = 3;
 /// Marks where typed text goes: always at the end.
 const CURSOR: char = '▏';
 
-pub fn render(dialog: &AddDialog, theme: Theme, frame: &mut Frame) {
+pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
     let area = super::centered(frame.area(), 64, 10);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
@@ -94,13 +94,20 @@ pub fn render(dialog: &AddDialog, theme: Theme, frame: &mut Frame) {
             kind(TaskKind::Image),
             Span::raw(" "),
             kind(TaskKind::Video),
-            Span::styled("   (Tab switches)", theme.dim()),
+            Span::styled(
+                format!("   ({} switches)", keymap.key("image_video")),
+                theme.dim(),
+            ),
         ])),
         kind_area,
     );
     frame.render_widget(
         Paragraph::new(Span::styled(
-            "⏎ add · Esc cancel · several IDs: space, comma or newline",
+            format!(
+                "{} add · {} cancel · several IDs: space, comma or newline",
+                keymap.key("submit"),
+                keymap.key("cancel")
+            ),
             theme.dim(),
         )),
         help_area,

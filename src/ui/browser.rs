@@ -102,8 +102,14 @@ fn filter_line(state: &State, theme: Theme) -> Line<'static> {
             ];
             let known = b.known_categories();
             if !known.is_empty() {
+                let keys = &state.keymap;
                 spans.push(Span::styled(
-                    format!("  ↑↓ {}", known.join(", ")),
+                    format!(
+                        "  {} {}: {}",
+                        keys.key("pick_previous"),
+                        keys.key("pick_next"),
+                        known.join(", ")
+                    ),
                     theme.dim(),
                 ));
             }
@@ -118,10 +124,18 @@ fn filter_line(state: &State, theme: Theme) -> Line<'static> {
             Span::styled("/", theme.key()),
             Span::raw(b.query.clone()),
         ]),
-        _ => Line::from(Span::styled(
-            "/ to filter · t type · c category",
-            theme.dim(),
-        )),
+        _ => {
+            let keys = &state.keymap;
+            Line::from(Span::styled(
+                format!(
+                    "{} to filter · {} type · {} category",
+                    keys.key("filter"),
+                    keys.key("type"),
+                    keys.key("category")
+                ),
+                theme.dim(),
+            ))
+        }
     }
 }
 
@@ -139,7 +153,10 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
                 Span::styled("Cannot load the catalogue: ", theme.error()),
                 Span::raw(e.clone()),
-                Span::styled("  (r reloads)", theme.dim()),
+                Span::styled(
+                    format!("  ({} reloads)", state.keymap.key("reload")),
+                    theme.dim(),
+                ),
             ]),
             _ if b.entries.is_empty() => Line::from(Span::styled(
                 "The service lists no models for these filters.",
@@ -147,7 +164,11 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             )),
             _ if b.filtering() => Line::from(Span::styled("Filtering…", theme.dim())),
             _ if b.only_favourites => Line::from(Span::styled(
-                "No favourite matches (f marks a model; F lists everything again).",
+                format!(
+                    "No favourite matches ({} marks a model; {} lists everything again).",
+                    state.keymap.key("favourite"),
+                    state.keymap.key("favourites_only")
+                ),
                 theme.dim(),
             )),
             _ => Line::from(Span::styled(
@@ -225,6 +246,39 @@ fn highlight(name: &str, hits: &[u32], theme: Theme) -> Vec<Span<'static>> {
     spans
 }
 
+/// `text` in rows of at most `width` columns, broken between words where it can be and inside
+/// a word only when it is wider than a row (metadata values are often long URLs).
+fn chunks(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let mut rows = vec![String::new()];
+    let mut used = 0;
+    for word in text.split_inclusive(' ') {
+        let w = word.trim_end().width();
+        if used > 0 && used + w > width {
+            rows.push(String::new());
+            used = 0;
+        }
+        for c in word.chars() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > width && used > 0 {
+                if c == ' ' {
+                    continue;
+                }
+                rows.push(String::new());
+                used = 0;
+            }
+            used += cw;
+            if let Some(row) = rows.last_mut() {
+                row.push(c);
+            }
+        }
+    }
+    rows
+}
+
+/// The selected model's every field, wrapped to the section's width. When they do not fit,
+/// the last row says how many rows are below and which key zooms the pane: no field is cut
+/// off without a sign.
 fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let area = areas.browser_detail;
     if area.height == 0 || area.width == 0 {
@@ -233,13 +287,22 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     let Some(entry) = state.browser.selected_entry() else {
         return;
     };
-    let mut lines = vec![
-        Line::from(Span::styled(entry.model.clone(), theme.title())),
-        Line::from(vec![
-            Span::styled("source ", theme.dim()),
-            Span::raw(entry.source().unwrap_or("(none)").to_string()),
-        ]),
-    ];
+    let block = Block::new()
+        .borders(ratatui::widgets::Borders::TOP)
+        .border_style(theme.dim())
+        .title(Span::styled(" detail ", theme.dim()));
+    let block = if areas.browser_detail.x > areas.browser_list.x {
+        block.borders(ratatui::widgets::Borders::LEFT)
+    } else {
+        block
+    };
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width.max(1));
+    let mut fields = vec![(
+        "source".to_string(),
+        entry.source().unwrap_or("(none)").to_string(),
+    )];
     for (k, v) in &entry.metadata() {
         if k == "source" {
             continue;
@@ -253,24 +316,41 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
                 .join(", "),
             other => other.to_string(),
         };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{k} "), theme.dim()),
-            Span::raw(value),
-        ]));
+        fields.push((k.clone(), value));
     }
-    let block = Block::new()
-        .borders(ratatui::widgets::Borders::TOP)
-        .border_style(theme.dim())
-        .title(Span::styled(" detail ", theme.dim()));
-    let block = if areas.browser_detail.x > areas.browser_list.x {
-        block.borders(ratatui::widgets::Borders::LEFT)
-    } else {
-        block
-    };
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        area,
-    );
+    let mut lines: Vec<Line> = chunks(&entry.model, width)
+        .into_iter()
+        .map(|c| Line::from(Span::styled(c, theme.title())))
+        .collect();
+    for (k, value) in fields {
+        let label = format!("{k} ");
+        let pieces = chunks(&format!("{label}{value}"), width);
+        for (i, piece) in pieces.into_iter().enumerate() {
+            // The label is dim on the field's first row; a label never wraps in a narrow pane.
+            let line = match piece.strip_prefix(label.as_str()) {
+                Some(rest) if i == 0 => Line::from(vec![
+                    Span::styled(label.clone(), theme.dim()),
+                    Span::raw(rest.to_string()),
+                ]),
+                _ => Line::from(Span::raw(piece)),
+            };
+            lines.push(line);
+        }
+    }
+    let rows = usize::from(inner.height);
+    if lines.len() > rows && rows > 0 {
+        let below = lines.len() - (rows - 1);
+        lines.truncate(rows - 1);
+        let zoom = if state.zoomed.is_some() {
+            String::new()
+        } else {
+            format!(" · {} zooms", state.keymap.key("zoom"))
+        };
+        let more = if below == 1 { "row" } else { "rows" };
+        lines.push(Line::from(Span::styled(
+            format!("↓ {below} more {more}{zoom}"),
+            theme.key(),
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
 }

@@ -1,27 +1,35 @@
-//! A yes/no question over everything: replace a file that is already there?
+//! A yes/no question over everything: replace a file that is already there? remove every
+//! completed task?
 
-use crate::app::state::Confirm;
-use crate::app::state::Theme;
+use crate::app::state::{Keymap, Theme};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-pub fn render(confirm: &Confirm, theme: Theme, frame: &mut Frame) {
+/// A question's words: its title, the question, what yes and no do.
+pub struct Question<'a> {
+    pub title: &'a str,
+    pub text: &'a str,
+    pub yes: &'a str,
+    pub no: &'a str,
+}
+
+pub fn render(q: &Question, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
     let area = super::centered(frame.area(), 72, 6);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
-        .title(Span::styled(" Replace the file? ", theme.title()))
+        .title(Span::styled(q.title.to_string(), theme.title()))
         .border_style(theme.border(true));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let lines = vec![
-        Line::from(confirm.question.clone()),
+        Line::from(q.text.to_string()),
         Line::from(""),
         Line::from(vec![
-            Span::styled("y", theme.key()),
-            Span::styled(" replace   ", theme.dim()),
-            Span::styled("n/Esc", theme.key()),
-            Span::styled(" keep it", theme.dim()),
+            Span::styled(keymap.key("yes").to_string(), theme.key()),
+            Span::styled(format!(" {}   ", q.yes), theme.dim()),
+            Span::styled(keymap.key("no").to_string(), theme.key()),
+            Span::styled(format!(" {}", q.no), theme.dim()),
         ]),
     ];
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);

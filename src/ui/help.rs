@@ -1,8 +1,8 @@
 //! The help overlay: every binding with its description, straight from the keymap. When it is
-//! taller than the overlay, the bottom border says which lines are shown and which way more is.
+//! taller than the overlay, the bottom border says which lines are shown and which way more is;
+//! a search (`/`) marks the line it is at and says how many match.
 
-use crate::app::state::Theme;
-use crate::app::state::{HelpLine, Keymap, help_scroll_max};
+use crate::app::state::{HelpLine, Keymap, State, Theme, help_scroll_max};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -24,16 +24,45 @@ fn lines(keymap: &Keymap, theme: Theme) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// The search as the border shows it: `/text▏ · 3 matches`, or nothing without one.
+pub fn search_label(state: &State) -> Option<String> {
+    let s = &state.search;
+    if !s.editing && s.query.is_empty() {
+        return None;
+    }
+    let cursor = if s.editing { "▏" } else { "" };
+    let found = match s.matches {
+        _ if s.query.is_empty() => String::new(),
+        0 => " · no match".to_string(),
+        1 => " · 1 match".to_string(),
+        n => format!(" · {n} matches"),
+    };
+    Some(format!("/{}{cursor}{found}", s.query))
+}
+
 /// Draws the overlay in `area` (the one `Areas` computed), `scroll` lines down.
-pub fn render(keymap: &Keymap, scroll: u16, area: Rect, theme: Theme, frame: &mut Frame) {
+pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut Frame) {
+    let keymap = &state.keymap;
     frame.render_widget(Clear, area);
-    let lines = lines(keymap, theme);
+    let mut lines = lines(keymap, theme);
+    if let Some(line) = state.search.at.and_then(|at| lines.get_mut(at)) {
+        *line = std::mem::take(line).style(theme.selected());
+    }
     let max = help_scroll_max(lines.len(), area.height);
     // The reducer clamps too; a frame drawn before a resize reached it must not scroll past.
     let scroll = scroll.min(max);
+    let title = format!(
+        " Keys · {} closes · {} searches ",
+        keymap.key("close_help"),
+        keymap.key("search")
+    );
     let mut block = Block::bordered()
-        .title(Span::styled(" Keys · Esc or ? closes ", theme.title()))
+        .title(Span::styled(title, theme.title()))
         .border_style(theme.border(true));
+    let mut bottom = Vec::new();
+    if let Some(search) = search_label(state) {
+        bottom.push(search);
+    }
     if max > 0 {
         let shown = usize::from(area.height.saturating_sub(2));
         let first = usize::from(scroll) + 1;
@@ -43,9 +72,12 @@ pub fn render(keymap: &Keymap, scroll: u16, area: Rect, theme: Theme, frame: &mu
             (true, true) => "↑↓ more",
             (true, false) => "↑ more",
         };
+        bottom.push(format!("{more} · lines {first}–{last} of {}", lines.len()));
+    }
+    if !bottom.is_empty() {
         block = block.title_bottom(
             Line::from(Span::styled(
-                format!(" {more} · lines {first}–{last} of {} ", lines.len()),
+                format!(" {} ", bottom.join(" · ")),
                 theme.key(),
             ))
             .right_aligned(),

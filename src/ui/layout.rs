@@ -97,6 +97,15 @@ fn detail_height(inner: u16, detail: Option<bool>) -> u16 {
     }
 }
 
+/// The detail section's height in a zoomed watch pane of `inner` rows: shown unless the user
+/// hid it, with three fifths of the room (at 80x24, 12 rows), the rows keeping at least three.
+fn zoomed_detail_height(inner: u16, detail: Option<bool>) -> u16 {
+    if detail == Some(false) || inner < 8 {
+        return 0;
+    }
+    (inner * 3 / 5).min(inner - 4)
+}
+
 impl Areas {
     /// The geometry of a `width` x `height` screen; `detail` is the user's choice for the
     /// watch pane's detail section (`None`: shown where there is room).
@@ -111,6 +120,18 @@ impl Areas {
         height: u16,
         detail: Option<bool>,
         filter_detail: bool,
+    ) -> Self {
+        Self::compute_zoomed(width, height, detail, filter_detail, None)
+    }
+
+    /// As `compute_with`, with the pane `zoom` (if any) over both panes' room; its detail
+    /// section then has room for more.
+    pub fn compute_zoomed(
+        width: u16,
+        height: u16,
+        detail: Option<bool>,
+        filter_detail: bool,
+        zoom: Option<Region>,
     ) -> Self {
         let full = Rect::new(0, 0, width, height);
         let [main, status, hints] = Layout::vertical([
@@ -129,6 +150,11 @@ impl Areas {
             [Constraint::Percentage(50), Constraint::Percentage(50)],
         )
         .areas(main);
+        let (browser, watch) = match zoom {
+            None => (browser, watch),
+            Some(Region::Browser) => (main, Rect::default()),
+            Some(Region::Watch) => (Rect::default(), main),
+        };
         let b = inner(browser);
         let [browser_filter, body] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(b);
@@ -141,7 +167,12 @@ impl Areas {
                     .areas(body);
             (l, d)
         } else {
-            let detail = (body.height / 2).min(9);
+            // Zoomed, the detail takes two thirds: the fields are what the zoom is for.
+            let detail = if zoom.is_some() {
+                body.height * 2 / 3
+            } else {
+                (body.height / 2).min(9)
+            };
             let [l, d] =
                 Layout::vertical([Constraint::Min(0), Constraint::Length(detail)]).areas(body);
             (l, d)
@@ -167,7 +198,11 @@ impl Areas {
         let [watch_header, watch_rows, watch_detail] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(0),
-            Constraint::Length(detail_height(w.height, detail)),
+            Constraint::Length(if zoom.is_some() {
+                zoomed_detail_height(w.height, detail)
+            } else {
+                detail_height(w.height, detail)
+            }),
         ])
         .areas(w);
         Areas {

@@ -22,11 +22,12 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     let areas = if state.areas.full == frame.area() {
         state.areas
     } else {
-        layout::Areas::compute_with(
+        layout::Areas::compute_zoomed(
             frame.area().width,
             frame.area().height,
             state.watch.detail,
             state.browser.filter_detail.is_some(),
+            state.zoomed_region(),
         )
     };
     browser::render(state, &areas, theme, frame);
@@ -35,11 +36,38 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     status::render_hints(state, areas.hints, theme, frame);
     match &state.popup {
         Some(Popup::Help { scroll }) => {
-            help::render(&state.keymap, *scroll, areas.help, theme, frame);
+            help::render(state, *scroll, areas.help, theme, frame);
         }
-        Some(Popup::Add(dialog)) => add::render(dialog, theme, frame),
-        Some(Popup::Confirm(c)) => confirm::render(c, theme, frame),
-        Some(Popup::Requests) => requests::render(&state.requests, &areas, theme, frame),
+        Some(Popup::Add(dialog)) => add::render(dialog, &state.keymap, theme, frame),
+        Some(Popup::Confirm(c)) => confirm::render(
+            &confirm::Question {
+                title: " Replace the file? ",
+                text: &c.question,
+                yes: "replace",
+                no: "keep it",
+            },
+            &state.keymap,
+            theme,
+            frame,
+        ),
+        Some(Popup::RemoveCompleted { count }) => {
+            let tasks = if *count == 1 { "task" } else { "tasks" };
+            let undo = state.keymap.key("undo");
+            let question =
+                format!("remove {count} completed {tasks} from the watch list? ({undo} undoes)");
+            confirm::render(
+                &confirm::Question {
+                    title: " Remove the completed tasks? ",
+                    text: &question,
+                    yes: "remove",
+                    no: "keep",
+                },
+                &state.keymap,
+                theme,
+                frame,
+            );
+        }
+        Some(Popup::Requests) => requests::render(state, &areas, theme, frame),
         None => return links,
     }
     // A popup covers whatever links were below it.

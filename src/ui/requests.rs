@@ -1,7 +1,7 @@
 //! The request log (`L`): one row per request, newest at the bottom, and below the rows the
 //! selected request's whole URL and what went wrong with it.
 
-use crate::app::state::{RequestLog, Theme};
+use crate::app::state::{State, Theme};
 use crate::ui::layout::Areas;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -38,19 +38,32 @@ fn path_of(url: &str) -> &str {
         .unwrap_or(url)
 }
 
-pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) {
+/// The log's title: how many requests, the search, and its keys as bound.
+fn title(state: &State) -> String {
+    let keys = &state.keymap;
+    let search = super::help::search_label(state)
+        .map(|s| format!("{s} · "))
+        .unwrap_or_default();
+    format!(
+        " Requests · {} of the last {} · {search}{} copies as curl · {} searches · {} closes ",
+        state.requests.entries.len(),
+        crate::app::state::REQUESTS_KEPT,
+        keys.key("copy_curl"),
+        keys.key("search"),
+        keys.key("close_log"),
+    )
+}
+
+pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let log = &state.requests;
+    let keys = &state.keymap;
     let area = areas.requests;
     if area.width < 20 || area.height < 7 {
         return;
     }
     frame.render_widget(Clear, area);
-    let title = format!(
-        " Requests · {} of the last {} · y copies as curl · Esc closes ",
-        log.entries.len(),
-        crate::app::state::REQUESTS_KEPT
-    );
     let block = Block::bordered()
-        .title(Span::styled(title, theme.title()))
+        .title(Span::styled(title(state), theme.title()))
         .border_style(theme.border(true));
     frame.render_widget(block, area);
 
@@ -131,7 +144,10 @@ pub fn render(log: &RequestLog, areas: &Areas, theme: Theme, frame: &mut Frame) 
                     Span::raw(log.curl(sel)),
                 ]),
                 None if sel.authorized => Line::styled(
-                    "sent with the token (y copies it as $GENDASH_TOKEN, never the token)",
+                    format!(
+                        "sent with the token ({} copies it as $GENDASH_TOKEN, never the token)",
+                        keys.key("copy_curl")
+                    ),
                     theme.dim(),
                 ),
                 None => Line::styled("sent without the token", theme.dim()),

@@ -4,8 +4,8 @@
 use super::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{
-    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, age_label,
-    duration_label,
+    DownloadView, Keymap, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch,
+    age_label, duration_label,
 };
 use crate::progress::format_eta;
 use ratatui::Frame;
@@ -108,20 +108,20 @@ fn eta_text(r: &WatchRow, phase: Phase, now: u64) -> String {
     }
 }
 
-fn retry_text(r: &WatchRow, now: u64) -> String {
+fn retry_text(r: &WatchRow, now: u64, keys: &Keymap) -> String {
     match r.next_retry_at {
         Some(at) => format!("retry in {}s", at.saturating_sub(now)),
-        None => "R asks again".into(),
+        None => format!("{} asks again", keys.key("poll_now")),
     }
 }
 
 /// The info cell: the error, the unknown task, the download, else the file's name.
-fn info_text(r: &WatchRow, now: u64) -> (String, bool) {
+fn info_text(r: &WatchRow, now: u64, keys: &Keymap) -> (String, bool) {
     if let Some(e) = &r.error {
-        return (format!("⚠ {e} · {}", retry_text(r, now)), true);
+        return (format!("⚠ {e} · {}", retry_text(r, now, keys)), true);
     }
     if let Some(d) = &r.not_found {
-        return (format!("{d} · {}", retry_text(r, now)), true);
+        return (format!("{d} · {}", retry_text(r, now, keys)), true);
     }
     match &r.download {
         Some(DownloadView::Running {
@@ -173,6 +173,9 @@ fn title(state: &State, width: usize) -> String {
     .map(|(n, what)| format!("{n} {what}"))
     .collect();
     let mut tail = Vec::new();
+    if !w.marked.is_empty() {
+        tail.push(format!("{} marked", w.marked.len()));
+    }
     if w.sort != SortKey::Added {
         tail.push(format!("sort {}", w.sort.label()));
     }
@@ -220,13 +223,16 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> 
             vec![
                 Line::from(Span::styled("No tasks watched yet.", theme.dim())),
                 Line::from(vec![
-                    Span::styled("a", theme.key()),
+                    Span::styled(state.keymap.key("add").to_string(), theme.key()),
                     Span::styled(" adds task IDs (paste several at once).", theme.dim()),
                 ]),
             ]
         } else {
             vec![Line::from(Span::styled(
-                "No task matches the filter (Esc clears it).",
+                format!(
+                    "No task matches the filter ({} clears it).",
+                    state.keymap.key("clear_filter")
+                ),
                 theme.dim(),
             ))]
         };
@@ -267,7 +273,7 @@ fn render_table(
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
-            let row = table_row(r, w, now, theme, &cols);
+            let row = table_row(r, w, now, theme, &cols, &state.keymap);
             if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
@@ -292,7 +298,7 @@ fn render_table(
         .enumerate()
         .filter_map(|(line, &(_, r))| {
             let url = r.url()?;
-            let (text, _) = info_text(r, now);
+            let (text, _) = info_text(r, now, &state.keymap);
             let name = file_name(url);
             (text == name && crate::api::links::validate_link(url).is_ok()).then(|| Link {
                 x: info.x,
@@ -408,11 +414,18 @@ impl Columns {
 }
 
 /// One task's cells, for the columns that fit.
-fn table_row(r: &WatchRow, w: &Watch, now: u64, theme: Theme, cols: &Columns) -> Row<'static> {
+fn table_row(
+    r: &WatchRow,
+    w: &Watch,
+    now: u64,
+    theme: Theme,
+    cols: &Columns,
+    keys: &Keymap,
+) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
     let style = phase_style(theme, phase, r.error.is_some());
     let percent = r.percent();
-    let (mut info, troubled) = info_text(r, now);
+    let (mut info, troubled) = info_text(r, now, keys);
     let eta = eta_text(r, phase, now);
     if !cols.eta && !eta.is_empty() && !troubled {
         info = if info.is_empty() {
@@ -432,10 +445,16 @@ fn table_row(r: &WatchRow, w: &Watch, now: u64, theme: Theme, cols: &Columns) ->
     if cols.kind {
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
-    cells.push(Cell::from(middle_ellipsis(
-        &r.entry.task_id,
-        usize::from(cols.id),
-    )));
+    // A marked task's ID starts with a tick, in place of its first cell.
+    let id = if !w.marked.is_empty() && w.marked.contains(&r.key()) {
+        format!(
+            "✓{}",
+            middle_ellipsis(&r.entry.task_id, usize::from(cols.id) - 1)
+        )
+    } else {
+        middle_ellipsis(&r.entry.task_id, usize::from(cols.id))
+    };
+    cells.push(Cell::from(id));
     if let Some(width) = cols.service {
         let services = &w.services;
         cells.push(Cell::from(middle_ellipsis(
@@ -642,7 +661,7 @@ fn detail_lines(
         lines.extend(wrapped("url", url, width, theme.link(), theme));
         url_lines = Some(first..lines.len());
     }
-    for (label, text, style) in troubles(r, now, theme, state.watch.auto_for(r)) {
+    for (label, text, style) in troubles(r, now, theme, state) {
         lines.extend(wrapped(label, &text, width, style, theme));
     }
     if let Some(last) = &r.entry.last
@@ -681,18 +700,20 @@ fn troubles(
     r: &WatchRow,
     now: u64,
     theme: Theme,
-    auto: bool,
+    state: &State,
 ) -> Vec<(&'static str, String, Style)> {
+    let keys = &state.keymap;
+    let auto = state.watch.auto_for(r);
     let mut out = Vec::new();
     if let Some(e) = &r.error {
-        let text = format!("{e} · attempt {} · {}", r.retries, retry_text(r, now));
+        let text = format!("{e} · attempt {} · {}", r.retries, retry_text(r, now, keys));
         out.push(("error", text, theme.error()));
     }
     if let Some(d) = &r.not_found {
         let text = format!(
             "the service does not know this task: {d} · asked {} times · {}",
             r.retries,
-            retry_text(r, now)
+            retry_text(r, now, keys)
         );
         out.push(("not found", text, theme.error()));
     }
@@ -714,7 +735,10 @@ fn troubles(
     } else if auto && r.state != TaskState::Failed {
         out.push((
             "file",
-            "downloaded by itself when it completes (A turns this off)".into(),
+            format!(
+                "downloaded by itself when it completes ({} turns this off)",
+                keys.key("auto_download")
+            ),
             theme.dim(),
         ));
     }

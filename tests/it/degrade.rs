@@ -105,7 +105,7 @@ fn a_catalogue_that_failed_to_load_loads_once_the_service_is_back() {
     });
     // Still usable meanwhile: the help opens and closes.
     d.send("?");
-    d.wait_text("Keys · Esc or ? closes");
+    d.wait_text("Keys · Esc/? closes");
     d.send("\x1b");
     proxy.set(Mode::Forward);
     d.wait_for(

@@ -155,10 +155,10 @@ fn demo_filter_add_complete_help_quit() {
     );
 
     s.send("?");
-    s.wait_text("Keys · Esc or ? closes");
+    s.wait_text("Keys · Esc/? closes");
     s.send("\x1b");
     s.wait_for("the help to close", Duration::from_secs(5), |t| {
-        !t.contains("Keys · Esc or ? closes")
+        !t.contains("Keys · Esc/? closes")
     });
 
     s.send("q");
@@ -457,7 +457,7 @@ fn rebound_keys_and_a_theme_from_the_config_file() {
     s.send("q");
     s.send("\x1bOP"); // F1
     s.wait_text("quit");
-    s.wait_text("Keys · Esc or ? closes");
+    s.wait_text("Keys · Esc/? closes");
     s.send("\x1b");
     s.wait_for("the help closes", Duration::from_secs(10), |t| {
         !t.contains("Keys · Esc")

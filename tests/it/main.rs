@@ -18,6 +18,7 @@ mod durability;
 mod e2e;
 mod fuzz_corpora;
 mod hardening;
+mod keys;
 mod looks;
 mod notices;
 mod openapi;

@@ -57,6 +57,12 @@ pub const ACTION_NAMES: &[&str] = &[
     "request_log",
     "copy_curl",
     "close_log",
+    "mark",
+    "remove_completed",
+    "zoom",
+    "search",
+    "next_match",
+    "previous_match",
 ];
 
 /// Every style `[styles]` can set.
