@@ -221,12 +221,13 @@ pub enum Msg {
         generation: u64,
         result: Result<Catalogue, ApiError>,
     },
-    /// The catalogue cached for the filters of fetch `generation`, saved at `saved_at`
-    /// (seconds since the epoch); read off the UI loop, shown until the fresh one arrives.
+    /// The catalogue cache's answer for the filters of fetch `generation`, read off the UI
+    /// loop: the copy to show until the fresh one arrives (kept for these filters, or for
+    /// broader ones and narrowed to these), or `None` when nothing is kept for them. Sent
+    /// before the fetch reports a failure, so the failure can say whether there is anything.
     CachedCatalogue {
         generation: u64,
-        catalogue: Catalogue,
-        saved_at: u64,
+        cached: Option<crate::store::catalogue::Cached>,
     },
     Polled {
         key: TaskKey,

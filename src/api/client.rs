@@ -186,17 +186,35 @@ impl Client {
         let token = Some(&self.token);
         let response = self
             .transport
-            .send(self.transport.post(url), token, &origin)
+            .send(self.transport.post(url.clone()), token, &origin)
             .await?;
         let status = response.status();
         tracing::debug!(status = status.as_u16(), "response");
         if !status.is_success() {
-            return Err(self
+            let e = self
                 .transport
                 .status_error(response, &origin, token, true)
-                .await);
+                .await;
+            return Err(wrong_path(e, "POST", &url));
         }
         Ok((origin, response))
+    }
+}
+
+/// A 404 that is no lookup's answer (see `http::error_for`) means nothing is at the spec's
+/// route under the base URL: its path is wrong, and the user is shown what was asked.
+fn wrong_path(e: ApiError, method: &'static str, url: &Url) -> ApiError {
+    match e {
+        ApiError::Http { status: 404, .. } => {
+            let mut asked = url.clone();
+            asked.set_query(None);
+            ApiError::WrongPath {
+                method,
+                url: super::sanitize::sanitize(asked.as_str()),
+                status: 404,
+            }
+        }
+        e => e,
     }
 }
 

@@ -20,6 +20,17 @@ pub enum ApiError {
         excerpt: String,
         retry_after: Option<Duration>,
     },
+    /// A route of the spec answered 404 with no answer of the spec: the service is there, but
+    /// not under the base URL's path (a missing or wrong prefix such as `/api/v1`).
+    #[error(
+        "the base URL's path looks wrong: {method} {url} → {status}: is the path prefix right?"
+    )]
+    WrongPath {
+        method: &'static str,
+        /// What was asked, without its query.
+        url: String,
+        status: u16,
+    },
     #[error("lookup failed: {description}")]
     Lookup { description: String },
     #[error("response not understood: expected {expected}{}", if detail.is_empty() { String::new() } else { format!(" ({detail})") })]
@@ -52,6 +63,7 @@ impl ApiError {
             | ApiError::Decode { .. } => true,
             ApiError::Http { status, .. } => *status == 429 || *status >= 500,
             ApiError::Auth { .. }
+            | ApiError::WrongPath { .. }
             | ApiError::Lookup { .. }
             | ApiError::TooLarge { .. }
             | ApiError::CrossOriginRedirect { .. }

@@ -306,6 +306,9 @@ pub fn error_for(
         && status.is_client_error()
         && !matches!(code, 401 | 403 | 408 | 429)
         && let Ok(serde_json::Value::Object(obj)) = serde_json::from_slice(body)
+        // A 404 is a lookup's answer only in the result envelope (`data` an object); any other
+        // 404 is the route's (nothing there), whatever error fields it carries.
+        && (code != 404 || obj.get("data").is_some_and(serde_json::Value::is_object))
         && let Some(description) = super::types::lookup_failure(&obj)
     {
         return ApiError::Lookup { description };
@@ -540,6 +543,12 @@ mod tests {
                 description: "no such task".into()
             }
         );
+        // A route's 404, error fields and all, is no lookup's answer.
+        let route = br#"{"errors":[{"code":"not_found"}],"error_description":"no such route"}"#;
+        assert!(matches!(
+            error_for(s(404), route, None, true),
+            ApiError::Http { status: 404, .. }
+        ));
         // A file download reads no envelope: a 404 is a 404.
         assert!(matches!(
             error_for(s(404), lookup, None, false),

@@ -116,6 +116,20 @@ impl LoraEntry {
     pub fn category(&self) -> Option<&str> {
         self.category.as_deref()
     }
+
+    /// Whether the service lists this entry under `lora_type` and `cate` (`None`: any), as
+    /// far as its metadata tells: `metadata.type` and `metadata.category`, matched without
+    /// regard to case as the reference service matches them. An entry that does not say is
+    /// not listed under a type or category: shown under a label, it could contradict it.
+    pub fn listed_under(&self, lora_type: Option<LoraType>, cate: Option<&str>) -> bool {
+        let same = |field: Option<&str>, wanted: &str| {
+            field.is_some_and(|f| f.trim().eq_ignore_ascii_case(wanted.trim()))
+        };
+        lora_type.is_none_or(|t| same(self.lora_type(), t.as_str()))
+            && cate
+                .filter(|c| !c.trim().is_empty())
+                .is_none_or(|c| same(self.category(), c))
+    }
 }
 
 impl Serialize for LoraEntry {
@@ -133,6 +147,16 @@ impl Serialize for LoraEntry {
 pub struct Catalogue {
     pub entries: Vec<LoraEntry>,
     pub skipped: usize,
+}
+
+impl Catalogue {
+    /// Only the entries listed under `lora_type` and `cate` (see [`LoraEntry::listed_under`]):
+    /// a catalogue loaded for broader filters, narrowed here to what the service would list.
+    #[must_use]
+    pub fn narrowed(mut self, lora_type: Option<LoraType>, cate: Option<&str>) -> Catalogue {
+        self.entries.retain(|e| e.listed_under(lora_type, cate));
+        self
+    }
 }
 
 /// Task result fields of spec 2.2 together with the envelope fields of 2.3.

@@ -15,12 +15,27 @@ use super::cursor::Cursor;
 use super::filter::Query;
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::msg::Cmd;
+use crate::store::catalogue::Cached;
 use std::sync::Arc;
 
 /// How many recent categories are remembered.
 const RECENT_CATEGORIES: usize = 8;
 /// How many categories of earlier catalogues are offered at most.
 const SEEN_CATEGORIES: usize = 256;
+
+/// What the worker found in the catalogue cache for the latest fetch's filters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CacheLookup {
+    /// Not asked (a reload), or not answered yet.
+    #[default]
+    Pending,
+    /// The copy kept for these filters.
+    Own,
+    /// A copy kept for broader filters (type all, any category), narrowed to these here.
+    Narrowed,
+    /// Nothing for these filters, nor for broader ones.
+    Nothing,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Load {
@@ -89,6 +104,11 @@ pub struct Browser {
     pub cached_at: Option<u64>,
     /// The latest fetch could not reach the service (a transport error).
     pub offline: bool,
+    /// What the cache held for these filters: the copy shown may be narrowed here.
+    pub cache: CacheLookup,
+    /// The model selected before the filters changed emptied the list: selected again if the
+    /// next list has it.
+    keep_name: Option<String>,
     /// After a reload under a query: the entry to select when its ranking arrives (the one
     /// selected before, by name), instead of the best match.
     reselect: Option<u32>,
@@ -124,14 +144,37 @@ impl Browser {
             filtering: false,
             cached_at: None,
             offline: false,
+            cache: CacheLookup::Pending,
+            keep_name: None,
             reselect: None,
         }
     }
 
     /// Starts a fetch with the current server-side filters, the cached copy for them shown
-    /// meanwhile (at start and when the filters change).
+    /// meanwhile (at start and when the filters change). The list shown goes at once: it was
+    /// listed under the filters before, and would stand under a label it does not satisfy.
     pub fn fetch(&mut self) -> Cmd {
+        self.clear_entries();
         self.fetch_with(true)
+    }
+
+    /// Empties the list (and any ranking still out for it), remembering the selected model.
+    fn clear_entries(&mut self) {
+        if let Some(e) = self.selected_entry() {
+            self.keep_name = Some(e.model.clone());
+        }
+        self.entries = Arc::new([]);
+        self.all = Arc::new([]);
+        self.matches = Arc::new([]);
+        self.text = Arc::default();
+        self.skipped = 0;
+        self.ranking += 1;
+        self.filtering = false;
+        self.reselect = None;
+        self.cursor.selected = 0;
+        self.cursor.offset = 0;
+        self.cached_at = None;
+        self.cache = CacheLookup::Pending;
     }
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
@@ -151,19 +194,44 @@ impl Browser {
         }
     }
 
-    /// The cached copy for fetch `generation` was read: shown, marked with its age, unless
-    /// the fresh list already arrived (or the fetch is stale). `None` when ignored.
-    pub fn cached(
-        &mut self,
-        generation: u64,
-        catalogue: Catalogue,
-        saved_at: u64,
-    ) -> Option<Vec<Cmd>> {
+    /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
+    /// `filtered here` when narrowed from broader filters'), unless the fresh list already
+    /// arrived or the fetch is stale; none is remembered, for the failure to say. Whether
+    /// anything changed, and what to do next.
+    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> (bool, Vec<Cmd>) {
         if generation != self.generation || self.load == Load::Loaded {
+            return (false, Vec::new());
+        }
+        let Some(c) = cached else {
+            let changed = self.cache != CacheLookup::Nothing;
+            self.cache = CacheLookup::Nothing;
+            return (changed, Vec::new());
+        };
+        self.cached_at = Some(c.saved_at);
+        self.cache = if c.filtered {
+            CacheLookup::Narrowed
+        } else {
+            CacheLookup::Own
+        };
+        (true, self.install(c.catalogue).into_iter().collect())
+    }
+
+    /// Why the list is empty when the service cannot be reached and nothing cached can stand
+    /// in: `no cached copy for type sd · offline`.
+    pub fn nothing_cached(&self) -> Option<String> {
+        if !(self.offline && self.cache == CacheLookup::Nothing && self.entries.is_empty()) {
             return None;
         }
-        self.cached_at = Some(saved_at);
-        Some(self.install(catalogue).into_iter().collect())
+        let lora_type = self.lora_type.map(|t| format!("type {}", t.as_str()));
+        let cate = Some(self.category.trim())
+            .filter(|c| !c.is_empty())
+            .map(|c| format!("category {c}"));
+        let filters: Vec<String> = lora_type.into_iter().chain(cate).collect();
+        Some(if filters.is_empty() {
+            "no cached copy of the catalogue · offline".to_string()
+        } else {
+            format!("no cached copy for {} · offline", filters.join(", "))
+        })
     }
 
     /// Fetch `generation` failed because the service could not be reached: the list shown
@@ -175,12 +243,17 @@ impl Browser {
     }
 
     /// The mark of a cached copy in the title, its age from `now` (seconds since the epoch):
-    /// `cached 3h ago`, `cached 3h ago · offline`.
+    /// `cached 3h ago`, `cached 3h ago · offline`, `cached 3h ago · offline · filtered here`.
     pub fn cached_mark(&self, now: u64) -> Option<String> {
         let saved = self.cached_at?;
         let offline = if self.offline { " · offline" } else { "" };
+        let filtered = if self.cache == CacheLookup::Narrowed {
+            " · filtered here"
+        } else {
+            ""
+        };
         Some(format!(
-            "cached {}{offline}",
+            "cached {}{offline}{filtered}",
             age(now.saturating_sub(saved))
         ))
     }
@@ -188,7 +261,8 @@ impl Browser {
     /// Replaces the entries, keeping the selection on the model of the same name; what to do
     /// next (rank the new entries against the query).
     fn install(&mut self, c: Catalogue) -> Option<Cmd> {
-        let name = self.selected_entry().map(|e| e.model.clone());
+        let kept = self.keep_name.take();
+        let name = self.selected_entry().map(|e| e.model.clone()).or(kept);
         self.all = (0..c.entries.len() as u32).collect();
         self.entries = c.entries.into();
         for cate in self.entries.iter().filter_map(LoraEntry::category) {
@@ -229,6 +303,7 @@ impl Browser {
                 self.load = Load::Loaded;
                 self.cached_at = None;
                 self.offline = false;
+                self.cache = CacheLookup::Pending;
                 Some(self.install(c).into_iter().chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
@@ -755,14 +830,31 @@ mod tests {
     fn stale_fetches_are_ignored_and_errors_keep_the_list() {
         let mut b = loaded(&["a", "b"]);
         let old = b.generation;
-        let Cmd::FetchCatalogue { lora_type, .. } = b.cycle_type() else {
-            panic!()
-        };
-        assert_eq!(lora_type, Some(LoraType::Sd));
+        b.reload();
         assert_eq!(b.loaded(old, Ok(Catalogue::default())), None);
         assert_eq!(b.loaded(b.generation, Err("down".into())), Some(Vec::new()));
-        assert_eq!(b.entries.len(), 2);
+        assert_eq!(b.entries.len(), 2, "a failed reload keeps the list");
         assert_eq!(b.load, Load::Failed("down".into()));
+    }
+
+    /// A new type or category empties the list at once: it was listed under the old ones.
+    /// The model selected is selected again if the next list has it.
+    #[test]
+    fn new_filters_take_the_old_list_away() {
+        let mut b = loaded(&["a", "b"]);
+        b.move_by(1);
+        let Cmd::FetchCatalogue { lora_type, .. } = b.cycle_type() else {
+            panic!("fetch")
+        };
+        assert_eq!(lora_type, Some(LoraType::Sd));
+        assert!(b.entries.is_empty() && b.matches.is_empty() && b.selected_entry().is_none());
+        assert_eq!(b.load, Load::Loading);
+        let cat = Catalogue {
+            entries: vec![entry("x"), entry("b")],
+            skipped: 0,
+        };
+        b.loaded(b.generation, Ok(cat));
+        assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("b"));
     }
 
     #[test]

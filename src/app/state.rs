@@ -107,12 +107,21 @@ pub struct Confirm {
     pub key: TaskKey,
 }
 
-/// The service's health as the dashboard last saw it.
+/// The service's health as its last answers tell it: one state, shown in one place, so the
+/// status bar cannot say two things at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Health {
     Unknown,
     Connected,
+    /// Answering again after trouble: said until `until` (the reducers' clock), then
+    /// `Connected`.
+    Reconnected {
+        until: u64,
+    },
     Trouble(String),
+    /// Answers came, but 404 where the spec's routes should be: the base URL's path looks
+    /// wrong (the error's text, which shows what was asked).
+    WrongPath(String),
 }
 
 /// Why the dashboard ends.
@@ -1168,15 +1177,9 @@ impl State {
                 };
                 cmds
             }
-            Msg::CachedCatalogue {
-                generation,
-                catalogue,
-                saved_at,
-            } => {
-                let Some(cmds) = self.browser.cached(generation, catalogue, saved_at) else {
-                    return Vec::new();
-                };
-                self.dirty = true;
+            Msg::CachedCatalogue { generation, cached } => {
+                let (changed, cmds) = self.browser.cached(generation, cached);
+                self.dirty |= changed;
                 cmds
             }
             Msg::Ranked {
@@ -1238,6 +1241,7 @@ impl State {
             Msg::Tick(now) => {
                 self.now = now;
                 self.watch.tick(now);
+                self.settle_health();
                 // Redrawn when a notice goes, and only then: an idle dashboard stays idle.
                 if self.notice.as_ref().is_some_and(|n| now >= n.until) {
                     self.notice = None;
@@ -1408,14 +1412,32 @@ impl State {
         self.requests.demo_token = Some(demo.token);
     }
 
-    /// A request succeeded: after trouble, the stale error goes and the user is told.
-    fn connected(&mut self) {
-        if let Health::Trouble(_) = self.health {
-            self.last_error = None;
-            self.say("reconnected to the service");
-        }
-        if self.health != Health::Connected {
+    /// `reconnected` has been said long enough: now simply `connected`.
+    fn settle_health(&mut self) {
+        if let Health::Reconnected { until } = self.health
+            && self.now >= until
+        {
             self.health = Health::Connected;
+            self.dirty = true;
+        }
+    }
+
+    /// The service answered: after trouble, the stale error goes and the health says
+    /// `reconnected` for a while (in its own place: a notice beside a later `trouble` would
+    /// say both at once).
+    fn connected(&mut self) {
+        let next = match self.health {
+            Health::Trouble(_) | Health::WrongPath(_) => {
+                self.last_error = None;
+                Health::Reconnected {
+                    until: self.now.saturating_add(NOTICE_SECONDS),
+                }
+            }
+            Health::Reconnected { until } => Health::Reconnected { until },
+            Health::Unknown | Health::Connected => Health::Connected,
+        };
+        if self.health != next {
+            self.health = next;
             self.dirty = true;
         }
     }
@@ -1434,6 +1456,8 @@ impl State {
         ) || matches!(e, E::Http { status, .. } if *status >= 500 || *status == 429)
         {
             self.health = Health::Trouble(text.clone());
+        } else if matches!(e, E::WrongPath { .. }) {
+            self.health = Health::WrongPath(text.clone());
         } else if matches!(e, E::Lookup { .. } | E::Http { .. }) {
             // The service answered (an unknown task, a 404): it is reachable again.
             self.connected();

@@ -1325,6 +1325,8 @@ enum Says {
     Trouble,
     /// It answered (an unknown task, a 404): reachable.
     Answered,
+    /// It answered 404 where the spec's routes are: the base URL's path looks wrong.
+    WrongPath,
     /// Nothing: the request never reached it.
     Nothing,
 }
@@ -1388,6 +1390,14 @@ fn errors() -> Vec<(ApiError, Says)> {
             Says::Nothing,
         ),
         (ApiError::Invalid("bad ID".into()), Says::Nothing),
+        (
+            ApiError::WrongPath {
+                method: "POST",
+                url: "http://127.0.0.1:8787/lora/".into(),
+                status: 404,
+            },
+            Says::WrongPath,
+        ),
     ]
 }
 
@@ -1403,6 +1413,7 @@ fn errors_set_last_error_and_health_follows_what_they_say() {
             let expected = match says {
                 Says::Trouble => Health::Trouble(text.clone()),
                 Says::Answered => Health::Connected,
+                Says::WrongPath => Health::WrongPath(text.clone()),
                 Says::Nothing => Health::Unknown,
             };
             assert_eq!(s.health, expected, "{e:?}");
@@ -1414,8 +1425,8 @@ fn errors_set_last_error_and_health_follows_what_they_say() {
 
 #[test]
 fn successes_connect_and_recover_from_trouble() {
-    /// (earlier reports, the success, `last_error` after, notice after)
-    type Case = (Vec<Msg>, Msg, Option<String>, Option<&'static str>);
+    /// (earlier reports, the success, `last_error` after, `reconnected` said after)
+    type Case = (Vec<Msg>, Msg, Option<String>, bool);
     let connect = ApiError::Connect {
         origin: "http://127.0.0.1:8787".into(),
         detail: "refused".into(),
@@ -1423,44 +1434,45 @@ fn successes_connect_and_recover_from_trouble() {
     let ok_catalogue = || catalogue(1, Ok(Catalogue::default()));
     let ok = || ok_poll("w-1", "IN_PROGRESS", 50);
     let cases: Vec<Case> = vec![
-        (vec![], ok(), None, None),
-        (vec![], ok_catalogue(), None, None),
-        (
-            vec![polled("w-1", Err(connect.clone()))],
-            ok(),
-            None,
-            Some("reconnected to the service"),
-        ),
+        (vec![], ok(), None, false),
+        (vec![], ok_catalogue(), None, false),
+        (vec![polled("w-1", Err(connect.clone()))], ok(), None, true),
         (
             vec![polled("w-1", Err(connect.clone()))],
             ok_catalogue(),
             None,
-            Some("reconnected to the service"),
+            true,
         ),
-        (
-            vec![catalogue(1, Err(http(503)))],
-            ok(),
-            None,
-            Some("reconnected to the service"),
-        ),
+        (vec![catalogue(1, Err(http(503)))], ok(), None, true),
         // A missing task is no connection trouble: its error stays, nothing is announced.
         (
             vec![polled("w-1", Err(http(404)))],
             ok(),
             Some(http(404).to_string()),
-            None,
+            false,
         ),
     ];
-    for (i, (before, success, last_error, notice)) in cases.into_iter().enumerate() {
+    for (i, (before, success, last_error, reconnected)) in cases.into_iter().enumerate() {
         let mut s = state();
         s.start();
         for m in before {
             s.apply(m);
         }
         s.apply(success);
-        assert_eq!(s.health, Health::Connected, "case {i}");
+        let health = if reconnected {
+            Health::Reconnected {
+                until: NOW + NOTICE_SECONDS,
+            }
+        } else {
+            Health::Connected
+        };
+        assert_eq!(s.health, health, "case {i}");
         assert_eq!(s.last_error, last_error, "case {i}");
-        assert_eq!(super::tests::notice(&s), notice, "case {i}");
+        assert_eq!(
+            super::tests::notice(&s),
+            None,
+            "case {i}: the health says it"
+        );
     }
     // A stale catalogue (an older generation) proves nothing and changes nothing.
     let mut s = state();
@@ -2726,8 +2738,11 @@ fn models(names: &[&str]) -> Catalogue {
 fn cached(generation: u64, names: &[&str], saved_at: u64) -> Msg {
     Msg::CachedCatalogue {
         generation,
-        catalogue: models(names),
-        saved_at,
+        cached: Some(crate::store::catalogue::Cached {
+            catalogue: models(names),
+            saved_at,
+            filtered: false,
+        }),
     }
 }
 
@@ -2790,8 +2805,9 @@ fn a_late_cached_copy_never_replaces_the_fresh_list() {
         matches!(cmds.first(), Some(Cmd::FetchCatalogue { cached: true, .. })),
         "a new type shows its cached copy meanwhile: {cmds:?}"
     );
+    assert!(s.browser.entries.is_empty(), "the list of every type went");
     s.apply(cached(g, &["old"], NOW - 60));
-    assert_eq!(s.browser.entries[0].model, "fresh");
+    assert!(s.browser.entries.is_empty());
     // A reload asks for the fresh list only.
     let (_, cmds) = press(&mut s, ch('r'));
     assert!(
@@ -3105,4 +3121,249 @@ fn on_complete_runs_after_the_automatic_download_with_the_saved_file() {
         event: DownloadEvent::Saved("/dl/w-1.png".into()),
     });
     assert_eq!(finished_of(&cmds), Some((Some("/dl/w-1.png".into()), None)));
+}
+
+// ---- offline, the type and the category (issue 17, §1) ---------------------------------------
+
+/// Models with a type and a category, as `metadata.type` and `metadata.category` say.
+fn typed_models(models: &[(&str, &str, &str)]) -> Catalogue {
+    Catalogue {
+        entries: models
+            .iter()
+            .map(|(name, lora_type, cate)| {
+                let meta = serde_json::json!({"type": lora_type, "category": cate});
+                LoraEntry::new(*name, meta.as_object().expect("an object"))
+            })
+            .collect(),
+        skipped: 0,
+    }
+}
+
+/// The cache's answer: a copy (kept for broader filters when `filtered`).
+fn copy(generation: u64, catalogue: Catalogue, saved_at: u64, filtered: bool) -> Msg {
+    Msg::CachedCatalogue {
+        generation,
+        cached: Some(crate::store::catalogue::Cached {
+            catalogue,
+            saved_at,
+            filtered,
+        }),
+    }
+}
+
+/// The cache's answer: nothing for these filters nor broader ones.
+fn nothing(generation: u64) -> Msg {
+    Msg::CachedCatalogue {
+        generation,
+        cached: None,
+    }
+}
+
+fn refused() -> ApiError {
+    ApiError::Connect {
+        origin: "http://127.0.0.1:8787".into(),
+        detail: "connection refused".into(),
+    }
+}
+
+/// The types and categories of the models listed, and the title's mark: what stands under
+/// the label.
+fn listed(s: &State) -> Vec<(Option<&str>, Option<&str>)> {
+    s.browser
+        .matches
+        .iter()
+        .map(|&i| {
+            let e = &s.browser.entries[i as usize];
+            (e.lora_type(), e.category())
+        })
+        .collect()
+}
+
+/// Offline, the type and category change: the list under the label always satisfies it —
+/// the key's own copy, a broader copy narrowed here (said in the title), or nothing, said
+/// as such; the fresh list replaces whichever was shown when the service answers again.
+#[test]
+fn offline_a_new_type_or_category_never_stands_over_a_list_it_does_not_satisfy() {
+    let mut s = state();
+    let g = started(&mut s);
+    let whole = [
+        ("a_sd_style", "sd", "style"),
+        ("b_sd_poses", "sd", "poses"),
+        ("c_xl_style", "sdxl", "style"),
+    ];
+    s.apply(copy(g, typed_models(&whole), NOW - 3 * 3600, false));
+    s.apply(catalogue(g, Err(refused())));
+    s.browser.move_by(1);
+    assert_eq!(selected_model(&s), Some("b_sd_poses"));
+
+    // `t`: sd. The list of every type goes at once.
+    let (_, cmds) = press(&mut s, ch('t'));
+    assert_eq!(fetched(&cmds), [(Some(crate::api::LoraType::Sd), None)]);
+    assert!(s.browser.entries.is_empty() && s.browser.matches.is_empty());
+    let g = s.browser.generation;
+    s.apply(copy(g, typed_models(&whole[..2]), NOW - 3 * 3600, true));
+    assert_eq!(
+        s.browser.cached_mark(s.now).as_deref(),
+        Some("cached 3h ago · filtered here"),
+        "while the fetch runs"
+    );
+    s.apply(catalogue(g, Err(refused())));
+    assert_eq!(
+        s.browser.cached_mark(s.now).as_deref(),
+        Some("cached 3h ago · offline · filtered here")
+    );
+    assert!(listed(&s).iter().all(|(t, _)| *t == Some("sd")));
+    assert_eq!(selected_model(&s), Some("b_sd_poses"), "still selected");
+
+    // `t`: sdxl, of which nothing is cached, nor anything broader that the worker found.
+    press(&mut s, ch('t'));
+    let g = s.browser.generation;
+    assert!(s.apply(nothing(g)).is_empty());
+    s.apply(catalogue(g, Err(refused())));
+    assert!(s.browser.entries.is_empty());
+    assert_eq!(
+        s.browser.nothing_cached().as_deref(),
+        Some("no cached copy for type sdxl · offline")
+    );
+    assert_eq!(s.browser.cached_mark(s.now), None);
+
+    // The category too, and both together.
+    press(&mut s, ch('c'));
+    for c in "poses".chars() {
+        press(&mut s, ch(c));
+    }
+    press(&mut s, key(KeyCode::Enter));
+    let g = s.browser.generation;
+    s.apply(nothing(g));
+    s.apply(catalogue(g, Err(refused())));
+    assert_eq!(
+        s.browser.nothing_cached().as_deref(),
+        Some("no cached copy for type sdxl, category poses · offline")
+    );
+    press(&mut s, ch('t'));
+    let g = s.browser.generation;
+    s.apply(nothing(g));
+    s.apply(catalogue(g, Err(refused())));
+    assert_eq!(
+        s.browser.nothing_cached().as_deref(),
+        Some("no cached copy for category poses · offline")
+    );
+    // Nothing said before the service was tried: the fetch may still answer.
+    press(&mut s, ch('t'));
+    let g = s.browser.generation;
+    s.apply(nothing(g));
+    assert_eq!(s.browser.nothing_cached(), None);
+
+    // Back online: the fresh list replaces the empty one, and no mark is left.
+    s.apply(catalogue(
+        g,
+        Ok(typed_models(&[("d_sd_poses", "sd", "poses")])),
+    ));
+    assert_eq!(listed(&s), [(Some("sd"), Some("poses"))]);
+    assert_eq!(s.browser.cached_mark(s.now), None);
+    assert_eq!(s.browser.nothing_cached(), None);
+    // A late answer about an older fetch's cache changes nothing.
+    assert!(s.apply(nothing(g - 1)).is_empty());
+    assert_eq!(s.browser.entries.len(), 1);
+}
+
+/// The fresh list replaces a narrowed copy, and its mark goes with it.
+#[test]
+fn the_fresh_list_replaces_a_copy_narrowed_here() {
+    let mut s = state();
+    let g = started(&mut s);
+    press(&mut s, ch('t'));
+    assert_ne!(g, s.browser.generation);
+    let g = s.browser.generation;
+    s.apply(copy(
+        g,
+        typed_models(&[("a", "sd", "style")]),
+        NOW - 60,
+        true,
+    ));
+    s.apply(catalogue(g, Err(refused())));
+    assert_eq!(s.browser.cache, crate::app::browser::CacheLookup::Narrowed);
+    s.apply(catalogue(
+        g,
+        Ok(typed_models(&[("a", "sd", "style"), ("n", "sd", "new")])),
+    ));
+    assert_eq!(s.browser.entries.len(), 2);
+    assert!(s.browser.cached_at.is_none() && !s.browser.offline);
+    assert_eq!(s.browser.cached_mark(s.now), None);
+}
+
+/// The status bar's text, drawn at 150x20.
+fn status_bar(s: &mut State) -> String {
+    s.update(Action::Resize {
+        width: 150,
+        height: 20,
+    });
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(150, 20)).expect("a terminal");
+    t.draw(|f| {
+        crate::ui::render(s, f);
+    })
+    .expect("drawn");
+    let area = s.areas.status;
+    let buf = t.backend().buffer();
+    (area.x..area.x + area.width)
+        .map(|x| buf[(x, area.y)].symbol().to_string())
+        .collect()
+}
+
+/// Health is one state from the last answers: `reconnected` and `trouble` are never on the
+/// status bar together, in either order, and `reconnected` gives way to `connected`.
+#[test]
+fn trouble_and_reconnected_are_never_said_at_once() {
+    let mut s = state();
+    s.start();
+    let says = |bar: &str| (bar.contains("trouble"), bar.contains("reconnected"));
+    s.apply(polled("w-1", Err(refused())));
+    assert_eq!(says(&status_bar(&mut s)), (true, false));
+    s.apply(ok_poll("w-1", "IN_PROGRESS", 50));
+    assert_eq!(says(&status_bar(&mut s)), (false, true));
+    // Trouble again within the seconds `reconnected` is said: only trouble is.
+    s.apply(Msg::Tick(NOW + 1));
+    s.apply(catalogue(s.browser.generation, Err(http(503))));
+    let bar = status_bar(&mut s);
+    assert_eq!(says(&bar), (true, false), "{bar}");
+    // Answers again; then, after a while, it is simply connected.
+    s.apply(ok_poll("w-1", "IN_PROGRESS", 60));
+    assert_eq!(says(&status_bar(&mut s)), (false, true));
+    s.dirty = false;
+    s.apply(Msg::Tick(NOW + 1 + NOTICE_SECONDS));
+    assert!(s.dirty);
+    assert_eq!(s.health, Health::Connected);
+    let bar = status_bar(&mut s);
+    assert!(bar.contains("● connected") && !says(&bar).1, "{bar}");
+}
+
+/// 404 where the spec's routes are is not `connected`, even when other answers come.
+#[test]
+fn a_wrong_base_path_is_not_connected() {
+    let mut s = state();
+    s.start();
+    let wrong = ApiError::WrongPath {
+        method: "POST",
+        url: "http://127.0.0.1:8787/lora/".into(),
+        status: 404,
+    };
+    s.apply(catalogue(s.browser.generation, Err(wrong.clone())));
+    assert_eq!(s.health, Health::WrongPath(wrong.to_string()));
+    let bar = status_bar(&mut s);
+    assert!(
+        bar.contains("POST http://127.0.0.1:8787/lora/ → 404: is the path prefix right?")
+            && !bar.contains("connected"),
+        "{bar}"
+    );
+    // A task's poll to the same wrong path says the same; the task is not `not found`.
+    let task_wrong = ApiError::WrongPath {
+        method: "POST",
+        url: "http://127.0.0.1:8787/ai/image_generation/w-1".into(),
+        status: 404,
+    };
+    s.apply(polled("w-1", Err(task_wrong.clone())));
+    assert_eq!(s.health, Health::WrongPath(task_wrong.to_string()));
+    let row = &s.watch.rows[0];
+    assert!(row.not_found.is_none() && row.error.is_some());
 }

@@ -46,7 +46,9 @@ pub fn for_api_error(e: &crate::api::ApiError) -> u8 {
     use crate::api::ApiError;
     match e {
         ApiError::Auth { .. } => AUTH,
-        ApiError::Lookup { .. } | ApiError::Http { status: 404, .. } => NOT_FOUND,
+        ApiError::Lookup { .. }
+        | ApiError::Http { status: 404, .. }
+        | ApiError::WrongPath { .. } => NOT_FOUND,
         ApiError::Timeout { .. } => TIMED_OUT,
         _ => OTHER,
     }

@@ -42,7 +42,8 @@ pub struct ModelsArgs {
     #[arg(long)]
     pub json: bool,
     /// Read the catalogue last loaded for this service, type and category from the cache
-    /// instead of the network (its age is said on stderr).
+    /// instead of the network (its age is said on stderr); without one, a copy cached for
+    /// broader filters (type all, any category), narrowed here.
     #[arg(long)]
     pub offline: bool,
 }
@@ -97,12 +98,17 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     let key = Key::new(&service_key(client.base_url()), lora_type, cate.as_deref());
     let cache = CatalogueCache::new(CatalogueCache::default_dir());
     let catalogue = if args.offline {
-        let cached = blocking(move || cache.load(&key).ok_or(key)).await?;
+        let cached = blocking(move || cache.load_nearest(&key).ok_or(key)).await?;
         match cached {
             Ok(c) => {
                 eprintln!(
-                    "offline: the catalogue cached {}",
-                    crate::app::browser::age(unix_now().saturating_sub(c.saved_at))
+                    "offline: the catalogue cached {}{}",
+                    crate::app::browser::age(unix_now().saturating_sub(c.saved_at)),
+                    if c.filtered {
+                        " for broader filters, narrowed here to the type and category asked"
+                    } else {
+                        ""
+                    }
                 );
                 c.catalogue
             }

@@ -17,10 +17,46 @@ pub struct ServedEntry {
     pub metadata: Map<String, Value>,
 }
 
-/// Parses a catalogue file: a JSON array of `{model, type, cate, metadata}`.
+impl ServedEntry {
+    /// The type the service filters on: `type`, else `metadata.type`.
+    pub fn type_listed(&self) -> Option<&str> {
+        self.lora_type.as_deref().or_else(|| meta_str(self, "type"))
+    }
+
+    /// The category the service filters on: `cate`, else `metadata.category`.
+    pub fn cate_listed(&self) -> Option<&str> {
+        self.cate.as_deref().or_else(|| meta_str(self, "category"))
+    }
+}
+
+fn meta_str<'a>(e: &'a ServedEntry, key: &str) -> Option<&'a str> {
+    e.metadata.get(key).and_then(Value::as_str)
+}
+
+/// Parses a catalogue file: a JSON array of `{model, type, cate, metadata}`. An entry whose
+/// `type` or `cate` disagrees with its `metadata.type` or `metadata.category` is refused: a
+/// client narrowing a cached list by the metadata it was served must find what the service
+/// would list.
 pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, String> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| format!("catalogue is not a JSON array of entries: {e}"))
+    let entries: Vec<ServedEntry> = serde_json::from_slice(bytes)
+        .map_err(|e| format!("catalogue is not a JSON array of entries: {e}"))?;
+    for e in &entries {
+        for (field, listed, meta) in [
+            ("type", e.lora_type.as_deref(), "type"),
+            ("cate", e.cate.as_deref(), "category"),
+        ] {
+            if let (Some(listed), Some(said)) = (listed, meta_str(e, meta))
+                && !listed.eq_ignore_ascii_case(said)
+            {
+                return Err(format!(
+                    "model `{}`: {field} `{listed}` disagrees with metadata.{meta} `{said}`; \
+                     make them the same or leave one out",
+                    e.model
+                ));
+            }
+        }
+    }
+    Ok(entries)
 }
 
 pub fn embedded() -> Vec<ServedEntry> {
@@ -28,9 +64,19 @@ pub fn embedded() -> Vec<ServedEntry> {
     parse(EMBEDDED).unwrap_or_default()
 }
 
-/// An entry as served: `{"model", "metadata"}` only, as JSON text (made once, at start).
+/// An entry as served: `{"model", "metadata"}` only, as JSON text (made once, at start). The
+/// metadata says the type and category the entry is listed under, so a client can narrow a
+/// broader list exactly as the service would.
 pub fn wire(e: &ServedEntry) -> Box<str> {
-    serde_json::json!({"model": e.model, "metadata": e.metadata})
+    let mut metadata = e.metadata.clone();
+    for (key, listed) in [("type", e.type_listed()), ("category", e.cate_listed())] {
+        if let Some(v) = listed
+            && !metadata.contains_key(key)
+        {
+            metadata.insert(key.into(), Value::String(v.into()));
+        }
+    }
+    serde_json::json!({"model": e.model, "metadata": metadata})
         .to_string()
         .into_boxed_str()
 }
@@ -45,18 +91,10 @@ pub fn matching<'a>(
         .iter()
         .enumerate()
         .filter(move |(_, e)| {
-            lora_type.is_none_or(|t| {
-                e.lora_type
-                    .as_deref()
-                    .is_some_and(|et| et.eq_ignore_ascii_case(t))
-            })
+            lora_type.is_none_or(|t| e.type_listed().is_some_and(|et| et.eq_ignore_ascii_case(t)))
         })
         .filter(move |(_, e)| {
-            cate.is_none_or(|c| {
-                e.cate
-                    .as_deref()
-                    .is_some_and(|ec| ec.eq_ignore_ascii_case(c))
-            })
+            cate.is_none_or(|c| e.cate_listed().is_some_and(|ec| ec.eq_ignore_ascii_case(c)))
         })
         .map(|(i, _)| i)
 }
@@ -105,5 +143,34 @@ mod tests {
             let sdxl_base = matches!(base, "SDXL 1.0" | "Pony" | "Illustrious");
             assert_eq!(sdxl_base, ty == "sdxl", "{}: base_model {base}", e.model);
         }
+    }
+
+    /// What the service filters on is what it serves: an entry's `type`/`cate` reach the
+    /// metadata when it has none, one from the metadata alone is filtered on too, and a file
+    /// where the two disagree is refused, naming the model.
+    #[test]
+    fn the_served_metadata_says_what_the_filter_uses() {
+        let entries = parse(
+            br#"[{"model": "top", "type": "sd", "cate": "style", "metadata": {"source": "https://x"}},
+                 {"model": "meta", "metadata": {"type": "SDXL", "category": "poses"}}]"#,
+        )
+        .expect("parses");
+        let served: Value = serde_json::from_str(&wire(&entries[0])).expect("json");
+        assert_eq!(served["metadata"]["type"], "sd");
+        assert_eq!(served["metadata"]["category"], "style");
+        let names = |t, c| -> Vec<&str> {
+            matching(&entries, t, c)
+                .map(|i| entries[i].model.as_str())
+                .collect()
+        };
+        assert_eq!(names(Some("sdxl"), None), ["meta"]);
+        assert_eq!(names(None, Some("poses")), ["meta"]);
+        assert_eq!(names(Some("sd"), Some("style")), ["top"]);
+        let refused = parse(br#"[{"model": "liar", "type": "sd", "metadata": {"type": "sdxl"}}]"#)
+            .expect_err("disagrees");
+        assert!(
+            refused.contains("model `liar`") && refused.contains("metadata.type `sdxl`"),
+            "{refused}"
+        );
     }
 }

@@ -49,6 +49,9 @@ impl Key {
 pub struct Cached {
     pub catalogue: Catalogue,
     pub saved_at: u64,
+    /// Saved for broader filters (type all, or any category) and narrowed here to the key's:
+    /// no copy was kept for the key itself.
+    pub filtered: bool,
 }
 
 /// The file's fields besides the entries.
@@ -120,6 +123,35 @@ impl CatalogueCache {
         Some(Cached {
             catalogue,
             saved_at: head.saved_at,
+            filtered: false,
+        })
+    }
+
+    /// The copy kept for `key`, else one kept for broader filters narrowed to `key`'s: the
+    /// same type with any category, then all types with the same category, then the whole
+    /// catalogue. Every entry of the answer is listed under the key's type and category.
+    pub fn load_nearest(&self, key: &Key) -> Option<Cached> {
+        if let Some(exact) = self.load(key) {
+            return Some(exact);
+        }
+        let broader = |lora_type, cate: Option<&str>| Key::new(&key.service, lora_type, cate);
+        let mut candidates = Vec::new();
+        if key.cate.is_some() {
+            candidates.push(broader(key.lora_type, None));
+        }
+        if key.lora_type.is_some() {
+            candidates.push(broader(None, key.cate.as_deref()));
+            if key.cate.is_some() {
+                candidates.push(broader(None, None));
+            }
+        }
+        candidates.iter().find_map(|wider| {
+            let c = self.load(wider)?;
+            Some(Cached {
+                catalogue: c.catalogue.narrowed(key.lora_type, key.cate.as_deref()),
+                saved_at: c.saved_at,
+                filtered: true,
+            })
         })
     }
 
@@ -187,7 +219,8 @@ mod tests {
             cache.load(&key),
             Some(Cached {
                 catalogue: one,
-                saved_at: 1_700_000_100
+                saved_at: 1_700_000_100,
+                filtered: false,
             })
         );
         let names: Vec<_> = std::fs::read_dir(cache.dir())
@@ -247,6 +280,106 @@ mod tests {
                 "a safe name: {name}"
             );
         }
+    }
+
+    fn typed(name: &str, lora_type: Option<&str>, cate: Option<&str>) -> LoraEntry {
+        let mut m = Map::new();
+        if let Some(t) = lora_type {
+            m.insert("type".into(), Value::String(t.into()));
+        }
+        if let Some(c) = cate {
+            m.insert("category".into(), Value::String(c.into()));
+        }
+        LoraEntry::new(name, &m)
+    }
+
+    /// Without a copy for the key, a broader one is narrowed to it by the entries' own
+    /// `metadata.type` and `metadata.category`, as the service matches them (any case); an
+    /// entry that names no type is never listed under one. A narrower or another key's copy
+    /// never stands in.
+    #[test]
+    fn a_broader_copy_is_narrowed_to_the_key() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        let service = "http://a";
+        let whole = Catalogue {
+            entries: vec![
+                typed("sd_style", Some("sd"), Some("style")),
+                typed("SD_Style_caps", Some("SD"), Some("Style")),
+                typed("sd_poses", Some("sd"), Some("poses")),
+                typed("xl_style", Some("sdxl"), Some("style")),
+                typed("untyped_style", None, Some("style")),
+                typed("sd_uncategorised", Some("sd"), None),
+            ],
+            skipped: 1,
+        };
+        cache
+            .save(&Key::new(service, None, None), &whole, 100)
+            .expect("save");
+        let names = |c: &Cached| -> Vec<String> {
+            c.catalogue
+                .entries
+                .iter()
+                .map(|e| e.model.clone())
+                .collect()
+        };
+        let sd_style = cache
+            .load_nearest(&Key::new(service, Some(LoraType::Sd), Some("style")))
+            .expect("narrowed from the whole catalogue");
+        assert!(sd_style.filtered);
+        assert_eq!(sd_style.saved_at, 100);
+        assert_eq!(names(&sd_style), ["sd_style", "SD_Style_caps"]);
+        let sd = cache
+            .load_nearest(&Key::new(service, Some(LoraType::Sd), None))
+            .expect("narrowed");
+        assert_eq!(
+            names(&sd),
+            ["sd_style", "SD_Style_caps", "sd_poses", "sd_uncategorised"]
+        );
+        let style = cache
+            .load_nearest(&Key::new(service, None, Some("style")))
+            .expect("narrowed");
+        assert_eq!(
+            names(&style),
+            ["sd_style", "SD_Style_caps", "xl_style", "untyped_style"]
+        );
+
+        // The same type with any category is nearer than the whole catalogue.
+        let sd_any = Catalogue {
+            entries: vec![typed("only_in_sd_copy", Some("sd"), Some("style"))],
+            skipped: 0,
+        };
+        cache
+            .save(&Key::new(service, Some(LoraType::Sd), None), &sd_any, 200)
+            .expect("save");
+        let nearest = cache
+            .load_nearest(&Key::new(service, Some(LoraType::Sd), Some("style")))
+            .expect("narrowed");
+        assert_eq!(
+            (names(&nearest), nearest.saved_at),
+            (vec!["only_in_sd_copy".to_string()], 200)
+        );
+        // The key's own copy wins, unfiltered.
+        let own = cache
+            .load_nearest(&Key::new(service, Some(LoraType::Sd), None))
+            .expect("its own");
+        assert!(!own.filtered);
+        assert_eq!(own.catalogue, sd_any);
+
+        // sd is not broader than sdxl, nor another service's copy broader than this one's.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        cache
+            .save(&Key::new(service, Some(LoraType::Sd), None), &whole, 1)
+            .expect("save");
+        cache
+            .save(&Key::new("http://b", None, None), &whole, 1)
+            .expect("save");
+        assert_eq!(
+            cache.load_nearest(&Key::new(service, Some(LoraType::Sdxl), None)),
+            None
+        );
+        assert_eq!(cache.load_nearest(&Key::new(service, None, None)), None);
     }
 
     /// A file written by anything else is sanitised on the way in, as the service's answers.

@@ -28,6 +28,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let count = match (&b.load, b.cached_mark(state.now)) {
         (Load::Loading, None) => " · loading…".to_string(),
         (Load::Loading, Some(mark)) => format!("{shown} · {mark} · loading…"),
+        (Load::Failed(_), None) if b.nothing_cached().is_some() => " · offline".to_string(),
         (Load::Failed(_), None) if b.entries.is_empty() => " · failed".to_string(),
         (Load::Failed(_), None) => format!("{shown} (stale)"),
         (Load::Failed(_), Some(mark)) => format!("{shown} · {mark}"),
@@ -45,8 +46,17 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     } else {
         ""
     };
-    let title =
-        format!(" LoRA models · type {type_label} · cate {cate_label}{only}{count}{filtering} ");
+    let marks = format!("type {type_label} · cate {cate_label}{only}{count}{filtering}");
+    let named = format!(" LoRA models · {marks} ");
+    // Where the title does not fit, what the list is (`offline · filtered here`) matters more
+    // than the pane's name.
+    let title = if unicode_width::UnicodeWidthStr::width(named.as_str()) + 2
+        > usize::from(areas.browser.width)
+    {
+        format!(" {marks} ")
+    } else {
+        named
+    };
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
         .border_style(theme.border(state.is_focused(Pane::Browser)));
@@ -146,6 +156,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         return;
     }
     if b.entries.is_empty() || b.matches.is_empty() {
+        let nothing_cached = b.nothing_cached();
         let text = match &b.load {
             Load::Loading if b.entries.is_empty() => {
                 Line::from(Span::styled("Loading the catalogue…", theme.dim()))
@@ -176,7 +187,13 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 theme.dim(),
             )),
         };
-        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        // Offline with nothing cached to stand in: said first, the failure's reason below.
+        let lines: Vec<Line> = nothing_cached
+            .map(|n| Line::from(Span::styled(n, theme.dim())))
+            .into_iter()
+            .chain([text])
+            .collect();
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
         return;
     }
     let rows = usize::from(area.height);

@@ -19,7 +19,10 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     let (dot, health_style, health) = match &state.health {
         Health::Unknown => ("○", theme.dim(), "connecting".to_string()),
         Health::Connected => ("●", theme.ok(), "connected".to_string()),
+        Health::Reconnected { .. } => ("●", theme.ok(), "reconnected".to_string()),
         Health::Trouble(_) => ("✖", theme.error(), "trouble".to_string()),
+        // What was asked and why it looks wrong, first on the line: it explains everything else.
+        Health::WrongPath(why) => ("✖", theme.error(), why.clone()),
     };
     let c = state.watch.counts(state.now);
     let mut spans = vec![
@@ -40,7 +43,11 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         spans.push(Span::styled(" │ ", theme.dim()));
         spans.push(Span::raw(n.text.clone()));
     }
-    if let Some(e) = &state.last_error {
+    let said = match &state.health {
+        Health::WrongPath(why) => Some(why),
+        _ => None,
+    };
+    if let Some(e) = state.last_error.as_ref().filter(|e| Some(*e) != said) {
         spans.push(Span::styled(" │ last error: ", theme.dim()));
         spans.push(Span::styled(e.clone(), theme.error()));
     }

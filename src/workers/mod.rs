@@ -298,17 +298,15 @@ impl Workers {
             old.abort();
         }
         let key = Key::new(&self.service_key, lora_type, cate.as_deref());
+        let mut lookup = None;
         if cached && let Some(cache) = self.catalogue_cache.clone() {
             let (key, msgs) = (key.clone(), self.msgs.clone());
-            tokio::task::spawn_blocking(move || {
-                if let Some(c) = cache.load(&key) {
-                    let _ = msgs.blocking_send(Msg::CachedCatalogue {
-                        generation,
-                        catalogue: c.catalogue,
-                        saved_at: c.saved_at,
-                    });
-                }
-            });
+            lookup = Some(tokio::task::spawn_blocking(move || {
+                let _ = msgs.blocking_send(Msg::CachedCatalogue {
+                    generation,
+                    cached: cache.load_nearest(&key),
+                });
+            }));
         }
         let (client, msgs) = (self.client.clone(), self.msgs.clone());
         let cache = self
@@ -355,6 +353,11 @@ impl Workers {
                         }
                     });
                     return;
+                }
+                // What the cache holds is told first: a failure then knows whether anything
+                // can be shown instead.
+                if let Some(read) = lookup.take() {
+                    let _ = read.await;
                 }
                 if msgs
                     .send(Msg::Catalogue { generation, result })

@@ -270,9 +270,10 @@ impl Schedule {
                 slot.due = now + delay;
                 Some(delay)
             }
-            Err(ApiError::Lookup { .. }) => {
+            Err(ApiError::Lookup { .. } | ApiError::WrongPath { .. }) => {
                 // The service does not know the task (yet): tasks can be registered late, so it
-                // is asked again on a slow, capped backoff rather than given up on.
+                // is asked again on a slow, capped backoff rather than given up on. A wrong base
+                // path is asked again as slowly: a gateway's routes can be fixed while we wait.
                 slot.failures += 1;
                 let delay =
                     backoff_delay(slot.failures, LOOKUP_BASE, LOOKUP_CAP, rng).max(self.interval);

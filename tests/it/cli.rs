@@ -1056,3 +1056,60 @@ async fn models_offline_reads_the_cache() {
     assert_eq!(code, 4, "{err}");
     assert!(err.contains("category any"), "{err}");
 }
+
+/// Against a service whose routes live under a prefix the base URL lacks, every answer is a
+/// 404: `models` says the base URL's path looks wrong and shows what was asked, and `status`
+/// does not call the task unknown. With the prefix, both work.
+#[tokio::test]
+async fn models_against_a_wrong_prefix_says_the_path_looks_wrong() {
+    let svc = common::service_with(gendash::server::Options {
+        prefix: Some("/api/v1".into()),
+        ..gendash::server::Options::new(gendash::api::Secret::new(TOKEN))
+    })
+    .await;
+    let wrong = svc.base_url();
+    let (code, out, err) = run(&wrong, &["models", "--type", "sd"]).await;
+    assert_eq!(code, 4, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(&format!(
+            "the base URL's path looks wrong: POST {wrong}lora/ → 404: is the path prefix right?"
+        )),
+        "{err}"
+    );
+    let (code, _, err) = run(&wrong, &["status", "demo-image-done"]).await;
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains(&format!(
+            "POST {wrong}ai/image_generation/demo-image-done → 404: is the path prefix right?"
+        )) && !err.contains("lookup failed"),
+        "{err}"
+    );
+    let right = wrong.join("api/v1/").unwrap();
+    let (code, out, err) = run(&right, &["models", "--type", "sd"]).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().count() > 50, "{out}");
+}
+
+/// `models --offline` without a copy for its type and category narrows a broader one here,
+/// and says so; what it prints is what the service lists for them.
+#[tokio::test]
+async fn models_offline_narrows_a_broader_copy() {
+    let home = tempfile::tempdir().unwrap();
+    let svc = service().await;
+    let base = svc.base_url();
+    let (code, _, err) = split(&run_in(home.path(), &base, TOKEN, &["models", "--json"]).await);
+    assert_eq!(code, 0, "{err}");
+    let args = ["models", "--type", "sdxl", "--cate", "style", "--json"];
+    let (code, online, _) = split(&run_in(home.path(), &base, TOKEN, &args).await);
+    assert_eq!(code, 0);
+    std::fs::remove_dir_all(home.path().join(".cache/gendash/catalogues")).unwrap();
+    let (code, _, _) = split(&run_in(home.path(), &base, TOKEN, &["models", "--json"]).await);
+    assert_eq!(code, 0);
+    drop(svc);
+    let offline = [&args[..], &["--offline"]].concat();
+    let (code, out, err) = split(&run_in(home.path(), &base, TOKEN, &offline).await);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("for broader filters, narrowed here"), "{err}");
+    assert_eq!(out, online, "what the service lists for sdxl and style");
+}

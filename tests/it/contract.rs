@@ -118,18 +118,69 @@ async fn base_url_with_a_path_prefix_with_or_without_slash() {
             format!("{}api/v1/files/demo-image-done.png", svc.base_url())
         );
     }
-    // Without the prefix the routes are not there.
-    let e = client(&svc.base_url())
-        .list_loras(None, None)
+    // Without the prefix the routes are not there: the error says the base URL's path looks
+    // wrong and what was asked, never that a task is unknown.
+    let wrong = client(&svc.base_url());
+    let e = wrong
+        .list_loras(Some(LoraType::Sd), None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "the base URL's path looks wrong: POST {}lora/ → 404: is the path prefix right?",
+            svc.base_url()
+        )
+    );
+    let e = wrong
+        .task_result(TaskKind::Image, "demo-image-done")
         .await
         .unwrap_err();
     assert!(
-        matches!(
-            e,
-            ApiError::Lookup { .. } | ApiError::Http { status: 404, .. }
-        ),
+        matches!(&e, ApiError::WrongPath { method: "POST", url, status: 404 }
+            if *url == format!("{}ai/image_generation/demo-image-done", svc.base_url())),
         "{e:?}"
     );
+    // With the prefix, an unknown task is still a failed lookup.
+    let right = client(&svc.base_url().join("api/v1/").unwrap());
+    let e = right
+        .task_result(TaskKind::Image, "nope")
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ApiError::Lookup { .. }), "{e:?}");
+}
+
+/// The whole catalogue narrowed on this machine (what the dashboard shows offline from a
+/// broader cached copy) lists exactly what the service lists for each type and category,
+/// whatever the case of the category asked for.
+#[tokio::test]
+async fn the_whole_catalogue_narrowed_here_is_what_the_service_lists() {
+    let svc = service().await;
+    let c = client(&svc.base_url());
+    let all = c.list_loras(None, None).await.unwrap();
+    let names = |cat: &gendash::api::Catalogue| -> Vec<String> {
+        cat.entries.iter().map(|e| e.model.clone()).collect()
+    };
+    let mut categories: Vec<String> = all
+        .entries
+        .iter()
+        .filter_map(|e| e.category().map(str::to_string))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert!(categories.len() >= 5);
+    categories.push(categories[0].to_uppercase());
+    categories.push("no-such-category".into());
+    let mut checked = 0;
+    for lora_type in [None, Some(LoraType::Sd), Some(LoraType::Sdxl)] {
+        for cate in std::iter::once(None).chain(categories.iter().map(|c| Some(c.as_str()))) {
+            let served = c.list_loras(lora_type, cate).await.unwrap();
+            let here = all.clone().narrowed(lora_type, cate);
+            assert_eq!(names(&here), names(&served), "{lora_type:?} {cate:?}");
+            checked += usize::from(!served.entries.is_empty());
+        }
+    }
+    assert!(checked > 10, "most keys list something: {checked}");
 }
 
 #[tokio::test]

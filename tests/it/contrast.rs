@@ -425,11 +425,15 @@ fn tour_fields(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
     s.update(Action::CycleType);
     s.apply(Msg::CachedCatalogue {
         generation: s.browser.generation,
-        catalogue: gendash::api::Catalogue {
-            entries: s.browser.entries.iter().take(5).cloned().collect(),
-            skipped: 0,
-        },
-        saved_at: s.now - 3 * 3600,
+        cached: Some(gendash::store::catalogue::Cached {
+            catalogue: gendash::api::Catalogue {
+                entries: s.browser.entries.iter().take(5).cloned().collect(),
+                skipped: 0,
+            },
+            saved_at: s.now - 3 * 3600,
+            // A broader copy narrowed here: its mark is drawn too.
+            filtered: true,
+        }),
     });
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,

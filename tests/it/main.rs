@@ -21,6 +21,7 @@ mod hardening;
 mod keys;
 mod looks;
 mod notices;
+mod offline;
 mod openapi;
 mod opening;
 mod preview;

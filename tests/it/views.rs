@@ -1,6 +1,7 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
+use crate::common;
 use gendash::api::requests::RequestRecord;
 use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
@@ -338,10 +339,125 @@ fn cached(width: u16) -> State {
     s.start();
     s.apply(Msg::CachedCatalogue {
         generation: s.browser.generation,
-        catalogue: catalogue(),
-        saved_at: NOW - 3 * 3600 - 120,
+        cached: Some(gendash::store::catalogue::Cached {
+            catalogue: catalogue(),
+            saved_at: NOW - 3 * 3600 - 120,
+            filtered: false,
+        }),
     });
     s
+}
+
+fn refused() -> ApiError {
+    ApiError::Connect {
+        origin: "http://127.0.0.1:8787".into(),
+        detail: "Connection refused (os error 111)".into(),
+    }
+}
+
+/// Offline, the type key pressed: what stands under `type sd`. The whole catalogue was the
+/// copy shown; the worker then answers with `answer` for the new type, and the fetch fails.
+fn offline_type_change(answer: impl FnOnce(u64) -> Msg) -> State {
+    let mut s = cached(120);
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Err(refused()),
+    });
+    s.update(Action::CycleType);
+    assert!(
+        s.browser.entries.is_empty(),
+        "the list of every type never stands under `type sd`"
+    );
+    let generation = s.browser.generation;
+    s.apply(answer(generation));
+    s.apply(Msg::Catalogue {
+        generation,
+        result: Err(refused()),
+    });
+    s
+}
+
+/// No copy for type sd, but the whole catalogue's: narrowed here, and the title says so.
+#[test]
+fn offline_type_change_narrows_the_whole_copy_here() {
+    let s = offline_type_change(|generation| Msg::CachedCatalogue {
+        generation,
+        cached: Some(gendash::store::catalogue::Cached {
+            catalogue: catalogue().narrowed(Some(gendash::api::LoraType::Sd), None),
+            saved_at: NOW - 3 * 3600 - 120,
+            filtered: true,
+        }),
+    });
+    let t = draw(&s);
+    let text = common::rendered_text(&s, 120, 20);
+    assert!(
+        text.contains("type sd · cate any · 4/4 · cached 3h ago · offline · filtered here"),
+        "{text}"
+    );
+    assert!(!text.contains("sdxl"), "{text}");
+    insta::assert_snapshot!(t.backend());
+    // At 80 columns the title still says what the list is.
+    let mut s = s;
+    s.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    let text = common::rendered_text(&s, 80, 24);
+    assert!(
+        text.contains("type sd · cate any · 4/4 · cached 3h ago · offline · filtered here"),
+        "{text}"
+    );
+}
+
+/// No copy for type sd nor a broader one: an empty list that says so, never the old one.
+#[test]
+fn offline_type_change_without_a_cached_copy() {
+    let s = offline_type_change(|generation| Msg::CachedCatalogue {
+        generation,
+        cached: None,
+    });
+    let text = common::rendered_text(&s, 120, 20);
+    assert!(
+        text.contains("no cached copy for type sd · offline"),
+        "{text}"
+    );
+    assert!(text.contains("type sd · cate any · offline"), "{text}");
+    assert!(!text.contains("watercolor_v2"), "{text}");
+    insta::assert_snapshot!(draw(&s).backend());
+}
+
+/// A service that answers 404 where the catalogue should be is not `connected`: the status
+/// bar says the base URL's path looks wrong and what was asked, once.
+#[test]
+fn a_wrong_base_path_in_the_status_bar() {
+    let mut s = state(150, 20, Vec::new());
+    s.start();
+    let asked = "POST http://127.0.0.1:8787/lora/ → 404: is the path prefix right?";
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Err(ApiError::WrongPath {
+            method: "POST",
+            url: "http://127.0.0.1:8787/lora/".into(),
+            status: 404,
+        }),
+    });
+    let text = common::rendered_text(&s, 150, 20);
+    let rows: Vec<String> = text
+        .chars()
+        .collect::<Vec<_>>()
+        .chunks(150)
+        .map(|r| r.iter().collect())
+        .collect();
+    let status = rows
+        .iter()
+        .find(|r| r.starts_with(" http://127.0.0.1:8787"))
+        .unwrap_or_else(|| panic!("a status bar: {text}"));
+    assert!(
+        status.contains(&format!("✖ the base URL's path looks wrong: {asked}")),
+        "{status}"
+    );
+    assert!(!status.contains("connected"), "{status}");
+    assert_eq!(status.matches(asked).count(), 1, "said once: {status}");
 }
 
 #[test]
