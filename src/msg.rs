@@ -52,7 +52,16 @@ pub enum Cmd {
     Prefer(Vec<TaskKey>),
     Persist(PersistOp),
     Open(String),
-    Copy(String),
+    /// Open a saved file with the opener.
+    OpenFile(PathBuf),
+    /// Put text on the clipboard: with a clipboard program if there is one, else OSC 52.
+    Copy(Clip),
+    /// Write the OSC 52 sequence for `text` (the clipboard worker found no program).
+    CopyToTerminal {
+        text: String,
+        /// Inside tmux: sent so that tmux can take it.
+        tmux: bool,
+    },
     Download {
         key: TaskKey,
         url: String,
@@ -85,6 +94,50 @@ pub enum Cmd {
     /// A watched task finished while watched: run `on_complete`, if configured.
     Finished(Finished),
     Bell,
+}
+
+/// Text for the clipboard, and what the status bar calls it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clip {
+    pub text: String,
+    /// What it is, as in "copied the download URL".
+    pub what: String,
+    /// Why it is copied instead of opened; the status bar then shows the text in full first.
+    pub instead_of_opening: Option<String>,
+}
+
+impl Clip {
+    pub fn new(text: impl Into<String>, what: impl Into<String>) -> Self {
+        Clip {
+            text: text.into(),
+            what: what.into(),
+            instead_of_opening: None,
+        }
+    }
+}
+
+/// How the clipboard worker copied a [`Clip`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CopiedVia {
+    /// A clipboard program (`wl-copy`, `xclip`, `xsel`, `pbcopy`) took it and exited 0.
+    Program(String),
+    /// None could: the App sends OSC 52, which the terminal may or may not obey. `failed`
+    /// says why a program present did not take it.
+    Terminal { tmux: bool, failed: Option<String> },
+}
+
+/// How an open request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// Handed to the opener: the URL or path.
+    Launched(String),
+    /// Nothing can show it here (Linux without a display, over SSH say): the URL or path,
+    /// to show and copy instead.
+    NoDisplay(String),
+    /// The saved file is not there any more: its path.
+    Missing(String),
+    /// Refused, or the opener could not start: why.
+    Failed(String),
 }
 
 /// What `on_complete` is told of a task that finished (completed or failed) while watched.
@@ -210,7 +263,12 @@ pub enum Msg {
         service: String,
         error: String,
     },
-    Opened(Result<String, String>),
+    Opened(Opened),
+    /// The clipboard worker's answer to `Cmd::Copy`.
+    Copied {
+        clip: Clip,
+        via: CopiedVia,
+    },
     /// Wall-clock seconds since the epoch, once a second.
     Tick(u64),
     /// The preview worker's answer.

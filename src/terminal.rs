@@ -155,7 +155,6 @@ pub fn set_title(text: &str) {
     );
 }
 
-/// OSC 52: put `text` on the clipboard of the terminal, even over SSH.
 /// Ends an OSC 8 hyperlink.
 pub const HYPERLINK_CLOSE: &str = "\x1b]8;;\x1b\\";
 
@@ -169,12 +168,27 @@ pub fn hyperlink_open(url: &str) -> String {
     format!("\x1b]8;;{clean}\x1b\\")
 }
 
+/// OSC 52: put `text` on the clipboard of the terminal, even over SSH.
 pub fn copy_sequence(text: &str) -> String {
     use base64::Engine;
     format!(
         "\x1b]52;c;{}\x07",
         base64::engine::general_purpose::STANDARD.encode(text)
     )
+}
+
+/// OSC 52 as sent: inside tmux, plain first (tmux takes it with `set -g set-clipboard on`,
+/// keeps it as a paste buffer and passes it on to the terminal), then wrapped in tmux's
+/// passthrough (which reaches the terminal only with `set -g allow-passthrough on`). Either
+/// setting is enough; with both, the clipboard is set twice to the same text.
+pub fn clipboard_sequence(text: &str, tmux: bool) -> String {
+    let plain = copy_sequence(text);
+    if tmux {
+        let wrapped = tmux_passthrough(&plain);
+        plain + &wrapped
+    } else {
+        plain
+    }
 }
 
 /// A desktop notification: OSC 777 on terminals known for it (VTE-based, rxvt, foot), OSC 9
@@ -218,6 +232,15 @@ mod tests {
         });
         assert_eq!(n, "\x1b]777;notify;done;a,b\x07");
         assert_eq!(copy_sequence("hi"), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn inside_tmux_the_copy_goes_plain_and_through_passthrough() {
+        assert_eq!(clipboard_sequence("hi", false), "\x1b]52;c;aGk=\x07");
+        assert_eq!(
+            clipboard_sequence("hi", true),
+            "\x1b]52;c;aGk=\x07\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"
+        );
     }
 
     #[test]

@@ -293,6 +293,29 @@ impl Downloader {
         Ok(target)
     }
 
+    /// The file's length as the server announces it to a `HEAD`, without a byte of the body
+    /// (a video's size for its preview): `None` when it announces none.
+    pub async fn announced_length(&self, url: &str) -> Result<Option<u64>, ApiError> {
+        let url = validate_link(url).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let origin_text = url.origin().ascii_serialization();
+        let token = self
+            .token
+            .as_ref()
+            .filter(|(service, _)| *service == url.origin())
+            .map(|(_, t)| t);
+        let response = self
+            .transport
+            .send(self.transport.head(url.clone()), token, &origin_text)
+            .await?;
+        if !response.status().is_success() {
+            return Err(self
+                .transport
+                .status_error(response, &origin_text, token, false)
+                .await);
+        }
+        Ok(header_text(&response, reqwest::header::CONTENT_LENGTH).and_then(|v| v.parse().ok()))
+    }
+
     /// One request: continues the part from where it ends, or starts it again.
     async fn attempt(
         &self,

@@ -102,6 +102,10 @@ impl Transport {
         self.http.get(url)
     }
 
+    pub fn head(&self, url: Url) -> RequestBuilder {
+        self.http.head(url)
+    }
+
     /// Sends `request`, presenting `token` as a Bearer token when given. A redirect to another
     /// origin is an error; any other status is the caller's to read.
     pub async fn send(

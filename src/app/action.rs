@@ -23,6 +23,8 @@ pub enum Action {
     CycleType,
     EditCategory,
     Open,
+    /// Open the selected task's saved file.
+    OpenFile,
     CopyUrl,
     CopyName,
     Remove,

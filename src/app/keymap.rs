@@ -191,7 +191,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyUrl,
-                "copy the source URL (OSC 52)",
+                "copy the source URL (clipboard program, else OSC 52)",
                 Some("copy URL"),
                 Priority::Low
             ),
@@ -253,11 +253,20 @@ fn bindings() -> &'static Arc<[Binding]> {
             ),
             bind!(
                 Watch,
+                "open_file",
+                [(Char('O'), SHIFT)],
+                "O",
+                Action::OpenFile,
+                "open the saved file (GENDASH_OPENER, else the system's viewer)",
+                None
+            ),
+            bind!(
+                Watch,
                 "copy_url",
                 [(Char('y'), NONE)],
                 "y",
                 Action::CopyUrl,
-                "copy the download URL (OSC 52)",
+                "copy the download URL (clipboard program, else OSC 52)",
                 Some("copy URL"),
                 Priority::Low
             ),

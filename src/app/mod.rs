@@ -466,6 +466,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 text,
             } => workers.rank(generation, query, text),
             Cmd::Open(url) => workers.open(url),
+            Cmd::OpenFile(path) => workers.open_file(path),
             Cmd::Download {
                 key,
                 url,
@@ -486,7 +487,10 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::RememberFavourites(names) => workers.remember_favourites(names),
             Cmd::Preview(request) => workers.preview(request),
             Cmd::Finished(task) => workers.finished(&task),
-            Cmd::Copy(text) => write_raw(tui, &terminal::copy_sequence(&text)),
+            Cmd::Copy(clip) => workers.copy(clip),
+            Cmd::CopyToTerminal { text, tmux } => {
+                write_raw(tui, &terminal::clipboard_sequence(&text, tmux));
+            }
             Cmd::Bell => write_raw(tui, "\x07"),
             Cmd::Notify { title, body } => write_raw(
                 tui,

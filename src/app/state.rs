@@ -6,7 +6,7 @@ use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
 use crate::api::{ApiError, Catalogue};
-use crate::msg::{Cmd, DownloadEvent, Msg, PreviewSource, TaskKey};
+use crate::msg::{Clip, Cmd, CopiedVia, DownloadEvent, Msg, Opened, PreviewSource, TaskKey};
 use crate::store::watchlist::{WatchEntry, split_ids};
 use crate::ui::layout::{Areas, ContainsPoint, Region};
 
@@ -33,6 +33,8 @@ pub struct Notice {
     pub text: String,
     /// When it goes, on the reducers' clock (`State::now`).
     pub until: u64,
+    /// Shown alone on the status bar, so it is read whole (how a copy went, a URL).
+    pub whole: bool,
 }
 
 /// The dashboard runs on the embedded demo service (`--demo`).
@@ -976,6 +978,7 @@ impl State {
                 };
                 self.open(url, &missing)
             }
+            Action::OpenFile => self.open_file(),
             Action::CopyUrl => {
                 let url = self
                     .watch
@@ -1095,17 +1098,92 @@ impl State {
         }
     }
 
+    /// `O`: the selected task's saved file, or what to press to save one.
+    fn open_file(&mut self) -> Vec<Cmd> {
+        let Some(r) = self.watch.selected_row() else {
+            self.say(self.no_task());
+            return Vec::new();
+        };
+        let saved = match &r.download {
+            Some(DownloadView::Saved(path)) => Some(path.clone()),
+            _ => r.entry.saved.clone(),
+        };
+        if let Some(path) = saved {
+            return vec![Cmd::OpenFile(path.into())];
+        }
+        let text = if r.url().is_some() {
+            format!(
+                "no file saved for {}: {} downloads it",
+                r.entry.task_id,
+                self.keymap.key("download")
+            )
+        } else {
+            no_file(r, "open")
+        };
+        self.say(text);
+        Vec::new()
+    }
+
+    /// The clipboard worker says how it copied; the status bar says it after it happened.
     fn copy(&mut self, text: Option<String>, what: &str) -> Vec<Cmd> {
         match text {
-            Some(t) if !t.is_empty() => {
-                self.say(format!("copied the {what} to the clipboard"));
-                vec![Cmd::Copy(t)]
-            }
+            Some(t) if !t.is_empty() => vec![Cmd::Copy(Clip::new(t, what))],
             _ => {
                 self.say(format!("no {what} to copy"));
                 Vec::new()
             }
         }
+    }
+
+    /// How a copy went, said as far as it is known: a program that exited 0 copied it; OSC 52
+    /// was only sent (the terminal may ignore it). A URL that could not be opened leads, whole.
+    fn copied(&mut self, clip: &Clip, via: CopiedVia) -> Vec<Cmd> {
+        let object = match &clip.instead_of_opening {
+            Some(_) => "it".to_string(),
+            None => format!("the {}", clip.what),
+        };
+        let (how, cmds) = match via {
+            CopiedVia::Program(program) => (format!("copied {object} with {program}"), Vec::new()),
+            CopiedVia::Terminal { tmux, failed } => {
+                let through = if tmux { " through tmux" } else { "" };
+                let sent = format!("sent {object} to the terminal's clipboard{through} (OSC 52)");
+                let how = match failed {
+                    Some(why) => format!("{why}; {sent}"),
+                    None => sent,
+                };
+                let text = clip.text.clone();
+                (how, vec![Cmd::CopyToTerminal { text, tmux }])
+            }
+        };
+        // Alone on the status bar: after the counts, it would be cut short at 80 columns.
+        self.say_whole(match &clip.instead_of_opening {
+            Some(why) => format!("{} · {why} · {how}", clip.text),
+            None => how,
+        });
+        cmds
+    }
+
+    /// What the opener said: a link or file nothing here can show is shown whole and copied.
+    fn opened(&mut self, opened: Opened) -> Vec<Cmd> {
+        match opened {
+            Opened::Launched(what) => self.say(format!("opened {what}")),
+            Opened::Failed(e) => {
+                self.last_error = Some(e);
+                self.dirty = true;
+            }
+            Opened::Missing(path) => self.say_whole(format!(
+                "{path} is not there any more: {} downloads it again",
+                self.keymap.key("download")
+            )),
+            Opened::NoDisplay(text) => {
+                return vec![Cmd::Copy(Clip {
+                    text,
+                    what: "link".into(),
+                    instead_of_opening: Some("no display to open it on".into()),
+                })];
+            }
+        }
+        Vec::new()
     }
 
     /// The reducer for worker reports.
@@ -1173,13 +1251,10 @@ impl State {
                 Vec::new()
             }
             Msg::ServiceUnusable { service, error } => self.service_unusable(service, error),
-            Msg::Opened(result) => {
-                match result {
-                    Ok(url) => self.say(format!("opened {url}")),
-                    Err(e) => self.last_error = Some(e),
-                }
+            Msg::Copied { clip, via } => self.copied(&clip, via),
+            Msg::Opened(opened) => {
                 self.dirty = true;
-                Vec::new()
+                self.opened(opened)
             }
             Msg::Tick(now) => {
                 self.now = now;
@@ -1288,6 +1363,10 @@ impl State {
                     question: format!("overwrite {}?", path.display()),
                     key: key.clone(),
                 }));
+                // Nothing went wrong: the row stays as it was (`saved …`) whatever the answer.
+                let (changed, cmds) = self.watch.download_not_started(key);
+                self.dirty |= changed;
+                return cmds;
             }
             _ => {}
         }
@@ -1325,8 +1404,17 @@ impl State {
         self.notice = Some(Notice {
             text: crate::api::sanitize::sanitize(&text.into()),
             until: self.now.saturating_add(NOTICE_SECONDS),
+            whole: false,
         });
         self.dirty = true;
+    }
+
+    /// A notice the status bar shows alone, so nothing else cuts it short.
+    fn say_whole(&mut self, text: String) {
+        self.say(text);
+        if let Some(n) = &mut self.notice {
+            n.whole = true;
+        }
     }
 
     /// On the demo service: its token goes into the request log's curl lines, so a newcomer

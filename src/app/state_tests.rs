@@ -133,7 +133,9 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Persist(PersistOp::Trouble(..)) => "Persist(Trouble)",
             Cmd::Persist(PersistOp::Claim(_)) => "Persist(Claim)",
             Cmd::Open(_) => "Open",
+            Cmd::OpenFile(_) => "OpenFile",
             Cmd::Copy(_) => "Copy",
+            Cmd::CopyToTerminal { .. } => "CopyToTerminal",
             Cmd::Download { .. } => "Download",
             Cmd::Notify { .. } => "Notify",
             Cmd::RememberCategories(_) => "RememberCategories",
@@ -1920,7 +1922,7 @@ fn report_cases() -> Vec<ReportCase> {
         (
             "an opened link",
             |_| {},
-            Msg::Opened(Ok("http://x".into())),
+            Msg::Opened(crate::msg::Opened::Launched("http://x".into())),
             true,
         ),
         (
@@ -2427,10 +2429,11 @@ fn d_asks_before_replacing_a_file() {
     };
     assert_eq!(c.question, "overwrite /dl/done-1.png?");
     assert_eq!(s.contexts(), [Context::Confirm, Context::Always]);
-    // n keeps the file.
+    // n keeps the file, and the row as it was: nothing failed.
     assert!(s.update(Action::Cancel).is_empty());
     assert!(s.popup.is_none());
     assert_eq!(notice(&s), Some("kept the file; done-1 not downloaded"));
+    assert_eq!(s.watch.rows[0].download, None);
     // y replaces it.
     s.update(Action::Download);
     s.apply(Msg::Download {
@@ -2454,6 +2457,33 @@ fn d_asks_before_replacing_a_file() {
     assert_eq!(
         s.watch.rows[0].entry.saved.as_deref(),
         Some("/dl/done-1.png")
+    );
+    // A hook that waited for this download runs when it does not start, with the file there.
+    s.watch.rows[0].hook_after_download = Some(crate::msg::Finished {
+        task_id: "done-1".into(),
+        kind: TaskKind::Image,
+        status: "COMPLETED".into(),
+        status_failed: false,
+        percent: 100,
+        url: None,
+        file: None,
+        no_file: None,
+    });
+    // Saved, then D and n: still `saved …`, never `download failed`.
+    s.update(Action::Download);
+    let cmds = s.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Image, "done-1"),
+        event: DownloadEvent::Exists("/dl/done-1.png".into()),
+    });
+    assert!(matches!(
+        cmds.as_slice(),
+        [Cmd::Finished(f)] if f.file.as_deref() == Some(std::path::Path::new("/dl/done-1.png"))
+    ));
+    assert!(matches!(s.popup, Some(Popup::Confirm(_))));
+    s.update(Action::Cancel);
+    assert_eq!(
+        s.watch.rows[0].download,
+        Some(DownloadView::Saved("/dl/done-1.png".into()))
     );
 }
 
@@ -2879,6 +2909,122 @@ fn ages_read_as_a_person_says_them() {
     ] {
         assert_eq!(age(secs), said, "{secs}s");
     }
+}
+
+// ---- O, the opener's answers, and how a copy went ------------------------------------------
+
+/// `O` opens the selected task's saved file; without one it says which key downloads it, as
+/// the keymap has it (rebound here); a file gone since says so too.
+#[test]
+fn o_opens_the_saved_file_or_names_the_key_that_saves_one() {
+    let mut saved = entry("done-1", Some(("COMPLETED", 100)));
+    saved.saved = Some("/dl/done-1.png".into());
+    let mut s = state_with(
+        vec![saved, entry("done-2", Some(("COMPLETED", 100)))],
+        ui(false, false),
+    );
+    let keys = [(
+        "download".to_string(),
+        vec!["ctrl-d".parse().expect("a key")],
+    )]
+    .into();
+    s.keymap = Keymap::configured(&keys).expect("keymap");
+    s.update(Action::FocusNext);
+    s.watch.select(0);
+    assert_eq!(
+        s.update(Action::OpenFile),
+        [Cmd::OpenFile("/dl/done-1.png".into())]
+    );
+    s.apply(Msg::Opened(crate::msg::Opened::Missing(
+        "/dl/done-1.png".into(),
+    )));
+    assert_eq!(
+        notice(&s),
+        Some("/dl/done-1.png is not there any more: ^D downloads it again")
+    );
+    s.watch.select(1);
+    assert!(s.update(Action::OpenFile).is_empty());
+    assert_eq!(
+        notice(&s),
+        Some("no file saved for done-2: ^D downloads it")
+    );
+}
+
+/// The status bar says how a copy went once it went: a program that exited 0 copied it; OSC
+/// 52 was only sent (through tmux, when inside it), after the program's failure if one failed.
+#[test]
+fn a_copy_is_said_the_way_it_was_made() {
+    let mut s = state_with(
+        vec![entry("done-1", Some(("COMPLETED", 100)))],
+        ui(false, false),
+    );
+    s.update(Action::FocusNext);
+    let cmds = s.update(Action::CopyName);
+    let clip = crate::msg::Clip::new("done-1", "task ID");
+    assert_eq!(cmds, [Cmd::Copy(clip.clone())]);
+    assert_eq!(notice(&s), None, "nothing claimed before it happened");
+    let via = CopiedVia::Program("xclip".into());
+    assert!(
+        s.apply(Msg::Copied {
+            clip: clip.clone(),
+            via
+        })
+        .is_empty()
+    );
+    assert_eq!(notice(&s), Some("copied the task ID with xclip"));
+    for (tmux, failed, said) in [
+        (
+            false,
+            None,
+            "sent the task ID to the terminal's clipboard (OSC 52)",
+        ),
+        (
+            true,
+            Some("xclip failed (exit status: 1)".to_string()),
+            "xclip failed (exit status: 1); sent the task ID to the terminal's clipboard through tmux (OSC 52)",
+        ),
+    ] {
+        let via = CopiedVia::Terminal { tmux, failed };
+        let cmds = s.apply(Msg::Copied {
+            clip: clip.clone(),
+            via,
+        });
+        assert_eq!(
+            cmds,
+            [Cmd::CopyToTerminal {
+                text: "done-1".into(),
+                tmux
+            }]
+        );
+        assert_eq!(notice(&s), Some(said));
+    }
+}
+
+/// Nothing can open a link here (no display): it is copied instead, and the status bar shows
+/// it whole, alone, then how it was copied.
+#[test]
+fn a_link_that_cannot_be_opened_is_shown_whole_and_copied() {
+    let mut s = state();
+    let url = format!("https://cdn.example/files/{}.png", "x".repeat(120));
+    let cmds = s.apply(Msg::Opened(crate::msg::Opened::NoDisplay(url.clone())));
+    let [Cmd::Copy(clip)] = cmds.as_slice() else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!(clip.text, url);
+    let via = CopiedVia::Terminal {
+        tmux: false,
+        failed: None,
+    };
+    s.apply(Msg::Copied {
+        clip: clip.clone(),
+        via,
+    });
+    let n = s.notice.as_ref().expect("a notice");
+    assert!(n.whole);
+    assert_eq!(
+        n.text,
+        format!("{url} · no display to open it on · sent it to the terminal's clipboard (OSC 52)")
+    );
 }
 
 /// Two dashboards on one data directory: only the one whose claim the watch list file took

@@ -912,6 +912,25 @@ impl Watch {
         (true, cmds)
     }
 
+    /// A download that did not start (the file is there and the user is asked): the row goes
+    /// back to what it knew before, its saved file if any, and a hook that waited for the
+    /// download runs now. Returns whether the row changed, and the commands.
+    pub fn download_not_started(&mut self, key: &TaskKey) -> (bool, Vec<Cmd>) {
+        let Some(i) = self.position(key) else {
+            return (false, Vec::new());
+        };
+        let auto_download = self.auto_download;
+        let row = &mut self.rows[i];
+        let before = row.entry.saved.clone().map(DownloadView::Saved);
+        row.auto_started = false;
+        let changed = std::mem::replace(&mut row.download, before) != row.download;
+        let hook = row.hook_after_download.take().map(|mut finished| {
+            (finished.file, finished.no_file) = file_of(row, auto_download);
+            Cmd::Finished(finished)
+        });
+        (changed, hook.into_iter().collect())
+    }
+
     /// Files that another dashboard saved (it claimed the task's end): the rows show them
     /// unless a download of their own is under way. Returns whether any row changed.
     fn take_saved(&mut self, entries: &[WatchEntry]) -> bool {

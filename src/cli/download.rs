@@ -22,6 +22,11 @@ pub struct DownloadArgs {
     /// Overwrite files that are already there.
     #[arg(long)]
     pub force: bool,
+    #[arg(
+        long,
+        help = "One JSON object per task and line: {task_id, path, bytes, resumed}, or {task_id, kind, error}"
+    )]
+    pub json: bool,
     #[arg(required = true, value_name = "TASK_ID")]
     pub ids: Vec<String>,
 }
@@ -58,15 +63,19 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
         )
         .await
         {
-            Ok(path) => {
-                eprintln!(
-                    "saved {}",
-                    output::sanitize_line(&path.display().to_string())
-                );
+            Ok(saved) => {
+                report_saved(id, &saved, args.json);
                 exit::OK
             }
             Err(f) => {
                 output::error(&format!("{id}: {}", f.message));
+                if args.json {
+                    output::json_line(serde_json::json!({
+                        "task_id": id,
+                        "kind": kind.as_str(),
+                        "error": f.message,
+                    }));
+                }
                 f.code
             }
         };
@@ -75,6 +84,36 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
         }
     }
     Ok(worst)
+}
+
+/// A file saved: where, how long, and whether it was finished from a `.part` an earlier run
+/// left.
+struct Saved {
+    path: PathBuf,
+    bytes: u64,
+    resumed: bool,
+}
+
+/// The path alone on stdout, so `gendash download … | xargs open` works; or its JSON object.
+/// A resume is noted on stderr.
+fn report_saved(id: &str, saved: &Saved, json: bool) {
+    let path = saved.path.display().to_string();
+    if json {
+        output::json_line(serde_json::json!({
+            "task_id": id,
+            "path": path,
+            "bytes": saved.bytes,
+            "resumed": saved.resumed,
+        }));
+    } else {
+        output::line(&path);
+        if saved.resumed {
+            eprintln!(
+                "{}: resumed from the part an earlier run left",
+                output::sanitize_line(id)
+            );
+        }
+    }
 }
 
 /// Where files go: the directory, the template inside it, and whether to overwrite.
@@ -91,7 +130,7 @@ async fn download_one(
     kind: TaskKind,
     id: &str,
     place: &Place,
-) -> Result<PathBuf, Failure> {
+) -> Result<Saved, Failure> {
     let task = client.task_result(kind, id).await?;
     match classify(&task.status, failure_statuses) {
         TaskState::Completed => {}
@@ -124,7 +163,10 @@ async fn download_one(
         b.set_prefix(output::sanitize_line(id));
         b
     });
+    // A download's first report is what the part already held: more than nothing is a resume.
+    let mut first_report: Option<u64> = None;
     let mut progress = |done: u64, total: Option<u64>| {
+        first_report.get_or_insert(done);
         if let Some(b) = &bar {
             if let Some(t) = total {
                 b.set_length(t);
@@ -164,7 +206,8 @@ async fn download_one(
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    result.map_err(|e: ApiError| {
+    let resumed = first_report.is_some_and(|held| held > 0);
+    let path = result.map_err(|e: ApiError| {
         let mut failure: Failure = e.into();
         let part = part_path(parent, &name.to_string_lossy());
         if let Ok(kept) = std::fs::metadata(&part)
@@ -178,5 +221,11 @@ async fn download_one(
             );
         }
         failure
+    })?;
+    let bytes = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
+    Ok(Saved {
+        path,
+        bytes,
+        resumed,
     })
 }

@@ -10,6 +10,12 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
+    if let Some(n) = state.notice.as_ref().filter(|n| n.whole) {
+        // How a copy went, or a URL that could not be opened: the whole bar, read whole.
+        let line = Line::from(vec![Span::raw(" "), Span::raw(n.text.clone())]);
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
     let (dot, health_style, health) = match &state.health {
         Health::Unknown => ("○", theme.dim(), "connecting".to_string()),
         Health::Connected => ("●", theme.ok(), "connected".to_string()),

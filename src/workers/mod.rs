@@ -1,6 +1,8 @@
 //! Background work for the dashboard. Each worker owns what it starts and reports back to the
 //! App by value over the one `Msg` channel; the App reaches them only through `Cmd`s.
 
+pub mod clipboard;
+pub mod copies;
 pub mod hooks;
 pub mod opener;
 pub mod poller;
@@ -75,6 +77,8 @@ pub struct Workers {
     hooks: Option<hooks::Hooks>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<preview::PreviewWorker<Msg>>,
+    /// Shared by previews and downloads: each file is fetched once.
+    copies: copies::Copies,
     /// Says that this dashboard runs, for as long as it does, to the others on its data
     /// directory (its claims stand while it does).
     registration: crate::store::dashboards::Registration,
@@ -106,8 +110,10 @@ impl Workers {
         };
         let download_msgs = msgs.clone();
         let place = setup.placement;
+        let copies = copies::Copies::default();
+        let shared = copies.clone();
         let router_task = tokio::spawn(routing.run(routed_rx, move |dl, job| {
-            download(dl, job, &place, download_msgs.clone());
+            download(dl, job, &place, shared.clone(), download_msgs.clone());
         }));
         // Beside the watch list: the dashboards that share it are the ones that claim from it.
         let dashboards = setup.store.path().with_file_name("dashboards");
@@ -136,6 +142,7 @@ impl Workers {
             router: router_task,
             saver,
             previews: None,
+            copies,
             registration,
             hooks: setup
                 .on_complete
@@ -152,13 +159,17 @@ impl Workers {
         cache: ImageCache,
         wrap: fn(PreviewReport) -> Msg,
     ) {
-        self.previews = Some(preview::PreviewWorker::new(
-            graphics,
-            cache,
-            self.downloader.clone(),
-            self.msgs.clone(),
-            wrap,
-        ));
+        self.copies.set_cache(cache.clone());
+        self.previews = Some(
+            preview::PreviewWorker::new(
+                graphics,
+                cache,
+                self.downloader.clone(),
+                self.msgs.clone(),
+                wrap,
+            )
+            .sharing(self.copies.clone()),
+        );
     }
 
     /// Runs `on_complete` for a task that finished, if it is configured.
@@ -371,6 +382,29 @@ impl Workers {
         });
     }
 
+    /// Opens a saved file with the opener (`O`).
+    pub fn open_file(&self, path: PathBuf) {
+        let (opener, msgs) = (self.opener.clone(), self.msgs.clone());
+        tokio::task::spawn_blocking(move || {
+            let result = opener::open_file(opener.as_ref(), &path);
+            let _ = msgs.blocking_send(Msg::Opened(result));
+        });
+    }
+
+    /// Copies with a clipboard program, off the UI loop; the answer says how, or that the
+    /// terminal is to be sent OSC 52.
+    pub fn copy(&self, clip: crate::msg::Clip) {
+        let msgs = self.msgs.clone();
+        tokio::task::spawn_blocking(move || {
+            let via = clipboard::copy(
+                &clip.text,
+                &crate::store::config::process_env,
+                cfg!(target_os = "macos"),
+            );
+            let _ = msgs.blocking_send(Msg::Copied { clip, via });
+        });
+    }
+
     /// Downloads the task's file with its service's token (see `download`).
     pub fn download(&self, job: DownloadJob, service: Option<String>) {
         let _ = self
@@ -412,17 +446,30 @@ impl Placement {
 }
 
 /// Downloads to the placement's path, reporting progress at most ten times a second. A file
-/// already there is not touched unless the job says so: the App asks the user first.
-fn download(dl: Downloader, job: DownloadJob, place: &Placement, msgs: mpsc::Sender<Msg>) {
+/// already there is not touched unless the job says so: the App asks the user first. The
+/// preview's whole copy of the file, if it has one, is copied instead of fetched again.
+fn download(
+    dl: Downloader,
+    job: DownloadJob,
+    place: &Placement,
+    copies: copies::Copies,
+    msgs: mpsc::Sender<Msg>,
+) {
     let target = place.target(&job);
     tokio::spawn(async move {
         let DownloadJob {
             key, url, force, ..
         } = job;
-        let event = match fetch_to(&dl, &url, &target, force, &key, &msgs).await {
-            Ok(path) => DownloadEvent::Saved(path),
+        let mut known = copies.hold(&url).await;
+        let fetched = fetch_to(&dl, &url, &target, force, &key, &msgs, &copies).await;
+        let event = match fetched {
+            Ok(path) => {
+                *known = Some(path.clone());
+                DownloadEvent::Saved(path)
+            }
             Err(e) => e,
         };
+        drop(known);
         let _ = msgs.send(Msg::Download { key, event }).await;
     });
 }
@@ -434,6 +481,7 @@ async fn fetch_to(
     force: bool,
     key: &TaskKey,
     msgs: &mpsc::Sender<Msg>,
+    copies: &copies::Copies,
 ) -> Result<PathBuf, DownloadEvent> {
     if !force && tokio::fs::symlink_metadata(target).await.is_ok() {
         return Err(DownloadEvent::Exists(target.to_path_buf()));
@@ -446,6 +494,16 @@ async fn fetch_to(
     tokio::fs::create_dir_all(dir)
         .await
         .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    let (shared, from_url, to) = (copies.clone(), url.to_string(), target.to_path_buf());
+    let from_cache = tokio::task::spawn_blocking(move || {
+        let cached = shared.cached(&from_url)?;
+        copies::copy_whole(&cached, &to).ok()
+    })
+    .await;
+    if let Ok(Some(())) = from_cache {
+        tracing::info!("{} copied from the preview cache", target.display());
+        return Ok(target.to_path_buf());
+    }
     let mut last: Option<Instant> = None;
     let mut progress = |done: u64, total: Option<u64>| {
         if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(100)) {

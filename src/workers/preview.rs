@@ -6,6 +6,7 @@
 //! the previous one. Decoded pictures of the last few files are kept, so coming back to a
 //! task or resizing the pane is instant.
 
+use super::copies::Copies;
 use crate::api::ApiError;
 use crate::api::download::Downloader;
 use crate::api::types::TaskKind;
@@ -50,6 +51,8 @@ pub struct PreviewWorker<T> {
     wrap: fn(PreviewReport) -> T,
     jobs: Vec<(PreviewSource, JoinHandle<()>)>,
     next_id: u32,
+    /// Shared with the downloads, so a file is fetched once.
+    copies: Copies,
 }
 
 impl<T: Send + 'static> PreviewWorker<T> {
@@ -70,10 +73,18 @@ impl<T: Send + 'static> PreviewWorker<T> {
             out,
             wrap,
             jobs: Vec::new(),
+            copies: Copies::default(),
             // Kitty tells pictures apart by id; another program's pictures may share the
             // screen's history, so start somewhere unlikely.
             next_id: std::process::id().wrapping_mul(2_654_435_761).max(1),
         }
+    }
+
+    /// Takes turns with the downloads on each URL, and uses their copies.
+    #[must_use]
+    pub fn sharing(mut self, copies: Copies) -> Self {
+        self.copies = copies;
+        self
     }
 
     /// Works on `req`; work for other files is abandoned. Work for the same file goes on:
@@ -89,9 +100,10 @@ impl<T: Send + 'static> PreviewWorker<T> {
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1).max(1);
         let (shared, out, wrap) = (self.shared.clone(), self.out.clone(), self.wrap);
+        let copies = self.copies.clone();
         let source = req.source.clone();
         let job = tokio::spawn(async move {
-            let result = shared.picture(&req, id).await;
+            let result = shared.picture(&req, id, &copies).await;
             let report = PreviewReport {
                 key: req.key,
                 area: req.area,
@@ -134,10 +146,15 @@ impl Shared {
         slot
     }
 
-    async fn picture(&self, req: &PreviewRequest, id: u32) -> Result<Picture, String> {
+    async fn picture(
+        &self,
+        req: &PreviewRequest,
+        id: u32,
+        copies: &Copies,
+    ) -> Result<Picture, String> {
         let slot = self.slot(&req.source);
         let fetched = slot
-            .get_or_try_init(|| self.fetch(req.key.kind, &req.source))
+            .get_or_try_init(|| self.fetch(req.key.kind, &req.source, copies))
             .await?;
         match fetched {
             Fetched::Video(bytes) => Ok(Picture::Video { bytes: *bytes }),
@@ -153,7 +170,12 @@ impl Shared {
 
     /// Fetches and decodes. `Err` is a failure worth trying again (the network, a file
     /// system), `Ok(Refused)` one that is not.
-    async fn fetch(&self, kind: TaskKind, source: &PreviewSource) -> Result<Fetched, String> {
+    async fn fetch(
+        &self,
+        kind: TaskKind,
+        source: &PreviewSource,
+        copies: &Copies,
+    ) -> Result<Fetched, String> {
         if kind == TaskKind::Video {
             return Ok(Fetched::Video(match source {
                 PreviewSource::File(path) => tokio::fs::metadata(path).await.ok().map(|m| m.len()),
@@ -162,7 +184,7 @@ impl Shared {
         }
         let path = match source {
             PreviewSource::File(path) => path.clone(),
-            PreviewSource::Url(url) => match self.download(url).await? {
+            PreviewSource::Url(url) => match self.download(url, copies).await? {
                 Ok(path) => path,
                 Err(refused) => return Ok(Fetched::Refused(refused)),
             },
@@ -180,10 +202,21 @@ impl Shared {
 
     /// `url`'s file in the cache, downloaded if it is not there yet. The outer `Err` is worth
     /// trying again; the inner one is a refusal (too big, a link that is not allowed).
-    async fn download(&self, url: &str) -> Result<Result<PathBuf, String>, String> {
+    async fn download(
+        &self,
+        url: &str,
+        copies: &Copies,
+    ) -> Result<Result<PathBuf, String>, String> {
+        let mut known = copies.hold(url).await;
         let (cache, key) = (self.cache.clone(), url.to_string());
         if let Some(path) = blocking(move || cache.hit(&key)).await? {
             return Ok(Ok(path));
+        }
+        // A download of the same URL saved it while this waited.
+        if let Some(saved) = known.clone()
+            && tokio::fs::metadata(&saved).await.is_ok_and(|m| m.is_file())
+        {
+            return Ok(Ok(saved));
         }
         let cache = self.cache.clone();
         let scratch = blocking(move || cache.scratch())
@@ -224,16 +257,23 @@ impl Shared {
                 .await?
             }
         };
+        if let Ok(Ok(path)) = &result {
+            *known = Some(path.clone());
+        }
         // Removing a directory is file-system work: not on the App's thread.
         tokio::task::spawn_blocking(move || drop(scratch));
         result
     }
 
-    /// A video's size as the server announces it: the request stops at the headers.
+    /// A video's size as the server announces it: asked with `HEAD`, so the file is fetched
+    /// only by its download; a server without `HEAD` gets a `GET` stopped at the headers.
     async fn remote_size(&self, url: &str) -> Option<u64> {
         let (cache, key) = (self.cache.clone(), url.to_string());
         if let Ok(Some(path)) = blocking(move || cache.hit(&key)).await {
             return tokio::fs::metadata(path).await.ok().map(|m| m.len());
+        }
+        if let Ok(Some(len)) = self.downloader.announced_length(url).await {
+            return Some(len);
         }
         let cache = self.cache.clone();
         let scratch = blocking(move || cache.scratch()).await.ok()?.ok()?;

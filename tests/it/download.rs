@@ -168,8 +168,10 @@ async fn files_land_where_the_config_says() {
     assert!(o.status.success(), "{o:?}");
     let saved = home.path().join("dl/image/COMPLETED/demo-image-done.png");
     assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains(&saved.display().to_string()), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("{}\n", saved.display())
+    );
 
     for (template, says) in [
         ("../{task_id}", "`..` component"),
@@ -542,10 +544,12 @@ async fn an_interrupted_download_command_resumes_when_run_again() {
     let o = run().await;
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(
-        err.contains(&saved.display().to_string()),
-        "the full path: {err}"
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("{}\n", saved.display()),
+        "the full path, alone on stdout"
     );
+    assert!(err.contains("resumed"), "{err}");
     assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
     assert!(!part.exists());
     let again = &svc.file_requests()[5..];
@@ -621,4 +625,194 @@ async fn ranged(http: &reqwest::Client, url: &str, range: impl AsRef<str>) -> re
         .send()
         .await
         .unwrap()
+}
+
+/// `A` on a task that is already completed, with a preview pane, polls going on and the
+/// overwrite question asked afterwards: the service sees the file fetched once, and `n` to the
+/// question leaves the row saying `saved …`.
+#[test]
+fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
+    use common::pty::{Session, command};
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let dl = home.path().join("dl");
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         download_dir = \"~/dl\"\n",
+    )
+    .unwrap();
+    let id = "sim-1-press-a";
+    let out = common::gendash(home.path())
+        .args(["--base-url", &base, "watch", "add", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let env = [
+        ("GENDASH_TOKEN", TOKEN),
+        ("GENDASH_BASE_URL", base.as_str()),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_for("the task to complete", Duration::from_secs(20), |t| {
+        t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
+    });
+    s.send("\t");
+    s.send("A");
+    let file = dl.join(format!("{id}.png"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        file.exists() && t.contains(&format!("saved {}", file.display()))
+    });
+    // More polls come and go: none of them fetches the file again.
+    let polls = |svc: &gendash::server::Running| svc.file_requests().len();
+    let before = polls(&svc);
+    s.send("R");
+    s.wait_text(&format!("asking the service for {id} now"));
+    s.send("D");
+    s.wait_text(&format!("overwrite {}?", file.display()));
+    s.send("n");
+    s.wait_text(&format!("kept the file; {id} not downloaded"));
+    s.wait_for("the row as it was", Duration::from_secs(5), |t| {
+        t.lines()
+            .any(|l| l.contains(id) && l.contains(&format!("saved {id}.png")))
+    });
+    let screen = s.contents();
+    assert!(!screen.contains("download failed"), "{screen}");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_eq!(polls(&svc), before, "nothing fetched after the save");
+    let gets: Vec<_> = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.name == format!("{id}.png"))
+        .collect();
+    assert_eq!(gets.len(), 1, "one GET of the file: {gets:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), *SAMPLE_PNG);
+}
+
+/// `gendash download` for scripts: each saved path alone on stdout, one per line, nothing else
+/// there (progress and notes go to stderr); `--json` one object per task, with its bytes and
+/// whether a `.part` an earlier run left was resumed; a failed task is an object with its error.
+#[tokio::test]
+async fn download_prints_paths_on_stdout_and_json_per_task() {
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let mut cmd = common::gendash_async(home.path());
+        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
+            .env("GENDASH_TOKEN", TOKEN)
+            .env("GENDASH_TEST_RETRY_MS", "1")
+            .args(["download", "-o", "out"])
+            .args(args);
+        async move {
+            tokio::time::timeout(Duration::from_secs(60), cmd.output())
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    let out = home.path().join("out");
+    let o = run(&["sim-0-plain-a", "demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!(
+            "{}\n{}\n",
+            out.join("sim-0-plain-a.png").display(),
+            out.join("demo-image-done.png").display()
+        )
+    );
+
+    // An interrupted run leaves a part; the JSON run resumes it.
+    let cut = "sim-0-cut100x5-json";
+    assert_eq!(run(&[cut]).await.status.code(), Some(1));
+    let o = run(&["--json", cut, "sim-0-fresh-b", "fail-0-json-c"]).await;
+    assert_eq!(o.status.code(), Some(5), "{o:?}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let objects: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let len = SAMPLE_PNG.len();
+    assert_eq!(
+        objects,
+        [
+            serde_json::json!({
+                "task_id": cut,
+                "path": out.join(format!("{cut}.png")).display().to_string(),
+                "bytes": len,
+                "resumed": true,
+            }),
+            serde_json::json!({
+                "task_id": "sim-0-fresh-b",
+                "path": out.join("sim-0-fresh-b.png").display().to_string(),
+                "bytes": len,
+                "resumed": false,
+            }),
+            serde_json::json!({
+                "task_id": "fail-0-json-c",
+                "kind": "image",
+                "error": "the task ended with status FAILED",
+            }),
+        ],
+        "{stdout}"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("fail-0-json-c"),
+        "the failure is said on stderr too"
+    );
+}
+
+/// The same for a video: its preview (the size) asks with `HEAD`, so `A` is the one `GET`.
+#[test]
+fn a_on_a_completed_video_fetches_once() {
+    use common::pty::{Session, command};
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let dir = home.path().join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         download_dir = \"~/dl\"\n",
+    )
+    .unwrap();
+    let id = "demo-video-done";
+    let out = common::gendash(home.path())
+        .args(["--base-url", &base, "watch", "add", "--video", id])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let env = [
+        ("GENDASH_TOKEN", TOKEN),
+        ("GENDASH_BASE_URL", base.as_str()),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
+    s.wait_for("the task", Duration::from_secs(20), |t| {
+        t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
+    });
+    s.send("\t");
+    // The details show the video's size before A is pressed.
+    s.wait_text(&gendash::preview::human_bytes(
+        gendash::server::SAMPLE_MP4.len() as u64,
+    ));
+    s.send("A");
+    let file = home.path().join(format!("dl/{id}.mp4"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        file.exists() && t.contains(&format!("saved {}", file.display()))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let gets: Vec<_> = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .collect();
+    assert_eq!(gets.len(), 1, "one GET of the file: {gets:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), gendash::server::SAMPLE_MP4);
 }

@@ -146,7 +146,7 @@ fn demo_filter_add_complete_help_quit() {
     // y copies its URL with OSC 52.
     s.send("y");
     s.wait_for("the copy", Duration::from_secs(5), |t| {
-        t.contains("copied the download URL")
+        t.contains("sent the download URL to the terminal's clipboard (OSC 52)")
     });
     let url = copied(&s);
     assert!(
@@ -495,7 +495,7 @@ fn the_request_log_answers_why_nothing_moves_without_the_token() {
     s.wait_text("sent with the token");
     // The newest is selected: the catalogue's request is the only one.
     s.send("y");
-    s.wait_text("copied the request as a curl command");
+    s.wait_text("sent the request as a curl command to the terminal's clipboard (OSC 52)");
     let curl = copied(&s);
     assert_eq!(
         curl,

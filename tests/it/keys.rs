@@ -261,6 +261,20 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     shot("overwrite question", &w);
     w.update(Action::Cancel);
     shot("file kept", &w);
+    // An automatic download that finds a file asks nothing: the row says which key replaces it.
+    for r in w
+        .watch
+        .rows
+        .iter_mut()
+        .filter(|r| r.entry.task_id == "done-4")
+    {
+        r.auto_started = true;
+    }
+    w.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Image, "done-4"),
+        event: DownloadEvent::Exists("/dl/done-4.png".into()),
+    });
+    shot("file found by an automatic download", &w);
     w.update(Action::RemoveCompleted);
     shot("remove completed question", &w);
     w.update(Action::Cancel);

@@ -192,7 +192,7 @@ fn the_demo_downloads_into_its_own_directory_and_its_curl_line_works() {
     s.send("L");
     s.wait_text("try it (the demo's token; y copies): curl ");
     s.send("y");
-    s.wait_text("copied the request as a curl command");
+    s.wait_text("sent the request as a curl command to the terminal's clipboard (OSC 52)");
     let curl = copied(&s.raw());
     let words = shlex::split(&curl).expect("a shell command line");
     let header = words

@@ -23,6 +23,7 @@ mod looks;
 mod notices;
 mod offline;
 mod openapi;
+mod opening;
 mod preview;
 mod properties;
 mod request_log;

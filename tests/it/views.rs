@@ -1163,16 +1163,20 @@ fn request_log() {
     let cmds = s.update(Action::CopyCurl);
     assert_eq!(
         cmds,
-        vec![Cmd::Copy(
-            "curl https://cdn.example/files/clip-002.mp4".into()
-        )]
+        vec![Cmd::Copy(gendash::msg::Clip::new(
+            "curl https://cdn.example/files/clip-002.mp4",
+            "request as a curl command"
+        ))]
     );
     s.update(Action::Up);
     let cmds = s.update(Action::CopyCurl);
     assert_eq!(
         cmds,
-        vec![Cmd::Copy(format!(
-            "curl -X POST -H \"Authorization: Bearer $GENDASH_TOKEN\" {base}/ai/image_generation/render-004"
+        vec![Cmd::Copy(gendash::msg::Clip::new(
+            format!(
+                "curl -X POST -H \"Authorization: Bearer $GENDASH_TOKEN\" {base}/ai/image_generation/render-004"
+            ),
+            "request as a curl command"
         ))]
     );
     // Records that arrive while the selection is on an older one leave it there.

@@ -18,6 +18,7 @@ pub const ACTION_NAMES: &[&str] = &[
     "type",
     "category",
     "open",
+    "open_file",
     "copy_url",
     "copy_name",
     "clear_filter",
