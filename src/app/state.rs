@@ -1212,9 +1212,11 @@ impl State {
                 result,
                 retry_in,
             } => {
-                match &result {
-                    Ok(_) => self.connected(),
-                    Err(e) => self.note_error(e),
+                if self.watch.at_current_service(&key) {
+                    match &result {
+                        Ok(_) => self.connected(),
+                        Err(e) => self.note_error(e),
+                    }
                 }
                 let (cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
                 self.dirty |= changed;

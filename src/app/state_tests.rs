@@ -3392,3 +3392,42 @@ fn a_wrong_base_path_is_not_connected() {
     let row = &s.watch.rows[0];
     assert!(row.not_found.is_none() && row.error.is_some());
 }
+
+/// Under a profile, tasks of the top level's service (or another profile's) are polled too:
+/// their answers never set the status bar's health, which stands beside the service in force.
+#[test]
+fn only_the_service_in_force_tells_the_health() {
+    let other = "http://127.0.0.1:9999";
+    let mut s = state_with(
+        vec![
+            entry("here", Some(("IN_PROGRESS", 40))),
+            WatchEntry {
+                service: Some(other.into()),
+                ..entry("there", Some(("IN_PROGRESS", 40)))
+            },
+        ],
+        ui(true, true),
+    );
+    let mut services = crate::app::services::Services::single(&s.watch.services.current);
+    services.names.insert(other.into(), "top level".into());
+    s.watch.set_services(services);
+    s.apply(ok_poll("here", "IN_PROGRESS", 50));
+    assert_eq!(s.health, Health::Connected);
+
+    s.apply(polled("there", Err(refused())));
+    assert_eq!(s.health, Health::Connected, "the other service's trouble");
+    s.apply(polled("here", Err(refused())));
+    assert!(matches!(s.health, Health::Trouble(_)), "{:?}", s.health);
+    s.apply(ok_poll("there", "IN_PROGRESS", 60));
+    assert!(
+        matches!(s.health, Health::Trouble(_)),
+        "the other service's answer is no reconnection: {:?}",
+        s.health
+    );
+    s.apply(ok_poll("here", "IN_PROGRESS", 70));
+    assert!(
+        matches!(s.health, Health::Reconnected { .. }),
+        "{:?}",
+        s.health
+    );
+}

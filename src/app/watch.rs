@@ -407,6 +407,15 @@ impl Watch {
             .and_then(|&i| self.rows.get(i))
     }
 
+    /// Whether `key` is polled at the service in force: only those answers tell the status
+    /// bar's health, which stands beside that service's URL (a task of another configured
+    /// service answering says nothing of it).
+    pub fn at_current_service(&self, key: &TaskKey) -> bool {
+        self.position(key).is_none_or(|i| {
+            self.services.of(self.rows[i].entry.service.as_deref()) == self.services.current
+        })
+    }
+
     fn position(&self, key: &TaskKey) -> Option<usize> {
         self.rows
             .iter()
