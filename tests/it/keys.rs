@@ -842,14 +842,11 @@ fn rebound_keys_are_named_by_the_running_dashboard() {
     use crate::common::pty::{Session, command};
     use std::time::Duration;
     let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
+    crate::common::write_config(
+        home.path(),
         "theme = \"light\"\n[keys]\nundo = \"U\"\nclear_filter = \"f2\"\nzoom = \"Z\"\n\
          mark = \"m\"\nremove = \"delete\"\n",
-    )
-    .unwrap();
+    );
     let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 150, 40);
     s.wait_text("320/320");
     s.wait_text("demo-video-done");

@@ -17,30 +17,40 @@ async fn status_at(svc: &gendash::server::Running, token: &str, id: &str) -> Str
 
 /// Two profiles, `alpha` and `beta`, each with its service's base URL and token.
 fn write_profiles(home: &std::path::Path, alpha: &str, beta: &str) {
-    let dir = home.join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
+    common::write_config(
+        home,
+        &format!(
             "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\n\
              [profiles.alpha]\nbase_url = \"{alpha}\"\ntoken = \"token-alpha\"\n\n\
              [profiles.beta]\nbase_url = \"{beta}\"\ntoken = \"token-beta\"\n",
         ),
-    )
-    .unwrap();
+    );
+}
+
+/// A home, and on a runtime of their own a reference service for each of `tokens`.
+fn home_and_services(
+    tokens: [&str; 3],
+) -> (
+    tempfile::TempDir,
+    tokio::runtime::Runtime,
+    [gendash::server::Running; 3],
+) {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let services = rt.block_on(async {
+        [
+            common::service_with(Options::new(Secret::new(tokens[0]))).await,
+            common::service_with(Options::new(Secret::new(tokens[1]))).await,
+            common::service_with(Options::new(Secret::new(tokens[2]))).await,
+        ]
+    });
+    (home, rt, services)
 }
 
 #[test]
 fn each_task_is_polled_only_at_its_own_service() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (alpha, beta, other) = rt.block_on(async {
-        (
-            common::service_with(Options::new(Secret::new("token-alpha"))).await,
-            common::service_with(Options::new(Secret::new("token-beta"))).await,
-            common::service_with(Options::new(Secret::new("token-other"))).await,
-        )
-    });
+    let (home, rt, [alpha, beta, other]) =
+        home_and_services(["token-alpha", "token-beta", "token-other"]);
     let base = |s: &gendash::server::Running| s.base_url().to_string();
     write_profiles(home.path(), &base(&alpha), &base(&beta));
     let gendash = |args: &[&str]| {
@@ -203,32 +213,21 @@ async fn each_service_saw_only_its_own(
 /// task at the profile's. Only a base URL that neither names is `no service`.
 #[test]
 fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (top, alpha, other) = rt.block_on(async {
-        (
-            common::service_with(Options::new(Secret::new("token-top"))).await,
-            common::service_with(Options::new(Secret::new("token-alpha"))).await,
-            common::service_with(Options::new(Secret::new("token-other"))).await,
-        )
-    });
+    let (home, rt, [top, alpha, other]) =
+        home_and_services(["token-top", "token-alpha", "token-other"]);
     let base = |s: &gendash::server::Running| s.base_url().to_string();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
+    common::write_config(
+        home.path(),
+        &format!(
             "base_url = \"{}\"\ntoken = \"token-top\"\npoll_interval = 0.2\nbell = false\n\
              desktop_notifications = false\nauto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\n\
              [profiles.alpha]\nbase_url = \"{}\"\ntoken = \"token-alpha\"\n",
             base(&top),
             base(&alpha)
         ),
-    )
-    .unwrap();
+    );
     let add = |args: &[&str]| {
-        let out = common::gendash(home.path()).args(args).output().unwrap();
-        assert!(out.status.success(), "{out:?}");
+        common::gendash_ok(home.path(), args);
     };
     add(&["watch", "add", "sim-2-top"]);
     add(&["--profile", "alpha", "watch", "add", "sim-2-alpha"]);

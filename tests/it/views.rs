@@ -79,7 +79,7 @@ fn draw(s: &State) -> Terminal<TestBackend> {
 }
 
 /// Types `text` key by key, each keystroke's ranking answered as the ranking worker does.
-fn typed(s: &mut State, text: &str) {
+pub(crate) fn typed(s: &mut State, text: &str) {
     let mut ranker = Ranker::new();
     for c in text.chars() {
         for cmd in s.update(Action::Type(c)) {

@@ -116,21 +116,16 @@ fn ids_with_control_characters_are_refused_from_args_and_stdin() {
 /// without the field still loads.
 #[test]
 fn not_found_is_kept_in_the_file_for_watch_list() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
-            "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
-             base_url = \"{}\"\ntoken = \"{}\"\n",
-            svc.base_url(),
-            common::TOKEN
-        ),
-    )
-    .unwrap();
+    let served = common::Served::new();
+    served.config(&format!(
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         base_url = \"{}\"\ntoken = \"{}\"\n",
+        served.svc.base_url(),
+        common::TOKEN
+    ));
+    let common::Served {
+        home, svc, rt: _rt, ..
+    } = served;
     let list = |home: &Path| {
         let out = common::gendash(home)
             .args(["watch", "list"])
@@ -270,6 +265,22 @@ mod view {
         Ok(result(id, status, percent))
     }
 
+    /// A dashboard watching `watch` at `HERE`, made at `at`, quiet (no bell, no notifications).
+    fn state_at(watch: Vec<WatchEntry>, at: u64) -> State {
+        State::new(
+            HERE,
+            Vec::new(),
+            watch,
+            default_failure_statuses(),
+            UiSettings {
+                bell: false,
+                desktop_notifications: false,
+                no_color: false,
+            },
+            at,
+        )
+    }
+
     /// One task in each state, and two long IDs that differ only at their end.
     pub fn every_state(width: u16, height: u16) -> State {
         let ids = [
@@ -280,18 +291,7 @@ mod view {
             .iter()
             .map(|id| entry(id, if *id == "old-7" { GONE } else { HERE }))
             .collect();
-        let mut s = State::new(
-            HERE,
-            Vec::new(),
-            watch,
-            default_failure_statuses(),
-            UiSettings {
-                bell: false,
-                desktop_notifications: false,
-                no_color: false,
-            },
-            NOW - 400,
-        );
+        let mut s = state_at(watch, NOW - 400);
         s.watch.stall_after = 300;
         s.watch
             .set_services(gendash::app::services::Services::single(HERE));
@@ -461,18 +461,7 @@ mod view {
         let status_bar = rows(&t)[38].trim_end().to_string();
         assert!(status_bar.ends_with('…'), "{status_bar}");
         // One task: singular.
-        let mut one = State::new(
-            HERE,
-            Vec::new(),
-            vec![entry("sim-1", HERE)],
-            default_failure_statuses(),
-            UiSettings {
-                bell: false,
-                desktop_notifications: false,
-                no_color: false,
-            },
-            NOW,
-        );
+        let mut one = state_at(vec![entry("sim-1", HERE)], NOW);
         one.update(Action::Resize {
             width: 220,
             height: 50,
@@ -489,18 +478,7 @@ mod view {
     /// that changes it redraws.
     #[test]
     fn the_polled_age_redraws_when_it_changes() {
-        let mut s = State::new(
-            HERE,
-            Vec::new(),
-            vec![entry("err-1", HERE)],
-            default_failure_statuses(),
-            UiSettings {
-                bell: false,
-                desktop_notifications: false,
-                no_color: false,
-            },
-            NOW,
-        );
+        let mut s = state_at(vec![entry("err-1", HERE)], NOW);
         s.update(Action::Resize {
             width: 140,
             height: 45,
