@@ -2,7 +2,7 @@
 //! duration, `wait`'s grace, fail-fast and bars on a terminal, `status`'s exit codes, errors
 //! that say what to do, and the manual, help and completions as a user gets them.
 
-use crate::cli::{run, run_in, split};
+use crate::cli::{finished, run, run_in, split};
 use crate::common;
 
 use common::{Fault, TOKEN, fault_server, response, service, write_config};
@@ -14,11 +14,7 @@ use url::Url;
 async fn run_env(home: &Path, env: &[(&str, &str)], args: &[&str]) -> (u8, String, String) {
     let mut cmd = common::gendash_async(home);
     cmd.envs(env.iter().copied()).args(args);
-    let out = tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
-        .await
-        .expect("the binary finished")
-        .unwrap();
-    split(&out)
+    split(&finished(cmd).await)
 }
 
 #[tokio::test]

@@ -474,6 +474,28 @@ async fn an_existing_file_and_a_second_download_at_once_are_refused() {
     let _ = first.await;
 }
 
+/// `gendash download -o OUT ARGS` in `home` against `svc`, retrying at once; its output, which
+/// must come within a minute.
+fn download_into(
+    home: &Path,
+    svc: &gendash::server::Running,
+    out: &str,
+    args: &[&str],
+) -> impl Future<Output = std::process::Output> + use<> {
+    let mut cmd = common::gendash_async(home);
+    cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
+        .env("GENDASH_TOKEN", TOKEN)
+        .env("GENDASH_TEST_RETRY_MS", "1")
+        .args(["download", "-o", out])
+        .args(args);
+    async move {
+        tokio::time::timeout(Duration::from_secs(60), cmd.output())
+            .await
+            .unwrap()
+            .unwrap()
+    }
+}
+
 /// `gendash download` interrupted for real: the service drops the connection after 100 bytes
 /// five times over, so the run gives up with 500 bytes in the `.part` and says so. The next
 /// run asks only for the rest (`Range: bytes=500-` with the `ETag` in `If-Range`), as the
@@ -483,19 +505,7 @@ async fn an_interrupted_download_command_resumes_when_run_again() {
     let svc = common::service().await;
     let home = tempfile::tempdir().unwrap();
     let id = "sim-0-cut100x5-again";
-    let run = || {
-        let mut cmd = common::gendash_async(home.path());
-        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
-            .env("GENDASH_TOKEN", TOKEN)
-            .env("GENDASH_TEST_RETRY_MS", "1")
-            .args(["download", "-o", "new/dir", id]);
-        async move {
-            tokio::time::timeout(Duration::from_secs(60), cmd.output())
-                .await
-                .unwrap()
-                .unwrap()
-        }
-    };
+    let run = || download_into(home.path(), &svc, "new/dir", &[id]);
     let out = home.path().join("new/dir");
     let (part, saved) = (
         out.join(format!("{id}.png.part")),
@@ -661,20 +671,7 @@ fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
 async fn download_prints_paths_on_stdout_and_json_per_task() {
     let svc = common::service().await;
     let home = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let mut cmd = common::gendash_async(home.path());
-        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
-            .env("GENDASH_TOKEN", TOKEN)
-            .env("GENDASH_TEST_RETRY_MS", "1")
-            .args(["download", "-o", "out"])
-            .args(args);
-        async move {
-            tokio::time::timeout(Duration::from_secs(60), cmd.output())
-                .await
-                .unwrap()
-                .unwrap()
-        }
-    };
+    let run = |args: &[&str]| download_into(home.path(), &svc, "out", args);
     let out = home.path().join("out");
     let o = run(&["sim-0-plain-a", "demo-image-done"]).await;
     assert!(o.status.success(), "{o:?}");

@@ -254,10 +254,11 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     shot("watch list, auto-download on", &w);
     w.update(Action::Down);
     // A file already there: the question, then the row after keeping it.
-    w.apply(Msg::Download {
+    let file_there = || Msg::Download {
         key: TaskKey::new(TaskKind::Image, "done-4"),
         event: DownloadEvent::Exists("/dl/done-4.png".into()),
-    });
+    };
+    w.apply(file_there());
     shot("overwrite question", &w);
     w.update(Action::Cancel);
     shot("file kept", &w);
@@ -270,10 +271,7 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     {
         r.auto_started = true;
     }
-    w.apply(Msg::Download {
-        key: TaskKey::new(TaskKind::Image, "done-4"),
-        event: DownloadEvent::Exists("/dl/done-4.png".into()),
-    });
+    w.apply(file_there());
     shot("file found by an automatic download", &w);
     w.update(Action::RemoveCompleted);
     shot("remove completed question", &w);

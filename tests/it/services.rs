@@ -47,6 +47,26 @@ fn home_and_services(
     (home, rt, services)
 }
 
+/// Whether each of `ids` has a row on `screen` that says COMPLETED.
+fn all_completed(screen: &str, ids: &[&str]) -> bool {
+    ids.iter().all(|id| {
+        screen
+            .lines()
+            .any(|l| l.contains(id) && l.contains("COMPLETED"))
+    })
+}
+
+/// The row of an ID on `screen`; a test fails, showing the screen, where there is none.
+fn row_in(screen: &str) -> impl Fn(&str) -> String + '_ {
+    move |id| {
+        screen
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
+            .to_string()
+    }
+}
+
 #[test]
 fn each_task_is_polled_only_at_its_own_service() {
     let (home, rt, [alpha, beta, other]) =
@@ -81,20 +101,10 @@ fn each_task_is_polled_only_at_its_own_service() {
     s.wait_for(
         "every task of a configured service to complete",
         Duration::from_secs(30),
-        |t| {
-            ["sim-2-legacy", "sim-2-one", "sim-2-two"]
-                .iter()
-                .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
-        },
+        |t| all_completed(t, &["sim-2-legacy", "sim-2-one", "sim-2-two"]),
     );
     let screen = s.contents();
-    let row = |id: &str| {
-        screen
-            .lines()
-            .find(|l| l.contains(id))
-            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
-            .to_string()
-    };
+    let row = row_in(&screen);
     assert!(screen.contains("SERVICE"), "{screen}");
     assert!(row("sim-2-legacy").contains(" alpha "), "{screen}");
     assert!(row("sim-2-one").contains(" alpha "), "{screen}");
@@ -238,21 +248,10 @@ fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
     s.wait_for(
         "both configured services' tasks complete, the top level's file saved",
         Duration::from_secs(30),
-        |t| {
-            saved.exists()
-                && ["sim-2-top", "sim-2-alpha"]
-                    .iter()
-                    .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
-        },
+        |t| saved.exists() && all_completed(t, &["sim-2-top", "sim-2-alpha"]),
     );
     let screen = s.contents();
-    let row = |id: &str| {
-        screen
-            .lines()
-            .find(|l| l.contains(id))
-            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
-            .to_string()
-    };
+    let row = row_in(&screen);
     let top_name = format!("127.0.0.1:{}", top.addr.port());
     assert!(row("sim-2-top").contains(&top_name), "{screen}");
     assert!(!row("sim-2-top").contains("no service"), "{screen}");

@@ -369,6 +369,12 @@ mod view {
             .collect()
     }
 
+    /// The detail of the row of `id`, selected, as one text.
+    fn detail_of(s: &mut State, id: &str) -> String {
+        select(s, id);
+        detail(s, &draw(s)).join("\n")
+    }
+
     /// The detail's lines (below its ` task ` rule), without the pane's borders.
     pub fn detail(s: &State, t: &Terminal<TestBackend>) -> Vec<String> {
         let a = s.areas.watch_detail;
@@ -505,8 +511,7 @@ mod view {
     #[test]
     fn the_detail_says_when_and_why_without_contradicting_itself() {
         let mut s = every_state(220, 50);
-        select(&mut s, "sim-20");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "sim-20");
         assert!(
             d.contains("started 07:56:40 · finished 07:58:20 · took 1m40s"),
             "{d}"
@@ -520,32 +525,27 @@ mod view {
             "{d}"
         );
         // Seen running at 60%: its start was not seen, so how long it took is not known.
-        select(&mut s, "sim-100");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "sim-100");
         assert!(
             d.contains("seen running 07:58:25 · finished 07:58:30") && !d.contains("took"),
             "{d}"
         );
-        select(&mut s, "new-8");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "new-8");
         assert!(d.contains("status    not polled"), "{d}");
         assert!(d.contains("polled    never · "), "{d}");
-        select(&mut s, "old-7");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "old-7");
         assert!(
             d.contains("polled    never · not polled: https://old.example.net"),
             "{d}"
         );
         // Finished when first asked: neither its start nor its finish was seen.
         poll(&mut s, NOW, "new-8", ok("new-8", "COMPLETED", 100));
-        select(&mut s, "new-8");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "new-8");
         assert!(
             d.contains("found finished 08:00:00") && !d.contains("took"),
             "{d}"
         );
-        select(&mut s, "err-5");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "err-5");
         assert!(d.contains("polled    0s ago · retry in 8s"), "{d}");
         // The retry is due: the request is under way, no countdown stuck at 0s.
         s.apply(Msg::Tick(NOW + 8));
