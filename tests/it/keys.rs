@@ -11,8 +11,6 @@ use gendash::msg::{Cmd, DownloadEvent, Msg, PersistOp, TaskKey};
 use gendash::store::config::{ACTION_NAMES, KeyCombo};
 use gendash::store::watchlist::WatchEntry;
 use gendash::testing::task_result as result;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -94,11 +92,7 @@ fn poll(s: &mut State, id: &str, r: Result<gendash::api::TaskResult, ApiError>) 
 /// The screen as lines of text.
 fn screen(s: &State) -> Vec<String> {
     let a = s.areas.full;
-    let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-    t.draw(|f| {
-        gendash::ui::render(s, f);
-    })
-    .unwrap();
+    let t = crate::common::drawn(s);
     let buf = t.backend().buffer();
     (0..a.height)
         .map(|y| (0..a.width).map(|x| buf[(x, y)].symbol()).collect())

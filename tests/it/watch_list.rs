@@ -347,15 +347,7 @@ mod view {
         s.watch.select(at);
     }
 
-    pub fn draw(s: &State) -> Terminal<TestBackend> {
-        let a = s.areas.full;
-        let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-        t.draw(|f| {
-            gendash::ui::render(s, f);
-        })
-        .unwrap();
-        t
-    }
+    pub use crate::common::drawn as draw;
 
     /// The screen's rows as text.
     pub fn rows(t: &Terminal<TestBackend>) -> Vec<String> {

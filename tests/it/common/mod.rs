@@ -31,6 +31,20 @@ pub fn rendered_text(state: &gendash::app::state::State, width: u16, height: u16
         .collect()
 }
 
+/// The dashboard drawn at the size it was last given (`areas.full`).
+pub fn drawn(
+    state: &gendash::app::state::State,
+) -> ratatui::Terminal<ratatui::backend::TestBackend> {
+    let a = state.areas.full;
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(a.width, a.height)).unwrap();
+    t.draw(|f| {
+        gendash::ui::render(state, f);
+    })
+    .unwrap();
+    t
+}
+
 /// The whole environment a child process starts with: nothing inherited but `PATH`; `HOME` and
 /// the XDG directories under `home`. So no `GENDASH_*`, `NO_COLOR` or config of the developer's
 /// shell reaches a test's child; each test adds what it means to set.
