@@ -101,8 +101,7 @@ fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
 fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
     let served = common::Served::new();
     let (home, svc) = (&served.home, &served.svc);
-    let record = home.path().join("hook.tsv");
-    configure_a_recording_hook(home.path(), &served.base, &record);
+    let record = configure_a_recording_hook(&served);
     // Long enough that both dashboards see them running before they finish.
     let (done, failed) = ("sim-30-shared", "fail-30-shared");
     common::gendash_ok(home.path(), &["watch", "add", done, failed]);
@@ -194,11 +193,14 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
     );
 }
 
-/// `auto_download` into `~/dl` and an `on_complete` that is a real program, run without a
-/// shell: it appends the task, `{file}` and the file's size when it ran to `record` (so a
-/// hook run before the download finished shows).
-fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::path::Path) {
+/// The config of `served`'s home for its service: `auto_download` into `~/dl` and an
+/// `on_complete` that is a real program, run without a shell: it appends the task, `{file}`
+/// and the file's size when it ran to the returned `hook.tsv` (so a hook run before the
+/// download finished shows).
+fn configure_a_recording_hook(served: &common::Served) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
+    let (home, base) = (served.path(), &served.base);
+    let record = home.join("hook.tsv");
     let hook = home.join("hook.sh");
     std::fs::write(
         &hook,
@@ -218,6 +220,7 @@ fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::
             record.display()
         ),
     );
+    record
 }
 
 /// The claims are in the watch list file, not in `watch list --json`; both dashboards, gone,
@@ -262,8 +265,7 @@ fn claims_stay_in_the_file_only(home: &std::path::Path, ids: &[&str]) {
 fn a_claim_stands_while_its_dashboard_runs_and_is_taken_over_after() {
     let served = common::Served::new();
     let (home, svc) = (&served.home, &served.svc);
-    let record = home.path().join("hook.tsv");
-    configure_a_recording_hook(home.path(), &served.base, &record);
+    let record = configure_a_recording_hook(&served);
     for args in [
         &["watch", "add", "demo-image-done"][..],
         &["watch", "add", "--video", "demo-video-done"],
