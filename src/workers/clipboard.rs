@@ -110,10 +110,13 @@ pub fn copy(text: &str, env: &dyn Fn(&str) -> Option<String>, macos: bool) -> Co
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+    /// An environment of `pairs` alone, as the functions under test read one.
+    pub(in crate::workers) fn env_of(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> {
         move |k| {
             pairs
                 .iter()

@@ -152,6 +152,7 @@ pub fn open_file(opener: &dyn Opener, path: &Path) -> Opened {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workers::clipboard::tests::env_of;
     use std::sync::Mutex;
 
     #[derive(Default)]
@@ -221,15 +222,6 @@ mod tests {
             ["--url=https://x/a b", "--quiet"]
         );
         assert_eq!(args(&[]), ["https://x/a b"]);
-    }
-
-    fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |k| {
-            pairs
-                .iter()
-                .find(|(name, _)| *name == k)
-                .map(|(_, v)| (*v).to_string())
-        }
     }
 
     #[test]

@@ -16,6 +16,11 @@ pub(crate) async fn run_in(home: &Path, base: &Url, token: &str, args: &[&str]) 
     cmd.env("GENDASH_BASE_URL", base.as_str())
         .env("GENDASH_TOKEN", token)
         .args(args);
+    finished(cmd).await
+}
+
+/// What `cmd` wrote and how it exited, once it finished (within a minute).
+pub(crate) async fn finished(mut cmd: tokio::process::Command) -> Output {
     tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
         .await
         .expect("the binary finished")

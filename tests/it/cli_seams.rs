@@ -2,30 +2,19 @@
 //! duration, `wait`'s grace, fail-fast and bars on a terminal, `status`'s exit codes, errors
 //! that say what to do, and the manual, help and completions as a user gets them.
 
-use crate::cli::{run, run_in, split};
+use crate::cli::{finished, run, run_in, split};
 use crate::common;
 
-use common::{Fault, TOKEN, fault_server, response, service};
+use common::{Fault, TOKEN, fault_server, response, service, write_config};
 use serde_json::json;
 use std::path::Path;
 use url::Url;
-
-/// Writes `text` as the config file of `home` (where [`run_in`]'s child looks for it).
-fn write_config(home: &Path, text: &str) {
-    let dir = home.join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.toml"), text).unwrap();
-}
 
 /// Runs the binary in `home` with `env` and no service variables of its own.
 async fn run_env(home: &Path, env: &[(&str, &str)], args: &[&str]) -> (u8, String, String) {
     let mut cmd = common::gendash_async(home);
     cmd.envs(env.iter().copied()).args(args);
-    let out = tokio::time::timeout(std::time::Duration::from_secs(60), cmd.output())
-        .await
-        .expect("the binary finished")
-        .unwrap();
-    split(&out)
+    split(&finished(cmd).await)
 }
 
 #[tokio::test]
@@ -524,9 +513,24 @@ fn man_writes_every_page_it_names_and_gendash_1_has_the_user_s_sections() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), main);
 }
 
+/// Runs `gendash ARGS` with `env` on a 140x20 terminal, which must exit with `code`; the
+/// screen it left behind.
+fn exit_screen(home: &Path, args: &[&str], env: &[(&str, &str)], code: u32) -> String {
+    use common::pty::{Session, command};
+    let mut s = Session::spawn(command(home, args, env), 140, 20);
+    let exit = s.wait_exit(std::time::Duration::from_secs(30));
+    assert_eq!(exit, code, "{}", s.contents());
+    let screen = s.screen.lock().unwrap();
+    screen
+        .parser
+        .screen()
+        .rows(0, 140)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up() {
-    use common::pty::{Session, command};
     let svc = service().await;
     let base = svc.base_url();
     let home = tempfile::tempdir().unwrap();
@@ -537,18 +541,7 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
         ("GENDASH_BASE_URL", base.as_str()),
         ("GENDASH_TOKEN", TOKEN),
     ];
-    let screen = tokio::task::block_in_place(|| {
-        let mut s = Session::spawn(command(home.path(), &args, &env), 140, 20);
-        let code = s.wait_exit(std::time::Duration::from_secs(30));
-        assert_eq!(code, 6, "{}", s.contents());
-        let screen = s.screen.lock().unwrap();
-        screen
-            .parser
-            .screen()
-            .rows(0, 140)
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
+    let screen = tokio::task::block_in_place(|| exit_screen(home.path(), &args, &env, 6));
     assert!(
         screen.contains("gendash: error: gave up waiting after 2s"),
         "{screen}"
@@ -585,18 +578,7 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
         "fail-1-a",
         "hold-b",
     ];
-    let screen = tokio::task::block_in_place(|| {
-        let mut s = Session::spawn(command(home.path(), &args, &env), 140, 20);
-        let code = s.wait_exit(std::time::Duration::from_secs(30));
-        assert_eq!(code, 5, "{}", s.contents());
-        let screen = s.screen.lock().unwrap();
-        screen
-            .parser
-            .screen()
-            .rows(0, 140)
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
+    let screen = tokio::task::block_in_place(|| exit_screen(home.path(), &args, &env, 5));
     let line_of = |id: &str| screen.lines().find(|l| l.starts_with(id)).unwrap();
     assert!(line_of("fail-1-a").contains("FAILED"), "{screen}");
     assert!(

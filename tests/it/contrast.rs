@@ -15,8 +15,6 @@ use gendash::app::action::Action;
 use gendash::app::state::{Pane, State, Theme};
 use gendash::msg::{DownloadEvent, Msg, TaskKey};
 use gendash::store::config::ThemeName;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use std::collections::BTreeMap;
 
@@ -136,11 +134,7 @@ fn faint_pairs(
     s.theme = Theme::new(theme, &BTreeMap::new(), false);
     let (fg_default, bg_default) = assumed_terminal(theme);
     let a = s.areas.full;
-    let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-    t.draw(|f| {
-        gendash::ui::render(s, f);
-    })
-    .unwrap();
+    let t = crate::common::drawn(s);
     let buffer = t.backend().buffer();
     let mut cells = 0;
     for y in 0..a.height {

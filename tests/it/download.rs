@@ -153,13 +153,10 @@ async fn files_land_where_the_config_says() {
     let svc = common::service().await;
     let base = svc.base_url();
     let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
+    common::write_config(
+        home.path(),
         "download_dir = \"~/dl\"\ndownload_template = \"{kind}/{status}/{task_id}.{ext}\"\n",
-    )
-    .unwrap();
+    );
     let mut cmd = common::gendash_async(home.path());
     cmd.env("GENDASH_BASE_URL", base.as_str())
         .env("GENDASH_TOKEN", TOKEN)
@@ -178,11 +175,10 @@ async fn files_land_where_the_config_says() {
         ("{id}.{ext}", "`{id}` is not a placeholder"),
         ("/tmp/{task_id}", "absolute"),
     ] {
-        std::fs::write(
-            dir.join("config.toml"),
-            format!("bell = true\ndownload_template = \"{template}\"\n"),
-        )
-        .unwrap();
+        common::write_config(
+            home.path(),
+            &format!("bell = true\ndownload_template = \"{template}\"\n"),
+        );
         let o = common::gendash(home.path())
             .args(["config", "show"])
             .output()
@@ -201,31 +197,14 @@ async fn files_land_where_the_config_says() {
 #[test]
 fn the_dashboard_downloads_once_and_asks_before_replacing() {
     use common::pty::{Session, command};
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let base = svc.base_url().to_string();
-    let dl = home.path().join("dl");
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
+    let served = common::Served::with(
         "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
          auto_download = true\ndownload_dir = \"~/dl\"\n",
-    )
-    .unwrap();
-    let add = |id: &str| {
-        let out = common::gendash(home.path())
-            .args(["--base-url", &base, "watch", "add", id])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-    };
-    let env = [
-        ("GENDASH_TOKEN", TOKEN),
-        ("GENDASH_BASE_URL", base.as_str()),
-    ];
-    add("sim-2-auto");
+        &["sim-2-auto"],
+    );
+    let home = &served.home;
+    let dl = home.path().join("dl");
+    let env = served.env();
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
     let first = dl.join("sim-2-auto.png");
     s.wait_for("the completed task's file", Duration::from_secs(20), |_| {
@@ -240,7 +219,7 @@ fn the_dashboard_downloads_once_and_asks_before_replacing() {
 
     // Closed: the file goes away, and a task completes meanwhile.
     std::fs::remove_file(&first).unwrap();
-    add("demo-image-done");
+    served.watch_add(&["demo-image-done"]);
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
     let second = dl.join("demo-image-done.png");
     s.wait_for(
@@ -495,6 +474,28 @@ async fn an_existing_file_and_a_second_download_at_once_are_refused() {
     let _ = first.await;
 }
 
+/// `gendash download -o OUT ARGS` in `home` against `svc`, retrying at once; its output, which
+/// must come within a minute.
+fn download_into(
+    home: &Path,
+    svc: &gendash::server::Running,
+    out: &str,
+    args: &[&str],
+) -> impl Future<Output = std::process::Output> + use<> {
+    let mut cmd = common::gendash_async(home);
+    cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
+        .env("GENDASH_TOKEN", TOKEN)
+        .env("GENDASH_TEST_RETRY_MS", "1")
+        .args(["download", "-o", out])
+        .args(args);
+    async move {
+        tokio::time::timeout(Duration::from_secs(60), cmd.output())
+            .await
+            .unwrap()
+            .unwrap()
+    }
+}
+
 /// `gendash download` interrupted for real: the service drops the connection after 100 bytes
 /// five times over, so the run gives up with 500 bytes in the `.part` and says so. The next
 /// run asks only for the rest (`Range: bytes=500-` with the `ETag` in `If-Range`), as the
@@ -504,19 +505,7 @@ async fn an_interrupted_download_command_resumes_when_run_again() {
     let svc = common::service().await;
     let home = tempfile::tempdir().unwrap();
     let id = "sim-0-cut100x5-again";
-    let run = || {
-        let mut cmd = common::gendash_async(home.path());
-        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
-            .env("GENDASH_TOKEN", TOKEN)
-            .env("GENDASH_TEST_RETRY_MS", "1")
-            .args(["download", "-o", "new/dir", id]);
-        async move {
-            tokio::time::timeout(Duration::from_secs(60), cmd.output())
-                .await
-                .unwrap()
-                .unwrap()
-        }
-    };
+    let run = || download_into(home.path(), &svc, "new/dir", &[id]);
     let out = home.path().join("new/dir");
     let (part, saved) = (
         out.join(format!("{id}.png.part")),
@@ -633,29 +622,11 @@ async fn ranged(http: &reqwest::Client, url: &str, range: impl AsRef<str>) -> re
 #[test]
 fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
     use common::pty::{Session, command};
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let base = svc.base_url().to_string();
-    let dl = home.path().join("dl");
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
-         download_dir = \"~/dl\"\n",
-    )
-    .unwrap();
     let id = "sim-1-press-a";
-    let out = common::gendash(home.path())
-        .args(["--base-url", &base, "watch", "add", id])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let env = [
-        ("GENDASH_TOKEN", TOKEN),
-        ("GENDASH_BASE_URL", base.as_str()),
-    ];
+    let served = common::Served::with(common::QUICK_TO_DL, &[id]);
+    let (home, svc) = (&served.home, &served.svc);
+    let dl = home.path().join("dl");
+    let env = served.env();
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
     s.wait_for("the task to complete", Duration::from_secs(20), |t| {
         t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
@@ -668,7 +639,7 @@ fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
     });
     // More polls come and go: none of them fetches the file again.
     let polls = |svc: &gendash::server::Running| svc.file_requests().len();
-    let before = polls(&svc);
+    let before = polls(svc);
     s.send("R");
     s.wait_text(&format!("asking the service for {id} now"));
     s.send("D");
@@ -683,7 +654,7 @@ fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
     assert!(!screen.contains("download failed"), "{screen}");
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
-    assert_eq!(polls(&svc), before, "nothing fetched after the save");
+    assert_eq!(polls(svc), before, "nothing fetched after the save");
     let gets: Vec<_> = svc
         .file_requests()
         .into_iter()
@@ -700,20 +671,7 @@ fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
 async fn download_prints_paths_on_stdout_and_json_per_task() {
     let svc = common::service().await;
     let home = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let mut cmd = common::gendash_async(home.path());
-        cmd.env("GENDASH_BASE_URL", svc.base_url().as_str())
-            .env("GENDASH_TOKEN", TOKEN)
-            .env("GENDASH_TEST_RETRY_MS", "1")
-            .args(["download", "-o", "out"])
-            .args(args);
-        async move {
-            tokio::time::timeout(Duration::from_secs(60), cmd.output())
-                .await
-                .unwrap()
-                .unwrap()
-        }
-    };
+    let run = |args: &[&str]| download_into(home.path(), &svc, "out", args);
     let out = home.path().join("out");
     let o = run(&["sim-0-plain-a", "demo-image-done"]).await;
     assert!(o.status.success(), "{o:?}");
@@ -770,28 +728,10 @@ async fn download_prints_paths_on_stdout_and_json_per_task() {
 #[test]
 fn a_on_a_completed_video_fetches_once() {
     use common::pty::{Session, command};
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let base = svc.base_url().to_string();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
-         download_dir = \"~/dl\"\n",
-    )
-    .unwrap();
     let id = "demo-video-done";
-    let out = common::gendash(home.path())
-        .args(["--base-url", &base, "watch", "add", "--video", id])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let env = [
-        ("GENDASH_TOKEN", TOKEN),
-        ("GENDASH_BASE_URL", base.as_str()),
-    ];
+    let served = common::Served::with(common::QUICK_TO_DL, &["--video", id]);
+    let (home, svc) = (&served.home, &served.svc);
+    let env = served.env();
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
     s.wait_for("the task", Duration::from_secs(20), |t| {
         t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))

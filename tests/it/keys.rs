@@ -11,8 +11,6 @@ use gendash::msg::{Cmd, DownloadEvent, Msg, PersistOp, TaskKey};
 use gendash::store::config::{ACTION_NAMES, KeyCombo};
 use gendash::store::watchlist::WatchEntry;
 use gendash::testing::task_result as result;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -94,11 +92,7 @@ fn poll(s: &mut State, id: &str, r: Result<gendash::api::TaskResult, ApiError>) 
 /// The screen as lines of text.
 fn screen(s: &State) -> Vec<String> {
     let a = s.areas.full;
-    let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-    t.draw(|f| {
-        gendash::ui::render(s, f);
-    })
-    .unwrap();
+    let t = crate::common::drawn(s);
     let buf = t.backend().buffer();
     (0..a.height)
         .map(|y| (0..a.width).map(|x| buf[(x, y)].symbol()).collect())
@@ -254,10 +248,11 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     shot("watch list, auto-download on", &w);
     w.update(Action::Down);
     // A file already there: the question, then the row after keeping it.
-    w.apply(Msg::Download {
+    let file_there = || Msg::Download {
         key: TaskKey::new(TaskKind::Image, "done-4"),
         event: DownloadEvent::Exists("/dl/done-4.png".into()),
-    });
+    };
+    w.apply(file_there());
     shot("overwrite question", &w);
     w.update(Action::Cancel);
     shot("file kept", &w);
@@ -270,10 +265,7 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     {
         r.auto_started = true;
     }
-    w.apply(Msg::Download {
-        key: TaskKey::new(TaskKind::Image, "done-4"),
-        event: DownloadEvent::Exists("/dl/done-4.png".into()),
-    });
+    w.apply(file_there());
     shot("file found by an automatic download", &w);
     w.update(Action::RemoveCompleted);
     shot("remove completed question", &w);
@@ -842,14 +834,11 @@ fn rebound_keys_are_named_by_the_running_dashboard() {
     use crate::common::pty::{Session, command};
     use std::time::Duration;
     let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
+    crate::common::write_config(
+        home.path(),
         "theme = \"light\"\n[keys]\nundo = \"U\"\nclear_filter = \"f2\"\nzoom = \"Z\"\n\
          mark = \"m\"\nremove = \"delete\"\n",
-    )
-    .unwrap();
+    );
     let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 150, 40);
     s.wait_text("320/320");
     s.wait_text("demo-video-done");

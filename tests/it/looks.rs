@@ -293,9 +293,8 @@ pub fn demo_screen() -> gendash::app::state::State {
     use gendash::api::types::{Envelope, decode_catalogue};
     use gendash::api::{TaskKind, TaskResult};
     use gendash::app::action::Action;
-    use gendash::app::filter::Ranker;
     use gendash::app::state::{State, UiSettings};
-    use gendash::msg::{Cmd, Msg, TaskKey};
+    use gendash::msg::{Msg, TaskKey};
     use gendash::server::{catalogue, tasks};
     use gendash::store::watchlist::WatchEntry;
 
@@ -372,24 +371,8 @@ pub fn demo_screen() -> gendash::app::state::State {
     s.update(Action::FocusNext);
     s.update(Action::Down);
     s.update(Action::FocusNext);
-    let mut ranker = Ranker::new();
     s.update(Action::FocusFilter);
-    for c in "water".chars() {
-        for cmd in s.update(Action::Type(c)) {
-            if let Cmd::Rank {
-                generation,
-                query,
-                text,
-            } = cmd
-            {
-                let matches = ranker.rank(&query, &text);
-                s.apply(Msg::Ranked {
-                    generation,
-                    matches,
-                });
-            }
-        }
-    }
+    crate::views::typed(&mut s, "water");
     s.update(Action::Submit);
     s
 }

@@ -7,35 +7,20 @@ use std::time::Duration;
 
 #[test]
 fn on_complete_runs_without_a_shell_and_tmux_gets_the_notice_passed_through() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let base = svc.base_url().to_string();
+    let served = common::Served::new();
+    let (home, base) = (&served.home, &served.base);
     let record = home.path().join("hook.jsonl");
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
     // The recording program appends its arguments, one JSON array a line.
     let program = "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
+    served.config(&format!(
             "poll_interval = 0.2\nbell = false\n\
              on_complete = [\"python3\", \"-c\", \"{program}\", \"{}\", \"{{task_id}} {{status}}\", \
              \"{{kind}}\", \"{{percent}}\", \"{{url}}\", \"[{{file}}]\", \"; rm -rf $(pwd) '\\\"\"]\n",
             record.display()
-        ),
-    )
-    .unwrap();
-    let out = common::gendash(home.path())
-        .args(["--base-url", &base, "watch", "add", "sim-2-hooked"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let env = [
-        ("GENDASH_TOKEN", common::TOKEN),
-        ("GENDASH_BASE_URL", base.as_str()),
-        ("TMUX", "/tmp/tmux-1000/default,4242,0"),
-    ];
+    ));
+    served.watch_add(&["sim-2-hooked"]);
+    let mut env = served.env().to_vec();
+    env.push(("TMUX", "/tmp/tmux-1000/default,4242,0"));
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
     s.wait_for("the hook to have run", Duration::from_secs(20), |_| {
         std::fs::read_to_string(&record).is_ok_and(|t| t.ends_with('\n'))
@@ -82,8 +67,6 @@ fn on_complete_runs_without_a_shell_and_tmux_gets_the_notice_passed_through() {
 #[test]
 fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
     let home = tempfile::tempdir().unwrap();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
     for (value, says) in [
         (
             r#"["notify-send", "{task}"]"#,
@@ -93,11 +76,10 @@ fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
         ("[]", "on_complete names no program"),
         (r#""notify-send {status}""#, "invalid type"),
     ] {
-        std::fs::write(
-            dir.join("config.toml"),
-            format!("bell = false\non_complete = {value}\n"),
-        )
-        .unwrap();
+        common::write_config(
+            home.path(),
+            &format!("bell = false\non_complete = {value}\n"),
+        );
         let out = common::gendash(home.path())
             .args(["config", "show"])
             .output()
@@ -117,18 +99,12 @@ fn a_bad_on_complete_is_an_error_naming_the_line_and_key() {
 /// saved file whole; the other dashboard's row shows the file the first saved.
 #[test]
 fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let record = home.path().join("hook.tsv");
-    configure_a_recording_hook(home.path(), svc.base_url().as_ref(), &record);
+    let served = common::Served::new();
+    let (home, svc) = (&served.home, &served.svc);
+    let record = configure_a_recording_hook(&served);
     // Long enough that both dashboards see them running before they finish.
     let (done, failed) = ("sim-30-shared", "fail-30-shared");
-    let out = common::gendash(home.path())
-        .args(["watch", "add", done, failed])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    common::gendash_ok(home.path(), &["watch", "add", done, failed]);
     let logs = [home.path().join("one.log"), home.path().join("two.log")];
     let dashboard = |log: &std::path::Path| {
         let log = log.display().to_string();
@@ -217,11 +193,14 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
     );
 }
 
-/// `auto_download` into `~/dl` and an `on_complete` that is a real program, run without a
-/// shell: it appends the task, `{file}` and the file's size when it ran to `record` (so a
-/// hook run before the download finished shows).
-fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::path::Path) {
+/// The config of `served`'s home for its service: `auto_download` into `~/dl` and an
+/// `on_complete` that is a real program, run without a shell: it appends the task, `{file}`
+/// and the file's size when it ran to the returned `hook.tsv` (so a hook run before the
+/// download finished shows).
+fn configure_a_recording_hook(served: &common::Served) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
+    let (home, base) = (served.path(), &served.base);
+    let record = home.join("hook.tsv");
     let hook = home.join("hook.sh");
     std::fs::write(
         &hook,
@@ -230,11 +209,9 @@ fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::
     )
     .unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let dir = home.join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
+    common::write_config(
+        home,
+        &format!(
             "base_url = \"{base}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
              auto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\
              on_complete = [\"{}\", \"{}\", \"{{task_id}}\", \"{{file}}\"]\n",
@@ -242,8 +219,8 @@ fn configure_a_recording_hook(home: &std::path::Path, base: &str, record: &std::
             hook.display(),
             record.display()
         ),
-    )
-    .unwrap();
+    );
+    record
 }
 
 /// The claims are in the watch list file, not in `watch list --json`; both dashboards, gone,
@@ -286,17 +263,14 @@ fn claims_stay_in_the_file_only(home: &std::path::Path, ids: &[&str]) {
 /// that one at its next start once the claimant has gone.
 #[test]
 fn a_claim_stands_while_its_dashboard_runs_and_is_taken_over_after() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let record = home.path().join("hook.tsv");
-    configure_a_recording_hook(home.path(), svc.base_url().as_ref(), &record);
+    let served = common::Served::new();
+    let (home, svc) = (&served.home, &served.svc);
+    let record = configure_a_recording_hook(&served);
     for args in [
         &["watch", "add", "demo-image-done"][..],
         &["watch", "add", "--video", "demo-video-done"],
     ] {
-        let out = common::gendash(home.path()).args(args).output().unwrap();
-        assert!(out.status.success(), "{out:?}");
+        common::gendash_ok(home.path(), args);
     }
     let data = home.path().join("data/gendash");
     let (dead, alive) = ("00000000000000aa", "00000000000000bb");

@@ -4,69 +4,37 @@
 //! tmux the copy is sent so tmux takes it; with a display, `xclip` gets the text first and the
 //! status bar says so.
 
-use crate::common::{self, TOKEN};
+use crate::common::{self, Served};
 use base64::Engine;
 use common::pty::{Session, command};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A home with a fast config, the reference service, and one watched completed task.
-struct Setup {
-    home: tempfile::TempDir,
-    base: String,
-    svc: gendash::server::Running,
-    _runtime: tokio::runtime::Runtime,
-}
-
 const TASK: &str = "demo-image-done";
 
-fn setup() -> Setup {
-    let home = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    let svc = runtime.block_on(common::service());
-    let base = svc.base_url().to_string();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
-         download_dir = \"~/dl\"\n",
-    )
-    .unwrap();
-    let out = common::gendash(home.path())
-        .args(["--base-url", &base, "watch", "add", TASK])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    Setup {
-        home,
-        base,
-        svc,
-        _runtime: runtime,
-    }
+/// A home with a fast config, the reference service, and one watched completed task.
+fn setup() -> Served {
+    Served::with(common::QUICK_TO_DL, &[TASK])
 }
 
-impl Setup {
-    /// The dashboard with `env` on top of the service's, the watch pane focused on the task.
-    fn dashboard(&self, env: &[(&str, &str)]) -> Session {
-        let mut all = vec![
-            ("GENDASH_TOKEN", TOKEN),
-            ("GENDASH_BASE_URL", self.base.as_str()),
-        ];
-        all.extend_from_slice(env);
-        let mut s = Session::spawn(command(self.home.path(), &[], &all), 150, 40);
-        s.wait_for("the task to complete", Duration::from_secs(20), |t| {
-            t.lines()
-                .any(|l| l.contains(TASK) && l.contains("COMPLETED"))
-        });
-        s.send("\t");
-        s
-    }
+/// The dashboard on `setup` with `env` on top of the service's, the watch pane focused on the
+/// task.
+fn dashboard(setup: &Served, env: &[(&str, &str)]) -> Session {
+    let mut all = setup.env().to_vec();
+    all.extend_from_slice(env);
+    let mut s = Session::spawn(command(setup.home.path(), &[], &all), 150, 40);
+    s.wait_for("the task to complete", Duration::from_secs(20), |t| {
+        t.lines()
+            .any(|l| l.contains(TASK) && l.contains("COMPLETED"))
+    });
+    s.send("\t");
+    s
+}
 
-    fn url(&self) -> String {
-        format!("{}files/{TASK}.png", self.base)
-    }
+/// The task's file URL at the service of `setup`.
+fn url(setup: &Served) -> String {
+    format!("{}files/{TASK}.png", setup.base)
 }
 
 /// A program that appends its arguments (and its standard input, if `stdin`) to a log.
@@ -124,7 +92,7 @@ fn o_opens_the_saved_file_with_an_opener_that_takes_arguments() {
     let setup = setup();
     let (viewer, log) = recorder(setup.home.path(), "viewer", false);
     let opener = format!("{} --new-window  --title gendash", viewer.display());
-    let mut s = setup.dashboard(&[("GENDASH_OPENER", opener.as_str())]);
+    let mut s = dashboard(&setup, &[("GENDASH_OPENER", opener.as_str())]);
     s.send("O");
     s.wait_text(&format!("no file saved for {TASK}: D downloads it"));
     s.send("A");
@@ -171,12 +139,15 @@ fn without_a_display_the_link_is_shown_whole_and_copied_through_tmux() {
     let setup = setup();
     let (browser, log) = recorder(setup.home.path(), "browser", false);
     let browser = format!("{} --new-tab", browser.display());
-    let mut s = setup.dashboard(&[
-        ("GENDASH_OPENER", ""),
-        ("BROWSER", browser.as_str()),
-        ("TMUX", "/tmp/tmux-1000/default,4242,0"),
-    ]);
-    let url = setup.url();
+    let mut s = dashboard(
+        &setup,
+        &[
+            ("GENDASH_OPENER", ""),
+            ("BROWSER", browser.as_str()),
+            ("TMUX", "/tmp/tmux-1000/default,4242,0"),
+        ],
+    );
+    let url = url(&setup);
     s.send("o");
     s.wait_text(&format!(
         "{url} · no display to open it on · sent it to the terminal's clipboard through tmux (OSC 52)"
@@ -205,13 +176,16 @@ fn with_a_display_xclip_copies_and_browser_opens() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut s = setup.dashboard(&[
-        ("GENDASH_OPENER", ""),
-        ("BROWSER", browser.as_str()),
-        ("DISPLAY", ":99"),
-        ("PATH", path.as_str()),
-    ]);
-    let url = setup.url();
+    let mut s = dashboard(
+        &setup,
+        &[
+            ("GENDASH_OPENER", ""),
+            ("BROWSER", browser.as_str()),
+            ("DISPLAY", ":99"),
+            ("PATH", path.as_str()),
+        ],
+    );
+    let url = url(&setup);
     s.send("y");
     s.wait_text("copied the download URL with xclip");
     assert_eq!(

@@ -17,30 +17,60 @@ async fn status_at(svc: &gendash::server::Running, token: &str, id: &str) -> Str
 
 /// Two profiles, `alpha` and `beta`, each with its service's base URL and token.
 fn write_profiles(home: &std::path::Path, alpha: &str, beta: &str) {
-    let dir = home.join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
+    common::write_config(
+        home,
+        &format!(
             "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\n\
              [profiles.alpha]\nbase_url = \"{alpha}\"\ntoken = \"token-alpha\"\n\n\
              [profiles.beta]\nbase_url = \"{beta}\"\ntoken = \"token-beta\"\n",
         ),
-    )
-    .unwrap();
+    );
+}
+
+/// A home, and on a runtime of their own a reference service for each of `tokens`.
+fn home_and_services(
+    tokens: [&str; 3],
+) -> (
+    tempfile::TempDir,
+    tokio::runtime::Runtime,
+    [gendash::server::Running; 3],
+) {
+    let home = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let services = rt.block_on(async {
+        [
+            common::service_with(Options::new(Secret::new(tokens[0]))).await,
+            common::service_with(Options::new(Secret::new(tokens[1]))).await,
+            common::service_with(Options::new(Secret::new(tokens[2]))).await,
+        ]
+    });
+    (home, rt, services)
+}
+
+/// Whether each of `ids` has a row on `screen` that says COMPLETED.
+fn all_completed(screen: &str, ids: &[&str]) -> bool {
+    ids.iter().all(|id| {
+        screen
+            .lines()
+            .any(|l| l.contains(id) && l.contains("COMPLETED"))
+    })
+}
+
+/// The row of an ID on `screen`; a test fails, showing the screen, where there is none.
+fn row_in(screen: &str) -> impl Fn(&str) -> String + '_ {
+    move |id| {
+        screen
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
+            .to_string()
+    }
 }
 
 #[test]
 fn each_task_is_polled_only_at_its_own_service() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (alpha, beta, other) = rt.block_on(async {
-        (
-            common::service_with(Options::new(Secret::new("token-alpha"))).await,
-            common::service_with(Options::new(Secret::new("token-beta"))).await,
-            common::service_with(Options::new(Secret::new("token-other"))).await,
-        )
-    });
+    let (home, rt, [alpha, beta, other]) =
+        home_and_services(["token-alpha", "token-beta", "token-other"]);
     let base = |s: &gendash::server::Running| s.base_url().to_string();
     write_profiles(home.path(), &base(&alpha), &base(&beta));
     let gendash = |args: &[&str]| {
@@ -71,20 +101,10 @@ fn each_task_is_polled_only_at_its_own_service() {
     s.wait_for(
         "every task of a configured service to complete",
         Duration::from_secs(30),
-        |t| {
-            ["sim-2-legacy", "sim-2-one", "sim-2-two"]
-                .iter()
-                .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
-        },
+        |t| all_completed(t, &["sim-2-legacy", "sim-2-one", "sim-2-two"]),
     );
     let screen = s.contents();
-    let row = |id: &str| {
-        screen
-            .lines()
-            .find(|l| l.contains(id))
-            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
-            .to_string()
-    };
+    let row = row_in(&screen);
     assert!(screen.contains("SERVICE"), "{screen}");
     assert!(row("sim-2-legacy").contains(" alpha "), "{screen}");
     assert!(row("sim-2-one").contains(" alpha "), "{screen}");
@@ -203,32 +223,21 @@ async fn each_service_saw_only_its_own(
 /// task at the profile's. Only a base URL that neither names is `no service`.
 #[test]
 fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let (top, alpha, other) = rt.block_on(async {
-        (
-            common::service_with(Options::new(Secret::new("token-top"))).await,
-            common::service_with(Options::new(Secret::new("token-alpha"))).await,
-            common::service_with(Options::new(Secret::new("token-other"))).await,
-        )
-    });
+    let (home, rt, [top, alpha, other]) =
+        home_and_services(["token-top", "token-alpha", "token-other"]);
     let base = |s: &gendash::server::Running| s.base_url().to_string();
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
+    common::write_config(
+        home.path(),
+        &format!(
             "base_url = \"{}\"\ntoken = \"token-top\"\npoll_interval = 0.2\nbell = false\n\
              desktop_notifications = false\nauto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\n\
              [profiles.alpha]\nbase_url = \"{}\"\ntoken = \"token-alpha\"\n",
             base(&top),
             base(&alpha)
         ),
-    )
-    .unwrap();
+    );
     let add = |args: &[&str]| {
-        let out = common::gendash(home.path()).args(args).output().unwrap();
-        assert!(out.status.success(), "{out:?}");
+        common::gendash_ok(home.path(), args);
     };
     add(&["watch", "add", "sim-2-top"]);
     add(&["--profile", "alpha", "watch", "add", "sim-2-alpha"]);
@@ -239,21 +248,10 @@ fn the_top_level_service_is_polled_with_its_own_token_under_a_profile() {
     s.wait_for(
         "both configured services' tasks complete, the top level's file saved",
         Duration::from_secs(30),
-        |t| {
-            saved.exists()
-                && ["sim-2-top", "sim-2-alpha"]
-                    .iter()
-                    .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
-        },
+        |t| saved.exists() && all_completed(t, &["sim-2-top", "sim-2-alpha"]),
     );
     let screen = s.contents();
-    let row = |id: &str| {
-        screen
-            .lines()
-            .find(|l| l.contains(id))
-            .unwrap_or_else(|| panic!("no row for {id} in\n{screen}"))
-            .to_string()
-    };
+    let row = row_in(&screen);
     let top_name = format!("127.0.0.1:{}", top.addr.port());
     assert!(row("sim-2-top").contains(&top_name), "{screen}");
     assert!(!row("sim-2-top").contains("no service"), "{screen}");

@@ -1,7 +1,7 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
-use crate::common;
+use crate::common::{self, drawn as draw};
 use gendash::api::requests::RequestRecord;
 use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
@@ -68,18 +68,8 @@ fn loaded(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
     s
 }
 
-fn draw(s: &State) -> Terminal<TestBackend> {
-    let a = s.areas.full;
-    let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-    t.draw(|f| {
-        gendash::ui::render(s, f);
-    })
-    .unwrap();
-    t
-}
-
 /// Types `text` key by key, each keystroke's ranking answered as the ranking worker does.
-fn typed(s: &mut State, text: &str) {
+pub(crate) fn typed(s: &mut State, text: &str) {
     let mut ranker = Ranker::new();
     for c in text.chars() {
         for cmd in s.update(Action::Type(c)) {

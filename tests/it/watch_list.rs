@@ -116,21 +116,16 @@ fn ids_with_control_characters_are_refused_from_args_and_stdin() {
 /// without the field still loads.
 #[test]
 fn not_found_is_kept_in_the_file_for_watch_list() {
-    let home = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let svc = rt.block_on(common::service());
-    let dir = home.path().join("config/gendash");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        format!(
-            "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
-             base_url = \"{}\"\ntoken = \"{}\"\n",
-            svc.base_url(),
-            common::TOKEN
-        ),
-    )
-    .unwrap();
+    let served = common::Served::new();
+    served.config(&format!(
+        "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+         base_url = \"{}\"\ntoken = \"{}\"\n",
+        served.svc.base_url(),
+        common::TOKEN
+    ));
+    let common::Served {
+        home, svc, rt: _rt, ..
+    } = served;
     let list = |home: &Path| {
         let out = common::gendash(home)
             .args(["watch", "list"])
@@ -270,6 +265,22 @@ mod view {
         Ok(result(id, status, percent))
     }
 
+    /// A dashboard watching `watch` at `HERE`, made at `at`, quiet (no bell, no notifications).
+    fn state_at(watch: Vec<WatchEntry>, at: u64) -> State {
+        State::new(
+            HERE,
+            Vec::new(),
+            watch,
+            default_failure_statuses(),
+            UiSettings {
+                bell: false,
+                desktop_notifications: false,
+                no_color: false,
+            },
+            at,
+        )
+    }
+
     /// One task in each state, and two long IDs that differ only at their end.
     pub fn every_state(width: u16, height: u16) -> State {
         let ids = [
@@ -280,18 +291,7 @@ mod view {
             .iter()
             .map(|id| entry(id, if *id == "old-7" { GONE } else { HERE }))
             .collect();
-        let mut s = State::new(
-            HERE,
-            Vec::new(),
-            watch,
-            default_failure_statuses(),
-            UiSettings {
-                bell: false,
-                desktop_notifications: false,
-                no_color: false,
-            },
-            NOW - 400,
-        );
+        let mut s = state_at(watch, NOW - 400);
         s.watch.stall_after = 300;
         s.watch
             .set_services(gendash::app::services::Services::single(HERE));
@@ -347,15 +347,7 @@ mod view {
         s.watch.select(at);
     }
 
-    pub fn draw(s: &State) -> Terminal<TestBackend> {
-        let a = s.areas.full;
-        let mut t = Terminal::new(TestBackend::new(a.width, a.height)).unwrap();
-        t.draw(|f| {
-            gendash::ui::render(s, f);
-        })
-        .unwrap();
-        t
-    }
+    pub use crate::common::drawn as draw;
 
     /// The screen's rows as text.
     pub fn rows(t: &Terminal<TestBackend>) -> Vec<String> {
@@ -367,6 +359,12 @@ mod view {
                     .collect()
             })
             .collect()
+    }
+
+    /// The detail of the row of `id`, selected, as one text.
+    fn detail_of(s: &mut State, id: &str) -> String {
+        select(s, id);
+        detail(s, &draw(s)).join("\n")
     }
 
     /// The detail's lines (below its ` task ` rule), without the pane's borders.
@@ -461,18 +459,7 @@ mod view {
         let status_bar = rows(&t)[38].trim_end().to_string();
         assert!(status_bar.ends_with('…'), "{status_bar}");
         // One task: singular.
-        let mut one = State::new(
-            HERE,
-            Vec::new(),
-            vec![entry("sim-1", HERE)],
-            default_failure_statuses(),
-            UiSettings {
-                bell: false,
-                desktop_notifications: false,
-                no_color: false,
-            },
-            NOW,
-        );
+        let mut one = state_at(vec![entry("sim-1", HERE)], NOW);
         one.update(Action::Resize {
             width: 220,
             height: 50,
@@ -489,18 +476,7 @@ mod view {
     /// that changes it redraws.
     #[test]
     fn the_polled_age_redraws_when_it_changes() {
-        let mut s = State::new(
-            HERE,
-            Vec::new(),
-            vec![entry("err-1", HERE)],
-            default_failure_statuses(),
-            UiSettings {
-                bell: false,
-                desktop_notifications: false,
-                no_color: false,
-            },
-            NOW,
-        );
+        let mut s = state_at(vec![entry("err-1", HERE)], NOW);
         s.update(Action::Resize {
             width: 140,
             height: 45,
@@ -527,8 +503,7 @@ mod view {
     #[test]
     fn the_detail_says_when_and_why_without_contradicting_itself() {
         let mut s = every_state(220, 50);
-        select(&mut s, "sim-20");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "sim-20");
         assert!(
             d.contains("started 07:56:40 · finished 07:58:20 · took 1m40s"),
             "{d}"
@@ -542,32 +517,27 @@ mod view {
             "{d}"
         );
         // Seen running at 60%: its start was not seen, so how long it took is not known.
-        select(&mut s, "sim-100");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "sim-100");
         assert!(
             d.contains("seen running 07:58:25 · finished 07:58:30") && !d.contains("took"),
             "{d}"
         );
-        select(&mut s, "new-8");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "new-8");
         assert!(d.contains("status    not polled"), "{d}");
         assert!(d.contains("polled    never · "), "{d}");
-        select(&mut s, "old-7");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "old-7");
         assert!(
             d.contains("polled    never · not polled: https://old.example.net"),
             "{d}"
         );
         // Finished when first asked: neither its start nor its finish was seen.
         poll(&mut s, NOW, "new-8", ok("new-8", "COMPLETED", 100));
-        select(&mut s, "new-8");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "new-8");
         assert!(
             d.contains("found finished 08:00:00") && !d.contains("took"),
             "{d}"
         );
-        select(&mut s, "err-5");
-        let d = detail(&s, &draw(&s)).join("\n");
+        let d = detail_of(&mut s, "err-5");
         assert!(d.contains("polled    0s ago · retry in 8s"), "{d}");
         // The retry is due: the request is under way, no countdown stuck at 0s.
         s.apply(Msg::Tick(NOW + 8));

@@ -7,7 +7,7 @@ use gendash::api::Secret;
 use gendash::api::{Client, ClientOptions};
 use gendash::server::{self, Options, Running};
 use std::ffi::{OsStr, OsString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -29,6 +29,20 @@ pub fn rendered_text(state: &gendash::app::state::State, width: u16, height: u16
         .iter()
         .map(ratatui::buffer::Cell::symbol)
         .collect()
+}
+
+/// The dashboard drawn at the size it was last given (`areas.full`).
+pub fn drawn(
+    state: &gendash::app::state::State,
+) -> ratatui::Terminal<ratatui::backend::TestBackend> {
+    let a = state.areas.full;
+    let mut t =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(a.width, a.height)).unwrap();
+    t.draw(|f| {
+        gendash::ui::render(state, f);
+    })
+    .unwrap();
+    t
 }
 
 /// The whole environment a child process starts with: nothing inherited but `PATH`; `HOME` and
@@ -61,6 +75,87 @@ pub fn gendash_async(home: &Path) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::from(gendash(home));
     cmd.kill_on_drop(true);
     cmd
+}
+
+/// Writes `text` as the config file of `home` (`config/gendash/config.toml`, where a child
+/// with [`clean_env`] looks for it); returns the file's path.
+pub fn write_config(home: &Path, text: &str) -> PathBuf {
+    let dir = home.join("config/gendash");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("config.toml");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// A config for a dashboard under test: quick polls, no bell or desktop notifications, files
+/// saved in `~/dl`.
+pub const QUICK_TO_DL: &str = "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n\
+                               download_dir = \"~/dl\"\n";
+
+/// Runs [`gendash`] in `home` with `args` and asserts it succeeded.
+pub fn gendash_ok(home: &Path, args: &[&str]) -> std::process::Output {
+    let out = gendash(home).args(args).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    out
+}
+
+/// A home of its own and the reference service on a runtime of its own: the set-up of the
+/// tests that run the real binary against the service.
+pub struct Served {
+    pub home: tempfile::TempDir,
+    /// The service's base URL, as `--base-url` takes it.
+    pub base: String,
+    pub svc: Running,
+    pub rt: tokio::runtime::Runtime,
+}
+
+impl Served {
+    /// A fresh home (no config yet) and the service.
+    pub fn new() -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let svc = rt.block_on(service());
+        let base = svc.base_url().to_string();
+        Self {
+            home,
+            base,
+            svc,
+            rt,
+        }
+    }
+
+    /// [`Served::new`] with `config` as the config file and `watch add ARGS` (for the service)
+    /// done.
+    pub fn with(config: &str, add: &[&str]) -> Self {
+        let served = Self::new();
+        served.config(config);
+        served.watch_add(add);
+        served
+    }
+
+    pub fn path(&self) -> &Path {
+        self.home.path()
+    }
+
+    /// Writes `text` as the home's config file.
+    pub fn config(&self, text: &str) -> PathBuf {
+        write_config(self.path(), text)
+    }
+
+    /// `gendash --base-url BASE watch add ARGS`, which must succeed.
+    pub fn watch_add(&self, args: &[&str]) {
+        let mut all = vec!["--base-url", self.base.as_str(), "watch", "add"];
+        all.extend_from_slice(args);
+        gendash_ok(self.path(), &all);
+    }
+
+    /// The service's address and token, as a dashboard started on the home is given them.
+    pub fn env(&self) -> [(&'static str, &str); 2] {
+        [
+            ("GENDASH_TOKEN", TOKEN),
+            ("GENDASH_BASE_URL", self.base.as_str()),
+        ]
+    }
 }
 
 pub async fn service() -> Running {
