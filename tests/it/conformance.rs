@@ -8,7 +8,7 @@ async fn type_takes_sd_sdxl_or_nothing() {
     let svc = service().await;
     // Building gendash's client installs the TLS crypto provider a bare reqwest client needs.
     let _ = client(&svc.base_url());
-    let http = reqwest::Client::new();
+    let http = crate::common::raw_http();
     let ask = |query: &str| {
         http.post(svc.base_url().join(&format!("lora/{query}")).unwrap())
             .header("authorization", format!("Bearer {TOKEN}"))

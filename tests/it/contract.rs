@@ -771,7 +771,7 @@ async fn downloads_follow_same_origin_redirects_and_refuse_others() {
 async fn the_reference_service_speaks_the_spec_on_the_wire() {
     let svc = service().await;
     let base = svc.base_url();
-    let http = reqwest::Client::new();
+    let http = crate::common::raw_http();
     let bearer = format!("Bearer {TOKEN}");
 
     // The list response is {"data": [...]} and nothing else; entries are {model, metadata}.

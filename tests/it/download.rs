@@ -253,7 +253,7 @@ async fn ranges_past_the_end_are_416_and_a_whole_part_is_finished() {
     let svc = common::service().await;
     let url = format!("{}files/demo-image-done.png", svc.base_url());
     let len = SAMPLE_PNG.len();
-    let http = reqwest::Client::new();
+    let http = crate::common::raw_http();
     let r = ranged(&http, &url, "bytes=10-").await;
     assert_eq!(r.status(), 206);
     assert_eq!(
@@ -563,7 +563,7 @@ async fn head_suffix_ranges_and_the_request_log() {
     let client = common::client(&svc.base_url());
     let url = completed_url(&client, "sim-1-cut10-head").await;
     let len = SAMPLE_PNG.len();
-    let http = reqwest::Client::new();
+    let http = crate::common::raw_http();
     let head = http.head(&url).send().await.unwrap();
     assert_eq!(head.status(), 200);
     assert_eq!(head.headers()["content-length"], len.to_string().as_str());

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 /// A plain HTTP client (gendash's client installs the TLS provider a bare reqwest client needs).
 fn http(svc: &Running) -> reqwest::Client {
     let _ = client(&svc.base_url());
-    reqwest::Client::new()
+    crate::common::raw_http()
 }
 
 async fn document(svc: &Running, path: &str) -> Value {

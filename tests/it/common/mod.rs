@@ -167,6 +167,14 @@ pub async fn service_with(options: Options) -> Running {
     server::start(listener, options).unwrap()
 }
 
+/// A plain HTTP client for looking at the wire without gendash's client. reqwest is built
+/// without a default TLS provider, so one is installed here: each test may run in a process of
+/// its own (`cargo nextest`), where no other test installed it first.
+pub fn raw_http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 pub fn client(base: &Url) -> Client {
     client_with(base, TOKEN, Duration::from_secs(5))
 }
