@@ -3317,50 +3317,33 @@ fn the_fresh_list_replaces_a_copy_narrowed_here() {
     assert_eq!(s.browser.cached_mark(s.now), None);
 }
 
-/// The status bar's text, drawn at 150x20.
-fn status_bar(s: &mut State) -> String {
-    s.update(Action::Resize {
-        width: 150,
-        height: 20,
-    });
-    let mut t =
-        ratatui::Terminal::new(ratatui::backend::TestBackend::new(150, 20)).expect("a terminal");
-    t.draw(|f| {
-        crate::ui::render(s, f);
-    })
-    .expect("drawn");
-    let area = s.areas.status;
-    let buf = t.backend().buffer();
-    (area.x..area.x + area.width)
-        .map(|x| buf[(x, area.y)].symbol().to_string())
-        .collect()
-}
-
 /// Health is one state from the last answers: `reconnected` and `trouble` are never on the
 /// status bar together, in either order, and `reconnected` gives way to `connected`.
 #[test]
 fn trouble_and_reconnected_are_never_said_at_once() {
     let mut s = state();
     s.start();
-    let says = |bar: &str| (bar.contains("trouble"), bar.contains("reconnected"));
+    let trouble = |s: &State| matches!(s.health, Health::Trouble(_));
+    let reconnected = |s: &State| matches!(s.health, Health::Reconnected { .. });
     s.apply(polled("w-1", Err(refused())));
-    assert_eq!(says(&status_bar(&mut s)), (true, false));
+    assert!(trouble(&s), "{:?}", s.health);
     s.apply(ok_poll("w-1", "IN_PROGRESS", 50));
-    assert_eq!(says(&status_bar(&mut s)), (false, true));
+    assert!(reconnected(&s), "{:?}", s.health);
+    assert_eq!(
+        s.notice, None,
+        "said in the health's place, not as a notice beside it"
+    );
     // Trouble again within the seconds `reconnected` is said: only trouble is.
     s.apply(Msg::Tick(NOW + 1));
     s.apply(catalogue(s.browser.generation, Err(http(503))));
-    let bar = status_bar(&mut s);
-    assert_eq!(says(&bar), (true, false), "{bar}");
+    assert!(trouble(&s), "{:?}", s.health);
     // Answers again; then, after a while, it is simply connected.
     s.apply(ok_poll("w-1", "IN_PROGRESS", 60));
-    assert_eq!(says(&status_bar(&mut s)), (false, true));
+    assert!(reconnected(&s), "{:?}", s.health);
     s.dirty = false;
     s.apply(Msg::Tick(NOW + 1 + NOTICE_SECONDS));
     assert!(s.dirty);
     assert_eq!(s.health, Health::Connected);
-    let bar = status_bar(&mut s);
-    assert!(bar.contains("● connected") && !says(&bar).1, "{bar}");
 }
 
 /// 404 where the spec's routes are is not `connected`, even when other answers come.
@@ -3375,12 +3358,6 @@ fn a_wrong_base_path_is_not_connected() {
     };
     s.apply(catalogue(s.browser.generation, Err(wrong.clone())));
     assert_eq!(s.health, Health::WrongPath(wrong.to_string()));
-    let bar = status_bar(&mut s);
-    assert!(
-        bar.contains("POST http://127.0.0.1:8787/lora/ → 404: is the path prefix right?")
-            && !bar.contains("connected"),
-        "{bar}"
-    );
     // A task's poll to the same wrong path says the same; the task is not `not found`.
     let task_wrong = ApiError::WrongPath {
         method: "POST",

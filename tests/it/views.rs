@@ -419,6 +419,54 @@ fn offline_type_change_without_a_cached_copy() {
 
 /// A service that answers 404 where the catalogue should be is not `connected`: the status
 /// bar says the base URL's path looks wrong and what was asked, once.
+/// The status bar never says `trouble` and `reconnected` at once, in either order: health
+/// is one state, drawn in one place, and `reconnected` gives way to `connected`.
+#[test]
+fn trouble_and_reconnected_are_never_on_the_status_bar_together() {
+    let mut s = state(150, 20, vec![task("w-1", TaskKind::Image)]);
+    s.start();
+    let bar = |s: &State| -> String {
+        let text = common::rendered_text(s, 150, 20);
+        let rows: Vec<char> = text.chars().collect();
+        let status = rows
+            .chunks(150)
+            .map(|r| r.iter().collect::<String>())
+            .find(|r| r.starts_with(" http://127.0.0.1:8787"))
+            .unwrap_or_else(|| panic!("a status bar: {text}"));
+        status
+    };
+    let says = |b: &str| (b.contains("trouble"), b.contains("reconnected"));
+    poll(&mut s, "w-1", TaskKind::Image, Err(refused()));
+    assert_eq!(says(&bar(&s)), (true, false), "{}", bar(&s));
+    poll(
+        &mut s,
+        "w-1",
+        TaskKind::Image,
+        Ok(result("w-1", "IN_PROGRESS", 50)),
+    );
+    assert_eq!(says(&bar(&s)), (false, true), "{}", bar(&s));
+    s.apply(Msg::Tick(NOW + 1));
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Err(ApiError::Http {
+            status: 503,
+            excerpt: "Service Unavailable".into(),
+            retry_after: None,
+        }),
+    });
+    assert_eq!(says(&bar(&s)), (true, false), "{}", bar(&s));
+    poll(
+        &mut s,
+        "w-1",
+        TaskKind::Image,
+        Ok(result("w-1", "IN_PROGRESS", 60)),
+    );
+    assert_eq!(says(&bar(&s)), (false, true), "{}", bar(&s));
+    s.apply(Msg::Tick(NOW + 60));
+    let b = bar(&s);
+    assert!(b.contains("● connected") && !says(&b).1, "{b}");
+}
+
 #[test]
 fn a_wrong_base_path_in_the_status_bar() {
     let mut s = state(150, 20, Vec::new());
