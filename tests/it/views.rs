@@ -428,12 +428,10 @@ fn trouble_and_reconnected_are_never_on_the_status_bar_together() {
     let bar = |s: &State| -> String {
         let text = common::rendered_text(s, 150, 20);
         let rows: Vec<char> = text.chars().collect();
-        let status = rows
-            .chunks(150)
+        rows.chunks(150)
             .map(|r| r.iter().collect::<String>())
             .find(|r| r.starts_with(" http://127.0.0.1:8787"))
-            .unwrap_or_else(|| panic!("a status bar: {text}"));
-        status
+            .unwrap_or_else(|| panic!("a status bar: {text}"))
     };
     let says = |b: &str| (b.contains("trouble"), b.contains("reconnected"));
     poll(&mut s, "w-1", TaskKind::Image, Err(refused()));
