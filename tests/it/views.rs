@@ -419,20 +419,24 @@ fn offline_type_change_without_a_cached_copy() {
 
 /// A service that answers 404 where the catalogue should be is not `connected`: the status
 /// bar says the base URL's path looks wrong and what was asked, once.
+/// The status bar's row (it starts with the service's URL) as drawn at this size.
+fn status_row(s: &State, width: u16, height: u16) -> String {
+    let text = common::rendered_text(s, width, height);
+    let cells: Vec<char> = text.chars().collect();
+    cells
+        .chunks(usize::from(width))
+        .map(|r| r.iter().collect::<String>())
+        .find(|r| r.starts_with(" http://127.0.0.1:8787"))
+        .unwrap_or_else(|| panic!("a status bar: {text}"))
+}
+
 /// The status bar never says `trouble` and `reconnected` at once, in either order: health
 /// is one state, drawn in one place, and `reconnected` gives way to `connected`.
 #[test]
 fn trouble_and_reconnected_are_never_on_the_status_bar_together() {
     let mut s = state(150, 20, vec![task("w-1", TaskKind::Image)]);
     s.start();
-    let bar = |s: &State| -> String {
-        let text = common::rendered_text(s, 150, 20);
-        let rows: Vec<char> = text.chars().collect();
-        rows.chunks(150)
-            .map(|r| r.iter().collect::<String>())
-            .find(|r| r.starts_with(" http://127.0.0.1:8787"))
-            .unwrap_or_else(|| panic!("a status bar: {text}"))
-    };
+    let bar = |s: &State| status_row(s, 150, 20);
     let says = |b: &str| (b.contains("trouble"), b.contains("reconnected"));
     poll(&mut s, "w-1", TaskKind::Image, Err(refused()));
     assert_eq!(says(&bar(&s)), (true, false), "{}", bar(&s));
@@ -478,17 +482,7 @@ fn a_wrong_base_path_in_the_status_bar() {
             status: 404,
         }),
     });
-    let text = common::rendered_text(&s, 150, 20);
-    let rows: Vec<String> = text
-        .chars()
-        .collect::<Vec<_>>()
-        .chunks(150)
-        .map(|r| r.iter().collect())
-        .collect();
-    let status = rows
-        .iter()
-        .find(|r| r.starts_with(" http://127.0.0.1:8787"))
-        .unwrap_or_else(|| panic!("a status bar: {text}"));
+    let status = &status_row(&s, 150, 20);
     assert!(
         status.contains(&format!("✖ the base URL's path looks wrong: {asked}")),
         "{status}"
