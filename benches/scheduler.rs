@@ -8,7 +8,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gendash::api::types::{Envelope, default_failure_statuses};
 use gendash::api::{ApiError, TaskKind, TaskResult};
-use gendash::msg::TaskKey;
+use gendash::cmd::TaskKey;
 use gendash::workers::poller::Schedule;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;

@@ -5,13 +5,18 @@
 pub mod api;
 pub mod app;
 pub mod cli;
+pub mod cmd;
+pub mod dashboard;
+pub mod eta;
+pub mod filter;
 pub mod logging;
 pub mod msg;
-pub mod preview;
-pub mod progress;
+pub mod picture;
 pub mod server;
 pub mod store;
-pub(crate) mod terminal;
+/// Test helpers and switches: only in test builds (`cargo test` turns the feature on through
+/// the package's dev-dependency on itself), never in a release binary.
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod ui;
 pub mod workers;

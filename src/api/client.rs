@@ -84,12 +84,12 @@ impl Client {
 
     /// Reports every request from now on to `sink` (the dashboard's request log).
     #[must_use]
-    pub fn with_requests(mut self, sink: super::requests::RequestSink) -> Self {
+    pub fn with_requests(mut self, sink: super::recording::RequestSink) -> Self {
         self.transport.set_requests(Some(sink));
         self
     }
 
-    pub fn requests(&self) -> Option<&super::requests::RequestSink> {
+    pub fn requests(&self) -> Option<&super::recording::RequestSink> {
         self.transport.requests()
     }
 

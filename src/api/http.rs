@@ -3,7 +3,7 @@
 //! with a cap and scrubbed of the token. Written once so the two users cannot drift apart.
 
 use super::error::ApiError;
-use super::requests::{InFlight, RequestSink};
+use super::recording::{InFlight, RequestSink};
 use super::secret::Secret;
 use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
 use reqwest::{RequestBuilder, Response, StatusCode};

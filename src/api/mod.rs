@@ -8,7 +8,7 @@ pub mod download;
 pub mod error;
 pub mod http;
 pub mod links;
-pub mod requests;
+pub mod recording;
 pub mod sanitize;
 pub mod search;
 pub mod secret;

@@ -12,9 +12,9 @@
 //! clears it.
 
 use super::cursor::Cursor;
-use super::filter::Query;
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
-use crate::msg::Cmd;
+use crate::cmd::Cmd;
+use crate::filter::Query;
 use crate::store::catalogue::Cached;
 use std::sync::Arc;
 
@@ -643,7 +643,7 @@ pub fn age(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::filter::Ranker;
+    use crate::filter::Ranker;
     use serde_json::Map;
 
     fn entry(name: &str) -> LoraEntry {

@@ -4,9 +4,6 @@
 
 use std::collections::BTreeMap;
 
-/// How the dashboard makes the clients of the other configured services (see the workers).
-pub use crate::workers::services::Resolve;
-
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Services {
     /// The service in force, as saved in entries (`service_key` of its base URL).

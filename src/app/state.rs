@@ -6,22 +6,24 @@ use super::action::Action;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
 use crate::api::{ApiError, Catalogue};
-use crate::msg::{Clip, Cmd, CopiedVia, DownloadEvent, Msg, Opened, PreviewSource, TaskKey};
+use crate::app::layout::{Areas, ContainsPoint, Region};
+use crate::cmd::TaskKey;
+use crate::cmd::{Clip, Cmd, PreviewSource};
+use crate::msg::{CopiedVia, DownloadEvent, Msg, Opened};
 use crate::store::watchlist::{WatchEntry, split_ids};
-use crate::ui::layout::{Areas, ContainsPoint, Region};
 
 // Everything the view reads is reachable from here: the view imports this module only.
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
-pub use super::filter::FuzzyFilter;
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
-pub use super::preview::PreviewSlot;
-pub use super::requests::{KEEP as REQUESTS_KEPT, RequestLog};
+pub use super::preview_slot::PreviewSlot;
+pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::theme::Theme;
 pub use super::watch::{
     Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, count_of, duration_label,
 };
 pub use crate::api::{TaskKind, TaskState};
+pub use crate::filter::FuzzyFilter;
 
 /// How long a notice stays on the status bar, in seconds of the reducers' clock.
 pub const NOTICE_SECONDS: u64 = 5;
@@ -1502,7 +1504,7 @@ impl State {
                 .as_ref()
                 .map(|l| age_label(l.updated_at, now))
                 .hash(&mut h);
-            r.eta(now).map(crate::progress::format_eta).hash(&mut h);
+            r.eta(now).map(crate::eta::format_eta).hash(&mut h);
             r.phase(now, self.watch.stall_after).hash(&mut h);
             r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
             // The detail's "polled 5s ago", which an error answers too.

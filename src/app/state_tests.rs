@@ -5,7 +5,8 @@
 use super::*;
 use crate::api::types::default_failure_statuses;
 use crate::api::{ApiError, Catalogue, LoraEntry, TaskResult};
-use crate::msg::{PersistOp, TaskKey};
+use crate::cmd::PersistOp;
+use crate::cmd::TaskKey;
 use crate::store::watchlist::LastKnown;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::sync::Arc;
@@ -136,7 +137,7 @@ fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::OpenFile(_) => "OpenFile",
             Cmd::Copy(_) => "Copy",
             Cmd::CopyToTerminal { .. } => "CopyToTerminal",
-            Cmd::Download { .. } => "Download",
+            Cmd::Download(_) => "Download",
             Cmd::Notify { .. } => "Notify",
             Cmd::RememberCategories(_) => "RememberCategories",
             Cmd::RememberSort(_) => "RememberSort",
@@ -2399,9 +2400,9 @@ fn a_failing_hook_is_said_once() {
 
 fn download_of(cmds: &[Cmd]) -> Option<(String, bool)> {
     cmds.iter().find_map(|c| match c {
-        Cmd::Download {
+        Cmd::Download(crate::cmd::DownloadJob {
             key, status, force, ..
-        } => Some((format!("{} {status}", key.id), *force)),
+        }) => Some((format!("{} {status}", key.id), *force)),
         _ => None,
     })
 }
@@ -2459,7 +2460,7 @@ fn d_asks_before_replacing_a_file() {
         Some("/dl/done-1.png")
     );
     // A hook that waited for this download runs when it does not start, with the file there.
-    s.watch.rows[0].hook_after_download = Some(crate::msg::Finished {
+    s.watch.rows[0].hook_after_download = Some(crate::cmd::Finished {
         task_id: "done-1".into(),
         kind: TaskKind::Image,
         status: "COMPLETED".into(),
@@ -2960,7 +2961,7 @@ fn a_copy_is_said_the_way_it_was_made() {
     );
     s.update(Action::FocusNext);
     let cmds = s.update(Action::CopyName);
-    let clip = crate::msg::Clip::new("done-1", "task ID");
+    let clip = crate::cmd::Clip::new("done-1", "task ID");
     assert_eq!(cmds, [Cmd::Copy(clip.clone())]);
     assert_eq!(notice(&s), None, "nothing claimed before it happened");
     let via = CopiedVia::Program("xclip".into());

@@ -3,12 +3,14 @@
 //! filter), and merging changes other processes made to the saved list.
 
 use super::cursor::Cursor;
-use super::filter::FuzzyFilter;
 use super::services::Services;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
-use crate::msg::{Cmd, DownloadEvent, Finished, PersistOp, TaskKey};
-use crate::progress::Progress;
+use crate::cmd::TaskKey;
+use crate::cmd::{Cmd, DownloadJob, Finished, PersistOp};
+use crate::eta::Progress;
+use crate::filter::FuzzyFilter;
+use crate::msg::DownloadEvent;
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind, WatchEntry};
 use std::time::Duration;
 
@@ -827,7 +829,7 @@ impl Watch {
     pub fn download_cmd(&self, row: &Row, force: bool) -> Option<Cmd> {
         let url = row.url()?.to_string();
         let service = self.services.of(row.entry.service.as_deref());
-        Some(Cmd::Download {
+        Some(Cmd::Download(DownloadJob {
             key: row.key(),
             url,
             service: self.services.route(service),
@@ -838,7 +840,7 @@ impl Watch {
                 .map(|l| l.status.clone())
                 .unwrap_or_default(),
             force,
-        })
+        }))
     }
 
     /// `A`: turns fetching by itself on or off for the selected task; returns its ID, the new

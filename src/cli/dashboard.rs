@@ -4,12 +4,14 @@
 
 use super::{CliResult, Failure, Global, client_from, exit};
 use crate::api::{Client, ClientOptions};
-use crate::app::services::{Resolve, Services};
-use crate::app::{self, Session, state::Quit};
+use crate::app::services::Services;
+use crate::app::state::Quit;
+use crate::dashboard::{self, Session};
 use crate::server;
 use crate::server::tasks::DEMO_TASKS;
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
+use crate::workers::router::Resolve;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,12 +23,12 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
     } else {
         let settings = global.settings()?;
         let (keymap, theme) =
-            app::looks(&settings, no_color).map_err(|e| Failure::new(exit::OTHER, e))?;
+            dashboard::looks(&settings, no_color).map_err(|e| Failure::new(exit::OTHER, e))?;
         let client = client_from(&settings)?;
         let (services, resolve) = services(global, &settings, &client)?;
         let store = WatchStore::new(WatchStore::default_path());
         let recent_categories = store.path().with_file_name("recent-categories.json");
-        app::run(Session {
+        dashboard::run(Session {
             settings,
             client,
             store,
@@ -130,7 +132,7 @@ async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
     if temporary {
         settings.download_dir = demo_download_dir().map_err(|e| cannot(&e))?;
     }
-    let demo = app::state::Demo {
+    let demo = crate::app::state::Demo {
         token: service.token.clone(),
         downloads: settings.download_dir.clone(),
         temporary,
@@ -175,7 +177,7 @@ async fn demo_session(
     client: Client,
     scratch: &std::path::Path,
     no_color: bool,
-    demo: app::state::Demo,
+    demo: crate::app::state::Demo,
 ) -> Result<Quit, Failure> {
     let store = WatchStore::new(scratch.join("watchlist.json"));
     store
@@ -189,13 +191,13 @@ async fn demo_session(
         })
         .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
     let services = Services::single(&service_key(client.base_url()));
-    let (keymap, theme) = app::looks(&settings, no_color).unwrap_or_else(|e| {
+    let (keymap, theme) = dashboard::looks(&settings, no_color).unwrap_or_else(|e| {
         eprintln!("gendash: ignoring [keys] and [styles] for the demo: {e}");
         let defaults =
-            app::state::Theme::new(config::ThemeName::default(), &BTreeMap::new(), no_color);
-        (app::state::Keymap::default(), defaults)
+            crate::app::state::Theme::new(config::ThemeName::default(), &BTreeMap::new(), no_color);
+        (crate::app::state::Keymap::default(), defaults)
     });
-    app::run(Session {
+    dashboard::run(Session {
         settings,
         client,
         store,

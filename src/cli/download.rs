@@ -34,7 +34,9 @@ pub struct DownloadArgs {
 pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
+    #[cfg_attr(not(feature = "testing"), allow(unused_mut))]
     let mut downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
+    #[cfg(feature = "testing")]
     if let Some(base) = crate::testing::download_retry_base() {
         downloader = downloader.with_retry_base(base);
     }

@@ -15,7 +15,7 @@ pub struct KeysArgs {
 pub fn run(global: &Global, args: &KeysArgs) -> CliResult {
     let settings = global.settings()?;
     let (keymap, _) =
-        crate::app::looks(&settings, true).map_err(|e| Failure::new(exit::OTHER, e))?;
+        crate::dashboard::looks(&settings, true).map_err(|e| Failure::new(exit::OTHER, e))?;
     if args.json {
         let rows: Vec<serde_json::Value> = keymap
             .bindings()

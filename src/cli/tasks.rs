@@ -5,7 +5,7 @@ use crate::api::backoff::retry_delay;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, Client, TaskKind, TaskResult};
 use crate::cli::exit;
-use crate::progress::{Progress, Seconds, format_eta};
+use crate::eta::{Progress, Seconds, format_eta};
 use crate::store::config;
 use serde_json::{Value, json};
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
-use super::layout::Areas;
+use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{Field, FuzzyFilter, Load, Pane, State};
 use ratatui::Frame;

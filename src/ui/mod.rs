@@ -4,14 +4,13 @@ mod add;
 mod browser;
 mod confirm;
 mod help;
-pub mod layout;
-pub mod preview;
-mod requests;
+pub mod preview_slot;
+mod request_log;
 mod status;
 pub mod watch;
 
+pub use crate::app::layout::centered;
 use crate::app::state::{Popup, State};
-pub use layout::centered;
 use ratatui::Frame;
 
 /// Draws the whole dashboard; returns the links drawn, for the event loop to make clickable.
@@ -22,7 +21,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     let areas = if state.areas.full == frame.area() {
         state.areas
     } else {
-        layout::Areas::compute_zoomed(
+        crate::app::layout::Areas::compute_zoomed(
             frame.area().width,
             frame.area().height,
             state.watch.detail,
@@ -67,7 +66,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
                 frame,
             );
         }
-        Some(Popup::Requests) => requests::render(state, &areas, theme, frame),
+        Some(Popup::Requests) => request_log::render(state, &areas, theme, frame),
         None => return links,
     }
     // A popup covers whatever links were below it.

@@ -2,13 +2,13 @@
 //! the file), the title's counts, sort and filter, and the selected task's details below.
 
 use super::browser::ellipsis;
-use super::layout::Areas;
+use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{
     DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, age_label,
     count_of, duration_label,
 };
-use crate::progress::format_eta;
+use crate::eta::format_eta;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -131,12 +131,12 @@ fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
             format!(
                 "⤓ {}% of {}",
                 done * 100 / t,
-                crate::preview::human_bytes(*t)
+                crate::picture::human_bytes(*t)
             ),
             false,
         ),
         Some(DownloadView::Running { done, .. }) => {
-            (format!("⤓ {}", crate::preview::human_bytes(*done)), false)
+            (format!("⤓ {}", crate::picture::human_bytes(*done)), false)
         }
         // The name; the status bar and the detail give the whole path.
         Some(DownloadView::Saved(p)) => (
@@ -635,14 +635,14 @@ fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> 
         .preview_source()
         .and(state.preview.view())
         .filter(|_| !picture.is_empty());
-    if let Some(view) = view.filter(|v| super::preview::needs_room(v)) {
-        super::preview::render(frame, picture, view);
+    if let Some(view) = view.filter(|v| super::preview_slot::needs_room(v)) {
+        super::preview_slot::render(frame, picture, view);
         inner.width = picture.x.saturating_sub(inner.x + 1);
     }
     let (mut lines, mut url_lines) = detail_lines(state, r, usize::from(inner.width), theme);
-    if let Some(view) = view.filter(|v| !super::preview::needs_room(v)) {
+    if let Some(view) = view.filter(|v| !super::preview_slot::needs_room(v)) {
         // Above the URL, where a short section still shows it.
-        let text = super::preview::describe(view);
+        let text = super::preview_slot::describe(view);
         let said = wrapped(
             "preview",
             &text,
@@ -887,11 +887,11 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
             DownloadView::Running { done, total } => match total {
                 Some(t) => format!(
                     "downloading: {} of {} ({}%)",
-                    crate::preview::human_bytes(*done),
-                    crate::preview::human_bytes(*t),
+                    crate::picture::human_bytes(*done),
+                    crate::picture::human_bytes(*t),
                     done * 100 / (*t).max(1)
                 ),
-                None => format!("downloading: {}", crate::preview::human_bytes(*done)),
+                None => format!("downloading: {}", crate::picture::human_bytes(*done)),
             },
             DownloadView::Saved(p) => format!("saved to {p}"),
             DownloadView::Failed(e) => format!("download failed: {e}"),

@@ -5,7 +5,8 @@
 //! which says so once. Nothing a hook does can stop the dashboard.
 
 use crate::api::sanitize::sanitize;
-use crate::msg::{Finished, Msg};
+use crate::cmd::Finished;
+use crate::msg::Msg;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;

@@ -6,15 +6,16 @@ pub mod copies;
 pub mod hooks;
 pub mod opener;
 pub mod poller;
-pub mod preview;
+pub mod previewer;
 pub mod ranker;
+pub mod router;
 pub mod saver;
-pub mod services;
 
 use crate::api::download::{Downloader, Template, TemplateValues, today};
 use crate::api::{Client, LoraType};
-use crate::msg::{DownloadEvent, Msg, PersistOp, PreviewReport, PreviewRequest, TaskKey};
-use crate::preview::Graphics;
+use crate::cmd::{DownloadJob, PersistOp, PreviewRequest, TaskKey};
+use crate::msg::{DownloadEvent, Msg, PreviewReport};
+use crate::picture::Graphics;
 use crate::store::cache::ImageCache;
 use crate::store::catalogue::{CatalogueCache, Key};
 use crate::store::watchlist::WatchStore;
@@ -42,7 +43,7 @@ pub struct Setup {
     /// How the filter's query is ranked, off the UI loop.
     pub rank: ranker::RankFn,
     /// Makes the clients of the other configured services; `None` knows only the current one.
-    pub resolve: Option<services::Resolve>,
+    pub resolve: Option<router::Resolve>,
     /// `on_complete`'s program and arguments.
     pub on_complete: Option<Vec<String>>,
     /// Where downloads go.
@@ -63,7 +64,7 @@ pub struct Workers {
     /// Poll and download commands, through the router that picks each task's service.
     /// Unbounded: the App may not wait, and must not drop one (a watch list of 10,000 tasks
     /// sends 10,000 at start); what it holds is bounded by the watch list and the user's keys.
-    routed: mpsc::UnboundedSender<services::Routed>,
+    routed: mpsc::UnboundedSender<router::Routed>,
     persist: mpsc::Sender<PersistOp>,
     catalogue: Option<JoinHandle<()>>,
     catalogue_cache: Option<CatalogueCache>,
@@ -76,7 +77,7 @@ pub struct Workers {
     saver: JoinHandle<()>,
     hooks: Option<hooks::Hooks>,
     /// Started once the terminal's graphics are known, if previews are on.
-    previews: Option<preview::PreviewWorker<Msg>>,
+    previews: Option<previewer::PreviewWorker<Msg>>,
     /// Shared by previews and downloads: each file is fetched once.
     copies: copies::Copies,
     /// Says that this dashboard runs, for as long as it does, to the others on its data
@@ -101,7 +102,7 @@ impl Workers {
             setup.failure_statuses,
             rand::rngs::StdRng::from_os_rng(),
         ));
-        let routing = services::Router {
+        let routing = router::Router {
             current: setup.client.clone(),
             current_downloader: setup.downloader.clone(),
             resolve: setup.resolve,
@@ -161,7 +162,7 @@ impl Workers {
     ) {
         self.copies.set_cache(cache.clone());
         self.previews = Some(
-            preview::PreviewWorker::new(
+            previewer::PreviewWorker::new(
                 graphics,
                 cache,
                 self.downloader.clone(),
@@ -173,7 +174,7 @@ impl Workers {
     }
 
     /// Runs `on_complete` for a task that finished, if it is configured.
-    pub fn finished(&self, task: &crate::msg::Finished) {
+    pub fn finished(&self, task: &crate::cmd::Finished) {
         if let Some(h) = &self.hooks {
             h.run(task);
         }
@@ -232,7 +233,7 @@ impl Workers {
     }
 
     fn poll(&self, cmd: poller::PollCmd<Option<String>>) {
-        let _ = self.routed.send(services::Routed::Poll(cmd));
+        let _ = self.routed.send(router::Routed::Poll(cmd));
     }
 
     pub fn persist(&self, op: PersistOp) {
@@ -393,7 +394,7 @@ impl Workers {
 
     /// Copies with a clipboard program, off the UI loop; the answer says how, or that the
     /// terminal is to be sent OSC 52.
-    pub fn copy(&self, clip: crate::msg::Clip) {
+    pub fn copy(&self, clip: crate::cmd::Clip) {
         let msgs = self.msgs.clone();
         tokio::task::spawn_blocking(move || {
             let via = clipboard::copy(
@@ -406,22 +407,9 @@ impl Workers {
     }
 
     /// Downloads the task's file with its service's token (see `download`).
-    pub fn download(&self, job: DownloadJob, service: Option<String>) {
-        let _ = self
-            .routed
-            .send(services::Routed::Download { job, service });
+    pub fn download(&self, job: DownloadJob) {
+        let _ = self.routed.send(router::Routed::Download(job));
     }
-}
-
-/// One file to fetch.
-#[derive(Debug, Clone)]
-pub struct DownloadJob {
-    pub key: TaskKey,
-    pub url: String,
-    /// The task's status, for the template's `{status}`.
-    pub status: String,
-    /// Replace a file already there.
-    pub force: bool,
 }
 
 /// Where downloads go: `download_dir` and `download_template`.

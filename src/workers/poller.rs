@@ -17,7 +17,8 @@
 use crate::api::backoff::{LOOKUP_BASE, LOOKUP_CAP, backoff_delay, retry_delay};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
-use crate::msg::{Msg, TaskKey};
+use crate::cmd::TaskKey;
+use crate::msg::Msg;
 use rand::Rng;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};

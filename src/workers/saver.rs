@@ -1,7 +1,9 @@
 //! The watch list's worker: applies the App's changes to the file (coalescing status updates
 //! to at most one write a second) and notices when another process changed the file.
 
-use crate::msg::{Msg, PersistOp, TaskKey};
+use crate::cmd::PersistOp;
+use crate::cmd::TaskKey;
+use crate::msg::Msg;
 use crate::store::watchlist::{WatchEntry, WatchStore};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};

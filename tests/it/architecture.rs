@@ -11,17 +11,27 @@ use std::path::{Path, PathBuf};
 /// its pictures and `ui` draws them.
 const RULES: &[(&str, &[&str])] = &[
     ("api", &[]),
-    ("progress", &[]),
+    ("eta", &[]),
+    ("filter", &["api"]),
     ("store", &["api"]),
-    ("preview", &["store", "testing"]),
-    ("msg", &["api", "store", "preview"]),
-    ("workers", &["msg", "store", "api", "preview"]),
-    ("ui", &["app::state", "api", "progress", "preview"]),
-    ("terminal", &["api"]),
+    ("picture", &["store", "testing"]),
+    ("cmd", &["api", "store"]),
+    ("msg", &["api", "store", "picture", "cmd"]),
+    (
+        "workers",
+        &["msg", "cmd", "store", "api", "picture", "filter"],
+    ),
     (
         "app",
         &[
-            "ui", "workers", "msg", "store", "api", "terminal", "testing", "progress", "preview",
+            "msg", "cmd", "store", "api", "testing", "eta", "picture", "filter",
+        ],
+    ),
+    ("ui", &["app", "api", "eta", "picture"]),
+    (
+        "dashboard",
+        &[
+            "app", "ui", "workers", "msg", "cmd", "store", "api", "testing", "picture", "filter",
         ],
     ),
     ("server", &["api"]),
@@ -30,7 +40,16 @@ const RULES: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "app", "server", "store", "api", "testing", "logging", "progress",
+            "dashboard",
+            "app",
+            "workers",
+            "server",
+            "store",
+            "api",
+            "testing",
+            "logging",
+            "eta",
+            "filter",
         ],
     ),
 ];
@@ -200,12 +219,13 @@ fn the_checker_sees_every_form_of_import() {
         ]
     );
     assert!(allowed("ui", "app::state"));
-    assert!(!allowed("ui", "app::keymap"));
-    assert!(!allowed("ui", "app"));
+    assert!(!allowed("ui", "workers::poller"));
+    assert!(!allowed("app", "ui"));
     assert!(!allowed("api", "store::config"));
     assert!(!allowed("workers", "app::action"));
     assert!(!allowed("app", "cli::exit"));
-    assert!(allowed("app", "workers::poller"));
+    assert!(!allowed("app", "workers::poller"));
+    assert!(allowed("dashboard", "workers::poller"));
     assert!(!allowed("nowhere", "api"));
 }
 

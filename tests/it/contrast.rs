@@ -13,7 +13,8 @@ use crate::looks::demo_screen;
 use gendash::api::{ApiError, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{Pane, State, Theme};
-use gendash::msg::{DownloadEvent, Msg, TaskKey};
+use gendash::cmd::TaskKey;
+use gendash::msg::{DownloadEvent, Msg};
 use gendash::store::config::ThemeName;
 use ratatui::style::Color;
 use std::collections::BTreeMap;
@@ -360,7 +361,7 @@ fn tour_popups(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
     .into_iter()
     .enumerate()
     {
-        s.apply(Msg::Request(gendash::api::requests::RequestRecord {
+        s.apply(Msg::Request(gendash::api::recording::RequestRecord {
             at: std::time::UNIX_EPOCH + std::time::Duration::from_secs(s.now + i as u64),
             method: "POST",
             url: format!("http://127.0.0.1:8787/ai/image_generation/t-{i}"),

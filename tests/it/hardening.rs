@@ -8,7 +8,8 @@ use gendash::api::types::{decode_catalogue, decode_task};
 use gendash::api::{ApiError, TaskKind};
 use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
-use gendash::msg::{Msg, TaskKey};
+use gendash::cmd::TaskKey;
+use gendash::msg::Msg;
 use gendash::store::watchlist::WatchEntry;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
@@ -653,7 +654,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
                 assert!(
                     cmds.iter().all(|c| !matches!(
                         c,
-                        gendash::msg::Cmd::Open(_) | gendash::msg::Cmd::Download { .. }
+                        gendash::cmd::Cmd::Open(_) | gendash::cmd::Cmd::Download(_)
                     )),
                     "{cmds:?}"
                 );

@@ -7,7 +7,9 @@ use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind};
 use gendash::app::action::Action;
 use gendash::app::state::{Keymap, Popup, State, UiSettings};
-use gendash::msg::{Cmd, DownloadEvent, Msg, PersistOp, TaskKey};
+use gendash::cmd::TaskKey;
+use gendash::cmd::{Cmd, PersistOp};
+use gendash::msg::{DownloadEvent, Msg};
 use gendash::store::config::{ACTION_NAMES, KeyCombo};
 use gendash::store::watchlist::WatchEntry;
 use gendash::testing::task_result as result;
@@ -297,7 +299,7 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     shot("help searched", &w);
     w.update(Action::Submit);
     w.update(Action::ToggleHelp);
-    w.apply(Msg::Request(gendash::api::requests::RequestRecord {
+    w.apply(Msg::Request(gendash::api::recording::RequestRecord {
         at: std::time::UNIX_EPOCH + std::time::Duration::from_secs(NOW),
         method: "POST",
         url: "http://127.0.0.1:8787/ai/image_generation/run-3".into(),
@@ -525,7 +527,7 @@ fn the_help_pages_and_searches() {
 fn the_request_log_searches_and_pages() {
     let mut s = loaded(&Keymap::default(), &[], 120, 20, 0);
     let record = |n: u64, status: Option<u16>, error: Option<&str>| {
-        Msg::Request(gendash::api::requests::RequestRecord {
+        Msg::Request(gendash::api::recording::RequestRecord {
             at: std::time::UNIX_EPOCH + std::time::Duration::from_secs(NOW + n),
             method: "POST",
             url: format!("http://127.0.0.1:8787/ai/image_generation/task-{n}"),
@@ -725,7 +727,7 @@ fn marked_rows_are_removed_downloaded_and_auto_downloaded_together() {
     // D: every marked task with a file; the one without is named.
     let cmds = char_key(&mut s, 'D');
     let fetched = ids(&cmds, |c| match c {
-        Cmd::Download { key, .. } => Some(key),
+        Cmd::Download(job) => Some(&job.key),
         _ => None,
     });
     assert_eq!(fetched, ["done-1", "done-4"]);

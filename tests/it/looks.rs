@@ -78,7 +78,7 @@ fn the_examples_are_read_from_the_table_with_escaped_bars() {
 /// The README's example of the detail line is what the filter says of its query.
 #[test]
 fn the_readme_s_detail_line_example_is_the_product_s() {
-    let said = gendash::app::filter::Query::parse("pixel author:^pix !license:rail type:sdxl")
+    let said = gendash::filter::Query::parse("pixel author:^pix !license:rail type:sdxl")
         .describe(|_| true);
     let text = section(&readme(), "### The filter language");
     assert!(
@@ -294,7 +294,8 @@ pub fn demo_screen() -> gendash::app::state::State {
     use gendash::api::{TaskKind, TaskResult};
     use gendash::app::action::Action;
     use gendash::app::state::{State, UiSettings};
-    use gendash::msg::{Msg, TaskKey};
+    use gendash::cmd::TaskKey;
+    use gendash::msg::Msg;
     use gendash::server::{catalogue, tasks};
     use gendash::store::watchlist::WatchEntry;
 

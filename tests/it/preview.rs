@@ -6,11 +6,13 @@
 use crate::common::pty::{Answers, Session, command};
 use gendash::api::TaskKind;
 use gendash::api::download::Downloader;
-use gendash::msg::{PreviewReport, PreviewRequest, PreviewSource, TaskKey};
-use gendash::preview::picture::{Decoded, decode, encode};
-use gendash::preview::{Graphics, Picture, PreviewView};
+use gendash::cmd::TaskKey;
+use gendash::cmd::{PreviewRequest, PreviewSource};
+use gendash::msg::PreviewReport;
+use gendash::picture::decode::{Decoded, decode, encode};
+use gendash::picture::{Graphics, Picture, PreviewView};
 use gendash::store::cache::ImageCache;
-use gendash::workers::preview::PreviewWorker;
+use gendash::workers::previewer::PreviewWorker;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::{Rect, Size};
@@ -36,7 +38,7 @@ pub fn decoded(png: &[u8]) -> Decoded {
 
 fn draw(width: u16, height: u16, view: &PreviewView) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
-    t.draw(|f| gendash::ui::preview::render(f, f.area(), view))
+    t.draw(|f| gendash::ui::preview_slot::render(f, f.area(), view))
         .unwrap();
     t
 }
@@ -107,7 +109,7 @@ fn what_is_shown_instead_of_a_picture() {
     t.draw(|f| {
         for (row, view) in views.iter().enumerate() {
             let area = Rect::new(0, u16::try_from(row).unwrap(), 60, 1);
-            gendash::ui::preview::render(f, area, view);
+            gendash::ui::preview_slot::render(f, area, view);
         }
     })
     .unwrap();
@@ -115,7 +117,7 @@ fn what_is_shown_instead_of_a_picture() {
     // Nothing to draw into: nothing drawn, no panic.
     for view in &views {
         let mut t = Terminal::new(TestBackend::new(1, 1)).unwrap();
-        t.draw(|f| gendash::ui::preview::render(f, Rect::new(0, 0, 0, 0), view))
+        t.draw(|f| gendash::ui::preview_slot::render(f, Rect::new(0, 0, 0, 0), view))
             .unwrap();
     }
 }

@@ -3,7 +3,7 @@
 
 use gendash::api::Secret;
 use gendash::api::{LoraEntry, SearchText, TaskKind};
-use gendash::app::filter::{FuzzyFilter, Ranker};
+use gendash::filter::{FuzzyFilter, Ranker};
 use gendash::store::config::{self, BaseUrl, FileSettings, Seconds};
 use gendash::store::watchlist::{LastKnown, Trouble, TroubleKind, WatchEntry, WatchStore};
 use proptest::prelude::*;

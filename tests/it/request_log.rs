@@ -4,7 +4,7 @@
 
 use crate::common::{self, TOKEN};
 use gendash::api::download::Downloader;
-use gendash::api::requests::{RequestRecord, RequestSink};
+use gendash::api::recording::{RequestRecord, RequestSink};
 use gendash::api::{Client, TaskKind};
 use gendash::server::SAMPLE_PNG;
 use std::sync::{Arc, Mutex};

@@ -2,13 +2,15 @@
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
 use crate::common::{self, drawn as draw};
-use gendash::api::requests::RequestRecord;
+use gendash::api::recording::RequestRecord;
 use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::Action;
-use gendash::app::filter::Ranker;
 use gendash::app::state::{Keymap, State, Theme, UiSettings};
-use gendash::msg::{Cmd, Msg, TaskKey};
+use gendash::cmd::Cmd;
+use gendash::cmd::TaskKey;
+use gendash::filter::Ranker;
+use gendash::msg::Msg;
 use gendash::store::config::ThemeName;
 use gendash::store::watchlist::WatchEntry;
 use ratatui::Terminal;
@@ -1066,8 +1068,9 @@ fn watch_pane_across_services_at_80_100_140() {
 /// a video says in a line of the text that previews are for images.
 #[test]
 fn the_detail_shows_the_picture_of_a_finished_image() {
-    use gendash::msg::{PreviewReport, PreviewSource};
-    use gendash::preview::{Graphics, Picture, PreviewView};
+    use gendash::cmd::PreviewSource;
+    use gendash::msg::PreviewReport;
+    use gendash::picture::{Graphics, Picture, PreviewView};
     let mut s = loaded(
         140,
         45,
@@ -1098,7 +1101,7 @@ fn the_detail_shows_the_picture_of_a_finished_image() {
     );
     let area = s.areas.watch_preview;
     assert_eq!(request.area, area.as_size());
-    let image = gendash::preview::picture::encode(
+    let image = gendash::picture::decode::encode(
         &crate::preview::decoded(&crate::preview::quadrants(32, 32)),
         &Graphics::halfblocks(),
         area.as_size(),
@@ -1193,7 +1196,7 @@ fn request_log() {
     let cmds = s.update(Action::CopyCurl);
     assert_eq!(
         cmds,
-        vec![Cmd::Copy(gendash::msg::Clip::new(
+        vec![Cmd::Copy(gendash::cmd::Clip::new(
             "curl https://cdn.example/files/clip-002.mp4",
             "request as a curl command"
         ))]
@@ -1202,7 +1205,7 @@ fn request_log() {
     let cmds = s.update(Action::CopyCurl);
     assert_eq!(
         cmds,
-        vec![Cmd::Copy(gendash::msg::Clip::new(
+        vec![Cmd::Copy(gendash::cmd::Clip::new(
             format!(
                 "curl -X POST -H \"Authorization: Bearer $GENDASH_TOKEN\" {base}/ai/image_generation/render-004"
             ),

@@ -228,7 +228,8 @@ mod view {
     use gendash::api::{ApiError, TaskKind, TaskResult};
     use gendash::app::action::Action;
     use gendash::app::state::{State, UiSettings};
-    use gendash::msg::{Msg, TaskKey};
+    use gendash::cmd::TaskKey;
+    use gendash::msg::Msg;
     use gendash::store::watchlist::WatchEntry;
     use gendash::testing::task_result as result;
     use ratatui::Terminal;

@@ -1,7 +1,7 @@
 //! The configuration file: its schema (unknown keys are errors) and its parser, whose errors
 //! name the file, the line and the dotted key.
 
-use super::looks::{KeysTable, StylesTable, ThemeName};
+use super::appearance::{KeysTable, StylesTable, ThemeName};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
 use super::{ConfigError, EnvLookup, Overrides};
 use crate::api::Secret;

@@ -6,15 +6,15 @@
 //! file, line and key); `resolve`: the precedence; `token`: the token's sources; `describe`:
 //! `config show`.
 
+mod appearance;
 mod describe;
 mod file;
-mod looks;
 mod resolve;
 mod token;
 mod values;
 
+pub use appearance::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
 pub use file::{FileSettings, config_path, declared_keys, nearest, parse};
-pub use looks::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
 pub use resolve::{Configured, configured_services, resolve, resolve_from, resolve_service};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{

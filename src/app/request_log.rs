@@ -4,7 +4,7 @@
 
 use super::cursor::Cursor;
 use crate::api::Secret;
-use crate::api::requests::RequestRecord;
+use crate::api::recording::RequestRecord;
 use std::collections::VecDeque;
 
 /// How many requests are kept.

@@ -5,8 +5,10 @@
 //! `show` returns the request to send as `Cmd::Preview` only when the worker has work to do.
 //! `Msg::Preview` goes to `apply`. The view draws `view()`.
 
-use crate::msg::{PreviewReport, PreviewRequest, PreviewSource, TaskKey};
-use crate::preview::{Picture, PreviewView};
+use crate::cmd::TaskKey;
+use crate::cmd::{PreviewRequest, PreviewSource};
+use crate::msg::PreviewReport;
+use crate::picture::{Picture, PreviewView};
 use ratatui::layout::Size;
 
 #[derive(Debug, Clone)]
@@ -138,8 +140,8 @@ impl Default for PreviewSlot {
 mod tests {
     use super::*;
     use crate::api::TaskKind;
-    use crate::preview::picture::{decode, encode};
-    use crate::preview::{Graphics, PreviewImage};
+    use crate::picture::decode::{decode, encode};
+    use crate::picture::{Graphics, PreviewImage};
 
     fn key(id: &str) -> TaskKey {
         TaskKey::new(TaskKind::Image, id)

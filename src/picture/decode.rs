@@ -2,7 +2,7 @@
 //! any size in its header), shrunk to what a pane could ever show, then encoded in the
 //! terminal's protocol for exactly one area. Both steps are slow and run on a worker.
 
-use super::detect::{Graphics, GraphicsProtocol};
+use super::graphics::{Graphics, GraphicsProtocol};
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use ratatui::layout::Size;

@@ -6,6 +6,7 @@
 use super::poller::PollCmd;
 use crate::api::Client;
 use crate::api::download::Downloader;
+use crate::cmd::DownloadJob;
 use crate::msg::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,10 +21,7 @@ pub type Resolve = Arc<dyn Fn(&str) -> Result<Client, String> + Send + Sync>;
 #[derive(Debug)]
 pub enum Routed {
     Poll(PollCmd<Option<String>>),
-    Download {
-        job: super::DownloadJob,
-        service: Option<String>,
-    },
+    Download(DownloadJob),
 }
 
 /// What the router hands on: a poll command with its client, or a download with its
@@ -41,7 +39,7 @@ impl Router {
     pub async fn run(
         self,
         mut cmds: mpsc::UnboundedReceiver<Routed>,
-        download: impl Fn(Downloader, super::DownloadJob),
+        download: impl Fn(Downloader, DownloadJob),
     ) {
         let mut known: HashMap<String, Result<(Client, Downloader), String>> = HashMap::new();
         while let Some(cmd) = cmds.recv().await {
@@ -60,8 +58,8 @@ impl Router {
                 Routed::Poll(PollCmd::Unwatch(k)) => self.forward(PollCmd::Unwatch(k)).await,
                 Routed::Poll(PollCmd::PollNow(k)) => self.forward(PollCmd::PollNow(k)).await,
                 Routed::Poll(PollCmd::Prefer(ks)) => self.forward(PollCmd::Prefer(ks)).await,
-                Routed::Download { job, service } => {
-                    let dl = match service {
+                Routed::Download(job) => {
+                    let dl = match job.service.clone() {
                         None => Some(self.current_downloader.clone()),
                         Some(s) => self.reach(&mut known, s).await.map(|(_, d)| d),
                     };
@@ -119,7 +117,7 @@ impl Router {
 mod tests {
     use super::*;
     use crate::api::{ClientOptions, Secret, TaskKind};
-    use crate::msg::TaskKey;
+    use crate::cmd::TaskKey;
 
     /// A watch list of 10,000 tasks sends 10,000 watch commands at once, before the router
     /// runs: every one reaches the poller, however small its queue.

@@ -2,7 +2,7 @@
 //! for this area, or one line saying what there is instead. Drawn from a shared reference;
 //! nothing here encodes or mutates.
 
-use crate::preview::{Picture, PreviewImage, PreviewView, human_bytes};
+use crate::picture::{Picture, PreviewImage, PreviewView, human_bytes};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};

@@ -3,8 +3,8 @@
 //! a file into something the view can draw (`picture`, on a worker). The state holds a
 //! [`PreviewView`]; `ui::preview` draws it.
 
-pub mod detect;
-pub mod picture;
+pub mod decode;
+pub mod graphics;
 
-pub use detect::{Detection, Graphics, GraphicsProtocol, Tty, detect, guess_from_env};
-pub use picture::{Decoded, Picture, PreviewImage, PreviewView, human_bytes};
+pub use decode::{Decoded, Picture, PreviewImage, PreviewView, human_bytes};
+pub use graphics::{Detection, Graphics, GraphicsProtocol, Tty, detect, guess_from_env};

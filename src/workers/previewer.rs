@@ -10,9 +10,10 @@ use super::copies::Copies;
 use crate::api::ApiError;
 use crate::api::download::Downloader;
 use crate::api::types::TaskKind;
-use crate::msg::{PreviewReport, PreviewRequest, PreviewSource};
-use crate::preview::picture::{self, Decoded, MAX_FILE_BYTES};
-use crate::preview::{Graphics, Picture};
+use crate::cmd::{PreviewRequest, PreviewSource};
+use crate::msg::PreviewReport;
+use crate::picture::decode::{self as decode, Decoded, MAX_FILE_BYTES};
+use crate::picture::{Graphics, Picture};
 use crate::store::cache::ImageCache;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -161,7 +162,7 @@ impl Shared {
             Fetched::Refused(reason) => Err(reason.clone()),
             Fetched::Image(decoded) => {
                 let (decoded, graphics, area) = (decoded.clone(), self.graphics, req.area);
-                blocking(move || picture::encode(&decoded, &graphics, area, id))
+                blocking(move || decode::encode(&decoded, &graphics, area, id))
                     .await?
                     .map(Picture::Image)
             }
@@ -194,7 +195,7 @@ impl Shared {
             Ok(Err(refused)) => return Ok(Fetched::Refused(refused)),
             Err(e) => return Err(e),
         };
-        Ok(match blocking(move || picture::decode(&bytes)).await? {
+        Ok(match blocking(move || decode::decode(&bytes)).await? {
             Ok(decoded) => Fetched::Image(Arc::new(decoded)),
             Err(reason) => Fetched::Refused(reason),
         })
@@ -242,13 +243,13 @@ impl Shared {
             r = self.downloader.fetch(url, scratch.path(), "download", false, &mut progress) => Some(r),
         };
         let result = match fetched {
-            None => Ok(Err(picture::too_big(over.load(Ordering::SeqCst)))),
+            None => Ok(Err(decode::too_big(over.load(Ordering::SeqCst)))),
             Some(Err(ApiError::Invalid(reason))) => Ok(Err(reason)),
             Some(Err(e)) => Err(first_line(&e.to_string())),
             Some(Ok(file)) => {
                 let (cache, key) = (self.cache.clone(), url.to_string());
                 blocking(move || match std::fs::metadata(&file) {
-                    Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(picture::too_big(m.len()))),
+                    Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(decode::too_big(m.len()))),
                     _ => cache
                         .admit(&file, &key)
                         .map(Ok)
@@ -308,7 +309,7 @@ fn read_capped(path: &Path) -> Result<Result<Vec<u8>, String>, String> {
     let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let len = std::fs::metadata(path).map_err(cannot)?.len();
     if len > MAX_FILE_BYTES {
-        return Ok(Err(picture::too_big(len)));
+        return Ok(Err(decode::too_big(len)));
     }
     std::fs::read(path).map(Ok).map_err(cannot)
 }

@@ -1,8 +1,8 @@
 //! The request log (`L`): one row per request, newest at the bottom, and below the rows the
 //! selected request's whole URL and what went wrong with it.
 
+use crate::app::layout::Areas;
 use crate::app::state::{State, Theme};
-use crate::ui::layout::Areas;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};

@@ -1,0 +1,173 @@
+//! What the App asks the outside world to do: `Cmd`, with the payloads the workers take as
+//! they are. The answers come back as `crate::msg::Msg`.
+
+use crate::api::{LoraType, SearchText, TaskKind};
+use crate::store::watchlist::{LastKnown, Trouble, WatchEntry};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A task's identity on the watch list.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TaskKey {
+    pub kind: TaskKind,
+    pub id: String,
+}
+
+impl TaskKey {
+    pub fn new(kind: TaskKind, id: impl Into<String>) -> Self {
+        TaskKey {
+            kind,
+            id: id.into(),
+        }
+    }
+    pub fn of(entry: &WatchEntry) -> Self {
+        TaskKey {
+            kind: entry.kind,
+            id: entry.task_id.clone(),
+        }
+    }
+}
+
+/// A request from the App to a worker or to the terminal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cmd {
+    FetchCatalogue {
+        generation: u64,
+        lora_type: Option<LoraType>,
+        cate: Option<String>,
+        /// Show the cached copy for these filters meanwhile (`Msg::CachedCatalogue`): at start
+        /// and when the filters change, not on a reload of the list shown.
+        cached: bool,
+    },
+    /// Poll the task at its service: the one given (a base URL, as saved in the watch list),
+    /// or the current one for `None`.
+    Watch(TaskKey, Option<String>),
+    Unwatch(TaskKey),
+    PollNow(TaskKey),
+    /// Poll these (the rows on screen) before the others when both are due; replaces the
+    /// previous set.
+    Prefer(Vec<TaskKey>),
+    Persist(PersistOp),
+    Open(String),
+    /// Open a saved file with the opener.
+    OpenFile(PathBuf),
+    /// Put text on the clipboard: with a clipboard program if there is one, else OSC 52.
+    Copy(Clip),
+    /// Write the OSC 52 sequence for `text` (the clipboard worker found no program).
+    CopyToTerminal {
+        text: String,
+        /// Inside tmux: sent so that tmux can take it.
+        tmux: bool,
+    },
+    /// Fetch a finished task's file.
+    Download(DownloadJob),
+    Notify {
+        title: String,
+        body: String,
+    },
+    /// Rank the catalogue against the filter's query. Its text (names and metadata fields) is
+    /// shared with the ranker (built once per catalogue load), never copied per keystroke.
+    Rank {
+        generation: u64,
+        query: String,
+        text: Arc<SearchText>,
+    },
+    /// Save the recently used categories for the next session.
+    RememberCategories(Vec<String>),
+    /// Save the watch list's sort order (its label) for the next session.
+    RememberSort(String),
+    /// Save the current service's favourite models for the next session.
+    RememberFavourites(std::collections::BTreeSet<String>),
+    /// Fetch, decode and encode a finished task's picture for the detail section.
+    Preview(PreviewRequest),
+    /// A watched task finished while watched: run `on_complete`, if configured.
+    Finished(Finished),
+    Bell,
+}
+
+/// Text for the clipboard, and what the status bar calls it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clip {
+    pub text: String,
+    /// What it is, as in "copied the download URL".
+    pub what: String,
+    /// Why it is copied instead of opened; the status bar then shows the text in full first.
+    pub instead_of_opening: Option<String>,
+}
+
+impl Clip {
+    pub fn new(text: impl Into<String>, what: impl Into<String>) -> Self {
+        Clip {
+            text: text.into(),
+            what: what.into(),
+            instead_of_opening: None,
+        }
+    }
+}
+
+/// One file to fetch, as the download worker takes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DownloadJob {
+    pub key: TaskKey,
+    pub url: String,
+    /// The task's service, as for `Cmd::Watch`: its token goes to its origin only.
+    pub service: Option<String>,
+    /// The task's status, for the template's `{status}`.
+    pub status: String,
+    /// Replace a file already there (the user said yes).
+    pub force: bool,
+}
+
+/// What `on_complete` is told of a task that finished (completed or failed) while watched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    pub task_id: String,
+    pub kind: TaskKind,
+    pub status: String,
+    /// The status is one of `failure_statuses`.
+    pub status_failed: bool,
+    pub percent: u8,
+    pub url: Option<String>,
+    /// Where its file was saved, if it was downloaded.
+    pub file: Option<PathBuf>,
+    /// Why no file was saved, for the log, when `file` is `None`.
+    pub no_file: Option<String>,
+}
+
+/// A change to the saved watch list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PersistOp {
+    Add(Vec<WatchEntry>),
+    Remove(Vec<TaskKey>),
+    Status(TaskKey, LastKnown),
+    /// The task's file was saved here.
+    Saved(TaskKey, String),
+    /// `A` for this task: download when completed, or not; `None` follows the config.
+    AutoDownload(TaskKey, Option<bool>),
+    /// Entries that remember no service (saved before entries did) belong to this one.
+    Adopt(String),
+    /// The last poll's trouble, or `None` once the service answered again.
+    Trouble(TaskKey, Option<Trouble>),
+    /// Take on the finished task's end (its notification, `on_complete` and automatic
+    /// download) unless another running dashboard did; answered by `Msg::Claimed`.
+    Claim(TaskKey),
+}
+
+/// Where a finished task's file is read from for its preview.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PreviewSource {
+    /// The file saved by a download (`D`).
+    File(PathBuf),
+    /// The task's `url_download`: fetched (through the link check, the token only to the
+    /// service's origin) into the preview cache, once.
+    Url(String),
+}
+
+/// Ask the preview worker for task `key`'s picture, encoded to fit `area` (in cells). Travels
+/// as `Cmd::Preview`; a newer request replaces one still in flight.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviewRequest {
+    pub key: TaskKey,
+    pub source: PreviewSource,
+    pub area: ratatui::layout::Size,
+}

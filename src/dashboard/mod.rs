@@ -1,0 +1,488 @@
+//! The dashboard's runtime (see the architecture guide): it owns the terminal and the workers.
+//! Inputs become `Action`s for the reducers of `app`, worker reports arrive as `Msg`s, the
+//! reducers' `Cmd`s go to the workers or the terminal, and the view is drawn once after
+//! everything pending was handled. The behaviour lives in the reducers; this module only routes.
+
+pub mod terminal;
+
+use crate::api::Client;
+use crate::api::download::Downloader;
+use crate::api::recording::RequestSink;
+use crate::cmd::Cmd;
+use crate::msg::Msg;
+use crate::store::config::{self, Settings};
+use crate::store::watchlist::{WatchStore, unix_now};
+use crate::workers::{self, Workers, opener::SystemOpener};
+use terminal::Tui;
+
+use crate::app::action::Action;
+use crate::app::state::{Keymap, Quit, SortKey, State, Theme, UiSettings};
+use crate::app::{request_log, services, state};
+use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
+use futures_util::StreamExt;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+
+/// Capacity of the one channel into the App.
+const MSG_CAPACITY: usize = 1024;
+/// At most this many worker reports are handled before the screen is drawn again.
+const DRAIN_BATCH: usize = 256;
+/// At most one frame per this long (~60 a second): a burst of reports costs one frame.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// Everything the dashboard runs with, resolved by the caller.
+pub struct Session {
+    pub settings: Settings,
+    pub client: Client,
+    pub store: WatchStore,
+    /// The recently used categories' file.
+    pub recent_categories: PathBuf,
+    /// `NO_COLOR` was set.
+    pub no_color: bool,
+    /// The configured services: the current one and every profile's, with their names.
+    pub services: services::Services,
+    /// Makes the clients of the other configured services, on first use.
+    pub resolve: Option<workers::router::Resolve>,
+    /// Where previews' downloads are cached.
+    pub preview_cache: PathBuf,
+    /// Where the catalogue last loaded for each filter is cached.
+    pub catalogue_cache: PathBuf,
+    /// The key bindings and the colours, from `looks`.
+    pub keymap: Keymap,
+    pub theme: Theme,
+    /// Set for `--demo` only.
+    pub demo: Option<state::Demo>,
+}
+
+/// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
+/// ask for; the error names the config file and the key.
+pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), String> {
+    let keymap = Keymap::configured(&settings.keys).map_err(|e| {
+        format!(
+            "{}: {e}{}",
+            settings.config_file.display(),
+            lines_named(&e, &settings.keys_lines)
+        )
+    })?;
+    Ok((
+        keymap,
+        Theme::new(settings.theme, &settings.styles, no_color),
+    ))
+}
+
+/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries an error names are in
+/// the file (the keymap's errors name actions as `keys.NAME:` or `` `NAME` ``).
+fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
+    let mut named: Vec<usize> = lines
+        .iter()
+        .filter(|(action, _)| {
+            error.contains(&format!("keys.{action}:")) || error.contains(&format!("`{action}`"))
+        })
+        .map(|(_, &line)| line)
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    match named.as_slice() {
+        [] => String::new(),
+        [one] => format!(" (at line {one})"),
+        [first @ .., last] => format!(
+            " (at lines {} and {last})",
+            first
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Why the dashboard ended, for the caller to turn into an exit code.
+pub type Outcome = Quit;
+
+/// Runs the dashboard until the user quits or a signal ends it. The error is one line.
+pub async fn run(session: Session) -> Result<Outcome, String> {
+    let Session {
+        settings,
+        client,
+        store,
+        recent_categories,
+        no_color,
+        services,
+        resolve,
+        preview_cache,
+        catalogue_cache,
+        keymap,
+        theme,
+        demo,
+    } = session;
+    let loaded = store.load().map_err(|e| e.to_string())?;
+    let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
+    let (client, resolve) = log_requests(client, resolve, &msg_tx);
+    let mut workers = Workers::start(
+        workers::Setup {
+            downloader: Downloader::for_service(&client).map_err(|e| e.to_string())?,
+            client: client.clone(),
+            opener: Arc::new(SystemOpener),
+            store,
+            recent_categories: recent_categories.clone(),
+            poll_interval: settings.poll_interval,
+            max_concurrent_polls: settings.max_concurrent_polls,
+            failure_statuses: settings.failure_statuses.clone(),
+            rank: {
+                let mut ranker = crate::filter::Ranker::new();
+                Box::new(move |query, text| ranker.rank(query, text))
+            },
+            resolve,
+            on_complete: settings.on_complete.clone(),
+            placement: workers::Placement {
+                dir: settings.download_dir.clone(),
+                template: settings.download_template.clone(),
+            },
+            catalogue_cache: Some(crate::store::catalogue::CatalogueCache::new(
+                catalogue_cache,
+            )),
+        },
+        msg_tx,
+    );
+
+    let mut state = State::new(
+        client.base_url().as_str(),
+        settings.categories.clone(),
+        loaded.entries,
+        settings.failure_statuses.clone(),
+        UiSettings {
+            bell: settings.bell,
+            desktop_notifications: settings.desktop_notifications,
+            no_color,
+        },
+        unix_now(),
+    );
+    state.browser.recent_categories = crate::store::recent::load(&recent_categories);
+    state.browser.favourites = crate::store::favourites::load(
+        &crate::store::recent::favourites_path(&recent_categories),
+        &state.watch.services.current,
+    );
+    configure(&mut state, &settings, (keymap, theme), demo);
+    let mut adopted = state.watch.set_services(services);
+    adopted.extend(state.watch.adopt());
+    // Tasks that completed while gendash was closed, when their files are wanted.
+    adopted.extend(state.watch.start_downloads());
+    if let Some(label) =
+        crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent_categories))
+    {
+        state.watch.sort = SortKey::from_label(&label);
+        state.watch.reorder(state.now);
+    }
+    if let Some(p) = loaded.set_aside {
+        state.last_error = Some(format!(
+            "the watch list could not be read and was set aside as {}",
+            p.display()
+        ));
+    }
+
+    terminal::install_panic_hook();
+    let _guard = terminal::Guard;
+    let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
+    terminal::set_title(&format!("gendash — {}", client.base_url()));
+    // Before the event reader starts, which would take the terminal's replies as keys.
+    start_previews(&mut workers, &mut state, &settings, no_color, preview_cache);
+    #[cfg(feature = "testing")]
+    crate::testing::maybe_panic_in_worker();
+
+    let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
+    let mut first = state.update(Action::Resize {
+        width: size.width,
+        height: size.height,
+    });
+    first.extend(adopted);
+    first.extend(state.start());
+    dispatch(first, &mut workers, &mut tui);
+
+    let outcome = event_loop(&mut state, &mut tui, &mut workers, &mut msg_rx).await;
+    terminal::restore();
+    // Nothing is read any more: a worker blocked on a full channel gives up at once.
+    drop(msg_rx);
+    workers.shutdown(Duration::from_secs(2)).await;
+    outcome
+}
+
+/// What the session brings to a new state: the keys and colours, the watch list's settings,
+/// the demo's token and download directory.
+fn configure(
+    state: &mut State,
+    settings: &Settings,
+    (keymap, theme): (Keymap, Theme),
+    demo: Option<state::Demo>,
+) {
+    state.keymap = keymap;
+    state.requests.utc_offset = request_log::local_offset();
+    state.theme = theme;
+    state.watch.stall_after = settings.stall_after.as_secs();
+    state.watch.auto_download = settings.auto_download;
+    if let Some(demo) = demo {
+        state.begin_demo(demo);
+    }
+}
+
+async fn event_loop(
+    state: &mut State,
+    tui: &mut Tui,
+    workers: &mut Workers,
+    msgs: &mut mpsc::Receiver<Msg>,
+) -> Result<Outcome, String> {
+    let io = |e: std::io::Error| format!("terminal error: {e}");
+    let mut events = EventStream::new();
+    let mut ticker = tokio::time::interval(Duration::from_secs(1));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(io)?;
+    let mut sighup = signal(SignalKind::hangup()).map_err(io)?;
+    let mut sigtstp = signal(SignalKind::from_raw(signal_hook::consts::SIGTSTP)).map_err(io)?;
+    let mut sigcont = signal(SignalKind::from_raw(signal_hook::consts::SIGCONT)).map_err(io)?;
+    let mut last_frame: Option<tokio::time::Instant> = None;
+    // Since when the list has shown an earlier query's matches while the latest is ranked.
+    let mut stale_since: Option<tokio::time::Instant> = None;
+    loop {
+        let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
+        // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
+        // at most) rather than draw the query over the previous matches and then, a frame later,
+        // the new ones. One that takes longer is drawn meanwhile, marked "filtering…".
+        if let Some(since) = stale_since {
+            next_frame = next_frame.max(since + FRAME);
+        }
+        if state.dirty && tokio::time::Instant::now() >= next_frame {
+            draw(state, tui).map_err(io)?;
+            state.dirty = false;
+            last_frame = Some(tokio::time::Instant::now());
+        }
+        let cmds = tokio::select! {
+            // Something changed too soon after the last frame: draw when the next one is due.
+            () = tokio::time::sleep_until(next_frame), if state.dirty => Vec::new(),
+            event = events.next() => match event {
+                Some(Ok(event)) => on_event(state, event),
+                Some(Err(e)) => return Err(io(e)),
+                None => state.update(Action::Quit),
+            },
+            Some(msg) = msgs.recv() => {
+                let mut cmds = state.apply(msg);
+                // Drain what else is waiting, then draw once.
+                for _ in 0..DRAIN_BATCH {
+                    match msgs.try_recv() {
+                        Ok(m) => cmds.extend(state.apply(m)),
+                        Err(_) => break,
+                    }
+                }
+                cmds
+            }
+            _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
+            _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
+            _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
+            _ = sighup.recv() => state.update(Action::Terminate(signal_hook::consts::SIGHUP)),
+            _ = sigtstp.recv() => state.update(Action::Suspend),
+            _ = sigcont.recv() => redraw_all(state, tui).map_err(io)?,
+        };
+        stale_since = state
+            .browser
+            .filtering()
+            .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
+        dispatch(cmds, workers, tui);
+        if let Some(quit) = state.quit {
+            return Ok(quit);
+        }
+        if state.take_suspend() {
+            if terminal::suspend().is_err() {
+                state.last_error = Some("could not suspend".into());
+            }
+            // Whatever happened to the screen meanwhile, paint all of it again.
+            redraw_all(state, tui).map_err(io)?;
+        }
+    }
+}
+
+/// Every request of the current service's client and of those made for other services
+/// reaches the App as `Msg::Request`, for the request log. A record that finds the channel
+/// full is dropped rather than hold up the request that made it.
+fn log_requests(
+    client: Client,
+    resolve: Option<workers::router::Resolve>,
+    msgs: &mpsc::Sender<Msg>,
+) -> (Client, Option<workers::router::Resolve>) {
+    let tx = msgs.clone();
+    let sink = RequestSink(Arc::new(move |record| {
+        let _ = tx.try_send(Msg::Request(record));
+    }));
+    let resolve = resolve.map(|make| {
+        let sink = sink.clone();
+        let wrapped: workers::router::Resolve =
+            Arc::new(move |key: &str| make(key).map(|c| c.with_requests(sink.clone())));
+        wrapped
+    });
+    (client.with_requests(sink), resolve)
+}
+
+/// Starts the preview worker if the terminal can show pictures, or says in the preview slot
+/// why not.
+fn start_previews(
+    workers: &mut Workers,
+    state: &mut State,
+    settings: &Settings,
+    no_color: bool,
+    cache_dir: PathBuf,
+) {
+    let graphics = detect_graphics(settings.image_preview, no_color);
+    tracing::info!("{}", graphics.note);
+    match graphics.graphics {
+        Some(g) => workers.start_previews(
+            g,
+            crate::store::cache::ImageCache::new(cache_dir, crate::store::cache::DEFAULT_CAP),
+            Msg::Preview,
+        ),
+        None => state.preview = state::PreviewSlot::off(graphics.note.clone()),
+    }
+}
+
+/// How previews will be drawn: asks the terminal at most twice, each within 200 ms, and only
+/// when the environment cannot tell (`preview::detect`). Call once, after `terminal::enter`
+/// and before the event reader starts.
+pub fn detect_graphics(
+    setting: crate::store::config::ImagePreview,
+    no_color: bool,
+) -> crate::picture::Detection {
+    let mut ask = terminal::ask;
+    crate::picture::detect(
+        setting,
+        no_color,
+        &config::process_env,
+        &mut crate::picture::Tty {
+            is_terminal: terminal::is_terminal(),
+            cell_pixels: terminal::cell_pixels(),
+            ask: &mut ask,
+        },
+    )
+}
+
+/// Paints every cell on the next draw without asking the terminal anything: the back buffer
+/// is reset by resizing to the size the kernel reports (never `clear()`, which queries the
+/// cursor position and waits for an answer some terminals never send).
+fn redraw_all(state: &mut State, tui: &mut Tui) -> std::io::Result<Vec<Cmd>> {
+    let size = tui.size()?;
+    tui.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    Ok(state.update(Action::Resize {
+        width: size.width,
+        height: size.height,
+    }))
+}
+
+/// Turns a terminal event into an action through the keymap.
+fn on_event(state: &mut State, event: Event) -> Vec<Cmd> {
+    let action = match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            state.keymap.resolve(&state.contexts(), &key)
+        }
+        Event::Paste(text) => Some(Action::Paste(text)),
+        Event::Resize(width, height) => Some(Action::Resize { width, height }),
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Down(_) => Some(Action::Click {
+                column: m.column,
+                row: m.row,
+            }),
+            MouseEventKind::ScrollDown => Some(Action::Wheel {
+                column: m.column,
+                row: m.row,
+                down: true,
+            }),
+            MouseEventKind::ScrollUp => Some(Action::Wheel {
+                column: m.column,
+                row: m.row,
+                down: false,
+            }),
+            _ => None,
+        },
+        _ => None,
+    };
+    #[cfg(feature = "testing")]
+    crate::testing::maybe_panic_in_main(action == Some(Action::ToggleHelp));
+    action.map(|a| state.update(a)).unwrap_or_default()
+}
+
+/// A link's URL and its cells as drawn.
+type Run<'a> = (&'a str, Vec<(u16, u16, ratatui::buffer::Cell)>);
+
+/// Draws a frame, then makes its links clickable: each link's cells are written again, exactly
+/// as drawn, inside an OSC 8 hyperlink, so the terminal's idea of every cell stays ratatui's.
+fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
+    use ratatui::backend::Backend;
+    let mut links = Vec::new();
+    let frame = tui.draw(|f| links = crate::ui::render(state, f))?;
+    let runs: Vec<Run> = links
+        .iter()
+        .map(|l| {
+            let cells = (l.x..l.x.saturating_add(l.width))
+                .filter_map(|x| frame.buffer.cell((x, l.y)).map(|c| (x, l.y, c.clone())))
+                .collect();
+            (l.url.as_str(), cells)
+        })
+        .collect();
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let out = tui.backend_mut();
+    for (url, cells) in runs {
+        out.write_all(terminal::hyperlink_open(url).as_bytes())?;
+        out.draw(cells.iter().map(|(x, y, c)| (*x, *y, c)))?;
+        out.write_all(terminal::HYPERLINK_CLOSE.as_bytes())?;
+    }
+    Backend::flush(out)
+}
+
+/// Carries out commands: workers get theirs, terminal-side ones are written here.
+fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
+    for cmd in cmds {
+        match cmd {
+            Cmd::FetchCatalogue {
+                generation,
+                lora_type,
+                cate,
+                cached,
+            } => workers.fetch_catalogue(generation, lora_type, cate, cached),
+            Cmd::Watch(k, service) => workers.watch(k, service),
+            Cmd::Unwatch(k) => workers.unwatch(k),
+            Cmd::PollNow(k) => workers.poll_now(k),
+            Cmd::Prefer(keys) => workers.prefer(keys),
+            Cmd::Persist(op) => workers.persist(op),
+            Cmd::Rank {
+                generation,
+                query,
+                text,
+            } => workers.rank(generation, query, text),
+            Cmd::Open(url) => workers.open(url),
+            Cmd::OpenFile(path) => workers.open_file(path),
+            Cmd::Download(job) => workers.download(job),
+            Cmd::RememberCategories(list) => workers.remember_categories(list),
+            Cmd::RememberSort(label) => workers.remember_sort(label),
+            Cmd::RememberFavourites(names) => workers.remember_favourites(names),
+            Cmd::Preview(request) => workers.preview(request),
+            Cmd::Finished(task) => workers.finished(&task),
+            Cmd::Copy(clip) => workers.copy(clip),
+            Cmd::CopyToTerminal { text, tmux } => {
+                write_raw(tui, &terminal::clipboard_sequence(&text, tmux));
+            }
+            Cmd::Bell => write_raw(tui, "\x07"),
+            Cmd::Notify { title, body } => write_raw(
+                tui,
+                &terminal::notify_sequence(&title, &body, &config::process_env),
+            ),
+        }
+    }
+}
+
+fn write_raw(tui: &mut Tui, bytes: &str) {
+    let out = tui.backend_mut();
+    let _ = out.write_all(bytes.as_bytes());
+    let _ = out.flush();
+}
