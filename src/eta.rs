@@ -102,16 +102,6 @@ impl Progress {
     }
 }
 
-/// "~45s", "~3m", "~1h05m": an ETA as the table and the CLI show it.
-pub fn format_eta(seconds: u64) -> String {
-    let minutes = (seconds + 30) / 60;
-    match (seconds, minutes) {
-        (0..60, _) => format!("~{seconds}s"),
-        (_, 0..60) => format!("~{minutes}m"),
-        _ => format!("~{}h{:02}m", minutes / 60, minutes % 60),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,17 +197,5 @@ mod tests {
         let mut moved = p.clone();
         moved.observe(401.0, 21);
         assert!(!moved.stalled(401.0, 300.0));
-    }
-
-    #[test]
-    fn eta_labels() {
-        assert_eq!(format_eta(0), "~0s");
-        assert_eq!(format_eta(45), "~45s");
-        assert_eq!(format_eta(59), "~59s");
-        assert_eq!(format_eta(60), "~1m");
-        assert_eq!(format_eta(170), "~3m");
-        assert_eq!(format_eta(3599), "~1h00m");
-        assert_eq!(format_eta(3900), "~1h05m");
-        assert_eq!(format_eta(100 * 3600), "~100h00m");
     }
 }

@@ -5,10 +5,12 @@
 pub mod api;
 pub mod app;
 pub mod cli;
+pub mod clock;
 pub mod cmd;
 pub mod dashboard;
 pub mod eta;
 pub mod filter;
+pub mod fmt;
 pub mod logging;
 pub mod msg;
 pub mod picture;

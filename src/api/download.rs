@@ -169,13 +169,6 @@ impl Template {
     }
 }
 
-/// Today's date for `{date}`, `YYYY-MM-DD`: local where the offset is known, else UTC.
-pub fn today() -> String {
-    let now = time::OffsetDateTime::now_local().unwrap_or_else(|_| time::OffsetDateTime::now_utc());
-    let fmt = time::macros::format_description!("[year]-[month]-[day]");
-    now.format(&fmt).unwrap_or_default()
-}
-
 /// Progress callback: bytes of the file on disk so far (a resumed download starts at what the
 /// `.part` file already held) and the file's whole length, if known.
 pub type Progress<'a> = &'a mut (dyn FnMut(u64, Option<u64>) + Send);

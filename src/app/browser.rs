@@ -254,7 +254,7 @@ impl Browser {
         };
         Some(format!(
             "cached {}{offline}{filtered}",
-            age(now.saturating_sub(saved))
+            crate::fmt::age(now.saturating_sub(saved))
         ))
     }
 
@@ -626,17 +626,6 @@ impl Browser {
     fn leave_filter(&mut self) -> Option<Cmd> {
         let query = Query::parse(&self.query);
         self.apply_server_terms(&query, true)
-    }
-}
-
-/// An age in seconds as a person says it: `just now`, `5 min ago`, `3h ago`, `2 days ago`.
-pub fn age(secs: u64) -> String {
-    match secs {
-        0..60 => "just now".into(),
-        60..3600 => format!("{} min ago", secs / 60),
-        3600..86_400 => format!("{}h ago", secs / 3600),
-        86_400..172_800 => "1 day ago".into(),
-        _ => format!("{} days ago", secs / 86_400),
     }
 }
 

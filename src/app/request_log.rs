@@ -10,21 +10,6 @@ use std::collections::VecDeque;
 /// How many requests are kept.
 pub const KEEP: usize = 500;
 
-static LOCAL_OFFSET: std::sync::OnceLock<time::UtcOffset> = std::sync::OnceLock::new();
-
-/// Reads the local time zone's offset. Call it while the program has one thread: the `time`
-/// crate refuses to read it later, where another thread could be changing the environment.
-pub fn remember_local_offset() {
-    if let Ok(offset) = time::UtcOffset::current_local_offset() {
-        let _ = LOCAL_OFFSET.set(offset);
-    }
-}
-
-/// The offset `remember_local_offset` read, else UTC.
-pub fn local_offset() -> time::UtcOffset {
-    LOCAL_OFFSET.get().copied().unwrap_or(time::UtcOffset::UTC)
-}
-
 #[derive(Debug)]
 pub struct RequestLog {
     pub entries: VecDeque<RequestRecord>,

@@ -19,9 +19,7 @@ pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::preview_slot::PreviewSlot;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::theme::Theme;
-pub use super::watch::{
-    Counts, DownloadView, Phase, Row, SortKey, Watch, age_label, count_of, duration_label,
-};
+pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch, count_of};
 pub use crate::api::{TaskKind, TaskState};
 pub use crate::filter::FuzzyFilter;
 
@@ -1498,17 +1496,19 @@ impl State {
         let now = self.now;
         self.watch.counts(now).hash(&mut h);
         for r in self.watch.visible().chain(self.watch.selected_row()) {
-            age_label(r.entry.added_at, now).hash(&mut h);
+            crate::fmt::age_label(r.entry.added_at, now).hash(&mut h);
             r.entry
                 .last
                 .as_ref()
-                .map(|l| age_label(l.updated_at, now))
+                .map(|l| crate::fmt::age_label(l.updated_at, now))
                 .hash(&mut h);
-            r.eta(now).map(crate::eta::format_eta).hash(&mut h);
+            r.eta(now).map(crate::fmt::format_eta).hash(&mut h);
             r.phase(now, self.watch.stall_after).hash(&mut h);
             r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
             // The detail's "polled 5s ago", which an error answers too.
-            r.polled_at.map(|t| age_label(t, now)).hash(&mut h);
+            r.polled_at
+                .map(|t| crate::fmt::age_label(t, now))
+                .hash(&mut h);
         }
         self.browser.cached_mark(now).hash(&mut h);
         h.finish()

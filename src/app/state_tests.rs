@@ -1664,7 +1664,7 @@ fn added_at_and_updated_at_come_from_state_now() {
             (row.entry.task_id.as_str(), row.entry.added_at),
             ("p-1", now)
         );
-        assert_eq!(age_label(row.entry.added_at, s.now), "0s");
+        assert_eq!(crate::fmt::age_label(row.entry.added_at, s.now), "0s");
 
         s.apply(ok_poll("p-1", "IN_PROGRESS", 1));
         let last = s.watch.rows[1].entry.last.as_ref().expect("polled");
@@ -2893,23 +2893,6 @@ fn another_failure_keeps_the_cached_copy_without_the_offline_mark() {
         s.browser.cached_mark(s.now).as_deref(),
         Some("cached just now · offline")
     );
-}
-
-#[test]
-fn ages_read_as_a_person_says_them() {
-    use crate::app::browser::age;
-    for (secs, said) in [
-        (0, "just now"),
-        (59, "just now"),
-        (60, "1 min ago"),
-        (5 * 60 + 30, "5 min ago"),
-        (3 * 3600 + 59, "3h ago"),
-        (86_399, "23h ago"),
-        (86_400, "1 day ago"),
-        (2 * 86_400, "2 days ago"),
-    ] {
-        assert_eq!(age(secs), said, "{secs}s");
-    }
 }
 
 // ---- O, the opener's answers, and how a copy went ------------------------------------------

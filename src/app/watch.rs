@@ -1173,26 +1173,6 @@ fn natural_parts(id: &str) -> impl Iterator<Item = Part<'_>> {
     })
 }
 
-/// "12s", "5m", "3h", "2d": short ages for the table.
-pub fn age_label(since: u64, now: u64) -> String {
-    let s = now.saturating_sub(since);
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m", s / 60),
-        3600..86_400 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
-    }
-}
-
-/// "45s", "3m20s", "1h05m": a duration in the detail.
-pub fn duration_label(seconds: u64) -> String {
-    match seconds {
-        0..60 => format!("{seconds}s"),
-        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
-        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
-}
-
 /// An entry added at `now` (the reducer's clock, never the wall clock).
 pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
     WatchEntry {
@@ -1746,15 +1726,5 @@ mod tests {
         w.sort = SortKey::TaskId;
         w.reorder(0);
         assert_eq!(ids(&w), ["sim-3", "sim-20", "sim-100"]);
-    }
-
-    #[test]
-    fn ages() {
-        assert_eq!(age_label(100, 100), "0s");
-        assert_eq!(age_label(100, 159), "59s");
-        assert_eq!(age_label(0, 3599), "59m");
-        assert_eq!(age_label(0, 7200), "2h");
-        assert_eq!(age_label(0, 200_000), "2d");
-        assert_eq!(age_label(500, 100), "0s");
     }
 }

@@ -1,7 +1,7 @@
 //! `gendash download`: fetch completed tasks' files.
 
 use super::{CliResult, Failure, Global, client_from, output};
-use crate::api::download::{Downloader, Template, TemplateValues, part_path, today};
+use crate::api::download::{Downloader, Template, TemplateValues, part_path};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
 use crate::cli::exit;
@@ -180,7 +180,7 @@ async fn download_one(
         task_id: id,
         kind,
         status: &task.status,
-        date: &today(),
+        date: &crate::clock::today(),
     });
     let target = std::path::absolute(place.dir.join(relative))
         .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))?;

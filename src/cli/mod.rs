@@ -203,7 +203,7 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
 /// dashboard on a two-thread runtime, and turns the outcome into an exit code.
 pub fn main() -> ExitCode {
     // Before any other thread exists.
-    crate::app::request_log::remember_local_offset();
+    crate::clock::remember_local_offset();
     #[cfg(feature = "testing")]
     if let Some((file, rounds)) = crate::testing::stress_save_wanted() {
         return match crate::testing::stress_save(&file, rounds) {

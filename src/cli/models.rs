@@ -103,7 +103,7 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             Ok(c) => {
                 eprintln!(
                     "offline: the catalogue cached {}{}",
-                    crate::app::browser::age(unix_now().saturating_sub(c.saved_at)),
+                    crate::fmt::age(unix_now().saturating_sub(c.saved_at)),
                     if c.filtered {
                         " for broader filters, narrowed here to the type and category asked"
                     } else {

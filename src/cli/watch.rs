@@ -169,7 +169,7 @@ fn trouble_of(e: &WatchEntry) -> String {
     let Some(t) = &e.trouble else {
         return String::new();
     };
-    let since = crate::app::state::age_label(t.since, crate::store::watchlist::unix_now());
+    let since = crate::fmt::age_label(t.since, crate::store::watchlist::unix_now());
     match t.kind {
         TroubleKind::NotFound => format!("{} (for {since})", t.text),
         TroubleKind::Error => format!("error: {} (for {since})", t.text),

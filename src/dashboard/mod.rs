@@ -17,7 +17,7 @@ use terminal::Tui;
 
 use crate::app::action::Action;
 use crate::app::state::{Keymap, Quit, SortKey, State, Theme, UiSettings};
-use crate::app::{request_log, services, state};
+use crate::app::{services, state};
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
@@ -220,7 +220,7 @@ fn configure(
     demo: Option<state::Demo>,
 ) {
     state.keymap = keymap;
-    state.requests.utc_offset = request_log::local_offset();
+    state.requests.utc_offset = crate::clock::local_offset();
     state.theme = theme;
     state.watch.stall_after = settings.stall_after.as_secs();
     state.watch.auto_download = settings.auto_download;

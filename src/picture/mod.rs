@@ -6,5 +6,5 @@
 pub mod decode;
 pub mod graphics;
 
-pub use decode::{Decoded, Picture, PreviewImage, PreviewView, human_bytes};
+pub use decode::{Decoded, Picture, PreviewImage, PreviewView};
 pub use graphics::{Detection, Graphics, GraphicsProtocol, Tty, detect, guess_from_env};

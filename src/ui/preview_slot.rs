@@ -2,7 +2,8 @@
 //! for this area, or one line saying what there is instead. Drawn from a shared reference;
 //! nothing here encodes or mutates.
 
-use crate::picture::{Picture, PreviewImage, PreviewView, human_bytes};
+use crate::fmt::human_bytes;
+use crate::picture::{Picture, PreviewImage, PreviewView};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};

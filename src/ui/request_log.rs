@@ -7,28 +7,6 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Cell, Clear, Paragraph, Row, Table};
-use std::time::Duration;
-
-/// `1.2 kB`, `340 B`, `5.0 MB`: decimal units, as HTTP tools print sizes.
-fn size(bytes: u64) -> String {
-    #[allow(clippy::cast_precision_loss)] // a size on screen needs no more than 3 digits
-    let b = bytes as f64;
-    match bytes {
-        0..1_000 => format!("{bytes} B"),
-        1_000..1_000_000 => format!("{:.1} kB", b / 1e3),
-        1_000_000..1_000_000_000 => format!("{:.1} MB", b / 1e6),
-        _ => format!("{:.1} GB", b / 1e9),
-    }
-}
-
-/// `12 ms`, `1.4 s`.
-fn took(d: Duration) -> String {
-    if d < Duration::from_secs(1) {
-        format!("{} ms", d.as_millis())
-    } else {
-        format!("{:.1} s", d.as_secs_f64())
-    }
-}
 
 /// The URL's path and query: the host is the same for nearly every row, and the detail
 /// below shows it for the selected one.
@@ -98,8 +76,8 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 )),
                 Cell::from(r.method),
                 Cell::from(Span::styled(status, style)),
-                Cell::from(took(r.duration)),
-                Cell::from(size(r.bytes)),
+                Cell::from(crate::fmt::took(r.duration)),
+                Cell::from(crate::fmt::size_short(r.bytes)),
                 Cell::from(path_of(&r.url).to_string()),
             ]);
             if i == log.cursor.selected {
@@ -162,12 +140,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sizes_durations_and_paths_read_short() {
-        assert_eq!(size(340), "340 B");
-        assert_eq!(size(1_234), "1.2 kB");
-        assert_eq!(size(5_000_000), "5.0 MB");
-        assert_eq!(took(Duration::from_millis(12)), "12 ms");
-        assert_eq!(took(Duration::from_millis(1_450)), "1.4 s");
+    fn paths_read_short() {
         assert_eq!(
             path_of("http://127.0.0.1:8787/api/lora/?type=sd"),
             "/api/lora/?type=sd"

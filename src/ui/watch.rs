@@ -5,10 +5,9 @@ use super::browser::ellipsis;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{
-    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, age_label,
-    count_of, duration_label,
+    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, count_of,
 };
-use crate::eta::format_eta;
+use crate::fmt::{age_label, ago, duration_label, format_eta, wall_time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -128,15 +127,11 @@ fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
             done,
             total: Some(t),
         }) if *t > 0 => (
-            format!(
-                "⤓ {}% of {}",
-                done * 100 / t,
-                crate::picture::human_bytes(*t)
-            ),
+            format!("⤓ {}% of {}", done * 100 / t, crate::fmt::human_bytes(*t)),
             false,
         ),
         Some(DownloadView::Running { done, .. }) => {
-            (format!("⤓ {}", crate::picture::human_bytes(*done)), false)
+            (format!("⤓ {}", crate::fmt::human_bytes(*done)), false)
         }
         // The name; the status bar and the detail give the whole path.
         Some(DownloadView::Saved(p)) => (
@@ -590,31 +585,6 @@ fn split_long_word(word: &str, room: usize) -> (&str, &str) {
     word.split_at(cut)
 }
 
-fn ago(t: u64, now: u64) -> String {
-    format!("{} ago", age_label(t, now))
-}
-
-/// A moment as the local clock showed it: `14:05:09`, with the date when it was not today.
-fn clock(t: u64, now: u64, offset: time::UtcOffset) -> String {
-    let at = |s: u64| {
-        time::OffsetDateTime::from_unix_timestamp(i64::try_from(s).unwrap_or(0))
-            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
-            .to_offset(offset)
-    };
-    let (then, today) = (at(t), at(now));
-    let hms = format!(
-        "{:02}:{:02}:{:02}",
-        then.hour(),
-        then.minute(),
-        then.second()
-    );
-    if then.date() == today.date() {
-        hms
-    } else {
-        format!("{} {hms}", then.date())
-    }
-}
-
 /// The selected task, every fact about it; the URL is returned as links, one per line it takes.
 fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> Vec<Link> {
     if area.height < 2 || area.width < 12 {
@@ -779,7 +749,7 @@ fn detail_lines(
         let history = last
             .history
             .iter()
-            .map(|t| format!("{} {}", clock(t.at, now, offset), t.status))
+            .map(|t| format!("{} {}", wall_time(t.at, now, offset), t.status))
             .collect::<Vec<_>>()
             .join(" → ");
         lines.extend(wrapped("history", &history, width, plain, theme));
@@ -790,7 +760,10 @@ fn detail_lines(
 /// When the task was added, seen running, finished, and how long it took: only when both its
 /// start (first seen at 0%) and its finish were seen, else the span would be a guess.
 fn times(r: &WatchRow, now: u64, offset: time::UtcOffset) -> Vec<String> {
-    let mut times = vec![format!("added {}", clock(r.entry.added_at, now, offset))];
+    let mut times = vec![format!(
+        "added {}",
+        wall_time(r.entry.added_at, now, offset)
+    )];
     let Some(last) = &r.entry.last else {
         return times;
     };
@@ -800,7 +773,7 @@ fn times(r: &WatchRow, now: u64, offset: time::UtcOffset) -> Vec<String> {
         } else {
             "seen running"
         };
-        times.push(format!("{verb} {}", clock(t, now, offset)));
+        times.push(format!("{verb} {}", wall_time(t, now, offset)));
     }
     if let Some(t) = last.finished_at {
         let verb = if last.running_since.is_some() {
@@ -808,7 +781,7 @@ fn times(r: &WatchRow, now: u64, offset: time::UtcOffset) -> Vec<String> {
         } else {
             "found finished"
         };
-        times.push(format!("{verb} {}", clock(t, now, offset)));
+        times.push(format!("{verb} {}", wall_time(t, now, offset)));
         if let Some(from) = last.running_since.filter(|_| last.start_seen) {
             times.push(format!("took {}", duration_label(t.saturating_sub(from))));
         }
@@ -858,7 +831,7 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
     let since = r.entry.trouble.as_ref().map(|t| {
         format!(
             "since {}",
-            clock(t.since, state.now, state.requests.utc_offset)
+            wall_time(t.since, state.now, state.requests.utc_offset)
         )
     });
     let mut out = Vec::new();
@@ -887,11 +860,11 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
             DownloadView::Running { done, total } => match total {
                 Some(t) => format!(
                     "downloading: {} of {} ({}%)",
-                    crate::picture::human_bytes(*done),
-                    crate::picture::human_bytes(*t),
+                    crate::fmt::human_bytes(*done),
+                    crate::fmt::human_bytes(*t),
                     done * 100 / (*t).max(1)
                 ),
-                None => format!("downloading: {}", crate::picture::human_bytes(*done)),
+                None => format!("downloading: {}", crate::fmt::human_bytes(*done)),
             },
             DownloadView::Saved(p) => format!("saved to {p}"),
             DownloadView::Failed(e) => format!("download failed: {e}"),

@@ -11,7 +11,7 @@ pub mod ranker;
 pub mod router;
 pub mod saver;
 
-use crate::api::download::{Downloader, Template, TemplateValues, today};
+use crate::api::download::{Downloader, Template, TemplateValues};
 use crate::api::{Client, LoraType};
 use crate::cmd::{DownloadJob, PersistOp, PreviewRequest, TaskKey};
 use crate::msg::{DownloadEvent, Msg, PreviewReport};
@@ -426,7 +426,7 @@ impl Placement {
             task_id: &job.key.id,
             kind: job.key.kind,
             status: &job.status,
-            date: &today(),
+            date: &crate::clock::today(),
         });
         let path = self.dir.join(relative);
         std::path::absolute(&path).unwrap_or(path)

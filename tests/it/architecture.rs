@@ -12,26 +12,29 @@ use std::path::{Path, PathBuf};
 const RULES: &[(&str, &[&str])] = &[
     ("api", &[]),
     ("eta", &[]),
+    ("fmt", &[]),
+    ("clock", &[]),
     ("filter", &["api"]),
     ("store", &["api"]),
-    ("picture", &["store", "testing"]),
+    ("picture", &["store", "testing", "fmt"]),
     ("cmd", &["api", "store"]),
     ("msg", &["api", "store", "picture", "cmd"]),
     (
         "workers",
-        &["msg", "cmd", "store", "api", "picture", "filter"],
+        &["msg", "cmd", "store", "api", "picture", "filter", "clock"],
     ),
     (
         "app",
         &[
-            "msg", "cmd", "store", "api", "testing", "eta", "picture", "filter",
+            "msg", "cmd", "store", "api", "testing", "eta", "picture", "filter", "fmt",
         ],
     ),
-    ("ui", &["app", "api", "eta", "picture"]),
+    ("ui", &["app", "api", "eta", "picture", "fmt"]),
     (
         "dashboard",
         &[
             "app", "ui", "workers", "msg", "cmd", "store", "api", "testing", "picture", "filter",
+            "clock",
         ],
     ),
     ("server", &["api"]),
@@ -41,6 +44,8 @@ const RULES: &[(&str, &[&str])] = &[
         "cli",
         &[
             "dashboard",
+            "fmt",
+            "clock",
             "app",
             "workers",
             "server",

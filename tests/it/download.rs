@@ -738,7 +738,7 @@ fn a_on_a_completed_video_fetches_once() {
     });
     s.send("\t");
     // The details show the video's size before A is pressed.
-    s.wait_text(&gendash::picture::human_bytes(
+    s.wait_text(&gendash::fmt::human_bytes(
         gendash::server::SAMPLE_MP4.len() as u64,
     ));
     s.send("A");
