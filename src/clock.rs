@@ -1,5 +1,6 @@
-//! The local clock's offset from UTC, read once while the program has one thread (the `time`
-//! crate refuses to read it later, where another thread could be changing the environment),
+//! The local clock's offset from UTC, read once while the program has one thread (reading the
+//! environment's time zone while another thread may change it is unsound, and the `time` crate
+//! may refuse it then),
 //! and what is said with it: the request log's times and the `{date}` of the download
 //! template, in the dashboard and the CLI alike.
 

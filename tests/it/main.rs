@@ -19,6 +19,7 @@ mod e2e;
 mod fuzz_corpora;
 mod hardening;
 mod keys;
+mod local_date;
 mod looks;
 mod notices;
 mod offline;
