@@ -29,14 +29,26 @@ fn utc_today() -> String {
     time::OffsetDateTime::now_utc().format(&fmt).unwrap()
 }
 
-/// The one file under `dir/<date>/`, and the date folder it is in.
-fn saved_under_a_date(dir: &Path) -> Option<(String, String)> {
-    let day = std::fs::read_dir(dir).ok()?.flatten().next()?;
-    let file = std::fs::read_dir(day.path()).ok()?.flatten().next()?;
-    Some((
-        day.file_name().to_string_lossy().into_owned(),
-        file.file_name().to_string_lossy().into_owned(),
-    ))
+/// The date folder under `dir` that holds `name` (the download is whole: renamed from its
+/// `.part`), and every entry under `dir` as `date/file`.
+fn saved_under_a_date(dir: &Path, name: &str) -> (Option<String>, Vec<String>) {
+    let mut all = Vec::new();
+    let mut found = None;
+    for day in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let day_name = day.file_name().to_string_lossy().into_owned();
+        for file in std::fs::read_dir(day.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let file_name = file.file_name().to_string_lossy().into_owned();
+            if file_name == name {
+                found = Some(day_name.clone());
+            }
+            all.push(format!("{day_name}/{file_name}"));
+        }
+    }
+    (found, all)
 }
 
 #[test]
@@ -57,12 +69,13 @@ fn the_dashboard_saves_under_the_local_date() {
     env.push(("TZ", tz));
     let mut s = Session::spawn(command(served.path(), &[], &env), 120, 30);
     s.wait_for("the completed task's file", Duration::from_secs(20), |_| {
-        saved_under_a_date(&dl).is_some()
+        saved_under_a_date(&dl, "sim-1-dated.png").0.is_some()
     });
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
-    let (day, file) = saved_under_a_date(&dl).unwrap();
-    assert_eq!(file, "sim-1-dated.png");
+    let (day, all) = saved_under_a_date(&dl, "sim-1-dated.png");
+    assert_eq!(all.len(), 1, "{all:?}");
+    let day = day.unwrap();
     assert!(
         local.contains(&day),
         "saved under {day}, local dates {local:?}"
@@ -84,8 +97,8 @@ fn gendash_download_saves_under_the_local_date() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{o:?}");
-    let (day, file) = saved_under_a_date(&out).unwrap();
-    assert_eq!(file, "demo-image-done.png");
+    let (day, all) = saved_under_a_date(&out, "demo-image-done.png");
+    let day = day.unwrap_or_else(|| panic!("no demo-image-done.png under a date: {all:?}"));
     assert!(
         local.contains(&day),
         "saved under {day}, local dates {local:?}"
