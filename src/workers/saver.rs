@@ -4,10 +4,12 @@
 use crate::cmd::PersistOp;
 use crate::cmd::TaskKey;
 use crate::msg::Msg;
+use crate::store::dashboards::Registration;
 use crate::store::watchlist::{WatchEntry, WatchStore};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// How often the file is checked for changes by others, and status updates written.
 pub const CHECK_EVERY: Duration = Duration::from_secs(1);
@@ -28,6 +30,56 @@ impl Claimant {
             .claimed_by
             .as_deref()
             .is_none_or(|by| by == self.id || !(self.running)(by))
+    }
+}
+
+/// The App's handle on the saver. Dropping it lets the saver write what is pending and end;
+/// `finish` waits for that.
+pub struct Handle {
+    ops: mpsc::Sender<PersistOp>,
+    task: JoinHandle<()>,
+    /// Says that this dashboard runs, for as long as it does, to the others on its data
+    /// directory (its claims stand while it does).
+    registration: Registration,
+}
+
+/// Saves the App's changes to `store`. This dashboard registers beside the watch list: the
+/// dashboards that share it are the ones that claim from it.
+pub fn spawn(store: WatchStore, msgs: mpsc::Sender<Msg>) -> Handle {
+    let dashboards = store.path().with_file_name("dashboards");
+    let registration = Registration::register(&dashboards);
+    let claimant = Claimant {
+        id: registration.id().to_string(),
+        running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
+    };
+    let (ops, queue) = mpsc::channel(super::QUEUE);
+    let task = tokio::spawn(run(store, queue, msgs, claimant));
+    Handle {
+        ops,
+        task,
+        registration,
+    }
+}
+
+impl Handle {
+    /// A change to the saved watch list (`Cmd::Persist`).
+    pub fn persist(&self, op: PersistOp) {
+        // The queue is sized far beyond what a person can cause; a full one means the saver is
+        // gone, and the App keeps running without it.
+        let _ = self.ops.try_send(op);
+    }
+
+    /// Lets the saver write what is pending, waiting at most `grace`.
+    pub async fn finish(self, grace: Duration) {
+        let Handle {
+            ops,
+            task,
+            registration,
+        } = self;
+        drop(ops);
+        let _ = tokio::time::timeout(grace, task).await;
+        // Only once the last claims are written: until then they are this dashboard's.
+        drop(registration);
     }
 }
 
