@@ -120,4 +120,27 @@ mod tests {
             "nothing more is ranked, and the thread ended with its handle"
         );
     }
+
+    /// The worker ranks with the filter's matcher: the dashboard's filter language.
+    #[tokio::test]
+    async fn it_ranks_with_the_filter() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let ranker = spawn(tx);
+        let names = Arc::new(SearchText::from_names([
+            "anime-style",
+            "photo-real",
+            "anime",
+        ]));
+        ranker.rank(7, "anime !style".into(), names);
+        match tokio::time::timeout(WAIT, rx.recv()).await {
+            Ok(Some(Msg::Ranked {
+                generation,
+                matches,
+            })) => {
+                assert_eq!(generation, 7);
+                assert_eq!(&*matches, &[2]);
+            }
+            other => panic!("expected a ranking, got {other:?}"),
+        }
+    }
 }

@@ -73,3 +73,83 @@ impl Handle {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    const WAIT: Duration = Duration::from_secs(10);
+
+    /// Each choice lands in its own file beside the recent categories, where the next session
+    /// reads it; the favourites under the current service.
+    #[tokio::test]
+    async fn each_choice_is_saved_where_the_next_session_reads_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let recent = dir.path().join("recent-categories.json");
+        let (msgs, mut problems) = mpsc::channel(8);
+        let savers = spawn(recent.clone(), "http://a.test".into(), msgs);
+        savers.categories(vec!["anime".into(), "style".into()]);
+        savers.sort("age".into());
+        savers.favourites(BTreeSet::from(["m1".to_string()]));
+        let favourites = crate::store::recent::favourites_path(&recent);
+        let saved = || {
+            (
+                crate::store::recent::load(&recent),
+                crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent)),
+                crate::store::favourites::load(&favourites, "http://a.test"),
+            )
+        };
+        let expected = (
+            vec!["anime".to_string(), "style".to_string()],
+            Some("age".to_string()),
+            BTreeSet::from(["m1".to_string()]),
+        );
+        tokio::time::timeout(WAIT, async {
+            while saved() != expected {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("all three saved");
+        assert!(
+            crate::store::favourites::load(&favourites, "http://b.test").is_empty(),
+            "another service's favourites are its own"
+        );
+        assert!(problems.try_recv().is_err(), "no problem reported");
+    }
+
+    /// A save that fails says what could not be saved, and where.
+    #[tokio::test]
+    async fn a_failed_save_is_reported_naming_what_and_where() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // The savers' folder is a file: nothing can be written in it.
+        let blocked = dir.path().join("not-a-folder");
+        std::fs::write(&blocked, "x").expect("write");
+        let recent = blocked.join("recent-categories.json");
+        let (msgs, mut problems) = mpsc::channel(8);
+        let savers = spawn(recent.clone(), "http://a.test".into(), msgs);
+        savers.categories(vec!["anime".into()]);
+        savers.sort("age".into());
+        savers.favourites(BTreeSet::from(["m1".to_string()]));
+        let mut said = Vec::new();
+        for _ in 0..3 {
+            match tokio::time::timeout(WAIT, problems.recv()).await {
+                Ok(Some(Msg::StoreProblem(text))) => said.push(text),
+                other => panic!("expected a store problem, got {other:?}"),
+            }
+        }
+        said.sort();
+        let shown = |p: PathBuf| p.display().to_string();
+        let sort = crate::store::recent::sort_path(&recent);
+        let favourites = crate::store::recent::favourites_path(&recent);
+        let expect = [
+            format!("cannot save recent categories to {}", shown(recent.clone())),
+            format!("cannot save the favourites to {}", shown(favourites)),
+            format!("cannot save the sort order to {}", shown(sort)),
+        ];
+        for (text, start) in said.iter().zip(expect) {
+            assert!(text.starts_with(&start), "{text:?} starts with {start:?}");
+        }
+    }
+}

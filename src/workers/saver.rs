@@ -285,6 +285,7 @@ async fn flush(
 mod tests {
     use super::*;
     use crate::api::TaskKind;
+    use crate::store::watchlist::LastKnown;
     use std::sync::atomic::{AtomicBool, Ordering};
 
     /// Claims `key` through a saver of `store` as `me`; the answer it sent.
@@ -332,5 +333,37 @@ mod tests {
         assert!(claim(&store, me("second"), &key).await);
         let gone = TaskKey::new(TaskKind::Image, "not-listed");
         assert!(!claim(&store, me("second"), &gone).await);
+    }
+
+    /// A status update waits for the next write (a second); `finish` writes it before the
+    /// dashboard ends, and only then takes this dashboard off the running ones.
+    #[tokio::test]
+    async fn finish_writes_what_is_pending_then_unregisters() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let registered = || {
+            std::fs::read_dir(dir.path().join("dashboards"))
+                .map(Iterator::count)
+                .unwrap_or(0)
+        };
+        let (msgs, _answers) = mpsc::channel(16);
+        let saver = spawn(store.clone(), msgs);
+        assert_eq!(registered(), 1, "registered while it runs");
+        let key = TaskKey::new(TaskKind::Image, "t-1");
+        saver.persist(PersistOp::Add(vec![WatchEntry::new(
+            "t-1",
+            TaskKind::Image,
+        )]));
+        let status = LastKnown {
+            status: "running".into(),
+            percent: 40,
+            ..LastKnown::default()
+        };
+        saver.persist(PersistOp::Status(key, status.clone()));
+        saver.finish(Duration::from_secs(20)).await;
+        let on_disk = store.load().expect("load").entries;
+        assert_eq!(on_disk.len(), 1);
+        assert_eq!(on_disk[0].last.as_ref(), Some(&status));
+        assert_eq!(registered(), 0, "unregistered once it ended");
     }
 }
