@@ -341,11 +341,8 @@ mod tests {
     async fn finish_writes_what_is_pending_then_unregisters() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("w.json"));
-        let registered = || {
-            std::fs::read_dir(dir.path().join("dashboards"))
-                .map(Iterator::count)
-                .unwrap_or(0)
-        };
+        let registered =
+            || std::fs::read_dir(dir.path().join("dashboards")).map_or(0, Iterator::count);
         let (msgs, _answers) = mpsc::channel(16);
         let saver = spawn(store.clone(), msgs);
         assert_eq!(registered(), 1, "registered while it runs");
