@@ -133,13 +133,9 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
             poll_interval: settings.poll_interval,
             max_concurrent_polls: settings.max_concurrent_polls,
             failure_statuses: settings.failure_statuses.clone(),
-            rank: {
-                let mut ranker = crate::filter::Ranker::new();
-                Box::new(move |query, text| ranker.rank(query, text))
-            },
             resolve,
             on_complete: settings.on_complete.clone(),
-            placement: workers::Placement {
+            placement: workers::downloads::Placement {
                 dir: settings.download_dir.clone(),
                 template: settings.download_template.clone(),
             },
@@ -467,7 +463,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
             Cmd::RememberSort(label) => workers.remember_sort(label),
             Cmd::RememberFavourites(names) => workers.remember_favourites(names),
             Cmd::Preview(request) => workers.preview(request),
-            Cmd::Finished(task) => workers.finished(&task),
+            Cmd::Finished(task) => workers.finished(task),
             Cmd::Copy(clip) => workers.copy(clip),
             Cmd::CopyToTerminal { text, tmux } => {
                 write_raw(tui, &terminal::clipboard_sequence(&text, tmux));

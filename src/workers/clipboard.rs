@@ -2,10 +2,12 @@
 //! under X, `pbcopy` on macOS), given the text on its standard input and trusted only when it
 //! exits 0; else the App sends OSC 52 to the terminal, and says it only sent it.
 
-use crate::msg::CopiedVia;
+use crate::cmd::Clip;
+use crate::msg::{CopiedVia, Msg};
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
 
 /// How long a clipboard program may take to read the text and exit (`xclip`, `xsel` and
 /// `wl-copy` leave a child behind to serve the selection; the program itself returns).
@@ -88,6 +90,32 @@ pub fn copy_with(argv: &[String], text: &str) -> Result<(), String> {
             }
             Err(e) => return Err(format!("{program}: {e}")),
         }
+    }
+}
+
+/// The App's handle on copying: each clip is copied on a blocking thread, and the answer
+/// (`Msg::Copied`) says how, or that the terminal is to be sent OSC 52.
+pub struct Handle {
+    msgs: mpsc::Sender<Msg>,
+}
+
+/// Copies with the clipboard program the process environment names, if any.
+pub fn spawn(msgs: mpsc::Sender<Msg>) -> Handle {
+    Handle { msgs }
+}
+
+impl Handle {
+    /// Copies `clip` (`Cmd::Copy`), off the UI loop.
+    pub fn copy(&self, clip: Clip) {
+        let msgs = self.msgs.clone();
+        tokio::task::spawn_blocking(move || {
+            let via = copy(
+                &clip.text,
+                &crate::store::config::process_env,
+                cfg!(target_os = "macos"),
+            );
+            let _ = msgs.blocking_send(Msg::Copied { clip, via });
+        });
     }
 }
 

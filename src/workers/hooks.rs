@@ -18,35 +18,40 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 /// How much of a hook's output reaches the log.
 const LOGGED: usize = 2000;
 
+/// The App's handle on `on_complete`: each finished task's run is its own task, waiting for one
+/// of the slots.
 #[derive(Clone)]
-pub struct Hooks {
+pub struct Handle {
     argv: Arc<[String]>,
     slots: Arc<Semaphore>,
     timeout: Duration,
     msgs: mpsc::Sender<Msg>,
 }
 
-impl Hooks {
-    pub fn new(argv: Vec<String>, msgs: mpsc::Sender<Msg>) -> Self {
-        Self::with_limits(argv, MAX_RUNNING, TIMEOUT, msgs)
-    }
+/// Runs `argv` for each finished task, at most `MAX_RUNNING` at once, each for at most
+/// `TIMEOUT`.
+pub fn spawn(argv: Vec<String>, msgs: mpsc::Sender<Msg>) -> Handle {
+    spawn_limited(argv, MAX_RUNNING, TIMEOUT, msgs)
+}
 
-    pub fn with_limits(
-        argv: Vec<String>,
-        running: usize,
-        timeout: Duration,
-        msgs: mpsc::Sender<Msg>,
-    ) -> Self {
-        Hooks {
-            argv: argv.into(),
-            slots: Arc::new(Semaphore::new(running)),
-            timeout,
-            msgs,
-        }
+/// As `spawn`, with `running` at once, each for at most `timeout`.
+pub fn spawn_limited(
+    argv: Vec<String>,
+    running: usize,
+    timeout: Duration,
+    msgs: mpsc::Sender<Msg>,
+) -> Handle {
+    Handle {
+        argv: argv.into(),
+        slots: Arc::new(Semaphore::new(running)),
+        timeout,
+        msgs,
     }
+}
 
-    /// Runs the hook for `task` once a slot is free.
-    pub fn run(&self, task: &Finished) -> JoinHandle<()> {
+impl Handle {
+    /// Runs the hook for `task` (`Cmd::Finished`) once a slot is free.
+    pub fn run(&self, task: Finished) -> JoinHandle<()> {
         if let (None, Some(why)) = (&task.file, &task.no_file) {
             tracing::info!(
                 "on_complete for {}: {{file}} is empty: {}",
@@ -54,9 +59,10 @@ impl Hooks {
                 sanitize(why)
             );
         }
-        let args = arguments(&self.argv, task);
-        let (slots, timeout, msgs) = (self.slots.clone(), self.timeout, self.msgs.clone());
+        let (program, slots) = (self.argv.clone(), self.slots.clone());
+        let (timeout, msgs) = (self.timeout, self.msgs.clone());
         tokio::spawn(async move {
+            let args = arguments(&program, &task);
             let Ok(_slot) = slots.acquire_owned().await else {
                 return;
             };
@@ -213,7 +219,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let out = dir.path().join("args.json");
         let (tx, mut rx) = mpsc::channel(4);
-        let hooks = Hooks::new(
+        let hooks = spawn(
             argv(&[
                 "python3",
                 "-c",
@@ -226,7 +232,7 @@ mod tests {
             ]),
             tx,
         );
-        hooks.run(&finished("t-1")).await.expect("ran");
+        hooks.run(finished("t-1")).await.expect("ran");
         let got: Vec<String> =
             serde_json::from_str(&std::fs::read_to_string(&out).expect("recorded")).expect("json");
         assert_eq!(
@@ -239,16 +245,16 @@ mod tests {
     #[tokio::test]
     async fn failures_are_reported_and_slow_hooks_stopped() {
         let (tx, mut rx) = mpsc::channel(8);
-        Hooks::new(argv(&["/nonexistent/gendash-hook"]), tx.clone())
-            .run(&finished("a"))
+        spawn(argv(&["/nonexistent/gendash-hook"]), tx.clone())
+            .run(finished("a"))
             .await
             .expect("ran");
-        Hooks::new(argv(&["false"]), tx.clone())
-            .run(&finished("a"))
+        spawn(argv(&["false"]), tx.clone())
+            .run(finished("a"))
             .await
             .expect("ran");
-        Hooks::with_limits(argv(&["sleep", "30"]), 1, Duration::from_millis(100), tx)
-            .run(&finished("a"))
+        spawn_limited(argv(&["sleep", "30"]), 1, Duration::from_millis(100), tx)
+            .run(finished("a"))
             .await
             .expect("ran");
         let said: Vec<String> = std::iter::from_fn(|| match rx.try_recv() {
@@ -278,7 +284,7 @@ mod tests {
             open(os.path.join(d,'max-'+str(n)),'w').close()\n\
             time.sleep(0.3); os.remove(me)\n";
         let (tx, _rx) = mpsc::channel(8);
-        let hooks = Hooks::new(
+        let hooks = spawn(
             argv(&[
                 "python3",
                 "-c",
@@ -289,7 +295,7 @@ mod tests {
             tx,
         );
         let runs: Vec<_> = (0..6)
-            .map(|i| hooks.run(&finished(&format!("t{i}"))))
+            .map(|i| hooks.run(finished(&format!("t{i}"))))
             .collect();
         for r in runs {
             r.await.expect("ran");

@@ -4,9 +4,11 @@
 //! over SSH), nothing is started: the caller shows and copies it instead.
 
 use crate::api::links::validate_link;
-use crate::msg::Opened;
+use crate::msg::{Msg, Opened};
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::mpsc;
 use url::Url;
 
 /// What is opened: `$BROWSER` is for links only.
@@ -118,6 +120,37 @@ pub fn opener_command(
         return Some(argv);
     }
     Some(vec![if macos { "open" } else { "xdg-open" }.to_string()])
+}
+
+/// The App's handle on opening: each link or file is opened on a blocking thread, and the
+/// answer reaches the App as `Msg::Opened`.
+pub struct Handle {
+    opener: Arc<dyn Opener>,
+    msgs: mpsc::Sender<Msg>,
+}
+
+/// Opens with `opener`.
+pub fn spawn(opener: Arc<dyn Opener>, msgs: mpsc::Sender<Msg>) -> Handle {
+    Handle { opener, msgs }
+}
+
+impl Handle {
+    /// Opens a link (`Cmd::Open`).
+    pub fn open(&self, url: String) {
+        self.blocking(move |opener| open_link(opener, &url));
+    }
+
+    /// Opens a saved file (`Cmd::OpenFile`, `O`).
+    pub fn open_file(&self, path: PathBuf) {
+        self.blocking(move |opener| open_file(opener, &path));
+    }
+
+    fn blocking(&self, open: impl FnOnce(&dyn Opener) -> Opened + Send + 'static) {
+        let (opener, msgs) = (self.opener.clone(), self.msgs.clone());
+        tokio::task::spawn_blocking(move || {
+            let _ = msgs.blocking_send(Msg::Opened(open(opener.as_ref())));
+        });
+    }
 }
 
 /// Checks `raw` and opens it; a refusal says why.

@@ -16,10 +16,10 @@
 
 use crate::api::backoff::{LOOKUP_BASE, LOOKUP_CAP, backoff_delay, retry_delay};
 use crate::api::types::{TaskState, classify};
-use crate::api::{ApiError, TaskResult};
+use crate::api::{ApiError, Client, TaskResult};
 use crate::cmd::TaskKey;
 use crate::msg::Msg;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::future::Future;
@@ -365,6 +365,48 @@ impl Schedule {
             self.others.retain(|Reverse(e)| live(slots, e));
             self.stale = 0;
         }
+    }
+}
+
+/// The App's handle on the poller: its command queue, which the router feeds with each task's
+/// client, and its task, stopped when the handle is dropped.
+pub struct Handle {
+    cmds: mpsc::Sender<PollCmd<Client>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// Polls each watched task at its service every `interval`, at most `max_in_flight` at once;
+/// a status in `failure_statuses` ends a task as failed.
+pub fn spawn(
+    interval: Duration,
+    max_in_flight: usize,
+    failure_statuses: Vec<String>,
+    msgs: mpsc::Sender<Msg>,
+) -> Handle {
+    let (cmds, queue) = mpsc::channel(super::QUEUE);
+    let fetch =
+        |key: TaskKey, client: Client| async move { client.task_result(key.kind, &key.id).await };
+    let task = tokio::spawn(run(
+        Schedule::new(interval, max_in_flight),
+        queue,
+        msgs,
+        fetch,
+        failure_statuses,
+        rand::rngs::StdRng::from_os_rng(),
+    ));
+    Handle { cmds, task }
+}
+
+impl Handle {
+    /// Where poll commands go, with the client of each task's service (the router's end).
+    pub fn commands(&self) -> mpsc::Sender<PollCmd<Client>> {
+        self.cmds.clone()
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 

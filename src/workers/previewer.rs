@@ -44,9 +44,9 @@ struct Shared {
     kept: Mutex<VecDeque<(PreviewSource, Slot)>>,
 }
 
-/// The App's handle on the preview worker. Reports go out as `wrap(report)`: `Msg::Preview`
-/// in the dashboard, the bare report in tests.
-pub struct PreviewWorker<T> {
+/// The App's handle on the preview worker; dropping it abandons the work in flight. Reports go
+/// out as `wrap(report)`: `Msg::Preview` in the dashboard, the bare report in tests.
+pub struct Handle<T> {
     shared: Arc<Shared>,
     out: mpsc::Sender<T>,
     wrap: fn(PreviewReport) -> T,
@@ -56,40 +56,36 @@ pub struct PreviewWorker<T> {
     copies: Copies,
 }
 
-impl<T: Send + 'static> PreviewWorker<T> {
-    pub fn new(
-        graphics: Graphics,
-        cache: ImageCache,
-        downloader: Downloader,
-        out: mpsc::Sender<T>,
-        wrap: fn(PreviewReport) -> T,
-    ) -> Self {
-        PreviewWorker {
-            shared: Arc::new(Shared {
-                graphics,
-                cache,
-                downloader,
-                kept: Mutex::new(VecDeque::new()),
-            }),
-            out,
-            wrap,
-            jobs: Vec::new(),
-            copies: Copies::default(),
-            // Kitty tells pictures apart by id; another program's pictures may share the
-            // screen's history, so start somewhere unlikely.
-            next_id: std::process::id().wrapping_mul(2_654_435_761).max(1),
-        }
+/// Draws pictures with `graphics`, fetching with `downloader` into `cache`; takes turns with
+/// the downloads on each URL through `copies`, and uses theirs.
+pub fn spawn<T: Send + 'static>(
+    graphics: Graphics,
+    cache: ImageCache,
+    downloader: Downloader,
+    copies: Copies,
+    out: mpsc::Sender<T>,
+    wrap: fn(PreviewReport) -> T,
+) -> Handle<T> {
+    Handle {
+        shared: Arc::new(Shared {
+            graphics,
+            cache,
+            downloader,
+            kept: Mutex::new(VecDeque::new()),
+        }),
+        out,
+        wrap,
+        jobs: Vec::new(),
+        copies,
+        // Kitty tells pictures apart by id; another program's pictures may share the
+        // screen's history, so start somewhere unlikely.
+        next_id: std::process::id().wrapping_mul(2_654_435_761).max(1),
     }
+}
 
-    /// Takes turns with the downloads on each URL, and uses their copies.
-    #[must_use]
-    pub fn sharing(mut self, copies: Copies) -> Self {
-        self.copies = copies;
-        self
-    }
-
-    /// Works on `req`; work for other files is abandoned. Work for the same file goes on:
-    /// both wait for the one fetch.
+impl<T: Send + 'static> Handle<T> {
+    /// Works on `req` (`Cmd::Preview`); work for other files is abandoned. Work for the same
+    /// file goes on: both wait for the one fetch.
     pub fn request(&mut self, req: PreviewRequest) {
         self.jobs.retain(|(source, job)| {
             let keep = *source == req.source && !job.is_finished();
@@ -116,7 +112,7 @@ impl<T: Send + 'static> PreviewWorker<T> {
     }
 }
 
-impl<T> Drop for PreviewWorker<T> {
+impl<T> Drop for Handle<T> {
     fn drop(&mut self) {
         for (_, job) in &self.jobs {
             job.abort();

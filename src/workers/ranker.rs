@@ -4,15 +4,11 @@
 //! its generation is the latest asked for.
 
 use crate::api::SearchText;
+use crate::filter::Ranker;
 use crate::msg::Msg;
 use std::sync::Arc;
 use std::sync::mpsc as queue;
 use tokio::sync::mpsc;
-
-/// Ranks a query over the catalogue's text: indices of the matches, best first. The App
-/// supplies it (workers do not know the matcher); it may keep what it learnt between calls,
-/// such as the rankings of shorter queries, since the calls come one at a time and in order.
-pub type RankFn = Box<dyn FnMut(&str, &Arc<SearchText>) -> Arc<[u32]> + Send>;
 
 struct Job {
     generation: u64,
@@ -21,34 +17,46 @@ struct Job {
 }
 
 /// The App's handle on the ranking thread; dropping it ends the thread.
-pub struct RankWorker {
+pub struct Handle {
     jobs: queue::Sender<Job>,
 }
 
-impl RankWorker {
-    /// Starts the thread, which reports each ranking as a `Msg::Ranked`.
-    pub fn start(mut rank: RankFn, msgs: mpsc::Sender<Msg>) -> Self {
-        // Unbounded, but each waiting request is a query and a pointer to the shared names, and
-        // the thread empties the queue every time it takes a request.
-        let (jobs, waiting) = queue::channel::<Job>();
-        tokio::task::spawn_blocking(move || {
-            while let Ok(mut job) = waiting.recv() {
-                while let Ok(newer) = waiting.try_recv() {
-                    job = newer;
-                }
-                let matches = rank(&job.query, &job.text);
-                let ranked = Msg::Ranked {
-                    generation: job.generation,
-                    matches,
-                };
-                if msgs.blocking_send(ranked).is_err() {
-                    return;
-                }
-            }
-        });
-        RankWorker { jobs }
-    }
+/// Starts the thread, which ranks with the filter's `Ranker` (it keeps the rankings of shorter
+/// queries between calls, since the calls come one at a time and in order) and reports each
+/// ranking as a `Msg::Ranked`.
+pub fn spawn(msgs: mpsc::Sender<Msg>) -> Handle {
+    let mut ranker = Ranker::new();
+    spawn_with(move |query, text| ranker.rank(query, text), msgs)
+}
 
+/// As `spawn`, ranking with `rank`: indices of the matches, best first.
+fn spawn_with(
+    mut rank: impl FnMut(&str, &Arc<SearchText>) -> Arc<[u32]> + Send + 'static,
+    msgs: mpsc::Sender<Msg>,
+) -> Handle {
+    // Unbounded, but each waiting request is a query and a pointer to the shared names, and
+    // the thread empties the queue every time it takes a request.
+    let (jobs, waiting) = queue::channel::<Job>();
+    tokio::task::spawn_blocking(move || {
+        while let Ok(mut job) = waiting.recv() {
+            while let Ok(newer) = waiting.try_recv() {
+                job = newer;
+            }
+            let matches = rank(&job.query, &job.text);
+            let ranked = Msg::Ranked {
+                generation: job.generation,
+                matches,
+            };
+            if msgs.blocking_send(ranked).is_err() {
+                return;
+            }
+        }
+    });
+    Handle { jobs }
+}
+
+impl Handle {
+    /// Ranks the catalogue's `text` against `query` (`Cmd::Rank`).
     pub fn rank(&self, generation: u64, query: String, text: Arc<SearchText>) {
         // Fails only when the thread is gone (the App is closing): nothing is left to show.
         let _ = self.jobs.send(Job {
@@ -81,16 +89,16 @@ mod tests {
         let (release, released) = queue::channel::<()>();
         let queries = Arc::new(Mutex::new(Vec::<String>::new()));
         let seen = queries.clone();
-        let rank: RankFn = Box::new(move |query, text| {
+        let rank = move |query: &str, text: &Arc<SearchText>| {
             seen.lock().expect("lock").push(query.to_string());
             if query == "q1" {
                 started.send(()).expect("test waits");
                 released.recv_timeout(WAIT).expect("released");
             }
             (0..text.len() as u32).collect()
-        });
+        };
         let (tx, mut rx) = mpsc::channel(8);
-        let ranker = RankWorker::start(rank, tx);
+        let ranker = spawn_with(rank, tx);
         let names = Arc::new(SearchText::from_names(["a", "b"]));
         ranker.rank(1, "q1".into(), names.clone());
         has_started
@@ -111,5 +119,28 @@ mod tests {
                 .is_none(),
             "nothing more is ranked, and the thread ended with its handle"
         );
+    }
+
+    /// The worker ranks with the filter's matcher: the dashboard's filter language.
+    #[tokio::test]
+    async fn it_ranks_with_the_filter() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let ranker = spawn(tx);
+        let names = Arc::new(SearchText::from_names([
+            "anime-style",
+            "photo-real",
+            "anime",
+        ]));
+        ranker.rank(7, "anime !style".into(), names);
+        match tokio::time::timeout(WAIT, rx.recv()).await {
+            Ok(Some(Msg::Ranked {
+                generation,
+                matches,
+            })) => {
+                assert_eq!(generation, 7);
+                assert_eq!(&*matches, &[2]);
+            }
+            other => panic!("expected a ranking, got {other:?}"),
+        }
     }
 }

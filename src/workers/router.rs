@@ -3,6 +3,7 @@
 //! own service: the current one, or another configured one made on first use. A token is
 //! never sent to a service it was not configured for.
 
+use super::downloads;
 use super::poller::PollCmd;
 use crate::api::Client;
 use crate::api::download::Downloader;
@@ -11,6 +12,7 @@ use crate::msg::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// Makes the client of a configured service other than the current one, from its base URL
 /// as saved in the watch list; the error says why it cannot (no such profile, no token).
@@ -32,6 +34,40 @@ pub struct Router {
     pub resolve: Option<Resolve>,
     pub polls: mpsc::Sender<PollCmd<Client>>,
     pub msgs: mpsc::Sender<Msg>,
+}
+
+/// The App's handle on the router. Its queue is unbounded: the App may not wait, and must not
+/// drop a command (a watch list of 10,000 tasks sends 10,000 at start); what it holds is
+/// bounded by the watch list and the user's keys. Dropping the handle stops the router.
+pub struct Handle {
+    cmds: mpsc::UnboundedSender<Routed>,
+    task: JoinHandle<()>,
+}
+
+/// Routes with `router`, handing each download to `downloads`.
+pub fn spawn(router: Router, downloads: downloads::Handle) -> Handle {
+    let (cmds, queue) = mpsc::unbounded_channel();
+    let task = tokio::spawn(router.run(queue, move |dl, job| downloads.start(dl, job)));
+    Handle { cmds, task }
+}
+
+impl Handle {
+    /// A poll command (`Cmd::Watch`, `Unwatch`, `PollNow`, `Prefer`), for the task's service.
+    pub fn poll(&self, cmd: PollCmd<Option<String>>) {
+        // Fails only when the router is gone (the App is closing).
+        let _ = self.cmds.send(Routed::Poll(cmd));
+    }
+
+    /// A download (`Cmd::Download`), with its service's downloader.
+    pub fn download(&self, job: DownloadJob) {
+        let _ = self.cmds.send(Routed::Download(job));
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 impl Router {

@@ -4,10 +4,12 @@
 use crate::cmd::PersistOp;
 use crate::cmd::TaskKey;
 use crate::msg::Msg;
+use crate::store::dashboards::Registration;
 use crate::store::watchlist::{WatchEntry, WatchStore};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 /// How often the file is checked for changes by others, and status updates written.
 pub const CHECK_EVERY: Duration = Duration::from_secs(1);
@@ -28,6 +30,56 @@ impl Claimant {
             .claimed_by
             .as_deref()
             .is_none_or(|by| by == self.id || !(self.running)(by))
+    }
+}
+
+/// The App's handle on the saver. Dropping it lets the saver write what is pending and end;
+/// `finish` waits for that.
+pub struct Handle {
+    ops: mpsc::Sender<PersistOp>,
+    task: JoinHandle<()>,
+    /// Says that this dashboard runs, for as long as it does, to the others on its data
+    /// directory (its claims stand while it does).
+    registration: Registration,
+}
+
+/// Saves the App's changes to `store`. This dashboard registers beside the watch list: the
+/// dashboards that share it are the ones that claim from it.
+pub fn spawn(store: WatchStore, msgs: mpsc::Sender<Msg>) -> Handle {
+    let dashboards = store.path().with_file_name("dashboards");
+    let registration = Registration::register(&dashboards);
+    let claimant = Claimant {
+        id: registration.id().to_string(),
+        running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
+    };
+    let (ops, queue) = mpsc::channel(super::QUEUE);
+    let task = tokio::spawn(run(store, queue, msgs, claimant));
+    Handle {
+        ops,
+        task,
+        registration,
+    }
+}
+
+impl Handle {
+    /// A change to the saved watch list (`Cmd::Persist`).
+    pub fn persist(&self, op: PersistOp) {
+        // The queue is sized far beyond what a person can cause; a full one means the saver is
+        // gone, and the App keeps running without it.
+        let _ = self.ops.try_send(op);
+    }
+
+    /// Lets the saver write what is pending, waiting at most `grace`.
+    pub async fn finish(self, grace: Duration) {
+        let Handle {
+            ops,
+            task,
+            registration,
+        } = self;
+        drop(ops);
+        let _ = tokio::time::timeout(grace, task).await;
+        // Only once the last claims are written: until then they are this dashboard's.
+        drop(registration);
     }
 }
 
@@ -233,6 +285,7 @@ async fn flush(
 mod tests {
     use super::*;
     use crate::api::TaskKind;
+    use crate::store::watchlist::LastKnown;
     use std::sync::atomic::{AtomicBool, Ordering};
 
     /// Claims `key` through a saver of `store` as `me`; the answer it sent.
@@ -280,5 +333,34 @@ mod tests {
         assert!(claim(&store, me("second"), &key).await);
         let gone = TaskKey::new(TaskKind::Image, "not-listed");
         assert!(!claim(&store, me("second"), &gone).await);
+    }
+
+    /// A status update waits for the next write (a second); `finish` writes it before the
+    /// dashboard ends, and only then takes this dashboard off the running ones.
+    #[tokio::test]
+    async fn finish_writes_what_is_pending_then_unregisters() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let registered =
+            || std::fs::read_dir(dir.path().join("dashboards")).map_or(0, Iterator::count);
+        let (msgs, _answers) = mpsc::channel(16);
+        let saver = spawn(store.clone(), msgs);
+        assert_eq!(registered(), 1, "registered while it runs");
+        let key = TaskKey::new(TaskKind::Image, "t-1");
+        saver.persist(PersistOp::Add(vec![WatchEntry::new(
+            "t-1",
+            TaskKind::Image,
+        )]));
+        let status = LastKnown {
+            status: "running".into(),
+            percent: 40,
+            ..LastKnown::default()
+        };
+        saver.persist(PersistOp::Status(key, status.clone()));
+        saver.finish(Duration::from_secs(20)).await;
+        let on_disk = store.load().expect("load").entries;
+        assert_eq!(on_disk.len(), 1);
+        assert_eq!(on_disk[0].last.as_ref(), Some(&status));
+        assert_eq!(registered(), 0, "unregistered once it ended");
     }
 }

@@ -12,7 +12,7 @@ use gendash::msg::PreviewReport;
 use gendash::picture::decode::{Decoded, decode, encode};
 use gendash::picture::{Graphics, Picture, PreviewView};
 use gendash::store::cache::ImageCache;
-use gendash::workers::previewer::PreviewWorker;
+use gendash::workers::{copies::Copies, previewer};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::{Rect, Size};
@@ -235,16 +235,17 @@ async fn file_server(routes: Vec<(&'static str, Body)>) -> FileServer {
 }
 
 struct Harness {
-    worker: PreviewWorker<PreviewReport>,
+    worker: previewer::Handle<PreviewReport>,
     reports: mpsc::Receiver<PreviewReport>,
 }
 
 fn harness(cache: &Path, cap: u64) -> Harness {
     let (tx, reports) = mpsc::channel(16);
-    let worker = PreviewWorker::new(
+    let worker = previewer::spawn(
         Graphics::halfblocks(),
         ImageCache::new(cache.to_path_buf(), cap),
         Downloader::new(None, None).unwrap(),
+        Copies::default(),
         tx,
         std::convert::identity,
     );

@@ -1,0 +1,149 @@
+//! Downloads: a finished task's file, fetched with its service's downloader (the router picks
+//! it) to the place `download_dir` and `download_template` name, with progress reported at
+//! most ten times a second. A file already there is not touched unless the job says so: the
+//! App asks the user first. The preview's whole copy of the file, if it has one, is copied
+//! instead of fetched again.
+
+use super::copies::{self, Copies};
+use crate::api::download::{Downloader, Template, TemplateValues};
+use crate::cmd::{DownloadJob, TaskKey};
+use crate::msg::{DownloadEvent, Msg};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// Where downloads go: `download_dir` and `download_template`.
+#[derive(Debug, Clone)]
+pub struct Placement {
+    pub dir: PathBuf,
+    pub template: Template,
+}
+
+impl Placement {
+    /// The absolute path of the task's file.
+    pub fn target(&self, job: &DownloadJob) -> PathBuf {
+        let relative = self.template.expand(&TemplateValues {
+            task_id: &job.key.id,
+            kind: job.key.kind,
+            status: &job.status,
+            date: &crate::clock::today(),
+        });
+        let path = self.dir.join(relative);
+        std::path::absolute(&path).unwrap_or(path)
+    }
+}
+
+/// The router's handle on the downloads: each job it hands on runs as its own task, reporting
+/// to the App as `Msg::Download` until its file is saved or it failed.
+pub struct Handle {
+    placement: Placement,
+    /// Shared with the previews: each file is fetched once.
+    copies: Copies,
+    msgs: mpsc::Sender<Msg>,
+}
+
+/// Downloads to `placement`, taking turns with the previews on `copies`.
+pub fn spawn(placement: Placement, copies: Copies, msgs: mpsc::Sender<Msg>) -> Handle {
+    Handle {
+        placement,
+        copies,
+        msgs,
+    }
+}
+
+impl Handle {
+    /// Downloads `job`'s file with `dl`, the downloader of the job's service.
+    pub fn start(&self, dl: Downloader, job: DownloadJob) {
+        let target = self.placement.target(&job);
+        let (copies, msgs) = (self.copies.clone(), self.msgs.clone());
+        tokio::spawn(async move {
+            let DownloadJob {
+                key, url, force, ..
+            } = job;
+            let mut known = copies.hold(&url).await;
+            let fetched = fetch_to(&dl, &url, &target, force, &key, &msgs, &copies).await;
+            let event = match fetched {
+                Ok(path) => {
+                    *known = Some(path.clone());
+                    DownloadEvent::Saved(path)
+                }
+                Err(e) => e,
+            };
+            drop(known);
+            let _ = msgs.send(Msg::Download { key, event }).await;
+        });
+    }
+}
+
+async fn fetch_to(
+    dl: &Downloader,
+    url: &str,
+    target: &std::path::Path,
+    force: bool,
+    key: &TaskKey,
+    msgs: &mpsc::Sender<Msg>,
+    copies: &Copies,
+) -> Result<PathBuf, DownloadEvent> {
+    if !force && tokio::fs::symlink_metadata(target).await.is_ok() {
+        return Err(DownloadEvent::Exists(target.to_path_buf()));
+    }
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return Err(DownloadEvent::Failed(
+            "the download template names no file".into(),
+        ));
+    };
+    tokio::fs::create_dir_all(dir)
+        .await
+        .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    let (shared, from_url, to) = (copies.clone(), url.to_string(), target.to_path_buf());
+    let from_cache = tokio::task::spawn_blocking(move || {
+        let cached = shared.cached(&from_url)?;
+        copies::copy_whole(&cached, &to).ok()
+    })
+    .await;
+    if let Ok(Some(())) = from_cache {
+        tracing::info!("{} copied from the preview cache", target.display());
+        return Ok(target.to_path_buf());
+    }
+    let mut last: Option<Instant> = None;
+    let mut progress = |done: u64, total: Option<u64>| {
+        if last.is_none_or(|l| l.elapsed() >= Duration::from_millis(100)) {
+            last = Some(Instant::now());
+            let _ = msgs.try_send(Msg::Download {
+                key: key.clone(),
+                event: DownloadEvent::Progress { done, total },
+            });
+        }
+    };
+    dl.fetch(url, dir, &name.to_string_lossy(), force, &mut progress)
+        .await
+        .map_err(failure_event)
+}
+
+/// How a failed download reaches the App: a file that appeared while this one downloaded is
+/// asked about, as one found before it started; anything else is a failure.
+fn failure_event(e: crate::api::ApiError) -> DownloadEvent {
+    match e {
+        crate::api::ApiError::Exists { path } => DownloadEvent::Exists(path),
+        e => DownloadEvent::Failed(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::ApiError;
+
+    #[test]
+    fn a_file_that_appeared_mid_download_is_asked_about_not_failed() {
+        let path = PathBuf::from("/dl/t.png");
+        assert_eq!(
+            failure_event(ApiError::Exists { path: path.clone() }),
+            DownloadEvent::Exists(path)
+        );
+        assert!(matches!(
+            failure_event(ApiError::Invalid("bad".into())),
+            DownloadEvent::Failed(m) if m.contains("bad")
+        ));
+    }
+}
