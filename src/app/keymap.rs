@@ -1106,9 +1106,17 @@ mod tests {
     #[test]
     fn docs_keys_lists_every_key_as_the_keymap_does() {
         let doc = include_str!("../../docs/keys.md");
-        let begin = doc.find("<!-- keys:begin").expect("docs/keys.md's begin marker");
-        let end = doc.find("<!-- keys:end -->").expect("docs/keys.md's end marker");
-        let open = begin + doc[begin..end].find("-->").expect("the begin marker closed") + 3;
+        let begin = doc
+            .find("<!-- keys:begin")
+            .expect("docs/keys.md's begin marker");
+        let end = doc
+            .find("<!-- keys:end -->")
+            .expect("docs/keys.md's end marker");
+        let open = begin
+            + doc[begin..end]
+                .find("-->")
+                .expect("the begin marker closed")
+            + 3;
         assert_eq!(
             doc[open..end].trim(),
             markdown(),
