@@ -606,3 +606,34 @@ fn every_relative_link_in_the_docs_points_to_a_file() {
         broken.join("\n")
     );
 }
+
+/// The README's short table of first keys names each key as the keymap binds it by default:
+/// every row's key and `[keys]` name are a row of `docs/keys.md`'s generated tables.
+#[test]
+fn the_readme_s_first_keys_are_the_keymap_s() {
+    let table = gendash::app::keymap::Keymap::default().markdown();
+    let bound: Vec<(String, String)> = table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            let c = cells(l);
+            (c[0].clone(), c[2].clone())
+        })
+        .collect();
+    let text = section(&readme(), "## Keys that matter first");
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(cells)
+        .collect();
+    assert!(rows.len() >= 10, "the README's key table: {text}");
+    let wrong: Vec<_> = rows
+        .iter()
+        .filter(|c| !bound.contains(&(c[0].clone(), c[2].clone())))
+        .map(|c| format!("{} for {}", c[0], c[2]))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "README keys the keymap does not bind so: {wrong:?}"
+    );
+}
