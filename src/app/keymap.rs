@@ -1101,12 +1101,26 @@ mod tests {
         }
     }
 
+    /// `docs/keys.md` holds, between its markers, exactly the tables the keymap makes
+    /// (`cargo run --locked --example keys_markdown -- --write` puts them there).
     #[test]
-    fn the_readme_lists_every_key_as_the_keymap_does() {
-        let readme = include_str!("../../README.md");
-        assert!(
-            readme.contains(&markdown()),
-            "README's Keys section is out of date; paste keymap::markdown() into it"
+    fn docs_keys_lists_every_key_as_the_keymap_does() {
+        let doc = include_str!("../../docs/keys.md");
+        let begin = doc
+            .find("<!-- keys:begin")
+            .expect("docs/keys.md's begin marker");
+        let end = doc
+            .find("<!-- keys:end -->")
+            .expect("docs/keys.md's end marker");
+        let open = begin
+            + doc[begin..end]
+                .find("-->")
+                .expect("the begin marker closed")
+            + 3;
+        assert_eq!(
+            doc[open..end].trim(),
+            markdown(),
+            "docs/keys.md is out of date; run `cargo run --locked --example keys_markdown -- --write`"
         );
     }
 

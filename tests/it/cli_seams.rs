@@ -588,11 +588,11 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
 }
 
 #[test]
-fn the_readme_s_exit_codes_and_help_list_every_code() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme.find("## Exit codes").unwrap();
-    let section = &readme[start..];
+fn the_cli_doc_s_exit_codes_and_help_list_every_code() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md")).unwrap();
+    let start = doc.find("## Exit codes").unwrap();
+    let section = &doc[start..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
     let rows: Vec<u8> = section
         .lines()
