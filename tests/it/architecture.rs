@@ -563,12 +563,8 @@ fn module_by_place(src: &Path, file: &Path) -> Vec<String> {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().to_string())
         .collect();
-    match module.last().map(String::as_str) {
-        Some("mod" | "lib") => {
-            module.pop();
-        }
-        Some("main") if module.len() == 1 => {}
-        _ => {}
+    if module.last().is_some_and(|m| m == "mod") || module == ["lib"] {
+        module.pop();
     }
     module
 }
