@@ -54,7 +54,7 @@ pub struct Layered<S, F> {
 ///     read: |file| resolved,         // optional: the file's value made the resolved one
 ///     merge: |resolved, file| ..,    // or: a table whose levels add up, entry by entry
 ///     flag: "--name" = |overrides| text,   // optional
-///     env: "GENDASH_NAME",           // optional
+///     env: "GENDASH_…",              // optional
 ///     parse: |text| Ok(file_value),  // how the flag's or variable's text is read
 ///     show: |resolved| text,         // `config show`'s value (a `Show` for a key by hand)
 ///     kind: "what it is",

@@ -86,14 +86,14 @@ declare_keys! {
             default: DEFAULT_POLL_INTERVAL,
             read: |s| s.0,
             show: seconds,
-            kind: "seconds (at least 0.2)",
+            kind: "number of seconds (at least 0.2)",
         }
         /// A running task whose percent has not moved this long is shown as stalled.
         stall_after: Seconds => Duration {
             default: DEFAULT_STALL_AFTER,
             read: |s| s.0,
             show: seconds,
-            kind: "seconds (at least 1)",
+            kind: "number of seconds (at least 1)",
         }
         /// Seconds for a whole request (connecting is capped at 5 s).
         request_timeout: Seconds => Duration {
@@ -102,7 +102,7 @@ declare_keys! {
             env: "GENDASH_REQUEST_TIMEOUT",
             parse: Seconds::parse,
             show: seconds,
-            kind: "seconds (at least 1)",
+            kind: "number of seconds (at least 1)",
         }
         /// The task statuses that mean it failed.
         failure_statuses: Vec<String> => Vec<String> {
