@@ -41,7 +41,21 @@ pub struct Layered<S, F> {
     /// The flag's text, if given.
     pub flag_value: fn(&Overrides) -> Option<String>,
     /// Takes the flag's or the variable's text; the error is said after their name.
-    pub outside: Option<fn(&mut S, &str) -> Result<(), String>>,
+    pub outside: Option<TakeText<S>>,
+}
+
+/// Takes a flag's or a variable's text into the settings.
+pub type TakeText<S> = fn(&mut S, &str) -> Result<(), String>;
+
+/// `f(x)`: the declaration's closures are called through this, their types written by the
+/// macro (a closure called where it is written is what clippy calls redundant).
+pub fn call<A, R>(f: fn(A) -> R, x: A) -> R {
+    f(x)
+}
+
+/// `f(a, b)`, as [`call`].
+pub fn call2<A, B, R>(f: fn(A, B) -> R, a: A, b: B) -> R {
+    f(a, b)
 }
 
 /// The declaration's grammar, one entry per key (see `schema.rs`):
@@ -72,28 +86,22 @@ macro_rules! declare_keys {
     (@take $s:ident . $name:ident, $v:ident, $file:ty, $value:ty, [], []) => {
         $s.$name = Clone::clone($v)
     };
-    (@take $s:ident . $name:ident, $v:ident, $file:ty, $value:ty, [$read:expr], []) => {{
-        let read: fn($file) -> $value = $read;
-        $s.$name = read(Clone::clone($v));
-    }};
-    (@take $s:ident . $name:ident, $v:ident, $file:ty, $value:ty, [], [$merge:expr]) => {{
-        let merge: fn(&mut $value, &$file) = $merge;
-        merge(&mut $s.$name, $v);
-    }};
+    (@take $s:ident . $name:ident, $v:ident, $file:ty, $value:ty, [$read:expr], []) => {
+        $s.$name = call::<$file, $value>($read, Clone::clone($v))
+    };
+    (@take $s:ident . $name:ident, $v:ident, $file:ty, $value:ty, [], [$merge:expr]) => {
+        call2::<&mut $value, &$file, ()>($merge, &mut $s.$name, $v)
+    };
 
     (@show $name:ident, [], $show:expr) => { $show };
     (@show $name:ident, [$value:ty], $show:expr) => {
-        Show::Line(|s: &Settings| {
-            let show: fn(&$value) -> String = $show;
-            show(&s.$name)
-        })
+        Show::Line(|s: &Settings| call::<&$value, String>($show, &s.$name))
     };
 
     (@outside $name:ident, $file:ty, $value:ty, $read:tt, $merge:tt, []) => { None };
     (@outside $name:ident, $file:ty, $value:ty, $read:tt, $merge:tt, [$parse:expr]) => {
         Some(|s: &mut Settings, text: &str| -> Result<(), String> {
-            let parse: fn(&str) -> Result<$file, String> = $parse;
-            let v = &parse(text)?;
+            let v = &call::<&str, Result<$file, String>>($parse, text)?;
             declare_keys!(@take s.$name, v, $file, $value, $read, $merge);
             Ok(())
         })

@@ -55,10 +55,9 @@ pub fn key_table() -> String {
     let defaults = Settings::defaults().values();
     let cell = |text: &str| text.replace('|', "\\|");
     let code = |text: &str| format!("`{}`", cell(text));
-    let mut out = String::from(
-        "| key | type | default | flag, environment | what it sets |\n|---|---|---|---|---|\n",
-    );
-    for key in KEYS {
+    let header =
+        "| key | type | default | flag, environment | what it sets |\n|---|---|---|---|---|\n";
+    let rows = KEYS.iter().map(|key| {
         let kind = if key.values.is_empty() {
             cell(key.kind)
         } else {
@@ -80,16 +79,16 @@ pub fn key_table() -> String {
             (None, None) => "(not set)".to_string(),
         };
         let outside: Vec<String> = key.flag.iter().chain(&key.env).map(|n| code(n)).collect();
-        out.push_str(&format!(
-            "| {} | {kind} | {default} | {} | {} |\n",
+        let outside = if outside.is_empty() {
+            "—".to_string()
+        } else {
+            outside.join(", ")
+        };
+        format!(
+            "| {} | {kind} | {default} | {outside} | {} |\n",
             code(key.name),
-            if outside.is_empty() {
-                "—".to_string()
-            } else {
-                outside.join(", ")
-            },
             cell(key.about)
-        ));
-    }
-    out
+        )
+    });
+    std::iter::once(header.to_string()).chain(rows).collect()
 }

@@ -145,25 +145,22 @@ pub fn resolve_from(
             .flag
             .and_then(|f| (layers.flag_value)(overrides).map(|v| (v, f, Source::Flag(f))))
             .or_else(|| key.env.and_then(|e| env(e).map(|v| (v, e, Source::Env(e)))));
-        let source = match (outside, layers.outside) {
-            (Some((text, said, source)), Some(take)) => {
-                take(&mut settings, &text).map_err(|e| ConfigError(format!("{said}: {e}")))?;
-                source
-            }
+        let source = if let (Some((text, said, source)), Some(take)) = (outside, layers.outside) {
+            take(&mut settings, &text).map_err(|e| ConfigError(format!("{said}: {e}")))?;
+            source
+        } else {
             // The file's levels from the bottom up: the profile's value replaces the top
             // level's, or adds its entries to them (`[keys]`, `[styles]`).
-            _ => {
-                let mut source = Source::Default;
-                if (layers.level)(&mut settings, &file) {
-                    source = Source::TopLevel;
-                }
-                if let Some(p) = &profile
-                    && (layers.level)(&mut settings, p)
-                {
-                    source = profile_source.clone();
-                }
-                source
+            let mut source = Source::Default;
+            if (layers.level)(&mut settings, &file) {
+                source = Source::TopLevel;
             }
+            if let Some(p) = &profile
+                && (layers.level)(&mut settings, p)
+            {
+                source = profile_source.clone();
+            }
+            source
         };
         settings.sources.insert(key.name, source);
     }

@@ -10,7 +10,7 @@
 //! token's three ways in `token.rs`, and `profiles`, which chooses a level.
 
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
-use super::declare::{Key, Layered, Show, declare_keys};
+use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
 use super::{
     DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER, Source, TokenOrigin,

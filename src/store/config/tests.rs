@@ -464,7 +464,12 @@ fn parser_keys() -> Vec<String> {
         .expect_err("unknown")
         .0;
     let known = e.split_once("expected one of").expect("a list").1;
-    known.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    known
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
 }
 
 fn docs_page() -> (PathBuf, String) {
@@ -504,7 +509,10 @@ fn the_docs_key_list_is_the_one_the_declaration_makes() {
 #[test]
 fn every_key_the_parser_takes_is_declared_documented_and_shown() {
     let parsed = parser_keys();
-    assert_eq!(parsed, NAMES, "the parser takes the declared keys, in order");
+    assert_eq!(
+        parsed, NAMES,
+        "the parser takes the declared keys, in order"
+    );
     assert_eq!(declared_keys(), NAMES);
 
     let (_, text) = docs_page();
@@ -548,7 +556,12 @@ fn a_key_with_a_flag_or_a_variable_reads_its_text_and_each_layered_key_has_a_sou
     }
     let s = resolve_text("", &Overrides::default(), &env_of(&[])).expect("ok");
     for key in KEYS.iter().filter(|k| k.layered.is_some()) {
-        assert_eq!(s.sources.get(key.name), Some(&Source::Default), "{}", key.name);
+        assert_eq!(
+            s.sources.get(key.name),
+            Some(&Source::Default),
+            "{}",
+            key.name
+        );
     }
     // The variable is read only when no flag is given: a bad one does not matter then.
     let env = env_of(&[("GENDASH_BASE_URL", "not a url")]);
@@ -559,5 +572,8 @@ fn a_key_with_a_flag_or_a_variable_reads_its_text_and_each_layered_key_has_a_sou
     let s = resolve_text("", &o, &env).expect("the flag wins");
     assert_eq!(s.sources["base_url"], Source::Flag("--base-url"));
     let e = resolve_text("", &Overrides::default(), &env).expect_err("bad variable");
-    assert!(e.0.starts_with("GENDASH_BASE_URL: `not a url` has no scheme"), "{e}");
+    assert!(
+        e.0.starts_with("GENDASH_BASE_URL: `not a url` has no scheme"),
+        "{e}"
+    );
 }
