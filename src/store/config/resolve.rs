@@ -1,6 +1,7 @@
 //! The precedence: flags > environment > profile > top level > default, one key at a time,
 //! each recording which layer supplied it.
 
+use super::declare::{Key, Layered};
 use super::file::{config_path, key_lines, parse};
 use super::schema::{FileSettings, KEYS, Settings};
 use super::token::{check_one_way, loose_permissions, resolve_token};
@@ -136,33 +137,15 @@ pub fn resolve_from(
     let profile_source = Source::Profile(profile_name.clone().unwrap_or_default());
 
     let mut settings = Settings::defaults();
+    let levels = Levels {
+        top: &file,
+        profile: profile.as_ref().map(|p| (p, profile_source)),
+    };
     for key in KEYS {
-        let Some(layers) = &key.layered else {
-            continue;
-        };
-        // Outside the file: the flag, else the variable; only the one in force is read.
-        let outside = key
-            .flag
-            .and_then(|f| (layers.flag_value)(overrides).map(|v| (v, f, Source::Flag(f))))
-            .or_else(|| key.env.and_then(|e| env(e).map(|v| (v, e, Source::Env(e)))));
-        let source = if let (Some((text, said, source)), Some(take)) = (outside, layers.outside) {
-            take(&mut settings, &text).map_err(|e| ConfigError(format!("{said}: {e}")))?;
-            source
-        } else {
-            // The file's levels from the bottom up: the profile's value replaces the top
-            // level's, or adds its entries to them (`[keys]`, `[styles]`).
-            let mut source = Source::Default;
-            if (layers.level)(&mut settings, &file) {
-                source = Source::TopLevel;
-            }
-            if let Some(p) = &profile
-                && (layers.level)(&mut settings, p)
-            {
-                source = profile_source.clone();
-            }
-            source
-        };
-        settings.sources.insert(key.name, source);
+        if let Some(layers) = &key.layered {
+            let source = through_layers(key, layers, &mut settings, &levels, overrides, env)?;
+            settings.sources.insert(key.name, source);
+        }
     }
 
     // Two ways to give the token at one level is a mistake in the file: an error as ever.
@@ -198,4 +181,42 @@ pub fn resolve_from(
     settings.token_origin = token_origin;
     settings.token_problem = token_problem;
     Ok(settings)
+}
+
+/// The file's levels in force: the top level, and the chosen profile with its source.
+struct Levels<'a> {
+    top: &'a FileSettings,
+    profile: Option<(&'a FileSettings, Source)>,
+}
+
+/// One key through its layers, the highest that sets it winning; which one did.
+fn through_layers(
+    key: &Key<Settings, FileSettings>,
+    layers: &Layered<Settings, FileSettings>,
+    settings: &mut Settings,
+    levels: &Levels<'_>,
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<Source, ConfigError> {
+    // Outside the file: the flag, else the variable; only the one in force is read.
+    let outside = key
+        .flag
+        .and_then(|f| (layers.flag_value)(overrides).map(|v| (v, f, Source::Flag(f))))
+        .or_else(|| key.env.and_then(|e| env(e).map(|v| (v, e, Source::Env(e)))));
+    if let (Some((text, said, source)), Some(take)) = (outside, layers.outside) {
+        take(settings, &text).map_err(|e| ConfigError(format!("{said}: {e}")))?;
+        return Ok(source);
+    }
+    // The file's levels from the bottom up: the profile's value replaces the top level's, or
+    // adds its entries to them (`[keys]`, `[styles]`).
+    let mut source = Source::Default;
+    if (layers.level)(settings, levels.top) {
+        source = Source::TopLevel;
+    }
+    if let Some((profile, profile_source)) = &levels.profile
+        && (layers.level)(settings, profile)
+    {
+        source = profile_source.clone();
+    }
+    Ok(source)
 }
