@@ -10,7 +10,7 @@ pub struct Key<S: 'static, F: 'static> {
     pub name: &'static str,
     /// One line for the manual.
     pub about: &'static str,
-    /// What the value is, for the manual (`seconds (at least 1)`, `URL`).
+    /// What the value is, for the manual (`number of seconds (at least 1)`, `URL`).
     pub kind: &'static str,
     /// The values it takes, where they are a few names.
     pub values: &'static [&'static str],
