@@ -295,6 +295,9 @@ pub enum ThemeName {
 }
 
 impl ThemeName {
+    /// The names the file takes, as [`ThemeName::name`] says them.
+    pub const NAMES: [&'static str; 3] = ["dark", "light", "high-contrast"];
+
     pub fn name(self) -> &'static str {
         match self {
             ThemeName::Dark => "dark",

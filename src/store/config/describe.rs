@@ -1,24 +1,10 @@
-//! `gendash config show`: every setting with where it came from; the token only as
-//! `<redacted>`.
+//! `gendash config show`: every setting with where it came from (the token only as
+//! `<redacted>`); and the manual's key list, both from the declaration in `schema.rs`.
 
-use super::{Settings, TokenOrigin};
+use super::declare::Show;
+use super::schema::{KEYS, Settings};
 
 impl Settings {
-    /// `[keys]` on one line: `open = enter o, quit = x`.
-    fn describe_keys(&self) -> String {
-        if self.keys.is_empty() {
-            return "(built in; gendash keys lists them)".to_string();
-        }
-        self.keys
-            .iter()
-            .map(|(action, keys)| {
-                let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
-                format!("{action} = {}", keys.join(" "))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
     /// The lines of `gendash config show`; the token appears only as `<redacted>`.
     pub fn describe(&self) -> Vec<String> {
         let src = |k: &str| {
@@ -44,77 +30,65 @@ impl Settings {
         lines
     }
 
-    /// Every resolved key with its value as `config show` writes it (the token redacted):
-    /// with no file, no variables and no flags, the defaults the manual lists.
+    /// Every resolved key with its value as `config show` writes it (the token redacted), in
+    /// the declaration's order: with no file, no variables and no flags, the defaults the
+    /// manual lists.
     pub fn values(&self) -> Vec<(&'static str, String)> {
-        let base = self
-            .base_url
-            .as_ref()
-            .map_or_else(|| "(not set)".into(), ToString::to_string);
-        let token = match (&self.token, &self.token_origin) {
-            (None, _) if self.token_problem.is_some() => {
-                format!(
-                    "(unreadable: {})",
-                    self.token_problem.as_deref().unwrap_or("")
-                )
-            }
-            (None, _) => "(not set)".to_string(),
-            (Some(_), Some(TokenOrigin::File(p))) => {
-                format!("<redacted> (read from {})", p.display())
-            }
-            (Some(_), Some(TokenOrigin::Command(c))) => format!("<redacted> (printed by `{c}`)"),
-            (Some(_), _) => "<redacted>".to_string(),
-        };
-        vec![
-            ("base_url", base),
-            ("token", token),
-            (
-                "poll_interval",
-                format!("{}s", self.poll_interval.as_secs_f64()),
-            ),
-            (
-                "stall_after",
-                format!("{}s", self.stall_after.as_secs_f64()),
-            ),
-            (
-                "request_timeout",
-                format!("{}s", self.request_timeout.as_secs_f64()),
-            ),
-            ("failure_statuses", self.failure_statuses.join(", ")),
-            ("allow_insecure_http", self.allow_insecure_http.to_string()),
-            ("categories", self.categories.join(", ")),
-            ("bell", self.bell.to_string()),
-            (
-                "on_complete",
-                self.on_complete
-                    .as_ref()
-                    .map_or_else(|| "(none)".to_string(), |argv| format!("{argv:?}")),
-            ),
-            (
-                "desktop_notifications",
-                self.desktop_notifications.to_string(),
-            ),
-            (
-                "max_concurrent_polls",
-                self.max_concurrent_polls.to_string(),
-            ),
-            ("image_preview", self.image_preview.name().to_string()),
-            ("theme", self.theme.name().to_string()),
-            (
-                "styles",
-                if self.styles.is_empty() {
-                    "(the theme's)".to_string()
-                } else {
-                    self.styles.keys().cloned().collect::<Vec<_>>().join(", ")
-                },
-            ),
-            ("keys", self.describe_keys()),
-            ("download_dir", self.download_dir.display().to_string()),
-            (
-                "download_template",
-                self.download_template.as_str().to_string(),
-            ),
-            ("auto_download", self.auto_download.to_string()),
-        ]
+        KEYS.iter()
+            .filter_map(|key| match key.show {
+                Show::Line(show) => Some((key.name, show(self))),
+                Show::On(_) => None,
+            })
+            .collect()
     }
+}
+
+/// The first line of the key list in docs/configuration.md.
+pub const KEY_TABLE_BEGIN: &str = "<!-- config-keys:begin: generated from src/store/config/schema.rs; \
+     regenerate with UPDATE_DOCS=1 cargo test --locked --lib config:: -->";
+/// Its last line.
+pub const KEY_TABLE_END: &str = "<!-- config-keys:end -->";
+
+/// The manual's key list, a Markdown table: every key the file takes, its type, its default,
+/// the flag and variable that set it, and what it does.
+pub fn key_table() -> String {
+    let defaults = Settings::defaults().values();
+    let cell = |text: &str| text.replace('|', "\\|");
+    let code = |text: &str| format!("`{}`", cell(text));
+    let header =
+        "| key | type | default | flag, environment | what it sets |\n|---|---|---|---|---|\n";
+    let rows = KEYS.iter().map(|key| {
+        let kind = if key.values.is_empty() {
+            cell(key.kind)
+        } else {
+            let values: Vec<String> = key
+                .values
+                .iter()
+                .map(|v| code(&format!("\"{v}\"")))
+                .collect();
+            format!("{}: {}", cell(key.kind), values.join(", "))
+        };
+        let shown = defaults
+            .iter()
+            .find(|(name, _)| *name == key.name)
+            .map(|(_, v)| v.as_str());
+        let default = match (key.default_doc, shown) {
+            (Some(text), _) => cell(text),
+            (None, Some(v)) if v.starts_with('(') => cell(v),
+            (None, Some(v)) => code(v),
+            (None, None) => "(not set)".to_string(),
+        };
+        let outside: Vec<String> = key.flag.iter().chain(&key.env).map(|n| code(n)).collect();
+        let outside = if outside.is_empty() {
+            "—".to_string()
+        } else {
+            outside.join(", ")
+        };
+        format!(
+            "| {} | {kind} | {default} | {outside} | {} |\n",
+            code(key.name),
+            cell(key.about)
+        )
+    });
+    std::iter::once(header.to_string()).chain(rows).collect()
 }

@@ -1,42 +1,10 @@
-//! The configuration file: its schema (unknown keys are errors) and its parser, whose errors
-//! name the file, the line and the dotted key.
+//! The configuration file's parser (its format is declared in `schema.rs`; unknown keys are
+//! errors), whose errors name the file, the line and the dotted key.
 
-use super::appearance::{KeysTable, StylesTable, ThemeName};
-use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
+use super::schema::FileSettings;
 use super::{ConfigError, EnvLookup, Overrides};
-use crate::api::Secret;
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// One level of the file: the top level or a profile. Unknown keys are errors.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct FileSettings {
-    pub base_url: Option<BaseUrl>,
-    pub token: Option<Secret>,
-    pub token_file: Option<PathBuf>,
-    pub token_command: Option<CommandSpec>,
-    pub poll_interval: Option<PollSeconds>,
-    pub stall_after: Option<Seconds>,
-    pub request_timeout: Option<Seconds>,
-    pub failure_statuses: Option<Vec<String>>,
-    pub allow_insecure_http: Option<bool>,
-    pub categories: Option<Vec<String>>,
-    pub bell: Option<bool>,
-    pub on_complete: Option<Hook>,
-    pub download_dir: Option<PathBuf>,
-    pub download_template: Option<crate::api::download::Template>,
-    pub auto_download: Option<bool>,
-    pub desktop_notifications: Option<bool>,
-    #[serde(default, deserialize_with = "super::values::at_least_one")]
-    pub max_concurrent_polls: Option<std::num::NonZeroUsize>,
-    pub image_preview: Option<ImagePreview>,
-    pub theme: Option<ThemeName>,
-    pub keys: Option<KeysTable>,
-    pub styles: Option<StylesTable>,
-    pub profiles: Option<BTreeMap<String, FileSettings>>,
-}
 
 /// The file in force: `--config`, else `GENDASH_CONFIG`, else the platform default.
 pub fn config_path(overrides: &Overrides, env: EnvLookup<'_>) -> (PathBuf, bool) {
@@ -159,36 +127,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// The keys one level of the file takes, as [`FileSettings`] declares them (serde hands a
-/// struct's field names to the deserializer; this one only takes them).
+/// The keys one level of the file takes, as `schema.rs` declares them.
 pub fn declared_keys() -> &'static [&'static str] {
-    struct FieldNames<'a>(&'a mut &'static [&'static str]);
-    impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
-        type Error = serde::de::value::Error;
-        fn deserialize_any<V: serde::de::Visitor<'de>>(
-            self,
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            Err(serde::de::Error::custom("only the field names are read"))
-        }
-        fn deserialize_struct<V: serde::de::Visitor<'de>>(
-            self,
-            _: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Self::Error> {
-            *self.0 = fields;
-            Err(serde::de::Error::custom("only the field names are read"))
-        }
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map enum
-            identifier ignored_any
-        }
-    }
-    let mut fields: &'static [&'static str] = &[];
-    let _ = FileSettings::deserialize(FieldNames(&mut fields));
-    fields
+    super::schema::NAMES
 }
 
 /// The line of every `key = value` in `text`, by dotted key (`keys.open`,

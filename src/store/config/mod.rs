@@ -2,32 +2,35 @@
 //! flags, resolved with the precedence flags > environment > profile > top level. Every
 //! resolved value remembers where it came from, for `gendash config show`.
 //!
-//! `values`: the checked value types; `file`: the file's schema and parser (errors name the
-//! file, line and key); `resolve`: the precedence; `token`: the token's sources; `describe`:
-//! `config show`.
+//! `schema`: every key, declared once (`declare`: how that declaration becomes the types and
+//! the table below); `values`: the checked value types; `file`: the parser (errors name the
+//! file, line and key); `resolve`: the precedence, a loop over the keys; `token`: the token's
+//! sources; `describe`: `config show` and the manual's key list.
 
 mod appearance;
+mod declare;
 mod describe;
 mod file;
 mod resolve;
+mod schema;
 mod token;
 mod values;
 
 pub use appearance::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
-pub use file::{FileSettings, config_path, declared_keys, nearest, parse};
+pub use declare::{Key, Layered, Show};
+pub use describe::{KEY_TABLE_BEGIN, KEY_TABLE_END, key_table};
+pub use file::{config_path, declared_keys, nearest, parse};
 pub use resolve::{Configured, configured_services, resolve, resolve_from, resolve_service};
+pub use schema::{FileSettings, KEYS, NAMES, Settings};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
     check_seconds,
 };
 
-use crate::api::Secret;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
-use url::Url;
 
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
 /// A running task whose percent has not moved for this long is shown as stalled.
@@ -73,54 +76,6 @@ pub struct Overrides {
     pub config: Option<PathBuf>,
     pub profile: Option<String>,
     pub base_url: Option<String>,
-}
-
-/// The resolved settings.
-// Each bool is an independent user-facing switch, not a state machine in disguise.
-#[allow(clippy::struct_excessive_bools)]
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub config_file: PathBuf,
-    pub config_file_found: bool,
-    pub profile: Option<String>,
-    pub base_url: Option<Url>,
-    pub token: Option<Secret>,
-    pub token_origin: Option<TokenOrigin>,
-    pub poll_interval: Duration,
-    pub stall_after: Duration,
-    pub request_timeout: Duration,
-    pub failure_statuses: Vec<String>,
-    pub allow_insecure_http: bool,
-    pub categories: Vec<String>,
-    pub bell: bool,
-    /// A program and its arguments run when a watched task finishes (`on_complete`).
-    pub on_complete: Option<Vec<String>>,
-    /// Where downloads go (`download_dir`, `~` expanded; created on first use).
-    pub download_dir: PathBuf,
-    /// The saved file's path inside `download_dir`.
-    pub download_template: crate::api::download::Template,
-    /// Fetch each watched task's file once when it completes.
-    pub auto_download: bool,
-    pub desktop_notifications: bool,
-    pub max_concurrent_polls: usize,
-    /// Why no token could be read (a `token_file` that is missing, a failing
-    /// `token_command`): said by whatever needs the token, and by `config show`.
-    pub token_problem: Option<String>,
-    /// How the detail section shows a finished image (`image_preview`).
-    pub image_preview: ImagePreview,
-    /// The palette (`theme`).
-    pub theme: ThemeName,
-    /// `[styles]`, the top level's and then the profile's: style name → style.
-    pub styles: BTreeMap<String, ratatui::style::Style>,
-    /// `[keys]`, the top level's and then the profile's: action name → its keys.
-    pub keys: BTreeMap<String, Vec<KeyCombo>>,
-    /// `[keys]` action name → the line of the config file that binds it, so an error found
-    /// when the keymap is built names the line.
-    pub keys_lines: BTreeMap<String, usize>,
-    /// Key → where its value came from.
-    pub sources: BTreeMap<&'static str, Source>,
-    /// Things the user should know (loose file permissions), printed to stderr.
-    pub warnings: Vec<String>,
 }
 
 /// A configuration problem, naming the file and, where known, the line and key.

@@ -1,16 +1,11 @@
 //! The precedence: flags > environment > profile > top level > default, one key at a time,
 //! each recording which layer supplied it.
 
-use super::file::{FileSettings, config_path, key_lines, parse};
+use super::declare::{Key, Layered};
+use super::file::{config_path, key_lines, parse};
+use super::schema::{FileSettings, KEYS, Settings};
 use super::token::{check_one_way, loose_permissions, resolve_token};
-use super::values::{BaseUrl, Seconds};
-use super::{
-    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER,
-    EnvLookup, Overrides, Settings, Source,
-};
-use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
-use crate::api::types::default_failure_statuses;
-use std::collections::BTreeMap;
+use super::{ConfigError, EnvLookup, Overrides, Source};
 use std::path::PathBuf;
 
 /// Loads and resolves everything.
@@ -112,8 +107,9 @@ pub fn resolve_service(
     resolve(&own, &env_without_current)
 }
 
-// One resolution per key, read top to bottom; splitting it would hide the precedence.
-#[allow(clippy::too_many_lines)]
+/// The settings in force: each key of the declaration (`schema.rs`) through its layers, the
+/// highest that sets it winning: flag > environment > profile > top level > default; then the
+/// token (`token.rs`).
 pub fn resolve_from(
     mut file: FileSettings,
     found: bool,
@@ -121,7 +117,6 @@ pub fn resolve_from(
     overrides: &Overrides,
     env: EnvLookup<'_>,
 ) -> Result<Settings, ConfigError> {
-    let mut warnings = Vec::new();
     let profile_name = overrides.profile.clone().or_else(|| env("GENDASH_PROFILE"));
     let mut profiles = file.profiles.take().unwrap_or_default();
     let profile = match &profile_name {
@@ -139,135 +134,17 @@ pub fn resolve_from(
         })?),
         None => None,
     };
-    let profile_source = || Source::Profile(profile_name.clone().unwrap_or_default());
-    let mut sources = BTreeMap::new();
+    let profile_source = Source::Profile(profile_name.clone().unwrap_or_default());
 
-    let prof = profile.as_ref();
-    let psrc = profile_source();
-
-    let base_from_outside = match (&overrides.base_url, env("GENDASH_BASE_URL")) {
-        (Some(flag), _) => Some((
-            BaseUrl::parse(flag).map_err(|e| ConfigError(format!("--base-url: {e}")))?,
-            Source::Flag("--base-url"),
-        )),
-        (None, Some(v)) => Some((
-            BaseUrl::parse(&v).map_err(|e| ConfigError(format!("GENDASH_BASE_URL: {e}")))?,
-            Source::Env("GENDASH_BASE_URL"),
-        )),
-        _ => None,
+    let mut settings = Settings::defaults();
+    let levels = Levels {
+        top: &file,
+        profile: profile.as_ref().map(|p| (p, profile_source)),
     };
-    let base_url = Layer::at(&mut sources, "base_url", &psrc).opt(
-        base_from_outside,
-        prof.and_then(|p| p.base_url.clone()),
-        file.base_url.clone(),
-    );
-    let timeout_env = match env("GENDASH_REQUEST_TIMEOUT") {
-        Some(v) => Some((
-            Seconds::parse(&v).map_err(|e| ConfigError(format!("GENDASH_REQUEST_TIMEOUT: {e}")))?,
-            Source::Env("GENDASH_REQUEST_TIMEOUT"),
-        )),
-        None => None,
-    };
-    let request_timeout = Layer::at(&mut sources, "request_timeout", &psrc)
-        .opt(
-            timeout_env,
-            prof.and_then(|p| p.request_timeout),
-            file.request_timeout,
-        )
-        .map_or(DEFAULT_REQUEST_TIMEOUT, |s| s.0);
-    let poll_interval = Layer::at(&mut sources, "poll_interval", &psrc)
-        .opt(None, prof.and_then(|p| p.poll_interval), file.poll_interval)
-        .map_or(DEFAULT_POLL_INTERVAL, |s| s.0);
-    let stall_after = Layer::at(&mut sources, "stall_after", &psrc)
-        .opt(None, prof.and_then(|p| p.stall_after), file.stall_after)
-        .map_or(DEFAULT_STALL_AFTER, |s| s.0);
-    let failure_statuses = Layer::at(&mut sources, "failure_statuses", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.failure_statuses.clone()),
-            file.failure_statuses.clone(),
-        )
-        .unwrap_or_else(default_failure_statuses);
-    let allow_insecure_http = Layer::at(&mut sources, "allow_insecure_http", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.allow_insecure_http),
-            file.allow_insecure_http,
-        )
-        .unwrap_or(false);
-    let categories = Layer::at(&mut sources, "categories", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.categories.clone()),
-            file.categories.clone(),
-        )
-        .unwrap_or_default();
-    let on_complete = Layer::at(&mut sources, "on_complete", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.on_complete.clone()),
-            file.on_complete.clone(),
-        )
-        .map(|h| h.0);
-    let download_dir = Layer::at(&mut sources, "download_dir", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.download_dir.clone()),
-            file.download_dir.clone(),
-        )
-        .map_or_else(default_download_dir, |d| expand_home(&d));
-    let download_template = Layer::at(&mut sources, "download_template", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.download_template.clone()),
-            file.download_template.clone(),
-        )
-        .unwrap_or_default();
-    let auto_download = Layer::at(&mut sources, "auto_download", &psrc)
-        .opt(None, prof.and_then(|p| p.auto_download), file.auto_download)
-        .unwrap_or(false);
-    let bell = Layer::at(&mut sources, "bell", &psrc)
-        .opt(None, prof.and_then(|p| p.bell), file.bell)
-        .unwrap_or(true);
-    let desktop_notifications = Layer::at(&mut sources, "desktop_notifications", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.desktop_notifications),
-            file.desktop_notifications,
-        )
-        .unwrap_or(true);
-    let max_concurrent_polls = Layer::at(&mut sources, "max_concurrent_polls", &psrc)
-        .opt(
-            None,
-            prof.and_then(|p| p.max_concurrent_polls),
-            file.max_concurrent_polls,
-        )
-        .map_or(DEFAULT_MAX_CONCURRENT_POLLS, std::num::NonZeroUsize::get);
-    let image_preview = Layer::at(&mut sources, "image_preview", &psrc)
-        .opt(None, prof.and_then(|p| p.image_preview), file.image_preview)
-        .unwrap_or_default();
-    let theme = Layer::at(&mut sources, "theme", &psrc)
-        .opt(None, prof.and_then(|p| p.theme), file.theme)
-        .unwrap_or_default();
-    // Entry by entry: a profile rebinds a few keys on top of the top level's.
-    let mut keys = BTreeMap::new();
-    let mut styles = BTreeMap::new();
-    let has_keys: fn(&FileSettings) -> bool = |l| l.keys.is_some();
-    let has_styles: fn(&FileSettings) -> bool = |l| l.styles.is_some();
-    for (key, set) in [("keys", has_keys), ("styles", has_styles)] {
-        let source = match (prof.is_some_and(set), set(&file)) {
-            (true, _) => psrc.clone(),
-            (false, true) => Source::TopLevel,
-            (false, false) => Source::Default,
-        };
-        sources.insert(key, source);
-    }
-    for level in std::iter::once(&file).chain(prof) {
-        for (name, list) in level.keys.iter().flat_map(|k| &k.0) {
-            keys.insert(name.clone(), list.0.clone());
-        }
-        for (name, spec) in level.styles.iter().flat_map(|s| &s.0) {
-            styles.insert(name.clone(), spec.0);
+    for key in KEYS {
+        if let Some(layers) = &key.layered {
+            let source = through_layers(key, layers, &mut settings, &levels, overrides, env)?;
+            settings.sources.insert(key.name, source);
         }
     }
 
@@ -283,98 +160,63 @@ pub fn resolve_from(
         profile_name.as_deref(),
         &file,
         &path,
-        &mut warnings,
+        &mut settings.warnings,
     ) {
         Ok((t, o, s)) => (t, o, s, None),
         Err(e) => (None, None, Source::Default, Some(e.0)),
     };
-    sources.insert("token", token_source);
+    settings.sources.insert("token", token_source);
 
     if found
         && (file.token.is_some() || profile.as_ref().is_some_and(|p| p.token.is_some()))
         && let Some(w) = loose_permissions(&path)
     {
-        warnings.push(w);
+        settings.warnings.push(w);
     }
 
-    Ok(Settings {
-        config_file: path,
-        config_file_found: found,
-        profile: profile_name,
-        base_url: base_url.map(|b| b.0),
-        token,
-        token_origin,
-        poll_interval,
-        stall_after,
-        request_timeout,
-        failure_statuses,
-        allow_insecure_http,
-        categories,
-        bell,
-        on_complete,
-        download_dir,
-        download_template,
-        auto_download,
-        desktop_notifications,
-        max_concurrent_polls,
-        token_problem,
-        image_preview,
-        theme,
-        styles,
-        keys,
-        keys_lines: BTreeMap::new(),
-        sources,
-        warnings,
-    })
+    settings.config_file = path;
+    settings.config_file_found = found;
+    settings.profile = profile_name;
+    settings.token = token;
+    settings.token_origin = token_origin;
+    settings.token_problem = token_problem;
+    Ok(settings)
 }
 
-/// The platform's download directory, else the current one.
-fn default_download_dir() -> PathBuf {
-    directories::UserDirs::new()
-        .and_then(|u| u.download_dir().map(std::path::Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."))
+/// The file's levels in force: the top level, and the chosen profile with its source.
+struct Levels<'a> {
+    top: &'a FileSettings,
+    profile: Option<(&'a FileSettings, Source)>,
 }
 
-/// `~` and `~/…` are the home directory's.
-fn expand_home(path: &std::path::Path) -> PathBuf {
-    let home = || directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
-    match path.strip_prefix("~") {
-        Ok(rest) => home().map_or_else(|| path.to_path_buf(), |h| h.join(rest)),
-        Err(_) => path.to_path_buf(),
+/// One key through its layers, the highest that sets it winning; which one did.
+fn through_layers(
+    key: &Key<Settings, FileSettings>,
+    layers: &Layered<Settings, FileSettings>,
+    settings: &mut Settings,
+    levels: &Levels<'_>,
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<Source, ConfigError> {
+    // Outside the file: the flag, else the variable; only the one in force is read.
+    let outside = key
+        .flag
+        .and_then(|f| (layers.flag_value)(overrides).map(|v| (v, f, Source::Flag(f))))
+        .or_else(|| key.env.and_then(|e| env(e).map(|v| (v, e, Source::Env(e)))));
+    if let (Some((text, said, source)), Some(take)) = (outside, layers.outside) {
+        take(settings, &text).map_err(|e| ConfigError(format!("{said}: {e}")))?;
+        return Ok(source);
     }
-}
-
-/// Resolves one key through the layers, recording which layer supplied it.
-struct Layer<'a> {
-    key: &'static str,
-    sources: &'a mut BTreeMap<&'static str, Source>,
-    profile: Source,
-}
-
-impl<'a> Layer<'a> {
-    fn at(
-        sources: &'a mut BTreeMap<&'static str, Source>,
-        key: &'static str,
-        profile: &Source,
-    ) -> Self {
-        Layer {
-            key,
-            sources,
-            profile: profile.clone(),
-        }
+    // The file's levels from the bottom up: the profile's value replaces the top level's, or
+    // adds its entries to them (`[keys]`, `[styles]`).
+    let mut source = Source::Default;
+    if (layers.level)(settings, levels.top) {
+        source = Source::TopLevel;
     }
-
-    fn opt<T>(self, outside: Option<(T, Source)>, profile: Option<T>, top: Option<T>) -> Option<T> {
-        let (value, source) = if let Some((v, s)) = outside {
-            (Some(v), s)
-        } else if let Some(v) = profile {
-            (Some(v), self.profile)
-        } else if let Some(v) = top {
-            (Some(v), Source::TopLevel)
-        } else {
-            (None, Source::Default)
-        };
-        self.sources.insert(self.key, source);
-        value
+    if let Some((profile, profile_source)) = &levels.profile
+        && (layers.level)(settings, profile)
+    {
+        source = profile_source.clone();
     }
+    Ok(source)
 }

@@ -456,3 +456,124 @@ fn the_declared_keys_are_the_schema_s() {
         );
     }
 }
+
+/// The names in serde's ``unknown field `x`, expected one of `a`, `b`…``: what the parser
+/// itself takes at one level.
+fn parser_keys() -> Vec<String> {
+    let e = parse("nope = 1", Path::new("c.toml"))
+        .expect_err("unknown")
+        .0;
+    let known = e.split_once("expected one of").expect("a list").1;
+    known
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn docs_page() -> (PathBuf, String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/configuration.md");
+    let text = std::fs::read_to_string(&path).expect("docs/configuration.md");
+    (path, text)
+}
+
+/// The key list of docs/configuration.md, between its markers.
+fn docs_key_list(text: &str) -> (usize, usize) {
+    let begin = text.find(KEY_TABLE_BEGIN).expect("the begin marker") + KEY_TABLE_BEGIN.len() + 1;
+    let end = text.find(KEY_TABLE_END).expect("the end marker");
+    assert!(begin <= end, "the markers are in order");
+    (begin, end)
+}
+
+#[test]
+fn the_docs_key_list_is_the_one_the_declaration_makes() {
+    let (path, text) = docs_page();
+    let (begin, end) = docs_key_list(&text);
+    let generated = key_table();
+    if text[begin..end] == generated {
+        return;
+    }
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        let updated = format!("{}{generated}{}", &text[..begin], &text[end..]);
+        std::fs::write(&path, updated).expect("docs/configuration.md written");
+        return;
+    }
+    panic!(
+        "docs/configuration.md's key list differs from the declaration (src/store/config/schema.rs); \
+         regenerate it with UPDATE_DOCS=1 cargo test --locked --lib config::\n--- in the doc:\n{}\n--- generated:\n{generated}",
+        &text[begin..end]
+    );
+}
+
+#[test]
+fn every_key_the_parser_takes_is_declared_documented_and_shown() {
+    let parsed = parser_keys();
+    assert_eq!(
+        parsed, NAMES,
+        "the parser takes the declared keys, in order"
+    );
+    assert_eq!(declared_keys(), NAMES);
+
+    let (_, text) = docs_page();
+    let (begin, end) = docs_key_list(&text);
+    let rows: Vec<&str> = text[begin..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split_once('`').map(|(k, _)| k))
+        .collect();
+    assert_eq!(rows, parsed, "the doc lists every key the parser takes");
+
+    let shown = resolve_text("", &Overrides::default(), &env_of(&[]))
+        .expect("ok")
+        .describe();
+    for key in KEYS {
+        let line = match key.show {
+            Show::Line(_) => key.name,
+            Show::On(other) => other,
+        };
+        assert!(
+            shown
+                .iter()
+                .any(|l| l.split([' ', ':']).next() == Some(line)),
+            "config show has no line for {} ({line}):\n{}",
+            key.name,
+            shown.join("\n")
+        );
+    }
+}
+
+#[test]
+fn a_key_with_a_flag_or_a_variable_reads_its_text_and_each_layered_key_has_a_source() {
+    for key in KEYS {
+        if let Some(layers) = &key.layered {
+            assert_eq!(
+                key.flag.is_some() || key.env.is_some(),
+                layers.outside.is_some(),
+                "{}: a flag or variable, and the parser of its text, go together",
+                key.name
+            );
+        }
+    }
+    let s = resolve_text("", &Overrides::default(), &env_of(&[])).expect("ok");
+    for key in KEYS.iter().filter(|k| k.layered.is_some()) {
+        assert_eq!(
+            s.sources.get(key.name),
+            Some(&Source::Default),
+            "{}",
+            key.name
+        );
+    }
+    // The variable is read only when no flag is given: a bad one does not matter then.
+    let env = env_of(&[("GENDASH_BASE_URL", "not a url")]);
+    let o = Overrides {
+        base_url: Some("http://127.0.0.1:9/".into()),
+        ..Overrides::default()
+    };
+    let s = resolve_text("", &o, &env).expect("the flag wins");
+    assert_eq!(s.sources["base_url"], Source::Flag("--base-url"));
+    let e = resolve_text("", &Overrides::default(), &env).expect_err("bad variable");
+    assert!(
+        e.0.starts_with("GENDASH_BASE_URL: `not a url` has no scheme"),
+        "{e}"
+    );
+}

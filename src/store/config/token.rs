@@ -2,7 +2,7 @@
 //! `token_file` or `token_command` (run without a shell), else the file `config set-token`
 //! writes. Files holding a token that others can read are warned about.
 
-use super::file::FileSettings;
+use super::schema::{FileSettings, expand_home};
 use super::values::CommandSpec;
 use super::{ConfigError, EnvLookup, Source, TokenOrigin};
 use crate::api::Secret;
@@ -127,13 +127,6 @@ fn read_level(
         )));
     }
     Ok(None)
-}
-
-fn expand_home(p: &Path) -> PathBuf {
-    match (p.strip_prefix("~"), directories::BaseDirs::new()) {
-        (Ok(rest), Some(b)) => b.home_dir().join(rest),
-        _ => p.to_path_buf(),
-    }
 }
 
 /// Runs the token command directly (no shell) and takes the first line of its output.

@@ -1,0 +1,271 @@
+//! Every key of the configuration file, declared once: its type in the file and resolved, its
+//! default, the flag and variable that may set it, how `config show` writes it, and the line
+//! the manual gives it. From this come the file's format ([`FileSettings`]: what the parser
+//! takes, and so the unknown-key error and its suggestion), the resolved [`Settings`], the
+//! precedence (the loop in `resolve_from`), `config show` and the key list of
+//! docs/configuration.md (`UPDATE_DOCS=1 cargo test --locked --lib config::` rewrites it).
+//!
+//! A key with a resolved type (`name: File => Resolved`) goes through the layers: flag >
+//! environment > profile > top level > `default`. The others are resolved by hand: the
+//! token's three ways in `token.rs`, and `profiles`, which chooses a level.
+
+use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
+use super::declare::{Key, Layered, Show, call, call2, declare_keys};
+use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
+use super::{
+    DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER, Source, TokenOrigin,
+};
+use crate::api::Secret;
+use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
+use crate::api::download::Template;
+use crate::api::types::default_failure_statuses;
+use ratatui::style::Style;
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use url::Url;
+
+declare_keys! {
+    /// The resolved settings: every key below that goes through the layers, and these.
+    // Each bool is an independent user-facing switch, not a state machine in disguise.
+    #[allow(clippy::struct_excessive_bools)]
+    pub struct Settings {
+        pub config_file: PathBuf,
+        pub config_file_found: bool,
+        pub profile: Option<String>,
+        pub token: Option<Secret>,
+        pub token_origin: Option<TokenOrigin>,
+        /// Why no token could be read (a `token_file` that is missing, a failing
+        /// `token_command`): said by whatever needs the token, and by `config show`.
+        pub token_problem: Option<String>,
+        /// `[keys]` action name → the line of the config file that binds it, so an error found
+        /// when the keymap is built names the line.
+        pub keys_lines: BTreeMap<String, usize>,
+        /// Key → where its value came from.
+        pub sources: BTreeMap<&'static str, Source>,
+        /// Things the user should know (loose file permissions), printed to stderr.
+        pub warnings: Vec<String>,
+    }
+
+    /// One level of the file: the top level or a profile. Unknown keys are errors.
+    pub struct FileSettings;
+
+    keys {
+        /// The service's address, http or https; it may carry a path prefix (`/api/v1`).
+        base_url: BaseUrl => Option<Url> {
+            default: None,
+            read: |b| Some(b.0),
+            flag: "--base-url" = |o| o.base_url.clone(),
+            env: "GENDASH_BASE_URL",
+            parse: BaseUrl::parse,
+            show: |v| v.as_ref().map_or_else(|| "(not set)".into(), ToString::to_string),
+            kind: "URL",
+        }
+        /// The access token (`config show` writes `<redacted>`); one of `token`, `token_file`, `token_command` per level.
+        token: Secret {
+            env: "GENDASH_TOKEN",
+            show: Show::Line(token_line),
+            kind: "string",
+            default_doc: "the file `config set-token` wrote, if any",
+        }
+        /// A file whose first line is the token (`~` is the home directory).
+        token_file: PathBuf {
+            show: Show::On("token"),
+            kind: "path",
+            default_doc: "(not set)",
+        }
+        /// A program that prints the token on its first line, run without a shell.
+        token_command: CommandSpec {
+            show: Show::On("token"),
+            kind: "array of strings, or a string split on white space",
+            default_doc: "(not set)",
+        }
+        /// Seconds between polls of a running task.
+        poll_interval: PollSeconds => Duration {
+            default: DEFAULT_POLL_INTERVAL,
+            read: |s| s.0,
+            show: seconds,
+            kind: "number of seconds (at least 0.2)",
+        }
+        /// A running task whose percent has not moved this long is shown as stalled.
+        stall_after: Seconds => Duration {
+            default: DEFAULT_STALL_AFTER,
+            read: |s| s.0,
+            show: seconds,
+            kind: "number of seconds (at least 1)",
+        }
+        /// Seconds for a whole request (connecting is capped at 5 s).
+        request_timeout: Seconds => Duration {
+            default: DEFAULT_REQUEST_TIMEOUT,
+            read: |s| s.0,
+            env: "GENDASH_REQUEST_TIMEOUT",
+            parse: Seconds::parse,
+            show: seconds,
+            kind: "number of seconds (at least 1)",
+        }
+        /// The task statuses that mean it failed.
+        failure_statuses: Vec<String> => Vec<String> {
+            default: default_failure_statuses(),
+            show: |v| v.join(", "),
+            kind: "array of strings",
+        }
+        /// Accept plain http for addresses other than loopback ones.
+        allow_insecure_http: bool => bool {
+            default: false,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// Offered for quick picking in the browser's category field.
+        categories: Vec<String> => Vec<String> {
+            default: Vec::new(),
+            show: |v| v.join(", "),
+            kind: "array of strings",
+            default_doc: "(none)",
+        }
+        /// Ring the terminal bell when a watched task finishes.
+        bell: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// A program and its arguments, run without a shell when a watched task finishes.
+        on_complete: Hook => Option<Vec<String>> {
+            default: None,
+            read: |h| Some(h.0),
+            show: |v| v.as_ref().map_or_else(|| "(none)".to_string(), |argv| format!("{argv:?}")),
+            kind: "array of strings, with placeholders",
+        }
+        /// Where downloads go (`~` is the home directory; created on first use).
+        download_dir: PathBuf => PathBuf {
+            default: default_download_dir(),
+            read: |d| expand_home(&d),
+            show: |v| v.display().to_string(),
+            kind: "path",
+            default_doc: "the platform's download directory, else the current one",
+        }
+        /// The saved file's path inside `download_dir`.
+        download_template: Template => Template {
+            default: Template::default(),
+            show: |v| v.as_str().to_string(),
+            kind: "template",
+        }
+        /// Fetch each watched task's file once when it completes.
+        auto_download: bool => bool {
+            default: false,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// Send an OSC 9 / OSC 777 desktop notification when a watched task finishes.
+        desktop_notifications: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// At most this many task requests in flight at once.
+        #[serde(default, deserialize_with = "super::values::at_least_one")]
+        max_concurrent_polls: NonZeroUsize => usize {
+            default: DEFAULT_MAX_CONCURRENT_POLLS,
+            read: NonZeroUsize::get,
+            show: ToString::to_string,
+            kind: "integer (at least 1)",
+        }
+        /// How the details show a finished image task's picture.
+        image_preview: ImagePreview => ImagePreview {
+            default: ImagePreview::Auto,
+            show: |v| v.name().to_string(),
+            kind: "string",
+            values: &ImagePreview::NAMES,
+        }
+        /// The palette.
+        theme: ThemeName => ThemeName {
+            default: ThemeName::Dark,
+            show: |v| v.name().to_string(),
+            kind: "string",
+            values: &ThemeName::NAMES,
+        }
+        /// `[keys]`: action name = its keys; a profile's rebind on top of the top level's.
+        keys: KeysTable => BTreeMap<String, Vec<KeyCombo>> {
+            default: BTreeMap::new(),
+            merge: |keys, table| {
+                for (action, list) in &table.0 {
+                    keys.insert(action.clone(), list.0.clone());
+                }
+            },
+            show: keys_line,
+            kind: "table",
+        }
+        /// `[styles]`: style name = style; a profile's add to the top level's.
+        styles: StylesTable => BTreeMap<String, Style> {
+            default: BTreeMap::new(),
+            merge: |styles, table| {
+                for (name, spec) in &table.0 {
+                    styles.insert(name.clone(), spec.0);
+                }
+            },
+            show: |v| {
+                if v.is_empty() {
+                    "(the theme's)".to_string()
+                } else {
+                    v.keys().cloned().collect::<Vec<_>>().join(", ")
+                }
+            },
+            kind: "table",
+        }
+        /// `[profiles.NAME]`: levels of their own, chosen with `--profile` or `GENDASH_PROFILE`.
+        profiles: BTreeMap<String, FileSettings> {
+            show: Show::On("profile"),
+            kind: "tables",
+            default_doc: "(none)",
+        }
+    }
+}
+
+fn seconds(d: &Duration) -> String {
+    format!("{}s", d.as_secs_f64())
+}
+
+/// `[keys]` on one line: `open = enter o, quit = x`.
+fn keys_line(keys: &BTreeMap<String, Vec<KeyCombo>>) -> String {
+    if keys.is_empty() {
+        return "(built in; gendash keys lists them)".to_string();
+    }
+    keys.iter()
+        .map(|(action, keys)| {
+            let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+            format!("{action} = {}", keys.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The token's line: never the token itself; where it was read from, or why it could not be.
+fn token_line(s: &Settings) -> String {
+    match (&s.token, &s.token_origin) {
+        (None, _) if s.token_problem.is_some() => {
+            format!("(unreadable: {})", s.token_problem.as_deref().unwrap_or(""))
+        }
+        (None, _) => "(not set)".to_string(),
+        (Some(_), Some(TokenOrigin::File(p))) => {
+            format!("<redacted> (read from {})", p.display())
+        }
+        (Some(_), Some(TokenOrigin::Command(c))) => format!("<redacted> (printed by `{c}`)"),
+        (Some(_), _) => "<redacted>".to_string(),
+    }
+}
+
+/// The platform's download directory, else the current one.
+fn default_download_dir() -> PathBuf {
+    directories::UserDirs::new()
+        .and_then(|u| u.download_dir().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `~` and `~/…` are the home directory's.
+pub(super) fn expand_home(path: &Path) -> PathBuf {
+    let home = || directories::BaseDirs::new().map(|b| b.home_dir().to_path_buf());
+    match path.strip_prefix("~") {
+        Ok(rest) => home().map_or_else(|| path.to_path_buf(), |h| h.join(rest)),
+        Err(_) => path.to_path_buf(),
+    }
+}
