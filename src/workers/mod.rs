@@ -33,9 +33,6 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// Queue depth towards the poller and the saver: far beyond what a person can cause.
-const QUEUE: usize = 4096;
-
 /// What the workers need to know.
 pub struct Setup {
     pub client: Client,

@@ -27,6 +27,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+/// Queue depth towards the poller: far beyond what a person can cause.
+const COMMANDS: usize = 4096;
+
 /// Each running task is polled at least once per this many intervals, whatever is preferred,
 /// while the service can answer every watched task that often (a backoff or `Retry-After` may
 /// ask for longer).
@@ -383,7 +386,7 @@ pub fn spawn(
     failure_statuses: Vec<String>,
     msgs: mpsc::Sender<Msg>,
 ) -> Handle {
-    let (cmds, queue) = mpsc::channel(super::QUEUE);
+    let (cmds, queue) = mpsc::channel(COMMANDS);
     let fetch =
         |key: TaskKey, client: Client| async move { client.task_result(key.kind, &key.id).await };
     let task = tokio::spawn(run(

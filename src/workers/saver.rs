@@ -11,6 +11,9 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+/// Queue depth towards the saver: far beyond what a person can cause.
+const OPS: usize = 4096;
+
 /// How often the file is checked for changes by others, and status updates written.
 pub const CHECK_EVERY: Duration = Duration::from_secs(1);
 
@@ -52,7 +55,7 @@ pub fn spawn(store: WatchStore, msgs: mpsc::Sender<Msg>) -> Handle {
         id: registration.id().to_string(),
         running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
     };
-    let (ops, queue) = mpsc::channel(super::QUEUE);
+    let (ops, queue) = mpsc::channel(OPS);
     let task = tokio::spawn(run(store, queue, msgs, claimant));
     Handle {
         ops,

@@ -95,9 +95,6 @@ const KNOWN_VIOLATIONS: &[&str] = &[
     // `ui` re-exports `app`'s layout helper.
     "src/ui/mod.rs: `ui` re-exports `crate::app::layout::centered`: `pub use` may only \
      re-export items of its own module; import it from `app` where it is used",
-    // `store/config/mod.rs` re-exports its files' items and its files use `ConfigError` & co.
-    // from `mod.rs`: the parent and its children import each other.
-    "src: import cycle between files: store::config -> store::config::file -> store::config",
 ];
 
 /// A path into the crate, as one file names it.

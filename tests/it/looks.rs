@@ -455,11 +455,6 @@ fn readme_screenshot() {
     );
 }
 
-/// Pages other helpers are writing on their own branches: a link to them may not resolve on
-/// this branch yet. The lead empties this list once `docs/configuration.md` (branch h-config)
-/// and `docs/architecture.md` (branch h-arch) are merged; after that every link must resolve.
-const NOT_YET_MERGED: &[&str] = &["docs/configuration.md", "docs/architecture.md"];
-
 /// The lines of a Markdown page outside its fenced code blocks.
 fn prose_lines(page: &str) -> impl Iterator<Item = &str> {
     let mut fenced = false;
@@ -581,14 +576,7 @@ fn every_relative_link_in_the_docs_points_to_a_file() {
                 lexically_normal(&dir.join(file))
             };
             if !path.is_file() {
-                let relative = path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string();
-                if !NOT_YET_MERGED.contains(&relative.as_str()) {
-                    broken.push(format!("{name}: {target} (no such file)"));
-                }
+                broken.push(format!("{name}: {target} (no such file)"));
                 continue;
             }
             if !anchor.is_empty() {

@@ -5,9 +5,11 @@
 //! `schema`: every key, declared once (`declare`: how that declaration becomes the types and
 //! the table below); `values`: the checked value types; `file`: the parser (errors name the
 //! file, line and key); `resolve`: the precedence, a loop over the keys; `token`: the token's
-//! sources; `describe`: `config show` and the manual's key list.
+//! sources; `describe`: `config show` and the manual's key list; `common`: what they all share
+//! (the sources of a value, the overrides, the error, the environment's lookup).
 
 mod appearance;
+mod common;
 mod declare;
 mod describe;
 mod file;
@@ -17,6 +19,10 @@ mod token;
 mod values;
 
 pub use appearance::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
+pub use common::{
+    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER,
+    EnvLookup, Overrides, Source, TokenOrigin, process_env,
+};
 pub use declare::{Key, Layered, Show};
 pub use describe::{KEY_TABLE_BEGIN, KEY_TABLE_END, key_table};
 pub use file::{config_path, declared_keys, nearest, parse};
@@ -27,68 +33,6 @@ pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
     check_seconds,
 };
-
-use std::fmt;
-use std::path::PathBuf;
-use std::time::Duration;
-
-pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
-/// A running task whose percent has not moved for this long is shown as stalled.
-pub const DEFAULT_STALL_AFTER: Duration = Duration::from_secs(300);
-pub const DEFAULT_MAX_CONCURRENT_POLLS: usize = 8;
-
-/// Where a resolved value came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    Default,
-    /// The token file `gendash config set-token` wrote.
-    SetToken,
-    TopLevel,
-    Profile(String),
-    Env(&'static str),
-    Flag(&'static str),
-}
-
-impl fmt::Display for Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Source::Default => f.write_str("default"),
-            Source::SetToken => f.write_str("saved by config set-token"),
-            Source::TopLevel => f.write_str("config file"),
-            Source::Profile(p) => write!(f, "profile {p}"),
-            Source::Env(v) => write!(f, "environment {v}"),
-            Source::Flag(v) => write!(f, "flag {v}"),
-        }
-    }
-}
-
-/// How the token was supplied, for `config show` (never the token itself).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenOrigin {
-    Inline,
-    File(PathBuf),
-    Command(String),
-}
-
-/// What the command line contributes.
-#[derive(Debug, Clone, Default)]
-pub struct Overrides {
-    pub config: Option<PathBuf>,
-    pub profile: Option<String>,
-    pub base_url: Option<String>,
-}
-
-/// A configuration problem, naming the file and, where known, the line and key.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
-
-/// Reads the environment through a function, so tests need not touch the process's own.
-pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-pub fn process_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
 
 #[cfg(test)]
 mod tests;

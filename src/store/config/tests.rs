@@ -1,5 +1,6 @@
 use super::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 fn env_of(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
     move |k| {
