@@ -5,8 +5,9 @@
 //! - decoding a 100,000-entry catalogue; one poll round trip over loopback.
 //!
 //! Besides criterion's statistics, `keystroke_percentiles` prints the median and p95 of single
-//! keystrokes, the numbers the README reports: before (every name re-ranked on the UI loop) and
-//! now (the ranking on its worker, narrowing and reusing earlier rankings over both cores).
+//! keystrokes, the numbers docs/performance.md reports: before (every name re-ranked on the UI
+//! loop) and now (the ranking on its worker, narrowing and reusing earlier rankings over both
+//! cores).
 #![allow(clippy::unwrap_used)]
 
 use criterion::{BatchSize, Criterion, criterion_group};

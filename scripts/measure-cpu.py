@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Measure the CPU time a running gendash dashboard uses, for the README's CPU rows.
+"""Measure the CPU time a running gendash dashboard uses, for docs/performance.md's CPU rows.
 
 Build the release binary first; this script builds nothing:
 

@@ -1,4 +1,4 @@
-//! Process exit codes, documented in the README and in `--help`.
+//! Process exit codes, documented in docs/cli.md and in `--help`.
 
 pub const OK: u8 = 0;
 pub const OTHER: u8 = 1;
@@ -11,7 +11,7 @@ pub const TIMED_OUT: u8 = 6;
 /// "done" without reading the output.
 pub const RUNNING: u8 = 7;
 
-/// Every code with what it means, for `--help`, the manual and the README.
+/// Every code with what it means, for `--help`, the manual and docs/cli.md.
 pub const TABLE: [(u8, &str); 8] = [
     (OK, "success"),
     (
