@@ -32,3 +32,4 @@ mod signals;
 mod terminal;
 mod views;
 mod watch_list;
+mod wire;

@@ -2,6 +2,7 @@
 //! port, and a fault server on a raw `TcpListener` that misbehaves on purpose.
 
 pub mod pty;
+pub mod recorder;
 
 use gendash::api::Secret;
 use gendash::api::{Client, ClientOptions};
