@@ -27,6 +27,7 @@ mod opening;
 mod preview;
 mod properties;
 mod request_log;
+mod seen;
 mod services;
 mod signals;
 mod terminal;
