@@ -25,6 +25,7 @@ mod offline;
 mod openapi;
 mod opening;
 mod preview;
+mod promises;
 mod properties;
 mod request_log;
 mod seen;
