@@ -3,6 +3,7 @@
 //! real service behind it. Tests count what crossed the wire with it: how many requests, how
 //! many `Authorization` headers, which `Range`.
 
+use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -166,7 +167,7 @@ async fn serve(mut stream: TcpStream, log: &Mutex<Vec<Seen>>, behind: &Behind) {
                     Some(h) if k.eq_ignore_ascii_case("host") => h.as_str(),
                     _ => v.as_str(),
                 };
-                out.push_str(&format!("{k}: {v}\r\n"));
+                let _ = write!(out, "{k}: {v}\r\n");
             }
             out.push_str("Connection: close\r\n\r\n");
             let mut bytes = out.into_bytes();
