@@ -110,7 +110,8 @@ async fn a_hook_stopped_for_its_time_is_gone_from_proc() {
             pid_file.to_string_lossy().into_owned(),
         ],
         1,
-        Duration::from_secs(1),
+        // Long enough for the shell to start and write its pid on a loaded machine.
+        Duration::from_secs(2),
         tx,
     );
     let finished = gendash::cmd::Finished {
