@@ -3,7 +3,7 @@
 //! | switch | who uses it | what it does |
 //! |---|---|---|
 //! | `GENDASH_TEST_PANIC=main` | `tests/it/signals.rs` | the dashboard panics when `?` is pressed |
-//! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics 300 ms after start |
+//! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics when the process gets `SIGUSR1` (the test sends it once the first frame is on screen) |
 //! | `GENDASH_TEST_RETRY_MS=N` | `tests/it/download.rs` | `gendash download` waits N ms (not 500) before its first resume |
 //! | `GENDASH_TEST_STRESS_SAVE=FILE` (`GENDASH_TEST_STRESS_ROUNDS=N`, default 1000) | `tests/it/durability.rs` | instead of anything else, saves FILE N times, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
@@ -25,12 +25,18 @@ fn panic_wanted(place: &str) -> bool {
     std::env::var("GENDASH_TEST_PANIC").is_ok_and(|v| v == place)
 }
 
-/// With `GENDASH_TEST_PANIC=worker`, a worker task panics shortly after start: proves the
-/// terminal is restored from any thread.
+/// With `GENDASH_TEST_PANIC=worker`, a worker task panics when the process gets `SIGUSR1`:
+/// proves the terminal is restored from any thread. The handler is installed before this
+/// returns (before the first frame), so a test that saw the first frame can send the signal
+/// without racing a timer. Called on the runtime.
 pub fn maybe_panic_in_worker() {
+    use tokio::signal::unix::{SignalKind, signal};
     if panic_wanted("worker") {
-        tokio::spawn(async {
-            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let Ok(mut usr1) = signal(SignalKind::user_defined1()) else {
+            panic!("test panic in a worker (GENDASH_TEST_PANIC=worker): no SIGUSR1 handler");
+        };
+        tokio::spawn(async move {
+            usr1.recv().await;
             panic!("test panic in a worker (GENDASH_TEST_PANIC=worker)");
         });
     }

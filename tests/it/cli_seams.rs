@@ -146,7 +146,6 @@ async fn a_task_registered_late_gets_its_grace_and_status_says_running_with_its_
 async fn wait_fail_fast_stops_at_the_first_failed_task() {
     let svc = service().await;
     let base = svc.base_url();
-    let started = std::time::Instant::now();
     let (code, out, err) = run(
         &base,
         &[
@@ -161,8 +160,10 @@ async fn wait_fail_fast_stops_at_the_first_failed_task() {
         ],
     )
     .await;
+    // Stopped at the failure, not at the 20 s time-out (which would be exit 6 and leave the
+    // running task's line marked as given up).
     assert_eq!(code, 5, "{out}{err}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(!out.contains("gave up waiting"), "{out}");
     assert!(out.contains("fail-1-a") && out.contains("FAILED"), "{out}");
     // Without it, the task still running is waited for until the timeout.
     let (code, _, _) = run(

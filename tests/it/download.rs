@@ -70,8 +70,51 @@ async fn a_dropped_connection_is_resumed_to_the_same_bytes() {
                 seen.iter().filter(|(d, _)| *d == 0).count() >= 2,
                 "{id}: started again from zero: {seen:?}"
             );
+        } else {
+            resumed_on_the_wire(&svc, &id, cut, len);
         }
     }
+}
+
+/// What the service saw of `id`'s file: a first GET cut after `cut` bytes, then one GET that
+/// asked for the rest (`Range: bytes=cut-`, the file's `ETag` in `If-Range`) and got it (206,
+/// `len - cut` bytes). Cut before the first byte, there is nothing to continue: the second GET
+/// asks for the whole file again (no `Range`, no `If-Range`) and gets all `len` bytes (200).
+fn resumed_on_the_wire(svc: &gendash::server::Running, id: &str, cut: usize, len: usize) {
+    let name = format!("{id}.png");
+    let gets: Vec<_> = svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.name == name && r.method == "GET")
+        .collect();
+    assert_eq!(gets.len(), 2, "{id}: one cut, one resume: {gets:?}");
+    let (first, second) = (&gets[0], &gets[1]);
+    assert_eq!((first.range.as_deref(), first.status), (None, 200), "{id}");
+    assert_eq!(first.bytes, cut as u64, "{id}: cut after {cut} bytes");
+    if cut == 0 {
+        assert_eq!(
+            (second.range.as_deref(), second.if_range.as_deref()),
+            (None, None),
+            "{id}"
+        );
+        assert_eq!((second.status, second.bytes), (200, len as u64), "{id}");
+        return;
+    }
+    assert_eq!(
+        second.range.as_deref(),
+        Some(format!("bytes={cut}-").as_str()),
+        "{id}"
+    );
+    assert_eq!(
+        second.if_range,
+        Some(gendash::server::files::etag(&SAMPLE_PNG)),
+        "{id}"
+    );
+    assert_eq!(
+        (second.status, second.bytes),
+        (206, (len - cut) as u64),
+        "{id}: only the rest was sent"
+    );
 }
 
 #[tokio::test]

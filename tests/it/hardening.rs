@@ -672,3 +672,60 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
         s.update(Action::FocusNext);
     }
 }
+
+/// The text gendash drew, not only its characters: every hostile string is in the cells as its
+/// sanitised text (`clearscreen`, `linktext`), and no sequence's printable remainder (`[2J`,
+/// `]0;`, …) is there, as it would be had the sequences only lost their ESC on the way (a
+/// renderer dropping control characters).
+#[test]
+fn hostile_strings_are_drawn_as_their_sanitised_text() {
+    let mut s = hostile_state();
+    let mut cells = Vec::new();
+    cells.push(common::rendered_text(&s, 160, 40));
+    // The watch list's and the browser's details, each hostile row selected in turn.
+    for _ in 0..2 {
+        s.update(Action::FocusNext);
+        for _ in 0..hostile().len() {
+            cells.push(common::rendered_text(&s, 160, 40));
+            s.update(Action::Down);
+        }
+    }
+    let all = cells.join("\n");
+    for clean in [
+        "clearscreen",
+        "linktext",
+        "clip",
+        "report",
+        "cr overwrite",
+        "rtlgpj.exe",
+    ] {
+        assert!(all.contains(clean), "{clean} is drawn: {}", cells[0]);
+    }
+    for remainder in ["[2J", "]0;", "]8;;", "]52;", "[21t", "pwned", "ZXZpbA=="] {
+        assert!(
+            !cells.iter().any(|c| c.contains(remainder)),
+            "{remainder:?} reached the cells"
+        );
+    }
+}
+
+/// An OSC 8 link's URL keeps only printable ASCII without spaces: an ESC, a BEL, an ST (7-bit
+/// and 8-bit) or a space inside it can neither end the sequence early nor start another.
+#[test]
+fn a_hyperlink_cannot_end_early_or_start_another_sequence() {
+    use gendash::dashboard::terminal::{HYPERLINK_CLOSE, hyperlink_open};
+    let url = "http://a.example/x\x1b]0;pwned\x07y\x1b\\z\u{9c}w q\x1b[2J";
+    let open = hyperlink_open(url);
+    assert_eq!(open, "\x1b]8;;http://a.example/x]0;pwnedy\\zwq[2J\x1b\\");
+    let inside = open
+        .strip_prefix("\x1b]8;;")
+        .and_then(|r| r.strip_suffix("\x1b\\"))
+        .unwrap();
+    assert!(
+        inside.chars().all(|c| c.is_ascii_graphic()),
+        "only printable ASCII, no space: {inside:?}"
+    );
+    // One sequence in all: the opener's ESC and its ST's.
+    assert_eq!(open.matches('\x1b').count(), 2, "{open:?}");
+    assert_eq!(HYPERLINK_CLOSE, "\x1b]8;;\x1b\\");
+}

@@ -20,7 +20,7 @@ use ratatui::style::Color;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -473,8 +473,8 @@ fn config(home: &Path, text: &str) -> String {
 }
 
 /// Starts `--demo` with `image_preview = "auto"` on a TERM that calls for a question, and
-/// returns how long the catalogue took to appear, the bytes written and the log.
-fn start_demo(answers: Answers, setting: &str) -> (Duration, Vec<u8>, String) {
+/// returns, once the catalogue appeared and it quit, the bytes written and the log.
+fn start_demo(answers: Answers, setting: &str) -> (Vec<u8>, String) {
     let home = tempfile::tempdir().unwrap();
     let cfg = config(home.path(), &format!("image_preview = \"{setting}\"\n"));
     let log = home.path().join("gendash.log");
@@ -484,7 +484,6 @@ fn start_demo(answers: Answers, setting: &str) -> (Duration, Vec<u8>, String) {
         ("GENDASH_LOG_FILE", log_text.as_str()),
         ("TERM", "xterm-256color"),
     ];
-    let started = Instant::now();
     let mut s = Session::spawn_answering(
         command(home.path(), &["-v", "--demo"], &env),
         120,
@@ -494,16 +493,11 @@ fn start_demo(answers: Answers, setting: &str) -> (Duration, Vec<u8>, String) {
     s.wait_for("the first frame", Duration::from_secs(20), |t| {
         t.contains("320/320")
     });
-    let first_frame = started.elapsed();
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
     let raw = s.raw();
-    (
-        first_frame,
-        raw,
-        std::fs::read_to_string(&log).unwrap_or_default(),
-    )
+    (raw, std::fs::read_to_string(&log).unwrap_or_default())
 }
 
 fn count(raw: &[u8], what: &[u8]) -> usize {
@@ -512,12 +506,9 @@ fn count(raw: &[u8], what: &[u8]) -> usize {
 
 #[test]
 fn a_terminal_that_never_answers_is_asked_once_and_the_first_frame_comes_anyway() {
-    let (first_frame, raw, log) = start_demo(Answers::Never, "auto");
-    // One question, bounded at 200 ms: the first frame within a second regardless.
-    assert!(
-        first_frame < Duration::from_secs(1),
-        "the first frame took {first_frame:?}"
-    );
+    // One question, bounded at 200 ms: the first frame comes regardless (how soon is measured
+    // by `scripts/measure-cpu.py --terminal never`).
+    let (raw, log) = start_demo(Answers::Never, "auto");
     assert_eq!(count(&raw, b"\x1b[c"), 1, "device attributes asked once");
     assert_eq!(
         count(&raw, b"\x1b_G"),
@@ -530,18 +521,14 @@ fn a_terminal_that_never_answers_is_asked_once_and_the_first_frame_comes_anyway(
         "{log}"
     );
     // Off: not a single question.
-    let (_, raw, log) = start_demo(Answers::Never, "off");
+    let (raw, log) = start_demo(Answers::Never, "off");
     assert_eq!(count(&raw, b"\x1b[c"), 0);
     assert!(log.contains("image previews are off"), "{log}");
 }
 
 #[test]
 fn a_sixel_terminal_is_recognised_and_its_replies_are_not_read_as_keys() {
-    let (first_frame, raw, log) = start_demo(Answers::Sixel, "auto");
-    assert!(
-        first_frame < Duration::from_secs(1),
-        "the first frame took {first_frame:?}"
-    );
+    let (raw, log) = start_demo(Answers::Sixel, "auto");
     // Device attributes, then (sixel said, no kitty question) the cell size.
     assert_eq!(count(&raw, b"\x1b[c"), 2);
     assert_eq!(count(&raw, b"\x1b[16t"), 1);

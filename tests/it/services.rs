@@ -2,6 +2,7 @@
 //! with that service's token, and a task whose service is not configured is never polled.
 
 use crate::common;
+use crate::common::recorder::{Behind, recorder};
 use common::pty::{Session, command};
 use gendash::api::{Secret, TaskKind};
 use gendash::server::Options;
@@ -91,18 +92,32 @@ fn each_task_is_polled_only_at_its_own_service() {
         gendash(&["--profile", "beta", "watch", "add", "sim-2-two"]).0,
         Some(0)
     );
-    let other_url = base(&other);
+    // The service nobody configured, behind a recorder that counts what reaches it.
+    let stray = rt.block_on(recorder(Behind::Service {
+        addr: other.addr,
+        host: None,
+    }));
+    let other_url = stray.base();
     assert_eq!(
         gendash(&["--base-url", &other_url, "watch", "add", "sim-2-three"]).0,
         Some(0)
     );
 
+    let stray_before = stray.count();
     let mut s = Session::spawn(command(home.path(), &["--profile", "alpha"], &[]), 150, 40);
     s.wait_for(
         "every task of a configured service to complete",
         Duration::from_secs(30),
         |t| all_completed(t, &["sim-2-legacy", "sim-2-one", "sim-2-two"]),
     );
+    // Not one request, so not one token, reached the service nobody configured (seen on the
+    // wire, not inferred from that service's own state).
+    let reached = &stray.seen()[stray_before..];
+    assert!(
+        reached.is_empty(),
+        "an unconfigured service was asked: {reached:?}"
+    );
+    assert_eq!(stray.authorizations(), 0, "{:?}", stray.seen());
     let screen = s.contents();
     let row = row_in(&screen);
     assert!(screen.contains("SERVICE"), "{screen}");
@@ -112,7 +127,7 @@ fn each_task_is_polled_only_at_its_own_service() {
     let other_row = row("sim-2-three");
     assert!(other_row.contains("no service"), "{screen}");
     assert!(
-        other_row.contains(&other.addr.port().to_string()),
+        other_row.contains(&stray.addr.port().to_string()),
         "{screen}"
     );
     assert!(
@@ -124,7 +139,7 @@ fn each_task_is_polled_only_at_its_own_service() {
     s.assert_restored();
 
     rt.block_on(each_service_saw_only_its_own(&alpha, &beta, &other));
-    the_cli_shows_and_removes_by_service(&gendash, &base(&alpha), other.addr.port());
+    the_cli_shows_and_removes_by_service(&gendash, &base(&alpha), stray.addr.port());
 }
 
 type Run<'a> = &'a dyn Fn(&[&str]) -> (Option<i32>, String, String);

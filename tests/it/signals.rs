@@ -112,7 +112,10 @@ fn a_panic_in_the_main_task_restores_the_terminal() {
 #[test]
 fn a_panic_in_a_worker_restores_the_terminal() {
     let s = setup();
+    // The first frame is on screen (`dashboard` waited for it); then the worker is told to
+    // panic, with no timer to race.
     let mut d = dashboard(&s, &[("GENDASH_TEST_PANIC", "worker")]);
+    kill(Pid::from_raw(d.pid()), Signal::SIGUSR1).unwrap();
     assert_eq!(d.wait_exit(Duration::from_secs(10)), 101);
     d.assert_restored();
     assert_cooked(&d);

@@ -25,24 +25,19 @@ fn stopped(pid: i32) -> bool {
 #[test]
 fn a_terminal_that_never_answers_gets_a_working_dashboard() {
     let home = tempfile::tempdir().unwrap();
-    let started = Instant::now();
     let mut s = Session::spawn_answering(
         command(home.path(), &["--demo"], &[]),
         120,
         36,
         Answers::Never,
     );
-    // The catalogue is on screen within a second: nothing waits for an answer (a cursor query
-    // would have waited two seconds and then failed).
+    // The catalogue comes on screen: nothing waits for an answer (a cursor query would have
+    // waited two seconds and then failed; the cursor query is looked for below). How long the
+    // first frame takes is measured by `scripts/measure-cpu.py --terminal never`.
     s.wait_for(
         "the first frame with the catalogue",
         Duration::from_secs(20),
         |t| t.contains("320/320"),
-    );
-    let first_frame = started.elapsed();
-    assert!(
-        first_frame < Duration::from_secs(1),
-        "the first frame took {first_frame:?}"
     );
 
     // A resize is redrawn at the new size: the hint line moves to the new last row.

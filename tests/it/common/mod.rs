@@ -1,7 +1,10 @@
 //! Helpers shared by the integration tests: the reference service on an ephemeral loopback
-//! port, and a fault server on a raw `TcpListener` that misbehaves on purpose.
+//! port, a fault server on a raw `TcpListener` that misbehaves on purpose, and a recording
+//! service ([`recorder`]) that counts what crossed the wire (requests, `Authorization`
+//! headers, bodies), alone or in front of a real service.
 
 pub mod pty;
+pub mod recorder;
 
 use gendash::api::Secret;
 use gendash::api::{Client, ClientOptions};

@@ -1,0 +1,161 @@
+//! What crossed the wire, counted by a recording service in front of (or instead of) the
+//! reference service: whom the token was shown to, the request bodies, and the promises of the
+//! README that only the wire can check.
+
+use crate::common::recorder::{Behind, Recorder, recorder};
+use crate::common::{self, TOKEN};
+use common::pty::{Session, command};
+use gendash::api::Secret;
+use gendash::server::{Options, Running, SAMPLE_PNG};
+use std::time::Duration;
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+/// The services of the token test: the configured one (`front`, a recorder in front of the
+/// reference service whose download URLs it points at `away`, another origin that reaches the
+/// same service), a second configured one (`beta`, profile `beta`), and `stray`, a recorder
+/// that answers nothing and was never configured.
+struct Wires {
+    _rt: tokio::runtime::Runtime,
+    _svc: Running,
+    beta: Running,
+    front: Recorder,
+    away: Recorder,
+    stray: Recorder,
+}
+
+impl Wires {
+    fn new() -> Self {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let (svc, beta, away, stray) = rt.block_on(async {
+            let svc = common::service().await;
+            let beta = common::service_with(Options::new(Secret::new("token-beta"))).await;
+            let away = recorder(Behind::Service {
+                addr: svc.addr,
+                host: None,
+            })
+            .await;
+            (svc, beta, away, recorder(Behind::Nobody).await)
+        });
+        let front = rt.block_on(recorder(Behind::Service {
+            addr: svc.addr,
+            host: Some(away.addr.to_string()),
+        }));
+        Wires {
+            _rt: rt,
+            _svc: svc,
+            beta,
+            front,
+            away,
+            stray,
+        }
+    }
+}
+
+/// The dashboard polls a task at its configured service with that service's token; a task
+/// saved for a service it has no configuration for is never asked about; a download URL on
+/// another origin is fetched without the token. The recorders count the requests that reached
+/// each and the `Authorization` headers among them. The request log then shows the polls of
+/// both configured services and marks the download "sent without the token".
+#[test]
+fn a_token_is_never_sent_to_a_service_it_was_not_configured_for() {
+    let w = Wires::new();
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(
+        home.path(),
+        &format!(
+            "base_url = \"{}\"\ntoken = \"{TOKEN}\"\npoll_interval = 0.2\nbell = false\n\
+             desktop_notifications = false\nauto_download = true\ndownload_dir = \"~/dl\"\n\
+             image_preview = \"off\"\n\n[profiles.beta]\nbase_url = \"{}\"\ntoken = \"token-beta\"\n",
+            w.front.base(),
+            w.beta.base_url()
+        ),
+    );
+    common::gendash_ok(home.path(), &["watch", "add", "sim-1-mine"]);
+    common::gendash_ok(
+        home.path(),
+        &["--profile", "beta", "watch", "add", "fail-1-beta"],
+    );
+    let stray = w.stray.base();
+    common::gendash_ok(
+        home.path(),
+        &["--base-url", &stray, "watch", "add", "sim-1-stray"],
+    );
+    let (front_before, away_before, stray_before) =
+        (w.front.count(), w.away.count(), w.stray.count());
+
+    let mut s = Session::spawn(command(home.path(), &[], &[]), 150, 40);
+    let saved = home.path().join("dl/sim-1-mine.png");
+    s.wait_for(
+        "the file saved, the other service's task failed",
+        Duration::from_secs(30),
+        |t| {
+            saved.exists()
+                && t.lines()
+                    .any(|l| l.contains("fail-1-beta") && l.contains("FAILED"))
+        },
+    );
+    assert_eq!(std::fs::read(&saved).unwrap(), *SAMPLE_PNG);
+
+    // The configured service: asked, always with its token.
+    let front = &w.front.seen()[front_before..];
+    assert!(front.len() >= 2, "the catalogue and polls: {front:?}");
+    for r in front {
+        assert_eq!(
+            r.header("authorization"),
+            Some(bearer(TOKEN).as_str()),
+            "{r:?}"
+        );
+    }
+    // The other origin: the file was fetched there, never with a token.
+    let away = &w.away.seen()[away_before..];
+    assert!(
+        away.iter()
+            .any(|r| r.method == "GET" && r.path == "/files/sim-1-mine.png"),
+        "the download went to the other origin: {away:?}"
+    );
+    assert_eq!(
+        away.iter()
+            .filter(|r| r.header("authorization").is_some())
+            .count(),
+        0,
+        "no Authorization header at the other origin: {away:?}"
+    );
+    // The service nobody configured: never reached.
+    assert_eq!(
+        w.stray.count() - stray_before,
+        0,
+        "requests at an unconfigured service: {:?}",
+        w.stray.seen()
+    );
+    assert_eq!(w.stray.authorizations(), 0);
+    let screen = s.contents();
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("sim-1-stray") && l.contains("no service")),
+        "{screen}"
+    );
+
+    // The request log: a poll of each configured service, and the download from the other
+    // origin marked as sent without the token.
+    s.send("L");
+    s.wait_text("Requests · ");
+    s.wait_text("/ai/image_generation/sim-1-mine");
+    s.wait_text("/ai/image_generation/fail-1-beta");
+    s.send("/");
+    s.type_text("GET");
+    s.send("\r");
+    s.wait_text(&format!("GET {}files/sim-1-mine.png", w.away.base()));
+    s.wait_text("sent without the token");
+    s.send("\x1b");
+
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert!(
+        !String::from_utf8_lossy(&s.raw()).contains(TOKEN),
+        "the token reached the terminal"
+    );
+}
