@@ -97,11 +97,10 @@ fn proc_state(pid: i32) -> Option<char> {
 /// its process is gone (no `/proc/<pid>`, or a zombie not yet reaped, never still running).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hook_stopped_for_its_time_is_gone_from_proc() {
-    use gendash::workers::hooks::Hooks;
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-    let hooks = Hooks::with_limits(
+    let hooks = gendash::workers::hooks::spawn_limited(
         vec![
             "sh".into(),
             "-c".into(),
@@ -124,7 +123,7 @@ async fn a_hook_stopped_for_its_time_is_gone_from_proc() {
         file: None,
         no_file: None,
     };
-    let run = hooks.run(&finished);
+    let run = hooks.run(finished);
     // The hook's own process (the shell, then `sleep` in its place), while it runs.
     let started = Instant::now();
     let pid: i32 = loop {
