@@ -12,6 +12,7 @@
 //! clears it.
 
 use super::cursor::Cursor;
+use super::effects::Effects;
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::cmd::Cmd;
 use crate::filter::Query;
@@ -196,16 +197,15 @@ impl Browser {
 
     /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
     /// `filtered here` when narrowed from broader filters'), unless the fresh list already
-    /// arrived or the fetch is stale; none is remembered, for the failure to say. Whether
-    /// anything changed, and what to do next.
-    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> (bool, Vec<Cmd>) {
+    /// arrived or the fetch is stale; none is remembered, for the failure to say.
+    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
         if generation != self.generation || self.load == Load::Loaded {
-            return (false, Vec::new());
+            return Effects::none();
         }
         let Some(c) = cached else {
             let changed = self.cache != CacheLookup::Nothing;
             self.cache = CacheLookup::Nothing;
-            return (changed, Vec::new());
+            return Effects::none().redraw_if(changed);
         };
         self.cached_at = Some(c.saved_at);
         self.cache = if c.filtered {
@@ -213,7 +213,7 @@ impl Browser {
         } else {
             CacheLookup::Own
         };
-        (true, self.install(c.catalogue).into_iter().collect())
+        Effects::cmd(self.install(c.catalogue)).redraw_if(true)
     }
 
     /// Why the list is empty when the service cannot be reached and nothing cached can stand

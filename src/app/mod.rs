@@ -6,6 +6,7 @@
 pub mod action;
 pub mod browser;
 mod cursor;
+pub mod effects;
 pub mod keymap;
 pub mod layout;
 pub mod preview_slot;

@@ -3,6 +3,7 @@
 //! routes. Whatever changes what is on screen sets `dirty`.
 
 use super::action::Action;
+use super::effects::Effects;
 use super::watch::{Undone, new_entry};
 use crate::api::links::validate_link;
 use crate::api::{ApiError, Catalogue};
@@ -1196,9 +1197,8 @@ impl State {
                 cmds
             }
             Msg::CachedCatalogue { generation, cached } => {
-                let (changed, cmds) = self.browser.cached(generation, cached);
-                self.dirty |= changed;
-                cmds
+                let fx = self.browser.cached(generation, cached);
+                self.absorb(fx)
             }
             Msg::Ranked {
                 generation,
@@ -1218,8 +1218,8 @@ impl State {
                         Err(e) => self.note_error(e),
                     }
                 }
-                let (cmds, changed) = self.watch.polled(&key, result, retry_in, self.now);
-                self.dirty |= changed;
+                let fx = self.watch.polled(&key, result, retry_in, self.now);
+                let cmds = self.absorb(fx);
                 self.as_configured(cmds)
             }
             Msg::Claimed { key, won } => {
@@ -1232,9 +1232,8 @@ impl State {
                 if applied < self.persist_sent {
                     return Vec::new();
                 }
-                let (cmds, changed) = self.watch.merge_external(&entries, self.now);
-                self.dirty |= changed;
-                cmds
+                let fx = self.watch.merge_external(&entries, self.now);
+                self.absorb(fx)
             }
             Msg::HookFailed(why) => self.hook_failed_once(&why),
             Msg::Request(record) => {
@@ -1366,15 +1365,13 @@ impl State {
                     key: key.clone(),
                 }));
                 // Nothing went wrong: the row stays as it was (`saved …`) whatever the answer.
-                let (changed, cmds) = self.watch.download_not_started(key);
-                self.dirty |= changed;
-                return cmds;
+                let fx = self.watch.download_not_started(key);
+                return self.absorb(fx);
             }
             _ => {}
         }
-        let (changed, cmds) = self.watch.download(key, event, self.keymap.key("download"));
-        self.dirty |= changed;
-        cmds
+        let fx = self.watch.download(key, event, self.keymap.key("download"));
+        self.absorb(fx)
     }
 
     /// Says that `on_complete` failed, once: a hook failing for every task must not bury the
@@ -1398,6 +1395,22 @@ impl State {
         let cmds = self.watch.set_services(services);
         self.dirty = true;
         cmds
+    }
+
+    /// Carries out a reducer's effects on the status bar and the redraw; the commands remain.
+    fn absorb(&mut self, fx: Effects) -> Vec<Cmd> {
+        if let Some(text) = fx.notice {
+            self.say(text);
+            if let Some(n) = &mut self.notice {
+                n.whole = fx.whole;
+            }
+        }
+        if let Some(error) = fx.error {
+            self.last_error = Some(error);
+            self.dirty = true;
+        }
+        self.dirty |= fx.redraw;
+        fx.cmds
     }
 
     /// Shows a notice for `NOTICE_SECONDS`, replacing any other: the status bar tells of the

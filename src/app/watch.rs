@@ -3,6 +3,7 @@
 //! filter), and merging changes other processes made to the saved list.
 
 use super::cursor::Cursor;
+use super::effects::Effects;
 use super::services::Services;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
@@ -676,16 +677,16 @@ impl Watch {
         }
     }
 
-    /// A poll result. Returns the commands (persist, notify) and whether anything changed.
+    /// A poll result: the commands (persist, notify), redrawn when anything changed.
     pub fn polled(
         &mut self,
         key: &TaskKey,
         result: Result<TaskResult, ApiError>,
         retry_in: Option<Duration>,
         now: u64,
-    ) -> (Vec<Cmd>, bool) {
+    ) -> Effects {
         let Some(i) = self.position(key) else {
-            return (Vec::new(), false);
+            return Effects::none();
         };
         let failure_statuses = &self.failure_statuses;
         let row = &mut self.rows[i];
@@ -730,7 +731,7 @@ impl Watch {
         if changed && self.order_moves() {
             self.reorder(now);
         }
-        (cmds, changed)
+        Effects::cmds(cmds).redraw_if(changed)
     }
 
     /// Whether row `i`'s file is fetched by itself once completed: `A`'s choice for it, else
@@ -881,16 +882,11 @@ impl Watch {
         (ids, on, cmds)
     }
 
-    /// A download's progress or end. Returns whether the row changed and the commands (saving
-    /// where the file went); a file already there says which key (`download_key`) replaces it.
-    pub fn download(
-        &mut self,
-        key: &TaskKey,
-        event: DownloadEvent,
-        download_key: &str,
-    ) -> (bool, Vec<Cmd>) {
+    /// A download's progress or end: the commands (saving where the file went); a file
+    /// already there says which key (`download_key`) replaces it.
+    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent, download_key: &str) -> Effects {
         let Some(i) = self.position(key) else {
-            return (false, Vec::new());
+            return Effects::none();
         };
         let row = &mut self.rows[i];
         let mut cmds = Vec::new();
@@ -920,15 +916,15 @@ impl Watch {
             };
             cmds.push(Cmd::Finished(finished));
         }
-        (true, cmds)
+        Effects::cmds(cmds).redraw_if(true)
     }
 
     /// A download that did not start (the file is there and the user is asked): the row goes
     /// back to what it knew before, its saved file if any, and a hook that waited for the
-    /// download runs now. Returns whether the row changed, and the commands.
-    pub fn download_not_started(&mut self, key: &TaskKey) -> (bool, Vec<Cmd>) {
+    /// download runs now.
+    pub fn download_not_started(&mut self, key: &TaskKey) -> Effects {
         let Some(i) = self.position(key) else {
-            return (false, Vec::new());
+            return Effects::none();
         };
         let auto_download = self.auto_download;
         let row = &mut self.rows[i];
@@ -939,7 +935,7 @@ impl Watch {
             (finished.file, finished.no_file) = file_of(row, auto_download);
             Cmd::Finished(finished)
         });
-        (changed, hook.into_iter().collect())
+        Effects::cmd(hook).redraw_if(changed)
     }
 
     /// Files that another dashboard saved (it claimed the task's end): the rows show them
@@ -966,9 +962,8 @@ impl Watch {
     }
 
     /// Brings the rows in line with the saved list after another process changed it:
-    /// new entries are added and polled, vanished ones removed. Returns the commands and
-    /// whether anything changed.
-    pub fn merge_external(&mut self, entries: &[WatchEntry], now: u64) -> (Vec<Cmd>, bool) {
+    /// new entries are added and polled, vanished ones removed.
+    pub fn merge_external(&mut self, entries: &[WatchEntry], now: u64) -> Effects {
         let mut cmds = Vec::new();
         let before = self.rows.len();
         let selected = self.selected_row().map(Row::key);
@@ -1001,7 +996,7 @@ impl Watch {
         if changed {
             self.reorder_keeping(selected, now);
         }
-        (cmds, changed)
+        Effects::cmds(cmds).redraw_if(changed)
     }
 }
 
@@ -1245,10 +1240,14 @@ mod tests {
     fn polls_update_rows_and_notify_once_on_finish() {
         let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
         let key = TaskKey::new(TaskKind::Image, "t");
-        let (cmds, changed) = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
+        let Effects {
+            cmds,
+            redraw: changed,
+            ..
+        } = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
         assert!(changed);
         assert!(matches!(&cmds[..], [Cmd::Persist(PersistOp::Status(_, l))] if l.percent == 40));
-        let (cmds, _) = w.polled(
+        let Effects { cmds, .. } = w.polled(
             &key,
             Err(ApiError::Http {
                 status: 502,
@@ -1264,7 +1263,7 @@ mod tests {
         ));
         assert_eq!(w.rows[0].error.as_deref(), Some("HTTP 502: bad"));
         assert_eq!(w.counts(200).erroring, 1);
-        let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
+        let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
         assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
         assert_eq!(cmds[2], Cmd::Persist(PersistOp::Claim(key.clone())));
         let cmds = w.claimed(&key, true);
@@ -1273,7 +1272,7 @@ mod tests {
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
-        let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
+        let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
         assert!(
             cmds.is_empty(),
             "no second notification, nothing to persist"
@@ -1308,7 +1307,11 @@ mod tests {
             ],
             statuses(),
         );
-        let (cmds, changed) = w.merge_external(
+        let Effects {
+            cmds,
+            redraw: changed,
+            ..
+        } = w.merge_external(
             &[
                 new_entry("b", TaskKind::Image, 0),
                 new_entry("c", TaskKind::Video, 0),
@@ -1333,7 +1336,7 @@ mod tests {
                 ],
                 0
             )
-            .1
+            .redraw
         );
     }
 
@@ -1360,16 +1363,18 @@ mod tests {
                 .collect(),
             statuses(),
         );
-        w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
-        let (_, changed) = w.polled(
+        let _ = w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
+        let Effects {
+            redraw: changed, ..
+        } = w.polled(
             &k("gone"),
             lookup_failed(),
             Some(Duration::from_secs(15)),
             10,
         );
         assert!(changed);
-        w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
-        w.polled(
+        let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
+        let _ = w.polled(
             &k("err"),
             Err(ApiError::Http {
                 status: 503,
@@ -1379,7 +1384,7 @@ mod tests {
             Some(Duration::from_secs(4)),
             12,
         );
-        w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
+        let _ = w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
         let phases: Vec<Phase> = w.rows.iter().map(|r| r.phase(12, 300)).collect();
         assert_eq!(
             phases,
@@ -1414,7 +1419,7 @@ mod tests {
             (2, 1, 1, 1, 1)
         );
         // Found after all: the unknown task becomes an ordinary one.
-        w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
+        let _ = w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
         assert_eq!(w.rows[1].phase(30, 300), Phase::Running);
         assert_eq!(w.rows[1].retries, 0);
     }
@@ -1425,22 +1430,22 @@ mod tests {
         let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
         w.stall_after = 300;
         for (at, percent) in [(100, 10), (110, 20)] {
-            w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
+            let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
         }
         assert_eq!(w.rows[0].eta(110), None, "one move is not enough");
-        w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
+        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
         assert_eq!(w.rows[0].eta(120), Some(70));
         // Unchanged polls until stall_after has passed since the last move.
         for at in (122..420).step_by(2) {
-            w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
+            let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
             assert_eq!(w.rows[0].phase(at, 300), Phase::Running, "at {at}");
         }
         assert_eq!(w.rows[0].phase(420, 300), Phase::Stalled);
         assert_eq!(w.counts(420).stalled, 1);
         assert_eq!(w.rows[0].eta(420), w.rows[0].progress.eta(420.0));
-        w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
+        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
         assert_eq!(w.rows[0].phase(422, 300), Phase::Running, "moving again");
-        w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
+        let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
         let last = w.rows[0].entry.last.clone().expect("known");
         assert_eq!(
             (last.running_since, last.finished_at),
@@ -1467,17 +1472,17 @@ mod tests {
         );
         w.stall_after = 100;
         for (at, p) in [(0, 10), (10, 20), (20, 30)] {
-            w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
+            let _ = w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
         }
-        w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
-        w.polled(
+        let _ = w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
+        let _ = w.polled(
             &k("c-done"),
             Ok(result("c-done", "COMPLETED", 100)),
             None,
             20,
         );
-        w.polled(&k("d-gone"), lookup_failed(), None, 20);
-        w.polled(
+        let _ = w.polled(&k("d-gone"), lookup_failed(), None, 20);
+        let _ = w.polled(
             &k("e-stuck"),
             Ok(result("e-stuck", "IN_PROGRESS", 5)),
             None,
@@ -1536,7 +1541,7 @@ mod tests {
                 .collect(),
             statuses(),
         );
-        w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
+        let _ = w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
         w.set_query("rend".into(), 1);
         assert_eq!(ids(&w), ["render-1", "render-3"]);
         w.set_query("failed".into(), 1);
@@ -1608,7 +1613,7 @@ mod tests {
         let mut external: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
         external.push(entry("ext-b", Some(b)));
         external.push(entry("ext-c", Some(c)));
-        let (cmds, _) = w.merge_external(&external, 0);
+        let Effects { cmds, .. } = w.merge_external(&external, 0);
         assert_eq!(cmds, [Cmd::Watch(key("ext-b"), Some(b.into()))]);
 
         // A configured service whose client cannot be made stops being polled.
@@ -1634,7 +1639,7 @@ mod tests {
             ],
             statuses(),
         );
-        let (cmds, _) = w.polled(&k("gone"), lookup_failed(), None, 10);
+        let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 10);
         let gone = Trouble {
             kind: TroubleKind::NotFound,
             text: "task not found".into(),
@@ -1647,7 +1652,7 @@ mod tests {
                 Some(gone.clone())
             ))]
         );
-        let (cmds, _) = w.polled(&k("gone"), lookup_failed(), None, 20);
+        let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 20);
         assert!(cmds.is_empty(), "the same trouble again is not news");
         let http = |status| {
             Err(ApiError::Http {
@@ -1656,8 +1661,8 @@ mod tests {
                 retry_after: None,
             })
         };
-        w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
-        let (cmds, _) = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
+        let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
+        let Effects { cmds, .. } = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
         let err = Trouble {
             kind: TroubleKind::Error,
             text: "HTTP 502: bad".into(),
@@ -1684,14 +1689,16 @@ mod tests {
         assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));
 
         // Asking fails afterwards: the file still says NOT FOUND.
-        let (cmds, _) = again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
+        let Effects { cmds, .. } =
+            again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
         assert!(cmds.is_empty(), "{cmds:?}");
         assert_eq!(
             again.rows[0].entry.trouble.as_ref().map(|t| t.kind),
             Some(TroubleKind::NotFound)
         );
         // Found after all: the file forgets the trouble.
-        let (cmds, _) = again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
+        let Effects { cmds, .. } =
+            again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
         assert!(
             cmds.contains(&Cmd::Persist(PersistOp::Trouble(k("gone"), None))),
             "{cmds:?}"
