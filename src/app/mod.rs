@@ -4,11 +4,15 @@
 //! with plain values.
 
 pub mod action;
+pub mod add;
 pub mod browser;
+pub mod confirm;
 mod cursor;
 pub mod effects;
+pub mod help;
 pub mod keymap;
 pub mod layout;
+pub mod popup;
 pub mod preview_slot;
 pub mod request_log;
 pub mod services;

@@ -5,9 +5,12 @@
 use super::*;
 use crate::api::types::default_failure_statuses;
 use crate::api::{ApiError, Catalogue, LoraEntry, TaskResult};
+use crate::app::watch::new_entry;
 use crate::cmd::PersistOp;
 use crate::cmd::TaskKey;
+use crate::msg::{CopiedVia, DownloadEvent};
 use crate::store::watchlist::LastKnown;
+use crate::store::watchlist::WatchEntry;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::sync::Arc;
 use std::time::Duration;

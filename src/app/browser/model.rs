@@ -11,9 +11,9 @@
 //! field do. Erasing the term leaves the filter as it is (the title shows it); `type:all`
 //! clears it.
 
-use super::cursor::Cursor;
-use super::effects::Effects;
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
+use crate::app::cursor::Cursor;
+use crate::app::effects::Effects;
 use crate::cmd::Cmd;
 use crate::filter::Query;
 use crate::store::catalogue::Cached;

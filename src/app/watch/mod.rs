@@ -2,6 +2,12 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+mod reducer;
+
+pub use reducer::{
+    Download, download, downloaded, hook_failed, remove, service_unusable, update, update_filter,
+};
+
 use super::cursor::Cursor;
 use super::effects::Effects;
 use super::services::Services;
@@ -258,6 +264,8 @@ pub struct Watch {
     pub auto_download: bool,
     /// Tasks marked for the bulk actions (remove, download, auto-download).
     pub marked: std::collections::BTreeSet<TaskKey>,
+    /// `on_complete` failed once already (said once, then only logged).
+    pub hook_failed: bool,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
@@ -324,6 +332,7 @@ impl Watch {
             services: Services::default(),
             auto_download: false,
             marked: std::collections::BTreeSet::new(),
+            hook_failed: false,
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
