@@ -3,6 +3,7 @@
 //! `watch`, `add`, `confirm`, `help`, `request_log`), which returns `Effects`; `absorb` carries
 //! them out here. Whatever changes what is on screen sets `dirty`.
 
+mod init;
 mod screen;
 mod status;
 
@@ -11,7 +12,6 @@ use super::effects::Effects;
 use super::{add, browser, confirm, help, request_log, watch};
 use crate::cmd::Cmd;
 use crate::msg::Msg;
-use crate::store::watchlist::WatchEntry;
 
 // Everything the view reads is reachable from here: the view imports this module only.
 pub use super::browser::{Browser, Field, Load};
@@ -26,18 +26,8 @@ pub use super::theme::Theme;
 pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch, count_of};
 pub use crate::api::{TaskKind, TaskState};
 pub use crate::filter::FuzzyFilter;
+pub use init::{Demo, Init, UiSettings};
 pub use status::{Health, NOTICE_SECONDS, Notice};
-
-/// The dashboard runs on the embedded demo service (`--demo`).
-#[derive(Debug, Clone)]
-pub struct Demo {
-    /// The service's throwaway token, which the request log's curl lines may show.
-    pub token: crate::api::Secret,
-    /// Where downloads go.
-    pub downloads: std::path::PathBuf,
-    /// `downloads` is the demo's own temporary directory, not a configured `download_dir`.
-    pub temporary: bool,
-}
 
 /// Why the dashboard ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,14 +36,6 @@ pub enum Quit {
     User,
     /// A signal asked (its number: SIGINT, SIGTERM, SIGHUP).
     Signal(i32),
-}
-
-/// Settings the reducers need.
-#[derive(Debug, Clone)]
-pub struct UiSettings {
-    pub bell: bool,
-    pub desktop_notifications: bool,
-    pub no_color: bool,
 }
 
 #[derive(Debug)]
@@ -87,6 +69,8 @@ pub struct State {
     /// The tasks the poller was told to poll first (by `start`, then whenever the rows on
     /// screen changed): the watch pane's visible rows, the selected one among them.
     preferred: Vec<crate::cmd::TaskKey>,
+    /// Commands due before `start`'s own (see `Init::services`).
+    first: Vec<Cmd>,
     pub dirty: bool,
     /// Set when the dashboard should end; the event loop returns it.
     pub quit: Option<Quit>,
@@ -95,55 +79,11 @@ pub struct State {
 }
 
 impl State {
-    pub fn new(
-        service_url: &str,
-        categories: Vec<String>,
-        watch: Vec<WatchEntry>,
-        failure_statuses: Vec<String>,
-        settings: UiSettings,
-        now: u64,
-    ) -> Self {
-        let mut state = State {
-            browser: Browser::new(categories, Vec::new()),
-            watch: Watch::new(watch, failure_statuses),
-            preview: PreviewSlot::new(),
-            requests: RequestLog::default(),
-            focus: Pane::Browser,
-            popup: None,
-            service_url: crate::api::sanitize::sanitize(service_url),
-            health: Health::Unknown,
-            last_error: None,
-            notice: None,
-            theme: Theme::new(
-                crate::store::config::ThemeName::Dark,
-                &std::collections::BTreeMap::new(),
-                settings.no_color,
-            ),
-            settings,
-            keymap: Keymap::default(),
-            search: Search::default(),
-            zoomed: None,
-            now,
-            areas: Areas::default(),
-            persist_sent: 0,
-            age_signature: 0,
-            preferred: Vec::new(),
-            dirty: true,
-            quit: None,
-            suspend: false,
-        };
-        // Until told of the others, the one service known is the one the state was made for.
-        let current = service_url.trim_end_matches('/');
-        state
-            .watch
-            .set_services(super::services::Services::single(current));
-        state.preferred = state.watch.visible().map(Row::key).collect();
-        state
-    }
-
-    /// The first commands: load the catalogue, start polling, the rows on screen first.
+    /// The first commands: those the services and the saved list called for (see `Init`),
+    /// then load the catalogue, start polling, the rows on screen first.
     pub fn start(&mut self) -> Vec<Cmd> {
-        let mut cmds = vec![self.browser.fetch(), Cmd::Prefer(self.preferred.clone())];
+        let mut cmds = self.take_first();
+        cmds.extend([self.browser.fetch(), Cmd::Prefer(self.preferred.clone())]);
         cmds.extend(self.watch.start_polling());
         cmds
     }

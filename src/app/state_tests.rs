@@ -29,14 +29,15 @@ fn ui(bell: bool, desktop_notifications: bool) -> UiSettings {
 
 /// A state at `NOW` with these entries and settings, the initial redraw already done.
 fn state_with(entries: Vec<WatchEntry>, settings: UiSettings) -> State {
-    let mut s = State::new(
-        "http://127.0.0.1:8787",
-        vec!["style".into()],
-        entries,
-        default_failure_statuses(),
+    let mut s = State::new(Init {
+        service_url: "http://127.0.0.1:8787".into(),
+        categories: vec!["style".into()],
+        watch: entries,
+        failure_statuses: default_failure_statuses(),
         settings,
-        NOW,
-    );
+        now: NOW,
+        ..Init::default()
+    });
     s.dirty = false;
     s
 }
