@@ -22,6 +22,18 @@ impl AddDialog {
     }
 }
 
+impl AddDialog {
+    /// The end of the text that fits in `budget` characters, cleaned: only the end is shown,
+    /// and only the end is cleaned (a long paste is up to 64 KiB). The field never holds an
+    /// escape sequence, so a cut one cannot start the tail.
+    pub fn tail(&self, budget: usize) -> String {
+        let mut tail: Vec<char> = self.text.chars().rev().take(budget).collect();
+        tail.reverse();
+        let tail: String = tail.into_iter().collect();
+        crate::api::sanitize::sanitize_with_limit(&tail, budget)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Popup {
     Help {

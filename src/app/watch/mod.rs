@@ -188,6 +188,13 @@ impl Row {
             .as_ref()
             .and_then(|l| l.url_download.as_deref())
     }
+
+    /// The download URL if it may be opened or made a link (http or https, nothing a
+    /// terminal would obey): what the view links, never anything else.
+    pub fn openable_url(&self) -> Option<&str> {
+        self.url()
+            .filter(|u| crate::api::links::validate_link(u).is_ok())
+    }
     pub fn percent(&self) -> u8 {
         self.entry.last.as_ref().map_or(0, |l| l.percent.min(100))
     }
