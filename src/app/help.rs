@@ -150,3 +150,7 @@ pub fn help_scroll_max(lines: usize, height: u16) -> u16 {
     let rows = usize::from(height.saturating_sub(2));
     u16::try_from(lines.saturating_sub(rows)).unwrap_or(u16::MAX)
 }
+
+#[cfg(test)]
+#[path = "help_tests.rs"]
+mod tests;

@@ -17,5 +17,7 @@ pub mod preview_slot;
 pub mod request_log;
 pub mod services;
 pub mod state;
+#[cfg(test)]
+mod test_support;
 pub mod theme;
 pub mod watch;

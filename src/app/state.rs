@@ -377,5 +377,4 @@ impl State {
 }
 
 #[cfg(test)]
-#[path = "state_tests.rs"]
 mod tests;

@@ -14,6 +14,8 @@ mod category;
 mod favourites;
 mod ranking;
 #[cfg(test)]
+mod reducer_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::api::{ApiError, Catalogue, LoraEntry, LoraType, SearchText};

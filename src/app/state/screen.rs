@@ -173,3 +173,7 @@ impl State {
         h.finish()
     }
 }
+
+#[cfg(test)]
+#[path = "screen_tests.rs"]
+mod tests;

@@ -182,3 +182,7 @@ pub(super) fn opened(opened: Opened, keymap: &Keymap) -> Effects {
         })]),
     }
 }
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;

@@ -330,3 +330,7 @@ pub fn hook_failed(watch: &mut Watch, why: &str) -> Effects {
     watch.hook_failed = true;
     Effects::fail(format!("{why} (later failures go to the log only)")).redraw_if(true)
 }
+
+#[cfg(test)]
+#[path = "reducer_tests.rs"]
+mod tests;
