@@ -79,3 +79,17 @@ pub struct Confirm {
     pub question: String,
     pub key: TaskKey,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_is_the_end_that_fits_cleaned() {
+        let dialog = AddDialog::with("first-id second-id".into());
+        assert_eq!(dialog.tail(9), "second-id");
+        assert_eq!(dialog.tail(100), "first-id second-id");
+        let dirty = AddDialog::with("a\u{1b}[2Jb".into());
+        assert!(!dirty.tail(100).contains('\u{1b}'), "{:?}", dirty.tail(100));
+    }
+}

@@ -1212,6 +1212,34 @@ mod tests {
     use crate::testing::task_result as result;
 
     #[test]
+    fn only_a_plain_http_or_https_url_is_openable() {
+        let with_url = |url: &str| {
+            let mut e = new_entry("t", TaskKind::Image, 0);
+            e.last = Some(LastKnown {
+                status: "COMPLETED".into(),
+                url_download: Some(url.into()),
+                ..LastKnown::default()
+            });
+            Watch::new(vec![e], statuses())
+        };
+        let https = "https://cdn.example/t.png";
+        assert_eq!(with_url(https).rows[0].openable_url(), Some(https));
+        for refused in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "https://a b/c.png",
+        ] {
+            let w = with_url(refused);
+            assert_eq!(w.rows[0].url(), Some(refused));
+            assert_eq!(w.rows[0].openable_url(), None, "{refused}");
+        }
+        assert_eq!(
+            Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses()).rows[0].openable_url(),
+            None
+        );
+    }
+
+    #[test]
     fn add_remove_undo() {
         let mut w = Watch::new(Vec::new(), statuses());
         let (cmds, added, skipped) = w.add(
