@@ -4,7 +4,7 @@ use super::action::Action;
 use super::effects::{Effects, tasks};
 use super::layout::Pane;
 use super::popup::Popup;
-use super::watch::{Watch, new_entry};
+use super::watch::{Changed, Watch, new_entry};
 use crate::api::TaskKind;
 use crate::store::watchlist::{WatchEntry, split_ids};
 
@@ -104,8 +104,8 @@ fn add(watch: &mut Watch, ids: Vec<String>, kind: TaskKind, now: u64) -> Effects
         })
         .collect();
     let entries: Vec<WatchEntry> = fresh.iter().map(|id| new_entry(id, kind, now)).collect();
-    let (cmds, added, _) = watch.add(entries, now);
-    let added: Vec<String> = added.into_iter().map(|k| k.id).collect();
+    let Changed { cmds, what } = watch.add(entries, now);
+    let added: Vec<String> = what.keys.into_iter().map(|k| k.id).collect();
     Effects::cmds(cmds).with_notice(match (added.is_empty(), already.len()) {
         (true, _) => format!("already watching {}", already_as.join(", ")),
         (false, 0) => format!("added {}", tasks(&added)),

@@ -5,8 +5,9 @@ use super::Browser;
 use crate::cmd::Cmd;
 
 impl Browser {
-    /// `f`: marks or unmarks the selected model; its name and whether it is a favourite now.
-    pub fn toggle_favourite(&mut self) -> Option<(String, bool)> {
+    /// `f`: marks or unmarks the selected model; whether it is a favourite now (`None` with
+    /// no model selected).
+    pub fn toggle_favourite(&mut self) -> Option<bool> {
         let name = self.selected_entry()?.model.clone();
         let on = !self.favourites.remove(&name);
         if on {
@@ -19,7 +20,7 @@ impl Browser {
             let matches = self.matches.clone();
             self.show(matches, keep);
         }
-        Some((name, on))
+        Some(on)
     }
 
     /// `F`: lists only the favourites, or everything again.

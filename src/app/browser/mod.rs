@@ -265,7 +265,8 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
             return Effects::cmds(vec![browser.reload()]).with_notice("reloading the catalogue");
         }
         Action::ToggleFavourite => {
-            let Some((name, on)) = browser.toggle_favourite() else {
+            let name = browser.selected_entry().map(|e| e.model.clone());
+            let (Some(name), Some(on)) = (name, browser.toggle_favourite()) else {
                 return Effects::say("no model selected");
             };
             return Effects::cmds(vec![Cmd::RememberFavourites(browser.favourites.clone())])

@@ -239,6 +239,30 @@ enum Undo {
     Added(Vec<TaskKey>),
 }
 
+/// What a change to the list did: the commands it calls for, and `what` the reducer's message
+/// about it names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed<T> {
+    pub cmds: Vec<Cmd>,
+    pub what: T,
+}
+
+/// Tasks added: their keys, and how many of those given were skipped (watched already, or
+/// given twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    pub keys: Vec<TaskKey>,
+    pub skipped: usize,
+}
+
+/// `A`'s choice: the tasks it was made for, and whether their files are now fetched by
+/// themselves once completed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoDownload {
+    pub ids: Vec<String>,
+    pub on: bool,
+}
+
 /// What an undo did, for the message that says so: the task IDs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Undone {
@@ -546,9 +570,9 @@ impl Watch {
         }
     }
 
-    /// Adds tasks not already listed; returns the commands, the keys added and how many were
-    /// skipped as already watched (or given twice).
-    pub fn add(&mut self, entries: Vec<WatchEntry>, now: u64) -> (Vec<Cmd>, Vec<TaskKey>, usize) {
+    /// Adds tasks not already listed: the keys added and how many were skipped as already
+    /// watched (or given twice).
+    pub fn add(&mut self, entries: Vec<WatchEntry>, now: u64) -> Changed<Added> {
         let given = entries.len();
         let current = (!self.services.current.is_empty()).then(|| self.services.current.clone());
         let fresh: Vec<WatchEntry> = entries
@@ -567,7 +591,13 @@ impl Watch {
             });
         let skipped = given - fresh.len();
         if fresh.is_empty() {
-            return (Vec::new(), Vec::new(), skipped);
+            return Changed {
+                cmds: Vec::new(),
+                what: Added {
+                    keys: Vec::new(),
+                    skipped,
+                },
+            };
         }
         let keys: Vec<TaskKey> = fresh.iter().map(TaskKey::of).collect();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(fresh.clone()))];
@@ -581,14 +611,20 @@ impl Watch {
         // The newest shown of those added (a filter may hide them).
         self.select_one_of(&keys, true);
         self.push_undo(Undo::Added(keys.clone()));
-        (cmds, keys, skipped)
+        Changed {
+            cmds,
+            what: Added { keys, skipped },
+        }
     }
 
-    /// Removes the selected task; returns the commands and its ID.
-    pub fn remove_selected(&mut self, now: u64) -> (Vec<Cmd>, Option<String>) {
+    /// Removes the selected task: its ID.
+    pub fn remove_selected(&mut self, now: u64) -> Changed<Option<String>> {
         let keys: Vec<TaskKey> = self.selected_row().map(Row::key).into_iter().collect();
-        let (cmds, ids) = self.remove(&keys, now);
-        (cmds, ids.into_iter().next())
+        let Changed { cmds, what: ids } = self.remove(&keys, now);
+        Changed {
+            cmds,
+            what: ids.into_iter().next(),
+        }
     }
 
     /// The tasks an action on "the task" applies to: the marked ones (in list order) if any,
@@ -626,7 +662,7 @@ impl Watch {
     }
 
     /// Removes the tasks `keys` as one step of undo; returns the commands and their IDs.
-    pub fn remove(&mut self, keys: &[TaskKey], now: u64) -> (Vec<Cmd>, Vec<String>) {
+    pub fn remove(&mut self, keys: &[TaskKey], now: u64) -> Changed<Vec<String>> {
         let mut removed = Vec::new();
         let mut at = 0;
         // Their places in the list as it was, in order, so an undo puts each back where it was.
@@ -639,7 +675,10 @@ impl Watch {
             !gone
         });
         if removed.is_empty() {
-            return (Vec::new(), Vec::new());
+            return Changed {
+                cmds: Vec::new(),
+                what: Vec::new(),
+            };
         }
         let keys: Vec<TaskKey> = removed.iter().map(|(_, e)| TaskKey::of(e)).collect();
         let ids = removed.iter().map(|(_, e)| e.task_id.clone()).collect();
@@ -654,11 +693,11 @@ impl Watch {
         self.scroll_into_view();
         let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
         cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-        (cmds, ids)
+        Changed { cmds, what: ids }
     }
 
     /// Reverts the last add or remove; says what it did.
-    pub fn undo(&mut self, now: u64) -> Option<(Vec<Cmd>, Undone)> {
+    pub fn undo(&mut self, now: u64) -> Option<Changed<Undone>> {
         match self.undo.pop()? {
             Undo::Removed(items) => {
                 let mut cmds = Vec::new();
@@ -678,7 +717,10 @@ impl Watch {
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
                 self.reorder(now);
                 self.select_one_of(&keys, false);
-                Some((cmds, Undone::Restored(ids)))
+                Some(Changed {
+                    cmds,
+                    what: Undone::Restored(ids),
+                })
             }
             Undo::Added(keys) => {
                 let selected = self.selected_row().map(Row::key);
@@ -688,7 +730,10 @@ impl Watch {
                 let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
                 let ids = keys.iter().map(|k| k.id.clone()).collect();
                 cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-                Some((cmds, Undone::TookBack(ids)))
+                Some(Changed {
+                    cmds,
+                    what: Undone::TookBack(ids),
+                })
             }
         }
     }
@@ -860,9 +905,9 @@ impl Watch {
         }))
     }
 
-    /// `A`: turns fetching by itself on or off for the selected task; returns its ID, the new
-    /// choice and the commands (saving the choice, and the download if it is due now).
-    pub fn toggle_auto_download(&mut self) -> Option<(String, bool, Vec<Cmd>)> {
+    /// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
+    /// the commands save the choice, and start the download if it is due now.
+    pub fn toggle_auto_download(&mut self) -> Option<Changed<AutoDownload>> {
         let &i = self.order.get(self.cursor.selected)?;
         let on = !self.auto_for(&self.rows[i]);
         let row = &mut self.rows[i];
@@ -873,12 +918,15 @@ impl Watch {
         let mut cmds = vec![Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on)))];
         let id = row.entry.task_id.clone();
         cmds.extend(self.auto_download(i));
-        Some((id, on, cmds))
+        Some(Changed {
+            cmds,
+            what: AutoDownload { ids: vec![id], on },
+        })
     }
 
     /// `A` with tasks marked: fetching by itself turned on for every marked task, or off when
-    /// it is on for all of them already; returns their IDs, the new choice and the commands.
-    pub fn auto_download_marked(&mut self) -> (Vec<String>, bool, Vec<Cmd>) {
+    /// it is on for all of them already: their IDs and the new choice.
+    pub fn auto_download_marked(&mut self) -> Changed<AutoDownload> {
         let marked: Vec<usize> = (0..self.rows.len())
             .filter(|&i| self.marked.contains(&self.rows[i].key()))
             .collect();
@@ -895,7 +943,10 @@ impl Watch {
             ids.push(row.entry.task_id.clone());
             cmds.extend(self.auto_download(i));
         }
-        (ids, on, cmds)
+        Changed {
+            cmds,
+            what: AutoDownload { ids, on },
+        }
     }
 
     /// A download's progress or end: the commands (saving where the file went); a file
@@ -1242,7 +1293,13 @@ mod tests {
     #[test]
     fn add_remove_undo() {
         let mut w = Watch::new(Vec::new(), statuses());
-        let (cmds, added, skipped) = w.add(
+        let Changed {
+            cmds,
+            what: Added {
+                keys: added,
+                skipped,
+            },
+        } = w.add(
             vec![
                 new_entry("a", TaskKind::Image, 0),
                 new_entry("b", TaskKind::Video, 0),
@@ -1260,20 +1317,22 @@ mod tests {
             ]
         );
         assert_eq!(
-            w.add(vec![new_entry("a", TaskKind::Image, 0)], 0).2,
+            w.add(vec![new_entry("a", TaskKind::Image, 0)], 0)
+                .what
+                .skipped,
             1,
             "duplicates are not added"
         );
         w.select(0);
-        let (cmds, id) = w.remove_selected(0);
+        let Changed { cmds, what: id } = w.remove_selected(0);
         assert_eq!(id.as_deref(), Some("a"));
         assert_eq!(cmds[0], Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")));
         assert_eq!(w.rows.len(), 1);
-        let (cmds, undone) = w.undo(0).expect("undo remove");
+        let Changed { cmds, what: undone } = w.undo(0).expect("undo remove");
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
         assert_eq!(undone, Undone::Restored(vec!["a".into()]));
         assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
-        let (cmds, undone) = w.undo(0).expect("undo add");
+        let Changed { cmds, what: undone } = w.undo(0).expect("undo add");
         assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
         assert!(w.rows.is_empty());
         assert!(cmds.contains(&Cmd::Unwatch(TaskKey::new(TaskKind::Video, "b"))));
@@ -1648,7 +1707,7 @@ mod tests {
         assert!(w.adopt().is_empty(), "once");
 
         // Added tasks (the dialog, another process) remember the current service.
-        let (cmds, _, _) = w.add(vec![entry("new", None)], 0);
+        let Changed { cmds, .. } = w.add(vec![entry("new", None)], 0);
         assert!(cmds.contains(&Cmd::Watch(key("new"), None)));
         assert_eq!(
             w.rows.last().expect("added").entry.service.as_deref(),

@@ -3,7 +3,7 @@
 //! Who started a download and whether to ask before replacing a file is decided in one place,
 //! `download`.
 
-use super::{DownloadView, Row, Undone, Watch};
+use super::{Changed, DownloadView, Row, Undone, Watch};
 use crate::api::TaskState;
 use crate::api::links::validate_link;
 use crate::app::action::Action;
@@ -39,7 +39,7 @@ pub fn update(
             Effects::none()
         }
         Action::Undo => {
-            let Some((cmds, undone)) = watch.undo(now) else {
+            let Some(Changed { cmds, what: undone }) = watch.undo(now) else {
                 return Effects::say("nothing to undo");
             };
             Effects::cmds(cmds).with_notice(match undone {
@@ -229,17 +229,19 @@ fn download_marked(watch: &Watch) -> Effects {
 /// task's, when tasks are marked).
 fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
     if !watch.marked.is_empty() {
-        let (ids, on, cmds) = watch.auto_download_marked();
-        return Effects::cmds(cmds).with_notice(if on {
-            format!("{}: each file is downloaded when it completes", tasks(&ids))
+        let Changed { cmds, what } = watch.auto_download_marked();
+        let ids = tasks(&what.ids);
+        return Effects::cmds(cmds).with_notice(if what.on {
+            format!("{ids}: each file is downloaded when it completes")
         } else {
-            format!("{}: no automatic download", tasks(&ids))
+            format!("{ids}: no automatic download")
         });
     }
-    let Some((id, on, cmds)) = watch.toggle_auto_download() else {
+    let Some(Changed { cmds, what }) = watch.toggle_auto_download() else {
         return Effects::say(no_task(keymap));
     };
-    Effects::cmds(cmds).with_notice(if on {
+    let id = tasks(&what.ids);
+    Effects::cmds(cmds).with_notice(if what.on {
         format!("{id}: its file is downloaded when it completes")
     } else {
         format!("{id}: no automatic download")
@@ -259,7 +261,7 @@ fn clear_filter_or_marks(watch: &mut Watch, now: u64) -> Effects {
 
 /// Removes the tasks `keys` (one step of undo) and says which, and how to undo it.
 pub fn remove(watch: &mut Watch, keys: &[TaskKey], keymap: &Keymap, now: u64) -> Effects {
-    let (cmds, ids) = watch.remove(keys, now);
+    let Changed { cmds, what: ids } = watch.remove(keys, now);
     let fx = Effects::cmds(cmds);
     if ids.is_empty() {
         return fx;
