@@ -5,7 +5,8 @@ use super::action::Action;
 use super::effects::Effects;
 use super::keymap::Keymap;
 use super::popup::Popup;
-use super::watch::{self, Download, Watch};
+use super::watch::Watch;
+use super::watch::reducer::{self as watch, Download};
 
 /// "overwrite …?": `y` replaces the file (a download that may overwrite), `n` or Esc keeps it.
 pub fn update(

@@ -10,6 +10,7 @@ pub mod confirm;
 mod cursor;
 pub mod effects;
 pub mod help;
+pub mod init;
 pub mod keymap;
 pub mod layout;
 pub mod popup;
@@ -17,6 +18,7 @@ pub mod preview_slot;
 pub mod request_log;
 pub mod services;
 pub mod state;
+pub mod status;
 #[cfg(test)]
 mod test_support;
 pub mod theme;

@@ -3,9 +3,9 @@
 //! `watch`, `add`, `confirm`, `help`, `request_log`), which returns `Effects`; `absorb` carries
 //! them out here. Whatever changes what is on screen sets `dirty`.
 
-mod init;
+mod new;
 mod screen;
-mod status;
+mod status_bar;
 
 use super::action::Action;
 use super::effects::Effects;
@@ -17,17 +17,17 @@ use crate::msg::Msg;
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::help::help_scroll_max;
+pub use super::init::{Demo, Init, UiSettings};
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
 pub use super::layout::{Areas, Pane};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
 pub use super::preview_slot::PreviewSlot;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
+pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
 pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch, count_of};
 pub use crate::api::{TaskKind, TaskState};
 pub use crate::filter::FuzzyFilter;
-pub use init::{Demo, Init, UiSettings};
-pub use status::{Health, NOTICE_SECONDS, Notice};
 
 /// Why the dashboard ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ impl State {
                     browser::update_field(&mut self.browser, action)
                 }
                 None if self.watch.editing && self.focus == Pane::Watch => {
-                    watch::update_filter(&mut self.watch, action, now)
+                    watch::reducer::update_filter(&mut self.watch, action, now)
                 }
                 None => self.update_normal(action),
             },
@@ -275,7 +275,7 @@ impl State {
             _ => {
                 return match self.focus {
                     Pane::Browser => browser::update(&mut self.browser, &action, &self.keymap),
-                    Pane::Watch => watch::update(
+                    Pane::Watch => watch::reducer::update(
                         &mut self.watch,
                         &mut self.popup,
                         &action,
@@ -327,16 +327,20 @@ impl State {
                 let fx = Effects::cmds(self.watch.claimed(&key, won)).redraw_if(true);
                 self.as_configured(fx)
             }
-            Msg::Download { key, event } => {
-                watch::downloaded(&mut self.watch, &mut self.popup, &self.keymap, key, event)
-            }
+            Msg::Download { key, event } => watch::reducer::downloaded(
+                &mut self.watch,
+                &mut self.popup,
+                &self.keymap,
+                key,
+                event,
+            ),
             Msg::WatchFile { entries, applied } => {
                 if applied < self.persist_sent {
                     return Vec::new();
                 }
                 self.watch.merge_external(&entries, self.now)
             }
-            Msg::HookFailed(why) => watch::hook_failed(&mut self.watch, &why),
+            Msg::HookFailed(why) => watch::reducer::hook_failed(&mut self.watch, &why),
             Msg::Request(record) => {
                 self.requests.push(record);
                 // Only an open log shows it.
@@ -345,10 +349,10 @@ impl State {
             Msg::Preview(report) => Effects::none().redraw_if(self.preview.apply(report)),
             Msg::StoreProblem(text) => Effects::fail(text),
             Msg::ServiceUnusable { service, error } => {
-                watch::service_unusable(&mut self.watch, service, error)
+                watch::reducer::service_unusable(&mut self.watch, service, error)
             }
-            Msg::Copied { clip, via } => status::copied(&clip, via),
-            Msg::Opened(opened) => status::opened(opened, &self.keymap).redraw_if(true),
+            Msg::Copied { clip, via } => super::status::copied(&clip, via),
+            Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
             Msg::Tick(now) => {
                 self.tick(now);
                 Effects::none()

@@ -2,11 +2,7 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
-mod reducer;
-
-pub use reducer::{
-    Download, download, downloaded, hook_failed, remove, service_unusable, update, update_filter,
-};
+pub mod reducer;
 
 use super::cursor::Cursor;
 use super::effects::Effects;
