@@ -109,18 +109,19 @@ fn loaded_state(n: usize, watched: usize) -> State {
             )
         })
         .collect();
-    let mut s = State::new(
-        "http://127.0.0.1:8787/",
-        Vec::new(),
+    let mut s = State::new(gendash::app::state::Init {
+        service_url: "http://127.0.0.1:8787/".into(),
+        categories: Vec::new(),
         watch,
-        statuses,
-        UiSettings {
+        failure_statuses: statuses,
+        settings: UiSettings {
             bell: false,
             desktop_notifications: false,
             no_color: false,
         },
-        1_800_000_000,
-    );
+        now: 1_800_000_000,
+        ..gendash::app::state::Init::default()
+    });
     s.update(Action::Resize {
         width: 200,
         height: 60,

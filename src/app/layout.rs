@@ -11,9 +11,9 @@ pub const HELP_SIZE: (u16, u16) = (76, 40);
 /// The request log is as wide as this at most: beyond it a row only gains blank space.
 pub const REQUESTS_WIDTH: u16 = 160;
 
-/// The two panes' places on screen.
+/// The two panes: which has the keys, which covers the screen when zoomed, where a click fell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Region {
+pub enum Pane {
     Browser,
     Watch,
 }
@@ -131,7 +131,7 @@ impl Areas {
         height: u16,
         detail: Option<bool>,
         filter_detail: bool,
-        zoom: Option<Region>,
+        zoom: Option<Pane>,
     ) -> Self {
         let full = Rect::new(0, 0, width, height);
         let [main, status, hints] = Layout::vertical([
@@ -152,8 +152,8 @@ impl Areas {
         .areas(main);
         let (browser, watch) = match zoom {
             None => (browser, watch),
-            Some(Region::Browser) => (main, Rect::default()),
-            Some(Region::Watch) => (Rect::default(), main),
+            Some(Pane::Browser) => (main, Rect::default()),
+            Some(Pane::Watch) => (Rect::default(), main),
         };
         let b = inner(browser);
         let [browser_filter, body] =
@@ -228,11 +228,11 @@ impl Areas {
     }
 
     /// The pane a screen position falls in, if any.
-    pub fn region_at(&self, column: u16, row: u16) -> Option<Region> {
+    pub fn pane_at(&self, column: u16, row: u16) -> Option<Pane> {
         if self.browser.contains_point(column, row) {
-            Some(Region::Browser)
+            Some(Pane::Browser)
         } else if self.watch.contains_point(column, row) {
-            Some(Region::Watch)
+            Some(Pane::Watch)
         } else {
             None
         }

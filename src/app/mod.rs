@@ -4,13 +4,22 @@
 //! with plain values.
 
 pub mod action;
+pub mod add;
 pub mod browser;
+pub mod confirm;
 mod cursor;
+pub mod effects;
+pub mod help;
+pub mod init;
 pub mod keymap;
 pub mod layout;
+pub mod popup;
 pub mod preview_slot;
 pub mod request_log;
 pub mod services;
 pub mod state;
+pub mod status;
+#[cfg(test)]
+mod test_support;
 pub mod theme;
 pub mod watch;

@@ -2,7 +2,11 @@
 //! pane that shows them (`L`). A new request moves the selection along when it was on the
 //! newest, as `tail -f` does; otherwise the selected row stays put.
 
+use super::action::Action;
 use super::cursor::Cursor;
+use super::effects::Effects;
+use super::help::{Step, edit, find};
+use super::popup::{Popup, Search};
 use crate::api::Secret;
 use crate::api::recording::RequestRecord;
 use std::collections::VecDeque;
@@ -83,6 +87,67 @@ impl RequestLog {
     pub fn set_viewport(&mut self, rows: usize) {
         self.cursor.viewport = rows.max(1);
         self.cursor.scroll_into_view(self.entries.len());
+    }
+}
+
+/// The request log's reducer: moving through it, searching, copying a request as `curl`,
+/// closing it.
+pub fn update(
+    popup: &mut Option<Popup>,
+    search: &mut Search,
+    log: &mut RequestLog,
+    action: &Action,
+) -> Effects {
+    let page = isize::try_from(log.cursor.viewport.max(1)).unwrap_or(isize::MAX);
+    match action {
+        Action::Search => *search = Search::editing(),
+        Action::NextMatch(forward) => find_in_log(
+            search,
+            log,
+            Step {
+                forward: *forward,
+                skip: 1,
+            },
+        ),
+        Action::Up => log.move_by(-1),
+        Action::Down => log.move_by(1),
+        Action::PageUp => log.move_by(-page),
+        Action::PageDown => log.move_by(page),
+        Action::Top => log.top(),
+        Action::Bottom => log.bottom(),
+        Action::CopyCurl => {
+            let curl = log.selected().map(|r| log.curl(r));
+            return Effects::copy(curl, "request as a curl command");
+        }
+        Action::ToggleRequests | Action::Cancel => *popup = None,
+        _ => {}
+    }
+    Effects::none()
+}
+
+/// Typing the log's search: each keystroke selects the first matching request from the
+/// selected one.
+pub fn search(search: &mut Search, log: &mut RequestLog, action: Action) -> Effects {
+    if let Some(step) = edit(search, action) {
+        find_in_log(search, log, step);
+    }
+    Effects::none()
+}
+
+/// Selects the request the search finds from the selected one.
+fn find_in_log(search: &mut Search, log: &mut RequestLog, step: Step) {
+    let lines: Vec<String> = log
+        .entries
+        .iter()
+        .map(|r| {
+            let status = r.status.map_or_else(|| "—".to_string(), |s| s.to_string());
+            let error = r.error.as_deref().unwrap_or_default();
+            format!("{} {status} {} {error}", r.method, r.url)
+        })
+        .collect();
+    if let Some(at) = find(search, &lines, log.cursor.selected, step) {
+        log.top();
+        log.move_by(isize::try_from(at).unwrap_or(isize::MAX));
     }
 }
 

@@ -1,7 +1,7 @@
 //! Colours and emphasis, in one place: a palette (`theme`) with `[styles]` on top. With
 //! `NO_COLOR` set only bold, dim, italic, underline and reverse remain, whatever was configured.
 
-use super::state::TaskState;
+use crate::api::TaskState;
 use crate::store::config::{STYLE_NAMES, ThemeName};
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::BTreeMap;

@@ -16,13 +16,13 @@ use crate::workers::{self, Workers, opener::SystemOpener};
 use terminal::Tui;
 
 use crate::app::action::Action;
-use crate::app::state::{Keymap, Quit, SortKey, State, Theme, UiSettings};
+use crate::app::state::{Init, Keymap, Quit, SortKey, State, Theme, UiSettings};
 use crate::app::{services, state};
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
@@ -146,56 +146,47 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         msg_tx,
     );
 
-    let mut state = State::new(
-        client.base_url().as_str(),
-        settings.categories.clone(),
-        loaded.entries,
-        settings.failure_statuses.clone(),
-        UiSettings {
-            bell: settings.bell,
-            desktop_notifications: settings.desktop_notifications,
-            no_color,
-        },
-        unix_now(),
-    );
-    state.browser.recent_categories = crate::store::recent::load(&recent_categories);
-    state.browser.favourites = crate::store::favourites::load(
-        &crate::store::recent::favourites_path(&recent_categories),
-        &state.watch.services.current,
-    );
-    configure(&mut state, &settings, (keymap, theme), demo);
-    let mut adopted = state.watch.set_services(services);
-    adopted.extend(state.watch.adopt());
-    // Tasks that completed while gendash was closed, when their files are wanted.
-    adopted.extend(state.watch.start_downloads());
-    if let Some(label) =
-        crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent_categories))
-    {
-        state.watch.sort = SortKey::from_label(&label);
-        state.watch.reorder(state.now);
-    }
-    if let Some(p) = loaded.set_aside {
-        state.last_error = Some(format!(
-            "the watch list could not be read and was set aside as {}",
-            p.display()
-        ));
-    }
-
     terminal::install_panic_hook();
     let _guard = terminal::Guard;
     let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
     terminal::set_title(&format!("gendash — {}", client.base_url()));
     // Before the event reader starts, which would take the terminal's replies as keys.
-    start_previews(&mut workers, &mut state, &settings, no_color, preview_cache);
+    let preview = start_previews(&mut workers, &settings, no_color, preview_cache);
     #[cfg(feature = "testing")]
     crate::testing::maybe_panic_in_worker();
 
+    let remembered = remembered(&recent_categories, client.base_url().as_str());
+    let mut state = State::new(Init {
+        categories: settings.categories.clone(),
+        watch: loaded.entries,
+        failure_statuses: settings.failure_statuses.clone(),
+        settings: UiSettings {
+            bell: settings.bell,
+            desktop_notifications: settings.desktop_notifications,
+            no_color,
+        },
+        keymap,
+        theme: Some(theme),
+        stall_after: settings.stall_after.as_secs(),
+        auto_download: settings.auto_download,
+        services: Some(services),
+        utc_offset: crate::clock::local_offset(),
+        demo,
+        preview,
+        error: loaded.set_aside.map(|p| {
+            format!(
+                "the watch list could not be read and was set aside as {}",
+                p.display()
+            )
+        }),
+        now: unix_now(),
+        ..remembered
+    });
     let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
     let mut first = state.update(Action::Resize {
         width: size.width,
         height: size.height,
     });
-    first.extend(adopted);
     first.extend(state.start());
     dispatch(first, &mut workers, &mut tui);
 
@@ -205,24 +196,6 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     drop(msg_rx);
     workers.shutdown(Duration::from_secs(2)).await;
     outcome
-}
-
-/// What the session brings to a new state: the keys and colours, the watch list's settings,
-/// the demo's token and download directory.
-fn configure(
-    state: &mut State,
-    settings: &Settings,
-    (keymap, theme): (Keymap, Theme),
-    demo: Option<state::Demo>,
-) {
-    state.keymap = keymap;
-    state.requests.utc_offset = crate::clock::local_offset();
-    state.theme = theme;
-    state.watch.stall_after = settings.stall_after.as_secs();
-    state.watch.auto_download = settings.auto_download;
-    if let Some(demo) = demo {
-        state.begin_demo(demo);
-    }
 }
 
 async fn event_loop(
@@ -321,24 +294,42 @@ fn log_requests(
     (client.with_requests(sink), resolve)
 }
 
+/// What the files beside the watch list remember for the service at `service_url`: the
+/// categories used lately, the favourites, the sort.
+fn remembered(recent_categories: &Path, service_url: &str) -> Init {
+    Init {
+        service_url: service_url.to_string(),
+        recent_categories: crate::store::recent::load(recent_categories),
+        favourites: crate::store::favourites::load(
+            &crate::store::recent::favourites_path(recent_categories),
+            service_url.trim_end_matches('/'),
+        ),
+        sort: crate::store::recent::load_sort(&crate::store::recent::sort_path(recent_categories))
+            .map(|label| SortKey::from_label(&label)),
+        ..Init::default()
+    }
+}
+
 /// Starts the preview worker if the terminal can show pictures, or says in the preview slot
 /// why not.
 fn start_previews(
     workers: &mut Workers,
-    state: &mut State,
     settings: &Settings,
     no_color: bool,
     cache_dir: PathBuf,
-) {
+) -> Option<state::PreviewSlot> {
     let graphics = detect_graphics(settings.image_preview, no_color);
     tracing::info!("{}", graphics.note);
     match graphics.graphics {
-        Some(g) => workers.start_previews(
-            g,
-            crate::store::cache::ImageCache::new(cache_dir, crate::store::cache::DEFAULT_CAP),
-            Msg::Preview,
-        ),
-        None => state.preview = state::PreviewSlot::off(graphics.note.clone()),
+        Some(g) => {
+            workers.start_previews(
+                g,
+                crate::store::cache::ImageCache::new(cache_dir, crate::store::cache::DEFAULT_CAP),
+                Msg::Preview,
+            );
+            None
+        }
+        None => Some(state::PreviewSlot::off(graphics.note.clone())),
     }
 }
 

@@ -51,10 +51,7 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
     // Only the end fits, and only the end is cleaned (a long paste is up to 64 KiB): the
     // field never holds an escape sequence, so a cut one cannot start the tail.
     let budget = usize::from(input_area.height) * width;
-    let mut tail: Vec<char> = dialog.text.chars().rev().take(budget).collect();
-    tail.reverse();
-    let tail: String = tail.into_iter().collect();
-    let shown = crate::api::sanitize::sanitize_with_limit(&tail, budget);
+    let shown = dialog.tail(budget);
     let mut rows = wrap_chars(&format!("{shown}{CURSOR}"), width);
     rows.drain(..rows.len().saturating_sub(usize::from(input_area.height)));
     let last = rows.len().saturating_sub(1);

@@ -26,7 +26,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
             frame.area().height,
             state.watch.detail,
             state.browser.filter_detail.is_some(),
-            state.zoomed_region(),
+            state.zoomed,
         )
     };
     browser::render(state, &areas, theme, frame);

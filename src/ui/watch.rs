@@ -294,10 +294,10 @@ fn render_table(
         .iter()
         .enumerate()
         .filter_map(|(line, &(_, r))| {
-            let url = r.url()?;
+            let url = r.openable_url()?;
             let (text, _) = info_text(r, now, poll_key);
             let name = file_name(url);
-            (text == name && crate::api::links::validate_link(url).is_ok()).then(|| Link {
+            (text == name).then(|| Link {
                 x: info.x,
                 y: area.y + 1 + line as u16,
                 width: (name.chars().count() as u16).min(info.width),
@@ -626,9 +626,7 @@ fn render_detail(state: &State, area: Rect, theme: Theme, frame: &mut Frame) -> 
         url_lines = url_lines.map(|u| u.start + n..u.end + n);
     }
     let mut found = Vec::new();
-    if let (Some(url), Some(at)) = (r.url(), url_lines.clone())
-        && crate::api::links::validate_link(url).is_ok()
-    {
+    if let (Some(url), Some(at)) = (r.openable_url(), url_lines.clone()) {
         for i in at {
             let y = inner.y + i as u16;
             let text_width = lines[i].spans.get(1).map_or(0, Span::width) as u16;

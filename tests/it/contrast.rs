@@ -437,18 +437,19 @@ fn tour_fields(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
     cells += shown(&mut s, theme, "cached", "cached 3h ago", found);
 
     // Nothing loaded and nothing cached.
-    let mut s = State::new(
-        "http://127.0.0.1:8787/",
-        Vec::new(),
-        Vec::new(),
-        gendash::api::types::default_failure_statuses(),
-        gendash::app::state::UiSettings {
+    let mut s = State::new(gendash::app::state::Init {
+        service_url: "http://127.0.0.1:8787/".into(),
+        categories: Vec::new(),
+        watch: Vec::new(),
+        failure_statuses: gendash::api::types::default_failure_statuses(),
+        settings: gendash::app::state::UiSettings {
             bell: true,
             desktop_notifications: true,
             no_color: false,
         },
-        1_800_000_000,
-    );
+        now: 1_800_000_000,
+        ..gendash::app::state::Init::default()
+    });
     s.update(Action::Resize {
         width: 100,
         height: 20,

@@ -135,14 +135,15 @@ fn started_state(n: usize) -> State {
         desktop_notifications: true,
         no_color: false,
     };
-    let mut s = State::new(
-        "http://127.0.0.1:8787/",
-        Vec::new(),
+    let mut s = State::new(gendash::app::state::Init {
+        service_url: "http://127.0.0.1:8787/".into(),
+        categories: Vec::new(),
         watch,
-        gendash::api::types::default_failure_statuses(),
+        failure_statuses: gendash::api::types::default_failure_statuses(),
         settings,
-        1_800_000_000,
-    );
+        now: 1_800_000_000,
+        ..gendash::app::state::Init::default()
+    });
     s.update(Action::Resize {
         width: 160,
         height: 40,

@@ -56,19 +56,20 @@ fn task(id: &str) -> WatchEntry {
 }
 
 fn state(keymap: &Keymap, tasks: &[&str], width: u16, height: u16) -> State {
-    let mut s = State::new(
-        "http://127.0.0.1:8787/",
-        Vec::new(),
-        tasks.iter().map(|id| task(id)).collect(),
-        default_failure_statuses(),
-        UiSettings {
+    let mut s = State::new(gendash::app::state::Init {
+        service_url: "http://127.0.0.1:8787/".into(),
+        categories: Vec::new(),
+        watch: tasks.iter().map(|id| task(id)).collect(),
+        failure_statuses: default_failure_statuses(),
+        settings: UiSettings {
             bell: false,
             desktop_notifications: false,
             no_color: false,
         },
-        NOW,
-    );
-    s.keymap = keymap.clone();
+        keymap: keymap.clone(),
+        now: NOW,
+        ..gendash::app::state::Init::default()
+    });
     s.update(Action::Resize { width, height });
     s.start();
     s

@@ -325,18 +325,19 @@ pub fn demo_screen() -> gendash::app::state::State {
             ..WatchEntry::new(*id, *kind)
         })
         .collect();
-    let mut s = State::new(
-        SCREENSHOT_BASE,
-        Vec::new(),
-        entries,
-        gendash::api::types::default_failure_statuses(),
-        UiSettings {
+    let mut s = State::new(gendash::app::state::Init {
+        service_url: SCREENSHOT_BASE.into(),
+        categories: Vec::new(),
+        watch: entries,
+        failure_statuses: gendash::api::types::default_failure_statuses(),
+        settings: UiSettings {
             bell: true,
             desktop_notifications: true,
             no_color: false,
         },
-        SCREENSHOT_START,
-    );
+        now: SCREENSHOT_START,
+        ..gendash::app::state::Init::default()
+    });
     s.update(Action::Resize {
         width: SCREENSHOT_SIZE.0,
         height: SCREENSHOT_SIZE.1,

@@ -44,18 +44,19 @@ fn catalogue() -> Catalogue {
 
 fn state(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
     let statuses = default_failure_statuses();
-    let mut s = State::new(
-        "http://127.0.0.1:8787/",
-        vec!["style".into()],
+    let mut s = State::new(gendash::app::state::Init {
+        service_url: "http://127.0.0.1:8787/".into(),
+        categories: vec!["style".into()],
         watch,
-        statuses,
-        UiSettings {
+        failure_statuses: statuses,
+        settings: UiSettings {
             bell: true,
             desktop_notifications: true,
             no_color: false,
         },
-        NOW,
-    );
+        now: NOW,
+        ..gendash::app::state::Init::default()
+    });
     s.update(Action::Resize { width, height });
     s
 }

@@ -268,18 +268,19 @@ mod view {
 
     /// A dashboard watching `watch` at `HERE`, made at `at`, quiet (no bell, no notifications).
     fn state_at(watch: Vec<WatchEntry>, at: u64) -> State {
-        State::new(
-            HERE,
-            Vec::new(),
+        State::new(gendash::app::state::Init {
+            service_url: HERE.into(),
+            categories: Vec::new(),
             watch,
-            default_failure_statuses(),
-            UiSettings {
+            failure_statuses: default_failure_statuses(),
+            settings: UiSettings {
                 bell: false,
                 desktop_notifications: false,
                 no_color: false,
             },
-            at,
-        )
+            now: at,
+            ..gendash::app::state::Init::default()
+        })
     }
 
     /// One task in each state, and two long IDs that differ only at their end.

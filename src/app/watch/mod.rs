@@ -2,7 +2,10 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod reducer;
+
 use super::cursor::Cursor;
+use super::effects::Effects;
 use super::services::Services;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
@@ -181,6 +184,13 @@ impl Row {
             .as_ref()
             .and_then(|l| l.url_download.as_deref())
     }
+
+    /// The download URL if it may be opened or made a link (http or https, nothing a
+    /// terminal would obey): what the view links, never anything else.
+    pub fn openable_url(&self) -> Option<&str> {
+        self.url()
+            .filter(|u| crate::api::links::validate_link(u).is_ok())
+    }
     pub fn percent(&self) -> u8 {
         self.entry.last.as_ref().map_or(0, |l| l.percent.min(100))
     }
@@ -225,6 +235,30 @@ enum Undo {
     Added(Vec<TaskKey>),
 }
 
+/// What a change to the list did: the commands it calls for, and `what` the reducer's message
+/// about it names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed<T> {
+    pub cmds: Vec<Cmd>,
+    pub what: T,
+}
+
+/// Tasks added: their keys, and how many of those given were skipped (watched already, or
+/// given twice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Added {
+    pub keys: Vec<TaskKey>,
+    pub skipped: usize,
+}
+
+/// `A`'s choice: the tasks it was made for, and whether their files are now fetched by
+/// themselves once completed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoDownload {
+    pub ids: Vec<String>,
+    pub on: bool,
+}
+
 /// What an undo did, for the message that says so: the task IDs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Undone {
@@ -257,6 +291,8 @@ pub struct Watch {
     pub auto_download: bool,
     /// Tasks marked for the bulk actions (remove, download, auto-download).
     pub marked: std::collections::BTreeSet<TaskKey>,
+    /// `on_complete` failed once already (said once, then only logged).
+    pub hook_failed: bool,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
@@ -323,6 +359,7 @@ impl Watch {
             services: Services::default(),
             auto_download: false,
             marked: std::collections::BTreeSet::new(),
+            hook_failed: false,
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
@@ -529,9 +566,9 @@ impl Watch {
         }
     }
 
-    /// Adds tasks not already listed; returns the commands, the keys added and how many were
-    /// skipped as already watched (or given twice).
-    pub fn add(&mut self, entries: Vec<WatchEntry>, now: u64) -> (Vec<Cmd>, Vec<TaskKey>, usize) {
+    /// Adds tasks not already listed: the keys added and how many were skipped as already
+    /// watched (or given twice).
+    pub fn add(&mut self, entries: Vec<WatchEntry>, now: u64) -> Changed<Added> {
         let given = entries.len();
         let current = (!self.services.current.is_empty()).then(|| self.services.current.clone());
         let fresh: Vec<WatchEntry> = entries
@@ -550,7 +587,13 @@ impl Watch {
             });
         let skipped = given - fresh.len();
         if fresh.is_empty() {
-            return (Vec::new(), Vec::new(), skipped);
+            return Changed {
+                cmds: Vec::new(),
+                what: Added {
+                    keys: Vec::new(),
+                    skipped,
+                },
+            };
         }
         let keys: Vec<TaskKey> = fresh.iter().map(TaskKey::of).collect();
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(fresh.clone()))];
@@ -564,14 +607,20 @@ impl Watch {
         // The newest shown of those added (a filter may hide them).
         self.select_one_of(&keys, true);
         self.push_undo(Undo::Added(keys.clone()));
-        (cmds, keys, skipped)
+        Changed {
+            cmds,
+            what: Added { keys, skipped },
+        }
     }
 
-    /// Removes the selected task; returns the commands and its ID.
-    pub fn remove_selected(&mut self, now: u64) -> (Vec<Cmd>, Option<String>) {
+    /// Removes the selected task: its ID.
+    pub fn remove_selected(&mut self, now: u64) -> Changed<Option<String>> {
         let keys: Vec<TaskKey> = self.selected_row().map(Row::key).into_iter().collect();
-        let (cmds, ids) = self.remove(&keys, now);
-        (cmds, ids.into_iter().next())
+        let Changed { cmds, what: ids } = self.remove(&keys, now);
+        Changed {
+            cmds,
+            what: ids.into_iter().next(),
+        }
     }
 
     /// The tasks an action on "the task" applies to: the marked ones (in list order) if any,
@@ -609,7 +658,7 @@ impl Watch {
     }
 
     /// Removes the tasks `keys` as one step of undo; returns the commands and their IDs.
-    pub fn remove(&mut self, keys: &[TaskKey], now: u64) -> (Vec<Cmd>, Vec<String>) {
+    pub fn remove(&mut self, keys: &[TaskKey], now: u64) -> Changed<Vec<String>> {
         let mut removed = Vec::new();
         let mut at = 0;
         // Their places in the list as it was, in order, so an undo puts each back where it was.
@@ -622,7 +671,10 @@ impl Watch {
             !gone
         });
         if removed.is_empty() {
-            return (Vec::new(), Vec::new());
+            return Changed {
+                cmds: Vec::new(),
+                what: Vec::new(),
+            };
         }
         let keys: Vec<TaskKey> = removed.iter().map(|(_, e)| TaskKey::of(e)).collect();
         let ids = removed.iter().map(|(_, e)| e.task_id.clone()).collect();
@@ -637,11 +689,11 @@ impl Watch {
         self.scroll_into_view();
         let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
         cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-        (cmds, ids)
+        Changed { cmds, what: ids }
     }
 
     /// Reverts the last add or remove; says what it did.
-    pub fn undo(&mut self, now: u64) -> Option<(Vec<Cmd>, Undone)> {
+    pub fn undo(&mut self, now: u64) -> Option<Changed<Undone>> {
         match self.undo.pop()? {
             Undo::Removed(items) => {
                 let mut cmds = Vec::new();
@@ -661,7 +713,10 @@ impl Watch {
                 cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
                 self.reorder(now);
                 self.select_one_of(&keys, false);
-                Some((cmds, Undone::Restored(ids)))
+                Some(Changed {
+                    cmds,
+                    what: Undone::Restored(ids),
+                })
             }
             Undo::Added(keys) => {
                 let selected = self.selected_row().map(Row::key);
@@ -671,21 +726,24 @@ impl Watch {
                 let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
                 let ids = keys.iter().map(|k| k.id.clone()).collect();
                 cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
-                Some((cmds, Undone::TookBack(ids)))
+                Some(Changed {
+                    cmds,
+                    what: Undone::TookBack(ids),
+                })
             }
         }
     }
 
-    /// A poll result. Returns the commands (persist, notify) and whether anything changed.
+    /// A poll result: the commands (persist, notify), redrawn when anything changed.
     pub fn polled(
         &mut self,
         key: &TaskKey,
         result: Result<TaskResult, ApiError>,
         retry_in: Option<Duration>,
         now: u64,
-    ) -> (Vec<Cmd>, bool) {
+    ) -> Effects {
         let Some(i) = self.position(key) else {
-            return (Vec::new(), false);
+            return Effects::none();
         };
         let failure_statuses = &self.failure_statuses;
         let row = &mut self.rows[i];
@@ -730,7 +788,7 @@ impl Watch {
         if changed && self.order_moves() {
             self.reorder(now);
         }
-        (cmds, changed)
+        Effects::cmds(cmds).redraw_if(changed)
     }
 
     /// Whether row `i`'s file is fetched by itself once completed: `A`'s choice for it, else
@@ -843,9 +901,9 @@ impl Watch {
         }))
     }
 
-    /// `A`: turns fetching by itself on or off for the selected task; returns its ID, the new
-    /// choice and the commands (saving the choice, and the download if it is due now).
-    pub fn toggle_auto_download(&mut self) -> Option<(String, bool, Vec<Cmd>)> {
+    /// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
+    /// the commands save the choice, and start the download if it is due now.
+    pub fn toggle_auto_download(&mut self) -> Option<Changed<AutoDownload>> {
         let &i = self.order.get(self.cursor.selected)?;
         let on = !self.auto_for(&self.rows[i]);
         let row = &mut self.rows[i];
@@ -856,12 +914,15 @@ impl Watch {
         let mut cmds = vec![Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on)))];
         let id = row.entry.task_id.clone();
         cmds.extend(self.auto_download(i));
-        Some((id, on, cmds))
+        Some(Changed {
+            cmds,
+            what: AutoDownload { ids: vec![id], on },
+        })
     }
 
     /// `A` with tasks marked: fetching by itself turned on for every marked task, or off when
-    /// it is on for all of them already; returns their IDs, the new choice and the commands.
-    pub fn auto_download_marked(&mut self) -> (Vec<String>, bool, Vec<Cmd>) {
+    /// it is on for all of them already: their IDs and the new choice.
+    pub fn auto_download_marked(&mut self) -> Changed<AutoDownload> {
         let marked: Vec<usize> = (0..self.rows.len())
             .filter(|&i| self.marked.contains(&self.rows[i].key()))
             .collect();
@@ -878,19 +939,17 @@ impl Watch {
             ids.push(row.entry.task_id.clone());
             cmds.extend(self.auto_download(i));
         }
-        (ids, on, cmds)
+        Changed {
+            cmds,
+            what: AutoDownload { ids, on },
+        }
     }
 
-    /// A download's progress or end. Returns whether the row changed and the commands (saving
-    /// where the file went); a file already there says which key (`download_key`) replaces it.
-    pub fn download(
-        &mut self,
-        key: &TaskKey,
-        event: DownloadEvent,
-        download_key: &str,
-    ) -> (bool, Vec<Cmd>) {
+    /// A download's progress or end: the commands (saving where the file went); a file
+    /// already there says which key (`download_key`) replaces it.
+    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent, download_key: &str) -> Effects {
         let Some(i) = self.position(key) else {
-            return (false, Vec::new());
+            return Effects::none();
         };
         let row = &mut self.rows[i];
         let mut cmds = Vec::new();
@@ -920,15 +979,15 @@ impl Watch {
             };
             cmds.push(Cmd::Finished(finished));
         }
-        (true, cmds)
+        Effects::cmds(cmds).redraw_if(true)
     }
 
     /// A download that did not start (the file is there and the user is asked): the row goes
     /// back to what it knew before, its saved file if any, and a hook that waited for the
-    /// download runs now. Returns whether the row changed, and the commands.
-    pub fn download_not_started(&mut self, key: &TaskKey) -> (bool, Vec<Cmd>) {
+    /// download runs now.
+    pub fn download_not_started(&mut self, key: &TaskKey) -> Effects {
         let Some(i) = self.position(key) else {
-            return (false, Vec::new());
+            return Effects::none();
         };
         let auto_download = self.auto_download;
         let row = &mut self.rows[i];
@@ -939,7 +998,7 @@ impl Watch {
             (finished.file, finished.no_file) = file_of(row, auto_download);
             Cmd::Finished(finished)
         });
-        (changed, hook.into_iter().collect())
+        Effects::cmd(hook).redraw_if(changed)
     }
 
     /// Files that another dashboard saved (it claimed the task's end): the rows show them
@@ -966,9 +1025,8 @@ impl Watch {
     }
 
     /// Brings the rows in line with the saved list after another process changed it:
-    /// new entries are added and polled, vanished ones removed. Returns the commands and
-    /// whether anything changed.
-    pub fn merge_external(&mut self, entries: &[WatchEntry], now: u64) -> (Vec<Cmd>, bool) {
+    /// new entries are added and polled, vanished ones removed.
+    pub fn merge_external(&mut self, entries: &[WatchEntry], now: u64) -> Effects {
         let mut cmds = Vec::new();
         let before = self.rows.len();
         let selected = self.selected_row().map(Row::key);
@@ -1001,7 +1059,7 @@ impl Watch {
         if changed {
             self.reorder_keeping(selected, now);
         }
-        (cmds, changed)
+        Effects::cmds(cmds).redraw_if(changed)
     }
 }
 
@@ -1201,9 +1259,43 @@ mod tests {
     use crate::testing::task_result as result;
 
     #[test]
+    fn only_a_plain_http_or_https_url_is_openable() {
+        let with_url = |url: &str| {
+            let mut e = new_entry("t", TaskKind::Image, 0);
+            e.last = Some(LastKnown {
+                status: "COMPLETED".into(),
+                url_download: Some(url.into()),
+                ..LastKnown::default()
+            });
+            Watch::new(vec![e], statuses())
+        };
+        let https = "https://cdn.example/t.png";
+        assert_eq!(with_url(https).rows[0].openable_url(), Some(https));
+        for refused in [
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "https://a b/c.png",
+        ] {
+            let w = with_url(refused);
+            assert_eq!(w.rows[0].url(), Some(refused));
+            assert_eq!(w.rows[0].openable_url(), None, "{refused}");
+        }
+        assert_eq!(
+            Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses()).rows[0].openable_url(),
+            None
+        );
+    }
+
+    #[test]
     fn add_remove_undo() {
         let mut w = Watch::new(Vec::new(), statuses());
-        let (cmds, added, skipped) = w.add(
+        let Changed {
+            cmds,
+            what: Added {
+                keys: added,
+                skipped,
+            },
+        } = w.add(
             vec![
                 new_entry("a", TaskKind::Image, 0),
                 new_entry("b", TaskKind::Video, 0),
@@ -1221,20 +1313,22 @@ mod tests {
             ]
         );
         assert_eq!(
-            w.add(vec![new_entry("a", TaskKind::Image, 0)], 0).2,
+            w.add(vec![new_entry("a", TaskKind::Image, 0)], 0)
+                .what
+                .skipped,
             1,
             "duplicates are not added"
         );
         w.select(0);
-        let (cmds, id) = w.remove_selected(0);
+        let Changed { cmds, what: id } = w.remove_selected(0);
         assert_eq!(id.as_deref(), Some("a"));
         assert_eq!(cmds[0], Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")));
         assert_eq!(w.rows.len(), 1);
-        let (cmds, undone) = w.undo(0).expect("undo remove");
+        let Changed { cmds, what: undone } = w.undo(0).expect("undo remove");
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
         assert_eq!(undone, Undone::Restored(vec!["a".into()]));
         assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
-        let (cmds, undone) = w.undo(0).expect("undo add");
+        let Changed { cmds, what: undone } = w.undo(0).expect("undo add");
         assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
         assert!(w.rows.is_empty());
         assert!(cmds.contains(&Cmd::Unwatch(TaskKey::new(TaskKind::Video, "b"))));
@@ -1245,10 +1339,14 @@ mod tests {
     fn polls_update_rows_and_notify_once_on_finish() {
         let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
         let key = TaskKey::new(TaskKind::Image, "t");
-        let (cmds, changed) = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
+        let Effects {
+            cmds,
+            redraw: changed,
+            ..
+        } = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
         assert!(changed);
         assert!(matches!(&cmds[..], [Cmd::Persist(PersistOp::Status(_, l))] if l.percent == 40));
-        let (cmds, _) = w.polled(
+        let Effects { cmds, .. } = w.polled(
             &key,
             Err(ApiError::Http {
                 status: 502,
@@ -1264,7 +1362,7 @@ mod tests {
         ));
         assert_eq!(w.rows[0].error.as_deref(), Some("HTTP 502: bad"));
         assert_eq!(w.counts(200).erroring, 1);
-        let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
+        let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
         assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
         assert_eq!(cmds[2], Cmd::Persist(PersistOp::Claim(key.clone())));
         let cmds = w.claimed(&key, true);
@@ -1273,7 +1371,7 @@ mod tests {
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
-        let (cmds, _) = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
+        let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
         assert!(
             cmds.is_empty(),
             "no second notification, nothing to persist"
@@ -1308,7 +1406,11 @@ mod tests {
             ],
             statuses(),
         );
-        let (cmds, changed) = w.merge_external(
+        let Effects {
+            cmds,
+            redraw: changed,
+            ..
+        } = w.merge_external(
             &[
                 new_entry("b", TaskKind::Image, 0),
                 new_entry("c", TaskKind::Video, 0),
@@ -1333,7 +1435,7 @@ mod tests {
                 ],
                 0
             )
-            .1
+            .redraw
         );
     }
 
@@ -1360,16 +1462,18 @@ mod tests {
                 .collect(),
             statuses(),
         );
-        w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
-        let (_, changed) = w.polled(
+        let _ = w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
+        let Effects {
+            redraw: changed, ..
+        } = w.polled(
             &k("gone"),
             lookup_failed(),
             Some(Duration::from_secs(15)),
             10,
         );
         assert!(changed);
-        w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
-        w.polled(
+        let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
+        let _ = w.polled(
             &k("err"),
             Err(ApiError::Http {
                 status: 503,
@@ -1379,7 +1483,7 @@ mod tests {
             Some(Duration::from_secs(4)),
             12,
         );
-        w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
+        let _ = w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
         let phases: Vec<Phase> = w.rows.iter().map(|r| r.phase(12, 300)).collect();
         assert_eq!(
             phases,
@@ -1414,7 +1518,7 @@ mod tests {
             (2, 1, 1, 1, 1)
         );
         // Found after all: the unknown task becomes an ordinary one.
-        w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
+        let _ = w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
         assert_eq!(w.rows[1].phase(30, 300), Phase::Running);
         assert_eq!(w.rows[1].retries, 0);
     }
@@ -1425,22 +1529,22 @@ mod tests {
         let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
         w.stall_after = 300;
         for (at, percent) in [(100, 10), (110, 20)] {
-            w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
+            let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
         }
         assert_eq!(w.rows[0].eta(110), None, "one move is not enough");
-        w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
+        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
         assert_eq!(w.rows[0].eta(120), Some(70));
         // Unchanged polls until stall_after has passed since the last move.
         for at in (122..420).step_by(2) {
-            w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
+            let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
             assert_eq!(w.rows[0].phase(at, 300), Phase::Running, "at {at}");
         }
         assert_eq!(w.rows[0].phase(420, 300), Phase::Stalled);
         assert_eq!(w.counts(420).stalled, 1);
         assert_eq!(w.rows[0].eta(420), w.rows[0].progress.eta(420.0));
-        w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
+        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
         assert_eq!(w.rows[0].phase(422, 300), Phase::Running, "moving again");
-        w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
+        let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
         let last = w.rows[0].entry.last.clone().expect("known");
         assert_eq!(
             (last.running_since, last.finished_at),
@@ -1467,17 +1571,17 @@ mod tests {
         );
         w.stall_after = 100;
         for (at, p) in [(0, 10), (10, 20), (20, 30)] {
-            w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
+            let _ = w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
         }
-        w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
-        w.polled(
+        let _ = w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
+        let _ = w.polled(
             &k("c-done"),
             Ok(result("c-done", "COMPLETED", 100)),
             None,
             20,
         );
-        w.polled(&k("d-gone"), lookup_failed(), None, 20);
-        w.polled(
+        let _ = w.polled(&k("d-gone"), lookup_failed(), None, 20);
+        let _ = w.polled(
             &k("e-stuck"),
             Ok(result("e-stuck", "IN_PROGRESS", 5)),
             None,
@@ -1536,7 +1640,7 @@ mod tests {
                 .collect(),
             statuses(),
         );
-        w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
+        let _ = w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
         w.set_query("rend".into(), 1);
         assert_eq!(ids(&w), ["render-1", "render-3"]);
         w.set_query("failed".into(), 1);
@@ -1599,7 +1703,7 @@ mod tests {
         assert!(w.adopt().is_empty(), "once");
 
         // Added tasks (the dialog, another process) remember the current service.
-        let (cmds, _, _) = w.add(vec![entry("new", None)], 0);
+        let Changed { cmds, .. } = w.add(vec![entry("new", None)], 0);
         assert!(cmds.contains(&Cmd::Watch(key("new"), None)));
         assert_eq!(
             w.rows.last().expect("added").entry.service.as_deref(),
@@ -1608,7 +1712,7 @@ mod tests {
         let mut external: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
         external.push(entry("ext-b", Some(b)));
         external.push(entry("ext-c", Some(c)));
-        let (cmds, _) = w.merge_external(&external, 0);
+        let Effects { cmds, .. } = w.merge_external(&external, 0);
         assert_eq!(cmds, [Cmd::Watch(key("ext-b"), Some(b.into()))]);
 
         // A configured service whose client cannot be made stops being polled.
@@ -1634,7 +1738,7 @@ mod tests {
             ],
             statuses(),
         );
-        let (cmds, _) = w.polled(&k("gone"), lookup_failed(), None, 10);
+        let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 10);
         let gone = Trouble {
             kind: TroubleKind::NotFound,
             text: "task not found".into(),
@@ -1647,7 +1751,7 @@ mod tests {
                 Some(gone.clone())
             ))]
         );
-        let (cmds, _) = w.polled(&k("gone"), lookup_failed(), None, 20);
+        let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 20);
         assert!(cmds.is_empty(), "the same trouble again is not news");
         let http = |status| {
             Err(ApiError::Http {
@@ -1656,8 +1760,8 @@ mod tests {
                 retry_after: None,
             })
         };
-        w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
-        let (cmds, _) = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
+        let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
+        let Effects { cmds, .. } = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
         let err = Trouble {
             kind: TroubleKind::Error,
             text: "HTTP 502: bad".into(),
@@ -1684,14 +1788,16 @@ mod tests {
         assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));
 
         // Asking fails afterwards: the file still says NOT FOUND.
-        let (cmds, _) = again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
+        let Effects { cmds, .. } =
+            again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
         assert!(cmds.is_empty(), "{cmds:?}");
         assert_eq!(
             again.rows[0].entry.trouble.as_ref().map(|t| t.kind),
             Some(TroubleKind::NotFound)
         );
         // Found after all: the file forgets the trouble.
-        let (cmds, _) = again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
+        let Effects { cmds, .. } =
+            again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
         assert!(
             cmds.contains(&Cmd::Persist(PersistOp::Trouble(k("gone"), None))),
             "{cmds:?}"

@@ -1,0 +1,149 @@
+//! The add dialog's reducer (`a`): typing or pasting task IDs, the kind, adding them.
+
+use super::action::Action;
+use super::effects::{Effects, tasks};
+use super::layout::Pane;
+use super::popup::Popup;
+use super::watch::{Changed, Watch, new_entry};
+use crate::api::TaskKind;
+use crate::store::watchlist::{WatchEntry, split_ids};
+
+/// The add dialog (no popup of another kind gets here): its field, its kind, adding the IDs
+/// typed (the watch pane takes the keys then).
+pub fn update(
+    popup: &mut Option<Popup>,
+    focus: &mut Pane,
+    watch: &mut Watch,
+    action: Action,
+    now: u64,
+) -> Effects {
+    let Some(Popup::Add(dialog)) = popup else {
+        return Effects::none();
+    };
+    // An error is about the text it was found in: once that changes it is stale.
+    if matches!(
+        action,
+        Action::Type(_)
+            | Action::Paste(_)
+            | Action::Backspace
+            | Action::ClearInput
+            | Action::ToggleKind
+    ) {
+        dialog.error = None;
+    }
+    match action {
+        Action::Type(c) => dialog.text.push(c),
+        Action::Paste(text) => match refused_id(&text) {
+            Some(error) => dialog.error = Some(error),
+            None => dialog.text.push_str(&clean_paste(&text)),
+        },
+        Action::Backspace => {
+            dialog.text.pop();
+        }
+        Action::ClearInput => dialog.text.clear(),
+        Action::ToggleKind => {
+            dialog.kind = match dialog.kind {
+                TaskKind::Image => TaskKind::Video,
+                TaskKind::Video => TaskKind::Image,
+            };
+        }
+        Action::Cancel => *popup = None,
+        Action::Submit => {
+            // Pastes were checked and typed controls dropped, so the text is clean; the
+            // check below refuses whatever is not. One typed twice is one task.
+            let mut seen = std::collections::HashSet::new();
+            let ids: Vec<String> = split_ids(&dialog.text)
+                .into_iter()
+                .filter(|id| seen.insert(id.clone()))
+                .collect();
+            if ids.is_empty() {
+                dialog.error = Some("type or paste at least one task ID".into());
+                return Effects::none();
+            }
+            if let Some((n, bad)) = ids.iter().enumerate().find_map(|(n, id)| {
+                crate::api::client::validate_task_id(id)
+                    .err()
+                    .map(|e| (n, e))
+            }) {
+                // In a long paste, where the bad one is.
+                dialog.error = Some(if ids.len() > 1 {
+                    format!("ID {} of {}: {bad}", n + 1, ids.len())
+                } else {
+                    bad.to_string()
+                });
+                return Effects::none();
+            }
+            let kind = dialog.kind;
+            *popup = None;
+            *focus = Pane::Watch;
+            return add(watch, ids, kind, now);
+        }
+        _ => {}
+    }
+    Effects::none()
+}
+
+/// Adds the tasks `ids` not watched yet as `kind`, and says which were added and which were
+/// watched already (and as what).
+fn add(watch: &mut Watch, ids: Vec<String>, kind: TaskKind, now: u64) -> Effects {
+    // An ID is one task whichever kind it was added as: never watched as both.
+    let watched_as = |id: &String| {
+        watch
+            .rows
+            .iter()
+            .find(|r| r.entry.task_id == *id)
+            .map(|r| r.entry.kind)
+    };
+    let (already, fresh): (Vec<String>, Vec<String>) =
+        ids.into_iter().partition(|id| watched_as(id).is_some());
+    let already_as: Vec<String> = already
+        .iter()
+        .map(|id| {
+            let as_kind = watched_as(id).unwrap_or(kind);
+            format!("{id} (as {})", as_kind.as_str())
+        })
+        .collect();
+    let entries: Vec<WatchEntry> = fresh.iter().map(|id| new_entry(id, kind, now)).collect();
+    let Changed { cmds, what } = watch.add(entries, now);
+    let added: Vec<String> = what.keys.into_iter().map(|k| k.id).collect();
+    Effects::cmds(cmds).with_notice(match (added.is_empty(), already.len()) {
+        (true, _) => format!("already watching {}", already_as.join(", ")),
+        (false, 0) => format!("added {}", tasks(&added)),
+        (false, _) => format!(
+            "added {}; already watching {}",
+            tasks(&added),
+            already_as.join(", ")
+        ),
+    })
+}
+
+/// The error for a paste into the add dialog that holds an ID with control or invisible
+/// characters (line breaks and tabs separate IDs), naming the first such ID escaped.
+fn refused_id(text: &str) -> Option<String> {
+    let spaced = text.replace(['\n', '\r', '\t'], " ");
+    split_ids(&spaced)
+        .iter()
+        .find(|id| crate::api::client::holds_controls(id))
+        .map(|id| {
+            format!(
+                "not added: task ID {} holds control or invisible characters",
+                crate::api::client::escaped_id(id)
+            )
+        })
+}
+
+/// Pasted text as the fields keep it: line breaks and tabs become spaces (they separate task
+/// IDs), everything a terminal would obey is removed.
+pub fn clean_paste(text: &str) -> String {
+    let spaced: String = text
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    crate::api::sanitize::sanitize_with_limit(&spaced, 64 * 1024)
+}

@@ -1,0 +1,52 @@
+//! The yes/no questions' reducers: replace a task's file (the download decides, see
+//! `watch::download`), remove every completed task.
+
+use super::action::Action;
+use super::effects::Effects;
+use super::keymap::Keymap;
+use super::popup::Popup;
+use super::watch::Watch;
+use super::watch::reducer::{self as watch, Download};
+
+/// "overwrite …?": `y` replaces the file (a download that may overwrite), `n` or Esc keeps it.
+pub fn update(
+    popup: &mut Option<Popup>,
+    watch: &mut Watch,
+    action: &Action,
+    keymap: &Keymap,
+) -> Effects {
+    let Some(Popup::Confirm(c)) = popup else {
+        return Effects::none();
+    };
+    let key = c.key.clone();
+    let yes = match action {
+        Action::Submit => true,
+        Action::Cancel => false,
+        _ => return Effects::none(),
+    };
+    *popup = None;
+    watch::download(watch, popup, keymap, Download::Overwrite { key, yes })
+}
+
+/// "remove the completed tasks?": `y` removes every completed task (one undo brings them
+/// back), `n` keeps them.
+pub fn remove_completed(
+    popup: &mut Option<Popup>,
+    watch: &mut Watch,
+    action: &Action,
+    keymap: &Keymap,
+    now: u64,
+) -> Effects {
+    match action {
+        Action::Submit => {
+            *popup = None;
+            let keys = watch.completed();
+            watch::remove(watch, &keys, keymap, now)
+        }
+        Action::Cancel => {
+            *popup = None;
+            Effects::say("kept the completed tasks")
+        }
+        _ => Effects::none(),
+    }
+}

@@ -1,0 +1,95 @@
+//! The popups' state: which one is open and what it holds. Each popup's reducer is in its own
+//! module (`add`, `confirm`, `help`, `request_log`), mirroring `ui`.
+
+use crate::api::TaskKind;
+use crate::cmd::TaskKey;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddDialog {
+    pub text: String,
+    pub kind: TaskKind,
+    pub error: Option<String>,
+}
+
+impl AddDialog {
+    /// The dialog opened with `text` in its field, adding images.
+    pub fn with(text: String) -> Self {
+        AddDialog {
+            text,
+            kind: TaskKind::Image,
+            error: None,
+        }
+    }
+}
+
+impl AddDialog {
+    /// The end of the text that fits in `budget` characters, cleaned: only the end is shown,
+    /// and only the end is cleaned (a long paste is up to 64 KiB). The field never holds an
+    /// escape sequence, so a cut one cannot start the tail.
+    pub fn tail(&self, budget: usize) -> String {
+        let mut tail: Vec<char> = self.text.chars().rev().take(budget).collect();
+        tail.reverse();
+        let tail: String = tail.into_iter().collect();
+        crate::api::sanitize::sanitize_with_limit(&tail, budget)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Popup {
+    Help {
+        scroll: u16,
+    },
+    Add(AddDialog),
+    /// A yes/no question: `y` replaces the task's file.
+    Confirm(Confirm),
+    /// The request log (`L`); its rows and selection are `State::requests`.
+    Requests,
+    /// Remove every completed task (`count` of them when asked)?
+    RemoveCompleted {
+        count: usize,
+    },
+}
+
+/// A search in the help or the request log (`/`); it stays after its field is left, for the
+/// next and previous match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Search {
+    pub query: String,
+    /// Whether its field has the keyboard.
+    pub editing: bool,
+    /// The help line the search is at (the request log's is its selected row).
+    pub at: Option<usize>,
+    /// How many lines match.
+    pub matches: usize,
+}
+
+impl Search {
+    /// A new search, its field taking the keyboard.
+    pub fn editing() -> Self {
+        Search {
+            editing: true,
+            ..Search::default()
+        }
+    }
+}
+
+/// Replace the file of task `key`? (`D` found one there.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    pub question: String,
+    pub key: TaskKey,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_is_the_end_that_fits_cleaned() {
+        let dialog = AddDialog::with("first-id second-id".into());
+        assert_eq!(dialog.tail(9), "second-id");
+        assert_eq!(dialog.tail(100), "first-id second-id");
+        let dirty = AddDialog::with("a\u{1b}[2Jb".into());
+        assert!(!dirty.tail(100).contains('\u{1b}'), "{:?}", dirty.tail(100));
+    }
+}

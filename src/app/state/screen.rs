@@ -1,0 +1,179 @@
+//! The screen's side of the state: its layout on resize, mouse clicks, the picture and the
+//! rows the poller serves first (kept in step after every input and report), and what the
+//! clock changes on screen.
+
+use super::State;
+use crate::api::TaskState;
+use crate::app::layout::{Areas, ContainsPoint, Pane};
+use crate::app::popup::Popup;
+use crate::app::watch::{DownloadView, Row};
+use crate::cmd::{Cmd, PreviewSource, TaskKey};
+
+impl State {
+    /// Counts persistence commands so file snapshots that predate them are not merged, and
+    /// tells the poller when the rows on screen changed.
+    pub(super) fn track(&mut self, mut cmds: Vec<Cmd>) -> Vec<Cmd> {
+        // The filter's detail line came or went: the list gives or takes its row.
+        if self.browser.filter_detail.is_some() != self.areas.filter_detail {
+            self.relayout();
+        }
+        self.persist_sent += cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
+        if let Some(prefer) = self.prefer_visible() {
+            cmds.push(prefer);
+        }
+        cmds.extend(self.sync_preview());
+        cmds
+    }
+
+    /// The selected task's picture, when the detail section shows a finished task and has room
+    /// for it: from the saved file if it was downloaded, else from its URL.
+    pub fn preview_source(&self) -> Option<(TaskKey, PreviewSource)> {
+        if self.areas.watch_preview.is_empty() {
+            return None;
+        }
+        let r = self.watch.selected_row()?;
+        if r.state != TaskState::Completed {
+            return None;
+        }
+        let source = match &r.download {
+            Some(DownloadView::Saved(path)) => PreviewSource::File(path.into()),
+            _ => PreviewSource::Url(r.url()?.to_string()),
+        };
+        Some((r.key(), source))
+    }
+
+    /// Asks for the picture the detail section now shows, if the worker has work to do.
+    fn sync_preview(&mut self) -> Option<Cmd> {
+        let Some((key, source)) = self.preview_source() else {
+            self.preview.clear();
+            return None;
+        };
+        let area = self.areas.watch_preview.as_size();
+        self.preview.show(&key, &source, area).map(Cmd::Preview)
+    }
+
+    /// A `Prefer` for the rows on screen if they are not those the poller was last told of
+    /// (scrolled, resized, rows added or removed); compared in place, as this runs after every
+    /// input and report. Rows keep their order, so the same rows in the same order are the
+    /// same set.
+    fn prefer_visible(&mut self) -> Option<Cmd> {
+        let mut shown = 0;
+        let mut same = true;
+        for (i, r) in self.watch.visible().enumerate() {
+            shown += 1;
+            same &= self
+                .preferred
+                .get(i)
+                .is_some_and(|k| r.entry.kind == k.kind && r.entry.task_id == k.id);
+        }
+        if same && shown == self.preferred.len() {
+            return None;
+        }
+        self.preferred = self.watch.visible().map(Row::key).collect();
+        Some(Cmd::Prefer(self.preferred.clone()))
+    }
+
+    pub(super) fn resize(&mut self, width: u16, height: u16) {
+        self.areas = Areas::compute_zoomed(
+            width,
+            height,
+            self.watch.detail,
+            self.browser.filter_detail.is_some(),
+            self.zoomed,
+        );
+        self.browser.cursor.viewport = usize::from(self.areas.browser_list.height.max(1));
+        self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
+        self.browser.scroll_into_view();
+        self.watch.scroll_into_view();
+        let max = crate::app::help::help_scroll_max(
+            self.keymap.help_lines().len(),
+            self.areas.help.height,
+        );
+        if let Some(Popup::Help { scroll }) = &mut self.popup {
+            *scroll = (*scroll).min(max);
+        }
+        self.requests
+            .set_viewport(usize::from(self.areas.requests_rows.height));
+    }
+
+    /// The same size laid out again (the detail section was shown or hidden).
+    pub(super) fn relayout(&mut self) {
+        self.resize(self.areas.full.width, self.areas.full.height);
+    }
+
+    /// A click focuses the pane it fell in, and selects the row or field under it.
+    pub(super) fn click(&mut self, column: u16, row: u16) {
+        if self.popup.is_some() {
+            return;
+        }
+        let a = self.areas;
+        if a.browser_list.contains_point(column, row) {
+            self.focus = Pane::Browser;
+            self.browser.editing = None;
+            self.browser
+                .select(self.browser.cursor.offset + usize::from(row - a.browser_list.y));
+        } else if a.browser_filter.contains_point(column, row) {
+            self.focus = Pane::Browser;
+            self.browser
+                .start_editing(crate::app::browser::Field::Filter);
+        } else if a.watch_rows.contains_point(column, row) {
+            self.focus = Pane::Watch;
+            self.browser.editing = None;
+            self.watch
+                .select(self.watch.cursor.offset + usize::from(row - a.watch_rows.y));
+        } else if let Some(p) = a.pane_at(column, row) {
+            if p == Pane::Watch {
+                self.browser.editing = None;
+            }
+            self.focus = p;
+        }
+    }
+
+    /// The clock moved on: stalls and retries, the health's `reconnected`, the notice's time
+    /// up; redrawn only when something shown changes, so an idle dashboard stays idle.
+    pub(super) fn tick(&mut self, now: u64) {
+        self.now = now;
+        self.watch.tick(now);
+        self.settle_health();
+        if self.notice.as_ref().is_some_and(|n| now >= n.until) {
+            self.notice = None;
+            self.dirty = true;
+        }
+        // Redraw only when a shown age would change.
+        let sig = self.age_signature();
+        if sig != self.age_signature {
+            self.age_signature = sig;
+            self.dirty = true;
+        }
+    }
+
+    /// A digest of what the clock changes on screen: the counts in the title (stalls), and
+    /// the ages, ETAs, phases and retry countdowns of the rows shown and the selected one.
+    fn age_signature(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let now = self.now;
+        self.watch.counts(now).hash(&mut h);
+        for r in self.watch.visible().chain(self.watch.selected_row()) {
+            crate::fmt::age_label(r.entry.added_at, now).hash(&mut h);
+            r.entry
+                .last
+                .as_ref()
+                .map(|l| crate::fmt::age_label(l.updated_at, now))
+                .hash(&mut h);
+            r.eta(now).map(crate::fmt::format_eta).hash(&mut h);
+            r.phase(now, self.watch.stall_after).hash(&mut h);
+            r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
+            // The detail's "polled 5s ago", which an error answers too.
+            r.polled_at
+                .map(|t| crate::fmt::age_label(t, now))
+                .hash(&mut h);
+        }
+        self.browser.cached_mark(now).hash(&mut h);
+        h.finish()
+    }
+}
+
+#[cfg(test)]
+#[path = "screen_tests.rs"]
+mod tests;

@@ -1,0 +1,1531 @@
+//! Table-driven tests of the routing reducers: keys through the real keymap in every mode,
+//! the watch-file gate, bells and notifications, the dirty flag. No terminal, no runtime, no
+//! network: a `State`, inputs, and what comes out.
+
+use crate::app::test_support::*;
+
+// ---- modes ----------------------------------------------------------------------------------
+
+/// Where the keyboard is, each reached through the reducer itself.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// No popup, the browser focused.
+    Browser,
+    /// No popup, the browser focused, a filter `w` applied and the field left.
+    Filtered,
+    /// No popup, the watch list focused.
+    Watch,
+    /// Typing in the filter field (`Field::Filter`), `w` typed so far.
+    Filter,
+    /// Typing in the category field, this draft typed so far.
+    Category(&'static str),
+    Help,
+    /// The add dialog, this text typed so far.
+    Add(&'static str),
+}
+
+const MODES: [Mode; 9] = [
+    Mode::Browser,
+    Mode::Filtered,
+    Mode::Watch,
+    Mode::Filter,
+    Mode::Category(""),
+    Mode::Category("sty"),
+    Mode::Help,
+    Mode::Add(""),
+    Mode::Add("x-1"),
+];
+
+fn enter(mode: Mode) -> State {
+    let mut s = state();
+    let steps = match mode {
+        Mode::Browser => vec![],
+        Mode::Filtered => vec![Action::FocusFilter, Action::Type('w'), Action::Cancel],
+        Mode::Watch => vec![Action::FocusNext],
+        Mode::Filter => vec![Action::FocusFilter, Action::Type('w')],
+        Mode::Category(draft) => vec![Action::EditCategory, Action::Paste(draft.into())],
+        Mode::Help => vec![Action::ToggleHelp],
+        Mode::Add(text) => vec![Action::OpenAddDialog, Action::Paste(text.into())],
+    };
+    for a in steps {
+        assert!(s.update(a).is_empty(), "entering {mode:?} sends nothing");
+    }
+    s.dirty = false;
+    s
+}
+
+/// What a key may change, compared whole so that a case also shows what did not change.
+#[derive(Debug, Clone, PartialEq)]
+struct Snap {
+    focus: Pane,
+    popup: Option<Popup>,
+    editing: Option<Field>,
+    query: String,
+    category: String,
+    category_draft: String,
+    rows: Vec<String>,
+    quit: Option<Quit>,
+    notice: Option<String>,
+    persist_sent: u64,
+}
+
+impl Snap {
+    fn of(s: &State) -> Self {
+        Snap {
+            focus: s.focus,
+            popup: s.popup.clone(),
+            editing: s.browser.editing,
+            query: s.browser.query.clone(),
+            category: s.browser.category.clone(),
+            category_draft: s.browser.category_draft.clone(),
+            rows: row_ids(s).into_iter().map(String::from).collect(),
+            quit: s.quit,
+            notice: notice(s).map(String::from),
+            persist_sent: s.persist_sent,
+        }
+    }
+
+    fn dialog(&mut self) -> &mut AddDialog {
+        match &mut self.popup {
+            Some(Popup::Add(d)) => d,
+            other => panic!("expected the add dialog, got {other:?}"),
+        }
+    }
+}
+
+// ---- 1. routing of keys by mode -------------------------------------------------------------
+
+#[test]
+fn contexts_by_mode() {
+    use Context as C;
+    let cases: [(Mode, &[Context]); 9] = [
+        (Mode::Browser, &[C::Browser, C::Global, C::Always]),
+        (Mode::Filtered, &[C::Browser, C::Global, C::Always]),
+        (Mode::Watch, &[C::Watch, C::Global, C::Always]),
+        (Mode::Filter, &[C::TextInput, C::Always]),
+        (Mode::Category(""), &[C::TextInput, C::Always]),
+        (Mode::Category("sty"), &[C::TextInput, C::Always]),
+        (Mode::Help, &[C::Help, C::Always]),
+        (Mode::Add(""), &[C::AddDialog, C::Always]),
+        (Mode::Add("x-1"), &[C::AddDialog, C::Always]),
+    ];
+    for (mode, expected) in cases {
+        assert_eq!(enter(mode).contexts(), expected, "{mode:?}");
+    }
+    // A popup wins over a field being edited behind it.
+    let mut s = enter(Mode::Filter);
+    s.popup = Some(Popup::Help { scroll: 0 });
+    assert_eq!(s.contexts(), [C::Help, C::Always]);
+}
+
+struct KeyCase {
+    name: &'static str,
+    mode: Mode,
+    key: KeyEvent,
+    action: Option<Action>,
+    /// The expected change, applied to the state as it was before the key.
+    change: fn(&mut Snap),
+    cmds: &'static [&'static str],
+}
+
+fn unchanged(_: &mut Snap) {}
+
+fn empty_dialog() -> Popup {
+    Popup::Add(AddDialog {
+        text: String::new(),
+        kind: TaskKind::Image,
+        error: None,
+    })
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn key_cases() -> Vec<KeyCase> {
+    use Action as A;
+    use KeyCode as K;
+    fn case(
+        name: &'static str,
+        mode: Mode,
+        key: KeyEvent,
+        action: Option<Action>,
+        change: fn(&mut Snap),
+        cmds: &'static [&'static str],
+    ) -> KeyCase {
+        KeyCase {
+            name,
+            mode,
+            key,
+            action,
+            change,
+            cmds,
+        }
+    }
+    vec![
+        // q: quits outside text, is text inside it, closes the help.
+        case(
+            "q quits (browser)",
+            Mode::Browser,
+            ch('q'),
+            Some(A::Quit),
+            |s| s.quit = Some(Quit::User),
+            &[],
+        ),
+        case(
+            "q quits (watch)",
+            Mode::Watch,
+            ch('q'),
+            Some(A::Quit),
+            |s| s.quit = Some(Quit::User),
+            &[],
+        ),
+        case(
+            "Ctrl-C quits",
+            Mode::Browser,
+            ctrl('c'),
+            Some(A::Quit),
+            |s| s.quit = Some(Quit::User),
+            &[],
+        ),
+        case(
+            "q types into the filter",
+            Mode::Filter,
+            ch('q'),
+            Some(A::Type('q')),
+            |s| s.query = "wq".into(),
+            &[],
+        ),
+        case(
+            "q types into the category",
+            Mode::Category("sty"),
+            ch('q'),
+            Some(A::Type('q')),
+            |s| s.category_draft = "styq".into(),
+            &[],
+        ),
+        case(
+            "q types into the add dialog",
+            Mode::Add("x-1"),
+            ch('q'),
+            Some(A::Type('q')),
+            |s| s.dialog().text = "x-1q".into(),
+            &[],
+        ),
+        case(
+            "q closes the help",
+            Mode::Help,
+            ch('q'),
+            Some(A::ToggleHelp),
+            |s| s.popup = None,
+            &[],
+        ),
+        // Esc.
+        case(
+            "Esc closes the help",
+            Mode::Help,
+            key(K::Esc),
+            Some(A::ToggleHelp),
+            |s| s.popup = None,
+            &[],
+        ),
+        case(
+            "Esc cancels the add dialog",
+            Mode::Add("x-1"),
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.popup = None,
+            &[],
+        ),
+        case(
+            "Esc clears the query",
+            Mode::Filtered,
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.query.clear(),
+            &[],
+        ),
+        case(
+            "Esc with no query does nothing",
+            Mode::Browser,
+            key(K::Esc),
+            Some(A::Cancel),
+            unchanged,
+            &[],
+        ),
+        case(
+            "Esc leaves the filter, which stays",
+            Mode::Filter,
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.editing = None,
+            &[],
+        ),
+        case(
+            "Esc drops a half-typed category",
+            Mode::Category("sty"),
+            key(K::Esc),
+            Some(A::Cancel),
+            |s| s.editing = None,
+            &[],
+        ),
+        case(
+            "Esc with no filter and nothing marked changes nothing in the watch list",
+            Mode::Watch,
+            key(K::Esc),
+            Some(A::Cancel),
+            unchanged,
+            &[],
+        ),
+        // Tab.
+        case(
+            "Tab: browser to watch",
+            Mode::Browser,
+            key(K::Tab),
+            Some(A::FocusNext),
+            |s| s.focus = Pane::Watch,
+            &[],
+        ),
+        case(
+            "Tab: watch to browser",
+            Mode::Watch,
+            key(K::Tab),
+            Some(A::FocusNext),
+            |s| s.focus = Pane::Browser,
+            &[],
+        ),
+        case(
+            "Shift-Tab switches too",
+            Mode::Browser,
+            KeyEvent::new(K::BackTab, KeyModifiers::SHIFT),
+            Some(A::FocusNext),
+            |s| s.focus = Pane::Watch,
+            &[],
+        ),
+        case(
+            "Tab toggles the dialog's kind",
+            Mode::Add(""),
+            key(K::Tab),
+            Some(A::ToggleKind),
+            |s| s.dialog().kind = TaskKind::Video,
+            &[],
+        ),
+        case(
+            "Tab is inert in the filter",
+            Mode::Filter,
+            key(K::Tab),
+            None,
+            unchanged,
+            &[],
+        ),
+        // ? and a.
+        case(
+            "? opens the help (browser)",
+            Mode::Browser,
+            ch('?'),
+            Some(A::ToggleHelp),
+            |s| s.popup = Some(Popup::Help { scroll: 0 }),
+            &[],
+        ),
+        case(
+            "? opens the help (watch)",
+            Mode::Watch,
+            ch('?'),
+            Some(A::ToggleHelp),
+            |s| s.popup = Some(Popup::Help { scroll: 0 }),
+            &[],
+        ),
+        case(
+            "? types into the filter",
+            Mode::Filter,
+            ch('?'),
+            Some(A::Type('?')),
+            |s| s.query = "w?".into(),
+            &[],
+        ),
+        case(
+            "? closes the help",
+            Mode::Help,
+            ch('?'),
+            Some(A::ToggleHelp),
+            |s| s.popup = None,
+            &[],
+        ),
+        case(
+            "j scrolls the help",
+            Mode::Help,
+            ch('j'),
+            Some(A::Down),
+            |s| s.popup = Some(Popup::Help { scroll: 1 }),
+            &[],
+        ),
+        case(
+            "a opens the add dialog (browser)",
+            Mode::Browser,
+            ch('a'),
+            Some(A::OpenAddDialog),
+            |s| s.popup = Some(empty_dialog()),
+            &[],
+        ),
+        case(
+            "a opens the add dialog (watch)",
+            Mode::Watch,
+            ch('a'),
+            Some(A::OpenAddDialog),
+            |s| s.popup = Some(empty_dialog()),
+            &[],
+        ),
+        case(
+            "a types into the add dialog",
+            Mode::Add("x-1"),
+            ch('a'),
+            Some(A::Type('a')),
+            |s| s.dialog().text = "x-1a".into(),
+            &[],
+        ),
+        case(
+            "j types into the filter",
+            Mode::Filter,
+            ch('j'),
+            Some(A::Type('j')),
+            |s| s.query = "wj".into(),
+            &[],
+        ),
+        // Enter.
+        case(
+            "Enter adds the dialog's IDs",
+            Mode::Add("n-1, n-2"),
+            key(K::Enter),
+            Some(A::Submit),
+            |s| {
+                s.popup = None;
+                s.focus = Pane::Watch;
+                s.rows.extend(["n-1".into(), "n-2".into()]);
+                s.notice = Some("added 2 tasks".into());
+                s.persist_sent = 1;
+            },
+            &["Persist(Add)", "Watch", "Watch", "Prefer"],
+        ),
+        case(
+            "Enter with no IDs keeps the dialog and says why",
+            Mode::Add(""),
+            key(K::Enter),
+            Some(A::Submit),
+            |s| s.dialog().error = Some("type or paste at least one task ID".into()),
+            &[],
+        ),
+        case(
+            "Enter leaves the filter",
+            Mode::Filter,
+            key(K::Enter),
+            Some(A::Submit),
+            |s| s.editing = None,
+            &[],
+        ),
+        case(
+            "Enter applies a category",
+            Mode::Category("style"),
+            key(K::Enter),
+            Some(A::Submit),
+            |s| {
+                s.editing = None;
+                s.category = "style".into();
+            },
+            // Remembered once the service lists something for it.
+            &["FetchCatalogue"],
+        ),
+        case(
+            "Down picks a known category",
+            Mode::Category(""),
+            key(K::Down),
+            Some(A::PickNext),
+            |s| s.category_draft = "style".into(),
+            &[],
+        ),
+        case(
+            "Enter opens nothing without a selection",
+            Mode::Browser,
+            key(K::Enter),
+            Some(A::Open),
+            |s| s.notice = Some("this model has no source URL".into()),
+            &[],
+        ),
+        // Other keys of each mode.
+        case(
+            "/ starts the filter",
+            Mode::Browser,
+            ch('/'),
+            Some(A::FocusFilter),
+            |s| s.editing = Some(Field::Filter),
+            &[],
+        ),
+        case(
+            "c starts the category",
+            Mode::Browser,
+            ch('c'),
+            Some(A::EditCategory),
+            |s| s.editing = Some(Field::Category),
+            &[],
+        ),
+        case(
+            "Backspace in the filter",
+            Mode::Filter,
+            key(K::Backspace),
+            Some(A::Backspace),
+            |s| s.query.clear(),
+            &[],
+        ),
+        case(
+            "Ctrl-U clears the dialog",
+            Mode::Add("x-1"),
+            ctrl('u'),
+            Some(A::ClearInput),
+            |s| s.dialog().text.clear(),
+            &[],
+        ),
+        case(
+            "d removes in the watch list",
+            Mode::Watch,
+            ch('d'),
+            Some(A::Remove),
+            |s| {
+                s.rows.clear();
+                s.notice = Some("removed w-1 — u undoes".into());
+                s.persist_sent = 1;
+            },
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        case(
+            "d is unbound in the browser",
+            Mode::Browser,
+            ch('d'),
+            None,
+            unchanged,
+            &[],
+        ),
+        case(
+            "R polls the selected task now",
+            Mode::Watch,
+            ch('R'),
+            Some(A::PollNow),
+            |s| s.notice = Some("asking the service for w-1 now".into()),
+            &["PollNow"],
+        ),
+        case(
+            "r reloads the catalogue",
+            Mode::Browser,
+            ch('r'),
+            Some(A::Refresh),
+            |s| s.notice = Some("reloading the catalogue".into()),
+            &["FetchCatalogue"],
+        ),
+        case(
+            "Ctrl-Z asks to suspend",
+            Mode::Watch,
+            ctrl('z'),
+            Some(A::Suspend),
+            unchanged,
+            &[],
+        ),
+    ]
+}
+
+#[test]
+fn keys_route_by_mode() {
+    let cases = key_cases();
+    for c in &cases {
+        let mut s = enter(c.mode);
+        let mut expected = Snap::of(&s);
+        (c.change)(&mut expected);
+        let (action, cmds) = press(&mut s, c.key);
+        assert_eq!(action, c.action, "{}: action", c.name);
+        assert_eq!(kinds(&cmds), c.cmds, "{}: commands", c.name);
+        assert_eq!(Snap::of(&s), expected, "{}: state", c.name);
+    }
+    assert_eq!(cases.len(), 43);
+}
+
+#[test]
+fn ctrl_z_asks_to_suspend_once() {
+    let mut s = enter(Mode::Browser);
+    assert!(!s.take_suspend());
+    let (action, cmds) = press(&mut s, ctrl('z'));
+    assert_eq!((action, cmds), (Some(Action::Suspend), Vec::new()));
+    assert!(s.take_suspend(), "asked");
+    assert!(!s.take_suspend(), "taken once");
+    assert_eq!(s.quit, None);
+}
+
+#[test]
+fn ctrl_c_and_ctrl_z_work_in_every_mode_even_while_typing() {
+    for mode in MODES {
+        let mut s = enter(mode);
+        assert_eq!(press(&mut s, ctrl('c')).0, Some(Action::Quit), "{mode:?}");
+        assert_eq!(s.quit, Some(Quit::User), "{mode:?}");
+        let mut s = enter(mode);
+        assert_eq!(
+            press(&mut s, ctrl('z')).0,
+            Some(Action::Suspend),
+            "{mode:?}"
+        );
+        assert!(s.take_suspend(), "{mode:?}");
+        assert_eq!(s.quit, None, "{mode:?}");
+    }
+}
+
+#[test]
+fn pasted_and_typed_text_is_cleaned_before_a_field_keeps_it() {
+    let hostile = "ab\u{1b}[2J\u{1b}]0;t\u{7}c\u{202e}d\u{9b}31m";
+    // In the filter: escape sequences, controls and bidi overrides are gone.
+    let mut s = enter(Mode::Filter);
+    let before = s.browser.query.clone();
+    s.update(Action::Paste(hostile.into()));
+    s.update(Action::Type('\u{1b}'));
+    s.update(Action::Type('\u{7}'));
+    assert_eq!(s.browser.query, format!("{before}abcd"));
+    // In the add dialog, line breaks and tabs still separate task IDs.
+    let mut s = enter(Mode::Add(""));
+    s.update(Action::Paste("id-1\r\nid-2\tid-3\n".into()));
+    let Some(Popup::Add(dialog)) = &s.popup else {
+        panic!("the add dialog stays open");
+    };
+    let text = dialog.text.clone();
+    assert_eq!(
+        text.split_whitespace().collect::<Vec<_>>(),
+        ["id-1", "id-2", "id-3"]
+    );
+    assert!(text.chars().all(|c| !c.is_control()), "{text:?}");
+}
+
+/// A paste into the add dialog with an ID holding control or invisible characters is refused
+/// whole, the error naming the ID escaped; nothing of it reaches the field or the list.
+#[test]
+fn pasted_ids_with_control_characters_are_refused_naming_them() {
+    let cases = [
+        ("id-1\nid-2\tid-3\u{1b}[31m\n", r#""id-3\u{1b}[31m""#),
+        ("id-\u{1b}]0;pwned\u{7}x", r#""id-\u{1b}]0;pwned\u{7}x""#),
+        ("\u{1b}[31m", r#""\u{1b}[31m""#),
+        ("ok rtl\u{202e}gpj.exe", r#""rtl\u{202e}gpj.exe""#),
+    ];
+    for (paste, shown) in cases {
+        let mut s = enter(Mode::Add("w-9 "));
+        s.update(Action::Paste(paste.into()));
+        let Some(Popup::Add(dialog)) = &s.popup else {
+            panic!("the add dialog stays open");
+        };
+        assert_eq!(dialog.text, "w-9 ", "{paste:?}: the field is as it was");
+        assert_eq!(
+            dialog.error.as_deref(),
+            Some(
+                format!("not added: task ID {shown} holds control or invisible characters")
+                    .as_str()
+            ),
+            "{paste:?}"
+        );
+        let cmds = s.update(Action::Submit);
+        assert!(
+            cmds.iter().all(|c| !format!("{c:?}").contains("\\u{")),
+            "{paste:?}: {cmds:?}"
+        );
+        assert!(
+            row_ids(&s).iter().all(|id| !id.contains('\u{1b}')),
+            "{paste:?}"
+        );
+    }
+}
+
+#[test]
+fn clicking_the_watch_pane_anywhere_leaves_the_filter() {
+    let mut s = enter(Mode::Filter);
+    s.update(Action::Resize {
+        width: 120,
+        height: 40,
+    });
+    let header = s.areas.watch_header;
+    s.update(Action::Click {
+        column: header.x,
+        row: header.y,
+    });
+    assert_eq!((s.focus, s.browser.editing), (Pane::Watch, None));
+    assert_eq!(
+        s.contexts(),
+        [Context::Watch, Context::Global, Context::Always]
+    );
+}
+
+#[test]
+fn a_signal_ends_and_suspend_works_in_every_mode() {
+    for mode in MODES {
+        let mut s = enter(mode);
+        let before = Snap::of(&s);
+        assert!(s.update(Action::Terminate(15)).is_empty());
+        assert_eq!(s.quit, Some(Quit::Signal(15)), "{mode:?}");
+        assert_eq!(
+            Snap {
+                quit: None,
+                ..Snap::of(&s)
+            },
+            before,
+            "{mode:?}: nothing else changes"
+        );
+
+        let mut s = enter(mode);
+        assert!(s.update(Action::Suspend).is_empty());
+        assert!(s.take_suspend() && !s.take_suspend(), "{mode:?}");
+        assert_eq!(s.quit, None, "{mode:?}");
+    }
+}
+
+struct AddCase {
+    text: &'static str,
+    video: bool,
+    cmds: Vec<Cmd>,
+    error: Option<&'static str>,
+    notice: Option<&'static str>,
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn add_cases() -> Vec<AddCase> {
+    let added = |kind: TaskKind, ids: &[&str]| {
+        let entries = ids
+            .iter()
+            .map(|id| WatchEntry {
+                // Added tasks remember the service they were added for.
+                service: Some("http://127.0.0.1:8787".into()),
+                saved: None,
+                auto_download: None,
+                claimed_by: None,
+                ..new_entry(id, kind, NOW)
+            })
+            .collect::<Vec<_>>();
+        let mut cmds = vec![Cmd::Persist(PersistOp::Add(entries))];
+        cmds.extend(
+            ids.iter()
+                .map(|id| Cmd::Watch(TaskKey::new(kind, *id), None)),
+        );
+        // All rows fit on screen: the new ones join `w-1` among those polled first.
+        let shown =
+            std::iter::once(image("w-1")).chain(ids.iter().map(|id| TaskKey::new(kind, *id)));
+        cmds.push(Cmd::Prefer(shown.collect()));
+        cmds
+    };
+    vec![
+        AddCase {
+            text: "n-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1"]),
+            error: None,
+            notice: Some("added n-1"),
+        },
+        AddCase {
+            text: "n-1 n-2,n-3\nn-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1", "n-2", "n-3"]),
+            error: None,
+            notice: Some("added 3 tasks"),
+        },
+        AddCase {
+            text: "v-1",
+            video: true,
+            cmds: added(TaskKind::Video, &["v-1"]),
+            error: None,
+            notice: Some("added v-1"),
+        },
+        AddCase {
+            text: "w-1",
+            video: false,
+            cmds: Vec::new(),
+            error: None,
+            notice: Some("already watching w-1 (as image)"),
+        },
+        // Those already on the list are counted, not added again.
+        AddCase {
+            text: "n-1 w-1 n-2",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1", "n-2"]),
+            error: None,
+            notice: Some("added 2 tasks; already watching w-1 (as image)"),
+        },
+        AddCase {
+            text: "w-1 n-1 w-1",
+            video: false,
+            cmds: added(TaskKind::Image, &["n-1"]),
+            error: None,
+            notice: Some("added n-1; already watching w-1 (as image)"),
+        },
+        // The same ID as a video is the same task: not added again, and the dialog says as
+        // what it is watched.
+        AddCase {
+            text: "w-1 v-2",
+            video: true,
+            cmds: added(TaskKind::Video, &["v-2"]),
+            error: None,
+            notice: Some("added v-2; already watching w-1 (as image)"),
+        },
+        AddCase {
+            text: "",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("type or paste at least one task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: " ,\n\t,",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("type or paste at least one task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: "..",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("`..` is not a valid task ID"),
+            notice: None,
+        },
+        AddCase {
+            text: "ok-1 ..",
+            video: false,
+            cmds: Vec::new(),
+            error: Some("ID 2 of 2: `..` is not a valid task ID"),
+            notice: None,
+        },
+    ]
+}
+
+/// The add dialog's Enter, in detail: which entries, which commands, which message.
+#[test]
+fn the_add_dialog_submits_valid_ids_only() {
+    let cases = add_cases();
+    for c in &cases {
+        let mut s = enter(Mode::Add(c.text));
+        if c.video {
+            s.update(Action::ToggleKind);
+        }
+        let before = row_ids(&s).len();
+        let cmds = s.update(Action::Submit);
+        assert_eq!(cmds, c.cmds, "{:?}", c.text);
+        assert_eq!(notice(&s), c.notice, "{:?}", c.text);
+        if let Some(e) = c.error {
+            let Some(Popup::Add(d)) = &s.popup else {
+                panic!("{:?}: the dialog stays open", c.text)
+            };
+            assert_eq!(d.error.as_deref(), Some(e), "{:?}", c.text);
+            assert_eq!(row_ids(&s).len(), before, "{:?}", c.text);
+        } else {
+            assert_eq!(s.popup, None, "{:?}", c.text);
+            assert_eq!(s.focus, Pane::Watch, "{:?}", c.text);
+            assert!(row_ids(&s).iter().all(|id| !id.is_empty()), "{:?}", c.text);
+        }
+    }
+}
+
+/// Every edit of the add dialog's text or kind clears an error found in what was there before;
+/// other keys leave it.
+#[test]
+fn an_add_dialog_error_goes_with_the_next_edit() {
+    let cases: [(Action, bool); 8] = [
+        (Action::Type('x'), true),
+        (Action::Paste("y-1".into()), true),
+        (Action::Backspace, true),
+        (Action::ClearInput, true),
+        (Action::ToggleKind, true),
+        (Action::Up, false),
+        (Action::Refresh, false),
+        (Action::Undo, false),
+    ];
+    for (action, clears) in cases {
+        let mut s = enter(Mode::Add("ok-1 .."));
+        s.update(Action::Submit);
+        let error = |s: &State| match &s.popup {
+            Some(Popup::Add(d)) => d.error.clone(),
+            other => panic!("the dialog stays open: {other:?}"),
+        };
+        assert_eq!(
+            error(&s).as_deref(),
+            Some("ID 2 of 2: `..` is not a valid task ID")
+        );
+        s.dirty = false;
+        s.update(action.clone());
+        assert_eq!(error(&s).is_none(), clears, "{action:?}");
+        assert!(s.dirty, "{action:?}");
+    }
+}
+
+/// (what, how the state got there, the key's action, the notice after it, the commands)
+type NoticeCase = (
+    &'static str,
+    Setup,
+    Action,
+    Option<&'static str>,
+    &'static [&'static str],
+);
+
+/// The watch list focused on four tasks: `run-1` (running, no URL yet), `done-1` (completed,
+/// with its URL), `bad-1` (failed) and `new-1` (never polled); `run-1` selected.
+fn four_tasks() -> State {
+    let mut s = state_with(
+        vec![
+            entry("run-1", Some(("IN_PROGRESS", 40))),
+            entry("done-1", Some(("COMPLETED", 100))),
+            entry("bad-1", Some(("FAILED", 30))),
+            entry("new-1", None),
+        ],
+        ui(false, false),
+    );
+    s.update(Action::FocusNext);
+    s.notice = None;
+    s
+}
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn notice_cases() -> Vec<NoticeCase> {
+    fn select(s: &mut State, id: &str) {
+        let i = row_ids(s).iter().position(|r| *r == id).expect("listed");
+        s.watch.select(i);
+    }
+    vec![
+        (
+            "o on a running task",
+            |_| {},
+            Action::Open,
+            Some("run-1 has no download URL yet"),
+            &[],
+        ),
+        (
+            "o on a failed task",
+            |s| select(s, "bad-1"),
+            Action::Open,
+            Some("bad-1 failed: no file to open"),
+            &[],
+        ),
+        (
+            "D on a failed task",
+            |s| select(s, "bad-1"),
+            Action::Download,
+            Some("bad-1 failed: no file to download"),
+            &[],
+        ),
+        (
+            "D on a task never polled",
+            |s| select(s, "new-1"),
+            Action::Download,
+            Some("new-1 has no download URL yet"),
+            &[],
+        ),
+        (
+            "o on a completed task opens, the opener's answer says so",
+            |s| select(s, "done-1"),
+            Action::Open,
+            None,
+            &["Open"],
+        ),
+        (
+            "D on a completed task downloads, the row shows it",
+            |s| select(s, "done-1"),
+            Action::Download,
+            None,
+            &["Download"],
+        ),
+        (
+            "R on the selected task",
+            |s| select(s, "bad-1"),
+            Action::PollNow,
+            Some("asking the service for bad-1 now"),
+            &["PollNow"],
+        ),
+        (
+            "d names the task removed",
+            |s| select(s, "done-1"),
+            Action::Remove,
+            Some("removed done-1 — u undoes"),
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after d names the task restored, and replaces the removal's notice",
+            |s| {
+                select(s, "run-1");
+                s.update(Action::Remove);
+            },
+            Action::Undo,
+            Some("restored run-1"),
+            &["Persist(Add)", "Watch", "Prefer"],
+        ),
+        (
+            "u after adding one task",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1".into()));
+                s.update(Action::Submit);
+            },
+            Action::Undo,
+            Some("took back n-1"),
+            &["Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after adding three tasks",
+            |s| {
+                s.update(Action::OpenAddDialog);
+                s.update(Action::Paste("n-1 n-2 n-3".into()));
+                s.update(Action::Submit);
+            },
+            Action::Undo,
+            Some("took back 3 tasks"),
+            &["Unwatch", "Unwatch", "Unwatch", "Persist(Remove)", "Prefer"],
+        ),
+        (
+            "u after a removal another process undid already",
+            |s| {
+                select(s, "bad-1");
+                s.update(Action::Remove);
+                let mut entries: Vec<WatchEntry> =
+                    s.watch.rows.iter().map(|r| r.entry.clone()).collect();
+                entries.push(entry("bad-1", Some(("FAILED", 30))));
+                s.apply(Msg::WatchFile {
+                    entries,
+                    applied: u64::MAX,
+                });
+            },
+            Action::Undo,
+            Some("nothing to restore: those tasks are on the list again"),
+            &["Persist(Add)"],
+        ),
+        (
+            "D on an empty list",
+            |s| {
+                for _ in 0..4 {
+                    s.update(Action::Remove);
+                }
+            },
+            Action::Download,
+            Some("no task selected: the watch list is empty (a adds tasks)"),
+            &[],
+        ),
+        (
+            "u with nothing to undo",
+            |_| {},
+            Action::Undo,
+            Some("nothing to undo"),
+            &[],
+        ),
+        (
+            "r in the browser",
+            |s| {
+                s.update(Action::FocusNext);
+            },
+            Action::Refresh,
+            Some("reloading the catalogue"),
+            &["FetchCatalogue"],
+        ),
+    ]
+}
+
+#[test]
+fn messages_name_the_task_they_are_about() {
+    let cases = notice_cases();
+    assert_eq!(cases.len(), 15);
+    for (name, setup, action, expected, cmds) in cases {
+        let mut s = four_tasks();
+        setup(&mut s);
+        let before = s.notice.clone();
+        let got = s.update(action);
+        assert_eq!(kinds(&got), cmds, "{name}: commands");
+        match expected {
+            Some(text) => {
+                assert_eq!(notice(&s), Some(text), "{name}");
+                assert_eq!(
+                    s.notice.as_ref().map(|n| n.until),
+                    Some(s.now + NOTICE_SECONDS),
+                    "{name}"
+                );
+            }
+            None => assert_eq!(s.notice, before, "{name}: no new notice"),
+        }
+    }
+}
+
+/// A notice shown at `NOW` goes with the first tick at or past `NOW + NOTICE_SECONDS`; that
+/// tick redraws, the ticks before it do not (no task on the list: no age label to change).
+#[test]
+fn notices_expire_on_the_reducers_clock_and_redraw_only_when_they_go() {
+    // (the ticks after the notice, seconds after NOW: shown after each, redrawn by each)
+    let cases: [&[(u64, bool, bool)]; 5] = [
+        &[
+            (1, true, false),
+            (4, true, false),
+            (5, false, true),
+            (6, false, false),
+        ],
+        &[(5, false, true)],
+        &[(0, true, false), (3, true, false), (900, false, true)],
+        // A clock that stepped back keeps the notice until the time comes again.
+        &[(2, true, false), (1, true, false), (5, false, true)],
+        &[(100, false, true), (101, false, false)],
+    ];
+    for ticks in cases {
+        let mut s = state_with(Vec::new(), ui(false, false));
+        // The first tick draws the ages it found; those after it redraw only for a change.
+        s.apply(Msg::Tick(NOW));
+        s.update(Action::Refresh);
+        assert_eq!(notice(&s), Some("reloading the catalogue"));
+        for &(at, shown, redraw) in ticks {
+            s.dirty = false;
+            assert!(s.apply(Msg::Tick(NOW + at)).is_empty());
+            assert_eq!(s.notice.is_some(), shown, "{ticks:?}: at +{at}");
+            assert_eq!(s.dirty, redraw, "{ticks:?}: at +{at}");
+        }
+    }
+    // A newer notice replaces the older one, and lives its own five seconds.
+    let mut s = state_with(Vec::new(), ui(false, false));
+    s.update(Action::Refresh);
+    s.apply(Msg::Tick(NOW + 3));
+    s.update(Action::CopyName);
+    s.apply(Msg::Tick(NOW + 5));
+    assert_eq!(notice(&s), Some("no model name to copy"));
+    s.apply(Msg::Tick(NOW + 8));
+    assert_eq!(s.notice, None);
+}
+
+// ---- 2. watch-file gating -------------------------------------------------------------------
+
+#[test]
+fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
+    // Two tasks on the list, then one added through the dialog: one op sent.
+    let setup = || {
+        let mut s = state_with(
+            vec![entry("a", None), entry("b", Some(("IN_PROGRESS", 5)))],
+            ui(true, true),
+        );
+        s.update(Action::OpenAddDialog);
+        s.update(Action::Paste("c".into()));
+        s.update(Action::Submit);
+        assert_eq!(s.persist_sent, 1);
+        s.dirty = false;
+        s
+    };
+    // Another process removed `a` and added `ext` (running) and `fin` (already completed).
+    let disk = vec![
+        entry("b", Some(("IN_PROGRESS", 5))),
+        entry("c", None),
+        entry("ext", None),
+        entry("fin", Some(("COMPLETED", 100))),
+    ];
+    let merged = vec![
+        Cmd::Unwatch(image("a")),
+        Cmd::Watch(image("ext"), None),
+        Cmd::Prefer(["b", "c", "ext", "fin"].map(image).to_vec()),
+    ];
+    let cases: [(u64, &[&str], Vec<Cmd>, bool); 4] = [
+        (0, &["a", "b", "c"], Vec::new(), false),
+        (1, &["b", "c", "ext", "fin"], merged.clone(), true),
+        (2, &["b", "c", "ext", "fin"], merged.clone(), true),
+        (u64::MAX, &["b", "c", "ext", "fin"], merged, true),
+    ];
+    for (applied, rows, cmds, dirty) in cases {
+        let mut s = setup();
+        let got = s.apply(Msg::WatchFile {
+            entries: disk.clone(),
+            applied,
+        });
+        assert_eq!(got, cmds, "applied {applied}");
+        assert_eq!(row_ids(&s), rows, "applied {applied}");
+        assert_eq!(s.dirty, dirty, "applied {applied}");
+        assert_eq!(s.persist_sent, 1, "merging sends no ops");
+    }
+}
+
+#[test]
+fn persist_sent_counts_the_persist_commands_of_both_reducers() {
+    // A test's table: the size of its steps does not matter.
+    #[allow(clippy::large_enum_variant)]
+    enum Step {
+        Update(Action),
+        Apply(Msg),
+    }
+    use Step::{Apply, Update};
+    let steps: Vec<(Step, u64)> = vec![
+        (Update(Action::Down), 0),
+        (Update(Action::OpenAddDialog), 0),
+        (Update(Action::Paste("p-1 p-2".into())), 0),
+        (Update(Action::Submit), 1),
+        (Update(Action::Remove), 1),
+        (Update(Action::Undo), 1),
+        (Update(Action::Undo), 1),
+        (Update(Action::Undo), 0),
+        (Apply(ok_poll("w-1", "IN_PROGRESS", 40)), 0),
+        (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 1),
+        (Apply(ok_poll("w-1", "IN_PROGRESS", 45)), 0),
+        // Its status, and the claim of its end.
+        (Apply(ok_poll("w-1", "COMPLETED", 100)), 2),
+        (Apply(polled("w-1", Err(http(502)))), 1),
+        (Apply(ok_poll("gone", "COMPLETED", 100)), 0),
+        (Apply(Msg::Tick(NOW + 5)), 0),
+        (
+            Apply(Msg::WatchFile {
+                entries: Vec::new(),
+                applied: 0,
+            }),
+            0,
+        ),
+    ];
+    let mut s = state();
+    let mut total = 0;
+    for (i, (step, delta)) in steps.into_iter().enumerate() {
+        let cmds = match step {
+            Update(a) => s.update(a),
+            Apply(m) => s.apply(m),
+        };
+        let persists = cmds.iter().filter(|c| matches!(c, Cmd::Persist(_))).count() as u64;
+        assert_eq!(persists, delta, "step {i}: {:?}", kinds(&cmds));
+        total += delta;
+        assert_eq!(s.persist_sent, total, "step {i}");
+    }
+    assert_eq!(total, 8);
+}
+
+// ---- 4. bell and notifications --------------------------------------------------------------
+
+struct BellCase {
+    bell: bool,
+    desktop: bool,
+    /// The last known status saved on disk, if any.
+    disk: Option<(&'static str, u8)>,
+    /// Polls before the one checked, then the one checked.
+    polls: &'static [(&'static str, u8)],
+    cmds: &'static [&'static str],
+}
+
+fn bell_cases() -> Vec<BellCase> {
+    let mut cases = Vec::new();
+    let running = Some(("IN_PROGRESS", 40));
+    // The finish is claimed in the watch list file first; the claim won, it is announced.
+    for (bell, desktop, cmds) in [
+        // `Finished` (for on_complete) whatever the bell and notifications say.
+        (
+            true,
+            true,
+            &[
+                "Persist(Status)",
+                "Persist(Claim)",
+                "Notify",
+                "Finished",
+                "Bell",
+            ][..],
+        ),
+        (
+            true,
+            false,
+            &["Persist(Status)", "Persist(Claim)", "Finished", "Bell"][..],
+        ),
+        (
+            false,
+            true,
+            &["Persist(Status)", "Persist(Claim)", "Notify", "Finished"][..],
+        ),
+        (
+            false,
+            false,
+            &["Persist(Status)", "Persist(Claim)", "Finished"][..],
+        ),
+    ] {
+        let case =
+            |disk: Option<(&'static str, u8)>, polls: &'static [(&'static str, u8)]| BellCase {
+                bell,
+                desktop,
+                disk,
+                polls,
+                cmds,
+            };
+        // Seen running (on disk, or by an earlier poll), then finished.
+        cases.push(case(running, &[("COMPLETED", 100)]));
+        cases.push(case(running, &[("FAILED", 40)]));
+        cases.push(case(None, &[("IN_PROGRESS", 10), ("COMPLETED", 100)]));
+        let quiet = |disk: Option<(&'static str, u8)>,
+                     polls: &'static [(&'static str, u8)],
+                     cmds: &'static [&'static str]| BellCase {
+            bell,
+            desktop,
+            disk,
+            polls,
+            cmds,
+        };
+        // Progress is not a finish.
+        cases.push(quiet(running, &[("IN_PROGRESS", 60)], &["Persist(Status)"]));
+        // Already final when first seen: never polled before, or final on disk.
+        cases.push(quiet(None, &[("COMPLETED", 100)], &["Persist(Status)"]));
+        cases.push(quiet(None, &[("FAILED", 0)], &["Persist(Status)"]));
+        cases.push(quiet(Some(("COMPLETED", 100)), &[("COMPLETED", 100)], &[]));
+        // Finished once: a repeated final status is not announced again.
+        cases.push(quiet(
+            running,
+            &[("COMPLETED", 100), ("COMPLETED", 100)],
+            &[],
+        ));
+    }
+    cases
+}
+
+#[test]
+fn finishing_rings_and_notifies_as_configured() {
+    let cases = bell_cases();
+    for c in &cases {
+        let mut s = state_with(vec![entry("t-1", c.disk)], ui(c.bell, c.desktop));
+        let (last, earlier) = c.polls.split_last().expect("a poll");
+        for (i, (status, percent)) in earlier.iter().enumerate() {
+            s.now = NOW + i as u64;
+            s.apply(ok_poll("t-1", status, *percent));
+        }
+        s.now = NOW + 100;
+        let cmds = finish(&mut s, "t-1", last.0, last.1, true);
+        assert_eq!(
+            kinds(&cmds),
+            c.cmds,
+            "bell {} desktop {} disk {:?} polls {:?}",
+            c.bell,
+            c.desktop,
+            c.disk,
+            c.polls
+        );
+    }
+    assert_eq!(cases.len(), 32);
+
+    // What the notification says.
+    let mut s = state();
+    let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
+    assert_eq!(
+        cmds[2],
+        Cmd::Notify {
+            title: "gendash: task completed".into(),
+            body: "image w-1 — COMPLETED".into(),
+        }
+    );
+    let mut s = state();
+    let cmds = finish(&mut s, "w-1", "EXPIRED", 40, true);
+    assert!(matches!(&cmds[2], Cmd::Notify { title, .. } if title == "gendash: task failed"));
+}
+
+// ---- 6. the dirty flag ----------------------------------------------------------------------
+
+#[test]
+fn every_input_redraws_in_every_mode() {
+    let actions = [
+        Action::Up,
+        Action::Down,
+        Action::Type('x'),
+        Action::Refresh,
+        Action::Cancel,
+        Action::Undo,
+        Action::PollNow,
+        Action::Resize {
+            width: 80,
+            height: 24,
+        },
+        Action::Click { column: 0, row: 0 },
+        Action::Wheel {
+            column: 0,
+            row: 0,
+            down: true,
+        },
+        Action::Suspend,
+        Action::Terminate(1),
+    ];
+    for mode in MODES {
+        for a in &actions {
+            let mut s = enter(mode);
+            s.update(a.clone());
+            assert!(s.dirty, "{mode:?} {a:?}");
+        }
+    }
+}
+
+/// (what, how the state got there, the report, whether it redraws)
+type ReportCase = (&'static str, Setup, Msg, bool);
+
+// A data table: splitting it would only scatter the cases.
+#[allow(clippy::too_many_lines)]
+fn report_cases() -> Vec<ReportCase> {
+    let poll_once: Setup = |s| {
+        s.apply(ok_poll("w-1", "IN_PROGRESS", 40));
+    };
+    // Loaded (ranking 1), then `i` (ranking 2) and `n` (ranking 3) typed into the filter.
+    let two_keys: Setup = |s| {
+        let entries = ["ink", "pixel_art"]
+            .map(|model| LoraEntry::new(model, &serde_json::Map::new()))
+            .to_vec();
+        s.apply(catalogue(
+            0,
+            Ok(Catalogue {
+                entries,
+                skipped: 0,
+            }),
+        ));
+        s.update(Action::FocusFilter);
+        s.update(Action::Type('i'));
+        s.update(Action::Type('n'));
+    };
+    vec![
+        (
+            "the same poll result again",
+            poll_once,
+            ok_poll("w-1", "IN_PROGRESS", 40),
+            false,
+        ),
+        (
+            "a new percent",
+            poll_once,
+            ok_poll("w-1", "IN_PROGRESS", 41),
+            true,
+        ),
+        (
+            "the same result a second later (the next tick redraws the age)",
+            |s| {
+                s.apply(ok_poll("w-1", "IN_PROGRESS", 40));
+                s.now += 1;
+            },
+            ok_poll("w-1", "IN_PROGRESS", 40),
+            false,
+        ),
+        (
+            "the same error again",
+            |s| {
+                s.apply(polled("w-1", Err(http(502))));
+            },
+            polled("w-1", Err(http(502))),
+            false,
+        ),
+        (
+            "a poll for a task no longer listed",
+            poll_once,
+            ok_poll("gone", "COMPLETED", 100),
+            false,
+        ),
+        (
+            "a stale catalogue",
+            |s| {
+                s.start();
+            },
+            catalogue(0, Ok(Catalogue::default())),
+            false,
+        ),
+        (
+            "a watch file older than the ops sent",
+            |s| {
+                s.update(Action::FocusNext);
+                s.update(Action::Remove);
+            },
+            Msg::WatchFile {
+                entries: vec![entry("w-1", None), entry("new", None)],
+                applied: 0,
+            },
+            false,
+        ),
+        (
+            "a watch file equal to the list",
+            |_| {},
+            Msg::WatchFile {
+                entries: vec![entry("w-1", Some(("IN_PROGRESS", 40)))],
+                applied: 0,
+            },
+            false,
+        ),
+        (
+            "a download event for a task not listed",
+            |_| {},
+            Msg::Download {
+                key: image("gone"),
+                event: DownloadEvent::Progress {
+                    done: 1,
+                    total: None,
+                },
+            },
+            false,
+        ),
+        (
+            "a tick that changes no label",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+            },
+            Msg::Tick(NOW + 100),
+            false,
+        ),
+        (
+            "a tick while a notice is still shown",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+                s.update(Action::Refresh);
+            },
+            Msg::Tick(NOW + 90 + NOTICE_SECONDS - 1),
+            false,
+        ),
+        (
+            "a tick that ends a notice",
+            |s| {
+                s.apply(Msg::Tick(NOW + 90));
+                s.update(Action::Refresh);
+            },
+            Msg::Tick(NOW + 90 + NOTICE_SECONDS),
+            true,
+        ),
+        (
+            "the ranking of a query typed over since",
+            two_keys,
+            Msg::Ranked {
+                generation: 2,
+                matches: Arc::from([0, 1]),
+            },
+            false,
+        ),
+        (
+            "the ranking of the query typed last",
+            two_keys,
+            Msg::Ranked {
+                generation: 3,
+                matches: Arc::from([0]),
+            },
+            true,
+        ),
+        (
+            "a finished poll",
+            poll_once,
+            ok_poll("w-1", "COMPLETED", 100),
+            true,
+        ),
+        (
+            "a store problem",
+            |_| {},
+            Msg::StoreProblem("disk full".into()),
+            true,
+        ),
+        (
+            "an opened link",
+            |_| {},
+            Msg::Opened(crate::msg::Opened::Launched("http://x".into())),
+            true,
+        ),
+        (
+            "a download event",
+            |_| {},
+            Msg::Download {
+                key: image("w-1"),
+                event: DownloadEvent::Progress {
+                    done: 1,
+                    total: None,
+                },
+            },
+            true,
+        ),
+    ]
+}
+
+#[test]
+fn reports_redraw_only_when_something_shown_changed() {
+    let cases = report_cases();
+    assert_eq!(cases.len(), 18);
+    for (name, setup, msg, redraw) in cases {
+        let mut s = state();
+        setup(&mut s);
+        s.dirty = false;
+        s.apply(msg);
+        assert_eq!(s.dirty, redraw, "{name}");
+    }
+}
