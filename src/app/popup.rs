@@ -12,6 +12,11 @@ pub struct AddDialog {
 }
 
 impl AddDialog {
+    /// The kinds the dialog offers, by name, and whether each is the one chosen.
+    pub fn kinds(&self) -> [(&'static str, bool); 2] {
+        [TaskKind::Image, TaskKind::Video].map(|k| (k.as_str(), self.kind == k))
+    }
+
     /// The dialog opened with `text` in its field, adding images.
     pub fn with(text: String) -> Self {
         AddDialog {

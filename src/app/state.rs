@@ -26,8 +26,6 @@ pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
 pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch, count_of};
-pub use crate::api::{TaskKind, TaskState};
-pub use crate::filter::FuzzyFilter;
 
 /// Why the dashboard ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

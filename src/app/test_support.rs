@@ -3,7 +3,7 @@
 //! Everything a test module needs comes with `use crate::app::test_support::*;`.
 
 pub(crate) use crate::api::types::default_failure_statuses;
-pub(crate) use crate::api::{ApiError, Catalogue, LoraEntry, TaskResult};
+pub(crate) use crate::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 pub(crate) use crate::app::action::Action;
 pub(crate) use crate::app::state::*;
 pub(crate) use crate::app::watch::new_entry;

@@ -2,6 +2,7 @@
 //! `NO_COLOR` set only bold, dim, italic, underline and reverse remain, whatever was configured.
 
 use crate::api::TaskState;
+use crate::app::watch::Phase;
 use crate::store::config::{STYLE_NAMES, ThemeName};
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::BTreeMap;
@@ -206,6 +207,22 @@ impl Theme {
     pub fn key(&self) -> Style {
         self.get(Name::Key)
     }
+    /// How a task in `phase` is drawn; a task whose polls fail stands out, whatever was known
+    /// of it before.
+    pub fn phase(&self, phase: Phase, erroring: bool) -> Style {
+        if erroring {
+            return self.state(TaskState::Running, true);
+        }
+        match phase {
+            Phase::NotFound | Phase::NoService => self.error(),
+            Phase::Stalled => self.stalled(),
+            Phase::NotPolled => self.dim(),
+            Phase::Running => self.state(TaskState::Running, false),
+            Phase::Completed => self.state(TaskState::Completed, false),
+            Phase::Failed => self.state(TaskState::Failed, false),
+        }
+    }
+
     pub fn state(&self, s: TaskState, erroring: bool) -> Style {
         if erroring {
             return self.get(Name::Erroring);

@@ -4,7 +4,7 @@
 //! has rows of its own between the input and the kind, so no amount of text pushes it away.
 
 use crate::app::state::Theme;
-use crate::app::state::{AddDialog, Keymap, TaskKind};
+use crate::app::state::{AddDialog, Keymap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
@@ -18,7 +18,7 @@ const ERROR_ROWS: usize = 3;
 const CURSOR: char = '▏';
 
 pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
-    let area = super::centered(frame.area(), 64, 10);
+    let area = crate::app::layout::centered(frame.area(), 64, 10);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .title(Span::styled(" Add tasks to the watch list ", theme.title()))
@@ -78,19 +78,19 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         .collect();
     frame.render_widget(Paragraph::new(error), error_area);
 
-    let kind = |k: TaskKind| {
-        if dialog.kind == k {
-            Span::styled(format!("[{}]", k.as_str()), theme.key())
+    let [image, video] = dialog.kinds().map(|(name, chosen)| {
+        if chosen {
+            Span::styled(format!("[{name}]"), theme.key())
         } else {
-            Span::styled(format!(" {} ", k.as_str()), theme.dim())
+            Span::styled(format!(" {name} "), theme.dim())
         }
-    };
+    });
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled("Kind: ", theme.dim()),
-            kind(TaskKind::Image),
+            image,
             Span::raw(" "),
-            kind(TaskKind::Video),
+            video,
             Span::styled(
                 format!("   ({} switches)", keymap.key("image_video")),
                 theme.dim(),

@@ -2,7 +2,8 @@
 
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
-use crate::app::state::{Field, FuzzyFilter, Load, Pane, State};
+use crate::app::state::{Field, Load, Pane, State};
+use crate::filter::FuzzyFilter;
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};

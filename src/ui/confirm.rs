@@ -15,7 +15,7 @@ pub struct Question<'a> {
 }
 
 pub fn render(q: &Question, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
-    let area = super::centered(frame.area(), 72, 6);
+    let area = crate::app::layout::centered(frame.area(), 72, 6);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .title(Span::styled(q.title.to_string(), theme.title()))

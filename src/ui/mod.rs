@@ -9,7 +9,6 @@ mod request_log;
 mod status;
 pub mod watch;
 
-pub use crate::app::layout::centered;
 use crate::app::state::{Popup, State};
 use ratatui::Frame;
 

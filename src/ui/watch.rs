@@ -5,7 +5,7 @@ use super::browser::ellipsis;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{
-    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, TaskState, Watch, count_of,
+    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, count_of,
 };
 use crate::fmt::{age_label, ago, duration_label, format_eta, wall_time};
 use ratatui::Frame;
@@ -76,22 +76,6 @@ fn status_text(r: &WatchRow, phase: Phase) -> String {
             .as_ref()
             .map(|l| l.status.clone())
             .unwrap_or_default(),
-    }
-}
-
-fn phase_style(theme: Theme, phase: Phase, erroring: bool) -> Style {
-    use crate::app::state::TaskState;
-    if erroring {
-        // A task whose polls fail stands out, whatever was known of it before.
-        return theme.state(TaskState::Running, true);
-    }
-    match phase {
-        Phase::NotFound | Phase::NoService => theme.error(),
-        Phase::Stalled => theme.stalled(),
-        Phase::NotPolled => theme.dim(),
-        Phase::Running => theme.state(TaskState::Running, false),
-        Phase::Completed => theme.state(TaskState::Completed, false),
-        Phase::Failed => theme.state(TaskState::Failed, false),
     }
 }
 
@@ -424,7 +408,7 @@ fn table_row(
     info_width: usize,
 ) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
-    let style = phase_style(theme, phase, r.error.is_some());
+    let style = theme.phase(phase, r.error.is_some());
     let percent = r.percent();
     let (mut info, troubled) = info_text(r, now, poll_key);
     let eta = eta_text(r, phase, now);
@@ -714,7 +698,7 @@ fn detail_lines(
         "status",
         &status.join(" · "),
         width,
-        phase_style(theme, phase, r.error.is_some()),
+        theme.phase(phase, r.error.is_some()),
         theme,
     ));
     let offset = state.requests.utc_offset;
@@ -868,7 +852,7 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
             DownloadView::Failed(e) => format!("download failed: {e}"),
         };
         out.push(("file", text, Style::new()));
-    } else if state.watch.auto_for(r) && r.state != TaskState::Failed {
+    } else if state.watch.auto_for(r) && !r.failed() {
         out.push((
             "file",
             format!(

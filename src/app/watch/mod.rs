@@ -195,6 +195,11 @@ impl Row {
         self.entry.last.as_ref().map_or(0, |l| l.percent.min(100))
     }
 
+    /// The service said the task failed (one of the failure statuses).
+    pub fn failed(&self) -> bool {
+        self.state == TaskState::Failed
+    }
+
     pub fn phase(&self, now: u64, stall_after: u64) -> Phase {
         if self.no_service {
             Phase::NoService
