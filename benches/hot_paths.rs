@@ -15,8 +15,7 @@ use gendash::api::types::{Envelope, decode_catalogue, decode_task, default_failu
 use gendash::api::{Catalogue, LoraEntry, SearchText, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{State, UiSettings};
-use gendash::cmd::Cmd;
-use gendash::cmd::TaskKey;
+use gendash::cmd::{Cmd, RankJob, TaskKey};
 use gendash::filter::{FuzzyFilter, Ranker};
 use gendash::msg::Msg;
 use gendash::store::watchlist::WatchEntry;
@@ -183,11 +182,11 @@ fn keystroke(s: &mut State, ranker: &mut Ranker, action: Action) -> Keystroke {
     let mut ui = t.elapsed();
     let mut ranking = Duration::ZERO;
     for cmd in cmds {
-        if let Cmd::Rank {
+        if let Cmd::Rank(RankJob {
             generation,
             query,
             text,
-        } = cmd
+        }) = cmd
         {
             let t = Instant::now();
             let matches = ranker.rank(&query, &text);

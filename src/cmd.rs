@@ -31,22 +31,10 @@ impl TaskKey {
 /// A request from the App to a worker or to the terminal.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cmd {
-    FetchCatalogue {
-        generation: u64,
-        lora_type: Option<LoraType>,
-        cate: Option<String>,
-        /// Show the cached copy for these filters meanwhile (`Msg::CachedCatalogue`): at start
-        /// and when the filters change, not on a reload of the list shown.
-        cached: bool,
-    },
-    /// Poll the task at its service: the one given (a base URL, as saved in the watch list),
-    /// or the current one for `None`.
-    Watch(TaskKey, Option<String>),
-    Unwatch(TaskKey),
-    PollNow(TaskKey),
-    /// Poll these (the rows on screen) before the others when both are due; replaces the
-    /// previous set.
-    Prefer(Vec<TaskKey>),
+    /// For the catalogue worker: a newer request replaces one still in flight.
+    FetchCatalogue(CatalogueRequest),
+    /// For the poller, through the router, which swaps each task's service for its client.
+    Poll(PollCmd),
     Persist(PersistOp),
     Open(String),
     /// Open a saved file with the opener.
@@ -67,11 +55,7 @@ pub enum Cmd {
     },
     /// Rank the catalogue against the filter's query. Its text (names and metadata fields) is
     /// shared with the ranker (built once per catalogue load), never copied per keystroke.
-    Rank {
-        generation: u64,
-        query: String,
-        text: Arc<SearchText>,
-    },
+    Rank(RankJob),
     /// Save the recently used categories for the next session.
     RememberCategories(Vec<String>),
     /// Save the watch list's sort order (its label) for the next session.
@@ -103,6 +87,40 @@ impl Clip {
             instead_of_opening: None,
         }
     }
+}
+
+/// The catalogue for these filters, for `Cmd::FetchCatalogue`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogueRequest {
+    /// Answers carry it; the App keeps only those of its latest request.
+    pub generation: u64,
+    pub lora_type: Option<LoraType>,
+    pub cate: Option<String>,
+    /// Show the cached copy for these filters meanwhile (`Msg::CachedCatalogue`): at start and
+    /// when the filters change, not on a reload of the list shown.
+    pub cached: bool,
+}
+
+/// Rank the catalogue's text against the filter's query, for `Cmd::Rank`; answered by
+/// `Msg::Ranked` with the same generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankJob {
+    pub generation: u64,
+    pub query: String,
+    pub text: Arc<SearchText>,
+}
+
+/// What the App asks of the poller. `S` is how the task's service is reached: its saved base
+/// URL (`None`: the current service) as the App says it, the service's client once the router
+/// has made it. Each task is asked of the service it was added for, and of no other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PollCmd<S = Option<String>> {
+    Watch(TaskKey, S),
+    Unwatch(TaskKey),
+    PollNow(TaskKey),
+    /// Poll these (the rows on screen) before the others when both are due; replaces the
+    /// previous set.
+    Prefer(Vec<TaskKey>),
 }
 
 /// One file to fetch, as the download worker takes it.

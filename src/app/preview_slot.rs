@@ -5,8 +5,7 @@
 //! `show` returns the request to send as `Cmd::Preview` only when the worker has work to do.
 //! `Msg::Preview` goes to `apply`. The view draws `view()`.
 
-use crate::cmd::TaskKey;
-use crate::cmd::{PreviewRequest, PreviewSource};
+use crate::cmd::{PreviewRequest, PreviewSource, TaskKey};
 use crate::msg::PreviewReport;
 use crate::picture::{Picture, PreviewView};
 use ratatui::layout::Size;

@@ -10,7 +10,7 @@ mod status_bar;
 use super::action::Action;
 use super::effects::Effects;
 use super::{add, browser, confirm, help, request_log, watch};
-use crate::cmd::Cmd;
+use crate::cmd::{Cmd, PollCmd};
 use crate::msg::Msg;
 
 // Everything the view reads is reachable from here: the view imports this module only.
@@ -81,7 +81,10 @@ impl State {
     /// then load the catalogue, start polling, the rows on screen first.
     pub fn start(&mut self) -> Vec<Cmd> {
         let mut cmds = self.take_first();
-        cmds.extend([self.browser.fetch(), Cmd::Prefer(self.preferred.clone())]);
+        cmds.extend([
+            self.browser.fetch(),
+            Cmd::Poll(PollCmd::Prefer(self.preferred.clone())),
+        ]);
         cmds.extend(self.watch.start_polling());
         cmds
     }

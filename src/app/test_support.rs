@@ -7,9 +7,7 @@ pub(crate) use crate::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult
 pub(crate) use crate::app::action::Action;
 pub(crate) use crate::app::state::*;
 pub(crate) use crate::app::watch::new_entry;
-pub(crate) use crate::cmd::Cmd;
-pub(crate) use crate::cmd::PersistOp;
-pub(crate) use crate::cmd::TaskKey;
+pub(crate) use crate::cmd::{CatalogueRequest, Cmd, PersistOp, PollCmd, RankJob, TaskKey};
 pub(crate) use crate::msg::Msg;
 pub(crate) use crate::msg::{CopiedVia, DownloadEvent};
 pub(crate) use crate::store::watchlist::LastKnown;
@@ -127,11 +125,11 @@ pub(crate) fn press(s: &mut State, k: KeyEvent) -> (Option<Action>, Vec<Cmd>) {
 pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
     cmds.iter()
         .map(|c| match c {
-            Cmd::FetchCatalogue { .. } => "FetchCatalogue",
-            Cmd::Watch(..) => "Watch",
-            Cmd::Unwatch(_) => "Unwatch",
-            Cmd::PollNow(_) => "PollNow",
-            Cmd::Prefer(_) => "Prefer",
+            Cmd::FetchCatalogue(CatalogueRequest { .. }) => "FetchCatalogue",
+            Cmd::Poll(PollCmd::Watch(..)) => "Watch",
+            Cmd::Poll(PollCmd::Unwatch(_)) => "Unwatch",
+            Cmd::Poll(PollCmd::PollNow(_)) => "PollNow",
+            Cmd::Poll(PollCmd::Prefer(_)) => "Prefer",
             Cmd::Persist(PersistOp::Add(_)) => "Persist(Add)",
             Cmd::Persist(PersistOp::Remove(_)) => "Persist(Remove)",
             Cmd::Persist(PersistOp::Status(..)) => "Persist(Status)",
@@ -151,7 +149,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::RememberFavourites(_) => "RememberFavourites",
             Cmd::Preview(_) => "Preview",
             Cmd::Finished(_) => "Finished",
-            Cmd::Rank { .. } => "Rank",
+            Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Bell => "Bell",
         })
         .collect()
@@ -202,9 +200,9 @@ pub(crate) fn download_of(cmds: &[Cmd]) -> Option<(String, bool)> {
 pub(crate) fn fetched(cmds: &[Cmd]) -> Vec<(Option<crate::api::LoraType>, Option<String>)> {
     cmds.iter()
         .filter_map(|c| match c {
-            Cmd::FetchCatalogue {
+            Cmd::FetchCatalogue(CatalogueRequest {
                 lora_type, cate, ..
-            } => Some((*lora_type, cate.clone())),
+            }) => Some((*lora_type, cate.clone())),
             _ => None,
         })
         .collect()

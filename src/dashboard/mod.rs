@@ -431,22 +431,10 @@ fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
 fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
     for cmd in cmds {
         match cmd {
-            Cmd::FetchCatalogue {
-                generation,
-                lora_type,
-                cate,
-                cached,
-            } => workers.fetch_catalogue(generation, lora_type, cate, cached),
-            Cmd::Watch(k, service) => workers.watch(k, service),
-            Cmd::Unwatch(k) => workers.unwatch(k),
-            Cmd::PollNow(k) => workers.poll_now(k),
-            Cmd::Prefer(keys) => workers.prefer(keys),
+            Cmd::FetchCatalogue(request) => workers.fetch_catalogue(request),
+            Cmd::Poll(poll) => workers.poll(poll),
             Cmd::Persist(op) => workers.persist(op),
-            Cmd::Rank {
-                generation,
-                query,
-                text,
-            } => workers.rank(generation, query, text),
+            Cmd::Rank(job) => workers.rank(job),
             Cmd::Open(url) => workers.open(url),
             Cmd::OpenFile(path) => workers.open_file(path),
             Cmd::Download(job) => workers.download(job),

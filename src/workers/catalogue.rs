@@ -2,7 +2,8 @@
 //! it), transient failures reported and retried with backoff until the service answers. The
 //! copy last loaded for each filter is kept on disk and shown meanwhile when asked.
 
-use crate::api::{Client, LoraType};
+use crate::api::Client;
+use crate::cmd::CatalogueRequest;
 use crate::msg::Msg;
 use crate::store::catalogue::{CatalogueCache, Key};
 use rand::SeedableRng;
@@ -39,13 +40,13 @@ impl Handle {
     /// Loads the catalogue (`Cmd::FetchCatalogue`); a newer request replaces one still in
     /// flight. With `cached`, the copy cached for these filters is read on a blocking thread
     /// and reported meanwhile; a fresh list is written to the cache on a blocking thread.
-    pub fn fetch(
-        &mut self,
-        generation: u64,
-        lora_type: Option<LoraType>,
-        cate: Option<String>,
-        cached: bool,
-    ) {
+    pub fn fetch(&mut self, request: CatalogueRequest) {
+        let CatalogueRequest {
+            generation,
+            lora_type,
+            cate,
+            cached,
+        } = request;
         if let Some(old) = self.in_flight.take() {
             old.abort();
         }

@@ -18,15 +18,16 @@ pub mod remember;
 pub mod router;
 pub mod saver;
 
+use crate::api::Client;
 use crate::api::download::Downloader;
-use crate::api::{Client, LoraType, SearchText};
-use crate::cmd::{Clip, DownloadJob, Finished, PersistOp, PreviewRequest, TaskKey};
+use crate::cmd::{
+    CatalogueRequest, Clip, DownloadJob, Finished, PersistOp, PollCmd, PreviewRequest, RankJob,
+};
 use crate::msg::{Msg, PreviewReport};
 use crate::picture::Graphics;
 use crate::store::cache::ImageCache;
 use crate::store::catalogue::CatalogueCache;
 use crate::store::watchlist::WatchStore;
-use poller::PollCmd;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -150,35 +151,13 @@ impl Workers {
     }
 
     /// `Cmd::FetchCatalogue`.
-    pub fn fetch_catalogue(
-        &mut self,
-        generation: u64,
-        lora_type: Option<LoraType>,
-        cate: Option<String>,
-        cached: bool,
-    ) {
-        self.catalogue.fetch(generation, lora_type, cate, cached);
+    pub fn fetch_catalogue(&mut self, request: CatalogueRequest) {
+        self.catalogue.fetch(request);
     }
 
-    /// `Cmd::Watch`: polls the task at `service` (a saved base URL), or at the current service
-    /// for `None`.
-    pub fn watch(&self, key: TaskKey, service: Option<String>) {
-        self.router.poll(PollCmd::Watch(key, service));
-    }
-
-    /// `Cmd::Unwatch`.
-    pub fn unwatch(&self, key: TaskKey) {
-        self.router.poll(PollCmd::Unwatch(key));
-    }
-
-    /// `Cmd::PollNow`.
-    pub fn poll_now(&self, key: TaskKey) {
-        self.router.poll(PollCmd::PollNow(key));
-    }
-
-    /// `Cmd::Prefer`.
-    pub fn prefer(&self, keys: Vec<TaskKey>) {
-        self.router.poll(PollCmd::Prefer(keys));
+    /// `Cmd::Poll`: to the router, which polls each task at the service it was added for.
+    pub fn poll(&self, cmd: PollCmd) {
+        self.router.poll(cmd);
     }
 
     /// `Cmd::Persist`.
@@ -187,8 +166,8 @@ impl Workers {
     }
 
     /// `Cmd::Rank`.
-    pub fn rank(&self, generation: u64, query: String, text: Arc<SearchText>) {
-        self.ranker.rank(generation, query, text);
+    pub fn rank(&self, job: RankJob) {
+        self.ranker.rank(job);
     }
 
     /// `Cmd::RememberCategories`.

@@ -17,7 +17,7 @@
 use crate::api::backoff::{LOOKUP_BASE, LOOKUP_CAP, backoff_delay, retry_delay};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, Client, TaskResult};
-use crate::cmd::TaskKey;
+use crate::cmd::{PollCmd, TaskKey};
 use crate::msg::Msg;
 use rand::{Rng, SeedableRng};
 use std::cmp::Reverse;
@@ -43,18 +43,6 @@ const STARVING_AFTER: u32 = STARVATION_BOUND - 2;
 
 /// Stale heap entries tolerated before the heaps are rebuilt, so that a few never cost a pass.
 const STALE_SLACK: usize = 64;
-
-/// What the App asks of the poller. `R` is how to reach the task's service (its client): each
-/// task is asked of the service it was added for, and of no other.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PollCmd<R> {
-    Watch(TaskKey, R),
-    Unwatch(TaskKey),
-    PollNow(TaskKey),
-    /// Poll these (the rows on screen) before the others when both are due; replaces the
-    /// previous set.
-    Prefer(Vec<TaskKey>),
-}
 
 #[derive(Debug, Clone)]
 struct Slot {

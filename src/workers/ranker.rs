@@ -4,21 +4,16 @@
 //! its generation is the latest asked for.
 
 use crate::api::SearchText;
+use crate::cmd::RankJob;
 use crate::filter::Ranker;
 use crate::msg::Msg;
 use std::sync::Arc;
 use std::sync::mpsc as queue;
 use tokio::sync::mpsc;
 
-struct Job {
-    generation: u64,
-    query: String,
-    text: Arc<SearchText>,
-}
-
 /// The App's handle on the ranking thread; dropping it ends the thread.
 pub struct Handle {
-    jobs: queue::Sender<Job>,
+    jobs: queue::Sender<RankJob>,
 }
 
 /// Starts the thread, which ranks with the filter's `Ranker` (it keeps the rankings of shorter
@@ -36,7 +31,7 @@ fn spawn_with(
 ) -> Handle {
     // Unbounded, but each waiting request is a query and a pointer to the shared names, and
     // the thread empties the queue every time it takes a request.
-    let (jobs, waiting) = queue::channel::<Job>();
+    let (jobs, waiting) = queue::channel::<RankJob>();
     tokio::task::spawn_blocking(move || {
         while let Ok(mut job) = waiting.recv() {
             while let Ok(newer) = waiting.try_recv() {
@@ -57,13 +52,9 @@ fn spawn_with(
 
 impl Handle {
     /// Ranks the catalogue's `text` against `query` (`Cmd::Rank`).
-    pub fn rank(&self, generation: u64, query: String, text: Arc<SearchText>) {
+    pub fn rank(&self, job: RankJob) {
         // Fails only when the thread is gone (the App is closing): nothing is left to show.
-        let _ = self.jobs.send(Job {
-            generation,
-            query,
-            text,
-        });
+        let _ = self.jobs.send(job);
     }
 }
 
@@ -100,12 +91,20 @@ mod tests {
         let (tx, mut rx) = mpsc::channel(8);
         let ranker = spawn_with(rank, tx);
         let names = Arc::new(SearchText::from_names(["a", "b"]));
-        ranker.rank(1, "q1".into(), names.clone());
+        ranker.rank(RankJob {
+            generation: 1,
+            query: "q1".into(),
+            text: names.clone(),
+        });
         has_started
             .recv_timeout(WAIT)
             .expect("the first ranking started");
         for generation in 2..=4 {
-            ranker.rank(generation, format!("q{generation}"), names.clone());
+            ranker.rank(RankJob {
+                generation,
+                query: format!("q{generation}"),
+                text: names.clone(),
+            });
         }
         release.send(()).expect("ranking waits");
         assert_eq!(next_generation(&mut rx).await, 1);
@@ -131,7 +130,11 @@ mod tests {
             "photo-real",
             "anime",
         ]));
-        ranker.rank(7, "anime !style".into(), names);
+        ranker.rank(RankJob {
+            generation: 7,
+            query: "anime !style".into(),
+            text: names,
+        });
         match tokio::time::timeout(WAIT, rx.recv()).await {
             Ok(Some(Msg::Ranked {
                 generation,

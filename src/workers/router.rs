@@ -4,10 +4,9 @@
 //! never sent to a service it was not configured for.
 
 use super::downloads;
-use super::poller::PollCmd;
 use crate::api::Client;
 use crate::api::download::Downloader;
-use crate::cmd::DownloadJob;
+use crate::cmd::{DownloadJob, PollCmd};
 use crate::msg::Msg;
 use std::collections::HashMap;
 use std::sync::Arc;

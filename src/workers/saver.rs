@@ -1,8 +1,7 @@
 //! The watch list's worker: applies the App's changes to the file (coalescing status updates
 //! to at most one write a second) and notices when another process changed the file.
 
-use crate::cmd::PersistOp;
-use crate::cmd::TaskKey;
+use crate::cmd::{PersistOp, TaskKey};
 use crate::msg::Msg;
 use crate::store::dashboards::Registration;
 use crate::store::watchlist::{WatchEntry, WatchStore};

@@ -7,8 +7,7 @@ use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind};
 use gendash::app::action::Action;
 use gendash::app::state::{Keymap, Popup, State, UiSettings};
-use gendash::cmd::TaskKey;
-use gendash::cmd::{Cmd, PersistOp};
+use gendash::cmd::{CatalogueRequest, Cmd, PersistOp, PollCmd, TaskKey};
 use gendash::msg::{DownloadEvent, Msg};
 use gendash::store::config::{ACTION_NAMES, KeyCombo};
 use gendash::store::watchlist::WatchEntry;
@@ -588,7 +587,8 @@ fn the_category_picker_offers_known_categories_after_an_empty_answer() {
     }
     let cmds = press(&mut s, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
-        cmds.iter().any(|c| matches!(c, Cmd::FetchCatalogue { .. })),
+        cmds.iter()
+            .any(|c| matches!(c, Cmd::FetchCatalogue(CatalogueRequest { .. }))),
         "{cmds:?}"
     );
     s.apply(Msg::Catalogue {
@@ -761,7 +761,7 @@ fn marked_rows_are_removed_downloaded_and_auto_downloaded_together() {
     // d: the three go, in one step of undo.
     let cmds = char_key(&mut s, 'd');
     let gone = ids(&cmds, |c| match c {
-        Cmd::Unwatch(k) => Some(k),
+        Cmd::Poll(PollCmd::Unwatch(k)) => Some(k),
         _ => None,
     });
     assert_eq!(gone, ["done-1", "run-2", "done-4"]);
@@ -796,7 +796,7 @@ fn marked_rows_are_removed_downloaded_and_auto_downloaded_together() {
     char_key(&mut s, 'C');
     let cmds = char_key(&mut s, 'y');
     let gone = ids(&cmds, |c| match c {
-        Cmd::Unwatch(k) => Some(k),
+        Cmd::Poll(PollCmd::Unwatch(k)) => Some(k),
         _ => None,
     });
     assert_eq!(gone, ["done-1", "done-3", "done-4"]);

@@ -6,8 +6,7 @@
 use crate::common::pty::{Answers, Session, command};
 use gendash::api::TaskKind;
 use gendash::api::download::Downloader;
-use gendash::cmd::TaskKey;
-use gendash::cmd::{PreviewRequest, PreviewSource};
+use gendash::cmd::{PreviewRequest, PreviewSource, TaskKey};
 use gendash::msg::PreviewReport;
 use gendash::picture::decode::{Decoded, decode, encode};
 use gendash::picture::{Graphics, Picture, PreviewView};

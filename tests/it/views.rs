@@ -7,8 +7,7 @@ use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{Keymap, State, Theme, UiSettings};
-use gendash::cmd::Cmd;
-use gendash::cmd::TaskKey;
+use gendash::cmd::{CatalogueRequest, Cmd, RankJob, TaskKey};
 use gendash::filter::Ranker;
 use gendash::msg::Msg;
 use gendash::store::config::ThemeName;
@@ -76,11 +75,11 @@ pub(crate) fn typed(s: &mut State, text: &str) {
     let mut ranker = Ranker::new();
     for c in text.chars() {
         for cmd in s.update(Action::Type(c)) {
-            if let Cmd::Rank {
+            if let Cmd::Rank(RankJob {
                 generation,
                 query,
                 text,
-            } = cmd
+            }) = cmd
             {
                 let matches = ranker.rank(&query, &text);
                 s.apply(Msg::Ranked {
@@ -218,11 +217,11 @@ fn a_ranking_still_out_is_marked() {
     let screen = text(&s);
     assert!(screen[0].contains(" · 3/6 · filtering… "), "{}", screen[0]);
     assert!(screen[1].contains("/wt▏"));
-    let Some(Cmd::Rank {
+    let Some(Cmd::Rank(RankJob {
         generation,
         query,
         text: search,
-    }) = cmds.into_iter().next()
+    })) = cmds.into_iter().next()
     else {
         panic!("a ranking is asked for")
     };
@@ -244,23 +243,23 @@ fn typed_settled(s: &mut State, text: &str) {
         let mut cmds = s.update(Action::Type(c));
         while let Some(cmd) = cmds.pop() {
             match cmd {
-                Cmd::Rank {
+                Cmd::Rank(RankJob {
                     generation,
                     query,
                     text,
-                } => {
+                }) => {
                     let matches = ranker.rank(&query, &text);
                     cmds.extend(s.apply(Msg::Ranked {
                         generation,
                         matches,
                     }));
                 }
-                Cmd::FetchCatalogue {
+                Cmd::FetchCatalogue(CatalogueRequest {
                     generation,
                     lora_type,
                     cate,
                     ..
-                } => {
+                }) => {
                     let mut c = catalogue();
                     c.entries.retain(|e| {
                         lora_type.is_none_or(|t| e.lora_type() == Some(t.as_str()))

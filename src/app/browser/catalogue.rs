@@ -4,7 +4,7 @@
 use super::{Browser, CacheLookup, Load};
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::app::effects::Effects;
-use crate::cmd::Cmd;
+use crate::cmd::{CatalogueRequest, Cmd};
 use crate::store::catalogue::Cached;
 use std::sync::Arc;
 
@@ -48,12 +48,12 @@ impl Browser {
         self.generation += 1;
         self.load = Load::Loading;
         self.offline = false;
-        Cmd::FetchCatalogue {
+        Cmd::FetchCatalogue(CatalogueRequest {
             generation: self.generation,
             lora_type: self.lora_type,
             cate: Some(self.category.clone()).filter(|c| !c.is_empty()),
             cached,
-        }
+        })
     }
 
     /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and

@@ -4,7 +4,7 @@
 //! terms set the server-side filters.
 
 use super::Browser;
-use crate::cmd::Cmd;
+use crate::cmd::{Cmd, RankJob};
 use crate::filter::Query;
 use std::sync::Arc;
 
@@ -33,11 +33,11 @@ impl Browser {
             return None;
         }
         self.filtering = true;
-        Some(Cmd::Rank {
+        Some(Cmd::Rank(RankJob {
             generation: self.ranking,
             query: self.query.clone(),
             text: self.text.clone(),
-        })
+        }))
     }
 
     /// Sets the type and category the query's `type:`/`cate:` terms name, when they changed

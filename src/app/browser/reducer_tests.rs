@@ -2,6 +2,7 @@
 //! category.
 
 use crate::app::test_support::*;
+use crate::cmd::CatalogueRequest;
 
 // ---- the cached catalogue -------------------------------------------------------------------
 
@@ -29,9 +30,9 @@ fn cached(generation: u64, names: &[&str], saved_at: u64) -> Msg {
 /// The start's fetch, which asks for the cached copy meanwhile; its generation.
 fn started(s: &mut State) -> u64 {
     let cmds = s.start();
-    let Some(Cmd::FetchCatalogue {
+    let Some(Cmd::FetchCatalogue(CatalogueRequest {
         generation, cached, ..
-    }) = cmds.first()
+    })) = cmds.first()
     else {
         panic!("the start fetches the catalogue: {cmds:?}")
     };
@@ -82,7 +83,10 @@ fn a_late_cached_copy_never_replaces_the_fresh_list() {
     // A cached copy for an earlier fetch (before the type changed) is ignored too.
     let (_, cmds) = press(&mut s, ch('t'));
     assert!(
-        matches!(cmds.first(), Some(Cmd::FetchCatalogue { cached: true, .. })),
+        matches!(
+            cmds.first(),
+            Some(Cmd::FetchCatalogue(CatalogueRequest { cached: true, .. }))
+        ),
         "a new type shows its cached copy meanwhile: {cmds:?}"
     );
     assert!(s.browser.entries.is_empty(), "the list of every type went");
@@ -93,7 +97,7 @@ fn a_late_cached_copy_never_replaces_the_fresh_list() {
     assert!(
         matches!(
             cmds.first(),
-            Some(Cmd::FetchCatalogue { cached: false, .. })
+            Some(Cmd::FetchCatalogue(CatalogueRequest { cached: false, .. }))
         ),
         "{cmds:?}"
     );

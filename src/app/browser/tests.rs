@@ -1,6 +1,7 @@
 //! The browser's own tests: the filter's ranking, reloads, the category field.
 
 use super::*;
+use crate::cmd::{CatalogueRequest, RankJob};
 use crate::filter::Ranker;
 use serde_json::Map;
 
@@ -10,7 +11,7 @@ fn entry(name: &str) -> LoraEntry {
 
 fn loaded(names: &[&str]) -> Browser {
     let mut b = Browser::new(vec!["style".into(), "character".into()], vec!["old".into()]);
-    let Cmd::FetchCatalogue { generation, .. } = b.fetch() else {
+    let Cmd::FetchCatalogue(CatalogueRequest { generation, .. }) = b.fetch() else {
         panic!("fetch")
     };
     let cat = Catalogue {
@@ -23,11 +24,11 @@ fn loaded(names: &[&str]) -> Browser {
 
 /// The ranking a `Cmd::Rank` asks for, as the worker answers it (generation, matches).
 fn answer(cmd: Option<Cmd>) -> (u64, Arc<[u32]>) {
-    let Some(Cmd::Rank {
+    let Some(Cmd::Rank(RankJob {
         generation,
         query,
         text,
-    }) = cmd
+    })) = cmd
     else {
         panic!("expected a ranking, got {cmd:?}")
     };
@@ -147,7 +148,7 @@ fn a_reload_under_a_query_ranks_the_new_entries() {
     let mut b = loaded(&["pixel_art", "watercolor"]);
     b.start_editing(Field::Filter);
     typed(&mut b, "pix");
-    let Cmd::FetchCatalogue { generation, .. } = b.fetch() else {
+    let Cmd::FetchCatalogue(CatalogueRequest { generation, .. }) = b.fetch() else {
         panic!("fetch")
     };
     let cat = Catalogue {
@@ -169,7 +170,7 @@ fn a_reload_keeps_the_selection_by_name() {
     b.start_editing(Field::Filter);
     typed(&mut b, "pi");
     b.select(shown(&b).iter().position(|&n| n == "pixie").expect("shown"));
-    let Cmd::FetchCatalogue { generation, .. } = b.reload() else {
+    let Cmd::FetchCatalogue(CatalogueRequest { generation, .. }) = b.reload() else {
         panic!("fetch")
     };
     let cat = Catalogue {
@@ -201,7 +202,7 @@ fn stale_fetches_are_ignored_and_errors_keep_the_list() {
 fn new_filters_take_the_old_list_away() {
     let mut b = loaded(&["a", "b"]);
     b.move_by(1);
-    let Cmd::FetchCatalogue { lora_type, .. } = b.cycle_type() else {
+    let Cmd::FetchCatalogue(CatalogueRequest { lora_type, .. }) = b.cycle_type() else {
         panic!("fetch")
     };
     assert_eq!(lora_type, Some(LoraType::Sd));
@@ -231,9 +232,9 @@ fn category_is_sent_and_remembered() {
     b.clear_input();
     b.type_text("fan art");
     let cmds = b.submit();
-    let Some(Cmd::FetchCatalogue {
+    let Some(Cmd::FetchCatalogue(CatalogueRequest {
         cate, generation, ..
-    }) = cmds.first()
+    })) = cmds.first()
     else {
         panic!("fetch")
     };
@@ -261,7 +262,9 @@ fn category_is_sent_and_remembered() {
     b.start_editing(Field::Category);
     b.clear_input();
     b.type_text("nope");
-    let Some(Cmd::FetchCatalogue { generation, .. }) = b.submit().first().cloned() else {
+    let Some(Cmd::FetchCatalogue(CatalogueRequest { generation, .. })) =
+        b.submit().first().cloned()
+    else {
         panic!("fetch")
     };
     let empty = Catalogue {

@@ -7,7 +7,7 @@ use crate::api::TaskState;
 use crate::app::layout::{Areas, ContainsPoint, Pane};
 use crate::app::popup::Popup;
 use crate::app::watch::{DownloadView, Row};
-use crate::cmd::{Cmd, PreviewSource, TaskKey};
+use crate::cmd::{Cmd, PollCmd, PreviewSource, TaskKey};
 
 impl State {
     /// Counts persistence commands so file snapshots that predate them are not merged, and
@@ -70,7 +70,7 @@ impl State {
             return None;
         }
         self.preferred = self.watch.visible().map(Row::key).collect();
-        Some(Cmd::Prefer(self.preferred.clone()))
+        Some(Cmd::Poll(PollCmd::Prefer(self.preferred.clone())))
     }
 
     pub(super) fn resize(&mut self, width: u16, height: u16) {

@@ -1,6 +1,7 @@
 //! The screen's side of the state: the reducers' clock, the rows polled first, resizing.
 
 use crate::app::test_support::*;
+use crate::cmd::PollCmd;
 
 // ---- 5. the reducers' clock -----------------------------------------------------------------
 
@@ -106,7 +107,7 @@ fn screen() -> State {
 fn preferred_ids(cmds: &[Cmd]) -> Vec<Vec<String>> {
     cmds.iter()
         .filter_map(|c| match c {
-            Cmd::Prefer(keys) => Some(keys.iter().map(|k| k.id.clone()).collect()),
+            Cmd::Poll(PollCmd::Prefer(keys)) => Some(keys.iter().map(|k| k.id.clone()).collect()),
             _ => None,
         })
         .collect()

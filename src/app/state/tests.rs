@@ -3,6 +3,7 @@
 //! network: a `State`, inputs, and what comes out.
 
 use crate::app::test_support::*;
+use crate::cmd::PollCmd;
 
 // ---- modes ----------------------------------------------------------------------------------
 
@@ -700,12 +701,12 @@ fn add_cases() -> Vec<AddCase> {
         let mut cmds = vec![Cmd::Persist(PersistOp::Add(entries))];
         cmds.extend(
             ids.iter()
-                .map(|id| Cmd::Watch(TaskKey::new(kind, *id), None)),
+                .map(|id| Cmd::Poll(PollCmd::Watch(TaskKey::new(kind, *id), None))),
         );
         // All rows fit on screen: the new ones join `w-1` among those polled first.
         let shown =
             std::iter::once(image("w-1")).chain(ids.iter().map(|id| TaskKey::new(kind, *id)));
-        cmds.push(Cmd::Prefer(shown.collect()));
+        cmds.push(Cmd::Poll(PollCmd::Prefer(shown.collect())));
         cmds
     };
     vec![
@@ -1111,9 +1112,11 @@ fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
         entry("fin", Some(("COMPLETED", 100))),
     ];
     let merged = vec![
-        Cmd::Unwatch(image("a")),
-        Cmd::Watch(image("ext"), None),
-        Cmd::Prefer(["b", "c", "ext", "fin"].map(image).to_vec()),
+        Cmd::Poll(PollCmd::Unwatch(image("a"))),
+        Cmd::Poll(PollCmd::Watch(image("ext"), None)),
+        Cmd::Poll(PollCmd::Prefer(
+            ["b", "c", "ext", "fin"].map(image).to_vec(),
+        )),
     ];
     let cases: [(u64, &[&str], Vec<Cmd>, bool); 4] = [
         (0, &["a", "b", "c"], Vec::new(), false),

@@ -9,8 +9,7 @@ use super::effects::Effects;
 use super::services::Services;
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
-use crate::cmd::TaskKey;
-use crate::cmd::{Cmd, DownloadJob, Finished, PersistOp};
+use crate::cmd::{Cmd, DownloadJob, Finished, PersistOp, PollCmd, TaskKey};
 use crate::eta::Progress;
 use crate::filter::FuzzyFilter;
 use crate::msg::DownloadEvent;
@@ -383,7 +382,7 @@ impl Watch {
     fn poll_cmd(&self, row: &Row) -> Option<Cmd> {
         (row.state == TaskState::Running && !row.no_service).then(|| {
             let service = self.services.of(row.entry.service.as_deref());
-            Cmd::Watch(row.key(), self.services.route(service))
+            Cmd::Poll(PollCmd::Watch(row.key(), self.services.route(service)))
         })
     }
 
@@ -396,7 +395,7 @@ impl Watch {
             let service = self.services.of(r.entry.service.as_deref());
             let no_service = !self.services.usable(service);
             if no_service && !r.no_service {
-                cmds.push(Cmd::Unwatch(r.key()));
+                cmds.push(Cmd::Poll(PollCmd::Unwatch(r.key())));
             }
             r.no_service = no_service;
         }
@@ -692,7 +691,11 @@ impl Watch {
         self.reorder_keeping(None, now);
         self.cursor.selected = at;
         self.scroll_into_view();
-        let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
+        let mut cmds: Vec<Cmd> = keys
+            .iter()
+            .cloned()
+            .map(|k| Cmd::Poll(PollCmd::Unwatch(k)))
+            .collect();
         cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
         Changed { cmds, what: ids }
     }
@@ -728,7 +731,11 @@ impl Watch {
                 self.rows.retain(|r| !keys.contains(&r.key()));
                 self.marked.retain(|k| !keys.contains(k));
                 self.reorder_keeping(selected, now);
-                let mut cmds: Vec<Cmd> = keys.iter().cloned().map(Cmd::Unwatch).collect();
+                let mut cmds: Vec<Cmd> = keys
+                    .iter()
+                    .cloned()
+                    .map(|k| Cmd::Poll(PollCmd::Unwatch(k)))
+                    .collect();
                 let ids = keys.iter().map(|k| k.id.clone()).collect();
                 cmds.push(Cmd::Persist(PersistOp::Remove(keys)));
                 Some(Changed {
@@ -1045,7 +1052,7 @@ impl Watch {
         for k in &gone {
             self.marked.remove(k);
         }
-        cmds.extend(gone.iter().cloned().map(Cmd::Unwatch));
+        cmds.extend(gone.iter().cloned().map(|k| Cmd::Poll(PollCmd::Unwatch(k))));
         let mut added = 0;
         for e in entries {
             if self.position(&TaskKey::of(e)).is_none() {
@@ -1313,8 +1320,8 @@ mod tests {
         assert_eq!(
             cmds[1..],
             [
-                Cmd::Watch(TaskKey::new(TaskKind::Image, "a"), None),
-                Cmd::Watch(TaskKey::new(TaskKind::Video, "b"), None)
+                Cmd::Poll(PollCmd::Watch(TaskKey::new(TaskKind::Image, "a"), None)),
+                Cmd::Poll(PollCmd::Watch(TaskKey::new(TaskKind::Video, "b"), None))
             ]
         );
         assert_eq!(
@@ -1327,7 +1334,10 @@ mod tests {
         w.select(0);
         let Changed { cmds, what: id } = w.remove_selected(0);
         assert_eq!(id.as_deref(), Some("a"));
-        assert_eq!(cmds[0], Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")));
+        assert_eq!(
+            cmds[0],
+            Cmd::Poll(PollCmd::Unwatch(TaskKey::new(TaskKind::Image, "a")))
+        );
         assert_eq!(w.rows.len(), 1);
         let Changed { cmds, what: undone } = w.undo(0).expect("undo remove");
         assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
@@ -1336,7 +1346,10 @@ mod tests {
         let Changed { cmds, what: undone } = w.undo(0).expect("undo add");
         assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
         assert!(w.rows.is_empty());
-        assert!(cmds.contains(&Cmd::Unwatch(TaskKey::new(TaskKind::Video, "b"))));
+        assert!(cmds.contains(&Cmd::Poll(PollCmd::Unwatch(TaskKey::new(
+            TaskKind::Video,
+            "b"
+        )))));
         assert!(w.undo(0).is_none());
     }
 
@@ -1398,7 +1411,10 @@ mod tests {
         let w = Watch::new(vec![done, new_entry("r", TaskKind::Image, 0)], statuses());
         assert_eq!(
             w.start_polling(),
-            [Cmd::Watch(TaskKey::new(TaskKind::Image, "r"), None)]
+            [Cmd::Poll(PollCmd::Watch(
+                TaskKey::new(TaskKind::Image, "r"),
+                None
+            ))]
         );
     }
 
@@ -1426,8 +1442,8 @@ mod tests {
         assert_eq!(
             cmds,
             [
-                Cmd::Unwatch(TaskKey::new(TaskKind::Image, "a")),
-                Cmd::Watch(TaskKey::new(TaskKind::Video, "c"), None)
+                Cmd::Poll(PollCmd::Unwatch(TaskKey::new(TaskKind::Image, "a"))),
+                Cmd::Poll(PollCmd::Watch(TaskKey::new(TaskKind::Video, "c"), None))
             ]
         );
         let ids: Vec<_> = w.rows.iter().map(|r| r.entry.task_id.as_str()).collect();
@@ -1688,9 +1704,9 @@ mod tests {
         assert_eq!(
             w.start_polling(),
             [
-                Cmd::Watch(key("old"), None),
-                Cmd::Watch(key("on-a"), None),
-                Cmd::Watch(key("on-b"), Some(b.into())),
+                Cmd::Poll(PollCmd::Watch(key("old"), None)),
+                Cmd::Poll(PollCmd::Watch(key("on-a"), None)),
+                Cmd::Poll(PollCmd::Watch(key("on-b"), Some(b.into()))),
             ],
             "on-c's service is not configured: never polled"
         );
@@ -1709,7 +1725,7 @@ mod tests {
 
         // Added tasks (the dialog, another process) remember the current service.
         let Changed { cmds, .. } = w.add(vec![entry("new", None)], 0);
-        assert!(cmds.contains(&Cmd::Watch(key("new"), None)));
+        assert!(cmds.contains(&Cmd::Poll(PollCmd::Watch(key("new"), None))));
         assert_eq!(
             w.rows.last().expect("added").entry.service.as_deref(),
             Some(a)
@@ -1718,7 +1734,10 @@ mod tests {
         external.push(entry("ext-b", Some(b)));
         external.push(entry("ext-c", Some(c)));
         let Effects { cmds, .. } = w.merge_external(&external, 0);
-        assert_eq!(cmds, [Cmd::Watch(key("ext-b"), Some(b.into()))]);
+        assert_eq!(
+            cmds,
+            [Cmd::Poll(PollCmd::Watch(key("ext-b"), Some(b.into())))]
+        );
 
         // A configured service whose client cannot be made stops being polled.
         let mut unusable = w.services.clone();
@@ -1726,7 +1745,10 @@ mod tests {
         let cmds = w.set_services(unusable);
         assert_eq!(
             cmds,
-            [Cmd::Unwatch(key("on-b")), Cmd::Unwatch(key("ext-b"))]
+            [
+                Cmd::Poll(PollCmd::Unwatch(key("on-b"))),
+                Cmd::Poll(PollCmd::Unwatch(key("ext-b")))
+            ]
         );
         assert_eq!(w.counts(0).no_service, 4);
     }

@@ -10,7 +10,7 @@ use crate::app::action::Action;
 use crate::app::effects::{Effects, tasks};
 use crate::app::keymap::Keymap;
 use crate::app::popup::{Confirm, Popup};
-use crate::cmd::{Cmd, TaskKey};
+use crate::cmd::{Cmd, PollCmd, TaskKey};
 use crate::msg::DownloadEvent;
 
 /// The watch pane's keys (the popup is the one they may open, `now` the reducers' clock).
@@ -65,7 +65,7 @@ pub fn update(
                 return Effects::say(no_task(keymap));
             };
             let text = format!("asking the service for {} now", r.entry.task_id);
-            Effects::cmds(vec![Cmd::PollNow(r.key())]).with_notice(text)
+            Effects::cmds(vec![Cmd::Poll(PollCmd::PollNow(r.key()))]).with_notice(text)
         }
         Action::Open => {
             let (url, missing) = match watch.selected_row() {
