@@ -60,7 +60,7 @@ fn palette(theme: Option<ThemeName>) -> [Style; COUNT] {
     match theme {
         // Every text colour reads at 4.5:1 or more (WCAG) on black and on the selected row's
         // blue, whose darkness leaves room for red and magenta: xterm's plain red, magenta and
-        // blue, and its dark grey on that blue, do not (`tests/it/contrast.rs` measures it).
+        // blue, and its dark grey on that blue, do not (`tests/it/views/contrast.rs` measures it).
         Some(ThemeName::Dark) => [
             fg(Color::Cyan).add_modifier(BOLD),
             fg(Color::DarkGray),

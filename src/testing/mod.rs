@@ -2,14 +2,14 @@
 //!
 //! | switch | who uses it | what it does |
 //! |---|---|---|
-//! | `GENDASH_TEST_PANIC=main` | `tests/it/signals.rs` | the dashboard panics when `?` is pressed |
-//! | `GENDASH_TEST_PANIC=worker` | `tests/it/signals.rs` | a worker task panics when the process gets `SIGUSR1` (the test sends it once the first frame is on screen) |
-//! | `GENDASH_TEST_RETRY_MS=N` | `tests/it/download.rs` | `gendash download` waits N ms (not 500) before its first resume |
-//! | `GENDASH_TEST_STRESS_SAVE=FILE` (`GENDASH_TEST_STRESS_ROUNDS=N`, default 1000) | `tests/it/durability.rs` | instead of anything else, saves FILE N times, alternating [`stress_lists`], so a test can kill it mid-save |
+//! | `GENDASH_TEST_PANIC=main` | `tests/it/dashboard/signals.rs` | the dashboard panics when `?` is pressed |
+//! | `GENDASH_TEST_PANIC=worker` | `tests/it/dashboard/signals.rs` | a worker task panics when the process gets `SIGUSR1` (the test sends it once the first frame is on screen) |
+//! | `GENDASH_TEST_RETRY_MS=N` | `tests/it/api/download.rs` | `gendash download` waits N ms (not 500) before its first resume |
+//! | `GENDASH_TEST_STRESS_SAVE=FILE` (`GENDASH_TEST_STRESS_ROUNDS=N`, default 1000) | `tests/it/cli/durability.rs` | instead of anything else, saves FILE N times, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
 //! | [`quadrants`] | preview and view tests | a small PNG whose colours are known |
 //! | [`claimed_png`] | preview tests | a decompression bomb's header |
-//! | [`fuzzing`] | `fuzz/` targets and `tests/it/fuzz_corpora.rs` | the properties each fuzz target checks |
+//! | [`fuzzing`] | `fuzz/` targets and `tests/it/properties/fuzz_corpora.rs` | the properties each fuzz target checks |
 //!
 //! None of it changes behaviour unless its variable is set. Every switch is a variable, not a
 //! flag or a subcommand, so none shows in `--help`, the completions or the manual.

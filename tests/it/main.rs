@@ -1,38 +1,40 @@
-//! Every integration test in one binary, so the dependency tree is linked once. Each module
-//! drives the product as users meet it: the API over loopback against the reference service,
-//! the CLI and the dashboard as real processes (the dashboard in a pseudo-terminal), the views
-//! on ratatui's `TestBackend`.
+//! Every integration test in one binary, so the dependency tree is linked once, grouped by the
+//! feature it proves. Each drives the product as users meet it: the API over loopback against
+//! the reference service, the CLI and the dashboard as real processes (the dashboard in a
+//! pseudo-terminal), the views on ratatui's `TestBackend`. The reducers' own tests are unit
+//! tests beside them in `src/app/`.
+//!
+//! Where each behaviour is proved:
+//!
+//! | behaviour | tests |
+//! |---|---|
+//! | the client speaks the spec: paths, prefixes, envelopes, errors, timeouts, retries | `api::contract` |
+//! | the reference service is the spec, checked from outside | `api::conformance`, `api::openapi`, `.ci/conformance` |
+//! | downloads resume (`Range`/`If-Range`, 206, `len - N` bytes) and never keep half a file | `api::download` |
+//! | the token goes only to its service's origin; request bodies are empty | `api::wire`, `dashboard::services` |
+//! | hostile strings never command the terminal; the token leaks nowhere | `api::hardening` |
+//! | every request is in the request log, downloads without the token marked | `api::request_log`, `api::wire` |
+//! | subcommands: output, JSON, exit codes (the first error wins) | `cli::commands`, `cli::cli_seams`, `cli::promises` |
+//! | the watch list: `watch add`, refused IDs, the status history kept to 20 | `cli::watch_list`, `cli::promises` |
+//! | the watch list survives kill -9, bad files, two writers, full disks | `cli::durability` |
+//! | `{date}` is the local date in the dashboard and the CLI | `cli::local_date` |
+//! | the dashboard starts, polls, adds, filters, quits, restores the terminal | `dashboard::e2e`, `dashboard::signals` |
+//! | a sick or gone service degrades the dashboard, never kills it; offline uses the cache | `dashboard::degrade`, `dashboard::offline` |
+//! | `[keys]` rebound: every hint and message names the bound key | `dashboard::keys` |
+//! | a finished task notifies once, runs `on_complete`, downloads; two dashboards share | `dashboard::notices` |
+//! | opening and copying; several services in one list | `dashboard::opening`, `dashboard::services` |
+//! | the config's theme on screen; a killed hook is gone | `dashboard::seen` |
+//! | a terminal that never answers still gets the dashboard | `dashboard::terminal` |
+//! | the views at every size and state, snapshots, contrast, previews, the README screenshot | `views`, `views::contrast`, `views::preview`, `views::looks` |
+//! | saved things load back the same; fuzz inputs replayed | `properties::invariants`, `properties::fuzz_corpora` |
+//! | the layers point one way, with no cycle | `architecture` |
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
+mod api;
 mod architecture;
 mod cli;
-mod cli_seams;
-mod conformance;
-mod contract;
-mod contrast;
-mod degrade;
-mod download;
-mod durability;
-mod e2e;
-mod fuzz_corpora;
-mod hardening;
-mod keys;
-mod local_date;
-mod looks;
-mod notices;
-mod offline;
-mod openapi;
-mod opening;
-mod preview;
-mod promises;
+mod dashboard;
 mod properties;
-mod request_log;
-mod seen;
-mod services;
-mod signals;
-mod terminal;
 mod views;
-mod watch_list;
-mod wire;

@@ -2,7 +2,7 @@
 //! duration, `wait`'s grace, fail-fast and bars on a terminal, `status`'s exit codes, errors
 //! that say what to do, and the manual, help and completions as a user gets them.
 
-use crate::cli::{finished, run, run_in, split};
+use super::commands::{finished, run, run_in, split};
 use crate::common;
 
 use common::{Fault, TOKEN, fault_server, response, service, write_config};

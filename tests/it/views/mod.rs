@@ -1,6 +1,10 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
+mod contrast;
+mod looks;
+mod preview;
+
 use crate::common::{self, drawn as draw};
 use gendash::api::recording::RequestRecord;
 use gendash::api::types::default_failure_statuses;
@@ -1102,7 +1106,7 @@ fn the_detail_shows_the_picture_of_a_finished_image() {
     let area = s.areas.watch_preview;
     assert_eq!(request.area, area.as_size());
     let image = gendash::picture::decode::encode(
-        &crate::preview::decoded(&crate::preview::quadrants(32, 32)),
+        &preview::decoded(&preview::quadrants(32, 32)),
         &Graphics::halfblocks(),
         area.as_size(),
         1,

@@ -9,7 +9,7 @@
 //! pair, which leaves its ratio as it is). A cell with neither colour set is the terminal's own pair, not the theme's, and is
 //! not counted.
 
-use crate::looks::demo_screen;
+use super::looks::demo_screen;
 use gendash::api::{ApiError, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{Pane, State, Theme};

@@ -1,0 +1,11 @@
+//! The API layer and the reference service over real loopback HTTP: the client's contract,
+//! downloads and resume, the request log as the transport fills it, what crosses the wire
+//! (tokens, bodies), hostile services, and the service's own conformance and `OpenAPI` document.
+
+mod conformance;
+mod contract;
+mod download;
+mod hardening;
+mod openapi;
+mod request_log;
+mod wire;

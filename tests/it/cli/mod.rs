@@ -1,0 +1,9 @@
+//! The real `gendash` binary as scripts meet it: subcommands, output and JSON shapes, exit
+//! codes, where features meet on the command line, the watch list file and its durability.
+
+mod cli_seams;
+mod commands;
+mod durability;
+mod local_date;
+mod promises;
+mod watch_list;

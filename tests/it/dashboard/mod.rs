@@ -1,0 +1,13 @@
+//! The dashboard as users meet it: the real binary in a pseudo-terminal (keys in, screen out,
+//! terminal restored) against the reference service.
+
+mod degrade;
+mod e2e;
+mod keys;
+mod notices;
+mod offline;
+mod opening;
+mod seen;
+mod services;
+mod signals;
+mod terminal;
