@@ -223,7 +223,7 @@ fn files_section() -> String {
             "downloaded previews, fetched again when missing",
         ),
         (
-            crate::store::catalogue::CatalogueCache::default_dir(),
+            crate::store::catalogue_cache::CatalogueCache::default_dir(),
             "the catalogue as last loaded for each service, type and category",
         ),
     ]

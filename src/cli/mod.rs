@@ -1,7 +1,6 @@
 //! Command-line interface: argument definitions and dispatch to the headless subcommands.
 
 mod config_cmd;
-mod dashboard;
 mod download;
 pub mod exit;
 mod keys;
@@ -9,6 +8,7 @@ mod man;
 mod models;
 pub mod output;
 mod serve;
+mod start;
 mod tasks;
 mod watch;
 
@@ -251,7 +251,7 @@ pub fn main() -> ExitCode {
 async fn dispatch(args: Cli) -> CliResult {
     let global = args.global;
     match args.command {
-        None => dashboard::run(&global, args.demo).await,
+        None => start::run(&global, args.demo).await,
         Some(_) if args.demo => Err(Failure::new(
             exit::USAGE,
             "--demo runs the dashboard; it takes no subcommand",

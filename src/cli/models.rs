@@ -5,7 +5,7 @@
 use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::api::{LoraType, SearchText};
 use crate::filter::{FuzzyFilter, Query};
-use crate::store::catalogue::{CatalogueCache, Key};
+use crate::store::catalogue_cache::{CatalogueCache, Key};
 use crate::store::watchlist::{service_key, unix_now};
 use serde_json::Value;
 

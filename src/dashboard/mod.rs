@@ -139,7 +139,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
                 dir: settings.download_dir.clone(),
                 template: settings.download_template.clone(),
             },
-            catalogue_cache: Some(crate::store::catalogue::CatalogueCache::new(
+            catalogue_cache: Some(crate::store::catalogue_cache::CatalogueCache::new(
                 catalogue_cache,
             )),
         },
@@ -300,7 +300,7 @@ fn remembered(recent_categories: &Path, service_url: &str) -> Init {
     Init {
         service_url: service_url.to_string(),
         recent_categories: crate::store::recent::load(recent_categories),
-        favourites: crate::store::favourites::load(
+        favourites: crate::store::favourites_file::load(
             &crate::store::recent::favourites_path(recent_categories),
             service_url.trim_end_matches('/'),
         ),

@@ -2,11 +2,11 @@
 //! demo and the tests run the real client over real HTTP. See `tasks` for how simulated tasks
 //! behave.
 
-pub mod catalogue;
 pub mod files;
+pub mod models;
 pub use files::SAMPLE_PNG;
 pub mod openapi;
-pub mod tasks;
+pub mod simulation;
 
 use crate::api::Secret;
 use crate::api::types::TaskKind;
@@ -27,10 +27,10 @@ pub const SAMPLE_MP4: &[u8] = include_bytes!("../../assets/sample.mp4");
 /// Shared by the request handlers. (Server-side only; the dashboard's state is never shared.)
 struct Service {
     token: Secret,
-    catalogue: Vec<catalogue::ServedEntry>,
+    catalogue: Vec<models::ServedEntry>,
     /// Each entry as served, made once: a response is then copied, not built.
     wire: Vec<Box<str>>,
-    tasks: Mutex<tasks::Tasks>,
+    tasks: Mutex<simulation::Tasks>,
     /// Path prefix in front of every route, empty for none.
     prefix: String,
     /// The file route's faults and request log.
@@ -89,7 +89,7 @@ use rand::SeedableRng as _;
 #[derive(Debug, Clone)]
 pub struct Options {
     pub token: Secret,
-    pub catalogue: Vec<catalogue::ServedEntry>,
+    pub catalogue: Vec<models::ServedEntry>,
     /// Serve every route under this path (e.g. `/api/v1`), as a deployment behind a gateway would.
     pub prefix: Option<String>,
 }
@@ -99,7 +99,7 @@ impl Options {
     pub fn new(token: Secret) -> Self {
         Options {
             token,
-            catalogue: catalogue::embedded(),
+            catalogue: models::embedded(),
             prefix: None,
         }
     }
@@ -117,9 +117,9 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         .filter(|p| p != "/");
     let service = Arc::new(Service {
         token: token.clone(),
-        wire: options.catalogue.iter().map(catalogue::wire).collect(),
+        wire: options.catalogue.iter().map(models::wire).collect(),
         catalogue: options.catalogue,
-        tasks: Mutex::new(tasks::Tasks::new()),
+        tasks: Mutex::new(simulation::Tasks::new()),
         prefix: prefix.clone().unwrap_or_default(),
         files: files.clone(),
         openapi: openapi::document(prefix.as_deref().unwrap_or_default())
@@ -244,7 +244,7 @@ async fn list_loras(
         .map(String::as_str)
         .filter(|c| !c.is_empty());
     let mut body = String::from(r#"{"data":["#);
-    for (n, i) in catalogue::matching(&service.catalogue, lora_type, cate).enumerate() {
+    for (n, i) in models::matching(&service.catalogue, lora_type, cate).enumerate() {
         if n > 0 {
             body.push(',');
         }
@@ -290,7 +290,7 @@ fn task_result(
     }
     let looked_up = match service.tasks.lock() {
         Ok(mut t) => t.lookup(task_id, kind),
-        Err(_) => Err(tasks::Unknown::Full),
+        Err(_) => Err(simulation::Unknown::Full),
     };
     let mut body = match looked_up {
         Ok(snap) => {
@@ -319,11 +319,11 @@ fn task_result(
         }
         Err(why) => {
             let (code, description) = match why {
-                tasks::Unknown::NoSuchTask => (
+                simulation::Unknown::NoSuchTask => (
                     "task_not_found",
                     format!("no {} generation task with ID {task_id}", kind.as_str()),
                 ),
-                tasks::Unknown::WrongKind(k) => (
+                simulation::Unknown::WrongKind(k) => (
                     "wrong_kind",
                     format!(
                         "task {task_id} is {} task, not {} task",
@@ -331,7 +331,7 @@ fn task_result(
                         article(kind)
                     ),
                 ),
-                tasks::Unknown::Full => (
+                simulation::Unknown::Full => (
                     "capacity",
                     "the reference service holds too many tasks".to_string(),
                 ),

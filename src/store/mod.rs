@@ -3,10 +3,10 @@
 
 pub mod atomic;
 pub mod cache;
-pub mod catalogue;
+pub mod catalogue_cache;
 pub mod config;
 pub mod dashboards;
-pub mod favourites;
+pub mod favourites_file;
 pub mod paths;
 pub mod recent;
 pub mod watchlist;

@@ -5,11 +5,11 @@
 //! worker's task or queue (dropping it stops the worker) and taking the `Cmd`'s payload as it
 //! is. `Workers` is the set of handles, with one method per `Cmd`.
 
-pub mod catalogue;
 pub mod clipboard;
 pub mod copies;
 pub mod downloads;
 pub mod hooks;
+pub mod loader;
 pub mod opener;
 pub mod poller;
 pub mod previewer;
@@ -26,7 +26,7 @@ use crate::cmd::{
 use crate::msg::{Msg, PreviewReport};
 use crate::picture::Graphics;
 use crate::store::cache::ImageCache;
-use crate::store::catalogue::CatalogueCache;
+use crate::store::catalogue_cache::CatalogueCache;
 use crate::store::watchlist::WatchStore;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -62,7 +62,7 @@ pub struct Workers {
     downloader: Downloader,
     /// Shared by previews and downloads: each file is fetched once.
     copies: copies::Copies,
-    catalogue: catalogue::Handle,
+    catalogue: loader::Handle,
     /// Poll and download commands, through the router that picks each task's service.
     router: router::Handle,
     poller: poller::Handle,
@@ -101,7 +101,7 @@ impl Workers {
             poller,
             saver: saver::spawn(setup.store, msgs.clone()),
             ranker: ranker::spawn(msgs.clone()),
-            catalogue: catalogue::spawn(setup.client, setup.catalogue_cache, msgs.clone()),
+            catalogue: loader::spawn(setup.client, setup.catalogue_cache, msgs.clone()),
             remember: remember::spawn(setup.recent_categories, service_key, msgs.clone()),
             clipboard: clipboard::spawn(msgs.clone()),
             opener: opener::spawn(setup.opener, msgs.clone()),

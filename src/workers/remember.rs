@@ -50,7 +50,7 @@ impl Handle {
         self.save(
             "the favourites",
             crate::store::recent::favourites_path(&self.recent_categories),
-            move |path| crate::store::favourites::save(path, &service, &names),
+            move |path| crate::store::favourites_file::save(path, &service, &names),
         );
     }
 
@@ -97,7 +97,7 @@ mod tests {
             (
                 crate::store::recent::load(&recent),
                 crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent)),
-                crate::store::favourites::load(&favourites, "http://a.test"),
+                crate::store::favourites_file::load(&favourites, "http://a.test"),
             )
         };
         let expected = (
@@ -113,7 +113,7 @@ mod tests {
         .await
         .expect("all three saved");
         assert!(
-            crate::store::favourites::load(&favourites, "http://b.test").is_empty(),
+            crate::store::favourites_file::load(&favourites, "http://b.test").is_empty(),
             "another service's favourites are its own"
         );
         assert!(problems.try_recv().is_err(), "no problem reported");

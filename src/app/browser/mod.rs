@@ -9,9 +9,9 @@
 //! category field do. Erasing the term leaves the filter as it is (the title shows it);
 //! `type:all` clears it.
 
-mod catalogue;
 mod category;
 mod favourites;
+mod loading;
 mod ranking;
 #[cfg(test)]
 mod reducer_tests;

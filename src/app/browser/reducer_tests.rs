@@ -19,7 +19,7 @@ fn models(names: &[&str]) -> Catalogue {
 fn cached(generation: u64, names: &[&str], saved_at: u64) -> Msg {
     Msg::CachedCatalogue {
         generation,
-        cached: Some(crate::store::catalogue::Cached {
+        cached: Some(crate::store::catalogue_cache::Cached {
             catalogue: models(names),
             saved_at,
             filtered: false,
@@ -173,7 +173,7 @@ fn typed_models(models: &[(&str, &str, &str)]) -> Catalogue {
 fn copy(generation: u64, catalogue: Catalogue, saved_at: u64, filtered: bool) -> Msg {
     Msg::CachedCatalogue {
         generation,
-        cached: Some(crate::store::catalogue::Cached {
+        cached: Some(crate::store::catalogue_cache::Cached {
             catalogue,
             saved_at,
             filtered,

@@ -79,7 +79,7 @@ fn a_terminal_that_never_answers_gets_a_working_dashboard() {
     );
 }
 
-/// The demo's watch list, in its order (`server::tasks::DEMO_TASKS`).
+/// The demo's watch list, in its order (`server::simulation::DEMO_TASKS`).
 const DEMO_TASKS: [&str; 8] = [
     "sim-3-sunset-over-harbor",
     "sim-45-portrait-batch",

@@ -420,7 +420,7 @@ fn tour_fields(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
     s.update(Action::CycleType);
     s.apply(Msg::CachedCatalogue {
         generation: s.browser.generation,
-        cached: Some(gendash::store::catalogue::Cached {
+        cached: Some(gendash::store::catalogue_cache::Cached {
             catalogue: gendash::api::Catalogue {
                 entries: s.browser.entries.iter().take(5).cloned().collect(),
                 skipped: 0,

@@ -306,19 +306,19 @@ pub fn demo_screen() -> gendash::app::state::State {
     use gendash::app::state::{State, UiSettings};
     use gendash::cmd::TaskKey;
     use gendash::msg::Msg;
-    use gendash::server::{catalogue, tasks};
+    use gendash::server::{models, simulation};
     use gendash::store::watchlist::WatchEntry;
 
-    let served = catalogue::embedded();
+    let served = models::embedded();
     let body = format!(
         "{{\"data\": [{}]}}",
         served
             .iter()
-            .map(|e| catalogue::wire(e).to_string())
+            .map(|e| models::wire(e).to_string())
             .collect::<Vec<_>>()
             .join(",")
     );
-    let entries = tasks::DEMO_TASKS
+    let entries = simulation::DEMO_TASKS
         .iter()
         .map(|(id, kind)| WatchEntry {
             added_at: SCREENSHOT_START,
@@ -348,10 +348,10 @@ pub fn demo_screen() -> gendash::app::state::State {
         result: Ok(decode_catalogue(body.as_bytes()).unwrap()),
     });
 
-    let mut service = tasks::Tasks::new();
+    let mut service = simulation::Tasks::new();
     for round in 1..=SCREENSHOT_POLLS {
         s.now = SCREENSHOT_START + round * SCREENSHOT_POLL_SECONDS;
-        for (id, kind) in tasks::DEMO_TASKS {
+        for (id, kind) in simulation::DEMO_TASKS {
             let Ok(seen) = service.lookup(id, *kind) else {
                 continue;
             };

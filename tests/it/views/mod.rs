@@ -336,7 +336,7 @@ fn cached(width: u16) -> State {
     s.start();
     s.apply(Msg::CachedCatalogue {
         generation: s.browser.generation,
-        cached: Some(gendash::store::catalogue::Cached {
+        cached: Some(gendash::store::catalogue_cache::Cached {
             catalogue: catalogue(),
             saved_at: NOW - 3 * 3600 - 120,
             filtered: false,
@@ -379,7 +379,7 @@ fn offline_type_change(answer: impl FnOnce(u64) -> Msg) -> State {
 fn offline_type_change_narrows_the_whole_copy_here() {
     let s = offline_type_change(|generation| Msg::CachedCatalogue {
         generation,
-        cached: Some(gendash::store::catalogue::Cached {
+        cached: Some(gendash::store::catalogue_cache::Cached {
             catalogue: catalogue().narrowed(Some(gendash::api::LoraType::Sd), None),
             saved_at: NOW - 3 * 3600 - 120,
             filtered: true,

@@ -5,7 +5,7 @@
 use crate::api::Client;
 use crate::cmd::CatalogueRequest;
 use crate::msg::Msg;
-use crate::store::catalogue::{CatalogueCache, Key};
+use crate::store::catalogue_cache::{CatalogueCache, Key};
 use rand::SeedableRng;
 use std::sync::Arc;
 use tokio::sync::mpsc;

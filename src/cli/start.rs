@@ -8,7 +8,7 @@ use crate::app::services::Services;
 use crate::app::state::Quit;
 use crate::dashboard::{self, Session};
 use crate::server;
-use crate::server::tasks::DEMO_TASKS;
+use crate::server::simulation::DEMO_TASKS;
 use crate::store::config::{self, Settings};
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
 use crate::workers::router::Resolve;
@@ -37,7 +37,7 @@ pub async fn run(global: &Global, demo: bool) -> CliResult {
             services,
             resolve: Some(resolve),
             preview_cache: crate::store::cache::ImageCache::default_dir(),
-            catalogue_cache: crate::store::catalogue::CatalogueCache::default_dir(),
+            catalogue_cache: crate::store::catalogue_cache::CatalogueCache::default_dir(),
             keymap,
             theme,
             demo: None,

@@ -5,7 +5,7 @@ use super::{Browser, CacheLookup, Load};
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::app::effects::Effects;
 use crate::cmd::{CatalogueRequest, Cmd};
-use crate::store::catalogue::Cached;
+use crate::store::catalogue_cache::Cached;
 use std::sync::Arc;
 
 /// How many categories of earlier catalogues are offered at most.
