@@ -25,6 +25,11 @@ pub fn age_label(since: u64, now: u64) -> String {
     }
 }
 
+/// "4s": a countdown in whole seconds (a retry's wait), as the dashboard and the CLI say it.
+pub fn countdown(seconds: u64) -> String {
+    format!("{seconds}s")
+}
+
 /// "45s", "3m20s", "1h05m": a duration in the detail.
 pub fn duration_label(seconds: u64) -> String {
     match seconds {
@@ -121,6 +126,12 @@ mod tests {
         assert_eq!(format_eta(3599), "~1h00m");
         assert_eq!(format_eta(3900), "~1h05m");
         assert_eq!(format_eta(100 * 3600), "~100h00m");
+    }
+
+    #[test]
+    fn countdowns_are_whole_seconds() {
+        assert_eq!(countdown(0), "0s");
+        assert_eq!(countdown(300), "300s");
     }
 
     #[test]

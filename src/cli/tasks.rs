@@ -509,9 +509,9 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                 failures += 1;
                 let delay = retry_delay(failures, e.retry_after(), &mut rng).max(w.interval);
                 let text = format!(
-                    "{} (retrying in {}s)",
+                    "{} (retrying in {})",
                     super::explain(&e),
-                    delay.as_secs_f64().ceil()
+                    crate::fmt::countdown(delay.as_secs_f64().ceil() as u64)
                 );
                 if w.style.json {
                     let mut v = error_json(id, w.kind, &e);

@@ -2,7 +2,7 @@
 //! selected request's whole URL and what went wrong with it.
 
 use crate::app::layout::Areas;
-use crate::app::state::{State, Theme};
+use crate::app::state::{Keymap, RequestLog, State, Theme};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
@@ -114,25 +114,34 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 Span::styled(format!("{} ", sel.method), theme.key()),
                 Span::raw(sel.url.clone()),
             ]));
-            lines.push(match &sel.error {
-                Some(e) => Line::styled(e.clone(), theme.error()),
-                // The demo's token is a throwaway: shown, so the request can be tried.
-                None if sel.authorized && log.demo_token.is_some() => Line::from(vec![
-                    Span::styled("try it (the demo's token; y copies): ", theme.dim()),
-                    Span::raw(log.curl(sel)),
-                ]),
-                None if sel.authorized => Line::styled(
-                    format!(
-                        "sent with the token ({} copies it as $GENDASH_TOKEN, never the token)",
-                        keys.key("copy_curl")
-                    ),
-                    theme.dim(),
-                ),
-                None => Line::styled("sent without the token", theme.dim()),
-            });
+            lines.push(how_sent(log, keys, theme));
         }
     }
     frame.render_widget(Paragraph::new(lines), below);
+}
+
+/// The selected request's last line: its error, or whether it carried the token (the demo's
+/// throwaway token is shown, so the request can be tried).
+fn how_sent(log: &RequestLog, keys: &Keymap, theme: Theme) -> Line<'static> {
+    let Some(sel) = log.selected() else {
+        return Line::default();
+    };
+    let copy = keys.key("copy_curl");
+    match &sel.error {
+        Some(e) => Line::styled(e.clone(), theme.error()),
+        None if sel.authorized && log.demo_token.is_some() => Line::from(vec![
+            Span::styled(
+                format!("try it (the demo's token; {copy} copies): "),
+                theme.dim(),
+            ),
+            Span::raw(log.curl(sel)),
+        ]),
+        None if sel.authorized => Line::styled(
+            format!("sent with the token ({copy} copies it as $GENDASH_TOKEN, never the token)"),
+            theme.dim(),
+        ),
+        None => Line::styled("sent without the token", theme.dim()),
+    }
 }
 
 #[cfg(test)]

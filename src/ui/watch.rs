@@ -7,7 +7,7 @@ use crate::app::state::Theme;
 use crate::app::state::{
     DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, count_of,
 };
-use crate::fmt::{age_label, ago, duration_label, format_eta, wall_time};
+use crate::fmt::{age_label, ago, countdown, duration_label, format_eta, wall_time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -92,7 +92,7 @@ fn eta_text(r: &WatchRow, phase: Phase, now: u64) -> String {
 /// is due the request is under way, so no countdown stuck at 0s.
 fn retry_text(r: &WatchRow, now: u64, poll_key: &str) -> String {
     match r.next_retry_at {
-        Some(at) if at > now => format!("retry in {}s", at - now),
+        Some(at) if at > now => format!("retry in {}", countdown(at - now)),
         Some(_) => "asking again".into(),
         None => format!("{poll_key} asks again"),
     }
@@ -799,7 +799,7 @@ fn polled(state: &State, r: &WatchRow, phase: Phase) -> String {
         ),
         Phase::Completed | Phase::Failed => "finished, so not polled again".into(),
         _ => match r.next_retry_at {
-            Some(at) if at > now => format!("retry in {}s", at - now),
+            Some(at) if at > now => format!("retry in {}", countdown(at - now)),
             Some(_) => "asking again now".into(),
             None if r.polled_at.is_none() => "first poll of this start under way".into(),
             None => "polled again while it runs".into(),

@@ -313,6 +313,10 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     shot("request log", &w);
     w.update(Action::Search);
     shot("request log searching", &w);
+    w.update(Action::Cancel);
+    // The demo's throwaway token: the line offers the curl command to copy.
+    w.requests.demo_token = Some(gendash::api::Secret::new("gd-demo-token"));
+    shot("request log, the demo's token", &w);
     out
 }
 
