@@ -118,35 +118,25 @@ fn asked_to_overwrite() -> State {
 /// keeps it; either closes the question and gives the keys back to the watch list.
 #[test]
 fn the_overwrite_question_replaces_the_file_only_on_yes() {
-    // (key, the download sent: (task and status, replacing), the notice)
-    let cases: [(KeyEvent, Option<(&str, bool)>, &str); 4] = [
-        (
-            ch('y'),
-            Some(("done-1 COMPLETED", true)),
-            "replacing the file of done-1",
-        ),
+    let yes = "replacing the file of done-1";
+    let no = "kept the file; done-1 not downloaded";
+    // (key, whether the file is downloaded again replacing it, the notice)
+    let cases = [
+        (ch('y'), true, yes),
         (
             KeyEvent::new(KeyCode::Char('Y'), KeyModifiers::SHIFT),
-            Some(("done-1 COMPLETED", true)),
-            "replacing the file of done-1",
+            true,
+            yes,
         ),
-        (ch('n'), None, "kept the file; done-1 not downloaded"),
-        (
-            key(KeyCode::Esc),
-            None,
-            "kept the file; done-1 not downloaded",
-        ),
+        (ch('n'), false, no),
+        (key(KeyCode::Esc), false, no),
     ];
-    for (k, download, said) in cases {
+    for (k, replaced, said) in cases {
         let mut s = asked_to_overwrite();
         let (_, cmds) = press(&mut s, k);
-        let expected = download.map(|(what, force)| (what.to_string(), force));
+        let expected = replaced.then(|| ("done-1 COMPLETED".to_string(), true));
         assert_eq!(download_of(&cmds), expected, "{k:?}");
-        assert_eq!(
-            cmds.len(),
-            usize::from(expected.is_some()),
-            "{k:?}: {cmds:?}"
-        );
+        assert_eq!(cmds.len(), usize::from(replaced), "{k:?}: {cmds:?}");
         assert_eq!(notice(&s), Some(said), "{k:?}");
         assert_eq!(s.popup, None, "{k:?}");
         assert_eq!(
