@@ -147,3 +147,7 @@ pub fn clean_paste(text: &str) -> String {
         .collect();
     crate::api::sanitize::sanitize_with_limit(&spaced, 64 * 1024)
 }
+
+#[cfg(test)]
+#[path = "add_tests.rs"]
+mod tests;

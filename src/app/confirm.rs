@@ -50,3 +50,7 @@ pub fn remove_completed(
         _ => Effects::none(),
     }
 }
+
+#[cfg(test)]
+#[path = "confirm_tests.rs"]
+mod tests;

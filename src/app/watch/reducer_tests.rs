@@ -1,89 +1,9 @@
-//! The watch pane's reducer: `D`, the overwrite question, `auto_download` and `A`.
+//! The watch pane's reducer: `auto_download`, `A`, favourites and the filter's operators (the
+//! overwrite question `D` asks is in `app/confirm_tests.rs`).
 
 use crate::app::test_support::*;
 
-// ---- downloads: D, the overwrite question, auto_download, A ---------------------------------
-
-/// `D` fetches the selected task's file; a file already there is replaced only after `y`.
-#[test]
-fn d_asks_before_replacing_a_file() {
-    let mut s = state_with(
-        vec![entry("done-1", Some(("COMPLETED", 100)))],
-        ui(false, false),
-    );
-    s.update(Action::FocusNext);
-    let cmds = s.update(Action::Download);
-    assert_eq!(
-        download_of(&cmds),
-        Some(("done-1 COMPLETED".to_string(), false))
-    );
-    let key = TaskKey::new(TaskKind::Image, "done-1");
-    s.apply(Msg::Download {
-        key: key.clone(),
-        event: DownloadEvent::Exists("/dl/done-1.png".into()),
-    });
-    let Some(Popup::Confirm(c)) = &s.popup else {
-        panic!("asked: {:?}", s.popup)
-    };
-    assert_eq!(c.question, "overwrite /dl/done-1.png?");
-    assert_eq!(s.contexts(), [Context::Confirm, Context::Always]);
-    // n keeps the file, and the row as it was: nothing failed.
-    assert!(s.update(Action::Cancel).is_empty());
-    assert!(s.popup.is_none());
-    assert_eq!(notice(&s), Some("kept the file; done-1 not downloaded"));
-    assert_eq!(s.watch.rows[0].download, None);
-    // y replaces it.
-    s.update(Action::Download);
-    s.apply(Msg::Download {
-        key: key.clone(),
-        event: DownloadEvent::Exists("/dl/done-1.png".into()),
-    });
-    let cmds = s.update(Action::Submit);
-    assert_eq!(
-        download_of(&cmds),
-        Some(("done-1 COMPLETED".to_string(), true))
-    );
-    let cmds = s.apply(Msg::Download {
-        key: key.clone(),
-        event: DownloadEvent::Saved("/dl/done-1.png".into()),
-    });
-    assert_eq!(
-        cmds,
-        [Cmd::Persist(PersistOp::Saved(key, "/dl/done-1.png".into()))]
-    );
-    assert_eq!(notice(&s), Some("saved /dl/done-1.png"));
-    assert_eq!(
-        s.watch.rows[0].entry.saved.as_deref(),
-        Some("/dl/done-1.png")
-    );
-    // A hook that waited for this download runs when it does not start, with the file there.
-    s.watch.rows[0].hook_after_download = Some(crate::cmd::Finished {
-        task_id: "done-1".into(),
-        kind: TaskKind::Image,
-        status: "COMPLETED".into(),
-        status_failed: false,
-        percent: 100,
-        url: None,
-        file: None,
-        no_file: None,
-    });
-    // Saved, then D and n: still `saved …`, never `download failed`.
-    s.update(Action::Download);
-    let cmds = s.apply(Msg::Download {
-        key: TaskKey::new(TaskKind::Image, "done-1"),
-        event: DownloadEvent::Exists("/dl/done-1.png".into()),
-    });
-    assert!(matches!(
-        cmds.as_slice(),
-        [Cmd::Finished(f)] if f.file.as_deref() == Some(std::path::Path::new("/dl/done-1.png"))
-    ));
-    assert!(matches!(s.popup, Some(Popup::Confirm(_))));
-    s.update(Action::Cancel);
-    assert_eq!(
-        s.watch.rows[0].download,
-        Some(DownloadView::Saved("/dl/done-1.png".into()))
-    );
-}
+// ---- downloads: auto_download, A ------------------------------------------------------------
 
 /// With `auto_download`, a task's file is fetched once when it completes; never again once
 /// saved, also after a restart; a task that completed while gendash was closed is fetched at
