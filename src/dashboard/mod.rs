@@ -3,6 +3,7 @@
 //! reducers' `Cmd`s go to the workers or the terminal, and the view is drawn once after
 //! everything pending was handled. The behaviour lives in the reducers; this module only routes.
 
+pub mod session;
 pub mod terminal;
 
 use crate::api::Client;
