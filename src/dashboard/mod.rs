@@ -227,7 +227,7 @@ async fn event_loop(
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
             draw(state, tui).map_err(io)?;
-            state.dirty = false;
+            state.drawn();
             last_frame = Some(tokio::time::Instant::now());
         }
         let cmds = tokio::select! {
@@ -266,7 +266,7 @@ async fn event_loop(
         }
         if state.take_suspend() {
             if terminal::suspend().is_err() {
-                state.last_error = Some("could not suspend".into());
+                state.suspend_failed();
             }
             // Whatever happened to the screen meanwhile, paint all of it again.
             redraw_all(state, tui).map_err(io)?;
