@@ -19,23 +19,12 @@ pub struct ManArgs {
     pub dir: Option<PathBuf>,
 }
 
-/// The variables gendash reads, each with what it does. Test-only switches
-/// (`GENDASH_TEST_*`) are not the user's business and are left out on purpose.
-pub const ENVIRONMENT: &[(&str, &str)] = &[
-    (
-        "GENDASH_BASE_URL",
-        "the service's base URL (over base_url in the file)",
-    ),
-    (
-        "GENDASH_TOKEN",
-        "the access token (over token, token_file and token_command)",
-    ),
+/// The variables gendash reads that set no configuration key, each with what it does (those
+/// that do are listed from the schema, `config::KEYS`). Test-only switches (`GENDASH_TEST_*`)
+/// are not the user's business and are left out on purpose.
+pub const OTHER_VARIABLES: &[(&str, &str)] = &[
     ("GENDASH_PROFILE", "the profile, as --profile"),
     ("GENDASH_CONFIG", "the configuration file, as --config"),
-    (
-        "GENDASH_REQUEST_TIMEOUT",
-        "seconds for a whole request (over request_timeout)",
-    ),
     (
         "GENDASH_DATA_DIR",
         "where the watch list and the recently used categories live",
@@ -185,24 +174,43 @@ fn configuration_section() -> String {
     )
     .map(|s| s.values())
     .unwrap_or_default();
-    for key in config::declared_keys() {
-        let default = defaults
-            .iter()
-            .find(|(k, v)| k == key && !v.is_empty())
-            .map_or_else(
-                || "(none)".to_string(),
-                |(_, v)| home_relative(Path::new(v)),
-            );
-        out.push_str(&item(key, &format!("default: {default}")));
+    for key in config::KEYS {
+        let default = key.default_doc.map_or_else(
+            || {
+                defaults
+                    .iter()
+                    .find(|(k, v)| *k == key.name && !v.is_empty())
+                    .map_or_else(
+                        || "(none)".to_string(),
+                        |(_, v)| home_relative(Path::new(v)),
+                    )
+            },
+            plain,
+        );
+        out.push_str(&item(key.name, &plain(key.about)));
+        out.push_str(".br\n");
+        out.push_str(&roff(&format!("default: {default}")));
+        out.push('\n');
     }
     out
 }
 
+/// The schema's Markdown made plain text: no backquotes.
+fn plain(text: &str) -> String {
+    text.replace('`', "")
+}
+
+/// The variables that set a configuration key, from the schema, then the others.
 fn environment_section() -> String {
-    ENVIRONMENT
-        .iter()
-        .map(|(name, what)| item(name, what))
-        .collect()
+    let keys = config::KEYS.iter().filter_map(|key| {
+        let env = key.env?;
+        Some(item(
+            env,
+            &format!("Sets {} (over the file). {}", key.name, plain(key.about)),
+        ))
+    });
+    let others = OTHER_VARIABLES.iter().map(|(name, what)| item(name, what));
+    keys.chain(others).collect()
 }
 
 fn files_section() -> String {
@@ -245,5 +253,47 @@ fn home_relative(path: &Path) -> String {
     match home.and_then(|h| path.strip_prefix(h).ok().map(Path::to_path_buf)) {
         Some(rest) => format!("~/{}", rest.display()),
         None => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variables_of_config_keys_are_described_once_from_the_schema() {
+        let environment = environment_section();
+        let mut from_schema = 0;
+        for key in config::KEYS {
+            let Some(env) = key.env else { continue };
+            from_schema += 1;
+            assert!(
+                !OTHER_VARIABLES.iter().any(|(name, _)| *name == env),
+                "{env} is described by hand too"
+            );
+            let entry = item(
+                env,
+                &format!("Sets {} (over the file). {}", key.name, plain(key.about)),
+            );
+            assert_eq!(
+                environment
+                    .matches(&format!("\\fB{}\\fR", roff(env)))
+                    .count(),
+                1
+            );
+            assert!(environment.contains(&entry), "{env}: {environment}");
+        }
+        assert!(
+            from_schema >= 3,
+            "base_url, token and request_timeout have variables"
+        );
+        let configuration = configuration_section();
+        for key in config::KEYS {
+            assert!(
+                configuration.contains(&roff(&plain(key.about))),
+                "{}: {configuration}",
+                key.name
+            );
+        }
     }
 }

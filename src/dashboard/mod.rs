@@ -3,6 +3,7 @@
 //! reducers' `Cmd`s go to the workers or the terminal, and the view is drawn once after
 //! everything pending was handled. The behaviour lives in the reducers; this module only routes.
 
+pub mod session;
 pub mod terminal;
 
 use crate::api::Client;
@@ -226,7 +227,7 @@ async fn event_loop(
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
             draw(state, tui).map_err(io)?;
-            state.dirty = false;
+            state.drawn();
             last_frame = Some(tokio::time::Instant::now());
         }
         let cmds = tokio::select! {
@@ -265,7 +266,7 @@ async fn event_loop(
         }
         if state.take_suspend() {
             if terminal::suspend().is_err() {
-                state.last_error = Some("could not suspend".into());
+                state.suspend_failed();
             }
             // Whatever happened to the screen meanwhile, paint all of it again.
             redraw_all(state, tui).map_err(io)?;

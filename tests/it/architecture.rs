@@ -66,7 +66,6 @@ const RULES: &[(&str, &[&str])] = &[
             "fmt",
             "clock",
             "app",
-            "workers",
             "server",
             "store",
             "api",

@@ -10,6 +10,17 @@ use crate::app::watch::{DownloadView, Row};
 use crate::cmd::{Cmd, PollCmd, PreviewSource, TaskKey};
 
 impl State {
+    /// The runtime drew the screen: nothing waits to be drawn until the next change.
+    pub fn drawn(&mut self) {
+        self.dirty = false;
+    }
+
+    /// The terminal could not be handed back to the shell (Ctrl+Z): the status bar says so.
+    pub fn suspend_failed(&mut self) {
+        self.last_error = Some("could not suspend".into());
+        self.dirty = true;
+    }
+
     /// Counts persistence commands so file snapshots that predate them are not merged, and
     /// tells the poller when the rows on screen changed.
     pub(super) fn track(&mut self, mut cmds: Vec<Cmd>) -> Vec<Cmd> {

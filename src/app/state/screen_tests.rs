@@ -439,3 +439,23 @@ fn a_resize_keeps_the_selection_visible_and_the_watch_list_full() {
         assert_eq!(c.viewport, usize::from(s.areas.watch_rows.height), "{what}");
     }
 }
+
+// ---- the runtime's reports ------------------------------------------------------------------
+
+#[test]
+fn a_failed_suspend_is_shown_on_the_status_bar_and_survives_the_redraw() {
+    let mut s = state();
+    s.start();
+    s.drawn();
+    assert!(!s.dirty, "drawn: nothing waits");
+    s.suspend_failed();
+    assert!(s.dirty, "the error waits to be drawn");
+    // What the runtime does next: paint the whole screen again.
+    s.update(Action::Resize {
+        width: 100,
+        height: 30,
+    });
+    assert_eq!(s.last_error.as_deref(), Some("could not suspend"));
+    s.drawn();
+    assert!(!s.dirty);
+}

@@ -1,0 +1,246 @@
+//! Building the dashboard's session: for the configured service (the other configured
+//! services, named, with how to make their clients; the user's watch list and caches; the
+//! key bindings and colours), or for `--demo` (a private, seeded watch list and caches, and
+//! a temporary download directory, all gone when the demo ends). The caller resolves the
+//! settings and makes the current service's client; how the session ended is its to report.
+
+use super::{Outcome, Session, looks};
+use crate::api::Client;
+use crate::api::Secret;
+use crate::api::types::TaskKind;
+use crate::app::services::{Services, host_label};
+use crate::app::state::{Demo, Keymap, Theme};
+use crate::store::cache::ImageCache;
+use crate::store::catalogue_cache::CatalogueCache;
+use crate::store::config::{self, ConfigError, Overrides, Settings};
+use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
+use crate::workers::router::Resolve;
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why the session for the configured service could not be built, in the order checked.
+#[derive(Debug)]
+pub enum Refused<E> {
+    /// `[keys]` or `[styles]` is wrong; the message names the file and the lines.
+    Looks(String),
+    /// The current service's client could not be made: the caller's own error.
+    Client(E),
+    /// The configured services could not be read.
+    Config(ConfigError),
+}
+
+/// The session for the configured service: its key bindings and colours, its client (made
+/// by `client_for`, which also makes the other services' clients when one of their tasks is
+/// first polled, its error then shown as text), the other configured services, and the
+/// user's watch list and caches.
+pub fn for_settings<E: Display + 'static>(
+    settings: Settings,
+    overrides: Overrides,
+    no_color: bool,
+    client_for: fn(&Settings) -> Result<Client, E>,
+) -> Result<Session, Refused<E>> {
+    let (keymap, theme) = looks(&settings, no_color).map_err(Refused::Looks)?;
+    let client = client_for(&settings).map_err(Refused::Client)?;
+    let (services, resolve) =
+        services(overrides, &settings, &client, client_for).map_err(Refused::Config)?;
+    let store = WatchStore::new(WatchStore::default_path());
+    let recent_categories = store.path().with_file_name("recent-categories.json");
+    Ok(Session {
+        settings,
+        client,
+        store,
+        recent_categories,
+        no_color,
+        services,
+        resolve: Some(resolve),
+        preview_cache: ImageCache::default_dir(),
+        catalogue_cache: CatalogueCache::default_dir(),
+        keymap,
+        theme,
+        demo: None,
+    })
+}
+
+/// The configured services: the current one, named after its profile (or its host); the top
+/// level's base URL, named after a profile that shares it, else its host; and every profile's,
+/// named after the profile. Also how to make the client of each other one when one of its
+/// tasks is first polled: the top level's with the top level's token (a profile that only
+/// inherits the base URL does not take it over), a profile's with the profile's. A service
+/// the file does not name is never polled.
+fn services<E: Display + 'static>(
+    overrides: Overrides,
+    settings: &Settings,
+    client: &Client,
+    client_for: fn(&Settings) -> Result<Client, E>,
+) -> Result<(Services, Resolve), ConfigError> {
+    let current = service_key(client.base_url());
+    let mut services = Services::single(&current);
+    // Whose settings poll each other service: `None` is the top level's.
+    let mut owners: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for configured in config::configured_services(&overrides, &config::process_env)? {
+        let key = service_key(&configured.base_url);
+        if key == current {
+            if let (None, Some(name)) = (&settings.profile, configured.profile) {
+                services.names.insert(key, name);
+            }
+            continue;
+        }
+        if let Some(name) = &configured.profile {
+            names.entry(key.clone()).or_insert_with(|| name.clone());
+        }
+        owners.entry(key).or_insert(configured.profile);
+    }
+    if let Some(name) = &settings.profile {
+        services.names.insert(current, name.clone());
+    }
+    for key in owners.keys() {
+        let name = names.remove(key).unwrap_or_else(|| host_label(key));
+        services.names.insert(key.clone(), name);
+    }
+    let resolve: Resolve = Arc::new(move |key: &str| {
+        let owner = owners
+            .get(key)
+            .ok_or_else(|| format!("neither the top level nor a profile has the base_url {key}"))?;
+        let whose = owner.as_ref().map_or_else(
+            || "the top level".to_string(),
+            |name| format!("profile `{name}`"),
+        );
+        let settings = config::resolve_service(&overrides, &config::process_env, owner.as_deref())
+            .map_err(|e| format!("{whose}: {e}"))?;
+        client_for(&settings).map_err(|e| format!("{whose}: {e}"))
+    });
+    Ok((services, resolve))
+}
+
+/// Settings for the demo: the user's if they load, defaults otherwise (the demo needs none).
+pub fn demo_settings(overrides: &Overrides) -> Settings {
+    config::resolve(overrides, &config::process_env).unwrap_or_else(|e| {
+        eprintln!("gendash: ignoring the configuration for the demo: {e}");
+        let none = |_: &str| None;
+        config::resolve_from(
+            config::FileSettings::default(),
+            false,
+            PathBuf::new(),
+            &Overrides::default(),
+            &none,
+        )
+        .unwrap_or_else(|_| unreachable!("defaults always resolve"))
+    })
+}
+
+/// The embedded service the demo runs against, started (and kept alive) by the caller.
+pub struct DemoService<'a> {
+    /// Its client.
+    pub client: Client,
+    /// Its throwaway token, which the request log's curl lines may show.
+    pub token: Secret,
+    /// The tasks the demo's watch list starts with.
+    pub tasks: &'a [(&'a str, TaskKind)],
+}
+
+/// Runs the demo until it ends: a private watch list seeded with the service's tasks and
+/// private caches in a scratch directory, and downloads in a new temporary directory unless
+/// `download_dir` names one. The scratch directory goes afterwards; the downloads stay only
+/// if there are any. `[keys]` and `[styles]` are ignored, with a warning, when wrong.
+pub async fn demo(
+    mut settings: Settings,
+    service: DemoService<'_>,
+    no_color: bool,
+) -> Result<Outcome, String> {
+    let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
+    let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
+    if temporary {
+        settings.download_dir =
+            demo_download_dir().map_err(|e| format!("cannot start the demo service: {e}"))?;
+    }
+    let demo = Demo {
+        token: service.token,
+        downloads: settings.download_dir.clone(),
+        temporary,
+    };
+    let downloads = demo.downloads.clone();
+    let result = match demo_session(
+        settings,
+        service.client,
+        service.tasks,
+        &scratch,
+        no_color,
+        demo,
+    ) {
+        Ok(session) => super::run(session).await,
+        Err(e) => Err(e),
+    };
+    let _ = std::fs::remove_dir_all(&scratch);
+    if temporary {
+        keep_demo_downloads(&downloads);
+    }
+    result
+}
+
+/// A new private directory for the demo's downloads: the user's download directory is left
+/// alone unless `download_dir` names one. Made here, so a name someone else took first is
+/// never used.
+fn demo_download_dir() -> std::io::Result<PathBuf> {
+    use rand::{Rng, SeedableRng};
+    use std::os::unix::fs::DirBuilderExt;
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let mut last = None;
+    for _ in 0..16 {
+        let dir = std::env::temp_dir().join(format!("gendash-demo-dl-{:08x}", rng.random::<u32>()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no name left")))
+}
+
+/// Files the user downloaded in the demo outlive it (they asked for them); an empty
+/// directory does not.
+fn keep_demo_downloads(dir: &Path) {
+    if std::fs::remove_dir(dir).is_err() && dir.exists() {
+        eprintln!("gendash: the demo's downloads are in {}", dir.display());
+    }
+}
+
+/// The demo's session, its watch list seeded with `tasks`.
+fn demo_session(
+    settings: Settings,
+    client: Client,
+    tasks: &[(&str, TaskKind)],
+    scratch: &Path,
+    no_color: bool,
+    demo: Demo,
+) -> Result<Session, String> {
+    let store = WatchStore::new(scratch.join("watchlist.json"));
+    store
+        .update(|list| {
+            list.clear();
+            list.extend(tasks.iter().map(|(id, kind)| WatchEntry::new(*id, *kind)));
+        })
+        .map_err(|e| e.to_string())?;
+    let services = Services::single(&service_key(client.base_url()));
+    let (keymap, theme) = looks(&settings, no_color).unwrap_or_else(|e| {
+        eprintln!("gendash: ignoring [keys] and [styles] for the demo: {e}");
+        let defaults = Theme::new(config::ThemeName::default(), &BTreeMap::new(), no_color);
+        (Keymap::default(), defaults)
+    });
+    Ok(Session {
+        settings,
+        client,
+        store,
+        recent_categories: scratch.join("recent-categories.json"),
+        no_color,
+        services,
+        resolve: None,
+        // The demo leaves the user's cache alone.
+        preview_cache: scratch.join("previews"),
+        catalogue_cache: scratch.join("catalogues"),
+        keymap,
+        theme,
+        demo: Some(demo),
+    })
+}
