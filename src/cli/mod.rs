@@ -1,7 +1,7 @@
 //! Command-line interface: argument definitions and dispatch to the headless subcommands.
 
 mod config_cmd;
-mod download;
+mod download_files;
 pub mod exit;
 mod keys;
 mod man;
@@ -10,7 +10,7 @@ pub mod output;
 mod serve;
 mod start;
 mod tasks;
-mod watch;
+mod watch_list;
 
 use crate::api::{ApiError, Client, ClientOptions};
 use crate::store::config::{self, Overrides, Settings};
@@ -70,10 +70,10 @@ pub enum Command {
             them), or in DIR with -o. A dropped connection is resumed; a download that gives up \
             keeps its .part file, and running the same command again continues from it."
     )]
-    Download(download::DownloadArgs),
+    Download(download_files::DownloadArgs),
     /// Edit the dashboard's watch list from scripts.
     #[command(subcommand)]
-    Watch(watch::WatchCommand),
+    Watch(watch_list::WatchCommand),
     /// Run the reference service on loopback.
     Serve(serve::ServeArgs),
     /// Show the configuration.
@@ -259,8 +259,8 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Models(a)) => models::run(&global, &a).await,
         Some(Command::Status(a)) => tasks::status(&global, &a).await,
         Some(Command::Wait(a)) => tasks::wait(&global, &a).await,
-        Some(Command::Download(a)) => download::run(&global, &a).await,
-        Some(Command::Watch(c)) => watch::run(&global, &c),
+        Some(Command::Download(a)) => download_files::run(&global, &a).await,
+        Some(Command::Watch(c)) => watch_list::run(&global, &c),
         Some(Command::Serve(a)) => serve::run(&a).await,
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
         Some(Command::Keys(a)) => keys::run(&global, &a),

@@ -32,10 +32,10 @@ pub async fn run(args: &ServeArgs) -> CliResult {
             let bytes = std::fs::read(p).map_err(|e| {
                 Failure::new(exit::OTHER, format!("cannot read {}: {e}", p.display()))
             })?;
-            server::models::parse(&bytes)
+            server::served_catalogue::parse(&bytes)
                 .map_err(|e| Failure::new(exit::OTHER, format!("{}: {e}", p.display())))?
         }
-        None => server::models::embedded(),
+        None => server::served_catalogue::embedded(),
     };
     let (token, generated) = match &args.token {
         Some(t) if !t.is_empty() => (Secret::new(t.clone()), false),

@@ -3,7 +3,7 @@
 //! behave.
 
 pub mod files;
-pub mod models;
+pub mod served_catalogue;
 pub use files::SAMPLE_PNG;
 pub mod openapi;
 pub mod simulation;
@@ -27,7 +27,7 @@ pub const SAMPLE_MP4: &[u8] = include_bytes!("../../assets/sample.mp4");
 /// Shared by the request handlers. (Server-side only; the dashboard's state is never shared.)
 struct Service {
     token: Secret,
-    catalogue: Vec<models::ServedEntry>,
+    catalogue: Vec<served_catalogue::ServedEntry>,
     /// Each entry as served, made once: a response is then copied, not built.
     wire: Vec<Box<str>>,
     tasks: Mutex<simulation::Tasks>,
@@ -89,7 +89,7 @@ use rand::SeedableRng as _;
 #[derive(Debug, Clone)]
 pub struct Options {
     pub token: Secret,
-    pub catalogue: Vec<models::ServedEntry>,
+    pub catalogue: Vec<served_catalogue::ServedEntry>,
     /// Serve every route under this path (e.g. `/api/v1`), as a deployment behind a gateway would.
     pub prefix: Option<String>,
 }
@@ -99,7 +99,7 @@ impl Options {
     pub fn new(token: Secret) -> Self {
         Options {
             token,
-            catalogue: models::embedded(),
+            catalogue: served_catalogue::embedded(),
             prefix: None,
         }
     }
@@ -117,7 +117,11 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         .filter(|p| p != "/");
     let service = Arc::new(Service {
         token: token.clone(),
-        wire: options.catalogue.iter().map(models::wire).collect(),
+        wire: options
+            .catalogue
+            .iter()
+            .map(served_catalogue::wire)
+            .collect(),
         catalogue: options.catalogue,
         tasks: Mutex::new(simulation::Tasks::new()),
         prefix: prefix.clone().unwrap_or_default(),
@@ -244,7 +248,7 @@ async fn list_loras(
         .map(String::as_str)
         .filter(|c| !c.is_empty());
     let mut body = String::from(r#"{"data":["#);
-    for (n, i) in models::matching(&service.catalogue, lora_type, cate).enumerate() {
+    for (n, i) in served_catalogue::matching(&service.catalogue, lora_type, cate).enumerate() {
         if n > 0 {
             body.push(',');
         }

@@ -952,6 +952,79 @@ fn the_rules_themselves_have_no_cycle() {
     assert_eq!(cycles(&graph), Vec::<Vec<String>>::new());
 }
 
+/// Module names used by more than one top-level module, e.g. `api::download` and
+/// `cli::download`: a reader meeting the name cannot tell which is meant. The one exception is
+/// a pane's pair, its state and reducer in `app` and its drawing in `ui` under the same name.
+/// Files of tests only (`tests`, `*_tests`, `test_support`) and `mod`/`lib`/`main` are not names.
+fn shared_names(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut owners: std::collections::BTreeMap<String, BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    for file in files {
+        let module = module_by_place(src, &file);
+        let (Some(top), Some(name)) = (module.first(), module.last()) else {
+            continue;
+        };
+        // Every module on the path names something: `app/watch/reducer.rs` is `watch` too.
+        for name in module.iter().skip(1).chain([name]) {
+            if name == "tests" || name.ends_with("_tests") || name == "test_support" {
+                continue;
+            }
+            owners.entry(name.clone()).or_default().insert(top.clone());
+        }
+        owners.entry(top.clone()).or_default().insert(top.clone());
+    }
+    let mirror: BTreeSet<String> = ["app", "ui"].iter().map(ToString::to_string).collect();
+    owners
+        .into_iter()
+        .filter(|(_, tops)| tops.len() > 1 && *tops != mirror)
+        .map(|(name, tops)| {
+            format!(
+                "`{name}` names a module in {}",
+                tops.into_iter().collect::<Vec<_>>().join(" and ")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn no_two_layers_share_a_module_name() {
+    assert_eq!(
+        shared_names(&src_dir()),
+        Vec::<String>::new(),
+        "rename one of each (a pane's app/ui pair may share its name)"
+    );
+}
+
+#[test]
+fn a_name_shared_across_layers_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    for path in [
+        "api/download.rs",
+        "cli/download.rs",
+        "app/watch/mod.rs",
+        "app/watch/reducer_tests.rs",
+        "ui/watch.rs",
+        "cli/tests.rs",
+        "server/tests.rs",
+        "workers/picture.rs",
+        "picture/mod.rs",
+    ] {
+        let p = src.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "").unwrap();
+    }
+    assert_eq!(
+        shared_names(&src),
+        [
+            "`download` names a module in api and cli",
+            "`picture` names a module in picture and workers",
+        ]
+    );
+}
+
 /// A `src/` tree in a temporary directory, and what the checker says of it.
 fn check(files: &[(&str, &str)]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();

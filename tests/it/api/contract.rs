@@ -10,7 +10,7 @@ use gendash::api::Secret;
 use gendash::api::client::CATALOGUE_CAP;
 use gendash::api::download::{Downloader, file_name};
 use gendash::api::{ApiError, LoraType, TaskKind};
-use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, models};
+use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, served_catalogue};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ async fn lists_the_catalogue_with_each_filter() {
     let svc = service().await;
     let c = client(&svc.base_url());
     let all = c.list_loras(None, None).await.unwrap();
-    assert_eq!(all.entries.len(), models::embedded().len());
+    assert_eq!(all.entries.len(), served_catalogue::embedded().len());
     assert_eq!(all.skipped, 0);
     assert!(
         all.entries
@@ -84,7 +84,7 @@ async fn query_parameters_are_encoded_and_only_sent_when_set() {
 
 #[tokio::test]
 async fn categories_with_odd_characters_reach_the_service_intact() {
-    let mut cat = models::embedded();
+    let mut cat = served_catalogue::embedded();
     cat[0].cate = Some("fan art & more/+?#".into());
     let svc = service_with(Options {
         catalogue: cat.clone(),

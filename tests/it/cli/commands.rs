@@ -59,7 +59,7 @@ async fn models_plain_filters_and_json() {
     let (code, out, err) = run(&svc.base_url(), &["models"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("MODEL "), "{out}");
-    let n = gendash::server::models::embedded().len();
+    let n = gendash::server::served_catalogue::embedded().len();
     assert_eq!(out.lines().count(), n + 1, "a header and one row per model");
     assert_eq!(
         err.lines().collect::<Vec<_>>(),

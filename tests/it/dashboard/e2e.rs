@@ -6,7 +6,7 @@ use base64::Engine;
 use common::pty::{Session, command};
 use gendash::api::links::validate_link;
 use gendash::api::sanitize::sanitize;
-use gendash::server::models::ServedEntry;
+use gendash::server::served_catalogue::ServedEntry;
 use std::time::Duration;
 
 /// A desktop notification (OSC 9) found in the raw output.

@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::pty::{Session, command};
-use gendash::server::models::{embedded, matching};
+use gendash::server::served_catalogue::{embedded, matching};
 use std::time::Duration;
 
 /// How many models the reference service lists for this type and category.

@@ -306,15 +306,15 @@ pub fn demo_screen() -> gendash::app::state::State {
     use gendash::app::state::{State, UiSettings};
     use gendash::cmd::TaskKey;
     use gendash::msg::Msg;
-    use gendash::server::{models, simulation};
+    use gendash::server::{served_catalogue, simulation};
     use gendash::store::watchlist::WatchEntry;
 
-    let served = models::embedded();
+    let served = served_catalogue::embedded();
     let body = format!(
         "{{\"data\": [{}]}}",
         served
             .iter()
-            .map(|e| models::wire(e).to_string())
+            .map(|e| served_catalogue::wire(e).to_string())
             .collect::<Vec<_>>()
             .join(",")
     );
