@@ -1,6 +1,6 @@
 //! The dashboard's pure half: its state, one reducer per pane and popup, the keymap, the theme
 //! and the layout the reducers need for mouse hits. Nothing here touches the terminal, the
-//! disk, the clock or a worker; the runtime (`crate::dashboard`) does, and tests drive this
+//! disk, the clock or a worker; the runtime (the `dashboard` module) does, and tests drive this
 //! with plain values.
 
 pub mod action;
