@@ -2,7 +2,7 @@
 //! reference service: whom the token was shown to, the request bodies, and the promises of the
 //! README that only the wire can check.
 
-use crate::common::recorder::{Behind, Recorder, recorder};
+use crate::common::recorder::{Behind, Recorder, in_front_of, recorder};
 use crate::common::{self, TOKEN};
 use common::pty::{Session, command};
 use gendash::api::Secret;
@@ -32,11 +32,7 @@ impl Wires {
         let (svc, beta, away, stray) = rt.block_on(async {
             let svc = common::service().await;
             let beta = common::service_with(Options::new(Secret::new("token-beta"))).await;
-            let away = recorder(Behind::Service {
-                addr: svc.addr,
-                host: None,
-            })
-            .await;
+            let away = in_front_of(svc.addr).await;
             (svc, beta, away, recorder(Behind::Nobody).await)
         });
         let front = rt.block_on(recorder(Behind::Service {

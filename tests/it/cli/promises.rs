@@ -1,7 +1,7 @@
 //! Promises of the README that no other test held: which exit code wins, the empty request
 //! body, `cate` in any case, one task ID at two services, the status history's length.
 
-use crate::common::recorder::{Behind, recorder};
+use crate::common::recorder::in_front_of;
 use crate::common::{self, Fault, TOKEN, fault_server, response};
 use common::pty::{Session, command};
 use gendash::api::TaskKind;
@@ -84,11 +84,7 @@ async fn the_first_errors_exit_code_wins_over_a_failed_task() {
 #[tokio::test]
 async fn requests_carry_no_body_and_say_so() {
     let svc = common::service().await;
-    let rec = recorder(Behind::Service {
-        addr: svc.addr,
-        host: None,
-    })
-    .await;
+    let rec = in_front_of(svc.addr).await;
     let client = common::client(&rec.url());
     client.list_loras(None, Some("style")).await.unwrap();
     client
@@ -115,11 +111,7 @@ async fn requests_carry_no_body_and_say_so() {
 #[tokio::test]
 async fn cate_is_matched_in_any_case() {
     let svc = common::service().await;
-    let rec = recorder(Behind::Service {
-        addr: svc.addr,
-        host: None,
-    })
-    .await;
+    let rec = in_front_of(svc.addr).await;
     let client = common::client(&rec.url());
     let models = |cate: &'static str| {
         let client = client.clone();
@@ -169,20 +161,8 @@ fn one_task_id_at_two_services_is_one_entry_kept_by_the_first() {
             .await,
         )
     });
-    let (first, second) = rt.block_on(async {
-        (
-            recorder(Behind::Service {
-                addr: svc_a.addr,
-                host: None,
-            })
-            .await,
-            recorder(Behind::Service {
-                addr: svc_b.addr,
-                host: None,
-            })
-            .await,
-        )
-    });
+    let (first, second) =
+        rt.block_on(async { (in_front_of(svc_a.addr).await, in_front_of(svc_b.addr).await) });
     let home = tempfile::tempdir().unwrap();
     common::write_config(
         home.path(),

@@ -82,6 +82,11 @@ pub enum Behind {
 }
 
 /// A recorder on an ephemeral loopback port.
+/// A recorder in front of the service at `addr`, passing every request on unchanged.
+pub async fn in_front_of(addr: SocketAddr) -> Recorder {
+    recorder(Behind::Service { addr, host: None }).await
+}
+
 pub async fn recorder(behind: Behind) -> Recorder {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

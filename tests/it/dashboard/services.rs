@@ -2,7 +2,7 @@
 //! with that service's token, and a task whose service is not configured is never polled.
 
 use crate::common;
-use crate::common::recorder::{Behind, recorder};
+use crate::common::recorder::in_front_of;
 use common::pty::{Session, command};
 use gendash::api::{Secret, TaskKind};
 use gendash::server::Options;
@@ -93,10 +93,7 @@ fn each_task_is_polled_only_at_its_own_service() {
         Some(0)
     );
     // The service nobody configured, behind a recorder that counts what reaches it.
-    let stray = rt.block_on(recorder(Behind::Service {
-        addr: other.addr,
-        host: None,
-    }));
+    let stray = rt.block_on(in_front_of(other.addr));
     let other_url = stray.base();
     assert_eq!(
         gendash(&["--base-url", &other_url, "watch", "add", "sim-2-three"]).0,
