@@ -136,7 +136,13 @@ pub struct Loaded {
     pub entries: Vec<WatchEntry>,
     /// Where an unreadable file was moved to, so the user can be told.
     pub set_aside: Option<PathBuf>,
+    /// The file as it was when read or written, taken under the lock: a change by another
+    /// process right after is then never mistaken for this one.
+    pub stamp: Option<Stamp>,
 }
+
+/// What tells one version of the file from the next without reading it.
+pub type Stamp = (SystemTime, u64);
 
 #[derive(Debug, thiserror::Error)]
 #[error("watch list {path}: {detail}")]
@@ -194,7 +200,15 @@ impl WatchStore {
     /// Reads the list (under the lock, so never half-way through another writer's change).
     pub fn load(&self) -> Result<Loaded, StoreError> {
         let _guard = self.lock()?;
-        self.load_unlocked()
+        let mut loaded = self.load_unlocked()?;
+        loaded.stamp = self.stamp();
+        Ok(loaded)
+    }
+
+    /// The file's modification time and length now (`None` when it does not exist).
+    pub fn stamp(&self) -> Option<Stamp> {
+        let m = fs::metadata(&self.path).ok()?;
+        Some((m.modified().ok()?, m.len()))
     }
 
     fn load_unlocked(&self) -> Result<Loaded, StoreError> {
@@ -206,13 +220,13 @@ impl WatchStore {
         match serde_json::from_slice::<WatchFile>(&bytes) {
             Ok(f) if f.version == FORMAT_VERSION => Ok(Loaded {
                 entries: dedup(f.tasks),
-                set_aside: None,
+                ..Loaded::default()
             }),
             _ => {
                 let aside = self.set_aside()?;
                 Ok(Loaded {
-                    entries: Vec::new(),
                     set_aside: Some(aside),
+                    ..Loaded::default()
                 })
             }
         }
@@ -246,6 +260,7 @@ impl WatchStore {
         if loaded.entries != before || loaded.set_aside.is_some() || !self.path.exists() {
             self.save_unlocked(&loaded.entries)?;
         }
+        loaded.stamp = self.stamp();
         Ok(loaded)
     }
 
@@ -327,6 +342,29 @@ mod tests {
             .update(|l| l.retain(|e| e.task_id != "a"))
             .expect("rm");
         assert_eq!(store.load().expect("load").entries.len(), 1);
+    }
+
+    /// The saver compares this stamp with the file's to see another dashboard's change: it
+    /// must describe what this writer wrote, so a write that lands right after shows as new.
+    #[test]
+    fn an_update_reports_the_version_it_wrote_not_a_later_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mine, theirs) = (
+            WatchStore::new(dir.path().join("w.json")),
+            WatchStore::new(dir.path().join("w.json")),
+        );
+        let wrote = mine
+            .update(|l| l.push(WatchEntry::new("a", TaskKind::Image)))
+            .expect("add");
+        assert_eq!(wrote.stamp, mine.stamp());
+        assert!(wrote.stamp.is_some());
+        theirs
+            .update(|l| l[0].saved = Some("/tmp/a.png".into()))
+            .expect("save");
+        assert_ne!(wrote.stamp, mine.stamp(), "the other writer's change shows");
+        let read = mine.load().expect("load");
+        assert_eq!(read.stamp, mine.stamp());
+        assert_eq!(read.entries[0].saved.as_deref(), Some("/tmp/a.png"));
     }
 
     #[test]

@@ -4,9 +4,9 @@
 use crate::cmd::{PersistOp, TaskKey};
 use crate::msg::Msg;
 use crate::store::dashboards::Registration;
-use crate::store::watchlist::{WatchEntry, WatchStore};
+use crate::store::watchlist::{Stamp, WatchEntry, WatchStore};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -152,10 +152,6 @@ fn routine(op: &PersistOp) -> bool {
     matches!(op, PersistOp::Status(..) | PersistOp::Trouble(..))
 }
 
-fn stamp(store: &WatchStore) -> Option<(SystemTime, u64)> {
-    let m = std::fs::metadata(store.path()).ok()?;
-    Some((m.modified().ok()?, m.len()))
-}
 
 pub async fn run(
     store: WatchStore,
@@ -165,7 +161,7 @@ pub async fn run(
 ) {
     let mut pending: Vec<PersistOp> = Vec::new();
     let mut applied = 0u64;
-    let mut seen = stamp(&store);
+    let mut seen = store.stamp();
     let mut ticker = tokio::time::interval(CHECK_EVERY);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -186,11 +182,11 @@ pub async fn run(
             _ = ticker.tick() => {
                 if !pending.is_empty() {
                     flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
-                } else if stamp(&store) != seen {
+                } else if store.stamp() != seen {
                     let s = store.clone();
                     match tokio::task::spawn_blocking(move || s.load()).await {
                         Ok(Ok(loaded)) => {
-                            seen = stamp(&store);
+                            seen = loaded.stamp;
                             if let Some(p) = loaded.set_aside {
                                 let _ = msgs.send(Msg::StoreProblem(format!("the watch list could not be read and was set aside as {}", p.display()))).await;
                             }
@@ -217,7 +213,7 @@ async fn flush(
     store: &WatchStore,
     pending: &mut Vec<PersistOp>,
     applied: &mut u64,
-    seen: &mut Option<(SystemTime, u64)>,
+    seen: &mut Option<Stamp>,
     msgs: &mpsc::Sender<Msg>,
     me: &Claimant,
 ) {
@@ -251,7 +247,7 @@ async fn flush(
     let result = result.map(|r| r.map(|(loaded, _)| loaded));
     match result {
         Ok(Ok(loaded)) => {
-            *seen = stamp(store);
+            *seen = loaded.stamp;
             if let Some(p) = loaded.set_aside {
                 let _ = msgs
                     .send(Msg::StoreProblem(format!(
