@@ -151,6 +151,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Finished(_) => "Finished",
             Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Bell => "Bell",
+            Cmd::AllDone { .. } => "AllDone",
         })
         .collect()
 }
