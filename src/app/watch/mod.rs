@@ -1379,8 +1379,8 @@ mod tests {
         assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
         assert_eq!(cmds[2], Cmd::Persist(PersistOp::Claim(key.clone())));
         let cmds = w.claimed(&key, true);
-        assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title.contains("completed")));
-        assert!(matches!(&cmds[1], Cmd::Finished(f) if f.task_id == "t"));
+        // The notice is the state's (the notification policy's): here only `on_complete`.
+        assert!(matches!(&cmds[..], [Cmd::Finished(f)] if f.task_id == "t"));
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));

@@ -233,7 +233,11 @@ impl Watch {
     pub fn overall(&self) -> Overall {
         let mut o = Overall::default();
         let mut sum = 0usize;
-        for r in self.rows.iter().filter(|r| !r.no_service && r.not_found.is_none()) {
+        for r in self
+            .rows
+            .iter()
+            .filter(|r| !r.no_service && r.not_found.is_none())
+        {
             o.total += 1;
             match r.state {
                 TaskState::Completed | TaskState::Failed => {
@@ -343,7 +347,10 @@ mod tests {
         until: u64,
     ) -> (Vec<(u64, String)>, Vec<AllDone>) {
         let (mut told, mut done) = (Vec::new(), Vec::new());
+        // As the runtime does: the tick moves the clock to `t`, then what is reported meanwhile.
         for t in T..=until {
+            let out = n.tick(Vec::new(), t);
+            told.extend(bodies(&out).into_iter().map(|b| (t, b)));
             for (i, &(at, what, ours, last)) in finishes.iter().enumerate() {
                 if at == t {
                     let out = n.finished(ev(what, &format!("t-{i}")), ours, last, t);
@@ -351,13 +358,51 @@ mod tests {
                     done.extend(out.all_done);
                 }
             }
-            let out = n.tick(Vec::new(), t);
-            told.extend(bodies(&out).into_iter().map(|b| (t, b)));
         }
         (told, done)
     }
 
     use What::{Completed as C, Failed as F};
+
+    fn watch(rows: &[(&str, Option<(&str, u8)>)]) -> Watch {
+        let entries = rows
+            .iter()
+            .map(|(id, last)| crate::app::test_support::entry(id, *last))
+            .collect();
+        Watch::new(entries, crate::api::types::default_failure_statuses())
+    }
+
+    /// The list's progress: finished/total, the mean percent with a finished task at 100,
+    /// and the indicator's state.
+    #[test]
+    fn the_whole_list_progress_and_title() {
+        let w = watch(&[
+            ("a", Some(("COMPLETED", 100))),
+            ("b", Some(("IN_PROGRESS", 40))),
+            ("c", Some(("IN_PROGRESS", 10))),
+            ("d", Some(("COMPLETED", 100))),
+        ]);
+        let o = w.overall();
+        assert_eq!(o.title(), "gendash · 2/4 · 62%");
+        assert_eq!(o.bar(), Bar::Normal(62));
+        let w = watch(&[
+            ("a", Some(("FAILED", 30))),
+            ("b", Some(("IN_PROGRESS", 50))),
+        ]);
+        assert_eq!(
+            w.overall().bar(),
+            Bar::Error(75),
+            "a failure while one runs"
+        );
+        let w = watch(&[("a", None), ("b", Some(("QUEUED", 0)))]);
+        assert_eq!(w.overall().bar(), Bar::Indeterminate, "no percent yet");
+        assert_eq!(w.overall().title(), "gendash · 0/2 · 0%");
+        let w = watch(&[("a", Some(("FAILED", 30))), ("b", Some(("COMPLETED", 100)))]);
+        assert_eq!(w.overall().bar(), Bar::Remove, "nothing runs");
+        assert_eq!(w.overall().title(), "gendash · 2/2 · 100%");
+        assert_eq!(watch(&[]).overall().title(), "gendash");
+        assert_eq!(watch(&[]).overall().bar(), Bar::Remove);
+    }
 
     /// A burst within the window, then a lone one later: each burst one notice, sent when its
     /// window closes; a lone finish told as before.
@@ -376,7 +421,10 @@ mod tests {
             told,
             [
                 (T + 2, "gendash: 2 completed, 1 failed".to_string()),
-                (T + 4, "gendash: task completed: image t-3 — Completed".into()),
+                (
+                    T + 4,
+                    "gendash: task completed: image t-3 — Completed".into()
+                ),
                 (T + 12, "gendash: task failed: image t-4 — Failed".into()),
             ]
         );
@@ -396,7 +444,10 @@ mod tests {
         let (told, _) = run(&mut n, &finishes, T + 5);
         assert_eq!(
             told,
-            [(T + 2, "gendash: task failed: image t-1 — Failed".to_string())]
+            [(
+                T + 2,
+                "gendash: task failed: image t-1 — Failed".to_string()
+            )]
         );
     }
 
@@ -446,7 +497,10 @@ mod tests {
             (T + 5, F, true, true),
         ];
         let (told, done) = run(&mut n, &finishes, T + 10);
-        assert_eq!(told, [(T + 5, "gendash: 1 task done · 1 failed".to_string())]);
+        assert_eq!(
+            told,
+            [(T + 5, "gendash: 1 task done · 1 failed".to_string())]
+        );
         assert_eq!(
             done,
             [AllDone {
