@@ -281,6 +281,38 @@ mod tests {
         assert!(rx.try_recv().is_err(), "no failure reported");
     }
 
+    /// `on_all_done`: the run's counts, each argument exactly; its failures named as its own.
+    #[tokio::test]
+    async fn all_done_gets_the_counts_exactly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("args.json");
+        let (tx, mut rx) = mpsc::channel(4);
+        let hooks = spawn_all_done(
+            argv(&[
+                "python3",
+                "-c",
+                "import json,sys; open(sys.argv[1],'w').write(json.dumps(sys.argv[2:]))",
+                &out.to_string_lossy(),
+                "{completed}",
+                "{failed} of {count}; $(id)",
+                "{task_id}",
+            ]),
+            tx.clone(),
+        );
+        hooks.run_all_done(11, 1, 12).await.expect("ran");
+        let got: Vec<String> =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("recorded")).expect("json");
+        assert_eq!(got, ["11", "1 of 12; $(id)", "{task_id}"]);
+        assert!(rx.try_recv().is_err(), "no failure reported");
+        spawn_all_done(argv(&["false"]), tx)
+            .run_all_done(1, 0, 1)
+            .await
+            .expect("ran");
+        assert!(
+            matches!(rx.try_recv(), Ok(Msg::HookFailed(s)) if s.starts_with("on_all_done: false failed")),
+        );
+    }
+
     #[tokio::test]
     async fn failures_are_reported_and_slow_hooks_stopped() {
         let (tx, mut rx) = mpsc::channel(8);

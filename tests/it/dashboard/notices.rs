@@ -182,8 +182,17 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
             .map(|r| memchr::memmem::find_iter(r, needle.as_bytes()).count())
             .sum::<usize>()
     };
-    assert_eq!(notified(&format!("task completed: image {done}")), 1);
-    assert_eq!(notified(&format!("task failed: image {failed}")), 1);
+    // Told once between them: each alone, or both in one notice when one dashboard claimed
+    // both within the notification window (`notify = "each"`).
+    let alone = (
+        notified(&format!("task completed: image {done}")),
+        notified(&format!("task failed: image {failed}")),
+    );
+    let together = notified("1 completed, 1 failed");
+    assert!(
+        (alone, together) == ((1, 1), 0) || (alone, together) == ((0, 0), 1),
+        "{alone:?} {together}"
+    );
     let gets = svc
         .file_requests()
         .into_iter()
