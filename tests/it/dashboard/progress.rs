@@ -37,6 +37,14 @@ fn progress_and_title_are_written_on_change_and_undone_on_exit_and_suspend() {
     s.wait_for("the indicator removed", Duration::from_secs(10), |_| {
         text(&s).contains("\x1b]9;4;0;0\x07")
     });
+    // More frames, nothing changed in the list: nothing more is written.
+    for cols in [140, 150] {
+        let before = s.raw().len();
+        s.resize(cols, 40);
+        s.wait_for("the redraw", Duration::from_secs(10), |_| {
+            s.raw().len() > before + 1000
+        });
+    }
     let raw = text(&s);
     let at = |needle: &str| {
         raw.find(needle)
