@@ -6,16 +6,18 @@ use common::pty::{Session, command};
 use std::time::Duration;
 
 /// How many OSC 9 notices (`ESC ] 9;`) in `raw` stand outside tmux's passthrough, where the
-/// ESC inside is doubled (`ESC ESC ] 9;`).
+/// ESC inside is doubled (`ESC ESC ] 9;`). OSC 9;4, the progress indicator, is no notice.
 fn unwrapped_notices(raw: &[u8]) -> usize {
     memchr::memmem::find_iter(raw, b"\x1b]9;")
         .filter(|&at| at == 0 || raw[at - 1] != 0x1b)
+        .filter(|&at| !raw[at..].starts_with(b"\x1b]9;4;"))
         .count()
 }
 
 #[test]
 fn unwrapped_notices_are_counted() {
     assert_eq!(unwrapped_notices(b"\x1b]9;a\x07"), 1);
+    assert_eq!(unwrapped_notices(b"\x1b]9;4;1;50\x07"), 0);
     assert_eq!(unwrapped_notices(b"\x1bPtmux;\x1b\x1b]9;a\x07\x1b\\"), 0);
     assert_eq!(
         unwrapped_notices(b"x\x1b\\\x1b]9;a\x07\x1bPtmux;\x1b\x1b]9;a"),
@@ -60,8 +62,12 @@ fn on_complete_runs_without_a_shell_and_tmux_gets_the_notice_passed_through() {
         ]],
         "once, each argument exactly as configured"
     );
-    let raw = s.raw();
     let wrapped = b"\x1bPtmux;\x1b\x1b]9;gendash: task completed: image sim-2-hooked";
+    // The notice follows once the notification window (2 s) closed.
+    s.wait_for("the notice", Duration::from_secs(10), |_| {
+        memchr::memmem::find(&s.raw(), wrapped).is_some()
+    });
+    let raw = s.raw();
     assert!(
         memchr::memmem::find(&raw, wrapped).is_some(),
         "the notification in tmux's passthrough: {}",
@@ -157,6 +163,18 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
     };
     sessions[0].wait_for("both hooks to have run", Duration::from_secs(10), |_| {
         lines().len() >= 2
+    });
+    let told = |what: &str| {
+        let needle = format!("\x1b]9;gendash: {what}");
+        sessions
+            .iter()
+            .map(|s| memchr::memmem::find_iter(&s.raw(), needle.as_bytes()).count())
+            .sum::<usize>()
+    };
+    // The notices follow once the notification window (2 s) closed.
+    sessions[0].wait_for("the notices", Duration::from_secs(10), |_| {
+        told(&format!("task completed: image {done}")) + told("1 completed, 1 failed") > 0
+            && told(&format!("task failed: image {failed}")) + told("1 completed, 1 failed") > 0
     });
     for s in &mut sessions {
         s.send("q");
