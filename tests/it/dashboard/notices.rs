@@ -164,18 +164,7 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
     sessions[0].wait_for("both hooks to have run", Duration::from_secs(10), |_| {
         lines().len() >= 2
     });
-    let told = |what: &str| {
-        let needle = format!("\x1b]9;gendash: {what}");
-        sessions
-            .iter()
-            .map(|s| memchr::memmem::find_iter(&s.raw(), needle.as_bytes()).count())
-            .sum::<usize>()
-    };
-    // The notices follow once the notification window (2 s) closed.
-    sessions[0].wait_for("the notices", Duration::from_secs(10), |_| {
-        told(&format!("task completed: image {done}")) + told("1 completed, 1 failed") > 0
-            && told(&format!("task failed: image {failed}")) + told("1 completed, 1 failed") > 0
-    });
+    wait_for_notices(&sessions, done, failed);
     for s in &mut sessions {
         s.send("q");
         assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
@@ -237,6 +226,23 @@ fn two_dashboards_on_one_data_dir_announce_and_fetch_each_finish_once() {
         1,
         "{said}"
     );
+}
+
+/// The notices follow once the notification window (2 s) closed: waits until `done` and
+/// `failed` were told, alone or together, by either dashboard.
+fn wait_for_notices(sessions: &[Session], done: &str, failed: &str) {
+    let told = |what: &str| {
+        let needle = format!("\x1b]9;gendash: {what}");
+        sessions
+            .iter()
+            .map(|s| memchr::memmem::find_iter(&s.raw(), needle.as_bytes()).count())
+            .sum::<usize>()
+    };
+    sessions[0].wait_for("the notices", Duration::from_secs(10), |_| {
+        let together = told("1 completed, 1 failed");
+        told(&format!("task completed: image {done}")) + together > 0
+            && told(&format!("task failed: image {failed}")) + together > 0
+    });
 }
 
 /// The config of `served`'s home for its service: `auto_download` into `~/dl` and an
