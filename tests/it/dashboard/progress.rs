@@ -163,3 +163,40 @@ fn batch_tells_once_at_the_end_and_on_all_done_gets_the_counts() {
     );
     assert!(raw.contains("\x1b]9;gendash: all 3 done · 1 failed\x07"));
 }
+
+#[test]
+fn a_bad_notify_or_on_all_done_is_an_error_naming_the_line_and_key() {
+    let home = tempfile::tempdir().unwrap();
+    for (line, says) in [
+        (
+            r#"notify = "sometimes""#,
+            r#"`sometimes` is not one of "each""#,
+        ),
+        (
+            r#"on_all_done = ["notify-send", "{task_id}"]"#,
+            "`{task_id}` is not a placeholder of on_all_done",
+        ),
+        ("on_all_done = []", "on_all_done names no program"),
+        (r#"on_all_done = ["x", "{count"]"#, "without its `}`"),
+    ] {
+        common::write_config(home.path(), &format!("bell = false\n{line}\n"));
+        let out = common::gendash(home.path())
+            .args(["config", "show"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{line}");
+        assert!(
+            err.contains("config.toml line 2") && err.contains(says),
+            "{line}: {err}"
+        );
+    }
+    common::write_config(
+        home.path(),
+        "notify = \"batch\"\non_all_done = [\"x\", \"{completed}/{failed}/{count}\"]\n",
+    );
+    let out = common::gendash_ok(home.path(), &["config", "show"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("batch"), "{shown}");
+    assert!(shown.contains("{completed}/{failed}/{count}"), "{shown}");
+}
