@@ -67,6 +67,12 @@ pub enum Cmd {
     /// A watched task finished while watched: run `on_complete`, if configured.
     Finished(Finished),
     Bell,
+    /// The last running task finished: run `on_all_done`, if configured, with the run's counts.
+    AllDone {
+        completed: usize,
+        failed: usize,
+        count: usize,
+    },
 }
 
 /// Text for the clipboard, and what the status bar calls it.

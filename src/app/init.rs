@@ -63,6 +63,8 @@ pub struct Init {
     pub error: Option<String>,
     /// The reducers' clock at the start.
     pub now: u64,
+    /// `notify` and `notify_on_stall` of the config.
+    pub notify: crate::app::watch::notify::Settings,
 }
 
 impl Default for Init {
@@ -90,6 +92,7 @@ impl Default for Init {
             preview: None,
             error: None,
             now: 0,
+            notify: crate::app::watch::notify::Settings::default(),
         }
     }
 }

@@ -74,6 +74,8 @@ pub struct State {
     pub quit: Option<Quit>,
     /// Set when the user asked to suspend (Ctrl-Z); the event loop carries it out.
     suspend: bool,
+    /// The notification policy: which finishes and stalls are told, and when.
+    pub notifier: watch::notify::Notifier,
 }
 
 impl State {
@@ -325,8 +327,10 @@ impl State {
                 self.as_configured(fx)
             }
             Msg::Claimed { key, won } => {
+                let finish = self.watch.awaiting_announce(&key);
                 let fx = Effects::cmds(self.watch.claimed(&key, won)).redraw_if(true);
-                self.as_configured(fx)
+                let told = finish.map_or_else(Effects::none, |f| self.told_finish(&f, won));
+                self.as_configured(fx.and(told))
             }
             Msg::Download { key, event } => watch::reducer::downloaded(
                 &mut self.watch,
@@ -356,11 +360,61 @@ impl State {
             Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
             Msg::Tick(now) => {
                 self.tick(now);
-                Effects::none()
+                self.told_stalls(now)
             }
         };
         let cmds = self.absorb(fx);
         self.track(cmds)
+    }
+
+    /// A finish seen while watched, for the notification policy: `ours` when this dashboard
+    /// claimed it. The last of a run (nothing runs, no other finish awaits its claim) may bring
+    /// `batch`'s notice and `on_all_done`.
+    fn told_finish(&mut self, f: &crate::cmd::Finished, ours: bool) -> Effects {
+        use watch::notify::{Event, What};
+        let event = Event {
+            what: if f.status_failed {
+                What::Failed
+            } else {
+                What::Completed
+            },
+            line: format!("{} {} — {}", f.kind.as_str(), f.task_id, f.status),
+        };
+        let last = !self.watch.rows.iter().any(|r| {
+            r.awaiting_claim
+                .as_ref()
+                .is_some_and(|d| d.announce.is_some())
+                || watch::notify::runs(r)
+        });
+        let out = self.notifier.finished(event, ours, last, self.now);
+        told(out)
+    }
+
+    /// The clock moved: stalls newly seen are told once, and a window whose time is up.
+    fn told_stalls(&mut self, now: u64) -> Effects {
+        use watch::notify::{Event, What};
+        let stall_after = self.watch.stall_after;
+        let stalled = self
+            .watch
+            .rows
+            .iter()
+            .filter(|r| r.phase(now, stall_after) == watch::Phase::Stalled)
+            .map(|r| {
+                let line = format!(
+                    "{} {} — stalled at {}%",
+                    r.entry.kind.as_str(),
+                    r.entry.task_id,
+                    r.percent()
+                );
+                let event = Event {
+                    what: What::Stalled,
+                    line,
+                };
+                (r.key(), event)
+            })
+            .collect();
+        let out = self.notifier.tick(stalled, now);
+        self.as_configured(told(out))
     }
 
     /// A notification rings the bell too with `bell`, and is sent only with
@@ -379,6 +433,25 @@ impl State {
         }
         fx
     }
+}
+
+/// The policy's answer as commands: one notification each (the bell follows in
+/// `as_configured`), and `on_all_done`'s run.
+fn told(out: watch::notify::Out) -> Effects {
+    let mut cmds: Vec<Cmd> = out
+        .notices
+        .into_iter()
+        .map(|n| Cmd::Notify {
+            title: n.title,
+            body: n.body,
+        })
+        .collect();
+    cmds.extend(out.all_done.map(|d| Cmd::AllDone {
+        completed: d.completed,
+        failed: d.failed,
+        count: d.count,
+    }));
+    Effects::cmds(cmds)
 }
 
 #[cfg(test)]

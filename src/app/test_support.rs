@@ -151,6 +151,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Finished(_) => "Finished",
             Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Bell => "Bell",
+            Cmd::AllDone { .. } => "AllDone",
         })
         .collect()
 }
@@ -169,8 +170,23 @@ pub(crate) fn row_ids(s: &State) -> Vec<&str> {
 }
 
 /// A poll of `id`, then the answer to the claim it made (if it made one): `won` as the watch
-/// list file gave it. Every command of both, in order.
+/// list file gave it, then the tick that closes the notification window. Every command of
+/// them, in order.
 pub(crate) fn finish(s: &mut State, id: &str, status: &str, percent: u8, won: bool) -> Vec<Cmd> {
+    let mut cmds = finish_unticked(s, id, status, percent, won);
+    let closes = s.now + crate::app::watch::notify::WINDOW;
+    cmds.extend(s.apply(Msg::Tick(closes)));
+    cmds
+}
+
+/// As `finish`, without the tick: the notices still wait for their window.
+pub(crate) fn finish_unticked(
+    s: &mut State,
+    id: &str,
+    status: &str,
+    percent: u8,
+    won: bool,
+) -> Vec<Cmd> {
     let mut cmds = s.apply(ok_poll(id, status, percent));
     let claimed: Vec<TaskKey> = cmds
         .iter()

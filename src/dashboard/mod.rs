@@ -3,6 +3,7 @@
 //! reducers' `Cmd`s go to the workers or the terminal, and the view is drawn once after
 //! everything pending was handled. The behaviour lives in the reducers; this module only routes.
 
+pub mod progress;
 pub mod session;
 pub mod terminal;
 
@@ -143,14 +144,21 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
             catalogue_cache: Some(crate::store::catalogue_cache::CatalogueCache::new(
                 catalogue_cache,
             )),
+            on_all_done: settings.on_all_done.clone(),
         },
         msg_tx,
     );
 
+    progress::install_panic_hook();
     terminal::install_panic_hook();
     let _guard = terminal::Guard;
     let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
-    terminal::set_title(&format!("gendash — {}", client.base_url()));
+    let _progress = progress::Guard;
+    progress::start(
+        settings.terminal_progress,
+        settings.set_title,
+        &config::process_env,
+    );
     // Before the event reader starts, which would take the terminal's replies as keys.
     let preview = start_previews(&mut workers, &settings, no_color, preview_cache);
     #[cfg(feature = "testing")]
@@ -181,6 +189,10 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
             )
         }),
         now: unix_now(),
+        notify: crate::app::watch::notify::Settings {
+            policy: settings.notify,
+            on_stall: settings.notify_on_stall,
+        },
         ..remembered
     });
     let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
@@ -192,6 +204,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     dispatch(first, &mut workers, &mut tui);
 
     let outcome = event_loop(&mut state, &mut tui, &mut workers, &mut msg_rx).await;
+    progress::restore();
     terminal::restore();
     // Nothing is read any more: a worker blocked on a full channel gives up at once.
     drop(msg_rx);
@@ -227,6 +240,7 @@ async fn event_loop(
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
             draw(state, tui).map_err(io)?;
+            progress::show(&state.watch.overall());
             state.drawn();
             last_frame = Some(tokio::time::Instant::now());
         }
@@ -265,9 +279,11 @@ async fn event_loop(
             return Ok(quit);
         }
         if state.take_suspend() {
+            progress::suspend();
             if terminal::suspend().is_err() {
                 state.suspend_failed();
             }
+            progress::resume();
             // Whatever happened to the screen meanwhile, paint all of it again.
             redraw_all(state, tui).map_err(io)?;
         }
@@ -449,6 +465,11 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 write_raw(tui, &terminal::clipboard_sequence(&text, tmux));
             }
             Cmd::Bell => write_raw(tui, "\x07"),
+            Cmd::AllDone {
+                completed,
+                failed,
+                count,
+            } => workers.all_done(completed, failed, count),
             Cmd::Notify { title, body } => write_raw(
                 tui,
                 &terminal::notify_sequence(&title, &body, &config::process_env),

@@ -3,6 +3,9 @@
 //! staying one argument whatever the values hold. At most `MAX_RUNNING` run at once, each for
 //! at most `TIMEOUT`; what they print goes to the log, and a failure is reported to the App,
 //! which says so once. Nothing a hook does can stop the dashboard.
+//!
+//! `on_all_done` runs the same way, once when the last running task finished, with the run's
+//! counts (`{completed}`, `{failed}`, `{count}`).
 
 use crate::api::sanitize::sanitize;
 use crate::cmd::Finished;
@@ -22,6 +25,8 @@ const LOGGED: usize = 2000;
 /// of the slots.
 #[derive(Clone)]
 pub struct Handle {
+    /// The key it was configured by, for its messages.
+    name: &'static str,
     argv: Arc<[String]>,
     slots: Arc<Semaphore>,
     timeout: Duration,
@@ -42,6 +47,7 @@ pub fn spawn_limited(
     msgs: mpsc::Sender<Msg>,
 ) -> Handle {
     Handle {
+        name: "on_complete",
         argv: argv.into(),
         slots: Arc::new(Semaphore::new(running)),
         timeout,
@@ -49,7 +55,44 @@ pub fn spawn_limited(
     }
 }
 
+/// `on_all_done`'s handle: `argv` run as `on_complete`'s, at most `MAX_RUNNING` at once.
+pub fn spawn_all_done(argv: Vec<String>, msgs: mpsc::Sender<Msg>) -> Handle {
+    Handle {
+        name: "on_all_done",
+        ..spawn(argv, msgs)
+    }
+}
+
 impl Handle {
+    /// Runs `on_all_done` with the run's counts (`Cmd::AllDone`) once a slot is free.
+    pub fn run_all_done(&self, completed: usize, failed: usize, count: usize) -> JoinHandle<()> {
+        let args = substitute(&self.argv, |name| {
+            Some(match name {
+                "completed" => completed.to_string(),
+                "failed" => failed.to_string(),
+                "count" => count.to_string(),
+                _ => return None,
+            })
+        });
+        self.start(move || args)
+    }
+
+    /// Runs the arguments `args` makes once a slot is free; a failure is told to the App.
+    fn start(&self, args: impl FnOnce() -> Vec<String> + Send + 'static) -> JoinHandle<()> {
+        let (slots, name) = (self.slots.clone(), self.name);
+        let (timeout, msgs) = (self.timeout, self.msgs.clone());
+        tokio::spawn(async move {
+            let args = args();
+            let Ok(_slot) = slots.acquire_owned().await else {
+                return;
+            };
+            if let Err(why) = run_one(name, &args, timeout).await {
+                tracing::warn!("{why}");
+                let _ = msgs.send(Msg::HookFailed(why)).await;
+            }
+        })
+    }
+
     /// Runs the hook for `task` (`Cmd::Finished`) once a slot is free.
     pub fn run(&self, task: Finished) -> JoinHandle<()> {
         if let (None, Some(why)) = (&task.file, &task.no_file) {
@@ -59,24 +102,14 @@ impl Handle {
                 sanitize(why)
             );
         }
-        let (program, slots) = (self.argv.clone(), self.slots.clone());
-        let (timeout, msgs) = (self.timeout, self.msgs.clone());
-        tokio::spawn(async move {
-            let args = arguments(&program, &task);
-            let Ok(_slot) = slots.acquire_owned().await else {
-                return;
-            };
-            if let Err(why) = run_one(&args, timeout).await {
-                tracing::warn!("{why}");
-                let _ = msgs.send(Msg::HookFailed(why)).await;
-            }
-        })
+        let argv = self.argv.clone();
+        self.start(move || arguments(&argv, &task))
     }
 }
 
-async fn run_one(args: &[String], timeout: Duration) -> Result<(), String> {
+async fn run_one(hook: &str, args: &[String], timeout: Duration) -> Result<(), String> {
     let Some((program, rest)) = args.split_first() else {
-        return Err("on_complete names no program".into());
+        return Err(format!("{hook} names no program"));
     };
     let name = sanitize(program);
     let child = tokio::process::Command::new(program)
@@ -87,16 +120,16 @@ async fn run_one(args: &[String], timeout: Duration) -> Result<(), String> {
         // A hook that outlives its time (or the dashboard) is stopped, never left behind.
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("on_complete: cannot run {name}: {e}"))?;
+        .map_err(|e| format!("{hook}: cannot run {name}: {e}"))?;
     let output = tokio::time::timeout(timeout, child.wait_with_output())
         .await
         .map_err(|_| {
             format!(
-                "on_complete: {name} took longer than {}s and was stopped",
+                "{hook}: {name} took longer than {}s and was stopped",
                 timeout.as_secs()
             )
         })?
-        .map_err(|e| format!("on_complete: {name}: {e}"))?;
+        .map_err(|e| format!("{hook}: {name}: {e}"))?;
     let shown = |bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
         sanitize(&text.chars().take(LOGGED).collect::<String>())
@@ -106,12 +139,12 @@ async fn run_one(args: &[String], timeout: Duration) -> Result<(), String> {
         status = %output.status,
         stdout = %shown(&output.stdout),
         stderr = %shown(&output.stderr),
-        "on_complete ran"
+        "{hook} ran"
     );
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("on_complete: {name} failed ({})", output.status))
+        Err(format!("{hook}: {name} failed ({})", output.status))
     }
 }
 
@@ -133,6 +166,12 @@ pub fn arguments(argv: &[String], task: &Finished) -> Vec<String> {
             _ => return None,
         })
     };
+    substitute(argv, value)
+}
+
+/// `argv` with each `{placeholder}` that `value` knows replaced, in one pass (a value holding
+/// a placeholder stays as it is), one argument staying one argument.
+fn substitute(argv: &[String], value: impl Fn(&str) -> Option<String>) -> Vec<String> {
     argv.iter()
         .map(|arg| {
             let mut out = String::with_capacity(arg.len());
@@ -240,6 +279,38 @@ mod tests {
             ["t-1", "; echo pwned", "$(id) `id` '\" |", "COMPLETED 100"]
         );
         assert!(rx.try_recv().is_err(), "no failure reported");
+    }
+
+    /// `on_all_done`: the run's counts, each argument exactly; its failures named as its own.
+    #[tokio::test]
+    async fn all_done_gets_the_counts_exactly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("args.json");
+        let (tx, mut rx) = mpsc::channel(4);
+        let hooks = spawn_all_done(
+            argv(&[
+                "python3",
+                "-c",
+                "import json,sys; open(sys.argv[1],'w').write(json.dumps(sys.argv[2:]))",
+                &out.to_string_lossy(),
+                "{completed}",
+                "{failed} of {count}; $(id)",
+                "{task_id}",
+            ]),
+            tx.clone(),
+        );
+        hooks.run_all_done(11, 1, 12).await.expect("ran");
+        let got: Vec<String> =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("recorded")).expect("json");
+        assert_eq!(got, ["11", "1 of 12; $(id)", "{task_id}"]);
+        assert!(rx.try_recv().is_err(), "no failure reported");
+        spawn_all_done(argv(&["false"]), tx)
+            .run_all_done(1, 0, 1)
+            .await
+            .expect("ran");
+        assert!(
+            matches!(rx.try_recv(), Ok(Msg::HookFailed(s)) if s.starts_with("on_all_done: false failed")),
+        );
     }
 
     #[tokio::test]

@@ -53,6 +53,8 @@ pub struct Setup {
     pub placement: downloads::Placement,
     /// Where the catalogue last loaded for each filter is kept; `None` keeps none.
     pub catalogue_cache: Option<CatalogueCache>,
+    /// `on_all_done`'s program and arguments.
+    pub on_all_done: Option<Vec<String>>,
 }
 
 /// The App's handles on its workers.
@@ -72,6 +74,7 @@ pub struct Workers {
     clipboard: clipboard::Handle,
     opener: opener::Handle,
     hooks: Option<hooks::Handle>,
+    all_done: Option<hooks::Handle>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<previewer::Handle<Msg>>,
 }
@@ -108,6 +111,9 @@ impl Workers {
             hooks: setup
                 .on_complete
                 .map(|argv| hooks::spawn(argv, msgs.clone())),
+            all_done: setup
+                .on_all_done
+                .map(|argv| hooks::spawn_all_done(argv, msgs.clone())),
             previews: None,
             downloader: setup.downloader,
             copies,
@@ -216,6 +222,13 @@ impl Workers {
     pub fn finished(&self, task: Finished) {
         if let Some(h) = &self.hooks {
             h.run(task);
+        }
+    }
+
+    /// `Cmd::AllDone`: runs `on_all_done`, if it is configured.
+    pub fn all_done(&self, completed: usize, failed: usize, count: usize) {
+        if let Some(h) = &self.all_done {
+            h.run_all_done(completed, failed, count);
         }
     }
 }

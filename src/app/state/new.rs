@@ -30,6 +30,7 @@ impl State {
             preview,
             error,
             now,
+            notify,
         } = init;
         let theme = theme.unwrap_or_else(|| {
             Theme::new(
@@ -72,6 +73,7 @@ impl State {
             dirty: true,
             quit: None,
             suspend: false,
+            notifier: crate::app::watch::notify::Notifier::new(notify),
         };
         // Until told of the others, the one service known is the one the state was made for.
         let current = service_url.trim_end_matches('/');

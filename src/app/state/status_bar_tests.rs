@@ -300,8 +300,10 @@ fn only_the_dashboard_that_claims_a_finish_announces_and_fetches_it() {
         [
             "Persist(Status)",
             "Persist(Claim)",
-            "Notify",
             "Download",
+            // The last running task: `on_all_done`; the notice once its window closed.
+            "AllDone",
+            "Notify",
             "Bell"
         ]
     );

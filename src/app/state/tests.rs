@@ -976,7 +976,8 @@ struct BellCase {
 fn bell_cases() -> Vec<BellCase> {
     let mut cases = Vec::new();
     let running = Some(("IN_PROGRESS", 40));
-    // The finish is claimed in the watch list file first; the claim won, it is announced.
+    // The finish is claimed in the watch list file first; the claim won, it is announced once
+    // the notification window closed (the task was the last running one: `on_all_done`).
     for (bell, desktop, cmds) in [
         // `Finished` (for on_complete) whatever the bell and notifications say.
         (
@@ -985,25 +986,38 @@ fn bell_cases() -> Vec<BellCase> {
             &[
                 "Persist(Status)",
                 "Persist(Claim)",
-                "Notify",
                 "Finished",
+                "AllDone",
+                "Notify",
                 "Bell",
             ][..],
         ),
         (
             true,
             false,
-            &["Persist(Status)", "Persist(Claim)", "Finished", "Bell"][..],
+            &[
+                "Persist(Status)",
+                "Persist(Claim)",
+                "Finished",
+                "AllDone",
+                "Bell",
+            ][..],
         ),
         (
             false,
             true,
-            &["Persist(Status)", "Persist(Claim)", "Notify", "Finished"][..],
+            &[
+                "Persist(Status)",
+                "Persist(Claim)",
+                "Finished",
+                "AllDone",
+                "Notify",
+            ][..],
         ),
         (
             false,
             false,
-            &["Persist(Status)", "Persist(Claim)", "Finished"][..],
+            &["Persist(Status)", "Persist(Claim)", "Finished", "AllDone"][..],
         ),
     ] {
         let case =
@@ -1071,7 +1085,7 @@ fn finishing_rings_and_notifies_as_configured() {
     let mut s = state();
     let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
     assert_eq!(
-        cmds[2],
+        cmds[4],
         Cmd::Notify {
             title: "gendash: task completed".into(),
             body: "image w-1 — COMPLETED".into(),
@@ -1079,7 +1093,77 @@ fn finishing_rings_and_notifies_as_configured() {
     );
     let mut s = state();
     let cmds = finish(&mut s, "w-1", "EXPIRED", 40, true);
-    assert!(matches!(&cmds[2], Cmd::Notify { title, .. } if title == "gendash: task failed"));
+    assert!(matches!(&cmds[4], Cmd::Notify { title, .. } if title == "gendash: task failed"));
+}
+
+/// The notification policy through the state: finishes within the window make one notice and
+/// one bell; `off` neither; `batch` one when the last finishes; a stall is told once.
+#[test]
+fn the_policy_decides_notices_and_bells() {
+    use crate::app::watch::notify::WINDOW;
+    use crate::store::config::NotifyPolicy;
+    let running = Some(("IN_PROGRESS", 40));
+    let three = || {
+        state_with(
+            vec![
+                entry("a", running),
+                entry("b", running),
+                entry("c", running),
+            ],
+            ui(true, true),
+        )
+    };
+    let count = |cmds: &[Cmd], kind: &str| kinds(cmds).iter().filter(|k| **k == kind).count();
+    for (policy, notices, says) in [
+        (NotifyPolicy::Each, 1, Some("2 completed, 1 failed")),
+        (NotifyPolicy::Batch, 1, Some("all 3 done · 1 failed")),
+        (NotifyPolicy::Failures, 1, Some("image c — FAILED")),
+        (NotifyPolicy::Off, 0, None),
+    ] {
+        let mut s = three();
+        s.notifier.settings.policy = policy;
+        let mut cmds = Vec::new();
+        s.now = NOW + 100;
+        cmds.extend(finish_unticked(&mut s, "a", "COMPLETED", 100, true));
+        cmds.extend(s.apply(Msg::Tick(NOW + 101)));
+        cmds.extend(finish_unticked(&mut s, "b", "COMPLETED", 100, true));
+        cmds.extend(finish_unticked(&mut s, "c", "FAILED", 40, true));
+        for t in NOW + 102..NOW + 100 + 3 * WINDOW {
+            cmds.extend(s.apply(Msg::Tick(t)));
+        }
+        assert_eq!(count(&cmds, "Notify"), notices, "{policy:?}: {cmds:?}");
+        assert_eq!(
+            count(&cmds, "Bell"),
+            notices,
+            "{policy:?}: one bell a notice"
+        );
+        assert_eq!(count(&cmds, "AllDone"), 1, "{policy:?}: on_all_done once");
+        let body = cmds.iter().find_map(|c| match c {
+            Cmd::Notify { body, .. } => Some(body.as_str()),
+            _ => None,
+        });
+        assert_eq!(body, says, "{policy:?}");
+    }
+
+    // A finish claimed by the other dashboard is not told here, nor rung.
+    let mut s = three();
+    let cmds = finish(&mut s, "a", "COMPLETED", 100, false);
+    assert_eq!(count(&cmds, "Notify") + count(&cmds, "Bell"), 0, "{cmds:?}");
+
+    // A stall: told once, with its bell, not again while it stays stalled.
+    let mut s = state_with(vec![entry("s", running)], ui(true, true));
+    s.apply(ok_poll("s", "IN_PROGRESS", 40));
+    let stall_after = s.watch.stall_after;
+    let mut cmds = Vec::new();
+    for t in (NOW..NOW + 2 * stall_after).step_by(7) {
+        cmds.extend(s.apply(Msg::Tick(t)));
+    }
+    assert_eq!(kinds(&cmds), ["Notify", "Bell"], "{cmds:?}");
+    assert!(
+        matches!(&cmds[0], Cmd::Notify { title, body } if title == "gendash: task stalled"
+            && body == "image s — stalled at 40%"),
+        "{cmds:?}"
+    );
 }
 
 // ---- 6. the dirty flag ----------------------------------------------------------------------

@@ -2,6 +2,7 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod notify;
 pub mod reducer;
 
 use super::cursor::Cursor;
@@ -859,6 +860,12 @@ impl Watch {
         Some(Cmd::Persist(PersistOp::Claim(row.key())))
     }
 
+    /// The finish waiting for `key`'s claim to be answered, if one does.
+    pub fn awaiting_announce(&self, key: &TaskKey) -> Option<Finished> {
+        let i = self.position(key)?;
+        self.rows[i].awaiting_claim.as_ref()?.announce.clone()
+    }
+
     /// The answer to a claim: when this dashboard took the task's end on, the notification,
     /// the automatic download and `on_complete` (after the download, with the saved file);
     /// else nothing, and the row shows the other dashboard's file once it is saved.
@@ -873,7 +880,8 @@ impl Watch {
             self.rows[i].claimed_elsewhere = true;
             return Vec::new();
         }
-        let mut cmds: Vec<Cmd> = duties.announce.iter().map(notice).collect();
+        // The notice is the notification policy's (`notify`), told by the state.
+        let mut cmds: Vec<Cmd> = Vec::new();
         let download = if duties.download {
             self.auto_download(i)
         } else {
@@ -1093,19 +1101,6 @@ fn keep_trouble(row: &mut Row, kind: TroubleKind, text: String, now: u64) -> Vec
     };
     row.entry.trouble = Some(trouble.clone());
     vec![Cmd::Persist(PersistOp::Trouble(row.key(), Some(trouble)))]
-}
-
-/// The notification of a task that finished while watched.
-fn notice(f: &Finished) -> Cmd {
-    let title = if f.status_failed {
-        "gendash: task failed"
-    } else {
-        "gendash: task completed"
-    };
-    Cmd::Notify {
-        title: title.into(),
-        body: format!("{} {} — {}", f.kind.as_str(), f.task_id, f.status),
-    }
 }
 
 /// `on_complete`'s `{file}` for a row whose file is not being fetched: the saved file, or
@@ -1384,8 +1379,8 @@ mod tests {
         assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
         assert_eq!(cmds[2], Cmd::Persist(PersistOp::Claim(key.clone())));
         let cmds = w.claimed(&key, true);
-        assert!(matches!(&cmds[0], Cmd::Notify { title, .. } if title.contains("completed")));
-        assert!(matches!(&cmds[1], Cmd::Finished(f) if f.task_id == "t"));
+        // The notice is the state's (the notification policy's): here only `on_complete`.
+        assert!(matches!(&cmds[..], [Cmd::Finished(f)] if f.task_id == "t"));
         assert_eq!(w.rows[0].state, TaskState::Completed);
         assert_eq!(w.rows[0].error, None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));

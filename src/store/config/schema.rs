@@ -212,6 +212,39 @@ declare_keys! {
             },
             kind: "table",
         }
+        /// Show the watch list's progress in the terminal's tab or taskbar (OSC 9;4).
+        terminal_progress: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// Set the window title to the watch list's progress (`gendash · 5/8 · 62%`).
+        set_title: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// Which finishes are told (notification and bell), and how.
+        notify: NotifyPolicy => NotifyPolicy {
+            default: NotifyPolicy::Each,
+            show: |v| v.name().to_string(),
+            kind: "string",
+            values: &NotifyPolicy::NAMES,
+        }
+        /// Tell once when a running task stalls.
+        notify_on_stall: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// A program and its arguments, run without a shell when the last running task
+        /// finishes.
+        on_all_done: AllDoneHook => Option<Vec<String>> {
+            default: None,
+            read: |h| Some(h.0),
+            show: |v| v.as_ref().map_or_else(|| "(none)".to_string(), |argv| format!("{argv:?}")),
+            kind: "array of strings, with placeholders",
+        }
         /// `[profiles.NAME]`: levels of their own, chosen with `--profile` or `GENDASH_PROFILE`.
         profiles: BTreeMap<String, FileSettings> {
             show: Show::On("profile"),
@@ -267,5 +300,93 @@ pub(super) fn expand_home(path: &Path) -> PathBuf {
     match path.strip_prefix("~") {
         Ok(rest) => home().map_or_else(|| path.to_path_buf(), |h| h.join(rest)),
         Err(_) => path.to_path_buf(),
+    }
+}
+
+/// `notify`: which finishes are told, by a notification and the bell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NotifyPolicy {
+    /// Each finish, those within a short window together.
+    #[default]
+    Each,
+    /// Once, when the last running task finishes.
+    Batch,
+    /// Failed tasks only, those within a short window together.
+    Failures,
+    /// Never.
+    Off,
+}
+
+impl NotifyPolicy {
+    pub const NAMES: [&'static str; 4] = ["each", "batch", "failures", "off"];
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Ok(match text.trim().to_ascii_lowercase().as_str() {
+            "each" => NotifyPolicy::Each,
+            "batch" => NotifyPolicy::Batch,
+            "failures" => NotifyPolicy::Failures,
+            "off" => NotifyPolicy::Off,
+            _ => {
+                return Err(format!(
+                    "`{text}` is not one of {}",
+                    Self::NAMES.map(|n| format!("\"{n}\"")).join(", ")
+                ));
+            }
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            NotifyPolicy::Each => "each",
+            NotifyPolicy::Batch => "batch",
+            NotifyPolicy::Failures => "failures",
+            NotifyPolicy::Off => "off",
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NotifyPolicy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        NotifyPolicy::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `on_all_done`'s placeholders.
+pub const ALL_DONE_PLACEHOLDERS: [&str; 3] = ["completed", "failed", "count"];
+
+/// `on_all_done`: a program and its arguments, run without a shell when the last running task
+/// finishes; its placeholders are checked here, so a typo is an error that names the line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AllDoneHook(pub Vec<String>);
+
+impl<'de> serde::Deserialize<'de> for AllDoneHook {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let argv = <Vec<String> as serde::Deserialize>::deserialize(d)?;
+        if argv.first().is_none_or(|p| p.trim().is_empty()) {
+            return Err(serde::de::Error::custom(
+                "on_all_done names no program: give it as [\"program\", \"arg\", …]",
+            ));
+        }
+        for arg in &argv {
+            let mut rest = arg.as_str();
+            while let Some(at) = rest.find('{') {
+                let after = &rest[at + 1..];
+                let Some(end) = after.find('}') else {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{arg}` has a `{{` without its `}}`"
+                    )));
+                };
+                let name = &after[..end];
+                if !ALL_DONE_PLACEHOLDERS.contains(&name) {
+                    return Err(serde::de::Error::custom(format!(
+                        "`{{{name}}}` is not a placeholder of on_all_done (known: {{completed}}, \
+                         {{failed}}, {{count}})"
+                    )));
+                }
+                rest = &after[end + 1..];
+            }
+        }
+        Ok(AllDoneHook(argv))
     }
 }

@@ -7,6 +7,7 @@ mod keys;
 mod notices;
 mod offline;
 mod opening;
+mod progress;
 mod seen;
 mod services;
 mod signals;
