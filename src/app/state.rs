@@ -51,6 +51,8 @@ pub struct State {
     pub preview: PreviewSlot,
     /// The last requests made, for the request log.
     pub requests: RequestLog,
+    /// The poller's requests per second and polls in flight, for the status bar.
+    pub poll_load: crate::msg::PollLoad,
     pub settings: UiSettings,
     pub keymap: Keymap,
     /// The search of the help or the request log, whichever is open.
@@ -314,6 +316,7 @@ impl State {
                 key,
                 result,
                 retry_in,
+                next,
             } => {
                 if self.watch.at_current_service(&key) {
                     match &result {
@@ -322,6 +325,7 @@ impl State {
                     }
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
+                self.watch.plan_next(&key, next, self.now);
                 self.as_configured(fx)
             }
             Msg::Claimed { key, won } => {
@@ -354,6 +358,7 @@ impl State {
             }
             Msg::Copied { clip, via } => super::status::copied(&clip, via),
             Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
+            Msg::PollLoad(load) => super::status::poll_load(&mut self.poll_load, load),
             Msg::Tick(now) => {
                 self.tick(now);
                 Effects::none()

@@ -40,7 +40,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("msg", &["api", "store", "picture", "cmd"]),
     (
         "workers",
-        &["msg", "cmd", "store", "api", "picture", "filter", "clock"],
+        &["msg", "cmd", "store", "api", "picture", "filter", "clock", "eta"],
     ),
     (
         "app",
