@@ -4,7 +4,7 @@
 //!
 //! - **Latency** (as in TCP Vegas or Netflix's gradient limiter): answers are taken in windows
 //!   of about `limit` samples; the window's median is compared with the baseline (the lowest
-//!   median seen, drifting slowly up so that a service that became slower for good is not
+//!   median seen, drifting up over a minute so that a service that became slower for good is not
 //!   punished forever). Near the baseline (at most 1.5 times) and with the limit in use (at
 //!   least half of it in flight), the limit grows by one per window; above twice the baseline it
 //!   shrinks by a fifth. The median ignores a few slow tasks.
@@ -39,6 +39,8 @@ const SLOW_FLOOR: Duration = Duration::from_millis(250);
 const QUIET: Duration = Duration::from_millis(500);
 /// After a 429, nothing grows for at least this long.
 const THROTTLE_HOLD: Duration = Duration::from_secs(2);
+/// A service that became slower for good becomes the baseline over about this long.
+const DRIFT: Duration = Duration::from_secs(60);
 /// The slowest pace a 429 can bring about: one request every two seconds.
 const MIN_RATE: f64 = 0.5;
 
@@ -71,6 +73,8 @@ pub struct Limiter {
     /// A send waited for the pace since the pace last grew.
     paced: bool,
     rate_grown_at: Option<Instant>,
+    /// When the last window closed.
+    closed_at: Option<Instant>,
     /// When each request of about the last second was sent.
     sent: VecDeque<Instant>,
 }
@@ -92,6 +96,7 @@ impl Limiter {
             next_send: None,
             paced: false,
             rate_grown_at: None,
+            closed_at: None,
             sent: VecDeque::new(),
         }
     }
@@ -236,8 +241,16 @@ impl Limiter {
         let peak = std::mem::take(&mut self.window_peak);
         let mid = window.len() / 2;
         let median = *window.select_nth_unstable(mid).1;
+        // Down at once, up slowly: a higher median moves the baseline towards it by the
+        // share of `DRIFT` that passed since the last window.
+        let since = self
+            .closed_at
+            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
+        self.closed_at = Some(now);
         let baseline = match self.baseline {
-            Some(b) if median >= b => b + (median - b) / 32,
+            Some(b) if median >= b => {
+                b + (median - b).mul_f64((since.as_secs_f64() / DRIFT.as_secs_f64()).min(1.0))
+            }
             _ => median,
         };
         self.baseline = Some(baseline);

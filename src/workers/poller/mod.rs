@@ -141,4 +141,6 @@ pub async fn run<R, F, Fut>(
 }
 
 #[cfg(test)]
+mod adaptive_tests;
+#[cfg(test)]
 mod tests;

@@ -375,6 +375,7 @@ pub fn demo_screen() -> gendash::app::state::State {
                 key: TaskKey::new(*kind, *id),
                 result: Ok(result),
                 retry_in: None,
+                next: None,
             });
         }
     }
