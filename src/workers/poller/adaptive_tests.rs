@@ -506,3 +506,41 @@ async fn over_capacity_the_poller_settles_near_the_capacity() {
     assert!((75.0..=101.0).contains(&held), "{held} requests a second");
     assert!(throttled <= 20, "{throttled} 429s in two minutes");
 }
+
+/// The load is reported at most once a second while tasks are polled, and once more as zero
+/// when nothing is: then the poller sleeps (no timer while idle).
+#[tokio::test(start_paused = true)]
+async fn the_load_report_stops_when_nothing_is_polled() {
+    let (cmd_tx, cmd_rx) = mpsc::channel(16);
+    let (msg_tx, mut msg_rx) = mpsc::channel(64);
+    let fetch = |k: TaskKey, (): ()| async move {
+        tokio::time::sleep(MS(50)).await;
+        answer(&k.id, "COMPLETED", 100)
+    };
+    let poller = tokio::spawn(run(
+        Schedule::with(adaptive(), Limiter::new(64)),
+        cmd_rx,
+        msg_tx,
+        fetch,
+        default_failure_statuses(),
+        StdRng::seed_from_u64(3),
+    ));
+    for i in 0..10 {
+        cmd_tx
+            .send(PollCmd::Watch(key(&format!("t{i}")), ()))
+            .await
+            .expect("send");
+    }
+    let start = Instant::now();
+    let mut loads = Vec::new();
+    while let Ok(Some(m)) = tokio::time::timeout(SECS(600), msg_rx.recv()).await {
+        if let Msg::PollLoad(load) = m {
+            loads.push((Instant::now() - start, load));
+        }
+    }
+    let figures: Vec<(u32, u32)> = loads.iter().map(|(_, l)| (l.per_second, l.in_flight)).collect();
+    assert_eq!(figures, [(10, 0), (0, 0)], "{loads:?}");
+    assert!(loads[1].0 - loads[0].0 >= LOAD_EVERY);
+    drop(cmd_tx);
+    poller.await.expect("ends");
+}

@@ -166,7 +166,7 @@ impl Limiter {
         while self
             .sent
             .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) >= Duration::from_secs(1))
+            .is_some_and(|t| now.saturating_duration_since(*t) > Duration::from_secs(1))
         {
             self.sent.pop_front();
         }
