@@ -5,7 +5,7 @@ use super::*;
 use crate::api::TaskKind;
 use crate::api::types::{Envelope, default_failure_statuses};
 use crate::eta::Progress;
-use crate::msg::{NextPoll, PollWhy};
+use crate::msg::{NextPoll, PollLoad, PollWhy};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::sync::{Arc, Mutex};
@@ -543,4 +543,20 @@ async fn the_load_report_stops_when_nothing_is_polled() {
     assert!(loads[1].0 - loads[0].0 >= LOAD_EVERY);
     drop(cmd_tx);
     poller.await.expect("ends");
+}
+
+#[test]
+fn an_idle_poller_keeps_no_report_timer() {
+    let busy = PollLoad {
+        per_second: 3,
+        in_flight: 1,
+        limit: 8,
+    };
+    let idle = PollLoad {
+        limit: 8,
+        ..PollLoad::default()
+    };
+    assert!(keep_reporting(busy, busy), "busy: looked at again");
+    assert!(keep_reporting(idle, busy), "idle, not yet told");
+    assert!(!keep_reporting(idle, idle), "idle and told: no timer");
 }

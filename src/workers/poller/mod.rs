@@ -132,12 +132,18 @@ pub async fn run<R, F, Fut>(
                 if load != shown && msgs.try_send(Msg::PollLoad(load)).is_ok() {
                     shown = load;
                 }
-                let idle = load.per_second == 0 && load.in_flight == 0 && load == shown;
-                report_at = (!idle).then_some(now + LOAD_EVERY);
+                report_at = keep_reporting(load, shown).then_some(now + LOAD_EVERY);
             }
         }
     }
     requests.abort_all();
+}
+
+/// Whether the load is looked at again in a second: not once nothing is polled and the App
+/// was told so, so an idle poller keeps no timer.
+fn keep_reporting(load: PollLoad, shown: PollLoad) -> bool {
+    let idle = load.per_second == 0 && load.in_flight == 0;
+    !(idle && load == shown)
 }
 
 #[cfg(test)]
