@@ -13,8 +13,8 @@ use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
 use super::{
-    DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER,
-    Source, TokenOrigin,
+    DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
+    DEFAULT_STALL_AFTER, Source, TokenOrigin,
 };
 use crate::api::Secret;
 use crate::api::client::DEFAULT_REQUEST_TIMEOUT;

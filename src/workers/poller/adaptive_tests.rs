@@ -49,7 +49,13 @@ fn steady(until: u32) -> Progress {
     p
 }
 
-fn next(c: &Cadence, preferred: bool, waiting: Option<Duration>, p: &Progress, now: f64) -> NextPoll {
+fn next(
+    c: &Cadence,
+    preferred: bool,
+    waiting: Option<Duration>,
+    p: &Progress,
+    now: f64,
+) -> NextPoll {
     c.next(preferred, waiting, p, now)
 }
 
@@ -100,7 +106,10 @@ fn queued_and_stalled_tasks_are_backed_off_gently_up_to_the_cap() {
         .inspect(|n| assert_eq!(n.why, PollWhy::Queued))
         .map(|n| n.after)
         .collect();
-    assert_eq!(waits, [INTERVAL, INTERVAL, SECS(5), SECS(10), SECS(30), SECS(30)]);
+    assert_eq!(
+        waits,
+        [INTERVAL, INTERVAL, SECS(5), SECS(10), SECS(30), SECS(30)]
+    );
     // Running at 50% and not moving: every interval at first, then less often.
     let mut still = Progress::default();
     still.observe(0.0, 50);
@@ -150,7 +159,7 @@ fn steady_tasks_are_seen_finished_within_an_interval_with_a_third_of_the_request
                 let (start, length) = tasks[&k];
                 let ran = now.saturating_duration_since(start);
                 let result = if ran >= length {
-                    delays.push(ran - length);
+                    delays.push(ran.saturating_sub(length));
                     answer(&k.id, "COMPLETED", 100)
                 } else {
                     let percent = (ran.as_millis() * 100 / length.as_millis()) as u8;
@@ -203,7 +212,13 @@ fn coming_on_screen_or_r_cuts_a_long_wait_short() {
     for t in [0u64, 2, 4] {
         now = t0 + SECS(t);
         assert_eq!(s.take_due(now), [key("a")]);
-        s.completed(&key("a"), &answer("a", "IN_PROGRESS", t as u8), &default_failure_statuses(), now, &mut rng);
+        s.completed(
+            &key("a"),
+            &answer("a", "IN_PROGRESS", t as u8),
+            &default_failure_statuses(),
+            now,
+            &mut rng,
+        );
     }
     let far = s.next_due().expect("due");
     assert!(far >= now + SECS(20), "far: {:?}", far - now);
@@ -287,7 +302,10 @@ fn a_429_shrinks_paces_and_pauses_growth_for_its_retry_after() {
     l.answered(now, MS(5), Outcome::Throttled(Some(SECS(10))));
     assert!(l.limit() < before, "shrunk: {} from {before}", l.limit());
     let rate = l.rate().expect("a pace");
-    assert!((350.0..=450.0).contains(&rate), "four fifths of 500/s: {rate}");
+    assert!(
+        (350.0..=450.0).contains(&rate),
+        "four fifths of 500/s: {rate}"
+    );
     // Paced: after a send, the next waits 1/rate.
     l.sent(now, 1);
     assert!(!l.may_send(now));
@@ -321,7 +339,10 @@ fn a_429_shrinks_paces_and_pauses_growth_for_its_retry_after() {
 fn slow_answers_are_told_apart() {
     let mut now = Instant::now();
     let mut l = Limiter::new(64);
-    assert!(!l.is_slow(SECS(5)), "nothing is slow before the baseline is known");
+    assert!(
+        !l.is_slow(SECS(5)),
+        "nothing is slow before the baseline is known"
+    );
     feed(&mut l, &mut now, 100, MS(50), Outcome::Answered);
     assert!(!l.is_slow(MS(200)));
     assert!(l.is_slow(SECS(2)));
@@ -458,8 +479,15 @@ async fn a_thousand_tasks_at_50ms_hold_450_polls_a_second() {
         panic!("no load reported")
     };
     assert!(last.per_second >= 450, "{last:?}");
-    assert!(last.limit > INITIAL_LIMIT as u32 && last.limit <= 64, "{last:?}");
-    assert!(loads.len() <= 61, "at most one report a second: {}", loads.len());
+    assert!(
+        last.limit > INITIAL_LIMIT as u32 && last.limit <= 64,
+        "{last:?}"
+    );
+    assert!(
+        loads.len() <= 61,
+        "at most one report a second: {}",
+        loads.len()
+    );
 }
 
 /// 50 of 1,000 tasks take 2 s to answer: they never hold more than a quarter of the slots,
@@ -502,7 +530,11 @@ async fn over_capacity_the_poller_settles_near_the_capacity() {
     let seen = seen.lock().expect("lock");
     let (from, to) = (start + SECS(60), start + SECS(180));
     let held = rate(&seen, from, to, |_| true);
-    let throttled = seen.throttled.iter().filter(|t| (from..to).contains(t)).count();
+    let throttled = seen
+        .throttled
+        .iter()
+        .filter(|t| (from..to).contains(t))
+        .count();
     assert!((75.0..=101.0).contains(&held), "{held} requests a second");
     assert!(throttled <= 20, "{throttled} 429s in two minutes");
 }
@@ -538,9 +570,12 @@ async fn the_load_report_stops_when_nothing_is_polled() {
             loads.push((Instant::now() - start, load));
         }
     }
-    let figures: Vec<(u32, u32)> = loads.iter().map(|(_, l)| (l.per_second, l.in_flight)).collect();
+    let figures: Vec<(u32, u32)> = loads
+        .iter()
+        .map(|(_, l)| (l.per_second, l.in_flight))
+        .collect();
     assert_eq!(figures, [(10, 0), (0, 0)], "{loads:?}");
-    assert!(loads[1].0 - loads[0].0 >= LOAD_EVERY);
+    assert!(loads[1].0.saturating_sub(loads[0].0) >= LOAD_EVERY);
     drop(cmd_tx);
     poller.await.expect("ends");
 }

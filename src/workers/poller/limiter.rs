@@ -212,7 +212,9 @@ impl Limiter {
             return;
         }
         let measured = self.per_second(now) as f64;
-        let current = self.rate.map_or(measured, |r| r.min(measured.max(MIN_RATE)));
+        let current = self
+            .rate
+            .map_or(measured, |r| r.min(measured.max(MIN_RATE)));
         self.rate = Some((current * 0.8).max(MIN_RATE));
         self.rate_grown_at = Some(now);
         self.paced = false;
@@ -249,7 +251,9 @@ impl Limiter {
         self.closed_at = Some(now);
         let baseline = match self.baseline {
             Some(b) if median >= b => {
-                b + (median - b).mul_f64((since.as_secs_f64() / DRIFT.as_secs_f64()).min(1.0))
+                b + median
+                    .saturating_sub(b)
+                    .mul_f64((since.as_secs_f64() / DRIFT.as_secs_f64()).min(1.0))
             }
             _ => median,
         };

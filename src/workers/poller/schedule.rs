@@ -55,6 +55,8 @@ enum Class {
     Slow,
 }
 
+// Each bool is one independent fact about the task, not a state machine in disguise.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone)]
 pub(super) struct Slot {
     key: TaskKey,
@@ -109,6 +111,22 @@ fn live(slots: &[Option<Slot>], e: &Entry) -> bool {
         .get(e.slot)
         .and_then(Option::as_ref)
         .is_some_and(|s| s.queued == Some(e.seq))
+}
+
+/// How an answer counts for the limiter.
+fn outcome(result: &Result<TaskResult, ApiError>) -> Outcome {
+    match result {
+        Err(ApiError::Http {
+            status: 429,
+            retry_after,
+            ..
+        }) => Outcome::Throttled(*retry_after),
+        Err(ApiError::Http { status, .. }) if *status >= 500 => Outcome::Overloaded,
+        Err(ApiError::Timeout { .. } | ApiError::Connect { .. } | ApiError::Transport { .. }) => {
+            Outcome::Overloaded
+        }
+        _ => Outcome::Answered,
+    }
 }
 
 /// What an answer led to: the retry delay after an error, and the next poll.
@@ -365,18 +383,7 @@ impl Schedule {
             .sent_at
             .take()
             .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
-        let outcome = match result {
-            Err(ApiError::Http {
-                status: 429,
-                retry_after,
-                ..
-            }) => Outcome::Throttled(*retry_after),
-            Err(ApiError::Http { status, .. }) if *status >= 500 => Outcome::Overloaded,
-            Err(
-                ApiError::Timeout { .. } | ApiError::Connect { .. } | ApiError::Transport { .. },
-            ) => Outcome::Overloaded,
-            _ => Outcome::Answered,
-        };
+        let outcome = outcome(result);
         slot.slow =
             self.limiter.is_slow(latency) || matches!(result, Err(ApiError::Timeout { .. }));
         self.limiter.answered(now, latency, outcome);

@@ -1,7 +1,7 @@
 use super::schedule::{STALE_SLACK, STARVING_AFTER, Slot};
 use super::*;
-use crate::api::backoff::{LOOKUP_BASE, LOOKUP_CAP, retry_delay};
 use crate::api::TaskKind;
+use crate::api::backoff::{LOOKUP_BASE, LOOKUP_CAP, retry_delay};
 use crate::api::types::{Envelope, default_failure_statuses};
 use rand::SeedableRng;
 use rand::rngs::StdRng;

@@ -24,7 +24,10 @@ fn the_detail_says_when_the_next_poll_is_and_why_and_the_status_bar_the_rate() {
     s.update(Action::FocusNext);
     let text = crate::common::rendered_text(&s, 140, 45);
     assert!(text.contains("next poll in 12s · ETA far"), "{text}");
-    assert!(!status_row(&s, 140, 45).contains("in flight"), "nothing reported yet");
+    assert!(
+        !status_row(&s, 140, 45).contains("in flight"),
+        "nothing reported yet"
+    );
     s.apply(Msg::PollLoad(PollLoad {
         per_second: 12,
         in_flight: 8,
@@ -33,7 +36,10 @@ fn the_detail_says_when_the_next_poll_is_and_why_and_the_status_bar_the_rate() {
     assert!(s.dirty);
     s.apply(Msg::Tick(NOW + 5));
     let text = crate::common::rendered_text(&s, 140, 45);
-    assert!(text.contains("next poll in 7s · ETA far"), "counts down: {text}");
+    assert!(
+        text.contains("next poll in 7s · ETA far"),
+        "counts down: {text}"
+    );
     let bar = status_row(&s, 140, 45);
     assert!(bar.contains("12 req/s · 8/64 in flight"), "{bar}");
     // Nothing polled any more: the figure goes.
