@@ -346,6 +346,11 @@ fn slow_answers_are_told_apart() {
     feed(&mut l, &mut now, 100, MS(50), Outcome::Answered);
     assert!(!l.is_slow(MS(200)));
     assert!(l.is_slow(SECS(2)));
+    // The whole service slows down: no task is singled out.
+    let before = l.limit();
+    feed(&mut l, &mut now, 100, SECS(2), Outcome::Answered);
+    assert!(!l.is_slow(SECS(2)));
+    assert!(l.limit() < before, "the limit shrinks instead");
 }
 
 /// What a fake service saw: when each request came, per task, and how many slow ones were in

@@ -75,6 +75,8 @@ pub struct Limiter {
     rate_grown_at: Option<Instant>,
     /// When the last window closed.
     closed_at: Option<Instant>,
+    /// The last window's median.
+    typical: Option<Duration>,
     /// When each request of about the last second was sent.
     sent: VecDeque<Instant>,
 }
@@ -97,6 +99,7 @@ impl Limiter {
             paced: false,
             rate_grown_at: None,
             closed_at: None,
+            typical: None,
             sent: VecDeque::new(),
         }
     }
@@ -188,8 +191,11 @@ impl Limiter {
 
     /// Whether an answer that took `latency` was slow: its task gets a bounded share of the
     /// slots from now on.
+    /// Judged against the last window's median when that is higher than the baseline: when
+    /// the whole service slows down, no task is singled out (the limit shrinks instead).
     pub fn is_slow(&self, latency: Duration) -> bool {
         self.baseline
+            .map(|b| b.max(self.typical.unwrap_or_default()))
             .is_some_and(|b| latency > (b * SLOW_TIMES).max(b + SLOW_FLOOR))
     }
 
@@ -243,6 +249,7 @@ impl Limiter {
         let peak = std::mem::take(&mut self.window_peak);
         let mid = window.len() / 2;
         let median = *window.select_nth_unstable(mid).1;
+        self.typical = Some(median);
         // Down at once, up slowly: a higher median moves the baseline towards it by the
         // share of `DRIFT` that passed since the last window.
         let since = self
