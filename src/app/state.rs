@@ -325,8 +325,8 @@ impl State {
                     }
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
-                self.watch.plan_next(&key, next, self.now);
-                self.as_configured(fx)
+                let shown = self.watch.plan_next(&key, next, self.now);
+                self.as_configured(fx.redraw_if(shown))
             }
             Msg::Claimed { key, won } => {
                 let fx = Effects::cmds(self.watch.claimed(&key, won)).redraw_if(true);

@@ -42,6 +42,20 @@ fn the_detail_says_when_the_next_poll_is_and_why_and_the_status_bar_the_rate() {
     );
     let bar = status_row(&s, 140, 45);
     assert!(bar.contains("12 req/s · 8/64 in flight"), "{bar}");
+    // The same answer with another reason: the detail is redrawn at once, not at the next tick.
+    s.dirty = false;
+    s.apply(Msg::Polled {
+        key: TaskKey::new(TaskKind::Image, "render-far"),
+        result: Ok(result("render-far", "IN_PROGRESS", 10)),
+        retry_in: None,
+        next: Some(NextPoll {
+            after: Duration::from_secs(2),
+            why: PollWhy::EtaNear,
+        }),
+    });
+    assert!(s.dirty, "the selected row's next poll changed");
+    let text = crate::common::rendered_text(&s, 140, 45);
+    assert!(text.contains("next poll in 2s · ETA near"), "{text}");
     // Nothing polled any more: the figure goes.
     s.apply(Msg::PollLoad(PollLoad {
         per_second: 0,
