@@ -151,6 +151,7 @@ fn loaded_state(n: usize, watched: usize) -> State {
             key: TaskKey::new(kind, id),
             result: Ok(result),
             retry_in: None,
+            next: None,
         });
     }
     s
@@ -611,6 +612,7 @@ fn poll_pipeline(c: &mut Criterion) {
                     key: TaskKey::new(TaskKind::Image, id),
                     result,
                     retry_in: None,
+                    next: None,
                 });
                 assert!(s.dirty, "the answer changed a row on screen");
                 t.draw(|f| {

@@ -75,6 +75,8 @@ pub enum Msg {
         key: TaskKey,
         result: Result<TaskResult, ApiError>,
         retry_in: Option<Duration>,
+        /// When the poller will ask again, and why (`None`: not said).
+        next: Option<NextPoll>,
     },
     Download {
         key: TaskKey,
@@ -117,4 +119,69 @@ pub enum Msg {
     HookFailed(String),
     /// A request finished, for the request log.
     Request(crate::api::recording::RequestRecord),
+    /// The poller's load, sent when a shown figure changes, at most about once a second, and
+    /// not at all while nothing is polled.
+    PollLoad(PollLoad),
+}
+
+/// Why the poller asks a task again when it does (`Msg::Polled`), as the detail says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PollWhy {
+    /// On screen or selected: every `poll_interval`.
+    Preferred,
+    /// Its ETA is near: every `poll_interval`, so its end is seen promptly.
+    EtaNear,
+    /// Its ETA is far: about a quarter of the time left, at most `max_poll_interval`.
+    EtaFar,
+    /// Running, but its percent has not moved often enough to estimate an ETA yet.
+    NoEta,
+    /// Queued: asked less often the longer it waits.
+    Queued,
+    /// Its percent has stopped moving: asked less often the longer it stays.
+    Stalled,
+    /// The last request failed: the backoff.
+    Backoff,
+    /// The service asked for the wait (`Retry-After`).
+    RetryAfter,
+    /// Finished (or refused for good): not asked again unless the user asks.
+    Finished,
+    /// `adaptive_polling = false`: every `poll_interval`.
+    #[default]
+    Fixed,
+}
+
+impl PollWhy {
+    /// The detail's words for it.
+    pub fn words(self) -> &'static str {
+        match self {
+            PollWhy::Preferred => "on screen",
+            PollWhy::EtaNear => "ETA near",
+            PollWhy::EtaFar => "ETA far",
+            PollWhy::NoEta => "no ETA yet",
+            PollWhy::Queued => "queued",
+            PollWhy::Stalled => "stalled",
+            PollWhy::Backoff => "backoff after error",
+            PollWhy::RetryAfter => "retry-after",
+            PollWhy::Finished => "finished",
+            PollWhy::Fixed => "fixed cadence",
+        }
+    }
+}
+
+/// When a task is asked next: `after` the answer that carries it (zero when `why` is
+/// `Finished`), and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NextPoll {
+    pub after: Duration,
+    pub why: PollWhy,
+}
+
+/// The poller's load, for the status bar: `12 req/s · 8/64 in flight`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PollLoad {
+    /// Requests sent over about the last second.
+    pub per_second: u32,
+    pub in_flight: u32,
+    /// The adaptive limit on requests in flight now (at most `max_concurrent_polls`).
+    pub limit: u32,
 }

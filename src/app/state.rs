@@ -51,6 +51,8 @@ pub struct State {
     pub preview: PreviewSlot,
     /// The last requests made, for the request log.
     pub requests: RequestLog,
+    /// The poller's requests per second and polls in flight, for the status bar.
+    pub poll_load: crate::msg::PollLoad,
     pub settings: UiSettings,
     pub keymap: Keymap,
     /// The search of the help or the request log, whichever is open.
@@ -316,6 +318,7 @@ impl State {
                 key,
                 result,
                 retry_in,
+                next,
             } => {
                 if self.watch.at_current_service(&key) {
                     match &result {
@@ -324,7 +327,8 @@ impl State {
                     }
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
-                self.as_configured(fx)
+                let shown = self.watch.plan_next(&key, next, self.now);
+                self.as_configured(fx.redraw_if(shown))
             }
             Msg::Claimed { key, won } => {
                 let finish = self.watch.awaiting_announce(&key);
@@ -358,6 +362,7 @@ impl State {
             }
             Msg::Copied { clip, via } => super::status::copied(&clip, via),
             Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
+            Msg::PollLoad(load) => super::status::poll_load(&mut self.poll_load, load),
             Msg::Tick(now) => {
                 self.tick(now);
                 self.told_stalls(now)

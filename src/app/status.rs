@@ -5,7 +5,7 @@
 use crate::app::effects::Effects;
 use crate::app::keymap::Keymap;
 use crate::cmd::{Clip, Cmd};
-use crate::msg::{CopiedVia, Opened};
+use crate::msg::{CopiedVia, Opened, PollLoad};
 
 /// How long a notice stays on the status bar, in seconds of the reducers' clock.
 pub const NOTICE_SECONDS: u64 = 5;
@@ -83,4 +83,22 @@ pub fn opened(opened: Opened, keymap: &Keymap) -> Effects {
             instead_of_opening: Some("no display to open it on".into()),
         })]),
     }
+}
+
+/// The poller's load: redrawn only when the status bar's words for it change.
+pub fn poll_load(shown: &mut PollLoad, load: PollLoad) -> Effects {
+    let changed = load_text(shown) != load_text(&load);
+    *shown = load;
+    Effects::none().redraw_if(changed)
+}
+
+/// The status bar's words for the poller's load, `12 req/s · 8/64 in flight`, or nothing
+/// while nothing is polled.
+pub fn load_text(load: &PollLoad) -> Option<String> {
+    (load.per_second > 0 || load.in_flight > 0).then(|| {
+        format!(
+            "{} req/s · {}/{} in flight",
+            load.per_second, load.in_flight, load.limit
+        )
+    })
 }

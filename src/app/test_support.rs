@@ -83,6 +83,7 @@ pub(crate) fn polled(id: &str, result: Result<TaskResult, ApiError>) -> Msg {
         key: image(id),
         result,
         retry_in: None,
+        next: None,
     }
 }
 

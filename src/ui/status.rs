@@ -33,6 +33,10 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         Span::styled(" │ ", theme.dim()),
         Span::raw(tasks_text(state.watch.rows.len(), &c)),
     ];
+    if let Some(load) = crate::app::status::load_text(&state.poll_load) {
+        spans.push(Span::styled(" │ ", theme.dim()));
+        spans.push(Span::raw(load));
+    }
     if let Some(n) = &state.notice {
         spans.push(Span::styled(" │ ", theme.dim()));
         spans.push(Span::raw(n.text.clone()));

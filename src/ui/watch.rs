@@ -802,7 +802,9 @@ fn polled(state: &State, r: &WatchRow, phase: Phase) -> String {
             Some(at) if at > now => format!("retry in {}", countdown(at - now)),
             Some(_) => "asking again now".into(),
             None if r.polled_at.is_none() => "first poll of this start under way".into(),
-            None => "polled again while it runs".into(),
+            None => r
+                .next_poll
+                .map_or_else(|| "polled again while it runs".into(), |p| p.words(now)),
         },
     };
     format!("{when} · {next}")

@@ -44,6 +44,10 @@ pub struct Setup {
     pub recent_categories: PathBuf,
     pub poll_interval: Duration,
     pub max_concurrent_polls: usize,
+    /// `adaptive_polling`, `max_poll_interval` and `stall_after`: the poller's cadence.
+    pub adaptive_polling: bool,
+    pub max_poll_interval: Duration,
+    pub stall_after: Duration,
     pub failure_statuses: Vec<String>,
     /// Makes the clients of the other configured services; `None` knows only the current one.
     pub resolve: Option<router::Resolve>,
@@ -84,8 +88,14 @@ impl Workers {
     /// per request.
     pub fn start(setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
         let service_key = crate::store::watchlist::service_key(setup.client.base_url());
+        let cadence = poller::Cadence {
+            interval: setup.poll_interval,
+            max_interval: setup.max_poll_interval,
+            adaptive: setup.adaptive_polling,
+            stall_after: setup.stall_after,
+        };
         let poller = poller::spawn(
-            setup.poll_interval,
+            cadence,
             setup.max_concurrent_polls,
             setup.failure_statuses,
             msgs.clone(),

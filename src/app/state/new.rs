@@ -59,6 +59,7 @@ impl State {
             health: Health::Unknown,
             last_error: error,
             notice: None,
+            poll_load: crate::msg::PollLoad::default(),
             theme,
             settings,
             keymap,

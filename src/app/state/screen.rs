@@ -180,6 +180,9 @@ impl State {
                 .map(|t| crate::fmt::age_label(t, now))
                 .hash(&mut h);
         }
+        // The detail's "next poll in 12s", of the selected row only.
+        let next = self.watch.selected_row().and_then(|r| r.next_poll);
+        next.map(|p| p.left(now)).hash(&mut h);
         self.browser.cached_mark(now).hash(&mut h);
         h.finish()
     }

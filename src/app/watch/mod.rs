@@ -2,6 +2,7 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod next_poll;
 pub mod notify;
 pub mod reducer;
 
@@ -124,6 +125,8 @@ pub struct Row {
     pub auto_started: bool,
     /// When a poll last came back (answer or error) in this session, on the reducer's clock.
     pub polled_at: Option<u64>,
+    /// When the poller asks next, and why, as its last answer said.
+    pub next_poll: Option<next_poll::Planned>,
     /// What waits for this dashboard's claim on the task's end (`PersistOp::Claim`).
     pub awaiting_claim: Option<Duties>,
     /// Another running dashboard took the task's end on: it is not announced, nor its file
@@ -170,6 +173,7 @@ impl Row {
             no_service,
             auto_started: false,
             polled_at: None,
+            next_poll: None,
             awaiting_claim: None,
             claimed_elsewhere: false,
             hook_after_download: None,

@@ -8,7 +8,9 @@ use std::time::Duration;
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(2);
 /// A running task whose percent has not moved for this long is shown as stalled.
 pub const DEFAULT_STALL_AFTER: Duration = Duration::from_secs(300);
-pub const DEFAULT_MAX_CONCURRENT_POLLS: usize = 8;
+pub const DEFAULT_MAX_CONCURRENT_POLLS: usize = 64;
+/// `max_poll_interval`: the longest wait between two polls of a running task.
+pub const DEFAULT_MAX_POLL_INTERVAL: Duration = Duration::from_secs(30);
 
 /// Where a resolved value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

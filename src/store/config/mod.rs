@@ -20,8 +20,8 @@ mod values;
 
 pub use appearance::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
 pub use common::{
-    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER,
-    EnvLookup, Overrides, Source, TokenOrigin, process_env,
+    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
+    DEFAULT_STALL_AFTER, EnvLookup, Overrides, Source, TokenOrigin, process_env,
 };
 pub use declare::{Key, Layered, Show};
 pub use describe::{KEY_TABLE_BEGIN, KEY_TABLE_END, key_table};

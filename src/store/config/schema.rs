@@ -13,7 +13,8 @@ use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
 use super::{
-    DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_POLL_INTERVAL, DEFAULT_STALL_AFTER, Source, TokenOrigin,
+    DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
+    DEFAULT_STALL_AFTER, Source, TokenOrigin,
 };
 use crate::api::Secret;
 use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
@@ -162,13 +163,26 @@ declare_keys! {
             show: ToString::to_string,
             kind: "boolean",
         }
-        /// At most this many task requests in flight at once.
+        /// The ceiling of the task requests in flight at once: the limit adapts between 1 and this to the service's answers (latency, 429, 5xx).
         #[serde(default, deserialize_with = "super::values::at_least_one")]
         max_concurrent_polls: NonZeroUsize => usize {
             default: DEFAULT_MAX_CONCURRENT_POLLS,
             read: NonZeroUsize::get,
             show: ToString::to_string,
             kind: "integer (at least 1)",
+        }
+        /// Poll each running task as often as it needs (on screen, ETA near: every `poll_interval`; ETA far, queued, stalled: less often); `false` polls every `poll_interval`.
+        adaptive_polling: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// The longest wait between two polls of a running task with `adaptive_polling`.
+        max_poll_interval: PollSeconds => Duration {
+            default: DEFAULT_MAX_POLL_INTERVAL,
+            read: |s| s.0,
+            show: seconds,
+            kind: "number of seconds (at least 0.2)",
         }
         /// How the details show a finished image task's picture.
         image_preview: ImagePreview => ImagePreview {

@@ -166,6 +166,7 @@ fn hostile_state() -> State {
             key: TaskKey::new(TaskKind::Image, id),
             result: Ok(t),
             retry_in: None,
+            next: None,
         });
     }
     // An error text from a failed lookup, and one from an HTML error page.
@@ -177,6 +178,7 @@ fn hostile_state() -> State {
         key: TaskKey::new(TaskKind::Image, "t1"),
         result: Err(e),
         retry_in: None,
+        next: None,
     });
     let page = format!("<html><title>{}</title></html>", hostile()[0]);
     let e = ApiError::Http {
@@ -188,6 +190,7 @@ fn hostile_state() -> State {
         key: TaskKey::new(TaskKind::Image, "t2"),
         result: Err(e),
         retry_in: None,
+        next: None,
     });
     s
 }
@@ -645,6 +648,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
             key: TaskKey::new(TaskKind::Image, format!("t{i}")),
             result: Ok(t),
             retry_in: None,
+            next: None,
         });
     }
     for pane in 0..2 {

@@ -257,6 +257,7 @@ mod view {
             key: TaskKey::new(TaskKind::Image, id),
             result: r,
             retry_in,
+            next: None,
         });
     }
 
@@ -491,6 +492,7 @@ mod view {
                 retry_after: None,
             }),
             retry_in: None,
+            next: None,
         });
         s.apply(Msg::Tick(NOW + 30));
         s.dirty = false;

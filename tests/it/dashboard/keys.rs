@@ -88,6 +88,7 @@ fn poll(s: &mut State, id: &str, r: Result<gendash::api::TaskResult, ApiError>) 
         key: TaskKey::new(TaskKind::Image, id),
         result: r,
         retry_in: None,
+        next: None,
     });
 }
 

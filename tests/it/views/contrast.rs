@@ -199,6 +199,7 @@ fn polled(s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiErro
         key: TaskKey::new(kind, id),
         result: r,
         retry_in: Some(std::time::Duration::from_secs(8)),
+        next: None,
     });
 }
 

@@ -375,6 +375,11 @@ pub fn demo_screen() -> gendash::app::state::State {
                 key: TaskKey::new(*kind, *id),
                 result: Ok(result),
                 retry_in: None,
+                // Every demo task is on screen: asked every interval.
+                next: Some(gendash::msg::NextPoll {
+                    after: std::time::Duration::from_secs(2),
+                    why: gendash::msg::PollWhy::Preferred,
+                }),
             });
         }
     }

@@ -1,6 +1,7 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
+mod cadence;
 mod contrast;
 mod looks;
 mod preview;
@@ -118,6 +119,7 @@ fn poll(s: &mut State, id: &str, kind: TaskKind, r: Result<TaskResult, ApiError>
         key: TaskKey::new(kind, id),
         result: r,
         retry_in,
+        next: None,
     });
 }
 
@@ -157,6 +159,7 @@ fn watching() -> State {
             retry_after: None,
         }),
         retry_in: Some(std::time::Duration::from_secs(8)),
+        next: None,
     });
     s
 }
@@ -927,6 +930,7 @@ fn watch_details_and_states_at_140x45() {
             key: TaskKey::new(TaskKind::Image, id),
             result: r,
             retry_in: Some(std::time::Duration::from_secs(15)),
+            next: None,
         });
     };
     let at = |s: &mut State, t: u64| {
@@ -1094,6 +1098,7 @@ fn the_detail_shows_the_picture_of_a_finished_image() {
         key: TaskKey::new(TaskKind::Image, "pic-done"),
         result: Ok(result("pic-done", "COMPLETED", 100)),
         retry_in: None,
+        next: None,
     });
     s.update(Action::FocusNext);
     let Some(Cmd::Preview(request)) = cmds.iter().find(|c| matches!(c, Cmd::Preview(_))) else {
