@@ -134,6 +134,8 @@ pub struct DownloadJob {
     pub status: String,
     /// Replace a file already there (the user said yes).
     pub force: bool,
+    /// The task's label, for the template's `{label}`.
+    pub label: Option<String>,
 }
 
 /// What `on_complete` is told of a task that finished (completed or failed) while watched.
@@ -150,6 +152,8 @@ pub struct Finished {
     pub file: Option<PathBuf>,
     /// Why no file was saved, for the log, when `file` is `None`.
     pub no_file: Option<String>,
+    /// The task's label, for `{label}`.
+    pub label: Option<String>,
 }
 
 /// A change to the saved watch list.
@@ -169,6 +173,11 @@ pub enum PersistOp {
     /// Take on the finished task's end (its notification, `on_complete` and automatic
     /// download) unless another running dashboard did; answered by `Msg::Claimed`.
     Claim(TaskKey),
+    /// The user looked at these tasks (`true`), or one finished while watched (`false`: new,
+    /// unless a dashboard already recorded it, so another's look is not undone).
+    Seen(Vec<TaskKey>, bool),
+    /// These tasks' label (`None` clears it).
+    Label(Vec<TaskKey>, Option<String>),
 }
 
 /// Where a finished task's file is read from for its preview.

@@ -402,6 +402,25 @@ fn bindings() -> &'static Arc<[Binding]> {
                 Priority::Low
             ),
             bind!(
+                Watch,
+                "next_unseen",
+                [(Char('n'), NONE)],
+                "n",
+                Action::NextUnseen,
+                "the next task that finished since you last looked at it (●); looking marks it seen",
+                Some("next new"),
+                Priority::Low
+            ),
+            bind!(
+                Watch,
+                "label",
+                [(Char('e'), NONE)],
+                "e",
+                Action::EditLabel,
+                "edit the task's label (of every marked one); empty clears it",
+                None
+            ),
+            bind!(
                 Global,
                 "add",
                 [(Char('a'), NONE)],
@@ -595,6 +614,15 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "^U",
                 Action::ClearInput,
                 "clear the field",
+                None
+            ),
+            bind!(
+                AddDialog,
+                "label_field",
+                [(Down, NONE), (Up, NONE)],
+                "↓/↑",
+                Action::PickNext,
+                "move between the task IDs and the label field",
                 None
             ),
             bind!(

@@ -138,6 +138,8 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Persist(PersistOp::AutoDownload(..)) => "Persist(AutoDownload)",
             Cmd::Persist(PersistOp::Trouble(..)) => "Persist(Trouble)",
             Cmd::Persist(PersistOp::Claim(_)) => "Persist(Claim)",
+            Cmd::Persist(PersistOp::Seen(..)) => "Persist(Seen)",
+            Cmd::Persist(PersistOp::Label(..)) => "Persist(Label)",
             Cmd::Open(_) => "Open",
             Cmd::OpenFile(_) => "OpenFile",
             Cmd::Copy(_) => "Copy",

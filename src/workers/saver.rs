@@ -142,6 +142,19 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
                 e.service = Some(service.clone());
             }
         }
+        PersistOp::Seen(keys, seen) => {
+            for e in list.iter_mut().filter(|e| keys.contains(&TaskKey::of(e))) {
+                // New only once: a look another dashboard recorded stands.
+                if *seen || e.seen.is_none() {
+                    e.seen = Some(*seen);
+                }
+            }
+        }
+        PersistOp::Label(keys, label) => {
+            for e in list.iter_mut().filter(|e| keys.contains(&TaskKey::of(e))) {
+                e.label.clone_from(label);
+            }
+        }
         PersistOp::Claim(_) => {}
     }
     None

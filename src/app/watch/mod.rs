@@ -2,7 +2,10 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod label;
 pub mod reducer;
+pub mod timing;
+pub mod unseen;
 
 use super::cursor::Cursor;
 use super::effects::Effects;
@@ -493,12 +496,25 @@ impl Watch {
                 .iter()
                 .map(|r| {
                     let status = r.entry.last.as_ref().map_or("", |l| l.status.as_str());
-                    format!("{} {status}", r.entry.task_id)
+                    let label = r.entry.label.as_deref().unwrap_or("");
+                    format!("{} {status} {label}", r.entry.task_id)
                 })
+                .collect();
+            let labels: Vec<[&str; 1]> = self
+                .rows
+                .iter()
+                .map(|r| [r.entry.label.as_deref().unwrap_or("")])
                 .collect();
             let mut matched: Vec<usize> = self
                 .matcher
-                .rank(&self.query, haystacks.iter().map(String::as_str))
+                .rank_fields(
+                    &self.query,
+                    &["label"],
+                    haystacks
+                        .iter()
+                        .map(String::as_str)
+                        .zip(labels.iter().map(|l| &l[..])),
+                )
                 .into_iter()
                 .map(|m| m.index as usize)
                 .collect();
@@ -910,6 +926,7 @@ impl Watch {
                 .map(|l| l.status.clone())
                 .unwrap_or_default(),
             force,
+            label: row.entry.label.clone(),
         }))
     }
 
@@ -1067,7 +1084,12 @@ impl Watch {
             }
         }
         let saved_elsewhere = self.take_saved(entries);
-        let changed = !gone.is_empty() || added > 0 || before != self.rows.len() || saved_elsewhere;
+        let relabelled = label::take_marks(self, entries);
+        let changed = !gone.is_empty()
+            || added > 0
+            || before != self.rows.len()
+            || saved_elsewhere
+            || relabelled;
         if changed {
             self.reorder_keeping(selected, now);
         }
@@ -1192,7 +1214,11 @@ fn answered(
         url: t.url_download.clone(),
         file: None,
         no_file: None,
+        label: row.entry.label.clone(),
     });
+    if announce.is_some() {
+        cmds.extend(unseen::finished(row));
+    }
     row.state = state;
     row.entry.last = Some(last.clone());
     if changed_status {
@@ -1255,6 +1281,8 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        label: None,
+        seen: None,
     }
 }
 
