@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
-use unicode_width::UnicodeWidthChar;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The most rows an error takes; a longer one ends in "…".
 const ERROR_ROWS: usize = 3;
@@ -18,7 +18,11 @@ const ERROR_ROWS: usize = 3;
 const CURSOR: char = '▏';
 
 pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
-    let area = crate::app::layout::centered(frame.area(), 64, 10);
+    if let Some(keys) = &dialog.relabel {
+        render_relabel(dialog, keys, keymap, theme, frame);
+        return;
+    }
+    let area = crate::app::layout::centered(frame.area(), 64, 11);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .title(Span::styled(" Add tasks to the watch list ", theme.title()))
@@ -34,14 +38,16 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         .as_deref()
         .map(|e| clip_rows(wrap_words(e, width), ERROR_ROWS))
         .unwrap_or_default();
-    let [label_area, input_area, error_area, kind_area, help_area] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(1),
-        Constraint::Length(error.len() as u16),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
+    let [label_area, input_area, error_area, name_area, kind_area, help_area] =
+        Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(error.len() as u16),
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(inner);
 
     frame.render_widget(
         Paragraph::new(Span::styled("Task IDs:", theme.dim())),
@@ -52,14 +58,15 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
     // field never holds an escape sequence, so a cut one cannot start the tail.
     let budget = usize::from(input_area.height) * width;
     let shown = dialog.tail(budget);
-    let mut rows = wrap_chars(&format!("{shown}{CURSOR}"), width);
+    let cursor = if dialog.on_label { "" } else { "▏" };
+    let mut rows = wrap_chars(&format!("{shown}{cursor}"), width);
     rows.drain(..rows.len().saturating_sub(usize::from(input_area.height)));
     let last = rows.len().saturating_sub(1);
     let input: Vec<Line> = rows
         .into_iter()
         .enumerate()
         .map(|(i, mut row)| {
-            if i == last {
+            if i == last && !dialog.on_label {
                 row.pop();
                 Line::from(vec![
                     Span::raw(row),
@@ -77,6 +84,17 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         .map(|row| Line::from(Span::styled(row, theme.error())))
         .collect();
     frame.render_widget(Paragraph::new(error), error_area);
+
+    frame.render_widget(
+        Paragraph::new(label_line(
+            "Label: ",
+            dialog,
+            width,
+            theme,
+            &format!("   ({} moves here)", keymap.key("label_field")),
+        )),
+        name_area,
+    );
 
     let [image, video] = dialog.kinds().map(|(name, chosen)| {
         if chosen {
@@ -102,6 +120,85 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         Paragraph::new(Span::styled(
             format!(
                 "{} add · {} cancel · several IDs: space, comma or newline",
+                keymap.key("submit"),
+                keymap.key("cancel")
+            ),
+            theme.dim(),
+        )),
+        help_area,
+    );
+}
+
+/// The label field on one line after `head`: its end that fits, the cursor when it has the
+/// keyboard, else `hint` when it is empty.
+fn label_line(
+    head: &str,
+    dialog: &AddDialog,
+    width: usize,
+    theme: Theme,
+    hint: &str,
+) -> Line<'static> {
+    let room = width.saturating_sub(head.width() + 1);
+    let mut shown: Vec<char> = dialog.label.chars().rev().collect();
+    let mut used = 0;
+    shown.retain(|c| {
+        used += c.width().unwrap_or(0);
+        used <= room
+    });
+    shown.reverse();
+    let shown = crate::api::sanitize::sanitize_with_limit(&shown.into_iter().collect::<String>(), room.max(1));
+    let mut spans = vec![
+        Span::styled(head.to_string(), theme.dim()),
+        Span::raw(shown),
+    ];
+    if dialog.on_label {
+        spans.push(Span::styled(CURSOR.to_string(), theme.key()));
+    } else if dialog.label.is_empty() {
+        spans.push(Span::styled(hint.to_string(), theme.dim()));
+    }
+    Line::from(spans)
+}
+
+/// The label key's dialog: the label of the tasks `keys`, alone.
+fn render_relabel(
+    dialog: &AddDialog,
+    keys: &[crate::cmd::TaskKey],
+    keymap: &Keymap,
+    theme: Theme,
+    frame: &mut Frame,
+) {
+    let area = crate::app::layout::centered(frame.area(), 64, 5);
+    frame.render_widget(Clear, area);
+    let whose = match keys {
+        [one] => one.id.clone(),
+        _ => format!("{} tasks", keys.len()),
+    };
+    let title = crate::api::sanitize::sanitize_with_limit(
+        &format!(" Label of {whose} "),
+        usize::from(area.width.saturating_sub(4)),
+    );
+    let block = Block::bordered()
+        .title(Span::styled(title, theme.title()))
+        .border_style(theme.border(true));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let [field_area, _, help_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(label_line("Label: ", dialog, usize::from(inner.width), theme, "")),
+        field_area,
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            format!(
+                "{} save · {} cancel · empty clears the label",
                 keymap.key("submit"),
                 keymap.key("cancel")
             ),
