@@ -62,6 +62,8 @@ pub(crate) fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        label: None,
+        seen: None,
         last: last.map(|(status, percent)| LastKnown {
             status: status.into(),
             percent,

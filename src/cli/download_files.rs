@@ -176,11 +176,23 @@ async fn download_one(
             b.set_position(done);
         }
     };
+    // `{label}`: the task's label on the watch list (read only when the template asks).
+    let label = if place.template.as_str().contains("{label}") {
+        crate::store::watchlist::WatchStore::new(crate::store::watchlist::WatchStore::default_path())
+            .load()
+            .ok()
+            .and_then(|l| l.entries.into_iter().find(|e| e.task_id == id))
+            .and_then(|e| e.label)
+            .unwrap_or_default()
+    } else {
+        String::new()
+    };
     let relative = place.template.expand(&TemplateValues {
         task_id: id,
         kind,
         status: &task.status,
         date: &crate::clock::today(),
+        label: &label,
     });
     let target = std::path::absolute(place.dir.join(relative))
         .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))?;

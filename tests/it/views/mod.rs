@@ -106,6 +106,8 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        label: None,
+        seen: None,
     }
 }
 
@@ -1009,6 +1011,8 @@ fn watch_pane_across_services_at_80_100_140() {
         saved: None,
         auto_download: None,
         claimed_by: None,
+        label: None,
+        seen: None,
         ..task(id, kind)
     };
     for (width, height) in [(80, 24), (100, 30), (140, 45)] {
