@@ -173,9 +173,9 @@ pub enum PersistOp {
     /// Take on the finished task's end (its notification, `on_complete` and automatic
     /// download) unless another running dashboard did; answered by `Msg::Claimed`.
     Claim(TaskKey),
-    /// The user looked at these tasks (`true`), or one finished while watched (`false`: new,
-    /// unless a dashboard already recorded it, so another's look is not undone).
-    Seen(Vec<TaskKey>, bool),
+    /// The user looked at these tasks: no longer new. (A task is new from the `Status` that
+    /// first records it finished after it was seen running: see the saver.)
+    Seen(Vec<TaskKey>),
     /// These tasks' label (`None` clears it).
     Label(Vec<TaskKey>, Option<String>),
 }

@@ -667,7 +667,7 @@ mod tests {
         );
         assert_eq!(
             t.expand(&with("../up\u{1b}[2J/x")),
-            PathBuf::from("_.._up_x/t1-.._up_x.mp4")
+            PathBuf::from("_.._up_x/t1-_.._up_x.mp4")
         );
         assert_eq!(t.expand(&with("")), PathBuf::from("_/t1-.mp4"));
     }

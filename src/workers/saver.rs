@@ -119,6 +119,13 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
         PersistOp::Remove(keys) => list.retain(|e| !keys.contains(&TaskKey::of(e))),
         PersistOp::Status(key, known) => {
             if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+                // Finished while watched (the file knew it running): new until looked at.
+                // Only the first dashboard to record the finish marks it, so a look another
+                // one recorded meanwhile stands.
+                let was_running = e.last.as_ref().is_some_and(|l| l.finished_at.is_none());
+                if was_running && known.finished_at.is_some() && e.seen.is_none() {
+                    e.seen = Some(false);
+                }
                 e.last = Some(known.clone());
             }
         }
@@ -142,12 +149,9 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
                 e.service = Some(service.clone());
             }
         }
-        PersistOp::Seen(keys, seen) => {
+        PersistOp::Seen(keys) => {
             for e in list.iter_mut().filter(|e| keys.contains(&TaskKey::of(e))) {
-                // New only once: a look another dashboard recorded stands.
-                if *seen || e.seen.is_none() {
-                    e.seen = Some(*seen);
-                }
+                e.seen = Some(true);
             }
         }
         PersistOp::Label(keys, label) => {

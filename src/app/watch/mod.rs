@@ -1217,7 +1217,7 @@ fn answered(
         label: row.entry.label.clone(),
     });
     if announce.is_some() {
-        cmds.extend(unseen::finished(row));
+        unseen::finished(row);
     }
     row.state = state;
     row.entry.last = Some(last.clone());

@@ -7,14 +7,13 @@ use crate::app::effects::Effects;
 use crate::app::keymap::Keymap;
 use crate::cmd::{Cmd, PersistOp};
 
-/// Row `row` finished while watched: new until looked at (the file keeps a look another
-/// dashboard recorded already).
-pub(super) fn finished(row: &mut Row) -> Option<Cmd> {
-    if row.entry.unseen() {
-        return None;
+/// Row `row` finished while watched: new until looked at. The file records it with the
+/// status (the saver marks an entry new when its status first turns finished there), so
+/// there is no command of its own.
+pub(super) fn finished(row: &mut Row) {
+    if row.entry.seen.is_none() {
+        row.entry.seen = Some(false);
     }
-    row.entry.seen = Some(false);
-    Some(Cmd::Persist(PersistOp::Seen(vec![row.key()], false)))
 }
 
 /// The user looked at the selected task (`looking`: the watch pane has the keys, or the
@@ -31,7 +30,7 @@ pub fn look(watch: &mut Watch, looking: bool) -> Effects {
         return Effects::none();
     }
     row.entry.seen = Some(true);
-    Effects::cmds(vec![Cmd::Persist(PersistOp::Seen(vec![row.key()], true))]).redraw_if(true)
+    Effects::cmds(vec![Cmd::Persist(PersistOp::Seen(vec![row.key()]))]).redraw_if(true)
 }
 
 /// How many tasks are new.
