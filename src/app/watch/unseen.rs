@@ -64,3 +64,7 @@ pub fn next(watch: &mut Watch, keymap: &Keymap) -> Effects {
         keymap.key("clear_filter")
     ))
 }
+
+#[cfg(test)]
+#[path = "unseen_tests.rs"]
+mod tests;
