@@ -299,6 +299,41 @@ async fn flush(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A task is new from the status that first records it finished after it ran (two
+    /// dashboards may both report the finish: a look recorded between stands); a look clears
+    /// it; one found finished at its first status is not new.
+    #[test]
+    fn a_finish_marks_new_once_and_a_look_clears_it() {
+        use crate::store::watchlist::LastKnown;
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let key = TaskKey::new(TaskKind::Image, "t");
+        let status = |text: &str, finished: Option<u64>| {
+            PersistOp::Status(
+                key.clone(),
+                LastKnown {
+                    status: text.into(),
+                    finished_at: finished,
+                    ..LastKnown::default()
+                },
+            )
+        };
+        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
+        let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
+        assert_eq!(list[0].seen, None, "found finished: not new");
+        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
+        let _ = apply(&mut list, &status("IN_PROGRESS", None), &me);
+        let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
+        assert_eq!(list[0].seen, Some(false));
+        let _ = apply(&mut list, &PersistOp::Seen(vec![key.clone()]), &me);
+        assert_eq!(list[0].seen, Some(true));
+        // The other dashboard's report of the same finish, after the look.
+        let _ = apply(&mut list, &status("COMPLETED", Some(6)), &me);
+        assert_eq!(list[0].seen, Some(true));
+    }
     use crate::api::TaskKind;
     use crate::store::watchlist::LastKnown;
     use std::sync::atomic::{AtomicBool, Ordering};
