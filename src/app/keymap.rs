@@ -408,8 +408,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "n",
                 Action::NextUnseen,
                 "the next task that finished since you last looked at it (●); looking marks it seen",
-                Some("next new"),
-                Priority::Low
+                None
             ),
             bind!(
                 Watch,

@@ -147,14 +147,15 @@ fn title(state: &State, width: usize) -> String {
             counts.push(format!("{new} new"));
         }
         counts.extend(w.counts(state.now).parts());
-        if let Some(done) = w.all_done(state.now) {
-            counts.push(format!(
-                "all done ~{}{}",
-                clock_time(done.at, state.now, state.requests.utc_offset),
-                if done.more { "+" } else { "" }
-            ));
-        }
     }
+    // Shown only where every count fits too; it goes first, and without a `…`.
+    let all_done = w.all_done(state.now).map(|done| {
+        format!(
+            "all done ~{}{}",
+            clock_time(done.at, state.now, state.requests.utc_offset),
+            if done.more { "+" } else { "" }
+        )
+    });
     let mut tail = Vec::new();
     if !w.marked.is_empty() {
         tail.push(format!("{} marked", w.marked.len()));
@@ -171,20 +172,20 @@ fn title(state: &State, width: usize) -> String {
             w.rows.len()
         ));
     }
-    let compose = |shown: usize| {
+    let compose = |shown: usize, done: Option<&String>| {
         let mut parts = vec![" Watch list".to_string()];
         parts.extend(counts[..shown].iter().cloned());
         if shown < counts.len() {
             parts.push("…".to_string());
         }
+        parts.extend(done.cloned());
         parts.extend(tail.iter().cloned());
         format!("{} ", parts.join(" · "))
     };
-    (0..=counts.len())
-        .rev()
-        .map(compose)
+    std::iter::once(compose(counts.len(), all_done.as_ref()))
+        .chain((0..=counts.len()).rev().map(|shown| compose(shown, None)))
         .find(|t| t.width() <= width)
-        .unwrap_or_else(|| ellipsis(&compose(0), width))
+        .unwrap_or_else(|| ellipsis(&compose(0, None), width))
 }
 
 /// A moment on the local clock to the minute: `14:32`, with the day when it is not today
@@ -504,7 +505,11 @@ fn table_row(
             format!("{eta} · {info}")
         };
     }
-    info.insert_str(0, &label_prefix(r, cols));
+    if info.is_empty() {
+        info = label_prefix(r, cols).trim_end_matches(" · ").to_string();
+    } else {
+        info.insert_str(0, &label_prefix(r, cols));
+    }
     let info_style = if troubled {
         theme.error()
     } else if r.url().is_some_and(|u| info == file_name(u)) {

@@ -3,6 +3,7 @@
 
 mod contrast;
 mod looks;
+mod news;
 mod preview;
 
 use crate::common::{self, drawn as draw};
