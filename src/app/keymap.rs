@@ -370,7 +370,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('/'), NONE)],
                 "/",
                 Action::FocusFilter,
-                "filter tasks by ID and status (fuzzy)",
+                "filter tasks by ID, status and label (fuzzy; label:… for the label alone)",
                 Some("filter")
             ),
             bind!(
