@@ -90,7 +90,7 @@ pub fn update(
             let label = clean_label(&dialog.label);
             *popup = None;
             *focus = Pane::Watch;
-            return add(watch, ids, kind, label, now);
+            return add(watch, ids, kind, label.as_deref(), now);
         }
         _ => {}
     }
@@ -103,7 +103,7 @@ fn add(
     watch: &mut Watch,
     ids: Vec<String>,
     kind: TaskKind,
-    label: Option<String>,
+    label: Option<&str>,
     now: u64,
 ) -> Effects {
     // An ID is one task whichever kind it was added as: never watched as both.
@@ -126,7 +126,7 @@ fn add(
     let entries: Vec<WatchEntry> = fresh
         .iter()
         .map(|id| WatchEntry {
-            label: label.clone(),
+            label: label.map(str::to_string),
             ..new_entry(id, kind, now)
         })
         .collect();

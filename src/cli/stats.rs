@@ -76,9 +76,8 @@ pub fn run(global: &Global, args: &StatsArgs) -> CliResult {
     let groups: Vec<Group> = keys
         .into_iter()
         .map(|(service_name, service, kind)| {
-            let of_group = |e: &&WatchEntry| {
-                e.kind.as_str() == kind && service_of(&services, e).1 == service
-            };
+            let of_group =
+                |e: &&WatchEntry| e.kind.as_str() == kind && service_of(&services, e).1 == service;
             let figures = Figures::of(entries.iter().filter(of_group), &settings.failure_statuses);
             Group {
                 service_name,
@@ -109,7 +108,14 @@ pub fn run(global: &Global, args: &StatsArgs) -> CliResult {
     }
     let mut rows = vec![
         [
-            "SERVICE", "KIND", "TASKS", "COMPLETED", "FAILED", "FAILED%", "MEDIAN", "P90",
+            "SERVICE",
+            "KIND",
+            "TASKS",
+            "COMPLETED",
+            "FAILED",
+            "FAILED%",
+            "MEDIAN",
+            "P90",
             "PER HOUR",
         ]
         .map(str::to_string),
@@ -136,7 +142,11 @@ pub fn run(global: &Global, args: &StatsArgs) -> CliResult {
                     widths[c].saturating_sub(unicode_width::UnicodeWidthStr::width(text.as_str())),
                 );
                 // Names to the left, figures to the right.
-                if c < 2 { format!("{text}{pad}") } else { format!("{pad}{text}") }
+                if c < 2 {
+                    format!("{text}{pad}")
+                } else {
+                    format!("{pad}{text}")
+                }
             })
             .collect();
         output::line(line.join("  ").trim_end());

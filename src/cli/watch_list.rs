@@ -21,7 +21,8 @@ pub enum WatchCommand {
         #[arg(long)]
         video: bool,
         /// One label for the tasks given (shown in the dashboard, matched by its filter,
-        /// `{label}` in download_template and on_complete); control characters are removed.
+        /// `{label}` in `download_template` and `on_complete`); control characters are
+        /// removed.
         #[arg(long, value_name = "TEXT")]
         label: Option<String>,
         #[arg(required = true, value_name = "TASK_ID")]

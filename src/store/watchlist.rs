@@ -470,7 +470,10 @@ mod tests {
             Some("sunset v2 x")
         );
         assert_eq!(clean_label("\u{202e}\u{7} "), None);
-        assert_eq!(clean_label(&"x".repeat(200)).map(|l| l.len()), Some(LABEL_MAX));
+        assert_eq!(
+            clean_label(&"x".repeat(200)).map(|l| l.len()),
+            Some(LABEL_MAX)
+        );
     }
 
     #[test]

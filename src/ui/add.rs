@@ -38,45 +38,29 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         .as_deref()
         .map(|e| clip_rows(wrap_words(e, width), ERROR_ROWS))
         .unwrap_or_default();
-    let [label_area, input_area, error_area, name_area, kind_area, help_area] =
-        Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Min(1),
-            Constraint::Length(error.len() as u16),
-            Constraint::Length(1),
-            Constraint::Length(1),
-            Constraint::Length(1),
-        ])
-        .areas(inner);
+    let [
+        label_area,
+        input_area,
+        error_area,
+        name_area,
+        kind_area,
+        help_area,
+    ] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(error.len() as u16),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
 
     frame.render_widget(
         Paragraph::new(Span::styled("Task IDs:", theme.dim())),
         label_area,
     );
 
-    // Only the end fits, and only the end is cleaned (a long paste is up to 64 KiB): the
-    // field never holds an escape sequence, so a cut one cannot start the tail.
-    let budget = usize::from(input_area.height) * width;
-    let shown = dialog.tail(budget);
-    let cursor = if dialog.on_label { "" } else { "▏" };
-    let mut rows = wrap_chars(&format!("{shown}{cursor}"), width);
-    rows.drain(..rows.len().saturating_sub(usize::from(input_area.height)));
-    let last = rows.len().saturating_sub(1);
-    let input: Vec<Line> = rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut row)| {
-            if i == last && !dialog.on_label {
-                row.pop();
-                Line::from(vec![
-                    Span::raw(row),
-                    Span::styled(CURSOR.to_string(), theme.key()),
-                ])
-            } else {
-                Line::raw(row)
-            }
-        })
-        .collect();
+    let input = input_lines(dialog, width, usize::from(input_area.height), theme);
     frame.render_widget(Paragraph::new(input), input_area);
 
     let error: Vec<Line> = error
@@ -129,6 +113,37 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
     );
 }
 
+/// The task IDs field's rows, `height` of them at most, `width` wide: its end.
+fn input_lines(
+    dialog: &AddDialog,
+    width: usize,
+    height: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    // Only the end fits, and only the end is cleaned (a long paste is up to 64 KiB): the
+    // field never holds an escape sequence, so a cut one cannot start the tail.
+    let budget = height * width;
+    let shown = dialog.tail(budget);
+    let cursor = if dialog.on_label { "" } else { "▏" };
+    let mut rows = wrap_chars(&format!("{shown}{cursor}"), width);
+    rows.drain(..rows.len().saturating_sub(height));
+    let last = rows.len().saturating_sub(1);
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, mut row)| {
+            if i == last && !dialog.on_label {
+                row.pop();
+                Line::from(vec![
+                    Span::raw(row),
+                    Span::styled(CURSOR.to_string(), theme.key()),
+                ])
+            } else {
+                Line::raw(row)
+            }
+        })
+        .collect()
+}
+
 /// The label field on one line after `head`: its end that fits, the cursor when it has the
 /// keyboard, else `hint` when it is empty.
 fn label_line(
@@ -146,7 +161,10 @@ fn label_line(
         used <= room
     });
     shown.reverse();
-    let shown = crate::api::sanitize::sanitize_with_limit(&shown.into_iter().collect::<String>(), room.max(1));
+    let shown = crate::api::sanitize::sanitize_with_limit(
+        &shown.into_iter().collect::<String>(),
+        room.max(1),
+    );
     let mut spans = vec![
         Span::styled(head.to_string(), theme.dim()),
         Span::raw(shown),
@@ -192,7 +210,13 @@ fn render_relabel(
     ])
     .areas(inner);
     frame.render_widget(
-        Paragraph::new(label_line("Label: ", dialog, usize::from(inner.width), theme, "")),
+        Paragraph::new(label_line(
+            "Label: ",
+            dialog,
+            usize::from(inner.width),
+            theme,
+            "",
+        )),
         field_area,
     );
     frame.render_widget(

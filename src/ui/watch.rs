@@ -284,11 +284,14 @@ fn render_table(
         labels_shown(state),
     );
     // The usual durations, only when a running task is on screen to compare.
-    let usual = shown
+    let running = shown
         .iter()
-        .any(|(_, r)| matches!(r.phase(now, w.stall_after), Phase::Running | Phase::Stalled))
-        .then(|| Usual::of(w))
-        .unwrap_or_default();
+        .any(|(_, r)| matches!(r.phase(now, w.stall_after), Phase::Running | Phase::Stalled));
+    let usual = if running {
+        Usual::of(w)
+    } else {
+        Usual::default()
+    };
     let (header, widths) = cols.header();
     let rects = Layout::horizontal(widths.clone()).spacing(1).split(area);
     let info_width = usize::from(rects[rects.len() - 1].width);

@@ -28,7 +28,10 @@ pub fn edit(watch: &Watch, popup: &mut Option<Popup>, keymap: &Keymap) -> Effect
         Some((first, rest)) if rest.iter().all(|l| l == first) => first.cloned(),
         _ => None,
     };
-    *popup = Some(Popup::Add(AddDialog::relabel(keys, shared.unwrap_or_default())));
+    *popup = Some(Popup::Add(AddDialog::relabel(
+        keys,
+        shared.unwrap_or_default(),
+    )));
     Effects::none()
 }
 

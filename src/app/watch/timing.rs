@@ -37,7 +37,10 @@ pub struct Figures {
 
 impl Figures {
     /// The figures of `entries`, each classified with `failure_statuses`.
-    pub fn of<'a>(entries: impl IntoIterator<Item = &'a WatchEntry>, failure_statuses: &[String]) -> Self {
+    pub fn of<'a>(
+        entries: impl IntoIterator<Item = &'a WatchEntry>,
+        failure_statuses: &[String],
+    ) -> Self {
         let mut f = Figures::default();
         let (mut first, mut last_done) = (None::<u64>, None::<u64>);
         for e in entries {
@@ -110,10 +113,16 @@ impl Usual {
     pub fn of(watch: &Watch) -> Self {
         let p90 = |kind: TaskKind| {
             let f = Figures::of(
-                watch.rows.iter().map(|r| &r.entry).filter(|e| e.kind == kind),
+                watch
+                    .rows
+                    .iter()
+                    .map(|r| &r.entry)
+                    .filter(|e| e.kind == kind),
                 &watch.failure_statuses,
             );
-            (f.durations.len() >= USUAL_AFTER).then(|| f.p90()).flatten()
+            (f.durations.len() >= USUAL_AFTER)
+                .then(|| f.p90())
+                .flatten()
         };
         Usual {
             image: p90(TaskKind::Image),

@@ -20,7 +20,9 @@ fn selected(s: &State) -> Option<&str> {
 fn seen_ops(cmds: &[Cmd]) -> Vec<Vec<String>> {
     cmds.iter()
         .filter_map(|c| match c {
-            Cmd::Persist(PersistOp::Seen(keys)) => Some(keys.iter().map(|k| k.id.clone()).collect()),
+            Cmd::Persist(PersistOp::Seen(keys)) => {
+                Some(keys.iter().map(|k| k.id.clone()).collect())
+            }
             _ => None,
         })
         .collect()
@@ -44,7 +46,11 @@ fn finished_tasks_are_new_until_looked_at_and_n_jumps_to_them() {
     finish(&mut s, "a", "COMPLETED", 100, true);
     finish(&mut s, "c", "FAILED", 30, true);
     finish(&mut s, "fresh", "COMPLETED", 100, true);
-    assert_eq!(unseen_ids(&s), ["a", "c"], "finished while watched, failed too");
+    assert_eq!(
+        unseen_ids(&s),
+        ["a", "c"],
+        "finished while watched, failed too"
+    );
     assert_eq!(unseen::count(&s.watch), 2);
 
     // The browser has the keys: nothing is looked at.
@@ -111,7 +117,10 @@ fn n_says_when_the_filter_hides_the_new_tasks() {
 /// Another dashboard's look (in the file) clears the mark here; a label it set shows.
 #[test]
 fn marks_and_labels_from_the_file_are_taken_on() {
-    let mut s = state_with(vec![entry("a", Some(("IN_PROGRESS", 10)))], ui(false, false));
+    let mut s = state_with(
+        vec![entry("a", Some(("IN_PROGRESS", 10)))],
+        ui(false, false),
+    );
     finish(&mut s, "a", "COMPLETED", 100, true);
     let mut saved = s.watch.rows[0].entry.clone();
     saved.seen = Some(true);
@@ -128,10 +137,9 @@ fn marks_and_labels_from_the_file_are_taken_on() {
 fn label_ops(cmds: &[Cmd]) -> Vec<(Vec<String>, Option<String>)> {
     cmds.iter()
         .filter_map(|c| match c {
-            Cmd::Persist(PersistOp::Label(keys, label)) => Some((
-                keys.iter().map(|k| k.id.clone()).collect(),
-                label.clone(),
-            )),
+            Cmd::Persist(PersistOp::Label(keys, label)) => {
+                Some((keys.iter().map(|k| k.id.clone()).collect(), label.clone()))
+            }
             _ => None,
         })
         .collect()
@@ -141,7 +149,10 @@ fn label_ops(cmds: &[Cmd]) -> Vec<(Vec<String>, Option<String>)> {
 /// (cleaned of controls), empty clears it, Esc leaves it as it was.
 #[test]
 fn the_label_key_edits_saves_clears_and_cancels() {
-    let mut s = state_with(vec![entry("a", Some(("IN_PROGRESS", 10)))], ui(false, false));
+    let mut s = state_with(
+        vec![entry("a", Some(("IN_PROGRESS", 10)))],
+        ui(false, false),
+    );
     s.focus = Pane::Watch;
     let (action, _) = press(&mut s, ch('e'));
     assert_eq!(action, Some(Action::EditLabel));
@@ -284,12 +295,18 @@ fn slower_than_usual_needs_five_of_its_kind() {
         running_since: Some(5000),
         ..LastKnown::default()
     });
-    let mut entries: Vec<WatchEntry> = (1..=4).map(|n| finished(&format!("d{n}"), n * 60)).collect();
+    let mut entries: Vec<WatchEntry> = (1..=4)
+        .map(|n| finished(&format!("d{n}"), n * 60))
+        .collect();
     entries.push(running.clone());
     let w = Watch::new(entries.clone(), default_failure_statuses());
     let run = &w.rows[4];
     let phase = run.phase(5000 + 600, 10_000);
-    assert_eq!(Usual::of(&w).slower(&run.entry, phase, 5000 + 600), None, "4 finished");
+    assert_eq!(
+        Usual::of(&w).slower(&run.entry, phase, 5000 + 600),
+        None,
+        "4 finished"
+    );
     entries.insert(0, finished("d5", 300));
     let w = Watch::new(entries, default_failure_statuses());
     let usual = Usual::of(&w);

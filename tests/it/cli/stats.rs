@@ -40,9 +40,20 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     // One label for the IDs given, cleaned of controls.
     let (code, out, err) = gendash(
         home,
-        &["watch", "add", "--label", "sunset\u{1b}[31m v2", "sim-3-a", "sim-4-b"],
+        &[
+            "watch",
+            "add",
+            "--label",
+            "sunset\u{1b}[31m v2",
+            "sim-3-a",
+            "sim-4-b",
+        ],
     );
-    assert_eq!((code, out.as_str()), (0, "added image tasks: sim-3-a, sim-4-b\n"), "{err}");
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "added image tasks: sim-3-a, sim-4-b\n"),
+        "{err}"
+    );
     let (code, ..) = gendash(home, &["watch", "add", "--video", "fail-2-c"]);
     assert_eq!(code, 0);
     // Finished before it was watched: never new.
@@ -52,7 +63,10 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     let (code, text, _) = gendash(home, &["watch", "list"]);
     assert_eq!(code, 0);
     let line = text.lines().find(|l| l.contains("sim-3-a")).unwrap();
-    assert!(line.starts_with("image  sim-3-a          sunset v2  "), "{text}");
+    assert!(
+        line.starts_with("image  sim-3-a          sunset v2  "),
+        "{text}"
+    );
     let list = json(home, &["watch", "list", "--json"]);
     assert_eq!(list[0]["label"], "sunset v2", "{list}");
     assert!(list[2].get("label").is_none(), "{list}");
@@ -93,6 +107,11 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
         assert!(file.exists(), "{} is missing", file.display());
     }
 
+    stats_are_those_of_the_file(home, &served.base);
+}
+
+/// What `stats` and `stats --json` say of the list the test above left.
+fn stats_are_those_of_the_file(home: &Path, base: &str) {
     let stats = json(home, &["stats", "--json"]);
     let groups = stats["groups"].as_array().unwrap();
     let of = |kind: &str| {
@@ -107,7 +126,10 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
         (&3.into(), &3.into(), &0.into()),
         "{stats}"
     );
-    assert_eq!(image["durations_known"], 2, "demo-image-done's start was not seen");
+    assert_eq!(
+        image["durations_known"], 2,
+        "demo-image-done's start was not seen"
+    );
     assert!(image["median_seconds"].is_u64() && image["p90_seconds"].is_u64());
     assert_eq!(image["failure_rate"], 0.0);
     let video = of("video");
@@ -115,12 +137,15 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     assert_eq!(video["failure_rate"], 1.0);
     assert!(video["median_seconds"].is_null());
     assert_eq!(stats["all"]["seen"], 4);
-    assert_eq!(image["service"], served.base.trim_end_matches('/'));
+    assert_eq!(image["service"], base.trim_end_matches('/'));
 
     let (code, text, err) = gendash(home, &["stats"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("SERVICE") && lines[0].contains("P90"), "{text}");
+    assert!(
+        lines[0].starts_with("SERVICE") && lines[0].contains("P90"),
+        "{text}"
+    );
     let video_line = lines.iter().find(|l| l.contains(" video ")).unwrap();
     assert!(video_line.contains(" 100% "), "{text}");
     assert!(lines.last().unwrap().starts_with("all "), "{text}");

@@ -6,8 +6,8 @@ use super::*;
 use gendash::app::state::Pane;
 use gendash::store::watchlist::LastKnown;
 
-fn known(status: &str, percent: u8, since: u64, finished: Option<u64>) -> Option<LastKnown> {
-    Some(LastKnown {
+fn known(status: &str, percent: u8, since: u64, finished: Option<u64>) -> LastKnown {
+    LastKnown {
         status: status.into(),
         percent,
         updated_at: NOW - 5,
@@ -15,7 +15,7 @@ fn known(status: &str, percent: u8, since: u64, finished: Option<u64>) -> Option
         finished_at: finished,
         start_seen: true,
         ..LastKnown::default()
-    })
+    }
 }
 
 /// Five image tasks that took 1 to 5 minutes, one running for an hour (slower than usual,
@@ -23,7 +23,12 @@ fn known(status: &str, percent: u8, since: u64, finished: Option<u64>) -> Option
 fn news(width: u16, height: u16) -> State {
     let mut tasks: Vec<WatchEntry> = (1..=5)
         .map(|n| WatchEntry {
-            last: known("COMPLETED", 100, NOW - 4000, Some(NOW - 4000 + n * 60)),
+            last: Some(known(
+                "COMPLETED",
+                100,
+                NOW - 4000,
+                Some(NOW - 4000 + n * 60),
+            )),
             seen: Some(true),
             ..task(&format!("old-{n}"), TaskKind::Image)
         })
@@ -34,12 +39,12 @@ fn news(width: u16, height: u16) -> State {
     });
     tasks.push(WatchEntry {
         label: Some("trailer".into()),
-        last: known("COMPLETED", 100, NOW - 600, Some(NOW - 60)),
+        last: Some(known("COMPLETED", 100, NOW - 600, Some(NOW - 60))),
         seen: Some(false),
         ..task("clip-002", TaskKind::Video)
     });
     tasks.push(WatchEntry {
-        last: known("IN_PROGRESS", 50, NOW - 3600, None),
+        last: Some(known("IN_PROGRESS", 50, NOW - 3600, None)),
         ..task("render-003", TaskKind::Image)
     });
     let mut s = loaded(width, height, tasks);
