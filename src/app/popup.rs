@@ -46,6 +46,24 @@ impl AddDialog {
         }
     }
 
+    /// The end of the label that fits in `budget` characters, cleaned as `tail`.
+    pub fn label_tail(&self, budget: usize) -> String {
+        let mut tail: Vec<char> = self.label.chars().rev().take(budget).collect();
+        tail.reverse();
+        let tail: String = tail.into_iter().collect();
+        crate::api::sanitize::sanitize_with_limit(&tail, budget.max(1))
+    }
+
+    /// The label dialog's title: whose label it edits.
+    pub fn relabel_title(&self) -> String {
+        let whose = match self.relabel.as_deref() {
+            Some([one]) => one.id.clone(),
+            Some(keys) => format!("{} tasks", keys.len()),
+            None => String::new(),
+        };
+        crate::api::sanitize::sanitize(&format!(" Label of {whose} "))
+    }
+
     /// The field typed in.
     pub fn field(&mut self) -> &mut String {
         if self.on_label {

@@ -235,8 +235,14 @@ impl WatchStore {
             Err(e) => return Err(self.err(format!("cannot read: {e}"))),
         };
         match serde_json::from_slice::<WatchFile>(&bytes) {
-            Ok(f) if f.version == FORMAT_VERSION => Ok(Loaded {
-                entries: dedup(f.tasks),
+            Ok(mut f) if f.version == FORMAT_VERSION => Ok(Loaded {
+                entries: {
+                    // Labels are user text another process may have written anyhow.
+                    for e in &mut f.tasks {
+                        e.label = e.label.as_deref().and_then(clean_label);
+                    }
+                    dedup(f.tasks)
+                },
                 ..Loaded::default()
             }),
             _ => {

@@ -18,8 +18,8 @@ const ERROR_ROWS: usize = 3;
 const CURSOR: char = '▏';
 
 pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
-    if let Some(keys) = &dialog.relabel {
-        render_relabel(dialog, keys, keymap, theme, frame);
+    if dialog.relabel.is_some() {
+        render_relabel(dialog, keymap, theme, frame);
         return;
     }
     let area = crate::app::layout::centered(frame.area(), 64, 11);
@@ -154,17 +154,11 @@ fn label_line(
     hint: &str,
 ) -> Line<'static> {
     let room = width.saturating_sub(head.width() + 1);
-    let mut shown: Vec<char> = dialog.label.chars().rev().collect();
-    let mut used = 0;
-    shown.retain(|c| {
-        used += c.width().unwrap_or(0);
-        used <= room
-    });
-    shown.reverse();
-    let shown = crate::api::sanitize::sanitize_with_limit(
-        &shown.into_iter().collect::<String>(),
-        room.max(1),
-    );
+    // The tail is counted in characters: wide ones take two cells, so trim it to fit.
+    let mut shown = dialog.label_tail(room);
+    while shown.width() > room {
+        shown.remove(0);
+    }
     let mut spans = vec![
         Span::styled(head.to_string(), theme.dim()),
         Span::raw(shown),
@@ -178,21 +172,11 @@ fn label_line(
 }
 
 /// The label key's dialog: the label of the tasks `keys`, alone.
-fn render_relabel(
-    dialog: &AddDialog,
-    keys: &[crate::cmd::TaskKey],
-    keymap: &Keymap,
-    theme: Theme,
-    frame: &mut Frame,
-) {
+fn render_relabel(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
     let area = crate::app::layout::centered(frame.area(), 64, 5);
     frame.render_widget(Clear, area);
-    let whose = match keys {
-        [one] => one.id.clone(),
-        _ => format!("{} tasks", keys.len()),
-    };
-    let title = crate::api::sanitize::sanitize_with_limit(
-        &format!(" Label of {whose} "),
+    let title = ellipsis_end(
+        &dialog.relabel_title(),
         usize::from(area.width.saturating_sub(4)),
     );
     let block = Block::bordered()
@@ -230,6 +214,22 @@ fn render_relabel(
         )),
         help_area,
     );
+}
+
+/// `text` cut to `width` columns, ending in `…` when cut.
+fn ellipsis_end(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if out.width() + c.width().unwrap_or(0) + 1 > width {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
 }
 
 /// `text` cut into rows at most `width` columns wide, anywhere: task IDs have no spaces to
