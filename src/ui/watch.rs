@@ -255,10 +255,11 @@ fn render_table(
 ) -> Vec<Link> {
     let w = &state.watch;
     let now = state.now;
+    // A new task's `●` takes a cell of the column too.
     let longest_id = w
         .rows
         .iter()
-        .map(|r| r.entry.task_id.width())
+        .map(|r| r.entry.task_id.width() + usize::from(r.entry.unseen()))
         .max()
         .unwrap_or(7);
     let services = services_shown(state);
