@@ -96,6 +96,8 @@ impl State {
                 vec![Context::TextInput]
             }
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
+            // The label editor is one text field.
+            (Some(Popup::Add(d)), _) if d.relabel.is_some() => vec![Context::TextInput],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
             (Some(Popup::Confirm(_) | Popup::RemoveCompleted { .. }), _) => {
                 vec![Context::Confirm]

@@ -303,6 +303,9 @@ pub struct Watch {
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
+    /// The usual durations (`timing::Usual`), worked out when first asked for after the
+    /// finished rows changed.
+    usual: std::cell::Cell<Option<timing::Usual>>,
 }
 
 /// Counts for the pane's title.
@@ -370,6 +373,7 @@ impl Watch {
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
+            usual: std::cell::Cell::new(None),
         };
         watch.reorder(0);
         watch
@@ -488,6 +492,8 @@ impl Watch {
 
     /// Recomputes the rows shown, with `selected` (taken before the rows changed) selected.
     fn reorder_keeping(&mut self, selected: Option<TaskKey>, now: u64) {
+        // Rows came or went: the usual durations are worked out again when next asked for.
+        self.usual.set(None);
         let mut order: Vec<usize> = if self.query.trim().is_empty() {
             (0..self.rows.len()).collect()
         } else {
@@ -778,7 +784,14 @@ impl Watch {
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
         row.polled_at = Some(now);
         let (mut cmds, changed, announce) = match result {
-            Ok(t) => answered(row, &t, failure_statuses, now),
+            Ok(t) => {
+                let before = row.state;
+                let answer = answered(row, &t, failure_statuses, now);
+                if row.state != before {
+                    self.usual.set(None);
+                }
+                answer
+            }
             Err(ApiError::Lookup { description }) => {
                 let changed = row.not_found.as_deref() != Some(description.as_str())
                     || row.next_retry_at != next_retry_at

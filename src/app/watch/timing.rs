@@ -110,7 +110,17 @@ pub struct Usual {
 }
 
 impl Usual {
+    /// The watch list's, kept until the finished rows change (see `Watch::usual`).
     pub fn of(watch: &Watch) -> Self {
+        if let Some(usual) = watch.usual.get() {
+            return usual;
+        }
+        let usual = Self::work_out(watch);
+        watch.usual.set(Some(usual));
+        usual
+    }
+
+    fn work_out(watch: &Watch) -> Self {
         let p90 = |kind: TaskKind| {
             let f = Figures::of(
                 watch

@@ -319,3 +319,40 @@ fn slower_than_usual_needs_five_of_its_kind() {
     );
     assert_eq!(usual.p90(TaskKind::Video), None);
 }
+
+/// The usual durations are kept between frames, and worked out again once a task finishes.
+#[test]
+fn the_usual_durations_follow_the_finishes() {
+    use crate::app::watch::timing::Usual;
+    let finished = |id: &str, took: u64| {
+        let mut e = new_entry(id, TaskKind::Image, 0);
+        e.last = Some(LastKnown {
+            status: "COMPLETED".into(),
+            percent: 100,
+            running_since: Some(1000),
+            finished_at: Some(1000 + took),
+            start_seen: true,
+            ..LastKnown::default()
+        });
+        e
+    };
+    let mut entries: Vec<WatchEntry> = (1..=4)
+        .map(|n| finished(&format!("d{n}"), n * 60))
+        .collect();
+    entries.push(new_entry("fifth", TaskKind::Image, 0));
+    let mut w = Watch::new(entries, default_failure_statuses());
+    let _ = w.polled(
+        &image("fifth"),
+        Ok(result("fifth", "QUEUED", 0)),
+        None,
+        2000,
+    );
+    assert_eq!(Usual::of(&w).p90(TaskKind::Image), None, "four known");
+    let _ = w.polled(
+        &image("fifth"),
+        Ok(result("fifth", "COMPLETED", 100)),
+        None,
+        2600,
+    );
+    assert_eq!(Usual::of(&w).p90(TaskKind::Image), Some(600));
+}
