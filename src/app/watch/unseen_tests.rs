@@ -356,3 +356,64 @@ fn the_usual_durations_follow_the_finishes() {
     );
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), Some(600));
 }
+
+/// A task's label goes with its end: `on_complete`'s `{label}` and the download's template.
+#[test]
+fn the_label_reaches_on_complete_and_the_download() {
+    let mut labelled = entry("w-1", Some(("IN_PROGRESS", 40)));
+    labelled.label = Some("sunset v2".into());
+    let mut s = state_with(vec![labelled], ui(false, false));
+    s.watch.auto_download = true;
+    let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
+    let job = cmds.iter().find_map(|c| match c {
+        Cmd::Download(job) => Some(job.label.clone()),
+        _ => None,
+    });
+    assert_eq!(job, Some(Some("sunset v2".to_string())), "{cmds:?}");
+    // The hook waits for the download, then has the label.
+    let cmds = s.apply(Msg::Download {
+        key: image("w-1"),
+        event: DownloadEvent::Saved("/dl/sunset v2/w-1.png".into()),
+    });
+    let hook = cmds.iter().find_map(|c| match c {
+        Cmd::Finished(f) => Some(f.label.clone()),
+        _ => None,
+    });
+    assert_eq!(hook, Some(Some("sunset v2".to_string())), "{cmds:?}");
+}
+
+/// With tasks marked, the label key labels every one of them.
+#[test]
+fn the_label_key_labels_every_marked_task() {
+    let mut s = state_with(
+        vec![
+            entry("a", Some(("IN_PROGRESS", 10))),
+            entry("b", Some(("IN_PROGRESS", 10))),
+            entry("c", Some(("IN_PROGRESS", 10))),
+        ],
+        ui(false, false),
+    );
+    s.focus = Pane::Watch;
+    press(&mut s, ch(' '));
+    press(&mut s, ch(' '));
+    press(&mut s, ch('e'));
+    for c in "pair".chars() {
+        press(&mut s, ch(c));
+    }
+    let (_, cmds) = press(&mut s, key(KeyCode::Enter));
+    assert_eq!(
+        label_ops(&cmds),
+        [(
+            vec!["a".to_string(), "b".to_string()],
+            Some("pair".to_string())
+        )]
+    );
+    let labels: Vec<Option<&str>> = s
+        .watch
+        .rows
+        .iter()
+        .map(|r| r.entry.label.as_deref())
+        .collect();
+    assert_eq!(labels, [Some("pair"), Some("pair"), None]);
+    assert_eq!(notice(&s), Some("labelled 2 tasks \"pair\""));
+}
