@@ -101,6 +101,13 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     );
     let (_, text, _) = gendash(home, &["watch", "list"]);
     assert!(text.contains("video  ●fail-2-c"), "{text}");
+    // A restart agrees: what was looked at stays seen, the rest stays new.
+    let mut s = Session::spawn(command(home, &[], &[]), 150, 40);
+    s.wait_for("1 new after a restart", Duration::from_secs(30), |t| {
+        t.contains("· 1 new ·") && t.contains("●fail-2-c") && !t.contains("●sim-")
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     // `{label}` in the download template.
     for id in ["sim-3-a", "sim-4-b"] {
         let file = dl.join("sunset v2").join(format!("{id}.png"));
