@@ -114,6 +114,15 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
         assert!(file.exists(), "{} is missing", file.display());
     }
 
+    // `gendash download` reads the label from the watch list for the same template.
+    let other = home.join("other");
+    let out = other.to_string_lossy().into_owned();
+    let (code, text, err) = gendash(home, &["download", "-o", &out, "sim-4-b"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        text.trim_end(),
+        other.join("sunset v2").join("sim-4-b.png").to_string_lossy()
+    );
     stats_are_those_of_the_file(home, &served.base);
 }
 
