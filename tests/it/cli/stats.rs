@@ -121,7 +121,10 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         text.trim_end(),
-        other.join("sunset v2").join("sim-4-b.png").to_string_lossy()
+        other
+            .join("sunset v2")
+            .join("sim-4-b.png")
+            .to_string_lossy()
     );
     stats_are_those_of_the_file(home, &served.base);
 }
