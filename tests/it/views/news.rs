@@ -39,7 +39,10 @@ fn news(width: u16, height: u16) -> State {
     });
     tasks.push(WatchEntry {
         label: Some("trailer".into()),
-        last: Some(known("COMPLETED", 100, NOW - 600, Some(NOW - 60))),
+        last: Some(LastKnown {
+            url_download: Some("http://127.0.0.1:8787/files/clip-002.mp4".into()),
+            ..known("COMPLETED", 100, NOW - 600, Some(NOW - 60))
+        }),
         seen: Some(false),
         ..task("clip-002", TaskKind::Video)
     });
@@ -75,6 +78,20 @@ fn new_tasks_labels_all_done_and_slow_at_80_and_220() {
         assert!(text.contains("●clip-002"), "{text}");
         assert!(text.contains("slower than usual"), "{text}");
         insta::assert_snapshot!(format!("news_{width}"), screen.backend());
+        // The file name stays a link where it is drawn, after the label when that has no
+        // column of its own.
+        let mut links = Vec::new();
+        let mut t = ratatui::Terminal::new(TestBackend::new(width, height)).unwrap();
+        t.draw(|f| links = gendash::ui::render(&s, f)).unwrap();
+        let buf = t.backend().buffer();
+        let link = links
+            .iter()
+            .find(|l| l.url.ends_with("clip-002.mp4"))
+            .unwrap_or_else(|| panic!("no link at {width}: {links:?}"));
+        let drawn: String = (link.x..link.x + link.width)
+            .map(|x| buf[(x, link.y)].symbol().to_string())
+            .collect();
+        assert_eq!(drawn, "clip-002.mp4", "at {width}");
     }
 }
 
