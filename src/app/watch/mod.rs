@@ -303,9 +303,9 @@ pub struct Watch {
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
-    /// The usual durations (`timing::Usual`), worked out when first asked for after the
-    /// finished rows changed.
-    usual: std::cell::Cell<Option<timing::Usual>>,
+    /// The usual durations (`timing::Usual`) and how many rows they were worked out over:
+    /// worked out again when first asked for after rows came, went or finished.
+    usual: std::cell::Cell<Option<(usize, timing::Usual)>>,
 }
 
 /// Counts for the pane's title.
@@ -492,8 +492,6 @@ impl Watch {
 
     /// Recomputes the rows shown, with `selected` (taken before the rows changed) selected.
     fn reorder_keeping(&mut self, selected: Option<TaskKey>, now: u64) {
-        // Rows came or went: the usual durations are worked out again when next asked for.
-        self.usual.set(None);
         let mut order: Vec<usize> = if self.query.trim().is_empty() {
             (0..self.rows.len()).collect()
         } else {
@@ -1104,6 +1102,7 @@ impl Watch {
             || saved_elsewhere
             || relabelled;
         if changed {
+            self.usual.set(None);
             self.reorder_keeping(selected, now);
         }
         Effects::cmds(cmds).redraw_if(changed)

@@ -112,11 +112,14 @@ pub struct Usual {
 impl Usual {
     /// The watch list's, kept until the finished rows change (see `Watch::usual`).
     pub fn of(watch: &Watch) -> Self {
-        if let Some(usual) = watch.usual.get() {
+        let rows = watch.rows.len();
+        if let Some((over, usual)) = watch.usual.get()
+            && over == rows
+        {
             return usual;
         }
         let usual = Self::work_out(watch);
-        watch.usual.set(Some(usual));
+        watch.usual.set(Some((rows, usual)));
         usual
     }
 

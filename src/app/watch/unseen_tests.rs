@@ -355,6 +355,9 @@ fn the_usual_durations_follow_the_finishes() {
         2600,
     );
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), Some(600));
+    // A row removed: four known again.
+    w.remove(&[image("d1")], 2600);
+    assert_eq!(Usual::of(&w).p90(TaskKind::Image), None);
 }
 
 /// A task's label goes with its end: `on_complete`'s `{label}` and the download's template.
