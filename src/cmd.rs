@@ -140,6 +140,8 @@ pub struct DownloadJob {
     pub status: String,
     /// Replace a file already there (the user said yes).
     pub force: bool,
+    /// The task's label, for the template's `{label}`.
+    pub label: Option<String>,
 }
 
 /// What `on_complete` is told of a task that finished (completed or failed) while watched.
@@ -156,6 +158,8 @@ pub struct Finished {
     pub file: Option<PathBuf>,
     /// Why no file was saved, for the log, when `file` is `None`.
     pub no_file: Option<String>,
+    /// The task's label, for `{label}`.
+    pub label: Option<String>,
 }
 
 /// A change to the saved watch list.
@@ -175,6 +179,11 @@ pub enum PersistOp {
     /// Take on the finished task's end (its notification, `on_complete` and automatic
     /// download) unless another running dashboard did; answered by `Msg::Claimed`.
     Claim(TaskKey),
+    /// The user looked at these tasks: no longer new. (A task is new from the `Status` that
+    /// first records it finished after it was seen running: see the saver.)
+    Seen(Vec<TaskKey>),
+    /// These tasks' label (`None` clears it).
+    Label(Vec<TaskKey>, Option<String>),
 }
 
 /// Where a finished task's file is read from for its preview.

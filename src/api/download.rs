@@ -66,7 +66,7 @@ fn shorten(name: String, max: usize) -> String {
 }
 
 /// The placeholders a download template may hold.
-pub const TEMPLATE_PLACEHOLDERS: [&str; 5] = ["task_id", "kind", "ext", "date", "status"];
+pub const TEMPLATE_PLACEHOLDERS: [&str; 6] = ["task_id", "kind", "ext", "date", "status", "label"];
 
 /// `download_template`: where in the download directory a task's file goes, e.g.
 /// `"{kind}/{date}/{task_id}.{ext}"`. Checked when read: only known placeholders, no absolute
@@ -82,6 +82,8 @@ pub struct TemplateValues<'a> {
     pub status: &'a str,
     /// `YYYY-MM-DD`.
     pub date: &'a str,
+    /// The task's label on the watch list; empty when it has none.
+    pub label: &'a str,
 }
 
 impl Default for Template {
@@ -146,6 +148,9 @@ impl Template {
             "kind" => v.kind.as_str().to_string(),
             "ext" => v.kind.extension().to_string(),
             "date" => safe_component(v.date),
+            // No label is nothing (a component of nothing else becomes `_`).
+            "label" if v.label.is_empty() => String::new(),
+            "label" => safe_component(v.label),
             _ => safe_component(v.status),
         };
         self.0
@@ -644,7 +649,27 @@ mod tests {
             kind: TaskKind::Video,
             status,
             date: "2026-11-22",
+            label: "",
         }
+    }
+
+    /// `{label}` is the task's label made one safe component; no label is nothing.
+    #[test]
+    fn labels_expand_as_safe_components() {
+        let t = Template::parse("{label}/{task_id}-{label}.{ext}").expect("valid");
+        let with = |label| TemplateValues {
+            label,
+            ..values("t1", "COMPLETED")
+        };
+        assert_eq!(
+            t.expand(&with("sunset v2")),
+            PathBuf::from("sunset v2/t1-sunset v2.mp4")
+        );
+        assert_eq!(
+            t.expand(&with("../up\u{1b}[2J/x")),
+            PathBuf::from("_.._up_x/t1-_.._up_x.mp4")
+        );
+        assert_eq!(t.expand(&with("")), PathBuf::from("_/t1-.mp4"));
     }
 
     #[test]

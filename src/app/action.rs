@@ -40,6 +40,10 @@ pub enum Action {
     ToggleMark,
     /// Remove every completed task (after a question).
     RemoveCompleted,
+    /// The cursor to the next task that finished since it was last looked at.
+    NextUnseen,
+    /// Edit the label of the selected task (of every marked one).
+    EditLabel,
     /// The focused pane over the whole screen, or back.
     Zoom,
     /// Search the help or the request log.

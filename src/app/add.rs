@@ -6,7 +6,7 @@ use super::layout::Pane;
 use super::popup::Popup;
 use super::watch::{Changed, Watch, new_entry};
 use crate::api::TaskKind;
-use crate::store::watchlist::{WatchEntry, split_ids};
+use crate::store::watchlist::{WatchEntry, clean_label, split_ids};
 
 /// The add dialog (no popup of another kind gets here): its field, its kind, adding the IDs
 /// typed (the watch pane takes the keys then).
@@ -32,15 +32,28 @@ pub fn update(
         dialog.error = None;
     }
     match action {
-        Action::Type(c) => dialog.text.push(c),
+        Action::Type(c) => dialog.field().push(c),
+        // A label is user text: whatever a terminal would obey is removed.
+        Action::Paste(text) if dialog.on_label => dialog.label.push_str(&clean_paste(&text)),
         Action::Paste(text) => match refused_id(&text) {
             Some(error) => dialog.error = Some(error),
             None => dialog.text.push_str(&clean_paste(&text)),
         },
         Action::Backspace => {
-            dialog.text.pop();
+            dialog.field().pop();
         }
-        Action::ClearInput => dialog.text.clear(),
+        Action::ClearInput => dialog.field().clear(),
+        // Between the task IDs and the label.
+        Action::PickNext | Action::PickPrevious if dialog.relabel.is_none() => {
+            dialog.on_label = !dialog.on_label;
+        }
+        Action::Submit if dialog.relabel.is_some() => {
+            let keys = dialog.relabel.take().unwrap_or_default();
+            let label = std::mem::take(&mut dialog.label);
+            *popup = None;
+            return super::watch::label::save(watch, &keys, &label, now);
+        }
+        Action::ToggleKind if dialog.relabel.is_some() => {}
         Action::ToggleKind => {
             dialog.kind = match dialog.kind {
                 TaskKind::Image => TaskKind::Video,
@@ -74,9 +87,10 @@ pub fn update(
                 return Effects::none();
             }
             let kind = dialog.kind;
+            let label = clean_label(&dialog.label);
             *popup = None;
             *focus = Pane::Watch;
-            return add(watch, ids, kind, now);
+            return add(watch, ids, kind, label.as_deref(), now);
         }
         _ => {}
     }
@@ -85,7 +99,13 @@ pub fn update(
 
 /// Adds the tasks `ids` not watched yet as `kind`, and says which were added and which were
 /// watched already (and as what).
-fn add(watch: &mut Watch, ids: Vec<String>, kind: TaskKind, now: u64) -> Effects {
+fn add(
+    watch: &mut Watch,
+    ids: Vec<String>,
+    kind: TaskKind,
+    label: Option<&str>,
+    now: u64,
+) -> Effects {
     // An ID is one task whichever kind it was added as: never watched as both.
     let watched_as = |id: &String| {
         watch
@@ -103,7 +123,13 @@ fn add(watch: &mut Watch, ids: Vec<String>, kind: TaskKind, now: u64) -> Effects
             format!("{id} (as {})", as_kind.as_str())
         })
         .collect();
-    let entries: Vec<WatchEntry> = fresh.iter().map(|id| new_entry(id, kind, now)).collect();
+    let entries: Vec<WatchEntry> = fresh
+        .iter()
+        .map(|id| WatchEntry {
+            label: label.map(str::to_string),
+            ..new_entry(id, kind, now)
+        })
+        .collect();
     let Changed { cmds, what } = watch.add(entries, now);
     let added: Vec<String> = what.keys.into_iter().map(|k| k.id).collect();
     Effects::cmds(cmds).with_notice(match (added.is_empty(), already.len()) {

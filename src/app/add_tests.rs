@@ -85,6 +85,8 @@ fn add_cases() -> Vec<AddCase> {
                 saved: None,
                 auto_download: None,
                 claimed_by: None,
+                label: None,
+                seen: None,
                 ..new_entry(id, kind, NOW)
             })
             .collect::<Vec<_>>();

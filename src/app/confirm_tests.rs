@@ -68,6 +68,7 @@ fn d_asks_before_replacing_a_file() {
         url: None,
         file: None,
         no_file: None,
+        label: None,
     });
     // Saved, then D and n: still `saved …`, never `download failed`.
     s.update(Action::Download);

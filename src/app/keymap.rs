@@ -370,7 +370,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 [(Char('/'), NONE)],
                 "/",
                 Action::FocusFilter,
-                "filter tasks by ID and status (fuzzy)",
+                "filter tasks by ID, status and label (fuzzy; label:… for the label alone)",
                 Some("filter")
             ),
             bind!(
@@ -400,6 +400,24 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "poll the selected task now",
                 Some("poll now"),
                 Priority::Low
+            ),
+            bind!(
+                Watch,
+                "next_unseen",
+                [(Char('n'), NONE)],
+                "n",
+                Action::NextUnseen,
+                "the next task that finished since you last looked at it (●); looking marks it seen",
+                None
+            ),
+            bind!(
+                Watch,
+                "label",
+                [(Char('e'), NONE)],
+                "e",
+                Action::EditLabel,
+                "edit the task's label (of every marked one); empty clears it",
+                None
             ),
             bind!(
                 Global,
@@ -595,6 +613,15 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "^U",
                 Action::ClearInput,
                 "clear the field",
+                None
+            ),
+            bind!(
+                AddDialog,
+                "label_field",
+                [(Down, NONE), (Up, NONE)],
+                "↓/↑",
+                Action::PickNext,
+                "move between the task IDs and the label field",
                 None
             ),
             bind!(

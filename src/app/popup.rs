@@ -9,6 +9,13 @@ pub struct AddDialog {
     pub text: String,
     pub kind: TaskKind,
     pub error: Option<String>,
+    /// The label field: one label for every task added (empty: none).
+    pub label: String,
+    /// Whether the label field has the keyboard (else the task IDs field).
+    pub on_label: bool,
+    /// Editing the label of these tasks (the label key) instead of adding: the label field
+    /// alone.
+    pub relabel: Option<Vec<TaskKey>>,
 }
 
 impl AddDialog {
@@ -23,6 +30,46 @@ impl AddDialog {
             text,
             kind: TaskKind::Image,
             error: None,
+            label: String::new(),
+            on_label: false,
+            relabel: None,
+        }
+    }
+
+    /// The dialog editing the label of the tasks `keys`, holding `label`.
+    pub fn relabel(keys: Vec<TaskKey>, label: String) -> Self {
+        AddDialog {
+            label,
+            on_label: true,
+            relabel: Some(keys),
+            ..AddDialog::with(String::new())
+        }
+    }
+
+    /// The end of the label that fits in `budget` characters, cleaned as `tail`.
+    pub fn label_tail(&self, budget: usize) -> String {
+        let mut tail: Vec<char> = self.label.chars().rev().take(budget).collect();
+        tail.reverse();
+        let tail: String = tail.into_iter().collect();
+        crate::api::sanitize::sanitize_with_limit(&tail, budget.max(1))
+    }
+
+    /// The label dialog's title: whose label it edits.
+    pub fn relabel_title(&self) -> String {
+        let whose = match self.relabel.as_deref() {
+            Some([one]) => one.id.clone(),
+            Some(keys) => format!("{} tasks", keys.len()),
+            None => String::new(),
+        };
+        crate::api::sanitize::sanitize(&format!(" Label of {whose} "))
+    }
+
+    /// The field typed in.
+    pub fn field(&mut self) -> &mut String {
+        if self.on_label {
+            &mut self.label
+        } else {
+            &mut self.text
         }
     }
 }

@@ -100,6 +100,8 @@ impl State {
                 vec![Context::TextInput]
             }
             (Some(Popup::Help { .. }), _) => vec![Context::Help],
+            // The label editor is one text field.
+            (Some(Popup::Add(d)), _) if d.relabel.is_some() => vec![Context::TextInput],
             (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
             (Some(Popup::Confirm(_) | Popup::RemoveCompleted { .. }), _) => {
                 vec![Context::Confirm]
@@ -140,6 +142,10 @@ impl State {
             }
             other => other,
         };
+        let looks = !matches!(
+            action,
+            Action::Resize { .. } | Action::Terminate(_) | Action::Suspend | Action::Quit
+        );
         let (now, keys, help) = (self.now, &self.keymap, self.areas.help.height);
         let fx = match action {
             Action::Type(c) if c.is_control() => Effects::none(),
@@ -210,6 +216,11 @@ impl State {
                 None => self.update_normal(action),
             },
         };
+        // The selected task is looked at: the watch pane has the keys, or its detail shows.
+        let looking = looks
+            && ((self.popup.is_none() && self.focus == Pane::Watch)
+                || self.areas.watch_detail.height > 0);
+        let fx = fx.and(watch::unseen::look(&mut self.watch, looking));
         let cmds = self.absorb(fx);
         self.track(cmds)
     }

@@ -62,6 +62,8 @@ pub(crate) fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        label: None,
+        seen: None,
         last: last.map(|(status, percent)| LastKnown {
             status: status.into(),
             percent,
@@ -139,6 +141,8 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Persist(PersistOp::AutoDownload(..)) => "Persist(AutoDownload)",
             Cmd::Persist(PersistOp::Trouble(..)) => "Persist(Trouble)",
             Cmd::Persist(PersistOp::Claim(_)) => "Persist(Claim)",
+            Cmd::Persist(PersistOp::Seen(..)) => "Persist(Seen)",
+            Cmd::Persist(PersistOp::Label(..)) => "Persist(Label)",
             Cmd::Open(_) => "Open",
             Cmd::OpenFile(_) => "OpenFile",
             Cmd::Copy(_) => "Copy",

@@ -125,6 +125,19 @@ struct Place {
     force: bool,
 }
 
+/// `{label}`: the task's label on the watch list, read only when the template asks for it.
+fn label_of(template: &Template, id: &str) -> String {
+    if !template.as_str().contains("{label}") {
+        return String::new();
+    }
+    crate::store::watchlist::WatchStore::new(crate::store::watchlist::WatchStore::default_path())
+        .load()
+        .ok()
+        .and_then(|l| l.entries.into_iter().find(|e| e.task_id == id))
+        .and_then(|e| e.label)
+        .unwrap_or_default()
+}
+
 async fn download_one(
     client: &crate::api::Client,
     downloader: &Downloader,
@@ -176,11 +189,13 @@ async fn download_one(
             b.set_position(done);
         }
     };
+    let label = label_of(&place.template, id);
     let relative = place.template.expand(&TemplateValues {
         task_id: id,
         kind,
         status: &task.status,
         date: &crate::clock::today(),
+        label: &label,
     });
     let target = std::path::absolute(place.dir.join(relative))
         .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))?;

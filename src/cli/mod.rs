@@ -9,6 +9,7 @@ mod models;
 pub mod output;
 mod serve;
 mod start;
+mod stats;
 mod tasks;
 mod watch_list;
 
@@ -76,6 +77,9 @@ pub enum Command {
     Watch(watch_list::WatchCommand),
     /// Run the reference service on loopback.
     Serve(serve::ServeArgs),
+    /// How long tasks take, from the watch list: per service and kind, tasks, completed,
+    /// failed, failure rate, median and p90 duration, completions per hour.
+    Stats(stats::StatsArgs),
     /// Show the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
@@ -262,6 +266,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Download(a)) => download_files::run(&global, &a).await,
         Some(Command::Watch(c)) => watch_list::run(&global, &c),
         Some(Command::Serve(a)) => serve::run(&a).await,
+        Some(Command::Stats(a)) => stats::run(&global, &a),
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
         Some(Command::Keys(a)) => keys::run(&global, &a),
         Some(Command::Completions { shell }) => {

@@ -7,7 +7,9 @@ use crate::api::TaskKind;
 use crate::app::services::{Services, host_label};
 use crate::cli::exit;
 use crate::store::config;
-use crate::store::watchlist::{StoreError, TroubleKind, WatchEntry, WatchStore, service_key};
+use crate::store::watchlist::{
+    StoreError, TroubleKind, WatchEntry, WatchStore, clean_label, service_key,
+};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -18,6 +20,11 @@ pub enum WatchCommand {
         /// The tasks are video tasks (default: image).
         #[arg(long)]
         video: bool,
+        /// One label for the tasks given (shown in the dashboard, matched by its filter,
+        /// `{label}` in `download_template` and `on_complete`); control characters are
+        /// removed.
+        #[arg(long, value_name = "TEXT")]
+        label: Option<String>,
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
     },
@@ -40,7 +47,7 @@ impl From<StoreError> for Failure {
     }
 }
 
-fn tell_set_aside(loaded: &crate::store::watchlist::Loaded) {
+pub(super) fn tell_set_aside(loaded: &crate::store::watchlist::Loaded) {
     if let Some(p) = &loaded.set_aside {
         eprintln!(
             "gendash: the watch list could not be read and was set aside as {}",
@@ -52,7 +59,7 @@ fn tell_set_aside(loaded: &crate::store::watchlist::Loaded) {
 /// The configured services, named as the dashboard names them; the current one is the empty
 /// string when no base URL is configured (entries then remember none, and the dashboard gives
 /// them its own service).
-fn services(global: &Global) -> Result<Services, Failure> {
+pub(super) fn services(global: &Global) -> Result<Services, Failure> {
     let settings = global.settings()?;
     let current = settings
         .base_url
@@ -77,7 +84,7 @@ fn services(global: &Global) -> Result<Services, Failure> {
 }
 
 /// The service of an entry for `watch list`: its profile's name, or its host, and its URL.
-fn service_of(services: &Services, e: &WatchEntry) -> (String, Option<String>) {
+pub(super) fn service_of(services: &Services, e: &WatchEntry) -> (String, Option<String>) {
     let url = services.of(e.service.as_deref());
     if url.is_empty() {
         return ("(unknown)".to_string(), None);
@@ -194,13 +201,18 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
         }
         output::json_line(v);
     } else {
-        let rows: Vec<[String; 6]> = entries
+        // The label column only when some task has a label; a task the user has not looked
+        // at since it finished (in the dashboard) is marked `●`.
+        let labelled = entries.iter().any(|e| e.label.is_some());
+        let rows: Vec<[String; 7]> = entries
             .iter()
             .map(|e| {
                 let (status, percent) = status_of(e);
+                let new = if e.unseen() { "●" } else { "" };
                 [
                     e.kind.as_str().to_string(),
-                    e.task_id.clone(),
+                    format!("{new}{}", e.task_id),
+                    e.label.clone().unwrap_or_default(),
                     status,
                     percent,
                     service_of(services, e).0,
@@ -208,12 +220,29 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
                 ]
             })
             .collect();
-        // Columns as wide as their widest cell (counted in characters), so they line up.
-        let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
-        let (w0, w1, w2, w3, w4) = (width(0), width(1), width(2), width(3), width(4));
-        for [kind, id, status, percent, service, trouble] in &rows {
+        // Columns as wide as their widest cell (in display width), so they line up.
+        let width = |c: usize| {
+            rows.iter()
+                .map(|r| unicode_width::UnicodeWidthStr::width(r[c].as_str()))
+                .max()
+                .unwrap_or(0)
+        };
+        let pad = |text: &str, w: usize| {
+            let used = unicode_width::UnicodeWidthStr::width(text);
+            format!("{text}{}", " ".repeat(w.saturating_sub(used)))
+        };
+        let (w0, w1, w2, w3, w4, w5) = (width(0), width(1), width(2), width(3), width(4), width(5));
+        for [kind, id, label, status, percent, service, trouble] in &rows {
+            let label = if labelled {
+                format!("{}  ", pad(label, w2))
+            } else {
+                String::new()
+            };
             let line = format!(
-                "{kind:<w0$}  {id:<w1$}  {status:<w2$}  {percent:>w3$}  {service:<w4$}  {trouble}"
+                "{kind:<w0$}  {}  {label}{}  {percent:>w4$}  {}  {trouble}",
+                pad(id, w1),
+                pad(status, w3),
+                pad(service, w5)
             );
             output::line(line.trim_end());
         }
@@ -224,8 +253,9 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
 pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
     let store = WatchStore::new(WatchStore::default_path());
     match cmd {
-        WatchCommand::Add { video, ids } => {
+        WatchCommand::Add { video, label, ids } => {
             let kind = TaskKind::from_video_flag(*video);
+            let label = label.as_deref().and_then(clean_label);
             let ids = read_ids(ids)?;
             for id in &ids {
                 crate::api::client::validate_task_id(id)
@@ -239,6 +269,7 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
                 for id in &ids {
                     let mut entry = WatchEntry::new(id.clone(), kind);
                     entry.service.clone_from(&service);
+                    entry.label.clone_from(&label);
                     // An ID is one task whichever kind it was added as: never both.
                     if let Some(e) = list.iter().find(|e| e.task_id == *id) {
                         report.already.push((id.clone(), e.kind));

@@ -176,6 +176,50 @@ impl FuzzyFilter {
         ranked
     }
 
+    /// Ranks rows that each have a name and a few fields of their own (`keys[c]` names each
+    /// row's `c`th value), as `rank`, with `key:value` terms on those fields: the watch list's
+    /// filter, where `label:` matches a task's label. A key not among `keys` matches nothing.
+    pub fn rank_fields<'a>(
+        &mut self,
+        query: &str,
+        keys: &[&str],
+        rows: impl IntoIterator<Item = (&'a str, &'a [&'a str])>,
+    ) -> Vec<Ranked> {
+        let parsed = Query::parse(query);
+        let groups: Resolved<'_> = parsed
+            .groups
+            .iter()
+            .map(|group| {
+                group
+                    .iter()
+                    .map(|term| {
+                        let source = match &term.target {
+                            Target::Name => Source::Name,
+                            Target::Field(key) => keys
+                                .iter()
+                                .position(|k| **k == **key)
+                                .map_or(Source::Nowhere, Source::Column),
+                        };
+                        (term, source)
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut ranked: Vec<Ranked> = rows
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (name, values))| {
+                self.score_by(&groups, name, |c| values.get(c).copied().unwrap_or(""))
+                    .map(|score| Ranked {
+                        index: i as u32,
+                        score,
+                    })
+            })
+            .collect();
+        sort(&mut ranked);
+        ranked
+    }
+
     /// Entry `i`'s score: every group must have a matching term, each scoring its best.
     fn score(
         &mut self,
@@ -183,6 +227,16 @@ impl FuzzyFilter {
         name: &str,
         fields: Option<&Fields>,
         i: usize,
+    ) -> Option<u32> {
+        self.score_by(groups, name, |c| fields.map_or("", |f| f.value(c, i)))
+    }
+
+    /// A score as `score`, each field's value given by `field` (its column).
+    fn score_by<'f>(
+        &mut self,
+        groups: &Resolved<'_>,
+        name: &str,
+        field: impl Fn(usize) -> &'f str,
     ) -> Option<u32> {
         let FuzzyFilter {
             matcher,
@@ -196,12 +250,9 @@ impl FuzzyFilter {
             for &(term, source) in group {
                 let score = match source {
                     Source::Name => term_score(matcher, term, name, None),
-                    Source::Column(c) => term_score(
-                        matcher,
-                        term,
-                        Utf32Str::new(fields.map_or("", |f| f.value(c, i)), field_buf),
-                        None,
-                    ),
+                    Source::Column(c) => {
+                        term_score(matcher, term, Utf32Str::new(field(c), field_buf), None)
+                    }
                     Source::Nowhere => None,
                 };
                 best = best.max(score);

@@ -73,6 +73,15 @@ pub struct WatchEntry {
     /// so `watch list` and a restart show it rather than the last good status alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trouble: Option<Trouble>,
+    /// The user's name for the task (`watch add --label`, the add dialog, the label key):
+    /// one line of plain text, never empty (no label is `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Whether the user looked at the task since it finished while watched: `Some(false)` it
+    /// is new (`●`), `Some(true)` it was seen; `None` it never finished while watched (added
+    /// finished, still running, or saved before this was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<bool>,
 }
 
 /// The last poll's trouble: the service does not know the task, or asking it failed.
@@ -104,8 +113,16 @@ impl WatchEntry {
             auto_download: None,
             trouble: None,
             claimed_by: None,
+            label: None,
+            seen: None,
         }
     }
+
+    /// Finished while watched and not looked at since.
+    pub fn unseen(&self) -> bool {
+        self.seen == Some(false)
+    }
+
     pub fn same_task(&self, other: &WatchEntry) -> bool {
         self.task_id == other.task_id && self.kind == other.kind
     }
@@ -218,8 +235,14 @@ impl WatchStore {
             Err(e) => return Err(self.err(format!("cannot read: {e}"))),
         };
         match serde_json::from_slice::<WatchFile>(&bytes) {
-            Ok(f) if f.version == FORMAT_VERSION => Ok(Loaded {
-                entries: dedup(f.tasks),
+            Ok(mut f) if f.version == FORMAT_VERSION => Ok(Loaded {
+                entries: {
+                    // Labels are user text another process may have written anyhow.
+                    for e in &mut f.tasks {
+                        e.label = e.label.as_deref().and_then(clean_label);
+                    }
+                    dedup(f.tasks)
+                },
                 ..Loaded::default()
             }),
             _ => {
@@ -302,6 +325,19 @@ fn dedup(entries: Vec<WatchEntry>) -> Vec<WatchEntry> {
     }
     out
 }
+
+/// A label as it is kept: control and invisible characters (line breaks, escapes, bidi
+/// overrides) removed, white space runs made one space, trimmed, at most `LABEL_MAX`
+/// characters; `None` when nothing is left (an empty label is no label).
+pub fn clean_label(text: &str) -> Option<String> {
+    let clean = crate::api::sanitize::sanitize(text);
+    let words: Vec<&str> = clean.split_whitespace().collect();
+    let label: String = words.join(" ").chars().take(LABEL_MAX).collect();
+    (!label.is_empty()).then_some(label)
+}
+
+/// The longest label kept, in characters.
+pub const LABEL_MAX: usize = 80;
 
 /// Splits pasted text into task IDs: separated by white space or commas, empties dropped.
 pub fn split_ids(text: &str) -> Vec<String> {
@@ -395,6 +431,55 @@ mod tests {
             );
             assert!(!path.exists());
         }
+    }
+
+    /// A label and the seen mark are kept in the file and read back; a file written before
+    /// they existed (same format version) still loads, with no label and nothing new.
+    #[test]
+    fn labels_and_seen_marks_round_trip_and_old_files_still_load() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("w.json");
+        let store = WatchStore::new(&path);
+        store
+            .update(|l| {
+                let mut e = WatchEntry::new("a", TaskKind::Image);
+                e.label = Some("sunset v2".into());
+                e.seen = Some(false);
+                l.push(e);
+                l.push(WatchEntry::new("b", TaskKind::Video));
+            })
+            .expect("save");
+        let text = fs::read_to_string(&path).expect("read");
+        assert!(text.contains("\"label\": \"sunset v2\""), "{text}");
+        assert!(text.contains("\"seen\": false"), "{text}");
+        assert!(text.contains("\"version\": 1"), "{text}");
+        let read = store.load().expect("load").entries;
+        assert_eq!(read[0].label.as_deref(), Some("sunset v2"));
+        assert!(read[0].unseen());
+        assert_eq!((read[1].label.as_deref(), read[1].seen), (None, None));
+
+        // As the previous release wrote it.
+        let old = r#"{"version":1,"tasks":[{"task_id":"old","kind":"image","added_at":5,
+            "last":{"status":"COMPLETED","percent":100,"updated_at":9}}]}"#;
+        fs::write(&path, old).expect("write");
+        let loaded = store.load().expect("load");
+        assert!(loaded.set_aside.is_none(), "an old file is not set aside");
+        let e = &loaded.entries[0];
+        assert_eq!((e.task_id.as_str(), e.label.as_deref()), ("old", None));
+        assert!(!e.unseen(), "a task of an old file is not new");
+    }
+
+    #[test]
+    fn labels_are_cleaned_of_controls() {
+        assert_eq!(
+            clean_label("  sunset\u{1b}[31m v2\n\t x ").as_deref(),
+            Some("sunset v2 x")
+        );
+        assert_eq!(clean_label("\u{202e}\u{7} "), None);
+        assert_eq!(
+            clean_label(&"x".repeat(200)).map(|l| l.len()),
+            Some(LABEL_MAX)
+        );
     }
 
     #[test]

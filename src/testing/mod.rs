@@ -89,6 +89,8 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
                 auto_download: None,
                 trouble: None,
                 claimed_by: None,
+                label: None,
+                seen: None,
             })
             .collect()
     };

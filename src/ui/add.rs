@@ -9,7 +9,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
-use unicode_width::UnicodeWidthChar;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The most rows an error takes; a longer one ends in "…".
 const ERROR_ROWS: usize = 3;
@@ -18,7 +18,11 @@ const ERROR_ROWS: usize = 3;
 const CURSOR: char = '▏';
 
 pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
-    let area = crate::app::layout::centered(frame.area(), 64, 10);
+    if dialog.relabel.is_some() {
+        render_relabel(dialog, keymap, theme, frame);
+        return;
+    }
+    let area = crate::app::layout::centered(frame.area(), 64, 11);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
         .title(Span::styled(" Add tasks to the watch list ", theme.title()))
@@ -34,10 +38,18 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         .as_deref()
         .map(|e| clip_rows(wrap_words(e, width), ERROR_ROWS))
         .unwrap_or_default();
-    let [label_area, input_area, error_area, kind_area, help_area] = Layout::vertical([
+    let [
+        label_area,
+        input_area,
+        error_area,
+        name_area,
+        kind_area,
+        help_area,
+    ] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
         Constraint::Length(error.len() as u16),
+        Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
@@ -48,28 +60,7 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         label_area,
     );
 
-    // Only the end fits, and only the end is cleaned (a long paste is up to 64 KiB): the
-    // field never holds an escape sequence, so a cut one cannot start the tail.
-    let budget = usize::from(input_area.height) * width;
-    let shown = dialog.tail(budget);
-    let mut rows = wrap_chars(&format!("{shown}{CURSOR}"), width);
-    rows.drain(..rows.len().saturating_sub(usize::from(input_area.height)));
-    let last = rows.len().saturating_sub(1);
-    let input: Vec<Line> = rows
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut row)| {
-            if i == last {
-                row.pop();
-                Line::from(vec![
-                    Span::raw(row),
-                    Span::styled(CURSOR.to_string(), theme.key()),
-                ])
-            } else {
-                Line::raw(row)
-            }
-        })
-        .collect();
+    let input = input_lines(dialog, width, usize::from(input_area.height), theme);
     frame.render_widget(Paragraph::new(input), input_area);
 
     let error: Vec<Line> = error
@@ -77,6 +68,17 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         .map(|row| Line::from(Span::styled(row, theme.error())))
         .collect();
     frame.render_widget(Paragraph::new(error), error_area);
+
+    frame.render_widget(
+        Paragraph::new(label_line(
+            "Label: ",
+            dialog,
+            width,
+            theme,
+            &format!("   ({} moves here)", keymap.key("label_field")),
+        )),
+        name_area,
+    );
 
     let [image, video] = dialog.kinds().map(|(name, chosen)| {
         if chosen {
@@ -109,6 +111,125 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         )),
         help_area,
     );
+}
+
+/// The task IDs field's rows, `height` of them at most, `width` wide: its end.
+fn input_lines(
+    dialog: &AddDialog,
+    width: usize,
+    height: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    // Only the end fits, and only the end is cleaned (a long paste is up to 64 KiB): the
+    // field never holds an escape sequence, so a cut one cannot start the tail.
+    let budget = height * width;
+    let shown = dialog.tail(budget);
+    let cursor = if dialog.on_label { "" } else { "▏" };
+    let mut rows = wrap_chars(&format!("{shown}{cursor}"), width);
+    rows.drain(..rows.len().saturating_sub(height));
+    let last = rows.len().saturating_sub(1);
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, mut row)| {
+            if i == last && !dialog.on_label {
+                row.pop();
+                Line::from(vec![
+                    Span::raw(row),
+                    Span::styled(CURSOR.to_string(), theme.key()),
+                ])
+            } else {
+                Line::raw(row)
+            }
+        })
+        .collect()
+}
+
+/// The label field on one line after `head`: its end that fits, the cursor when it has the
+/// keyboard, else `hint` when it is empty.
+fn label_line(
+    head: &str,
+    dialog: &AddDialog,
+    width: usize,
+    theme: Theme,
+    hint: &str,
+) -> Line<'static> {
+    let room = width.saturating_sub(head.width() + 1);
+    // The tail is counted in characters: wide ones take two cells, so trim it to fit.
+    let mut shown = dialog.label_tail(room);
+    while shown.width() > room {
+        shown.remove(0);
+    }
+    let mut spans = vec![
+        Span::styled(head.to_string(), theme.dim()),
+        Span::raw(shown),
+    ];
+    if dialog.on_label {
+        spans.push(Span::styled(CURSOR.to_string(), theme.key()));
+    } else if dialog.label.is_empty() {
+        spans.push(Span::styled(hint.to_string(), theme.dim()));
+    }
+    Line::from(spans)
+}
+
+/// The label key's dialog: the label of the tasks `keys`, alone.
+fn render_relabel(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
+    let area = crate::app::layout::centered(frame.area(), 64, 5);
+    frame.render_widget(Clear, area);
+    let title = ellipsis_end(
+        &dialog.relabel_title(),
+        usize::from(area.width.saturating_sub(4)),
+    );
+    let block = Block::bordered()
+        .title(Span::styled(title, theme.title()))
+        .border_style(theme.border(true));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let [field_area, _, help_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(label_line(
+            "Label: ",
+            dialog,
+            usize::from(inner.width),
+            theme,
+            "",
+        )),
+        field_area,
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled(
+            format!(
+                "{} save · {} cancel · empty clears the label",
+                keymap.key("submit"),
+                keymap.key("cancel")
+            ),
+            theme.dim(),
+        )),
+        help_area,
+    );
+}
+
+/// `text` cut to `width` columns, ending in `…` when cut.
+fn ellipsis_end(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    for c in text.chars() {
+        if out.width() + c.width().unwrap_or(0) + 1 > width {
+            break;
+        }
+        out.push(c);
+    }
+    out.push('…');
+    out
 }
 
 /// `text` cut into rows at most `width` columns wide, anywhere: task IDs have no spaces to

@@ -7,6 +7,8 @@ use crate::app::state::Theme;
 use crate::app::state::{
     DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, count_of,
 };
+use crate::app::watch::timing::Usual;
+use crate::app::watch::unseen;
 use crate::fmt::{age_label, ago, countdown, duration_label, format_eta, wall_time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -140,8 +142,20 @@ fn title(state: &State, width: usize) -> String {
     let mut counts = Vec::new();
     if !w.rows.is_empty() {
         counts.push(count_of(w.rows.len(), "task"));
+        let new = unseen::count(w);
+        if new > 0 {
+            counts.push(format!("{new} new"));
+        }
         counts.extend(w.counts(state.now).parts());
     }
+    // Shown only where every count fits too; it goes first, and without a `…`.
+    let all_done = w.all_done(state.now).map(|done| {
+        format!(
+            "all done ~{}{}",
+            clock_time(done.at, state.now, state.requests.utc_offset),
+            if done.more { "+" } else { "" }
+        )
+    });
     let mut tail = Vec::new();
     if !w.marked.is_empty() {
         tail.push(format!("{} marked", w.marked.len()));
@@ -158,20 +172,38 @@ fn title(state: &State, width: usize) -> String {
             w.rows.len()
         ));
     }
-    let compose = |shown: usize| {
+    let compose = |shown: usize, done: Option<&String>| {
         let mut parts = vec![" Watch list".to_string()];
         parts.extend(counts[..shown].iter().cloned());
         if shown < counts.len() {
             parts.push("…".to_string());
         }
+        parts.extend(done.cloned());
         parts.extend(tail.iter().cloned());
         format!("{} ", parts.join(" · "))
     };
-    (0..=counts.len())
-        .rev()
-        .map(compose)
+    std::iter::once(compose(counts.len(), all_done.as_ref()))
+        .chain((0..=counts.len()).rev().map(|shown| compose(shown, None)))
         .find(|t| t.width() <= width)
-        .unwrap_or_else(|| ellipsis(&compose(0), width))
+        .unwrap_or_else(|| ellipsis(&compose(0, None), width))
+}
+
+/// A moment on the local clock to the minute: `14:32`, with the day when it is not today
+/// (`Nov 26 09:10`).
+fn clock_time(t: u64, now: u64, offset: time::UtcOffset) -> String {
+    let at = |s: u64| {
+        time::OffsetDateTime::from_unix_timestamp(i64::try_from(s).unwrap_or(0))
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+            .to_offset(offset)
+    };
+    let (then, today) = (at(t), at(now));
+    let hm = format!("{:02}:{:02}", then.hour(), then.minute());
+    if then.date() == today.date() {
+        hm
+    } else {
+        let month = format!("{}", then.month());
+        format!("{} {} {hm}", &month[..3.min(month.len())], then.day())
+    }
 }
 
 /// Draws the pane; returns the links it drew (file names and the detail's URL).
@@ -223,10 +255,11 @@ fn render_table(
 ) -> Vec<Link> {
     let w = &state.watch;
     let now = state.now;
+    // A new task's `●` takes a cell of the column too.
     let longest_id = w
         .rows
         .iter()
-        .map(|r| r.entry.task_id.width())
+        .map(|r| r.entry.task_id.width() + usize::from(r.entry.unseen()))
         .max()
         .unwrap_or(7);
     let services = services_shown(state);
@@ -249,14 +282,24 @@ fn render_table(
         longest_id,
         distinct_width(&visible_ids),
         services,
+        labels_shown(state),
     );
+    // The usual durations, only when a running task is on screen to compare.
+    let running = shown
+        .iter()
+        .any(|(_, r)| matches!(r.phase(now, w.stall_after), Phase::Running | Phase::Stalled));
+    let usual = if running {
+        Usual::of(w)
+    } else {
+        Usual::default()
+    };
     let (header, widths) = cols.header();
     let rects = Layout::horizontal(widths.clone()).spacing(1).split(area);
     let info_width = usize::from(rects[rects.len() - 1].width);
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
-            let row = table_row(r, w, now, theme, &cols, poll_key, info_width);
+            let row = table_row(r, w, now, theme, &cols, (poll_key, usual), info_width);
             if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
@@ -281,10 +324,12 @@ fn render_table(
             let url = r.openable_url()?;
             let (text, _) = info_text(r, now, poll_key);
             let name = file_name(url);
-            (text == name).then(|| Link {
-                x: info.x,
+            // After the label, when it has no column of its own.
+            let skip = label_prefix(r, &cols).width() as u16;
+            (text == name && skip < info.width).then(|| Link {
+                x: info.x + skip,
                 y: area.y + 1 + line as u16,
-                width: (name.chars().count() as u16).min(info.width),
+                width: (name.chars().count() as u16).min(info.width - skip),
                 url: url.to_string(),
             })
         })
@@ -324,6 +369,29 @@ fn services_shown(state: &State) -> Option<u16> {
 /// The widest a service's name is shown.
 const SERVICE_WIDTH: usize = 16;
 
+/// The widest a label column is.
+const LABEL_WIDTH: usize = 16;
+
+/// When some task has a label: the longest label's width (up to `LABEL_WIDTH`).
+fn labels_shown(state: &State) -> Option<u16> {
+    state
+        .watch
+        .rows
+        .iter()
+        .filter_map(|r| r.entry.label.as_deref())
+        .map(UnicodeWidthStr::width)
+        .max()
+        .map(|w| w.clamp(5, LABEL_WIDTH) as u16)
+}
+
+/// A row's label in its info column, when there is no label column: `sunset v2 · `.
+fn label_prefix(r: &WatchRow, cols: &Columns) -> String {
+    match &r.entry.label {
+        Some(label) if cols.label.is_none() => format!("{label} · "),
+        _ => String::new(),
+    }
+}
+
 /// Which optional columns fit. Always: task ID, status, percent, and the info column (the
 /// error, or the file); then, as room allows, the ETA (else the info column shows it), a
 /// gauge, the kind, the last update's age, the time since added. The service (when tasks of
@@ -338,6 +406,8 @@ struct Columns {
     kind: bool,
     /// The service column's width, when shown.
     service: Option<u16>,
+    /// The label column's width, when shown.
+    label: Option<u16>,
     updated: bool,
     added: bool,
 }
@@ -345,7 +415,13 @@ struct Columns {
 impl Columns {
     /// `distinct`: the width below which the IDs on screen could no longer be told apart;
     /// the ID column gives way below it only to keep the info column's minimum.
-    fn fit(width: u16, longest_id: usize, distinct: usize, services: Option<u16>) -> Self {
+    fn fit(
+        width: u16,
+        longest_id: usize,
+        distinct: usize,
+        services: Option<u16>,
+        labels: Option<u16>,
+    ) -> Self {
         const INFO_MIN: u16 = 14;
         const INFO_ROOMY: u16 = 34;
         let fixed = STATUS_WIDTH + 4 + 3;
@@ -358,6 +434,7 @@ impl Columns {
         let service = services.filter(|&w| take(&mut budget, w + 1));
         // The rest only where the info column keeps room for the start of an error.
         budget = budget.saturating_sub(INFO_ROOMY - INFO_MIN);
+        let label = labels.filter(|&w| take(&mut budget, w + 1));
         let gauge = take(&mut budget, 11);
         let kind = take(&mut budget, 6);
         let updated = take(&mut budget, 8);
@@ -368,6 +445,7 @@ impl Columns {
             gauge,
             kind,
             service,
+            label,
             updated,
             added,
         }
@@ -381,6 +459,11 @@ impl Columns {
                 self.service.is_some(),
                 "SERVICE",
                 Constraint::Length(self.service.unwrap_or(0)),
+            ),
+            (
+                self.label.is_some(),
+                "LABEL",
+                Constraint::Length(self.label.unwrap_or(0)),
             ),
             (true, "STATUS", Constraint::Length(STATUS_WIDTH)),
             (true, "   %", Constraint::Length(4)),
@@ -404,13 +487,20 @@ fn table_row(
     now: u64,
     theme: Theme,
     cols: &Columns,
-    poll_key: &str,
+    (poll_key, usual): (&str, Usual),
     info_width: usize,
 ) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
     let style = theme.phase(phase, r.error.is_some());
     let percent = r.percent();
     let (mut info, troubled) = info_text(r, now, poll_key);
+    if !troubled && usual.slower(&r.entry, phase, now).is_some() {
+        info = if info.is_empty() {
+            "slower than usual".to_string()
+        } else {
+            format!("slower than usual · {info}")
+        };
+    }
     let eta = eta_text(r, phase, now);
     if !cols.eta && !eta.is_empty() && !troubled {
         info = if info.is_empty() {
@@ -418,6 +508,11 @@ fn table_row(
         } else {
             format!("{eta} · {info}")
         };
+    }
+    if info.is_empty() {
+        info = label_prefix(r, cols).trim_end_matches(" · ").to_string();
+    } else {
+        info.insert_str(0, &label_prefix(r, cols));
     }
     let info_style = if troubled {
         theme.error()
@@ -430,15 +525,17 @@ fn table_row(
     if cols.kind {
         cells.push(Cell::from(r.entry.kind.as_str()));
     }
-    // A marked task's ID starts with a tick, in place of its first cell.
-    let id = if !w.marked.is_empty() && w.marked.contains(&r.key()) {
-        format!(
-            "✓{}",
-            ellipsis(&r.entry.task_id, usize::from(cols.id).saturating_sub(1))
-        )
-    } else {
-        ellipsis(&r.entry.task_id, usize::from(cols.id))
-    };
+    // A marked task's ID starts with a tick, a new one's (finished since last looked at) with
+    // `●`, in place of its first cells.
+    let mut marks = String::new();
+    if !w.marked.is_empty() && w.marked.contains(&r.key()) {
+        marks.push('✓');
+    }
+    if r.entry.unseen() {
+        marks.push('●');
+    }
+    let room = usize::from(cols.id).saturating_sub(marks.width());
+    let id = format!("{marks}{}", ellipsis(&r.entry.task_id, room));
     cells.push(Cell::from(id));
     if let Some(width) = cols.service {
         let services = &w.services;
@@ -448,6 +545,12 @@ fn table_row(
         )));
     }
     let status = status_text(r, phase);
+    if let Some(width) = cols.label {
+        cells.push(Cell::from(ellipsis(
+            r.entry.label.as_deref().unwrap_or(""),
+            usize::from(width),
+        )));
+    }
     cells.push(Cell::from(Span::styled(
         ellipsis(&status, usize::from(STATUS_WIDTH)),
         style,
@@ -667,6 +770,9 @@ fn detail_lines(
     let phase = r.phase(now, state.watch.stall_after);
     let plain = Style::new();
     let mut lines = wrapped("task", &r.entry.task_id, width, theme.title(), theme);
+    if let Some(label) = &r.entry.label {
+        lines.extend(wrapped("label", label, width, theme.title(), theme));
+    }
     let services = &state.watch.services;
     let service = services.of(r.entry.service.as_deref());
     let name = services.name(service);
@@ -693,6 +799,17 @@ fn detail_lines(
         )),
         Phase::Running => status.extend(r.eta(now).map(|e| format!("ETA {}", format_eta(e)))),
         _ => {}
+    }
+    if let Some((taken, p90)) = Usual::of(&state.watch).slower(&r.entry, phase, now) {
+        status.push(format!(
+            "slower than usual: running for {}, 90% of {} tasks took at most {}",
+            duration_label(taken),
+            r.entry.kind.as_str(),
+            duration_label(p90)
+        ));
+    }
+    if r.entry.unseen() {
+        status.push("new".into());
     }
     lines.extend(wrapped(
         "status",
@@ -893,9 +1010,9 @@ mod tests {
         assert_eq!(distinct_width(&["abc"]), 1);
         assert_eq!(distinct_width(&[]), 0);
         // The ID column takes that width while the info column keeps its minimum.
-        let at_80 = Columns::fit(78, 40, 36, None);
+        let at_80 = Columns::fit(78, 40, 36, None, None);
         assert_eq!(at_80.id, 36, "{at_80:?}");
-        let squeezed = Columns::fit(50, 40, 36, None);
+        let squeezed = Columns::fit(50, 40, 36, None, None);
         assert_eq!(
             squeezed.id,
             50 - (STATUS_WIDTH + 4 + 3) - 14,
@@ -948,15 +1065,15 @@ mod tests {
 
     #[test]
     fn columns_keep_the_info_column_longest() {
-        let narrow = Columns::fit(40, 30, 7, None);
+        let narrow = Columns::fit(40, 30, 7, None, None);
         assert!(!narrow.eta && !narrow.gauge && !narrow.kind);
-        let at_80 = Columns::fit(78, 24, 7, None);
+        let at_80 = Columns::fit(78, 24, 7, None, None);
         assert!(at_80.eta, "{at_80:?}");
-        let wide = Columns::fit(200, 24, 7, Some(10));
+        let wide = Columns::fit(200, 24, 7, Some(10), Some(9));
         assert!(wide.eta && wide.gauge && wide.kind && wide.updated && wide.added);
-        assert_eq!(wide.service, Some(10));
+        assert_eq!((wide.service, wide.label), (Some(10), Some(9)));
         // Half of 150 columns: the service shows, the info column keeps its minimum.
-        let half = Columns::fit(73, 14, 7, Some(15));
+        let half = Columns::fit(73, 14, 7, Some(15), None);
         assert!(
             half.eta && half.service.is_some() && !half.gauge,
             "{half:?}"

@@ -27,6 +27,7 @@ impl Placement {
             kind: job.key.kind,
             status: &job.status,
             date: &crate::clock::today(),
+            label: job.label.as_deref().unwrap_or(""),
         });
         let path = self.dir.join(relative);
         std::path::absolute(&path).unwrap_or(path)

@@ -163,6 +163,7 @@ pub fn arguments(argv: &[String], task: &Finished) -> Vec<String> {
                 .as_ref()
                 .map(|p| sanitize(&p.to_string_lossy()))
                 .unwrap_or_default(),
+            "label" => task.label.as_deref().map(sanitize).unwrap_or_default(),
             _ => return None,
         })
     };
@@ -211,7 +212,21 @@ mod tests {
             file: None,
             no_file: Some("auto_download is off for it".into()),
             status_failed: false,
+            label: None,
         }
+    }
+
+    #[test]
+    fn the_label_is_an_argument_of_its_own_sanitised() {
+        let task = Finished {
+            label: Some("sunset\u{1b}[2J v2".into()),
+            ..finished("t")
+        };
+        assert_eq!(
+            arguments(&argv(&["x", "[{label}]"]), &task),
+            ["x", "[sunset v2]"]
+        );
+        assert_eq!(arguments(&argv(&["{label}"]), &finished("t")), [""]);
     }
 
     fn argv(args: &[&str]) -> Vec<String> {

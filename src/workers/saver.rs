@@ -119,6 +119,13 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
         PersistOp::Remove(keys) => list.retain(|e| !keys.contains(&TaskKey::of(e))),
         PersistOp::Status(key, known) => {
             if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+                // Finished while watched (the file knew it running): new until looked at.
+                // Only the first dashboard to record the finish marks it, so a look another
+                // one recorded meanwhile stands.
+                let was_running = e.last.as_ref().is_some_and(|l| l.finished_at.is_none());
+                if was_running && known.finished_at.is_some() && e.seen.is_none() {
+                    e.seen = Some(false);
+                }
                 e.last = Some(known.clone());
             }
         }
@@ -140,6 +147,16 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
         PersistOp::Adopt(service) => {
             for e in list.iter_mut().filter(|e| e.service.is_none()) {
                 e.service = Some(service.clone());
+            }
+        }
+        PersistOp::Seen(keys) => {
+            for e in list.iter_mut().filter(|e| keys.contains(&TaskKey::of(e))) {
+                e.seen = Some(true);
+            }
+        }
+        PersistOp::Label(keys, label) => {
+            for e in list.iter_mut().filter(|e| keys.contains(&TaskKey::of(e))) {
+                e.label.clone_from(label);
             }
         }
         PersistOp::Claim(_) => {}
@@ -281,6 +298,41 @@ async fn flush(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A task is new from the status that first records it finished after it ran (two
+    /// dashboards may both report the finish: a look recorded between stands); a look clears
+    /// it; one found finished at its first status is not new.
+    #[test]
+    fn a_finish_marks_new_once_and_a_look_clears_it() {
+        use crate::store::watchlist::LastKnown;
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let key = TaskKey::new(TaskKind::Image, "t");
+        let status = |text: &str, finished: Option<u64>| {
+            PersistOp::Status(
+                key.clone(),
+                LastKnown {
+                    status: text.into(),
+                    finished_at: finished,
+                    ..LastKnown::default()
+                },
+            )
+        };
+        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
+        let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
+        assert_eq!(list[0].seen, None, "found finished: not new");
+        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
+        let _ = apply(&mut list, &status("IN_PROGRESS", None), &me);
+        let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
+        assert_eq!(list[0].seen, Some(false));
+        let _ = apply(&mut list, &PersistOp::Seen(vec![key.clone()]), &me);
+        assert_eq!(list[0].seen, Some(true));
+        // The other dashboard's report of the same finish, after the look.
+        let _ = apply(&mut list, &status("COMPLETED", Some(6)), &me);
+        assert_eq!(list[0].seen, Some(true));
+    }
     use crate::api::TaskKind;
     use crate::store::watchlist::LastKnown;
     use std::sync::atomic::{AtomicBool, Ordering};

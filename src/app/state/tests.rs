@@ -132,11 +132,7 @@ struct KeyCase {
 fn unchanged(_: &mut Snap) {}
 
 fn empty_dialog() -> Popup {
-    Popup::Add(AddDialog {
-        text: String::new(),
-        kind: TaskKind::Image,
-        error: None,
-    })
+    Popup::Add(AddDialog::with(String::new()))
 }
 
 // A data table: splitting it would only scatter the cases.

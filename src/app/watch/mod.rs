@@ -2,9 +2,12 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod label;
 pub mod next_poll;
 pub mod notify;
 pub mod reducer;
+pub mod timing;
+pub mod unseen;
 
 use super::cursor::Cursor;
 use super::effects::Effects;
@@ -305,6 +308,9 @@ pub struct Watch {
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
+    /// The usual durations (`timing::Usual`) and how many rows they were worked out over:
+    /// worked out again when first asked for after rows came, went or finished.
+    usual: std::cell::Cell<Option<(usize, timing::Usual)>>,
 }
 
 /// Counts for the pane's title.
@@ -372,6 +378,7 @@ impl Watch {
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
+            usual: std::cell::Cell::new(None),
         };
         watch.reorder(0);
         watch
@@ -498,12 +505,25 @@ impl Watch {
                 .iter()
                 .map(|r| {
                     let status = r.entry.last.as_ref().map_or("", |l| l.status.as_str());
-                    format!("{} {status}", r.entry.task_id)
+                    let label = r.entry.label.as_deref().unwrap_or("");
+                    format!("{} {status} {label}", r.entry.task_id)
                 })
+                .collect();
+            let labels: Vec<[&str; 1]> = self
+                .rows
+                .iter()
+                .map(|r| [r.entry.label.as_deref().unwrap_or("")])
                 .collect();
             let mut matched: Vec<usize> = self
                 .matcher
-                .rank(&self.query, haystacks.iter().map(String::as_str))
+                .rank_fields(
+                    &self.query,
+                    &["label"],
+                    haystacks
+                        .iter()
+                        .map(String::as_str)
+                        .zip(labels.iter().map(|l| &l[..])),
+                )
                 .into_iter()
                 .map(|m| m.index as usize)
                 .collect();
@@ -767,7 +787,14 @@ impl Watch {
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
         row.polled_at = Some(now);
         let (mut cmds, changed, announce) = match result {
-            Ok(t) => answered(row, &t, failure_statuses, now),
+            Ok(t) => {
+                let before = row.state;
+                let answer = answered(row, &t, failure_statuses, now);
+                if row.state != before {
+                    self.usual.set(None);
+                }
+                answer
+            }
             Err(ApiError::Lookup { description }) => {
                 let changed = row.not_found.as_deref() != Some(description.as_str())
                     || row.next_retry_at != next_retry_at
@@ -922,6 +949,7 @@ impl Watch {
                 .map(|l| l.status.clone())
                 .unwrap_or_default(),
             force,
+            label: row.entry.label.clone(),
         }))
     }
 
@@ -1079,8 +1107,14 @@ impl Watch {
             }
         }
         let saved_elsewhere = self.take_saved(entries);
-        let changed = !gone.is_empty() || added > 0 || before != self.rows.len() || saved_elsewhere;
+        let relabelled = label::take_marks(self, entries);
+        let changed = !gone.is_empty()
+            || added > 0
+            || before != self.rows.len()
+            || saved_elsewhere
+            || relabelled;
         if changed {
+            self.usual.set(None);
             self.reorder_keeping(selected, now);
         }
         Effects::cmds(cmds).redraw_if(changed)
@@ -1191,7 +1225,11 @@ fn answered(
         url: t.url_download.clone(),
         file: None,
         no_file: None,
+        label: row.entry.label.clone(),
     });
+    if announce.is_some() {
+        unseen::finished(row);
+    }
     row.state = state;
     row.entry.last = Some(last.clone());
     if changed_status {
@@ -1254,6 +1292,8 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        label: None,
+        seen: None,
     }
 }
 

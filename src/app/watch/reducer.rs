@@ -88,6 +88,8 @@ pub fn update(
         }
         Action::Download => download(watch, popup, keymap, Download::Asked),
         Action::ToggleAutoDownload => toggle_auto_download(watch, keymap),
+        Action::NextUnseen => super::unseen::next(watch, keymap),
+        Action::EditLabel => super::label::edit(watch, popup, keymap),
         _ => Effects::none(),
     }
 }

@@ -63,6 +63,9 @@ pub const ACTION_NAMES: &[&str] = &[
     "search",
     "next_match",
     "previous_match",
+    "next_unseen",
+    "label",
+    "label_field",
 ];
 
 /// Every style `[styles]` can set.

@@ -185,7 +185,9 @@ impl<'de> Deserialize<'de> for crate::api::download::Template {
 }
 
 /// The placeholders `on_complete`'s arguments may hold.
-pub const HOOK_PLACEHOLDERS: [&str; 6] = ["task_id", "kind", "status", "percent", "url", "file"];
+pub const HOOK_PLACEHOLDERS: [&str; 7] = [
+    "task_id", "kind", "status", "percent", "url", "file", "label",
+];
 
 /// `on_complete`: a program and its arguments, run without a shell when a watched task
 /// finishes; each argument may hold placeholders (checked here, so a typo is an error that

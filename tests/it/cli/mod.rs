@@ -6,4 +6,5 @@ mod commands;
 mod durability;
 mod local_date;
 mod promises;
+mod stats;
 mod watch_list;

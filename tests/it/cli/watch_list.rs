@@ -437,8 +437,8 @@ mod view {
         );
         assert!(
             screen.contains(
-                " Watch list · 10 tasks · 1 failed · 1 not found · 1 erroring · 1 stalled · \
-                 1 no service · 4 running · … "
+                " Watch list · 10 tasks · 2 new · 1 failed · 1 not found · 1 erroring · \
+                 1 stalled · 1 no service · … "
             ),
             "{screen}"
         );
@@ -449,7 +449,7 @@ mod view {
             .find(|r| r.contains("Watch list"))
             .unwrap();
         assert!(
-            title.contains(" Watch list · 10 tasks · 1 failed · ") && title.contains("… "),
+            title.contains(" Watch list · 10 tasks · 2 new · 1 failed · ") && title.contains("… "),
             "{title}"
         );
         // The detail cut short by the pane's height says so.

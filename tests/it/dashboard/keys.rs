@@ -50,6 +50,8 @@ fn task(id: &str) -> WatchEntry {
         saved: None,
         auto_download: None,
         claimed_by: None,
+        label: None,
+        seen: None,
         trouble: None,
     }
 }

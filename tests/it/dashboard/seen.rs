@@ -122,6 +122,7 @@ async fn a_hook_stopped_for_its_time_is_gone_from_proc() {
         url: None,
         file: None,
         no_file: None,
+        label: None,
     };
     let run = hooks.run(finished);
     // The hook's own process (the shell, then `sleep` in its place), while it runs.

@@ -64,6 +64,8 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
                     since,
                 }),
                 claimed_by: None,
+                label: None,
+                seen: None,
             },
         )
 }

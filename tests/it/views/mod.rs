@@ -4,6 +4,7 @@
 mod cadence;
 mod contrast;
 mod looks;
+mod news;
 mod preview;
 
 use crate::common::{self, drawn as draw};
@@ -107,6 +108,8 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        label: None,
+        seen: None,
     }
 }
 
@@ -1013,6 +1016,8 @@ fn watch_pane_across_services_at_80_100_140() {
         saved: None,
         auto_download: None,
         claimed_by: None,
+        label: None,
+        seen: None,
         ..task(id, kind)
     };
     for (width, height) in [(80, 24), (100, 30), (140, 45)] {
