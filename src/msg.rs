@@ -179,8 +179,8 @@ pub struct NextPoll {
 /// The poller's load, for the status bar: `12 req/s · 8/64 in flight`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PollLoad {
-    /// Requests sent over about the last second.
-    pub per_second: u32,
+    /// Requests sent a second, averaged over the last few seconds, in tenths.
+    pub per_second_tenths: u32,
     pub in_flight: u32,
     /// The adaptive limit on requests in flight now (at most `max_concurrent_polls`).
     pub limit: u32,

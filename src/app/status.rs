@@ -95,10 +95,13 @@ pub fn poll_load(shown: &mut PollLoad, load: PollLoad) -> Effects {
 /// The status bar's words for the poller's load, `12 req/s · 8/64 in flight`, or nothing
 /// while nothing is polled.
 pub fn load_text(load: &PollLoad) -> Option<String> {
-    (load.per_second > 0 || load.in_flight > 0).then(|| {
-        format!(
-            "{} req/s · {}/{} in flight",
-            load.per_second, load.in_flight, load.limit
-        )
+    (load.per_second_tenths > 0 || load.in_flight > 0).then(|| {
+        let tenths = load.per_second_tenths;
+        let rate = if tenths < 100 {
+            format!("{}.{}", tenths / 10, tenths % 10)
+        } else {
+            (tenths / 10).to_string()
+        };
+        format!("{rate} req/s · {}/{} in flight", load.in_flight, load.limit)
     })
 }

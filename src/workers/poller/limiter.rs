@@ -26,6 +26,9 @@ use tokio::time::Instant;
 /// The limit before anything is known: today's fixed limit.
 pub const INITIAL_LIMIT: usize = 8;
 
+/// The seconds the shown rate is averaged over.
+const RATE_WINDOW_SECS: usize = 5;
+
 /// Latency up to this many times the baseline lets the limit grow (in tenths).
 const GROW_BELOW_TENTHS: u32 = 15;
 /// Latency above this many times the baseline shrinks it.
@@ -162,14 +165,27 @@ impl Limiter {
     /// Requests sent over the last second.
     pub fn per_second(&mut self, now: Instant) -> usize {
         self.trim(now);
-        self.sent.len()
+        self.sent
+            .iter()
+            .rev()
+            .take_while(|t| now.saturating_duration_since(**t) <= Duration::from_secs(1))
+            .count()
+    }
+
+    /// Requests a second over the last `RATE_WINDOW`, in tenths: what a person is shown. A
+    /// second alone is too short: tasks polled every 2 s are sent together, so most seconds
+    /// would say nothing at all.
+    pub fn rate_tenths(&mut self, now: Instant) -> usize {
+        self.trim(now);
+        self.sent.len() * 10 / RATE_WINDOW_SECS
     }
 
     fn trim(&mut self, now: Instant) {
+        let window = Duration::from_secs(RATE_WINDOW_SECS as u64);
         while self
             .sent
             .front()
-            .is_some_and(|t| now.saturating_duration_since(*t) > Duration::from_secs(1))
+            .is_some_and(|t| now.saturating_duration_since(*t) > window)
         {
             self.sent.pop_front();
         }

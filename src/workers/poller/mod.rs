@@ -142,7 +142,7 @@ pub async fn run<R, F, Fut>(
 /// Whether the load is looked at again in a second: not once nothing is polled and the App
 /// was told so, so an idle poller keeps no timer.
 fn keep_reporting(load: PollLoad, shown: PollLoad) -> bool {
-    let idle = load.per_second == 0 && load.in_flight == 0;
+    let idle = load.per_second_tenths == 0 && load.in_flight == 0;
     !(idle && load == shown)
 }
 

@@ -468,7 +468,7 @@ impl Schedule {
     pub fn load(&mut self, now: Instant) -> PollLoad {
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         PollLoad {
-            per_second: n(self.limiter.per_second(now)),
+            per_second_tenths: n(self.limiter.rate_tenths(now)),
             in_flight: n(self.in_flight),
             limit: n(self.limiter.limit()),
         }

@@ -17,9 +17,10 @@ fn the_status_bar_shows_the_poll_rate_and_the_detail_the_next_poll() {
     let env = [("TMPDIR", tmp.to_str().unwrap())];
     let mut s = Session::spawn(command(home.path(), &["--demo"], &env), 200, 40);
     s.wait_text("demo-video-done");
-    // The demo's endless task keeps the poller busy: five requests a second at 0.2 s.
+    // The demo's endless task keeps the poller busy: five requests a second at 0.2 s, once
+    // the others have finished.
     s.wait_for("the poll rate", Duration::from_secs(20), |t| {
-        t.contains(" 5 req/s · ") && t.contains(" in flight")
+        t.contains(" 5.0 req/s · ") && t.contains(" in flight")
     });
     // The watch pane, down to a running task: its next poll, on screen.
     s.send("\t");

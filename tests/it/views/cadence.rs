@@ -29,7 +29,7 @@ fn the_detail_says_when_the_next_poll_is_and_why_and_the_status_bar_the_rate() {
         "nothing reported yet"
     );
     s.apply(Msg::PollLoad(PollLoad {
-        per_second: 12,
+        per_second_tenths: 125,
         in_flight: 8,
         limit: 64,
     }));
@@ -56,9 +56,17 @@ fn the_detail_says_when_the_next_poll_is_and_why_and_the_status_bar_the_rate() {
     assert!(s.dirty, "the selected row's next poll changed");
     let text = crate::common::rendered_text(&s, 140, 45);
     assert!(text.contains("next poll in 2s · ETA near"), "{text}");
+    // A slow cadence: a fraction of a request a second is still said.
+    s.apply(Msg::PollLoad(PollLoad {
+        per_second_tenths: 5,
+        in_flight: 0,
+        limit: 64,
+    }));
+    let bar = status_row(&s, 140, 45);
+    assert!(bar.contains("0.5 req/s · 0/64 in flight"), "{bar}");
     // Nothing polled any more: the figure goes.
     s.apply(Msg::PollLoad(PollLoad {
-        per_second: 0,
+        per_second_tenths: 0,
         in_flight: 0,
         limit: 64,
     }));
