@@ -22,8 +22,12 @@ fn title(state: &State) -> String {
     let search = super::help::search_label(state)
         .map(|s| format!("{s} · "))
         .unwrap_or_default();
+    // The poller's load, also here: a narrow status bar cuts it off.
+    let load = crate::app::status::load_text(&state.poll_load)
+        .map(|l| format!("{l} · "))
+        .unwrap_or_default();
     format!(
-        " Requests · {} of the last {} · {search}{} copies as curl · {} searches · {} closes ",
+        " Requests · {} of the last {} · {load}{search}{} copies as curl · {} searches · {} closes ",
         state.requests.entries.len(),
         crate::app::state::REQUESTS_KEPT,
         keys.key("copy_curl"),

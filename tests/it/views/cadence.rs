@@ -72,3 +72,21 @@ fn the_detail_says_when_the_next_poll_is_and_why_and_the_status_bar_the_rate() {
     }));
     assert!(!status_row(&s, 140, 45).contains("in flight"));
 }
+
+/// At 80 columns the status bar has no room left for the load: the request log's title says it.
+#[test]
+fn the_request_log_says_the_load_too() {
+    let mut s = loaded(80, 24, vec![task("render-far", TaskKind::Image)]);
+    s.apply(Msg::PollLoad(PollLoad {
+        per_second_tenths: 25,
+        in_flight: 3,
+        limit: 64,
+    }));
+    s.update(Action::ToggleRequests);
+    let text = crate::common::rendered_text(&s, 80, 24);
+    let title = text
+        .lines()
+        .find(|l| l.contains("Requests ·"))
+        .unwrap_or_default();
+    assert!(title.contains("2.5 req/s · 3/64 in flight"), "{text}");
+}
