@@ -39,9 +39,7 @@ const MAX_LATENCY: std::time::Duration = std::time::Duration::from_secs(60);
 /// `--latency`: a number and a unit (`ms`, `s`), e.g. `50ms`, `1.5s`; `0` for none.
 fn parse_latency(text: &str) -> Result<std::time::Duration, String> {
     let t = text.trim();
-    let bad = || {
-        format!("'{text}' is not a duration: give a number and a unit, e.g. 50ms or 1s")
-    };
+    let bad = || format!("'{text}' is not a duration: give a number and a unit, e.g. 50ms or 1s");
     if t == "0" {
         return Ok(std::time::Duration::ZERO);
     }
@@ -129,7 +127,10 @@ pub async fn run(args: &ServeArgs) -> CliResult {
         "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends, timed-<S>-x completes S seconds after its first lookup (more in docs/reference-service.md)",
     );
     if let Some(d) = args.latency.filter(|d| !d.is_zero()) {
-        output::line(&format!("latency: every API answer delayed {} ms", d.as_millis()));
+        output::line(&format!(
+            "latency: every API answer delayed {} ms",
+            d.as_millis()
+        ));
     }
     if let Some(n) = args.capacity {
         output::line(&format!(

@@ -363,7 +363,11 @@ async fn list_loras(
     answer
 }
 
-fn lora_answer(service: &Service, headers: &HeaderMap, query: &HashMap<String, String>) -> Response {
+fn lora_answer(
+    service: &Service,
+    headers: &HeaderMap,
+    query: &HashMap<String, String>,
+) -> Response {
     if !authorised(headers, &service.token) {
         return unauthorised();
     }
@@ -442,7 +446,7 @@ async fn task_result(
         return answer;
     }
     let looked_up = match service.tasks.lock() {
-        Ok(mut t) => t.lookup(task_id, kind, service.clock.now()),
+        Ok(mut t) => t.lookup_at(task_id, kind, service.clock.now()),
         Err(_) => Err(simulation::Unknown::Full),
     };
     service.count_task(task_id, StatusCode::OK, looked_up.as_ref().ok());

@@ -48,9 +48,10 @@ pub struct Answered<'a> {
 }
 
 impl Tally {
-    /// Counts an answer of `POST /lora/`.
+    /// Counts an answer of `POST /lora/` (a `429` is always the capacity limit's).
     pub fn listing(&mut self, http: u16) {
         *self.by_status.entry(http).or_default() += 1;
+        self.refused += u64::from(http == 429);
     }
 
     /// Counts an answer of a task-result operation.
