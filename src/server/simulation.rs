@@ -474,13 +474,16 @@ mod tests {
     fn a_queued_task_waits_its_time_then_runs() {
         let mut t = Tasks::new();
         let id = "queued-5-timed-10-x";
-        assert_eq!(seen(&mut t, id), ("QUEUED", 0));
+        assert_eq!(seen(&mut t, id, Duration::ZERO), ("QUEUED", 0));
         assert_eq!(seen(&mut t, id, 4 * S), ("QUEUED", 0));
         assert_eq!(seen(&mut t, id, 5 * S), ("IN_PROGRESS", 0));
         assert_eq!(seen(&mut t, id, 10 * S), ("IN_PROGRESS", 50));
         assert_eq!(seen(&mut t, id, 15 * S), ("COMPLETED", 100));
         // A stepped task does not step while queued.
-        assert_eq!(seen(&mut t, "queued-3-sim-1-y"), ("QUEUED", 0));
+        assert_eq!(
+            seen(&mut t, "queued-3-sim-1-y", Duration::ZERO),
+            ("QUEUED", 0)
+        );
         assert_eq!(seen(&mut t, "queued-3-sim-1-y", S), ("QUEUED", 0));
         assert_eq!(seen(&mut t, "queued-3-sim-1-y", 3 * S), ("QUEUED", 0));
         assert_eq!(seen(&mut t, "queued-3-sim-1-y", 3 * S), ("COMPLETED", 100));
@@ -514,7 +517,10 @@ mod tests {
         assert_eq!(treatment("slow-99999999-x").delay, 60 * S);
         // A slow task is the task its rest names.
         let mut t = Tasks::new();
-        assert_eq!(seen(&mut t, "slow-10-hold-x"), ("IN_PROGRESS", 50));
+        assert_eq!(
+            seen(&mut t, "slow-10-hold-x", Duration::ZERO),
+            ("IN_PROGRESS", 50)
+        );
         assert_eq!(
             t.lookup("slow-10-nothing", TaskKind::Image),
             Err(Unknown::NoSuchTask)
