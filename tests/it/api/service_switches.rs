@@ -181,9 +181,9 @@ async fn faulty_ids_answer_as_documented_and_only_they() {
     assert_eq!(headers["content-type"], "application/json");
     assert!(serde_json::from_str::<Value>(&body).is_err(), "{body}");
 
-    let http = http();
+    let client = http();
     let t = Instant::now();
-    let (code, _, body) = ask_with(&http, &svc, "slow-60-hold-x").await;
+    let (code, _, body) = ask_with(&client, &svc, "slow-60-hold-x").await;
     assert!(
         t.elapsed() >= Duration::from_millis(60),
         "{:?}",
