@@ -11,7 +11,7 @@ Build the release binary first; this script builds nothing:
 
 For each mode asked (`--adaptive`, default `unset`) it starts a fresh `gendash serve` on
 127.0.0.1, adds N `timed-<D>-<i>` tasks to a private watch list (durations spread evenly from
---min-duration to --max-duration seconds; a timed task runs D seconds of the service's clock
+--min-duration to --max-duration seconds, to the millisecond; a timed task runs D seconds of the service's clock
 from its first lookup, whatever the polling, then answers COMPLETED), and runs the release
 dashboard in a pseudo-terminal with `poll_interval` from --poll-interval and, for `on`/`off`,
 `adaptive_polling = true/false` in its config (`unset` writes no such key: the binary of today
@@ -43,16 +43,17 @@ log = h.logger("measure-cadence")
 
 
 def durations(n, lo, hi):
-    if n == 1:
-        return [lo]
-    return [round(lo + (hi - lo) * i / (n - 1)) for i in range(n)]
+    """N durations spread evenly over [lo, hi), each off the whole seconds by a different
+    fraction (golden-ratio steps, to the millisecond), so completions do not line up with a
+    cadence of whole seconds."""
+    return [round(lo + (hi - lo) * (i + (i * 0.6180339887) % 1.0) / n, 3) for i in range(n)]
 
 
 def run_mode(binary, opts, mode, root, sel):
     env = h.private_env(os.path.join(root, mode), opts.path)
     h.write_config(env, h.config_lines(opts.poll_interval, mode, opts.max_concurrent_polls))
     ds = durations(opts.tasks, opts.min_duration, opts.max_duration)
-    ids = [f"timed-{d}-{mode}-{i}" for i, d in enumerate(ds)]
+    ids = [f"timed-{d:.3f}-{mode}-{i}" for i, d in enumerate(ds)]
     h.add_tasks(binary, env, ids)
     extra = ["--latency", opts.latency] if opts.latency else []
     svc = h.Service(binary, env, extra)

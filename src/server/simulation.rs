@@ -13,7 +13,7 @@
 //! - `fail-<steps>-<anything>`: runs `<steps>` lookups, then `FAILED`.
 //! - `hold-<anything>`: stays `IN_PROGRESS` forever.
 //! - `timed-<seconds>-<anything>`: `IN_PROGRESS` from its first lookup for `<seconds>` of the
-//!   service's clock (at most a day), its percent rising steadily with the time, then
+//!   service's clock (whole or decimal, `12.5`; at most a day), its percent rising steadily with the time, then
 //!   `COMPLETED`.
 //! - `queued-<seconds>-<rest>`: `QUEUED` at 0% for `<seconds>` from its first lookup, then the
 //!   task `<rest>` names (a `timed-` one starts its time then), else completed.
@@ -53,7 +53,7 @@ pub const DEMO_TASKS: &[(&str, TaskKind)] = &[
 pub const MAX_TASKS: usize = 100_000;
 
 /// The longest `timed-` or `queued-` time, in seconds (a day).
-const MAX_SECONDS: u64 = 86_400;
+const MAX_SECONDS: f64 = 86_400.0;
 
 /// The longest `slow-` delay, in milliseconds.
 const MAX_SLOW_MS: u64 = 60_000;
@@ -162,10 +162,15 @@ fn strip_slow(id: &str) -> (Duration, &str) {
     (Duration::from_millis(ms), rest)
 }
 
-/// `<number>-<rest>` at the start of `s`.
-fn number_then(s: &str) -> Option<(u64, &str)> {
+/// `<seconds>-<rest>` at the start of `s`: a whole or decimal number of seconds (`12`,
+/// `12.375`), at most a day.
+fn seconds_then(s: &str) -> Option<(Duration, &str)> {
     let (n, rest) = s.split_once('-')?;
-    Some((n.parse().ok()?, rest))
+    if !n.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let secs: f64 = n.parse().ok()?;
+    Some((Duration::from_secs_f64(secs.min(MAX_SECONDS)), rest))
 }
 
 fn parse_sim(id: &str, kind: TaskKind, now: Duration) -> Option<SimTask> {
@@ -177,15 +182,14 @@ fn parse_sim(id: &str, kind: TaskKind, now: Duration) -> Option<SimTask> {
         finished_at: None,
     };
     if let Some(r) = id.strip_prefix("queued-") {
-        let (secs, rest) = number_then(r)?;
-        let until = now + Duration::from_secs(secs.min(MAX_SECONDS));
+        let (wait, rest) = seconds_then(r)?;
+        let until = now + wait;
         let mut inner = parse_sim(rest, kind, until).unwrap_or_else(|| done(kind));
         inner.queued_until = Some(until);
         return Some(inner);
     }
     if let Some(r) = id.strip_prefix("timed-") {
-        let (secs, _) = number_then(r)?;
-        let length = Duration::from_secs(secs.min(MAX_SECONDS));
+        let (length, _) = seconds_then(r)?;
         return Some(task(Pace::Timed { start: now, length }, Outcome::Complete));
     }
     if id.starts_with("hold-") {
@@ -447,6 +451,10 @@ mod tests {
         let mut t = Tasks::new();
         // Its time starts at its first lookup (here at 100 s of the service's clock).
         assert_eq!(seen(&mut t, "timed-10-x", 100 * S), ("IN_PROGRESS", 0));
+        assert_eq!(seen(&mut t, "timed-2.5-y", 100 * S), ("IN_PROGRESS", 0));
+        assert_eq!(seen(&mut t, "timed-2.5-y", 102 * S), ("IN_PROGRESS", 80));
+        assert_eq!(seen(&mut t, "timed-2.5-y", 102 * S + S / 2), ("COMPLETED", 100));
+        assert!(t.lookup("timed-x-z", TaskKind::Image).is_err());
         // However often it is asked, the percent is the time's.
         for _ in 0..20 {
             assert_eq!(seen(&mut t, "timed-10-x", 100 * S), ("IN_PROGRESS", 0));
