@@ -23,9 +23,9 @@ Scenarios (each on a fresh `gendash serve` on 127.0.0.1 and a private home):
 The dashboard runs in a 140x45 pseudo-terminal with the config `poll_interval`
 (--poll-interval), and `adaptive_polling` only with --adaptive on|off (the binary of today
 refuses the key: `unset`, the default, writes nothing), `max_concurrent_polls` only with
---max-concurrent-polls. Once every task is on screen and a settle time has passed, the
-service's counts (`GET /_gendash/stats`) are read at the start and the end of the window; the
-answer latency is timed by a relay in this script between the dashboard and the service, from
+--max-concurrent-polls. Once every task is on screen, the service has been asked about every
+task once and a settle time has passed, the service's counts (`GET /_gendash/stats`) are read
+at the start and the end of the window; the answer latency is timed by a relay in this script between the dashboard and the service, from
 a request line to the first bytes of its answer.
 
 Only the Python 3 standard library is used. Linux only (/proc). Loopback only.
@@ -62,8 +62,13 @@ def window(binary, opts, sel, root, name, serve_args, tasks, relay_latency=False
             base = f"http://127.0.0.1:{relay.port}/"
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=svc.token)
         dash = h.Dashboard(binary, env, sel)
-        dash.wait_for(h.tasks_shown(tasks, running=tasks), opts.ready_timeout,
-                      f"{tasks} running tasks")
+        ready_by = time.monotonic() + opts.ready_timeout
+        dash.wait_for(h.tasks_shown(tasks), opts.ready_timeout, f"{tasks} tasks")
+        # Every task asked at least once (answered or refused), as the service counts.
+        while len(svc.stats()["tasks"]) < tasks:
+            if time.monotonic() > ready_by:
+                raise h.Failed(f"not every task was asked within {opts.ready_timeout:g} s")
+            h.pump_for(sel, 0.5)
         h.pump_for(sel, opts.settle)
         if relay:
             relay.samples.clear()
