@@ -74,10 +74,7 @@ impl Running {
     /// lookups and when it was first answered finished (see `tally`).
     pub fn stats(&self) -> Value {
         let now = self.clock.now();
-        self.tally
-            .lock()
-            .map(|t| t.report(now))
-            .unwrap_or(Value::Null)
+        self.tally.lock().map_or(Value::Null, |t| t.report(now))
     }
     /// Stops accepting and lets in-flight requests finish.
     pub fn stop(&mut self) {
@@ -249,11 +246,7 @@ async fn stats(State(service): State<Arc<Service>>, headers: HeaderMap) -> Respo
         return unauthorised();
     }
     let now = service.clock.now();
-    let report = service
-        .tally
-        .lock()
-        .map(|t| t.report(now))
-        .unwrap_or(Value::Null);
+    let report = service.tally.lock().map_or(Value::Null, |t| t.report(now));
     axum::Json(report).into_response()
 }
 

@@ -453,7 +453,10 @@ mod tests {
         assert_eq!(seen(&mut t, "timed-10-x", 100 * S), ("IN_PROGRESS", 0));
         assert_eq!(seen(&mut t, "timed-2.5-y", 100 * S), ("IN_PROGRESS", 0));
         assert_eq!(seen(&mut t, "timed-2.5-y", 102 * S), ("IN_PROGRESS", 80));
-        assert_eq!(seen(&mut t, "timed-2.5-y", 102 * S + S / 2), ("COMPLETED", 100));
+        assert_eq!(
+            seen(&mut t, "timed-2.5-y", 102 * S + S / 2),
+            ("COMPLETED", 100)
+        );
         assert!(t.lookup("timed-x-z", TaskKind::Image).is_err());
         // However often it is asked, the percent is the time's.
         for _ in 0..20 {
@@ -465,7 +468,7 @@ mod tests {
             ("IN_PROGRESS", 75)
         );
         assert_eq!(
-            seen(&mut t, "timed-10-x", 110 * S - S / 100),
+            seen(&mut t, "timed-10-x", 109 * S + 99 * S / 100),
             ("IN_PROGRESS", 99)
         );
         let end = t
