@@ -33,6 +33,7 @@ import argparse
 import os
 import selectors
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -151,7 +152,7 @@ def main():
                 if "exceeded its" in str(e):
                     break
     finally:
-        signal_off()
+        signal.alarm(0)
         sel.close()
         shutil.rmtree(root, ignore_errors=True)
     if not results:
@@ -177,11 +178,6 @@ def main():
           f"{h.cpu.cpu_model()}.")
     missed = sum(len(r["missed"]) for r in results)
     return 1 if failures or missed else 0
-
-
-def signal_off():
-    import signal
-    signal.alarm(0)
 
 
 if __name__ == "__main__":
