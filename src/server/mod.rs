@@ -1,6 +1,7 @@
 //! The reference service (`gendash serve`): the spec implemented faithfully on loopback, so the
-//! demo and the tests run the real client over real HTTP. See `tasks` for how simulated tasks
-//! behave.
+//! demo and the tests run the real client over real HTTP. See `simulation` for how simulated
+//! tasks behave (and the faulty task IDs), `pace` for the service's clock and `--capacity`'s
+//! token bucket, `tally` for the request counts of `GET /_gendash/stats`.
 
 pub mod files;
 pub mod served_catalogue;
