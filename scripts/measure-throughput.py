@@ -4,7 +4,7 @@
 Build the release binary first; this script builds nothing:
 
     cargo build --release --locked
-    python3 scripts/measure-throughput.py                     # both scenarios, 30 s windows
+    python3 scripts/measure-throughput.py                     # every scenario, 30 s windows
     python3 scripts/measure-throughput.py --scenario latency --seconds 60 --adaptive off
     python3 scripts/measure-throughput.py --scenario capacity --capacity 100 path/to/gendash
 
@@ -19,6 +19,9 @@ Scenarios (each on a fresh `gendash serve` on 127.0.0.1 and a private home):
             second served (200) and refused (429, and per minute), and the answer latency the
             dashboard sees (median, p95) against the unloaded one: the same service with
             --unloaded-tasks tasks (10) first.
+  slow      plain `gendash serve`, the same N tasks of which --slow-tasks (50) answer in 2 s
+            (`slow-2000-hold-<i>`). Reports the polls per second the healthy tasks get against
+            the N - 50 / poll_interval due (issue 19: slow lookups must not starve the rest).
 
 The dashboard runs in a 140x45 pseudo-terminal with the config `poll_interval`
 (--poll-interval), and `adaptive_polling` only with --adaptive on|off (the binary of today
@@ -45,13 +48,16 @@ import harness as h
 log = h.logger("measure-throughput")
 
 
-def window(binary, opts, sel, root, name, serve_args, tasks, relay_latency=False):
-    """One dashboard run: N hold tasks against `gendash serve SERVE_ARGS`; returns the counts
-    over the window and the relay's latency samples."""
+def window(binary, opts, sel, root, name, serve_args, tasks, relay_latency=False, slow=0):
+    """One dashboard run: N hold tasks (the last `slow` of them answering in 2 s) against
+    `gendash serve SERVE_ARGS`; returns the counts over the window and the relay's latency
+    samples."""
     env = h.private_env(os.path.join(root, name), opts.path)
     h.write_config(env, h.config_lines(opts.poll_interval, opts.adaptive,
                                        opts.max_concurrent_polls))
-    ids = [f"hold-{name}-{i}" for i in range(tasks)]
+    ids = [f"hold-{name}-{i}" for i in range(tasks - slow)]
+    healthy = list(ids)
+    ids += [f"slow-2000-hold-{name}-{i}" for i in range(slow)]
     h.add_tasks(binary, env, ids)
     svc = h.Service(binary, env, serve_args)
     relay = dash = None
@@ -90,6 +96,7 @@ def window(binary, opts, sel, root, name, serve_args, tasks, relay_latency=False
         svc.stop()
     wall = t1 - t0
     status = lambda s, k: s["by_status"].get(k, 0)  # noqa: E731
+    asked = lambda s, i: s["tasks"].get(i, {}).get("requests", 0)  # noqa: E731
     return {
         "wall": wall,
         "requests": s1["requests"] - s0["requests"],
@@ -97,6 +104,8 @@ def window(binary, opts, sel, root, name, serve_args, tasks, relay_latency=False
         "refused": s1["refused"] - s0["refused"],
         "samples": samples,
         "cpu_ms": (c1 - c0) * 1000.0 / h.CLK_TCK,
+        "healthy": sum(asked(s1, i) - asked(s0, i) for i in healthy),
+        "healthy_tasks": len(healthy),
     }
 
 
@@ -132,7 +141,19 @@ def scenario_capacity(binary, opts, sel, root):
     ]
 
 
-SCENARIOS = {"latency": scenario_latency, "capacity": scenario_capacity}
+def scenario_slow(binary, opts, sel, root):
+    w = window(binary, opts, sel, root, "slow", [], opts.tasks, slow=opts.slow_tasks)
+    due = w["healthy_tasks"] / opts.poll_interval
+    return [
+        ("tasks answering in 2 s", f"{opts.slow_tasks} of {opts.tasks}"),
+        ("healthy polls due per second", f"{due:.0f}"),
+        ("healthy polls answered per second",
+         f"**{w['healthy'] / w['wall']:.0f}** ({w['healthy']} in {w['wall']:.1f} s)"),
+        ("all polls answered per second", f"{w['requests'] / w['wall']:.0f}"),
+    ]
+
+
+SCENARIOS = {"latency": scenario_latency, "capacity": scenario_capacity, "slow": scenario_slow}
 
 
 def main():
@@ -141,7 +162,7 @@ def main():
     p.add_argument("binary", nargs="?", default=None,
                    help="the gendash binary (default: target/release/gendash in the repository)")
     p.add_argument("--scenario", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS),
-                   help="scenarios to run (default: both)")
+                   help="scenarios to run (default: all three)")
     p.add_argument("--tasks", type=int, default=1000, help="hold- tasks (1000)")
     p.add_argument("--poll-interval", type=float, default=2.0,
                    help="poll_interval in the dashboard's config, seconds (2)")
@@ -153,6 +174,8 @@ def main():
     p.add_argument("--latency", default="50ms", help="the latency scenario's --latency (50ms)")
     p.add_argument("--capacity", type=int, default=100,
                    help="the capacity scenario's --capacity, requests/s (100)")
+    p.add_argument("--slow-tasks", type=int, default=50,
+                   help="tasks of the slow scenario answering in 2 s (`slow-2000-hold-`) (50)")
     p.add_argument("--unloaded-tasks", type=int, default=10,
                    help="tasks of the unloaded run the latency is compared with (10)")
     p.add_argument("--seconds", type=float, default=30.0, help="measurement window (30)")
@@ -166,7 +189,7 @@ def main():
     binary = h.resolve_binary(p, opts.binary)
     opts.path = os.environ.get("PATH", "/usr/bin:/bin")
     per_run = opts.ready_timeout + opts.settle + opts.seconds + 2 * h.QUIT_TIMEOUT + 60
-    h.bound_run(per_run * 3 + 60 * (1 + opts.tasks // 500), "the run")
+    h.bound_run(per_run * 4 + 60 * (1 + opts.tasks // 500), "the run")
 
     root = tempfile.mkdtemp(prefix="gendash-throughput-")
     sel = selectors.DefaultSelector()
