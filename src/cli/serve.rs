@@ -24,6 +24,51 @@ pub struct ServeArgs {
     /// Serve every route under this path prefix, e.g. /api/v1.
     #[arg(long, value_name = "PATH")]
     pub prefix: Option<String>,
+    /// Delay every answer of the API this long, e.g. 50ms, 1s (at most 60s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_latency)]
+    pub latency: Option<std::time::Duration>,
+    /// Serve at most N API requests per second (a token bucket of one second's worth); beyond
+    /// it, answer 429 with Retry-After.
+    #[arg(long, value_name = "N", value_parser = parse_capacity)]
+    pub capacity: Option<u32>,
+}
+
+/// The longest `--latency`.
+const MAX_LATENCY: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `--latency`: a number and a unit (`ms`, `s`), e.g. `50ms`, `1.5s`; `0` for none.
+fn parse_latency(text: &str) -> Result<std::time::Duration, String> {
+    let t = text.trim();
+    let bad = || format!("'{text}' is not a duration: give a number and a unit, e.g. 50ms or 1s");
+    if t == "0" {
+        return Ok(std::time::Duration::ZERO);
+    }
+    let (number, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        return Err(bad());
+    };
+    let value: f64 = number.trim().parse().map_err(|_| bad())?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(bad());
+    }
+    let d = std::time::Duration::from_secs_f64(value * scale);
+    if d > MAX_LATENCY {
+        return Err(format!("'{text}' is longer than the longest latency, 60s"));
+    }
+    Ok(d)
+}
+
+/// `--capacity`: a whole number of requests per second, at least 1.
+fn parse_capacity(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{text}' is not a capacity: give a whole number of requests per second, at least 1"
+        )),
+    }
 }
 
 pub async fn run(args: &ServeArgs) -> CliResult {
@@ -43,9 +88,11 @@ pub async fn run(args: &ServeArgs) -> CliResult {
     };
     let entries = catalogue.len();
     let options = server::Options {
-        token,
         catalogue,
         prefix: args.prefix.clone(),
+        latency: args.latency.unwrap_or_default(),
+        capacity: args.capacity.map(server::Capacity::per_second),
+        ..server::Options::new(token)
     };
     let mut running = server::bind_and_start(&args.addr, options)
         .await
@@ -77,8 +124,19 @@ pub async fn run(args: &ServeArgs) -> CliResult {
         "try:   export GENDASH_BASE_URL={reach} GENDASH_TOKEN={token_shown}; gendash models"
     ));
     output::line(
-        "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends",
+        "tasks: demo-image-done, demo-video-done; sim-<N>-x completes after N lookups, fail-<N>-x fails, hold-x never ends, timed-<S>-x completes S seconds after its first lookup (more in docs/reference-service.md)",
     );
+    if let Some(d) = args.latency.filter(|d| !d.is_zero()) {
+        output::line(&format!(
+            "latency: every API answer delayed {} ms",
+            d.as_millis()
+        ));
+    }
+    if let Some(n) = args.capacity {
+        output::line(&format!(
+            "capacity: {n} API requests per second, then 429 with Retry-After"
+        ));
+    }
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         r = &mut running.handle => {
@@ -110,6 +168,36 @@ fn reachable(base: &str, addr: std::net::SocketAddr) -> String {
     match url.set_ip_host(loopback) {
         Ok(()) => url.to_string(),
         Err(()) => base.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod argument_tests {
+    use super::{parse_capacity, parse_latency};
+    use std::time::Duration;
+
+    #[test]
+    fn latency_takes_milliseconds_or_seconds() {
+        assert_eq!(parse_latency("50ms"), Ok(Duration::from_millis(50)));
+        assert_eq!(parse_latency("20ms"), Ok(Duration::from_millis(20)));
+        assert_eq!(parse_latency("1s"), Ok(Duration::from_secs(1)));
+        assert_eq!(parse_latency("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_latency("0"), Ok(Duration::ZERO));
+    }
+
+    #[test]
+    fn a_bad_latency_or_capacity_is_named_in_the_error() {
+        for bad in ["50", "fast", "5xs", "-1s", "ms", "NaNs", "2m"] {
+            let e = parse_latency(bad).expect_err(bad);
+            assert!(e.contains(&format!("'{bad}'")), "{e}");
+        }
+        let e = parse_latency("61s").expect_err("too long");
+        assert!(e.contains("'61s'") && e.contains("60s"), "{e}");
+        for bad in ["0", "-5", "ten", "1.5"] {
+            let e = parse_capacity(bad).expect_err(bad);
+            assert!(e.contains(&format!("'{bad}'")), "{e}");
+        }
+        assert_eq!(parse_capacity("100"), Ok(100));
     }
 }
 

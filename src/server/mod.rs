@@ -1,12 +1,15 @@
 //! The reference service (`gendash serve`): the spec implemented faithfully on loopback, so the
-//! demo and the tests run the real client over real HTTP. See `tasks` for how simulated tasks
-//! behave.
+//! demo and the tests run the real client over real HTTP. See `simulation` for how simulated
+//! tasks behave (and the faulty task IDs), `pace` for the service's clock and `--capacity`'s
+//! token bucket, `tally` for the request counts of `GET /_gendash/stats`.
 
 pub mod files;
 pub mod served_catalogue;
 pub use files::SAMPLE_PNG;
 pub mod openapi;
+pub mod pace;
 pub mod simulation;
+pub mod tally;
 
 use crate::api::Secret;
 use crate::api::types::TaskKind;
@@ -19,7 +22,7 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8787";
 pub const SAMPLE_MP4: &[u8] = include_bytes!("../../assets/sample.mp4");
@@ -37,6 +40,13 @@ struct Service {
     files: Arc<files::Files>,
     /// `GET /openapi.json`, as JSON text (made once, at start).
     openapi: Box<str>,
+    /// Added before every answer of the three operations (`--latency`).
+    latency: Duration,
+    /// `--capacity`: refuses (429) what the bucket has no token for.
+    bucket: Option<Mutex<pace::TokenBucket>>,
+    clock: Arc<dyn pace::Clock>,
+    /// The answers counted for `GET /_gendash/stats`.
+    tally: Arc<Mutex<tally::Tally>>,
 }
 
 /// A running reference service.
@@ -46,6 +56,8 @@ pub struct Running {
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     pub handle: tokio::task::JoinHandle<std::io::Result<()>>,
     files: Arc<files::Files>,
+    tally: Arc<Mutex<tally::Tally>>,
+    clock: Arc<dyn pace::Clock>,
 }
 
 impl Running {
@@ -58,6 +70,12 @@ impl Running {
     /// asked for (`Range`, `If-Range`) and how many body bytes it got.
     pub fn file_requests(&self) -> Vec<files::FileRequest> {
         self.files.log()
+    }
+    /// What `GET /_gendash/stats` answers: the answers so far by status, and per task ID its
+    /// lookups and when it was first answered finished (see `tally`).
+    pub fn stats(&self) -> Value {
+        let now = self.clock.now();
+        self.tally.lock().map_or(Value::Null, |t| t.report(now))
     }
     /// Stops accepting and lets in-flight requests finish.
     pub fn stop(&mut self) {
@@ -92,6 +110,31 @@ pub struct Options {
     pub catalogue: Vec<served_catalogue::ServedEntry>,
     /// Serve every route under this path (e.g. `/api/v1`), as a deployment behind a gateway would.
     pub prefix: Option<String>,
+    /// Every answer of the three operations is delayed this long (`--latency`).
+    pub latency: Duration,
+    /// The requests per second the three operations serve; beyond it they answer 429 with
+    /// `Retry-After` (`--capacity`).
+    pub capacity: Option<Capacity>,
+    /// The clock timed tasks and the capacity limit follow; a test gives a
+    /// [`pace::ManualClock`] to move it without sleeping.
+    pub clock: Arc<dyn pace::Clock>,
+}
+
+/// A token bucket: `per_second` requests refilled each second, at most `burst` at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Capacity {
+    /// `--capacity N`: N per second, with a burst of one second's worth.
+    pub fn per_second(n: u32) -> Self {
+        Capacity {
+            per_second: n,
+            burst: n,
+        }
+    }
 }
 
 impl Options {
@@ -101,6 +144,9 @@ impl Options {
             token,
             catalogue: served_catalogue::embedded(),
             prefix: None,
+            latency: Duration::ZERO,
+            capacity: None,
+            clock: Arc::new(pace::SystemClock::new()),
         }
     }
 }
@@ -110,6 +156,8 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
     let addr = listener.local_addr()?;
     let token = options.token.clone();
     let files = Arc::new(files::Files::default());
+    let tally = Arc::new(Mutex::new(tally::Tally::default()));
+    let clock = options.clock;
     let prefix = options
         .prefix
         .as_deref()
@@ -129,6 +177,12 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         openapi: openapi::document(prefix.as_deref().unwrap_or_default())
             .to_string()
             .into_boxed_str(),
+        latency: options.latency,
+        bucket: options
+            .capacity
+            .map(|c| Mutex::new(pace::TokenBucket::new(c.per_second, c.burst, clock.now()))),
+        clock: clock.clone(),
+        tally: tally.clone(),
     });
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let app = match &prefix {
@@ -153,6 +207,8 @@ pub fn start(listener: tokio::net::TcpListener, options: Options) -> std::io::Re
         shutdown: Some(tx),
         handle,
         files,
+        tally,
+        clock,
     })
 }
 
@@ -170,6 +226,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/ai/video_generation/{task_id}", post(video_result))
         .route("/files/{name}", get(file))
         .route("/openapi.json", get(openapi_json))
+        .route("/_gendash/stats", get(stats))
         .fallback(not_found)
         .with_state(service)
 }
@@ -181,6 +238,67 @@ async fn openapi_json(State(service): State<Arc<Service>>) -> Response {
         service.openapi.to_string(),
     )
         .into_response()
+}
+
+/// `GET /_gendash/stats` (not a route of the spec, and not in its document): what the
+/// service answered so far, for the measurement scripts. Needs the token.
+async fn stats(State(service): State<Arc<Service>>, headers: HeaderMap) -> Response {
+    if !authorised(&headers, &service.token) {
+        return unauthorised();
+    }
+    let now = service.clock.now();
+    let report = service.tally.lock().map_or(Value::Null, |t| t.report(now));
+    axum::Json(report).into_response()
+}
+
+impl Service {
+    /// The capacity limit: `Some(429 answer)` when the bucket is empty.
+    fn refused(&self) -> Option<Response> {
+        let bucket = self.bucket.as_ref()?;
+        let wait = bucket.lock().ok()?.take(self.clock.now()).err()?;
+        let secs = pace::retry_after_secs(wait);
+        let description = "the service is over its capacity; retry later";
+        Some(
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, secs.to_string())],
+                axum::Json(json!({
+                    "errors": [{"code": "rate_limited", "message": description}],
+                    "error_description": description,
+                    "status": "failed"
+                })),
+            )
+                .into_response(),
+        )
+    }
+
+    /// `--latency` plus `extra`, before an answer.
+    async fn delay(&self, extra: Duration) {
+        let wait = self.latency + extra;
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    fn count_listing(&self, http: StatusCode) {
+        if let Ok(mut t) = self.tally.lock() {
+            t.listing(http.as_u16());
+        }
+    }
+
+    fn count_task(&self, id: &str, http: StatusCode, snap: Option<&simulation::Snapshot>) {
+        let at = self.clock.now();
+        if let Ok(mut t) = self.tally.lock() {
+            t.task(tally::Answered {
+                id,
+                at,
+                http: http.as_u16(),
+                status: snap.map(|s| s.status),
+                finished_at: snap.and_then(|s| s.finished_at),
+                refused: http == StatusCode::TOO_MANY_REQUESTS,
+            });
+        }
+    }
 }
 
 fn timestamp(t: time::OffsetDateTime) -> String {
@@ -229,7 +347,22 @@ async fn list_loras(
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
-    if !authorised(&headers, &service.token) {
+    if let Some(refused) = service.refused() {
+        service.count_listing(refused.status());
+        return refused;
+    }
+    service.delay(Duration::ZERO).await;
+    let answer = lora_answer(&service, &headers, &query);
+    service.count_listing(answer.status());
+    answer
+}
+
+fn lora_answer(
+    service: &Service,
+    headers: &HeaderMap,
+    query: &HashMap<String, String>,
+) -> Response {
+    if !authorised(headers, &service.token) {
         return unauthorised();
     }
     // The spec allows `sd`, `sdxl`, or no parameter at all; an empty value is none of those.
@@ -268,7 +401,7 @@ async fn image_result(
     headers: HeaderMap,
     Path(task_id): Path<String>,
 ) -> Response {
-    task_result(state, peer, &headers, &task_id, TaskKind::Image)
+    task_result(state, peer, &headers, &task_id, TaskKind::Image).await
 }
 
 async fn video_result(
@@ -277,10 +410,12 @@ async fn video_result(
     headers: HeaderMap,
     Path(task_id): Path<String>,
 ) -> Response {
-    task_result(state, peer, &headers, &task_id, TaskKind::Video)
+    task_result(state, peer, &headers, &task_id, TaskKind::Video).await
 }
 
-fn task_result(
+/// A task-result operation: the capacity limit, the delays (`--latency`, `slow-`), the token,
+/// then the fault a faulty ID asks for or the task's answer; each answer counted.
+async fn task_result(
     State(service): State<Arc<Service>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: &HeaderMap,
@@ -289,13 +424,26 @@ fn task_result(
 ) -> Response {
     let started = Instant::now();
     let start_time = time::OffsetDateTime::now_utc();
+    if let Some(refused) = service.refused() {
+        service.count_task(task_id, refused.status(), None);
+        return refused;
+    }
+    let treatment = simulation::treatment(task_id);
+    service.delay(treatment.delay).await;
     if !authorised(headers, &service.token) {
+        service.count_task(task_id, StatusCode::UNAUTHORIZED, None);
         return unauthorised();
     }
+    if let Some(fault) = treatment.fault {
+        let answer = fault_answer(fault);
+        service.count_task(task_id, answer.status(), None);
+        return answer;
+    }
     let looked_up = match service.tasks.lock() {
-        Ok(mut t) => t.lookup(task_id, kind),
+        Ok(mut t) => t.lookup_at(task_id, kind, service.clock.now()),
         Err(_) => Err(simulation::Unknown::Full),
     };
+    service.count_task(task_id, StatusCode::OK, looked_up.as_ref().ok());
     let mut body = match looked_up {
         Ok(snap) => {
             let url = if snap.finished_ok {
@@ -365,6 +513,30 @@ fn task_result(
     axum::Json(body).into_response()
 }
 
+/// A faulty ID's answer (see `simulation`).
+fn fault_answer(fault: simulation::Fault) -> Response {
+    match fault {
+        simulation::Fault::Status(code) => {
+            let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_GATEWAY);
+            let reason = status.canonical_reason().unwrap_or("Error");
+            (
+                status,
+                [(header::CONTENT_TYPE, "text/html")],
+                format!(
+                    "<html><head><title>{code} {reason}</title></head><body><center><h1>{code} \
+                     {reason}</h1></center></body></html>\n"
+                ),
+            )
+                .into_response()
+        }
+        simulation::Fault::Garbage => (
+            [(header::CONTENT_TYPE, "application/json")],
+            "<!doctype html><p>upstream answered: not JSON {\"data\": [",
+        )
+            .into_response(),
+    }
+}
+
 fn unreachable_url() -> url::Url {
     url::Url::parse("http://127.0.0.1/files/").unwrap_or_else(|_| unreachable!())
 }
@@ -392,7 +564,7 @@ async fn file(
         service
             .tasks
             .lock()
-            .is_ok_and(|t| t.is_completed(stem, *kind))
+            .is_ok_and(|t| t.is_completed(stem, *kind, service.clock.now()))
     });
     let (response, bytes) = match found {
         Some((stem, _, bytes, mime)) => {

@@ -60,6 +60,18 @@ pub fn document(prefix: &str) -> Value {
                     },
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Failure"}}}
                 },
+                "TooManyRequests": {
+                    "description": "Over the service's capacity (`gendash serve --capacity N`: \
+                        more than N requests in a second); `Retry-After` says in how many \
+                        seconds to ask again.",
+                    "headers": {
+                        "Retry-After": {
+                            "required": true,
+                            "schema": {"type": "string", "pattern": "^[1-9][0-9]*$"}
+                        }
+                    },
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Failure"}}}
+                },
                 "MethodNotAllowed": {
                     "description": "Any other method than the documented ones on this path; \
                         `Allow` lists those. No body.",
@@ -97,7 +109,8 @@ fn lora_path() -> Value {
                 "200": json_response("The matching entries (possibly none).", "#/components/schemas/LoraList"),
                 "400": json_response("`type` is neither `sd` nor `sdxl`.", "#/components/schemas/Failure"),
                 "401": {"$ref": "#/components/responses/Unauthorized"},
-                "405": {"$ref": "#/components/responses/MethodNotAllowed"}
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+                "429": {"$ref": "#/components/responses/TooManyRequests"}
             }
         }
     })
@@ -152,8 +165,10 @@ fn result_path(operation_id: &str, summary: &str, envelope: &str, kind: &str) ->
             "parameters": [{
                 "name": "task_id", "in": "path", "required": true,
                 "description": "Unique task ID. The reference service knows `demo-image-done`, \
-                    `demo-video-done`, and starts `sim-<N>-…`, `fail-<N>-…` and `hold-…` on \
-                    their first lookup.",
+                    `demo-video-done`, and starts `sim-<N>-…`, `fail-<N>-…`, `hold-…`, \
+                    `timed-<S>-…` and `queued-<S>-…` on their first lookup. The IDs starting \
+                    `http-<code>-` and `garbage-` answer as a faulty service does, outside this \
+                    document, to test a client.",
                 "schema": {"type": "string", "minLength": 1},
                 "examples": {
                     "completed": {"value": format!("demo-{kind}-done")},
@@ -171,7 +186,8 @@ fn result_path(operation_id: &str, summary: &str, envelope: &str, kind: &str) ->
                     ]}}}
                 },
                 "401": {"$ref": "#/components/responses/Unauthorized"},
-                "405": {"$ref": "#/components/responses/MethodNotAllowed"}
+                "405": {"$ref": "#/components/responses/MethodNotAllowed"},
+                "429": {"$ref": "#/components/responses/TooManyRequests"}
             }
         }
     })
@@ -306,7 +322,7 @@ fn schemas() -> Value {
             "required": ["code"],
             "properties": {
                 "code": {"type": "string", "description": "Machine-readable, e.g. `unauthorized`, \
-                    `bad_type`, `not_found`, `task_not_found`, `wrong_kind`, `capacity`."},
+                    `bad_type`, `not_found`, `task_not_found`, `wrong_kind`, `capacity`, `rate_limited`."},
                 "message": {"type": "string"}
             }
         },

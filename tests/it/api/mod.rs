@@ -8,4 +8,5 @@ mod download;
 mod hardening;
 mod openapi;
 mod request_log;
+mod service_switches;
 mod wire;
