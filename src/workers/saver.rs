@@ -152,7 +152,6 @@ fn routine(op: &PersistOp) -> bool {
     matches!(op, PersistOp::Status(..) | PersistOp::Trouble(..))
 }
 
-
 pub async fn run(
     store: WatchStore,
     mut ops: mpsc::Receiver<PersistOp>,

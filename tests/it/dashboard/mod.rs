@@ -3,6 +3,7 @@
 
 mod degrade;
 mod e2e;
+mod first_keys;
 mod keys;
 mod notices;
 mod offline;
