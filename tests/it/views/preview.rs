@@ -492,6 +492,13 @@ fn start_demo(answers: Answers, setting: &str) -> (Vec<u8>, String) {
     s.wait_for("the first frame", Duration::from_secs(20), |t| {
         t.contains("320/320")
     });
+    // The terminal is asked after the first frame: quit once it has answered (or not).
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("image previews"))
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
