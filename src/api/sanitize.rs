@@ -57,6 +57,10 @@ pub fn sanitize(s: &str) -> String {
 #[allow(clippy::match_same_arms)]
 pub fn sanitize_with_limit(s: &str, limit: usize) -> String {
     let limit = limit.max(1);
+    // The usual case, printable ASCII within the bound, passes unchanged: one copy, no state.
+    if s.len() <= limit && s.bytes().all(|b| matches!(b, b' '..=b'~')) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len().min(limit * 4));
     let mut count = 0usize;
     let mut truncated = false;
