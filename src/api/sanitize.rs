@@ -196,6 +196,21 @@ mod tests {
     }
 
     #[test]
+    fn the_ascii_fast_path_lets_no_control_through_and_keeps_the_bound() {
+        for b in (0u8..0x20).chain([0x7f]) {
+            let s = format!("ab{}cd", char::from(b));
+            let want = if matches!(b, b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+                "ab cd"
+            } else {
+                "abcd"
+            };
+            assert_eq!(sanitize(&s), want, "byte {b:#x}");
+        }
+        assert_eq!(sanitize_with_limit("abcd", 4), "abcd");
+        assert_eq!(sanitize_with_limit("abcde", 4), "abc…");
+    }
+
+    #[test]
     fn length_is_bounded_and_idempotent() {
         let long = "x".repeat(10_000);
         let once = sanitize(&long);

@@ -398,9 +398,9 @@ impl Asking {
             }
             None => cmds.extend(self.pending.map(Cmd::Preview)),
         }
-        if let Ok(size) = tui.size()
-            && size != tui.get_frame().area().as_size()
-        {
+        // The state's size, told again: a resize meanwhile sent crossterm's reader no event
+        // (an unchanged size changes nothing drawn).
+        if let Ok(size) = tui.size() {
             cmds.extend(state.update(Action::Resize {
                 width: size.width,
                 height: size.height,
