@@ -146,6 +146,12 @@ class Screen:
                         continue
                     self.csi(m.group(1), m.group(3))
                     i = m.end()
+                elif nxt in b"_P^X":  # APC (a kitty graphics query), DCS, PM, SOS: to ST
+                    end = data.find(b"\x1b\\", i + 2)
+                    if end < 0:
+                        self.pending = data[i:]
+                        return
+                    i = end + 2
                 elif nxt == ord("]"):  # OSC, ended by BEL or ST
                     end = min(
                         (e for e in (data.find(b"\x07", i), data.find(b"\x1b\\", i)) if e >= 0),
@@ -567,7 +573,7 @@ def scenario_demo(binary, opts, sel, root):
 
 def scenario_watch(binary, opts, sel, root):
     n, interval = opts.tasks, opts.poll_interval
-    env = private_env(os.path.join(root, "watch"), opts.path)
+    env = private_env(os.path.join(root, f"watch-{n}"), opts.path)
     config_dir = os.path.join(env["XDG_CONFIG_HOME"], "gendash")
     os.makedirs(config_dir, mode=0o700, exist_ok=True)
     config = os.path.join(config_dir, "config.toml")

@@ -404,7 +404,8 @@ pub fn decode_task_fast(body: &[u8], kind: TaskKind, requested_id: &str) -> Opti
     let text = std::str::from_utf8(body).ok()?;
     let MapOnly(root) = serde_json::from_str::<MapOnly<fast::Root<'_>>>(text).ok()?;
     let MapOnly(data) = root.data?;
-    if matches!(data.is_success, Some(fast::Scalar::Bool(false))) || root.errors.is_some_and(|e| e.0)
+    if matches!(data.is_success, Some(fast::Scalar::Bool(false)))
+        || root.errors.is_some_and(|e| e.0)
     {
         return None;
     }
@@ -588,14 +589,20 @@ mod fast {
         fn visit_none<E>(self) -> Result<Self::Value, E> {
             Ok(Scalar::Other)
         }
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
             while map
                 .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
                 .is_some()
             {}
             Ok(Scalar::Other)
         }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
             while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
             Ok(Scalar::Other)
         }

@@ -512,8 +512,8 @@ fn count(raw: &[u8], what: &[u8]) -> usize {
 
 #[test]
 fn a_terminal_that_never_answers_is_asked_once_and_the_first_frame_comes_anyway() {
-    // One question, bounded at 200 ms: the first frame comes regardless (how soon is measured
-    // by `scripts/measure-cpu.py --terminal never`).
+    // One question, bounded at 200 ms, after the first frame (how soon the frame comes is
+    // measured by `scripts/measure-cpu.py --scenario startup`).
     let (raw, log) = start_demo(Answers::Never, "auto");
     assert_eq!(count(&raw, b"\x1b[c"), 1, "device attributes asked once");
     assert_eq!(
