@@ -493,6 +493,8 @@ mod fast {
         pub data: Option<MapOnly<Task<'a>>>,
     }
 
+    // The field names are the JSON's.
+    #[allow(clippy::struct_field_names)]
     #[derive(Deserialize)]
     pub struct Task<'a> {
         #[serde(borrow)]

@@ -32,7 +32,7 @@ const LONGEST: usize = 4096;
 pub fn next_token(bytes: &[u8], more: bool) -> Option<(Token, usize)> {
     let first = *bytes.first()?;
     if first != 0x1b {
-        return char_at(bytes).map(|(code, len)| (key(code, KeyModifiers::NONE), len));
+        return char_at(bytes);
     }
     let Some(&second) = bytes.get(1) else {
         return (!more).then(|| (key_of(KeyCode::Esc, KeyModifiers::NONE), 1));
@@ -84,24 +84,25 @@ pub fn next_token(bytes: &[u8], more: bool) -> Option<(Token, usize)> {
     }
 }
 
-/// One character or control byte, as crossterm reads it.
-fn char_at(bytes: &[u8]) -> Option<(Result<KeyCode, (KeyCode, KeyModifiers)>, usize)> {
+/// One character or control byte, as crossterm reads it: the key and how many bytes it took.
+fn char_at(bytes: &[u8]) -> Option<(Token, usize)> {
     let b = bytes[0];
-    let control = |c: char| Err((KeyCode::Char(c), KeyModifiers::CONTROL));
-    let code = match b {
-        b'\r' => Ok(KeyCode::Enter),
-        b'\t' => Ok(KeyCode::Tab),
-        0x7f => Ok(KeyCode::Backspace),
-        0x01..=0x1a => control(char::from(b - 0x1 + b'a')),
-        0x1c..=0x1f => control(char::from(b - 0x1c + b'4')),
-        0 => control(' '),
+    let none = KeyModifiers::NONE;
+    let control = |c: u8| key_of(KeyCode::Char(char::from(c)), KeyModifiers::CONTROL);
+    let token = match b {
+        b'\r' => key_of(KeyCode::Enter, none),
+        b'\t' => key_of(KeyCode::Tab, none),
+        0x7f => key_of(KeyCode::Backspace, none),
+        0x01..=0x1a => control(b - 0x1 + b'a'),
+        0x1c..=0x1f => control(b - 0x1c + b'4'),
+        0 => control(b' '),
         _ => {
             let len = match b {
                 0x00..=0x7f => 1,
                 0xc0..=0xdf => 2,
                 0xe0..=0xef => 3,
                 0xf0..=0xf7 => 4,
-                _ => return Some((Ok(KeyCode::Null), 1)),
+                _ => return Some((Token::Skip, 1)),
             };
             let chunk = bytes.get(..len)?;
             return Some(
@@ -109,24 +110,17 @@ fn char_at(bytes: &[u8]) -> Option<(Result<KeyCode, (KeyCode, KeyModifiers)>, us
                     .ok()
                     .and_then(|s| s.chars().next())
                 {
-                    Some(c) => (Ok(KeyCode::Char(c)), len),
-                    None => (Ok(KeyCode::Null), 1),
+                    // Upper case comes with Shift, as crossterm has it.
+                    Some(c) if c.is_uppercase() => {
+                        (key_of(KeyCode::Char(c), KeyModifiers::SHIFT), len)
+                    }
+                    Some(c) => (key_of(KeyCode::Char(c), none), len),
+                    None => (Token::Skip, 1),
                 },
             );
         }
     };
-    Some((code, 1))
-}
-
-fn key(code: Result<KeyCode, (KeyCode, KeyModifiers)>, extra: KeyModifiers) -> Token {
-    match code {
-        Ok(KeyCode::Null) => Token::Skip,
-        Ok(KeyCode::Char(c)) if c.is_uppercase() => {
-            key_of(KeyCode::Char(c), KeyModifiers::SHIFT | extra)
-        }
-        Ok(code) => key_of(code, extra),
-        Err((code, modifiers)) => key_of(code, modifiers | extra),
-    }
+    Some((token, 1))
 }
 
 fn key_of(code: KeyCode, modifiers: KeyModifiers) -> Token {

@@ -154,18 +154,18 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     terminal::set_title(&format!("gendash — {}", client.base_url()));
     // Known at once when the environment tells; otherwise the terminal is asked after the
     // first frame, and the event reader starts once it has answered (or not).
-    let (preview, mut asking) = match graphics_known_now(settings.image_preview, no_color) {
-        Some(detection) => (
-            start_previews(&mut workers, &detection, preview_cache),
-            None,
-        ),
-        None => {
+    let (preview, mut asking) =
+        if let Some(detection) = graphics_known_now(settings.image_preview, no_color) {
+            (
+                start_previews(&mut workers, &detection, preview_cache),
+                None,
+            )
+        } else {
             let (setting, no_color) = (settings.image_preview, no_color);
             let answers =
                 terminal::detect_in_background(move |ask| detect_graphics(setting, no_color, ask));
             (None, Some(Asking::new(answers, preview_cache)))
-        }
-    };
+        };
     #[cfg(feature = "testing")]
     crate::testing::maybe_panic_in_worker();
 

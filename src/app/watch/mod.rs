@@ -1377,11 +1377,11 @@ mod tests {
         let entries = ["a", "b", "c"].map(|id| new_entry(id, TaskKind::Image, 0));
         let mut w = Watch::new(entries.to_vec(), statuses());
         let key = |id: &str| TaskKey::new(TaskKind::Image, id);
-        w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 10)), None, 100);
+        let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 10)), None, 100);
         // "a" goes: every row after it moves up one.
         w.remove(&[key("a")], 101);
-        w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 30)), None, 102);
-        w.polled(&key("b"), Ok(result("b", "IN_PROGRESS", 20)), None, 103);
+        let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 30)), None, 102);
+        let _ = w.polled(&key("b"), Ok(result("b", "IN_PROGRESS", 20)), None, 103);
         let percents: Vec<(&str, u8)> = w
             .rows
             .iter()
@@ -1389,7 +1389,7 @@ mod tests {
             .collect();
         assert_eq!(percents, [("b", 20), ("c", 30)]);
         // Same ID, the other kind: not this row.
-        w.polled(
+        let _ = w.polled(
             &TaskKey::new(TaskKind::Video, "b"),
             Ok(result("b", "IN_PROGRESS", 90)),
             None,
