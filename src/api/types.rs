@@ -385,7 +385,8 @@ pub fn lookup_failure(root: &Map<String, Value>) -> Option<String> {
 /// into the few fields used, its strings borrowed from the body ([`decode_task_fast`]); any
 /// other answer (a failure, a missing or odd field, a duplicate key, broken JSON) is read
 /// through a `Value` tree as before, which gives the same result for the usual shape and the
-/// precise error for the rest.
+/// precise error for the rest. (The fast reading skips the fields it does not use unread, so
+/// a lone surrogate escaped in one of them, which the tree refuses, does not sink the answer.)
 pub fn decode_task(
     body: &[u8],
     kind: TaskKind,
@@ -903,6 +904,13 @@ mod fast_tests {
         }
         // The usual shapes take the fast path; failures and odd shapes do not.
         assert_eq!(fast, 4);
+        // A lone surrogate in a field nobody reads: the tree cannot parse it; read anyway.
+        let odd = r#"{"data":{"data":{"status":"x","note":"\ud800"}}}"#;
+        assert!(decode_task_tree(odd.as_bytes(), TaskKind::Image, "t").is_err());
+        assert_eq!(
+            decode_task(odd.as_bytes(), TaskKind::Image, "t").map(|t| t.status),
+            Ok("x".into())
+        );
         // Invalid UTF-8, even in a field nobody reads, is the tree's error.
         let bad = b"{\"data\":{\"data\":{\"status\":\"x\"}},\"junk\":\"\xff\"}";
         assert!(decode_task_fast(bad, TaskKind::Image, "t").is_none());
