@@ -26,6 +26,8 @@ pub struct ClientOptions {
 pub struct Client {
     transport: Transport,
     base: Url,
+    /// The base URL's origin, written out once: every endpoint shares it.
+    origin: std::sync::Arc<str>,
     token: Secret,
 }
 
@@ -74,6 +76,7 @@ impl Client {
         Ok(Client {
             transport: Transport::new(Deadline::Whole(options.request_timeout))?,
             base: options.base_url.clone(),
+            origin: options.base_url.origin().ascii_serialization().into(),
             token: options.token.clone(),
         })
     }
@@ -181,7 +184,15 @@ impl Client {
 
     /// Sends a POST with the token; a status other than success is the error it means.
     async fn send_post(&self, url: Url) -> Result<(String, reqwest::Response), ApiError> {
-        let origin = url.origin().ascii_serialization();
+        // The endpoints are the base URL's paths: its origin, already written out.
+        let origin = if url.host_str() == self.base.host_str()
+            && url.port_or_known_default() == self.base.port_or_known_default()
+            && url.scheme() == self.base.scheme()
+        {
+            self.origin.to_string()
+        } else {
+            url.origin().ascii_serialization()
+        };
         tracing::debug!(url = %url, "POST");
         let token = Some(&self.token);
         let response = self

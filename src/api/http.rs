@@ -172,13 +172,22 @@ impl Transport {
         origin: &str,
         token: Option<&Secret>,
     ) -> Result<Vec<u8>, ApiError> {
+        // Held whole anyway: scrubbed once at the end rather than chunk by chunk (the same
+        // text: the chunked scrub keeps a token's length of overlap between chunks).
         let mut buf = Vec::new();
-        self.for_each_chunk(response, cap, origin, token, |chunk| {
-            buf.extend_from_slice(&chunk);
+        self.for_each_chunk(response, cap, origin, None, |chunk| {
+            if buf.is_empty() {
+                buf = chunk;
+            } else {
+                buf.extend_from_slice(&chunk);
+            }
             std::future::ready(true)
         })
         .await?;
-        Ok(buf)
+        Ok(match token {
+            Some(token) => redact(buf, token),
+            None => buf,
+        })
     }
 
     /// Like `read_capped`, but hands the body on as it arrives (to a decoder on another

@@ -57,6 +57,10 @@ pub fn sanitize(s: &str) -> String {
 #[allow(clippy::match_same_arms)]
 pub fn sanitize_with_limit(s: &str, limit: usize) -> String {
     let limit = limit.max(1);
+    // The usual case, printable ASCII within the bound, passes unchanged: one copy, no state.
+    if s.len() <= limit && s.bytes().all(|b| matches!(b, b' '..=b'~')) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len().min(limit * 4));
     let mut count = 0usize;
     let mut truncated = false;
@@ -189,6 +193,22 @@ mod tests {
         assert_eq!(sanitize("\u{2066}x\u{2069}"), "x");
         assert_eq!(sanitize("nul\0byte\u{7F}"), "nulbyte");
         assert_eq!(sanitize("ünïcødé 🎨 画像"), "ünïcødé 🎨 画像");
+    }
+
+    #[test]
+    fn the_ascii_fast_path_lets_no_control_through_and_keeps_the_bound() {
+        for b in (0u8..0x20).chain([0x7f]) {
+            let s = format!("ab{}cd", char::from(b));
+            let want = match b {
+                b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => "ab cd",
+                // ESC c is a sequence (a reset), removed whole.
+                0x1b => "abd",
+                _ => "abcd",
+            };
+            assert_eq!(sanitize(&s), want, "byte {b:#x}");
+        }
+        assert_eq!(sanitize_with_limit("abcd", 4), "abcd");
+        assert_eq!(sanitize_with_limit("abcde", 4), "abc…");
     }
 
     #[test]

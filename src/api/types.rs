@@ -1,6 +1,7 @@
-//! Response types and their tolerant decoding. Decoding goes through `serde_json::Value` so that
-//! one odd field or one broken catalogue entry never sinks the whole answer, and every string is
-//! sanitised on the way in.
+//! Response types and their tolerant decoding. Decoding goes through `serde_json::Value` (or,
+//! for a task answer of the usual shape, straight into the fields used) so that one odd field
+//! or one broken catalogue entry never sinks the whole answer, and every string is sanitised on
+//! the way in.
 
 use super::error::ApiError;
 use super::sanitize::{sanitize, sanitize_json};
@@ -320,11 +321,19 @@ fn decode_entry(item: Value) -> Option<LoraEntry> {
 
 /// Accepts a percent as integer, float or numeric string; clamps to 0..=100.
 pub fn decode_percent(v: Option<&Value>) -> u8 {
-    let n = match v {
+    percent_of(match v {
         Some(Value::Number(n)) => n.as_f64(),
-        Some(Value::String(s)) => s.trim().trim_end_matches('%').trim().parse::<f64>().ok(),
+        Some(Value::String(s)) => percent_in(s),
         _ => None,
-    };
+    })
+}
+
+/// A percent written as text: `42`, `42.5`, ` 42 % `.
+fn percent_in(s: &str) -> Option<f64> {
+    s.trim().trim_end_matches('%').trim().parse::<f64>().ok()
+}
+
+fn percent_of(n: Option<f64>) -> u8 {
     match n {
         Some(x) if x.is_finite() => x.clamp(0.0, 100.0).round() as u8,
         _ => 0,
@@ -371,7 +380,294 @@ pub fn lookup_failure(root: &Map<String, Value>) -> Option<String> {
 }
 
 /// Decodes a task-result response body (spec 2.3 envelope around 2.2).
+///
+/// Every poll's answer comes through here, so an answer of the usual shape is read straight
+/// into the few fields used, its strings borrowed from the body ([`decode_task_fast`]); any
+/// other answer (a failure, a missing or odd field, a duplicate key, broken JSON) is read
+/// through a `Value` tree as before, which gives the same result for the usual shape and the
+/// precise error for the rest. (The fast reading skips the fields it does not use unread, so
+/// a lone surrogate escaped in one of them, which the tree refuses, does not sink the answer.)
 pub fn decode_task(
+    body: &[u8],
+    kind: TaskKind,
+    requested_id: &str,
+) -> Result<TaskResult, ApiError> {
+    match decode_task_fast(body, kind, requested_id) {
+        Some(task) => Ok(task),
+        None => decode_task_tree(body, kind, requested_id),
+    }
+}
+
+/// The fast reading of [`decode_task`]: `None` whenever the answer is not a plain success
+/// with `data.data.status`, leaving it to the tree.
+pub fn decode_task_fast(body: &[u8], kind: TaskKind, requested_id: &str) -> Option<TaskResult> {
+    // Checked whole first: the fields skipped below are not read as text.
+    let text = std::str::from_utf8(body).ok()?;
+    let MapOnly(root) = serde_json::from_str::<MapOnly<fast::Root<'_>>>(text).ok()?;
+    let MapOnly(data) = root.data?;
+    if matches!(data.is_success, Some(fast::Scalar::Bool(false)))
+        || root.errors.is_some_and(|e| e.0)
+    {
+        return None;
+    }
+    let MapOnly(task) = data.data?;
+    let status = task.status.as_ref().and_then(fast::Scalar::text)?;
+    Some(TaskResult {
+        task_id: task
+            .task_id
+            .as_ref()
+            .and_then(fast::Scalar::text)
+            .unwrap_or_else(|| sanitize(requested_id)),
+        kind,
+        status,
+        percent: task.percent.as_ref().map_or(0, fast::Scalar::percent),
+        total_tasks: task.total_tasks.as_ref().and_then(fast::Scalar::as_u64),
+        url_download: task
+            .url_download
+            .as_ref()
+            .and_then(fast::Scalar::text)
+            .filter(|u| !u.trim().is_empty()),
+        envelope: Envelope {
+            start_time: root.start_time.as_ref().and_then(fast::Scalar::text),
+            end_time: root.end_time.as_ref().and_then(fast::Scalar::text),
+            host_of_client_call_request: root
+                .host_of_client_call_request
+                .as_ref()
+                .and_then(fast::Scalar::text),
+            total_time_by_second: root
+                .total_time_by_second
+                .as_ref()
+                .and_then(fast::Scalar::as_f64),
+            status: root.status.as_ref().and_then(fast::Scalar::text),
+        },
+    })
+}
+
+/// A JSON object and nothing else (a derived struct would also take an array, by position).
+struct MapOnly<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for MapOnly<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Objects<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Objects<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(Objects(std::marker::PhantomData))
+            .map(MapOnly)
+    }
+}
+
+/// The usual task answer's fields, as [`decode_task_fast`] reads them.
+mod fast {
+    use super::MapOnly;
+    use serde::Deserialize;
+    use std::borrow::Cow;
+
+    #[derive(Deserialize)]
+    pub struct Root<'a> {
+        #[serde(borrow)]
+        pub data: Option<MapOnly<Data<'a>>>,
+        pub errors: Option<NonEmptyArray>,
+        #[serde(borrow)]
+        pub start_time: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub end_time: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub host_of_client_call_request: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub total_time_by_second: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub status: Option<Scalar<'a>>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Data<'a> {
+        #[serde(borrow)]
+        pub is_success: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub data: Option<MapOnly<Task<'a>>>,
+    }
+
+    // The field names are the JSON's.
+    #[allow(clippy::struct_field_names)]
+    #[derive(Deserialize)]
+    pub struct Task<'a> {
+        #[serde(borrow)]
+        pub status: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub url_download: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub task_id: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub percent: Option<Scalar<'a>>,
+        #[serde(borrow)]
+        pub total_tasks: Option<Scalar<'a>>,
+    }
+
+    /// One JSON value: a string (borrowed from the body when it has no escapes), a number, a
+    /// boolean, or anything else (skipped unread).
+    pub enum Scalar<'a> {
+        Str(Cow<'a, str>),
+        Num(serde_json::Number),
+        Bool(bool),
+        Other,
+    }
+
+    impl Scalar<'_> {
+        /// As `opt_str` reads a `Value`: a string sanitised, a number written out.
+        pub fn text(&self) -> Option<String> {
+            match self {
+                Scalar::Str(s) => Some(super::sanitize(s)),
+                Scalar::Num(n) => Some(n.to_string()),
+                _ => None,
+            }
+        }
+
+        pub fn percent(&self) -> u8 {
+            match self {
+                Scalar::Str(s) => super::percent_of(super::percent_in(s)),
+                Scalar::Num(n) => super::percent_of(n.as_f64()),
+                _ => 0,
+            }
+        }
+
+        pub fn as_u64(&self) -> Option<u64> {
+            match self {
+                Scalar::Num(n) => n.as_u64(),
+                _ => None,
+            }
+        }
+
+        pub fn as_f64(&self) -> Option<f64> {
+            match self {
+                Scalar::Num(n) => n.as_f64(),
+                _ => None,
+            }
+        }
+    }
+
+    impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(ScalarVisitor)
+        }
+    }
+
+    struct ScalarVisitor;
+
+    impl<'de> serde::de::Visitor<'de> for ScalarVisitor {
+        type Value = Scalar<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(Scalar::Str(Cow::Borrowed(v)))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Scalar::Str(Cow::Owned(v.to_owned())))
+        }
+        fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+            Ok(Scalar::Str(Cow::Owned(v)))
+        }
+        fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Scalar::Num(v.into()))
+        }
+        fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Scalar::Num(v.into()))
+        }
+        fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(serde_json::Number::from_f64(v).map_or(Scalar::Other, Scalar::Num))
+        }
+        fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+            Ok(Scalar::Bool(v))
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Scalar::Other)
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(Scalar::Other)
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            while map
+                .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                .is_some()
+            {}
+            Ok(Scalar::Other)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok(Scalar::Other)
+        }
+    }
+
+    /// `errors`: whether it is an array with something in it (anything else counts as none).
+    pub struct NonEmptyArray(pub bool);
+
+    impl<'de> Deserialize<'de> for NonEmptyArray {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Seen;
+            impl<'de> serde::de::Visitor<'de> for Seen {
+                type Value = bool;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<bool, A::Error> {
+                    let mut any = false;
+                    while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                        any = true;
+                    }
+                    Ok(any)
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<bool, A::Error> {
+                    while map
+                        .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                        .is_some()
+                    {}
+                    Ok(false)
+                }
+                fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+                    Ok(false)
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+                    Ok(false)
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+                    Ok(false)
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+                    Ok(false)
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+                    Ok(false)
+                }
+                fn visit_unit<E>(self) -> Result<bool, E> {
+                    Ok(false)
+                }
+            }
+            d.deserialize_any(Seen).map(NonEmptyArray)
+        }
+    }
+}
+
+/// The tree reading of [`decode_task`]: any answer, with the precise error.
+pub fn decode_task_tree(
     body: &[u8],
     kind: TaskKind,
     requested_id: &str,
@@ -562,5 +858,62 @@ mod tests {
         let body = "[".repeat(100_000);
         assert!(decode_catalogue(body.as_bytes()).is_err());
         assert!(decode_task(body.as_bytes(), TaskKind::Image, "x").is_err());
+    }
+}
+
+#[cfg(test)]
+mod fast_tests {
+    use super::*;
+
+    /// Answers of every shape the service (or a broken one) may give.
+    const BODIES: &[&str] = &[
+        r#"{"data":{"is_success":true,"data":{"task_id":"t1","total_tasks":1,"percent":42,"status":"IN_PROGRESS","url_download":""}},"errors":[],"error_description":"","start_time":"2026-01-01 00:00:00.000001","end_time":"2026-01-01 00:00:00.5","host_of_client_call_request":"127.0.0.1","total_time_by_second":0.5,"status":"success"}"#,
+        r#"{"data":{"data":{"status":"COMPLETED","percent":"99.6 %","url_download":"https://x.example/a.png","task_id":7,"total_tasks":-1,"x":{"deep":[1,2,{"y":null}]}}},"status":3,"total_time_by_second":"1"}"#,
+        r#"{"data":{"data":{"status":"Rendering \u001b[2Jframes\u202e","task_id":"t\u00e9","percent":1e9}},"start_time":null,"end_time":true,"errors":"none"}"#,
+        r#"{"data":{"data":{"status":12.5,"percent":null,"url_download":"  ","total_tasks":3.0}},"errors":{}}"#,
+        // Failures: the tree's error.
+        r#"{"data":{"is_success":false,"data":{"status":"FAILED"}},"error_description":"no such task"}"#,
+        r#"{"data":{"data":{"status":"x"}},"errors":["boom"]}"#,
+        r#"{"data":{"data":{"status":"x"}},"errors":[{"code":1,"msg":"\u001b]0;t\u0007x"}]}"#,
+        // Odd shapes.
+        r#"{"data":[true,{"status":"x"}]}"#,
+        r#"{"data":{"data":["x"]}}"#,
+        r#"{"data":{"data":{"percent":5}}}"#,
+        r#"{"data":{"data":{"status":null}}}"#,
+        r#"{"data":{"data":{"status":"a","status":"b"}}}"#,
+        r#"{"data":{"data":{"status":"a"}},"data":{"data":{"status":"b"}}}"#,
+        r#"{"data":null}"#,
+        r#"[{"data":{"data":{"status":"x"}}}]"#,
+        r#"{"data":{"data":{"status":"x"}}} trailing"#,
+        r#"{"data":{"data":{"status":"x"}}"#,
+        "",
+        "\u{feff}{}",
+    ];
+
+    #[test]
+    fn the_fast_reading_agrees_with_the_tree_on_every_shape() {
+        let mut fast = 0;
+        for body in BODIES {
+            let tree = decode_task_tree(body.as_bytes(), TaskKind::Image, "asked\u{1b}[2J");
+            let both = decode_task(body.as_bytes(), TaskKind::Image, "asked\u{1b}[2J");
+            assert_eq!(format!("{both:?}"), format!("{tree:?}"), "{body}");
+            if let Some(t) = decode_task_fast(body.as_bytes(), TaskKind::Image, "asked\u{1b}[2J") {
+                assert_eq!(Ok(t), tree, "{body}");
+                fast += 1;
+            }
+        }
+        // The usual shapes take the fast path; failures and odd shapes do not.
+        assert_eq!(fast, 4);
+        // A lone surrogate in a field nobody reads: the tree cannot parse it; read anyway.
+        let odd = r#"{"data":{"data":{"status":"x","note":"\ud800"}}}"#;
+        assert!(decode_task_tree(odd.as_bytes(), TaskKind::Image, "t").is_err());
+        assert_eq!(
+            decode_task(odd.as_bytes(), TaskKind::Image, "t").map(|t| t.status),
+            Ok("x".into())
+        );
+        // Invalid UTF-8, even in a field nobody reads, is the tree's error.
+        let bad = b"{\"data\":{\"data\":{\"status\":\"x\"}},\"junk\":\"\xff\"}";
+        assert!(decode_task_fast(bad, TaskKind::Image, "t").is_none());
+        assert!(decode_task(bad, TaskKind::Image, "t").is_err());
     }
 }

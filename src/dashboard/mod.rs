@@ -3,6 +3,7 @@
 //! reducers' `Cmd`s go to the workers or the terminal, and the view is drawn once after
 //! everything pending was handled. The behaviour lives in the reducers; this module only routes.
 
+pub mod input;
 pub mod progress;
 pub mod session;
 pub mod terminal;
@@ -162,8 +163,20 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         settings.set_title,
         &config::process_env,
     );
-    // Before the event reader starts, which would take the terminal's replies as keys.
-    let preview = start_previews(&mut workers, &settings, no_color, preview_cache);
+    // Known at once when the environment tells; otherwise the terminal is asked after the
+    // first frame, and the event reader starts once it has answered (or not).
+    let (preview, mut asking) =
+        if let Some(detection) = graphics_known_now(settings.image_preview, no_color) {
+            (
+                start_previews(&mut workers, &detection, preview_cache),
+                None,
+            )
+        } else {
+            let (setting, no_color) = (settings.image_preview, no_color);
+            let answers =
+                terminal::detect_in_background(move |ask| detect_graphics(setting, no_color, ask));
+            (None, Some(Asking::new(answers, preview_cache)))
+        };
     #[cfg(feature = "testing")]
     crate::testing::maybe_panic_in_worker();
 
@@ -204,9 +217,10 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         height: size.height,
     });
     first.extend(state.start());
+    hold_previews(&mut first, asking.as_mut());
     dispatch(first, &mut workers, &mut tui);
 
-    let outcome = event_loop(&mut state, &mut tui, &mut workers, &mut msg_rx).await;
+    let outcome = event_loop(&mut state, &mut tui, &mut workers, &mut msg_rx, asking).await;
     progress::restore();
     terminal::restore();
     // Nothing is read any more: a worker blocked on a full channel gives up at once.
@@ -220,9 +234,11 @@ async fn event_loop(
     tui: &mut Tui,
     workers: &mut Workers,
     msgs: &mut mpsc::Receiver<Msg>,
+    mut asking: Option<Asking>,
 ) -> Result<Outcome, String> {
     let io = |e: std::io::Error| format!("terminal error: {e}");
-    let mut events = EventStream::new();
+    // While the graphics question is out, its thread reads the input and passes keys on.
+    let mut events = asking.is_none().then(EventStream::new);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
@@ -247,13 +263,28 @@ async fn event_loop(
             state.drawn();
             last_frame = Some(tokio::time::Instant::now());
         }
-        let cmds = tokio::select! {
+        let mut cmds = tokio::select! {
             // Something changed too soon after the last frame: draw when the next one is due.
             () = tokio::time::sleep_until(next_frame), if state.dirty => Vec::new(),
-            event = events.next() => match event {
+            event = next_event(events.as_mut()) => match event {
                 Some(Ok(event)) => on_event(state, event),
                 Some(Err(e)) => return Err(io(e)),
                 None => state.update(Action::Quit),
+            },
+            early = next_early(asking.as_mut()) => match early {
+                terminal::Early::Event(event) => on_event(state, event),
+                terminal::Early::Ask { query, written } => {
+                    write_raw(tui, &String::from_utf8_lossy(&query));
+                    let _ = written.send(());
+                    Vec::new()
+                }
+                terminal::Early::Detected(detection) => {
+                    events = Some(EventStream::new());
+                    asking
+                        .take()
+                        .map(|a| a.answered(&detection, state, tui, workers))
+                        .unwrap_or_default()
+                }
             },
             Some(msg) = msgs.recv() => {
                 let mut cmds = state.apply(msg);
@@ -277,6 +308,7 @@ async fn event_loop(
             .browser
             .filtering()
             .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
+        hold_previews(&mut cmds, asking.as_mut());
         dispatch(cmds, workers, tui);
         if let Some(quit) = state.quit {
             return Ok(quit);
@@ -334,11 +366,9 @@ fn remembered(recent_categories: &Path, service_url: &str) -> Init {
 /// why not.
 fn start_previews(
     workers: &mut Workers,
-    settings: &Settings,
-    no_color: bool,
+    graphics: &crate::picture::Detection,
     cache_dir: PathBuf,
 ) -> Option<state::PreviewSlot> {
-    let graphics = detect_graphics(settings.image_preview, no_color);
     tracing::info!("{}", graphics.note);
     match graphics.graphics {
         Some(g) => {
@@ -353,14 +383,109 @@ fn start_previews(
     }
 }
 
-/// How previews will be drawn: asks the terminal at most twice, each within 200 ms, and only
-/// when the environment cannot tell (`preview::detect`). Call once, after `terminal::enter`
-/// and before the event reader starts.
+/// The graphics question out: where previews will be cached, and the latest preview asked for
+/// meanwhile, sent once the worker is started.
+struct Asking {
+    answers: mpsc::UnboundedReceiver<terminal::Early>,
+    cache_dir: PathBuf,
+    pending: Option<crate::cmd::PreviewRequest>,
+}
+
+impl Asking {
+    fn new(answers: mpsc::UnboundedReceiver<terminal::Early>, cache_dir: PathBuf) -> Self {
+        Asking {
+            answers,
+            cache_dir,
+            pending: None,
+        }
+    }
+
+    /// The terminal answered (or the bound passed): previews start, or the slot says why not;
+    /// a resize while crossterm's reader was not listening is caught up.
+    fn answered(
+        self,
+        detection: &crate::picture::Detection,
+        state: &mut State,
+        tui: &mut Tui,
+        workers: &mut Workers,
+    ) -> Vec<Cmd> {
+        let mut cmds = Vec::new();
+        match start_previews(workers, detection, self.cache_dir) {
+            Some(off) => {
+                state.preview = off;
+                state.dirty = true;
+            }
+            None => cmds.extend(self.pending.map(Cmd::Preview)),
+        }
+        // The state's size, told again: a resize meanwhile sent crossterm's reader no event
+        // (an unchanged size changes nothing drawn).
+        if let Ok(size) = tui.size() {
+            cmds.extend(state.update(Action::Resize {
+                width: size.width,
+                height: size.height,
+            }));
+        }
+        cmds
+    }
+}
+
+/// While the terminal is asked, previews wait (the latest one is kept).
+fn hold_previews(cmds: &mut Vec<Cmd>, asking: Option<&mut Asking>) {
+    let Some(asking) = asking else { return };
+    cmds.retain(|cmd| match cmd {
+        Cmd::Preview(request) => {
+            asking.pending = Some(request.clone());
+            false
+        }
+        _ => true,
+    });
+}
+
+async fn next_event(events: Option<&mut EventStream>) -> Option<std::io::Result<Event>> {
+    match events {
+        Some(events) => events.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The detection thread's next report; should it end without one, previews fall back to
+/// half-blocks rather than keep the event reader waiting.
+async fn next_early(asking: Option<&mut Asking>) -> terminal::Early {
+    match asking {
+        Some(asking) => asking.answers.recv().await.unwrap_or_else(|| {
+            terminal::Early::Detected(crate::picture::Detection {
+                graphics: Some(crate::picture::Graphics::halfblocks()),
+                cell_pixels: None,
+                note: "image previews: halfblocks (the terminal could not be asked)".into(),
+                queries: 0,
+            })
+        }),
+        None => std::future::pending().await,
+    }
+}
+
+/// How previews will be drawn when nothing needs asking (the setting or the environment
+/// tells, or this is no terminal); `None` when the terminal must be asked.
+fn graphics_known_now(
+    setting: crate::store::config::ImagePreview,
+    no_color: bool,
+) -> Option<crate::picture::Detection> {
+    let mut asked = false;
+    let mut not_yet = |_: &[u8], _: fn(&[u8]) -> bool, _: Duration| {
+        asked = true;
+        Err(std::io::Error::other("asked after the first frame"))
+    };
+    let detection = detect_graphics(setting, no_color, &mut not_yet);
+    (!asked).then_some(detection)
+}
+
+/// How previews will be drawn: asks the terminal (through `ask`) at most twice, each within
+/// 200 ms, and only when the environment cannot tell (`picture::detect`).
 pub fn detect_graphics(
     setting: crate::store::config::ImagePreview,
     no_color: bool,
+    ask: crate::picture::graphics::Ask<'_>,
 ) -> crate::picture::Detection {
-    let mut ask = terminal::ask;
     crate::picture::detect(
         setting,
         no_color,
@@ -368,7 +493,7 @@ pub fn detect_graphics(
         &mut crate::picture::Tty {
             is_terminal: terminal::is_terminal(),
             cell_pixels: terminal::cell_pixels(),
-            ask: &mut ask,
+            ask,
         },
     )
 }

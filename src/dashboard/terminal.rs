@@ -56,44 +56,163 @@ pub fn cell_pixels() -> Option<(u16, u16)> {
     Some((size.width / size.columns, size.height / size.rows)).filter(|(w, h)| *w > 0 && *h > 0)
 }
 
-/// Puts a question to the terminal and waits at most `bound` for the answer: writes `query`,
-/// then reads standard input until `complete` says the reply is whole. Returns what came,
-/// possibly nothing. For use in raw mode and before the event reader starts (it would take the
-/// reply). Reads a byte at a time, so keys typed after the reply stay for the event reader.
-pub fn ask(query: &[u8], complete: fn(&[u8]) -> bool, bound: Duration) -> io::Result<Vec<u8>> {
-    use rustix::event::{PollFd, PollFlags, Timespec, poll};
-    use std::os::fd::AsFd;
-    /// Far more than any reply to our questions: a terminal that keeps talking is cut off.
-    const MOST: usize = 4096;
-    let mut out = io::stdout();
-    out.write_all(query)?;
-    out.flush()?;
-    let deadline = Instant::now() + bound;
-    let stdin = io::stdin();
-    let fd = stdin.as_fd();
-    let mut reply = Vec::new();
-    while reply.len() < MOST && !complete(&reply) {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break;
+/// What the graphics detection, asking the terminal after the first frame, hands to the event
+/// loop, in the order it happened.
+#[derive(Debug)]
+pub enum Early {
+    /// Write this question to the terminal (the loop owns the output, so a question never
+    /// lands inside a frame), then say so.
+    Ask {
+        query: Vec<u8>,
+        written: std::sync::mpsc::Sender<()>,
+    },
+    /// What the user did meanwhile, read as crossterm's reader reads it.
+    Event(crossterm::event::Event),
+    /// The answer; from here on crossterm's reader has the terminal's input.
+    Detected(crate::picture::Detection),
+}
+
+/// Runs `detect` on a thread of its own, its questions asked through the event loop and their
+/// replies read here: the first frame is drawn at once, and every key typed meanwhile comes
+/// out as an `Early::Event`, in order, before `Early::Detected`. The receiver's end stops it.
+pub fn detect_in_background(
+    detect: impl FnOnce(crate::picture::graphics::Ask<'_>) -> crate::picture::Detection + Send + 'static,
+) -> tokio::sync::mpsc::UnboundedReceiver<Early> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let spawned = std::thread::Builder::new()
+        .name("gendash-graphics".into())
+        .spawn(move || {
+            let mut reader = EarlyReader {
+                tx: tx.clone(),
+                pending: Vec::new(),
+            };
+            let detection = {
+                let mut ask = |query: &[u8], complete: fn(&[u8]) -> bool, bound: Duration| {
+                    reader.ask(query, complete, bound)
+                };
+                detect(&mut ask)
+            };
+            reader.finish();
+            let _ = tx.send(Early::Detected(detection));
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start the graphics detection: {e}");
+    }
+    rx
+}
+
+/// Reads standard input while the graphics questions are out.
+struct EarlyReader {
+    tx: tokio::sync::mpsc::UnboundedSender<Early>,
+    /// The start of a key or reply still arriving.
+    pending: Vec<u8>,
+}
+
+impl EarlyReader {
+    /// Puts a question to the terminal through the event loop and waits at most `bound` for
+    /// the answer: reads standard input until `complete` says the replies are whole. Returns
+    /// the replies, possibly nothing; keys typed meanwhile go to the event loop.
+    fn ask(
+        &mut self,
+        query: &[u8],
+        complete: fn(&[u8]) -> bool,
+        bound: Duration,
+    ) -> io::Result<Vec<u8>> {
+        /// Far more than any reply to our questions: a terminal that keeps talking is cut off.
+        const MOST: usize = 4096;
+        let (written, was_written) = std::sync::mpsc::channel();
+        self.tx
+            .send(Early::Ask {
+                query: query.to_vec(),
+                written,
+            })
+            .map_err(|_| io::Error::other("the dashboard has ended"))?;
+        was_written
+            .recv_timeout(bound)
+            .map_err(|_| io::Error::other("the question was not written"))?;
+        let deadline = Instant::now() + bound;
+        let mut replies = Vec::new();
+        while replies.len() < MOST && !complete(&replies) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || !self.read_byte(left)? {
+                break;
+            }
+            self.split(&mut replies);
         }
-        let timeout = Timespec::try_from(left).map_err(io::Error::other)?;
-        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        match poll(&mut fds, Some(&timeout)) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(e.into()),
-        }
-        let mut byte = [0u8; 1];
-        match rustix::io::read(fd, &mut byte) {
-            Ok(0) => break,
-            Ok(_) => reply.push(byte[0]),
-            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
-            Err(e) => return Err(e.into()),
+        Ok(replies)
+    }
+
+    /// Waits up to `wait` for a byte of input and adds it to `pending`: whether one came.
+    fn read_byte(&mut self, wait: Duration) -> io::Result<bool> {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        use std::os::fd::AsFd;
+        let stdin = io::stdin();
+        let fd = stdin.as_fd();
+        loop {
+            let timeout = Timespec::try_from(wait).map_err(io::Error::other)?;
+            let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+            match poll(&mut fds, Some(&timeout)) {
+                Ok(0) => return Ok(false),
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+            // A byte at a time: what follows the last reply stays for crossterm's reader.
+            let mut byte = [0u8; 1];
+            return match rustix::io::read(fd, &mut byte) {
+                Ok(0) => Ok(false),
+                Ok(_) => {
+                    self.pending.push(byte[0]);
+                    Ok(true)
+                }
+                Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => Ok(true),
+                Err(e) => Err(e.into()),
+            };
         }
     }
-    Ok(reply)
+
+    /// Passes every whole key in `pending` on and adds every whole reply to `replies`.
+    fn split(&mut self, replies: &mut Vec<u8>) {
+        let more = input_waiting();
+        let tx = &self.tx;
+        super::input::drain(&mut self.pending, more, |token| match token {
+            super::input::Token::Event(event) => {
+                let _ = tx.send(Early::Event(event));
+            }
+            super::input::Token::Reply(bytes) => replies.extend_from_slice(&bytes),
+            super::input::Token::Skip => {}
+        });
+    }
+
+    /// The questions are answered (or not): a key half read is waited for a moment, then
+    /// passed on, so crossterm's reader starts on a whole token.
+    fn finish(&mut self) {
+        let until = Instant::now() + Duration::from_millis(50);
+        let mut replies = Vec::new();
+        while !self.pending.is_empty() {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() || !self.read_byte(left).unwrap_or(false) {
+                break;
+            }
+            self.split(&mut replies);
+        }
+        let tx = &self.tx;
+        super::input::drain(&mut self.pending, false, |token| {
+            if let super::input::Token::Event(event) = token {
+                let _ = tx.send(Early::Event(event));
+            }
+        });
+    }
+}
+
+/// Whether input is waiting on standard input right now.
+fn input_waiting() -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use std::os::fd::AsFd;
+    let stdin = io::stdin();
+    let fd = stdin.as_fd();
+    let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+    poll(&mut fds, Some(&Timespec::default())).is_ok_and(|n| n > 0)
 }
 
 /// Gives the terminal back: leaves the alternate screen, shows the cursor, cooked mode. Safe to

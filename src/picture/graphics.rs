@@ -1,9 +1,11 @@
-//! Which graphics protocol the terminal speaks, decided once before the event reader starts.
+//! Which graphics protocol the terminal speaks, decided once per session.
 //!
 //! The environment is read first (`guess_from_env`, a pure function): most terminals that show
-//! images say who they are there. Only when it cannot tell is the terminal asked, and then
-//! never for longer than [`QUERY_BOUND`]: first the one question every terminal answers (primary
-//! device attributes), and only if that answer came within the bound, the graphics questions.
+//! images say who they are there, and then nothing is asked. Only when it cannot tell is the
+//! terminal asked, after the first frame is drawn (the dashboard reads the replies, and the
+//! keys typed meanwhile, before crossterm's event reader starts), and then never for longer
+//! than [`QUERY_BOUND`]: first the one question every terminal answers (primary device
+//! attributes), and only if that answer came within the bound, the graphics questions.
 //! A reply arriving after the bound to the first question is harmless — the event reader
 //! recognises and drops device attributes — whereas a late reply to a graphics question would
 //! reach it as keystrokes, which is why those are asked of prompt terminals only.
@@ -271,7 +273,8 @@ fn numbers(params: &[u8]) -> Vec<u16> {
 }
 
 /// Chooses how previews are drawn, asking the terminal only as the module's notes allow.
-/// Called once, with raw mode on and before the event reader starts.
+/// Called once, with raw mode on; whatever reads the replies must keep the keys typed
+/// meanwhile (the dashboard's `terminal::detect_in_background`).
 pub fn detect(
     setting: ImagePreview,
     no_color: bool,

@@ -311,6 +311,10 @@ pub struct Watch {
     /// The usual durations (`timing::Usual`) and how many rows they were worked out over:
     /// worked out again when first asked for after rows came, went or finished.
     usual: std::cell::Cell<Option<(usize, timing::Usual)>>,
+    /// Where each task ID's row was last found: a poll's answer finds its row without a scan
+    /// of every row (issue 19: 10,000 tasks). Checked on every use and remade when found out
+    /// of date, so no change to `rows` can make it answer wrongly.
+    index: std::cell::RefCell<std::collections::HashMap<String, usize>>,
 }
 
 /// Counts for the pane's title.
@@ -379,6 +383,7 @@ impl Watch {
             failure_statuses,
             matcher: FuzzyFilter::new(),
             usual: std::cell::Cell::new(None),
+            index: std::cell::RefCell::default(),
         };
         watch.reorder(0);
         watch
@@ -472,9 +477,23 @@ impl Watch {
     }
 
     fn position(&self, key: &TaskKey) -> Option<usize> {
-        self.rows
-            .iter()
-            .position(|r| r.entry.kind == key.kind && r.entry.task_id == key.id)
+        let is = |r: &Row| r.entry.kind == key.kind && r.entry.task_id == key.id;
+        let known = self.index.borrow().get(&key.id).copied();
+        if let Some(i) = known
+            && self.rows.get(i).is_some_and(is)
+        {
+            return Some(i);
+        }
+        let found = self.rows.iter().position(is);
+        if found.is_some() {
+            *self.index.borrow_mut() = self
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.entry.task_id.clone(), i))
+                .collect();
+        }
+        found
     }
 
     pub fn move_by(&mut self, delta: isize) {
@@ -1390,6 +1409,32 @@ mod tests {
             "b"
         )))));
         assert!(w.undo(0).is_none());
+    }
+
+    #[test]
+    fn an_answer_reaches_its_own_row_after_rows_come_and_go() {
+        let entries = ["a", "b", "c"].map(|id| new_entry(id, TaskKind::Image, 0));
+        let mut w = Watch::new(entries.to_vec(), statuses());
+        let key = |id: &str| TaskKey::new(TaskKind::Image, id);
+        let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 10)), None, 100);
+        // "a" goes: every row after it moves up one.
+        w.remove(&[key("a")], 101);
+        let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 30)), None, 102);
+        let _ = w.polled(&key("b"), Ok(result("b", "IN_PROGRESS", 20)), None, 103);
+        let percents: Vec<(&str, u8)> = w
+            .rows
+            .iter()
+            .map(|r| (r.entry.task_id.as_str(), r.percent()))
+            .collect();
+        assert_eq!(percents, [("b", 20), ("c", 30)]);
+        // Same ID, the other kind: not this row.
+        let _ = w.polled(
+            &TaskKey::new(TaskKind::Video, "b"),
+            Ok(result("b", "IN_PROGRESS", 90)),
+            None,
+            104,
+        );
+        assert_eq!(w.rows[0].percent(), 20);
     }
 
     #[test]

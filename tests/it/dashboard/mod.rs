@@ -4,6 +4,7 @@
 mod cadence;
 mod degrade;
 mod e2e;
+mod first_keys;
 mod keys;
 mod notices;
 mod offline;

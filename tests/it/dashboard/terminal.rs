@@ -33,7 +33,7 @@ fn a_terminal_that_never_answers_gets_a_working_dashboard() {
     );
     // The catalogue comes on screen: nothing waits for an answer (a cursor query would have
     // waited two seconds and then failed; the cursor query is looked for below). How long the
-    // first frame takes is measured by `scripts/measure-cpu.py --terminal never`.
+    // first frame takes is measured by `scripts/measure-cpu.py --scenario startup`.
     s.wait_for(
         "the first frame with the catalogue",
         Duration::from_secs(20),
