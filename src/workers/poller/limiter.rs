@@ -38,6 +38,11 @@ const MIN_WINDOW: usize = 4;
 /// A request is slow when it took this many times the baseline, and at least `SLOW_FLOOR` more.
 const SLOW_TIMES: u32 = 4;
 const SLOW_FLOOR: Duration = Duration::from_millis(250);
+/// Before the service's usual answer time is known, a request is slow after this long.
+const UNKNOWN_SLOW: Duration = Duration::from_secs(1);
+/// Latency within this much of the baseline is noise, whatever the ratio: a service that
+/// answers in 0.3 ms and now and then in 3 ms is not under load.
+const NOISE: Duration = Duration::from_millis(20);
 /// After a decrease, further signals are ignored this long (or two medians, if longer).
 const QUIET: Duration = Duration::from_millis(500);
 /// After a 429, nothing grows for at least this long.
@@ -210,9 +215,23 @@ impl Limiter {
     /// Judged against the last window's median when that is higher than the baseline: when
     /// the whole service slows down, no task is singled out (the limit shrinks instead).
     pub fn is_slow(&self, latency: Duration) -> bool {
+        self.baseline.is_some() && latency > self.slow_after()
+    }
+
+    /// How long an answer takes before it counts as slow (`UNKNOWN_SLOW` before anything is
+    /// known of the service).
+    pub fn slow_after(&self) -> Duration {
         self.baseline
             .map(|b| b.max(self.typical.unwrap_or_default()))
-            .is_some_and(|b| latency > (b * SLOW_TIMES).max(b + SLOW_FLOOR))
+            .map_or(UNKNOWN_SLOW, |b| (b * SLOW_TIMES).max(b + SLOW_FLOOR))
+    }
+
+    /// The answer of a request that ran in the slow slots: only a 429 counts (its pace is the
+    /// service's); its time does not.
+    pub fn answered_aside(&mut self, now: Instant, outcome: Outcome) {
+        if let Outcome::Throttled(retry_after) = outcome {
+            self.throttled(now, retry_after);
+        }
     }
 
     fn quiet(&self, now: Instant) -> bool {
@@ -285,11 +304,11 @@ impl Limiter {
             if !self.quiet(now) {
                 self.shrink(now, 3, 4, median);
             }
-        } else if median > baseline * SHRINK_ABOVE {
+        } else if median > baseline * SHRINK_ABOVE && median > baseline + NOISE {
             if !self.quiet(now) {
                 self.shrink(now, 4, 5, median);
             }
-        } else if median * 10 <= baseline * GROW_BELOW_TENTHS
+        } else if (median * 10 <= baseline * GROW_BELOW_TENTHS || median <= baseline + NOISE / 4)
             && peak * 2 >= self.limit
             && !self.held(now)
             && !self.quiet(now)

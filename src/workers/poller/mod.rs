@@ -92,6 +92,7 @@ pub async fn run<R, F, Fut>(
     let mut report_at: Option<Instant> = None;
     loop {
         let now = Instant::now();
+        schedule.promote(now);
         for key in schedule.take_due(now) {
             let Some(route) = routes.get(&key) else {
                 schedule.unwatch(&key);
@@ -101,7 +102,10 @@ pub async fn run<R, F, Fut>(
             requests.spawn(async move { (key, request.await) });
             report_at.get_or_insert(now + LOAD_EVERY);
         }
-        let wake = schedule.next_due();
+        let wake = [schedule.next_due(), schedule.next_promotion()]
+            .into_iter()
+            .flatten()
+            .min();
         tokio::select! {
             cmd = cmds.recv() => match cmd {
                 None => break,

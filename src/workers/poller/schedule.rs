@@ -10,8 +10,8 @@
 //! before the others, except that a task that has waited long past its due time goes first:
 //! each running task is still polled at least every `STARVATION_BOUND` of its own delays, as
 //! long as the service can answer every task that often at all. A task whose last answer was
-//! slow (see `Limiter::is_slow`) waits in a heap of its own and takes at most a quarter of the
-//! slots, so a few slow lookups never starve the rest.
+//! slow (see `Limiter::is_slow`), or a request that has run that long (`promote`), uses slow
+//! slots of its own beside the limit, so a few slow lookups never starve the rest.
 //!
 //! Every operation costs O(log n) amortised in the number of watched tasks: waiting tasks sit
 //! in three binary heaps (preferred, others, slow) by due time; a task whose due time or class
@@ -45,8 +45,10 @@ pub(super) const STARVING_AFTER: u32 = STARVATION_BOUND - 2;
 /// Stale heap entries tolerated before the heaps are rebuilt, so that a few never cost a pass.
 pub(super) const STALE_SLACK: usize = 64;
 
-/// Slow tasks may take at most 1/n of the limit (at least one slot).
-const SLOW_SHARE: usize = 4;
+/// Slow requests have slots of their own beside the limit: 1/n of the ceiling (at least two).
+/// Their time is the task's, not the service's: they neither take a healthy task's slot nor
+/// count in the limiter's latency.
+const SLOW_SHARE: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Class {
@@ -154,7 +156,10 @@ pub struct Schedule {
     starving_after: Duration,
     pub(super) limiter: Limiter,
     pub(super) in_flight: usize,
-    slow_in_flight: usize,
+    pub(super) slow_in_flight: usize,
+    /// Requests in flight in the order they were sent (when, which slot), so one that runs
+    /// long moves to the slow slots and frees its own; answered ones are dropped lazily.
+    flying: std::collections::VecDeque<(Instant, usize)>,
     /// The progress clock's origin (the first time the schedule was told anything).
     origin: Option<Instant>,
 }
@@ -185,6 +190,7 @@ impl Schedule {
             limiter,
             in_flight: 0,
             slow_in_flight: 0,
+            flying: std::collections::VecDeque::new(),
             origin: None,
         }
     }
@@ -266,9 +272,48 @@ impl Schedule {
         self.settle();
     }
 
-    /// The most slow requests in flight at once.
+    /// The most slow requests in flight at once, beside the limit.
     fn slow_share(&self) -> usize {
-        (self.limiter.limit() / SLOW_SHARE).max(1)
+        (self.limiter.ceiling() / SLOW_SHARE).max(2)
+    }
+
+    /// Whether the limit leaves room for one more healthy request.
+    fn fast_room(&self) -> bool {
+        self.in_flight - self.slow_in_flight < self.limiter.limit()
+    }
+
+    /// Moves requests that have run longer than a slow answer takes into the slow slots, as
+    /// far as there is room, so that tasks nobody knew were slow (their first poll, or a task
+    /// that just turned slow) do not hold the healthy ones' slots.
+    pub fn promote(&mut self, now: Instant) {
+        let after = self.limiter.slow_after();
+        while let Some(&(sent, i)) = self.flying.front() {
+            let live = self.slots[i]
+                .as_ref()
+                .is_some_and(|s| s.in_flight && !s.slow && s.sent_at == Some(sent));
+            if live {
+                if now.saturating_duration_since(sent) < after
+                    || self.slow_in_flight >= self.slow_share()
+                {
+                    return;
+                }
+                if let Some(slot) = self.slots[i].as_mut() {
+                    slot.slow = true;
+                    self.slow_in_flight += 1;
+                }
+            }
+            self.flying.pop_front();
+        }
+    }
+
+    /// When the oldest request in flight would move to the slow slots, if there is room.
+    pub fn next_promotion(&self) -> Option<Instant> {
+        if self.slow_in_flight >= self.slow_share() {
+            return None;
+        }
+        self.flying
+            .front()
+            .map(|(sent, _)| *sent + self.limiter.slow_after())
     }
 
     fn head(q: &Queue) -> Option<Instant> {
@@ -278,16 +323,18 @@ impl Schedule {
     /// The earliest moment a task can be sent, if there is room in flight for it: its due
     /// time, or later if the pace asks for it.
     pub fn next_due(&self) -> Option<Instant> {
-        if self.in_flight >= self.limiter.limit() {
-            return None;
-        }
+        let fast = self.fast_room();
         let slow = (self.slow_in_flight < self.slow_share())
             .then(|| Self::head(&self.slow))
             .flatten();
-        let due = [Self::head(&self.preferred), Self::head(&self.others), slow]
-            .into_iter()
-            .flatten()
-            .min()?;
+        let due = [
+            Self::head(&self.preferred).filter(|_| fast),
+            Self::head(&self.others).filter(|_| fast),
+            slow,
+        ]
+        .into_iter()
+        .flatten()
+        .min()?;
         Some(self.limiter.send_at().map_or(due, |at| at.max(due)))
     }
 
@@ -295,7 +342,7 @@ impl Schedule {
     /// flight.
     pub fn take_due(&mut self, now: Instant) -> Vec<TaskKey> {
         let mut keys = Vec::new();
-        while self.in_flight < self.limiter.limit() && self.limiter.may_send(now) {
+        while self.limiter.may_send(now) {
             let Some(class) = self.pick(now) else {
                 break;
             };
@@ -314,6 +361,8 @@ impl Schedule {
                 self.in_flight += 1;
                 if slot.slow {
                     self.slow_in_flight += 1;
+                } else {
+                    self.flying.push_back((now, entry.slot));
                 }
                 keys.push(slot.key.clone());
                 self.limiter.sent(now, self.in_flight);
@@ -328,7 +377,12 @@ impl Schedule {
     /// within the slow share, and before a healthy one only if it was due earlier.
     fn pick(&self, now: Instant) -> Option<Class> {
         let due = |q: &Queue| Self::head(q).filter(|d| *d <= now);
-        let fast = match (due(&self.preferred), due(&self.others)) {
+        let fast = if self.fast_room() {
+            (due(&self.preferred), due(&self.others))
+        } else {
+            (None, None)
+        };
+        let fast = match fast {
             (None, None) => None,
             (Some(p), None) => Some((Class::Preferred, p)),
             (None, Some(o)) => Some((Class::Other, o)),
@@ -384,9 +438,14 @@ impl Schedule {
             .take()
             .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
         let outcome = outcome(result);
+        if slot.slow {
+            // A slow task's time says nothing of the service's load.
+            self.limiter.answered_aside(now, outcome);
+        } else {
+            self.limiter.answered(now, latency, outcome);
+        }
         slot.slow =
             self.limiter.is_slow(latency) || matches!(result, Err(ApiError::Timeout { .. }));
-        self.limiter.answered(now, latency, outcome);
         slot.answered_at = Some(now);
         let interval = self.cadence.interval;
         let answered = match result {
@@ -464,13 +523,14 @@ impl Schedule {
         answered
     }
 
-    /// What the status bar shows of the poller's load.
+    /// What the status bar shows of the poller's load: every request in flight, against the
+    /// limit plus the slow tasks' own slots.
     pub fn load(&mut self, now: Instant) -> PollLoad {
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         PollLoad {
             per_second_tenths: n(self.limiter.rate_tenths(now)),
             in_flight: n(self.in_flight),
-            limit: n(self.limiter.limit()),
+            limit: n(self.limiter.limit() + self.slow_share()),
         }
     }
 
