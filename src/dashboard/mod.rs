@@ -163,20 +163,12 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
         settings.set_title,
         &config::process_env,
     );
-    // Known at once when the environment tells; otherwise the terminal is asked after the
-    // first frame, and the event reader starts once it has answered (or not).
-    let (preview, mut asking) =
-        if let Some(detection) = graphics_known_now(settings.image_preview, no_color) {
-            (
-                start_previews(&mut workers, &detection, preview_cache),
-                None,
-            )
-        } else {
-            let (setting, no_color) = (settings.image_preview, no_color);
-            let answers =
-                terminal::detect_in_background(move |ask| detect_graphics(setting, no_color, ask));
-            (None, Some(Asking::new(answers, preview_cache)))
-        };
+    let (preview, mut asking) = previews_or_asking(
+        &mut workers,
+        settings.image_preview,
+        no_color,
+        preview_cache,
+    );
     #[cfg(feature = "testing")]
     crate::testing::maybe_panic_in_worker();
 
@@ -359,6 +351,23 @@ fn remembered(recent_categories: &Path, service_url: &str) -> Init {
         sort: crate::store::recent::load_sort(&crate::store::recent::sort_path(recent_categories))
             .map(|label| SortKey::from_label(&label)),
         ..Init::default()
+    }
+}
+
+/// The previews, when the environment tells what the terminal can show; otherwise the terminal
+/// is asked after the first frame, and the event reader starts once it has answered (or not).
+fn previews_or_asking(
+    workers: &mut Workers,
+    setting: crate::store::config::ImagePreview,
+    no_color: bool,
+    preview_cache: PathBuf,
+) -> (Option<state::PreviewSlot>, Option<Asking>) {
+    if let Some(detection) = graphics_known_now(setting, no_color) {
+        (start_previews(workers, &detection, preview_cache), None)
+    } else {
+        let answers =
+            terminal::detect_in_background(move |ask| detect_graphics(setting, no_color, ask));
+        (None, Some(Asking::new(answers, preview_cache)))
     }
 }
 

@@ -251,8 +251,7 @@ declare_keys! {
             show: ToString::to_string,
             kind: "boolean",
         }
-        /// A program and its arguments, run without a shell when the last running task
-        /// finishes.
+        /// A program and its arguments, run without a shell when the last running task finishes.
         on_all_done: AllDoneHook => Option<Vec<String>> {
             default: None,
             read: |h| Some(h.0),
