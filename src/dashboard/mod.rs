@@ -126,32 +126,15 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     let loaded = store.load().map_err(|e| e.to_string())?;
     let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
     let (client, resolve) = log_requests(client, resolve, &msg_tx);
-    let mut workers = Workers::start(
-        workers::Setup {
-            downloader: Downloader::for_service(&client).map_err(|e| e.to_string())?,
-            client: client.clone(),
-            opener: Arc::new(SystemOpener),
-            store,
-            recent_categories: recent_categories.clone(),
-            poll_interval: settings.poll_interval,
-            max_concurrent_polls: settings.max_concurrent_polls,
-            adaptive_polling: settings.adaptive_polling,
-            max_poll_interval: settings.max_poll_interval,
-            stall_after: settings.stall_after,
-            failure_statuses: settings.failure_statuses.clone(),
-            resolve,
-            on_complete: settings.on_complete.clone(),
-            placement: workers::downloads::Placement {
-                dir: settings.download_dir.clone(),
-                template: settings.download_template.clone(),
-            },
-            catalogue_cache: Some(crate::store::catalogue_cache::CatalogueCache::new(
-                catalogue_cache,
-            )),
-            on_all_done: settings.on_all_done.clone(),
-        },
+    let mut workers = start_workers(
+        &settings,
+        &client,
+        store,
+        recent_categories.clone(),
+        resolve,
+        catalogue_cache,
         msg_tx,
-    );
+    )?;
 
     progress::install_panic_hook();
     terminal::install_panic_hook();
@@ -352,6 +335,44 @@ fn remembered(recent_categories: &Path, service_url: &str) -> Init {
             .map(|label| SortKey::from_label(&label)),
         ..Init::default()
     }
+}
+
+/// Starts the workers with the settings they need.
+fn start_workers(
+    settings: &Settings,
+    client: &Client,
+    store: WatchStore,
+    recent_categories: PathBuf,
+    resolve: Option<workers::router::Resolve>,
+    catalogue_cache: PathBuf,
+    msg_tx: mpsc::Sender<Msg>,
+) -> Result<Workers, String> {
+    Ok(Workers::start(
+        workers::Setup {
+            downloader: Downloader::for_service(client).map_err(|e| e.to_string())?,
+            client: client.clone(),
+            opener: Arc::new(SystemOpener),
+            store,
+            recent_categories,
+            poll_interval: settings.poll_interval,
+            max_concurrent_polls: settings.max_concurrent_polls,
+            adaptive_polling: settings.adaptive_polling,
+            max_poll_interval: settings.max_poll_interval,
+            stall_after: settings.stall_after,
+            failure_statuses: settings.failure_statuses.clone(),
+            resolve,
+            on_complete: settings.on_complete.clone(),
+            placement: workers::downloads::Placement {
+                dir: settings.download_dir.clone(),
+                template: settings.download_template.clone(),
+            },
+            catalogue_cache: Some(crate::store::catalogue_cache::CatalogueCache::new(
+                catalogue_cache,
+            )),
+            on_all_done: settings.on_all_done.clone(),
+        },
+        msg_tx,
+    ))
 }
 
 /// The previews, when the environment tells what the terminal can show; otherwise the terminal
