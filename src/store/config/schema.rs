@@ -376,30 +376,8 @@ pub struct AllDoneHook(pub Vec<String>);
 impl<'de> serde::Deserialize<'de> for AllDoneHook {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let argv = <Vec<String> as serde::Deserialize>::deserialize(d)?;
-        if argv.first().is_none_or(|p| p.trim().is_empty()) {
-            return Err(serde::de::Error::custom(
-                "on_all_done names no program: give it as [\"program\", \"arg\", …]",
-            ));
-        }
-        for arg in &argv {
-            let mut rest = arg.as_str();
-            while let Some(at) = rest.find('{') {
-                let after = &rest[at + 1..];
-                let Some(end) = after.find('}') else {
-                    return Err(serde::de::Error::custom(format!(
-                        "`{arg}` has a `{{` without its `}}`"
-                    )));
-                };
-                let name = &after[..end];
-                if !ALL_DONE_PLACEHOLDERS.contains(&name) {
-                    return Err(serde::de::Error::custom(format!(
-                        "`{{{name}}}` is not a placeholder of on_all_done (known: {{completed}}, \
-                         {{failed}}, {{count}})"
-                    )));
-                }
-                rest = &after[end + 1..];
-            }
-        }
+        super::values::check_hook("on_all_done", &argv, &ALL_DONE_PLACEHOLDERS)
+            .map_err(serde::de::Error::custom)?;
         Ok(AllDoneHook(argv))
     }
 }

@@ -198,36 +198,38 @@ pub struct Hook(pub Vec<String>);
 impl<'de> Deserialize<'de> for Hook {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let argv = Vec::<String>::deserialize(d)?;
-        if argv.first().is_none_or(|p| p.trim().is_empty()) {
-            return Err(serde::de::Error::custom(
-                "on_complete names no program: give it as [\"program\", \"arg\", …]",
-            ));
-        }
-        for arg in &argv {
-            let mut rest = arg.as_str();
-            while let Some(at) = rest.find('{') {
-                let after = &rest[at + 1..];
-                let Some(end) = after.find('}') else {
-                    return Err(serde::de::Error::custom(format!(
-                        "`{arg}` has a `{{` without its `}}`"
-                    )));
-                };
-                let name = &after[..end];
-                if !HOOK_PLACEHOLDERS.contains(&name) {
-                    return Err(serde::de::Error::custom(format!(
-                        "`{{{name}}}` is not a placeholder (known: {})",
-                        HOOK_PLACEHOLDERS
-                            .iter()
-                            .map(|p| format!("{{{p}}}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )));
-                }
-                rest = &after[end + 1..];
-            }
-        }
+        check_hook("on_complete", &argv, &HOOK_PLACEHOLDERS).map_err(serde::de::Error::custom)?;
         Ok(Hook(argv))
     }
+}
+
+/// A hook's argument list is a program and its arguments, and every `{name}` in it is one of
+/// `placeholders`; else what is wrong, naming `key`.
+pub fn check_hook(key: &str, argv: &[String], placeholders: &[&str]) -> Result<(), String> {
+    if argv.first().is_none_or(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "{key} names no program: give it as [\"program\", \"arg\", …]"
+        ));
+    }
+    for arg in argv {
+        let mut rest = arg.as_str();
+        while let Some(at) = rest.find('{') {
+            let after = &rest[at + 1..];
+            let Some(end) = after.find('}') else {
+                return Err(format!("`{arg}` has a `{{` without its `}}`"));
+            };
+            let name = &after[..end];
+            if !placeholders.contains(&name) {
+                let known: Vec<String> = placeholders.iter().map(|p| format!("{{{p}}}")).collect();
+                return Err(format!(
+                    "`{{{name}}}` is not a placeholder of {key} (known: {})",
+                    known.join(", ")
+                ));
+            }
+            rest = &after[end + 1..];
+        }
+    }
+    Ok(())
 }
 
 /// `image_preview`: how the detail section shows a finished image. `Auto` asks the terminal
