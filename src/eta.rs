@@ -90,6 +90,15 @@ impl Progress {
         Some(eta.round() as u64)
     }
 
+    /// Seconds one percent takes at the measured rate, once the ETA is known: how far off an
+    /// ETA can be from the percent being a whole number.
+    pub fn seconds_per_percent(&self) -> Option<Seconds> {
+        (self.moves >= MOVES_FOR_ETA)
+            .then(|| self.rate())
+            .flatten()
+            .map(|r| 1.0 / r)
+    }
+
     /// When the percent last changed (or was first seen), if it was ever seen.
     pub fn last_move_at(&self) -> Option<Seconds> {
         self.window.back().map(|s| s.at)

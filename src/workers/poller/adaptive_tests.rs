@@ -62,19 +62,27 @@ fn next(
 #[test]
 fn a_far_task_is_asked_rarely_a_near_one_every_interval() {
     let c = adaptive();
-    // 80 s left: a quarter is 20 s.
-    let far = next(&c, false, None, &steady(20), 20.0);
+    // 40 s left: half is 20 s.
+    let far = next(&c, false, None, &steady(60), 60.0);
     assert_eq!((far.after, far.why), (SECS(20), PollWhy::EtaFar));
-    // 900 s left: a quarter would be 225 s, capped at 30 s.
+    // 900 s left: half would be 450 s, capped at 30 s.
     let mut slow = Progress::default();
     for t in 0..=4 {
         slow.observe(f64::from(t * 10), t as u8);
     }
     let capped = next(&c, false, None, &slow, 40.0);
     assert_eq!((capped.after, capped.why), (SECS(30), PollWhy::EtaFar));
-    // 10 s left (within NEAR_INTERVALS intervals): every interval.
-    let near = next(&c, false, None, &steady(90), 90.0);
+    // 3 s left (within NEAR_INTERVALS intervals): every interval.
+    let near = next(&c, false, None, &steady(97), 97.0);
     assert_eq!((near.after, near.why), (INTERVAL, PollWhy::EtaNear));
+    // A slow task (15 s a percent) 25 s from its end: its ETA can be a percent off, so it is
+    // near too, or halving the wait could jump past the end.
+    let mut crawling = Progress::default();
+    for p in 90..=98u8 {
+        crawling.observe(f64::from(p) * 15.0, p);
+    }
+    let close = next(&c, false, None, &crawling, 98.0 * 15.0 + 5.0);
+    assert_eq!((close.after, close.why), (INTERVAL, PollWhy::EtaNear));
     // Not yet an ETA: every interval.
     let fresh = next(&c, false, None, &steady(2), 2.0);
     assert_eq!((fresh.after, fresh.why), (INTERVAL, PollWhy::NoEta));

@@ -6,28 +6,32 @@
 //! - Queued, or stalled (the percent has not moved for a while): an eighth of the time it has
 //!   waited so far, between `poll_interval` and `max_poll_interval`, so the wait grows gently.
 //! - Its ETA known and near (at most [`NEAR_INTERVALS`] intervals): every `poll_interval`
-//!   (`EtaNear`); far: a quarter of the time left, between `poll_interval` and
+//!   (`EtaNear`); far: half the time left, between `poll_interval` and
 //!   `max_poll_interval` (`EtaFar`).
 //! - No ETA yet (the percent has not moved twice): every `poll_interval` (`NoEta`).
 //!
-//! Why a quarter, and why near is [`NEAR_INTERVALS`] intervals: a task polled a quarter of its
-//! estimated remaining time `e` ahead is seen late only if it really ends before that poll, that
-//! is if the estimate was more than four times too long; a steady task's estimate is off by
-//! far less (the percent is a whole number, so two moves measure the rate within a factor of
-//! 1.5). Once the quarter would be under `NEAR_INTERVALS / 4` intervals the task is polled
-//! every interval, which leaves a margin for a task that speeds up near its end. The
-//! simulation in the tests checks the promise: 95% of steady tasks are seen finished within
-//! `poll_interval` of their end.
+//! Why half, and why near is [`NEAR_INTERVALS`] intervals: a task polled half its estimated
+//! remaining time `e` ahead is seen late only if it really ends before that poll, that is if
+//! the estimate was more than twice too long; a steady task's estimate is off by less (the
+//! percent is a whole number, so two moves measure the rate within a factor of 1.5). Halving
+//! the wait each time lands a poll within [`NEAR_INTERVALS`] intervals of the end, from where
+//! the task is polled every interval. A quarter (and near at 6 intervals) kept the same delay
+//! with 42% of the fixed cadence's requests, half with about a quarter. The simulation in the
+//! tests checks the promise: 95% of steady tasks are seen finished within `poll_interval` of
+//! their end.
 
 use crate::eta::Progress;
 use crate::msg::{NextPoll, PollWhy};
 use std::time::Duration;
 
 /// An ETA of at most this many intervals is near: the task is asked every interval.
-pub const NEAR_INTERVALS: u32 = 6;
+pub const NEAR_INTERVALS: u32 = 2;
+
+/// An ETA within the time this many percent take is near too (see `Cadence::near`).
+const NEAR_PERCENTS: u32 = 2;
 
 /// A far task is asked again after this fraction (1/n) of its estimated remaining time.
-const FAR_FRACTION: u32 = 4;
+const FAR_FRACTION: u32 = 2;
 
 /// A queued or stalled task is asked again after this fraction (1/n) of the time it has waited.
 const WAIT_FRACTION: u32 = 8;
@@ -105,14 +109,24 @@ impl Cadence {
         }
         match eta {
             None => every(PollWhy::NoEta),
-            Some(e) if Duration::from_secs(e) <= self.interval * NEAR_INTERVALS => {
-                every(PollWhy::EtaNear)
-            }
+            Some(e) if Duration::from_secs(e) <= self.near(progress) => every(PollWhy::EtaNear),
             Some(e) => NextPoll {
                 after: self.clamp(Duration::from_secs(e) / FAR_FRACTION),
                 why: PollWhy::EtaFar,
             },
         }
+    }
+}
+
+impl Cadence {
+    /// How close the ETA must be to poll every interval: [`NEAR_INTERVALS`] intervals, or the
+    /// time [`NEAR_PERCENTS`] percent take if longer. A slow task's percent moves seldom, so its
+    /// ETA can be off by that much; halving the wait must not jump past the end.
+    fn near(&self, progress: &Progress) -> Duration {
+        let steps = progress
+            .seconds_per_percent()
+            .map_or(Duration::ZERO, |s| secs(s * f64::from(NEAR_PERCENTS)));
+        (self.interval * NEAR_INTERVALS).max(steps)
     }
 }
 
