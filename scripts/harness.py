@@ -145,6 +145,25 @@ def write_config(env, lines):
     return path
 
 
+def add_dashboard_options(p, adaptive_runs=False):
+    """The dashboard's config options every measurement takes: `--poll-interval`,
+    `--adaptive` (several runs side by side when `adaptive_runs`) and `--max-concurrent-polls`."""
+    p.add_argument("--poll-interval", type=float, default=2.0,
+                   help="poll_interval in the dashboard's config, seconds (2)")
+    what = ("adaptive_polling in the config: on, off, or unset (no key written: the binary's "
+            "default, on; the only choice for a binary older than the key)")
+    if adaptive_runs:
+        p.add_argument("--adaptive", nargs="+", choices=["unset", "on", "off"],
+                       default=["unset"],
+                       help=what + "; several run one after the other, side by side in the "
+                                   "table (default: unset)")
+    else:
+        p.add_argument("--adaptive", choices=["unset", "on", "off"], default="unset",
+                       help=what + " (default: unset)")
+    p.add_argument("--max-concurrent-polls", type=int, default=None,
+                   help="max_concurrent_polls in the config (default: not written)")
+
+
 def config_lines(poll_interval, adaptive, max_concurrent_polls=None, more=()):
     """The config for a run. `adaptive` is "on", "off" or "unset": the binary of today knows no
     `adaptive_polling` key (an unknown key is an error), so it is written only when asked."""

@@ -108,19 +108,12 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("binary", nargs="?", default=None,
                    help="the gendash binary (default: target/release/gendash in the repository)")
-    p.add_argument("--adaptive", nargs="+", choices=["unset", "on", "off"], default=["unset"],
-                   help="adaptive_polling for each run: on, off, or unset (no key written: the "
-                        "only choice for a binary that does not know the key); several run one "
-                        "after the other, side by side in the table (default: unset)")
+    h.add_dashboard_options(p, adaptive_runs=True)
     p.add_argument("--tasks", type=int, default=40, help="timed tasks (40)")
     p.add_argument("--min-duration", type=int, default=10,
                    help="shortest task, seconds of the service's clock (10)")
     p.add_argument("--max-duration", type=int, default=60,
                    help="longest task, seconds (60); the run lasts about this long per mode")
-    p.add_argument("--poll-interval", type=float, default=2.0,
-                   help="poll_interval in the dashboard's config, seconds (2)")
-    p.add_argument("--max-concurrent-polls", type=int, default=None,
-                   help="max_concurrent_polls in the config (default: not written)")
     p.add_argument("--latency", default=None,
                    help="gendash serve --latency, e.g. 20ms (default: none)")
     p.add_argument("--grace", type=float, default=45.0,

@@ -164,13 +164,7 @@ def main():
     p.add_argument("--scenario", nargs="+", choices=list(SCENARIOS), default=list(SCENARIOS),
                    help="scenarios to run (default: all three)")
     p.add_argument("--tasks", type=int, default=1000, help="hold- tasks (1000)")
-    p.add_argument("--poll-interval", type=float, default=2.0,
-                   help="poll_interval in the dashboard's config, seconds (2)")
-    p.add_argument("--adaptive", choices=["unset", "on", "off"], default="unset",
-                   help="adaptive_polling in the config: on, off, or unset (no key written; "
-                        "the only choice for a binary that does not know it) (default: unset)")
-    p.add_argument("--max-concurrent-polls", type=int, default=None,
-                   help="max_concurrent_polls in the config (default: not written)")
+    h.add_dashboard_options(p)
     p.add_argument("--latency", default="50ms", help="the latency scenario's --latency (50ms)")
     p.add_argument("--capacity", type=int, default=100,
                    help="the capacity scenario's --capacity, requests/s (100)")

@@ -85,13 +85,7 @@ def main():
                    help="the gendash binary (default: target/release/gendash in the repository)")
     p.add_argument("--minutes", type=float, default=10.0, help="length of the run (10)")
     p.add_argument("--tasks", type=int, default=1000, help="tasks, a fifth of them faulty (1000)")
-    p.add_argument("--poll-interval", type=float, default=2.0,
-                   help="poll_interval in the dashboard's config, seconds (2)")
-    p.add_argument("--adaptive", choices=["unset", "on", "off"], default="unset",
-                   help="adaptive_polling in the config: on, off, or unset (no key written; "
-                        "the only choice for a binary that does not know it) (default: unset)")
-    p.add_argument("--max-concurrent-polls", type=int, default=None,
-                   help="max_concurrent_polls in the config (default: not written)")
+    h.add_dashboard_options(p)
     p.add_argument("--latency", default="20ms", help="gendash serve --latency (20ms)")
     p.add_argument("--capacity", type=int, default=400,
                    help="gendash serve --capacity, requests/s (400)")
