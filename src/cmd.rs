@@ -73,6 +73,26 @@ pub enum Cmd {
         failed: usize,
         count: usize,
     },
+    /// For the archiver: read or change the archive.
+    Archive(ArchiveOp),
+}
+
+/// A request to the archiver worker; each answered by `Msg::Archive`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArchiveOp {
+    /// Read the whole list (`ArchiveReport::Listed`).
+    Load,
+    /// One row with all it keeps (`ArchiveReport::Got`), for the detail.
+    Get(i64),
+    /// Delete these rows (`ArchiveReport::Deleted`, which carries them for undo).
+    Delete(Vec<i64>),
+    /// Put deleted rows back (undo).
+    Restore(Vec<crate::store::archive::ArchivedTask>),
+    /// "Watch again": these rows leave the archive; the app adds their entries back to the
+    /// watch list (`PersistOp::Add`).
+    Unarchive(Vec<i64>),
+    /// The row's file was saved here (download again).
+    Saved(i64, String),
 }
 
 /// Text for the clipboard, and what the status bar calls it.

@@ -122,6 +122,23 @@ pub enum Msg {
     /// The poller's load, sent when a shown figure changes, at most about once a second, and
     /// not at all while nothing is polled.
     PollLoad(PollLoad),
+    /// The archiver's answer to `Cmd::Archive`, or word that the archive changed.
+    Archive(ArchiveReport),
+}
+
+/// What the archiver tells the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArchiveReport {
+    /// The whole list, the most recently finished first.
+    Listed(Arc<[crate::store::archive::ArchivedTask]>),
+    /// One row with all it keeps, or `None` when it is gone.
+    Got(i64, Option<Box<crate::store::archive::ArchivedTask>>),
+    /// These rows were deleted (kept for undo).
+    Deleted(Vec<crate::store::archive::ArchivedTask>),
+    /// The archive changed (tasks moved in, rows restored or unarchived): a shown list reloads.
+    Changed,
+    /// Reading or writing the archive failed: one line naming the file and what went wrong.
+    Failed(String),
 }
 
 /// Why the poller asks a task again when it does (`Msg::Polled`), as the detail says it.

@@ -374,6 +374,8 @@ impl State {
             Msg::Copied { clip, via } => super::status::copied(&clip, via),
             Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
             Msg::PollLoad(load) => super::status::poll_load(&mut self.poll_load, load),
+            // SKELETON (issue 20): the archive pane's reducer takes these.
+            Msg::Archive(_) => Effects::none(),
             Msg::Tick(now) => {
                 self.tick(now);
                 self.told_stalls(now)

@@ -7,7 +7,9 @@ pub(crate) use crate::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult
 pub(crate) use crate::app::action::Action;
 pub(crate) use crate::app::state::*;
 pub(crate) use crate::app::watch::new_entry;
-pub(crate) use crate::cmd::{CatalogueRequest, Cmd, PersistOp, PollCmd, RankJob, TaskKey};
+pub(crate) use crate::cmd::{
+    ArchiveOp, CatalogueRequest, Cmd, PersistOp, PollCmd, RankJob, TaskKey,
+};
 pub(crate) use crate::msg::Msg;
 pub(crate) use crate::msg::{CopiedVia, DownloadEvent};
 pub(crate) use crate::store::watchlist::LastKnown;
@@ -157,6 +159,12 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Bell => "Bell",
             Cmd::AllDone { .. } => "AllDone",
+            Cmd::Archive(ArchiveOp::Load) => "Archive(Load)",
+            Cmd::Archive(ArchiveOp::Get(_)) => "Archive(Get)",
+            Cmd::Archive(ArchiveOp::Delete(_)) => "Archive(Delete)",
+            Cmd::Archive(ArchiveOp::Restore(_)) => "Archive(Restore)",
+            Cmd::Archive(ArchiveOp::Unarchive(_)) => "Archive(Unarchive)",
+            Cmd::Archive(ArchiveOp::Saved(..)) => "Archive(Saved)",
         })
         .collect()
 }

@@ -628,6 +628,8 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 failed,
                 count,
             } => workers.all_done(completed, failed, count),
+            // SKELETON (issue 20): the archiver worker takes these.
+            Cmd::Archive(_) => {}
             Cmd::Notify { title, body } => write_raw(
                 tui,
                 &terminal::notify_sequence(&title, &body, &config::process_env),

@@ -1,6 +1,7 @@
 //! What gendash keeps on disk: configuration, the watch list, recent categories, the preview
 //! cache.
 
+pub mod archive;
 pub mod atomic;
 pub mod cache;
 pub mod catalogue_cache;
