@@ -23,6 +23,51 @@ pub struct ArchivedTask {
     pub archived_at: u64,
 }
 
+/// The filter's field names for archived tasks, in the order `search_fields` returns values.
+pub const SEARCH_KEYS: &[&str] = &[
+    "label", "status", "kind", "service", "finished", "added", "saved", "id",
+];
+
+impl ArchivedTask {
+    /// The text of each `SEARCH_KEYS` field; dates as local `YYYY-MM-DD HH:MM` at
+    /// `utc_offset_seconds` (the dashboard's and the CLI's one clock offset).
+    pub fn search_fields(&self, utc_offset_seconds: i32) -> [String; 8] {
+        let e = &self.entry;
+        [
+            e.label.clone().unwrap_or_default(),
+            e.last
+                .as_ref()
+                .map(|l| l.status.clone())
+                .unwrap_or_default(),
+            e.kind.as_str().to_string(),
+            e.service.clone().unwrap_or_default(),
+            local_minute(self.finished_at(), utc_offset_seconds),
+            local_minute(e.added_at, utc_offset_seconds),
+            e.saved.clone().unwrap_or_default(),
+            e.task_id.clone(),
+        ]
+    }
+
+    /// When it finished (seconds since the epoch), else when it was archived.
+    pub fn finished_at(&self) -> u64 {
+        self.entry
+            .last
+            .as_ref()
+            .and_then(|l| l.finished_at)
+            .unwrap_or(self.archived_at)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` at this offset from UTC.
+pub fn local_minute(t: u64, utc_offset_seconds: i32) -> String {
+    let offset =
+        time::UtcOffset::from_whole_seconds(utc_offset_seconds).unwrap_or(time::UtcOffset::UTC);
+    let at = time::OffsetDateTime::from_unix_timestamp(i64::try_from(t).unwrap_or(0))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+        .to_offset(offset);
+    format!("{} {:02}:{:02}", at.date(), at.hour(), at.minute())
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("archive {path}: {detail}")]
 pub struct ArchiveError {
