@@ -1,0 +1,617 @@
+//! The archive: finished tasks that left the watch list (removed by hand, by "remove
+//! completed", or `archive_after` days after they finished), kept with everything the watch
+//! list knew, in an SQLite database in the data directory.
+//!
+//! Any number of processes (dashboards, `gendash watch`, `gendash history`) may open it at
+//! once: the file is in WAL mode with a busy timeout, and every change is one `IMMEDIATE`
+//! transaction, so a crash (kill -9) leaves the whole old or the whole new state. The schema
+//! version is `PRAGMA user_version`; a file from a newer gendash is refused with an error
+//! naming it. A file that is not a readable database is set aside (renamed, never
+//! overwritten) and a fresh one started, and `set_aside` says where it went and why. On its
+//! first open the archive copies in the watch list's finished tasks, once ever (a `meta` row
+//! records it, so a row deleted later is not imported again).
+
+mod schema;
+#[cfg(test)]
+mod tests;
+
+use crate::api::TaskState;
+use crate::store::watchlist::{Transition, WatchEntry};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use schema::VERSION;
+
+/// The archive's file in the data directory.
+pub const FILE_NAME: &str = "archive.sqlite3";
+
+/// One archived task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArchivedTask {
+    /// The row's key in the archive (stable while the row exists).
+    pub id: i64,
+    /// Everything the watch list knew, as it was when the task left it.
+    pub entry: WatchEntry,
+    /// When it moved to the archive (seconds since the epoch).
+    pub archived_at: u64,
+}
+
+/// The filter's field names for archived tasks, in the order `search_fields` returns values.
+pub const SEARCH_KEYS: &[&str] = &[
+    "label", "status", "kind", "service", "finished", "added", "saved", "id",
+];
+
+impl ArchivedTask {
+    /// The text of each `SEARCH_KEYS` field; dates as local `YYYY-MM-DD HH:MM` at
+    /// `utc_offset_seconds` (the dashboard's and the CLI's one clock offset).
+    pub fn search_fields(&self, utc_offset_seconds: i32) -> [String; 8] {
+        let e = &self.entry;
+        [
+            e.label.clone().unwrap_or_default(),
+            e.last
+                .as_ref()
+                .map(|l| l.status.clone())
+                .unwrap_or_default(),
+            e.kind.as_str().to_string(),
+            e.service.clone().unwrap_or_default(),
+            local_minute(self.finished_at(), utc_offset_seconds),
+            local_minute(e.added_at, utc_offset_seconds),
+            e.saved.clone().unwrap_or_default(),
+            e.task_id.clone(),
+        ]
+    }
+
+    /// When it finished (seconds since the epoch), else when it was archived.
+    pub fn finished_at(&self) -> u64 {
+        self.entry
+            .last
+            .as_ref()
+            .and_then(|l| l.finished_at)
+            .unwrap_or(self.archived_at)
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` at this offset from UTC.
+pub fn local_minute(t: u64, utc_offset_seconds: i32) -> String {
+    let offset =
+        time::UtcOffset::from_whole_seconds(utc_offset_seconds).unwrap_or(time::UtcOffset::UTC);
+    let at = time::OffsetDateTime::from_unix_timestamp(i64::try_from(t).unwrap_or(0))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+        .to_offset(offset);
+    format!("{} {:02}:{:02}", at.date(), at.hour(), at.minute())
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("archive {path}: {detail}")]
+pub struct ArchiveError {
+    pub path: PathBuf,
+    pub detail: String,
+}
+
+/// How long a writer waits for another process's transaction before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An unreadable archive file moved out of the way when it was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetAside {
+    /// Where the file now is.
+    pub to: PathBuf,
+    /// What was wrong with it.
+    pub reason: String,
+}
+
+impl std::fmt::Display for SetAside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the archive could not be read ({}) and was set aside as {}; a new one was started",
+            self.reason,
+            self.to.display()
+        )
+    }
+}
+
+/// An open archive. Every change is one transaction: a crash (kill -9) leaves the whole old or
+/// the whole new state; any number of processes may open it at once.
+pub struct Archive {
+    path: PathBuf,
+    conn: Connection,
+    set_aside: Option<SetAside>,
+    imported: usize,
+}
+
+impl std::fmt::Debug for Archive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Archive").field("path", &self.path).finish()
+    }
+}
+
+/// Whether the watch list's entry is finished: its finish was seen, or its last status is
+/// `COMPLETED` or one of the default failure statuses.
+pub fn is_finished(entry: &WatchEntry) -> bool {
+    entry.last.as_ref().is_some_and(|l| {
+        l.finished_at.is_some()
+            || crate::api::types::classify(
+                &l.status,
+                &crate::api::types::default_failure_statuses(),
+            ) != TaskState::Running
+    })
+}
+
+/// Why opening failed: the file is not a database we can read (set it aside), or anything
+/// else (say so).
+enum OpenError {
+    Unreadable(String),
+    Other(String),
+}
+
+impl From<rusqlite::Error> for OpenError {
+    fn from(e: rusqlite::Error) -> Self {
+        if unreadable(&e) {
+            OpenError::Unreadable(e.to_string())
+        } else {
+            OpenError::Other(e.to_string())
+        }
+    }
+}
+
+/// The errors that mean the file is not (or no longer) a database.
+fn unreadable(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+impl Archive {
+    /// The archive's path in `data_dir`.
+    pub fn path_in(data_dir: &Path) -> PathBuf {
+        data_dir.join(FILE_NAME)
+    }
+
+    /// The user's archive: in `GENDASH_DATA_DIR` or the platform data dir, beside the watch
+    /// list.
+    pub fn default_path() -> PathBuf {
+        crate::store::watchlist::WatchStore::default_path().with_file_name(FILE_NAME)
+    }
+
+    /// Opens (creating it and its tables when missing) the archive at `path`; on its first
+    /// open it copies in the finished tasks of the watch list beside it (`watchlist.json`).
+    pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
+        let err = |detail: String| ArchiveError {
+            path: path.to_path_buf(),
+            detail,
+        };
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let mut set_aside = None;
+        let conn = match connect(path) {
+            Ok(conn) => conn,
+            Err(OpenError::Other(detail)) => return Err(err(detail)),
+            Err(OpenError::Unreadable(reason)) => {
+                let to = set_aside_file(path).map_err(err)?;
+                set_aside = Some(SetAside { to, reason });
+                match connect(path) {
+                    Ok(conn) => conn,
+                    Err(OpenError::Other(d) | OpenError::Unreadable(d)) => return Err(err(d)),
+                }
+            }
+        };
+        let mut archive = Archive {
+            path: path.to_path_buf(),
+            conn,
+            set_aside,
+            imported: 0,
+        };
+        archive.imported = archive.import_watch_list_once(
+            &path.with_file_name("watchlist.json"),
+            crate::store::watchlist::unix_now(),
+        )?;
+        Ok(archive)
+    }
+
+    /// The file this archive is kept in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where an unreadable file was moved when this archive was opened, and why.
+    pub fn set_aside(&self) -> Option<&SetAside> {
+        self.set_aside.as_ref()
+    }
+
+    /// How many of the watch list's finished tasks this open copied in (the first open only).
+    pub fn imported(&self) -> usize {
+        self.imported
+    }
+
+    fn err(&self, e: impl std::fmt::Display) -> ArchiveError {
+        ArchiveError {
+            path: self.path.clone(),
+            detail: e.to_string(),
+        }
+    }
+
+    /// Copies the finished tasks of the watch list at `watch_list` in, unless that was done
+    /// before; returns how many. A watch list that cannot be read is left for the next open
+    /// (the watch list's own reader sets it aside and says so).
+    fn import_watch_list_once(
+        &mut self,
+        watch_list: &Path,
+        now: u64,
+    ) -> Result<usize, ArchiveError> {
+        let done = |conn: &Connection| -> rusqlite::Result<bool> {
+            conn.query_row(
+                "SELECT 1 FROM meta WHERE key = ?1",
+                [schema::MIGRATED],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|r| r.is_some())
+        };
+        if done(&self.conn).map_err(|e| self.err(e))? {
+            return Ok(0);
+        }
+        let entries = match read_watch_list(watch_list) {
+            Ok(entries) => entries,
+            Err(()) => return Ok(0),
+        };
+        let finished: Vec<WatchEntry> = entries.into_iter().filter(is_finished).collect();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&self.path, e))?;
+        // Another process may have done it while this one read the file.
+        if done(&tx).map_err(|e| err_at(&self.path, e))? {
+            return Ok(0);
+        }
+        let mut written = 0;
+        for e in &finished {
+            written += upsert(&tx, e, now).map_err(|e| err_at(&self.path, e))?;
+        }
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+            params![schema::MIGRATED, now.to_string()],
+        )
+        .map_err(|e| err_at(&self.path, e))?;
+        tx.commit().map_err(|e| err_at(&self.path, e))?;
+        Ok(written)
+    }
+
+    /// Moves these finished tasks in (a task already archived, same service, kind and ID, is
+    /// replaced); returns how many were written.
+    pub fn insert(
+        &mut self,
+        entries: &[WatchEntry],
+        archived_at: u64,
+    ) -> Result<usize, ArchiveError> {
+        if entries.is_empty() {
+            return Ok(0);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&self.path, e))?;
+        let mut written = 0;
+        for e in entries {
+            written += upsert(&tx, e, archived_at).map_err(|e| err_at(&self.path, e))?;
+        }
+        tx.commit().map_err(|e| err_at(&self.path, e))?;
+        Ok(written)
+    }
+
+    /// Every archived task, the most recently finished first, without the status history
+    /// (`get` has it): the whole list reads fast.
+    pub fn list(&self) -> Result<Vec<ArchivedTask>, ArchiveError> {
+        self.read(false, None)
+    }
+
+    /// Every archived task with its status history, the most recently finished first;
+    /// at most `limit` of them.
+    pub fn list_full(&self, limit: Option<usize>) -> Result<Vec<ArchivedTask>, ArchiveError> {
+        self.read(true, limit)
+    }
+
+    fn read(&self, history: bool, limit: Option<usize>) -> Result<Vec<ArchivedTask>, ArchiveError> {
+        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let sql = if history {
+            "SELECT id, archived_at, entry, history FROM tasks \
+             ORDER BY finished_at DESC, id DESC LIMIT ?1"
+        } else {
+            "SELECT id, archived_at, entry, NULL FROM tasks \
+             ORDER BY finished_at DESC, id DESC LIMIT ?1"
+        };
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([limit], row_task).map_err(|e| self.err(e))?;
+        rows.map(|r| r.map_err(|e| self.err(e))).collect()
+    }
+
+    /// One task with everything kept for it (its whole status history).
+    pub fn get(&self, id: i64) -> Result<Option<ArchivedTask>, ArchiveError> {
+        self.conn
+            .query_row(
+                "SELECT id, archived_at, entry, history FROM tasks WHERE id = ?1",
+                [id],
+                row_task,
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Deletes these rows; returns what was deleted, for undo.
+    pub fn delete(&mut self, ids: &[i64]) -> Result<Vec<ArchivedTask>, ArchiveError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&self.path, e))?;
+        let mut gone = Vec::new();
+        for &id in ids {
+            let task = tx
+                .query_row(
+                    "SELECT id, archived_at, entry, history FROM tasks WHERE id = ?1",
+                    [id],
+                    row_task,
+                )
+                .optional()
+                .map_err(|e| err_at(&self.path, e))?;
+            if let Some(task) = task {
+                tx.execute("DELETE FROM tasks WHERE id = ?1", [id])
+                    .map_err(|e| err_at(&self.path, e))?;
+                gone.push(task);
+            }
+        }
+        tx.commit().map_err(|e| err_at(&self.path, e))?;
+        Ok(gone)
+    }
+
+    /// Puts deleted rows back as they were (undo), keeping their ids. A row whose id is taken
+    /// again, or whose task was archived again meanwhile, is left as it is now.
+    pub fn restore(&mut self, tasks: &[ArchivedTask]) -> Result<(), ArchiveError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&self.path, e))?;
+        for t in tasks {
+            write_row(&tx, Some(t.id), &t.entry, t.archived_at, "INSERT OR IGNORE")
+                .map_err(|e| err_at(&self.path, e))?;
+        }
+        tx.commit().map_err(|e| err_at(&self.path, e))
+    }
+
+    /// The task's file was saved (again) here.
+    pub fn set_saved(&mut self, id: i64, path: &str) -> Result<(), ArchiveError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&self.path, e))?;
+        let entry: Option<String> = tx
+            .query_row("SELECT entry FROM tasks WHERE id = ?1", [id], |r| r.get(0))
+            .optional()
+            .map_err(|e| err_at(&self.path, e))?;
+        if let Some(entry) = entry {
+            let mut entry: WatchEntry =
+                serde_json::from_str(&entry).map_err(|e| err_at(&self.path, e))?;
+            entry.saved = Some(path.to_string());
+            let json = serde_json::to_string(&entry).map_err(|e| err_at(&self.path, e))?;
+            tx.execute(
+                "UPDATE tasks SET saved = ?2, entry = ?3 WHERE id = ?1",
+                params![id, path, json],
+            )
+            .map_err(|e| err_at(&self.path, e))?;
+        }
+        tx.commit().map_err(|e| err_at(&self.path, e))
+    }
+
+    /// Deletes the rows of these tasks (service, kind and ID), if archived: they are on the
+    /// watch list again. Returns how many rows went.
+    pub fn forget(&mut self, entries: &[WatchEntry]) -> Result<usize, ArchiveError> {
+        if entries.is_empty() {
+            return Ok(0);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&self.path, e))?;
+        let mut gone = 0;
+        for e in entries {
+            gone += tx
+                .execute(
+                    "DELETE FROM tasks WHERE service = ?1 AND kind = ?2 AND task_id = ?3",
+                    params![
+                        e.service.as_deref().unwrap_or(""),
+                        e.kind.as_str(),
+                        e.task_id
+                    ],
+                )
+                .map_err(|e| err_at(&self.path, e))?;
+        }
+        tx.commit().map_err(|e| err_at(&self.path, e))?;
+        Ok(gone)
+    }
+
+    /// How many tasks are archived.
+    pub fn count(&self) -> Result<usize, ArchiveError> {
+        self.conn
+            .query_row("SELECT count(*) FROM tasks", [], |r| r.get::<_, i64>(0))
+            .map(|n| usize::try_from(n).unwrap_or(0))
+            .map_err(|e| self.err(e))
+    }
+}
+
+fn err_at(path: &Path, e: impl std::fmt::Display) -> ArchiveError {
+    ArchiveError {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    }
+}
+
+/// Opens the file, sets it up for many processes, and brings its tables up to date.
+fn connect(path: &Path) -> Result<Connection, OpenError> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Reading the journal mode reads the header: a file that is no database fails here.
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(OpenError::Other(format!(
+            "cannot use write-ahead logging (the journal mode is {mode})"
+        )));
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    let version = user_version(&conn)?;
+    if version > schema::VERSION {
+        return Err(OpenError::Other(format!(
+            "written by a newer gendash (schema version {version}; this one knows up to {}): \
+             upgrade gendash, or move the file away to start a new archive",
+            schema::VERSION
+        )));
+    }
+    if version < schema::VERSION {
+        let tx = rusqlite::Transaction::new_unchecked(&conn, TransactionBehavior::Immediate)?;
+        // Another process may have done it meanwhile.
+        if user_version(&tx)? < schema::VERSION {
+            tx.execute_batch(schema::CREATE)?;
+            tx.pragma_update(None, "user_version", schema::VERSION)?;
+        }
+        tx.commit()?;
+    }
+    // The tables must be there and readable.
+    conn.query_row("SELECT count(*) FROM meta", [], |_| Ok(()))?;
+    Ok(conn)
+}
+
+fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+/// Renames an unreadable archive (and its write-ahead log and index, which belong to it) to
+/// `<file>.corrupt-<UTC time>`, byte for byte.
+fn set_aside_file(path: &Path) -> Result<PathBuf, String> {
+    let fmt = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]-[minute]-[second].[subsecond digits:3]Z"
+    );
+    let stamp = time::OffsetDateTime::now_utc()
+        .format(&fmt)
+        .unwrap_or_else(|_| "unknown-time".into());
+    let with = |suffix: &str| {
+        let mut p = path.as_os_str().to_os_string();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    let aside = with(&format!(".corrupt-{stamp}"));
+    match std::fs::rename(path, &aside) {
+        Ok(()) => {}
+        // Another process set it aside first.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("cannot set the unreadable file aside: {e}")),
+    }
+    for part in ["-wal", "-shm"] {
+        let _ = std::fs::rename(with(part), with(&format!(".corrupt-{stamp}{part}")));
+    }
+    Ok(aside)
+}
+
+/// The watch list's entries, or `Err` when the file is there but unreadable. A missing file
+/// is an empty list.
+fn read_watch_list(path: &Path) -> Result<Vec<WatchEntry>, ()> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        tasks: Vec<WatchEntry>,
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice::<File>(&bytes)
+            .map(|f| f.tasks)
+            .map_err(|_| ()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(_) => Err(()),
+    }
+}
+
+/// Inserts or replaces the task's row (keeping its id when it was archived before).
+fn upsert(conn: &Connection, entry: &WatchEntry, archived_at: u64) -> rusqlite::Result<usize> {
+    write_row(conn, None, entry, archived_at, "INSERT")
+}
+
+fn write_row(
+    conn: &Connection,
+    id: Option<i64>,
+    entry: &WatchEntry,
+    archived_at: u64,
+    verb: &str,
+) -> rusqlite::Result<usize> {
+    let mut bare = entry.clone();
+    // Labels are user text another process may have written anyhow.
+    bare.label = bare
+        .label
+        .as_deref()
+        .and_then(crate::store::watchlist::clean_label);
+    let history = bare
+        .last
+        .as_mut()
+        .map(|l| std::mem::take(&mut l.history))
+        .unwrap_or_default();
+    let to_sql = |e: serde_json::Error| rusqlite::Error::ToSqlConversionFailure(Box::new(e));
+    let json = serde_json::to_string(&bare).map_err(to_sql)?;
+    let history = serde_json::to_string(&history).map_err(to_sql)?;
+    let task = ArchivedTask {
+        id: 0,
+        entry: bare,
+        archived_at,
+    };
+    let last = task.entry.last.as_ref();
+    let upsert = if id.is_none() {
+        " ON CONFLICT (service, kind, task_id) DO UPDATE SET \
+          status = excluded.status, finished_at = excluded.finished_at, \
+          added_at = excluded.added_at, archived_at = excluded.archived_at, \
+          label = excluded.label, saved = excluded.saved, url = excluded.url, \
+          entry = excluded.entry, history = excluded.history"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "{verb} INTO tasks (id, service, kind, task_id, status, finished_at, added_at, \
+         archived_at, label, saved, url, entry, history) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13){upsert}"
+    );
+    let secs = |t: u64| i64::try_from(t).unwrap_or(i64::MAX);
+    conn.prepare_cached(&sql)?.execute(params![
+        id,
+        task.entry.service.as_deref().unwrap_or(""),
+        task.entry.kind.as_str(),
+        task.entry.task_id,
+        last.map_or("", |l| l.status.as_str()),
+        secs(task.finished_at()),
+        secs(task.entry.added_at),
+        secs(archived_at),
+        task.entry.label,
+        task.entry.saved,
+        last.and_then(|l| l.url_download.as_deref()),
+        json,
+        history,
+    ])
+}
+
+/// A row (`id, archived_at, entry, history`) as an archived task; a `NULL` history is left
+/// empty.
+fn row_task(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedTask> {
+    let id: i64 = row.get(0)?;
+    let archived_at: i64 = row.get(1)?;
+    let entry: String = row.get(2)?;
+    let history: Option<String> = row.get(3)?;
+    let bad = |e: serde_json::Error| {
+        rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, Box::new(e))
+    };
+    let mut entry: WatchEntry = serde_json::from_str(&entry).map_err(bad)?;
+    if let (Some(h), Some(last)) = (history, entry.last.as_mut()) {
+        last.history = serde_json::from_str::<Vec<Transition>>(&h).map_err(bad)?;
+    }
+    Ok(ArchivedTask {
+        id,
+        entry,
+        archived_at: u64::try_from(archived_at).unwrap_or(0),
+    })
+}
