@@ -370,6 +370,7 @@ fn start_workers(
                 catalogue_cache,
             )),
             on_all_done: settings.on_all_done.clone(),
+            archive_after: settings.archive_after,
         },
         msg_tx,
     ))
@@ -628,8 +629,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
                 failed,
                 count,
             } => workers.all_done(completed, failed, count),
-            // SKELETON (issue 20): the archiver worker takes these.
-            Cmd::Archive(_) => {}
+            Cmd::Archive(op) => workers.archive(op),
             Cmd::Notify { title, body } => write_raw(
                 tui,
                 &terminal::notify_sequence(&title, &body, &config::process_env),

@@ -5,6 +5,7 @@
 //! worker's task or queue (dropping it stops the worker) and taking the `Cmd`'s payload as it
 //! is. `Workers` is the set of handles, with one method per `Cmd`.
 
+pub mod archiver;
 pub mod clipboard;
 pub mod copies;
 pub mod downloads;
@@ -59,6 +60,9 @@ pub struct Setup {
     pub catalogue_cache: Option<CatalogueCache>,
     /// `on_all_done`'s program and arguments.
     pub on_all_done: Option<Vec<String>>,
+    /// `archive_after`: finished tasks move to the archive (beside the watch list) this long
+    /// after they finished; `None` leaves them until removed.
+    pub archive_after: Option<Duration>,
 }
 
 /// The App's handles on its workers.
@@ -73,6 +77,7 @@ pub struct Workers {
     router: router::Handle,
     poller: poller::Handle,
     saver: saver::Handle,
+    archiver: archiver::Handle,
     ranker: ranker::Handle,
     remember: remember::Handle,
     clipboard: clipboard::Handle,
@@ -109,10 +114,22 @@ impl Workers {
             msgs: msgs.clone(),
         };
         let downloads = downloads::spawn(setup.placement, copies.clone(), msgs.clone());
+        let archive = crate::store::archive::Archive::path_in(
+            setup
+                .store
+                .path()
+                .parent()
+                .unwrap_or(std::path::Path::new(".")),
+        );
+        let archiving = saver::Archiving {
+            path: Some(archive.clone()),
+            after: setup.archive_after,
+        };
         Workers {
             router: router::spawn(routing, downloads),
             poller,
-            saver: saver::spawn(setup.store, msgs.clone()),
+            saver: saver::spawn(setup.store, archiving, msgs.clone()),
+            archiver: archiver::spawn(archive, msgs.clone()),
             ranker: ranker::spawn(msgs.clone()),
             catalogue: loader::spawn(setup.client, setup.catalogue_cache, msgs.clone()),
             remember: remember::spawn(setup.recent_categories, service_key, msgs.clone()),
@@ -179,6 +196,11 @@ impl Workers {
     /// `Cmd::Persist`.
     pub fn persist(&self, op: PersistOp) {
         self.saver.persist(op);
+    }
+
+    /// `Cmd::Archive`.
+    pub fn archive(&self, op: crate::cmd::ArchiveOp) {
+        self.archiver.archive(op);
     }
 
     /// `Cmd::Rank`.

@@ -1,10 +1,19 @@
 //! The watch list's worker: applies the App's changes to the file (coalescing status updates
 //! to at most one write a second) and notices when another process changed the file.
+//!
+//! It also moves finished tasks to the archive: those the App removes (`PersistOp::Remove`)
+//! and, with `archive_after`, those finished that long ago. Each is written to the archive
+//! before the watch list drops it, under the watch list's lock, so a crash in between leaves it
+//! in both (archiving is an upsert), never in neither; if the archive cannot take them they
+//! stay on the watch list and the problem is reported. A task put back on the watch list
+//! (undo, watch again) leaves the archive, after the watch list has it.
 
 use crate::cmd::{PersistOp, TaskKey};
-use crate::msg::Msg;
+use crate::msg::{ArchiveReport, Msg};
+use crate::store::archive::{self, Archive};
 use crate::store::dashboards::Registration;
-use crate::store::watchlist::{Stamp, WatchEntry, WatchStore};
+use crate::store::watchlist::{Stamp, WatchEntry, WatchStore, unix_now};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -35,6 +44,47 @@ impl Claimant {
     }
 }
 
+/// Where finished tasks go when they leave the watch list, and when they leave it unasked.
+#[derive(Debug, Clone, Default)]
+pub struct Archiving {
+    /// The archive's file; `None` archives nothing.
+    pub path: Option<PathBuf>,
+    /// `archive_after`: finished tasks move to the archive this long after they finished.
+    pub after: Option<Duration>,
+}
+
+impl Archiving {
+    /// When `entry` is due to move to the archive by `archive_after`, if ever.
+    fn due(&self, entry: &WatchEntry) -> Option<u64> {
+        let after = self.after?.as_secs();
+        self.path.as_ref()?;
+        if !archive::is_finished(entry) {
+            return None;
+        }
+        let last = entry.last.as_ref()?;
+        Some(
+            last.finished_at
+                .unwrap_or(last.updated_at)
+                .saturating_add(after),
+        )
+    }
+
+    /// The earliest moment a task of `entries` is due.
+    fn next_due(&self, entries: &[WatchEntry]) -> Option<u64> {
+        entries.iter().filter_map(|e| self.due(e)).min()
+    }
+}
+
+/// What archiving did during one write of the watch list.
+#[derive(Debug, Default)]
+struct Moved {
+    /// How many tasks moved to the archive, and how many left it for the watch list.
+    archived: usize,
+    forgotten: usize,
+    /// What went wrong, one line each.
+    problems: Vec<String>,
+}
+
 /// The App's handle on the saver. Dropping it lets the saver write what is pending and end;
 /// `finish` waits for that.
 pub struct Handle {
@@ -46,8 +96,9 @@ pub struct Handle {
 }
 
 /// Saves the App's changes to `store`. This dashboard registers beside the watch list: the
-/// dashboards that share it are the ones that claim from it.
-pub fn spawn(store: WatchStore, msgs: mpsc::Sender<Msg>) -> Handle {
+/// dashboards that share it are the ones that claim from it. Finished tasks that leave it go
+/// to the archive as `archiving` says.
+pub fn spawn(store: WatchStore, archiving: Archiving, msgs: mpsc::Sender<Msg>) -> Handle {
     let dashboards = store.path().with_file_name("dashboards");
     let registration = Registration::register(&dashboards);
     let claimant = Claimant {
@@ -55,7 +106,7 @@ pub fn spawn(store: WatchStore, msgs: mpsc::Sender<Msg>) -> Handle {
         running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
     };
     let (ops, queue) = mpsc::channel(OPS);
-    let task = tokio::spawn(run(store, queue, msgs, claimant));
+    let task = tokio::spawn(run(store, queue, msgs, claimant, archiving));
     Handle {
         ops,
         task,
@@ -174,39 +225,54 @@ pub async fn run(
     mut ops: mpsc::Receiver<PersistOp>,
     msgs: mpsc::Sender<Msg>,
     me: Claimant,
+    archiving: Archiving,
 ) {
-    let mut pending: Vec<PersistOp> = Vec::new();
-    let mut applied = 0u64;
-    let mut seen = store.stamp();
+    let mut w = Writer {
+        store,
+        pending: Vec::new(),
+        applied: 0,
+        seen: None,
+        next_due: None,
+        archiving,
+        me,
+    };
+    w.seen = w.store.stamp();
+    // `archive_after` is checked at start, then whenever the list is written or read, and
+    // when the earliest finished task falls due (no wake-up otherwise).
+    if w.archiving.after.is_some() && w.archiving.path.is_some() {
+        w.flush(&msgs, true).await;
+    }
     let mut ticker = tokio::time::interval(CHECK_EVERY);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let urgent = tokio::select! {
             op = ops.recv() => {
                 let Some(op) = op else {
-                    flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
+                    w.flush(&msgs, false).await;
                     return;
                 };
                 let mut urgent = !routine(&op);
-                pending.push(op);
+                w.pending.push(op);
                 while let Ok(more) = ops.try_recv() {
                     urgent |= !routine(&more);
-                    pending.push(more);
+                    w.pending.push(more);
                 }
                 urgent
             }
             _ = ticker.tick() => {
-                if !pending.is_empty() {
-                    flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
-                } else if store.stamp() != seen {
-                    let s = store.clone();
+                let due = w.next_due.is_some_and(|t| t <= unix_now());
+                if !w.pending.is_empty() || due {
+                    w.flush(&msgs, due).await;
+                } else if w.store.stamp() != w.seen {
+                    let s = w.store.clone();
                     match tokio::task::spawn_blocking(move || s.load()).await {
                         Ok(Ok(loaded)) => {
-                            seen = loaded.stamp;
+                            w.seen = loaded.stamp;
+                            w.next_due = w.archiving.next_due(&loaded.entries);
                             if let Some(p) = loaded.set_aside {
                                 let _ = msgs.send(Msg::StoreProblem(format!("the watch list could not be read and was set aside as {}", p.display()))).await;
                             }
-                            if msgs.send(Msg::WatchFile { entries: loaded.entries, applied }).await.is_err() {
+                            if msgs.send(Msg::WatchFile { entries: loaded.entries, applied: w.applied }).await.is_err() {
                                 return;
                             }
                         }
@@ -220,78 +286,168 @@ pub async fn run(
             }
         };
         if urgent {
-            flush(&store, &mut pending, &mut applied, &mut seen, &msgs, &me).await;
+            w.flush(&msgs, false).await;
         }
     }
 }
 
-async fn flush(
-    store: &WatchStore,
-    pending: &mut Vec<PersistOp>,
-    applied: &mut u64,
-    seen: &mut Option<Stamp>,
-    msgs: &mpsc::Sender<Msg>,
-    me: &Claimant,
-) {
-    if pending.is_empty() {
-        return;
-    }
-    let ops = std::mem::take(pending);
-    let count = ops.len() as u64;
-    let claims: Vec<TaskKey> = ops
-        .iter()
-        .filter_map(|op| match op {
-            PersistOp::Claim(key) => Some(key.clone()),
-            _ => None,
+/// The saver's state between writes.
+struct Writer {
+    store: WatchStore,
+    pending: Vec<PersistOp>,
+    /// How many of the App's operations are written.
+    applied: u64,
+    /// The file as last written or read.
+    seen: Option<Stamp>,
+    /// When the earliest finished task is due to move to the archive (`archive_after`).
+    next_due: Option<u64>,
+    archiving: Archiving,
+    me: Claimant,
+}
+
+impl Writer {
+    /// Writes what is pending (and, with `expire`, moves the tasks `archive_after` made due to
+    /// the archive), then tells the App what the file now holds.
+    async fn flush(&mut self, msgs: &mpsc::Sender<Msg>, expire: bool) {
+        if self.pending.is_empty() && !expire {
+            return;
+        }
+        let ops = std::mem::take(&mut self.pending);
+        let count = ops.len() as u64;
+        let claims: Vec<TaskKey> = ops
+            .iter()
+            .filter_map(|op| match op {
+                PersistOp::Claim(key) => Some(key.clone()),
+                _ => None,
+            })
+            .collect();
+        let (s, me, archiving) = (self.store.clone(), self.me.clone(), self.archiving.clone());
+        let result = tokio::task::spawn_blocking(move || {
+            let mut answers = Vec::new();
+            let mut moved = Moved::default();
+            let now = unix_now();
+            let saved = s.update(|list| {
+                let before = list.clone();
+                answers = ops.iter().filter_map(|op| apply(list, op, &me)).collect();
+                if expire {
+                    list.retain(|e| archiving.due(e).is_none_or(|t| t > now));
+                }
+                archive_removed(&before, list, &archiving, now, &mut moved);
+            });
+            if let Ok(loaded) = &saved {
+                forget_added(&ops, &loaded.entries, &archiving, &mut moved);
+            }
+            saved.map(|loaded| (loaded, answers, moved))
         })
-        .collect();
-    let (s, me) = (store.clone(), me.clone());
-    let result = tokio::task::spawn_blocking(move || {
-        let mut answers = Vec::new();
-        let saved = s.update(|list| {
-            answers = ops.iter().filter_map(|op| apply(list, op, &me)).collect();
-        });
-        saved.map(|loaded| (loaded, answers))
-    })
-    .await;
-    *applied += count;
-    let answers = match &result {
-        Ok(Ok((_, answers))) => answers.clone(),
-        // The file cannot say whether another dashboard took them on: better twice than never.
-        _ => claims.into_iter().map(|key| (key, true)).collect(),
-    };
-    let result = result.map(|r| r.map(|(loaded, _)| loaded));
-    match result {
-        Ok(Ok(loaded)) => {
-            *seen = loaded.stamp;
-            if let Some(p) = loaded.set_aside {
+        .await;
+        self.applied += count;
+        let answers = match &result {
+            Ok(Ok((_, answers, _))) => answers.clone(),
+            // The file cannot say whether another dashboard took them on: better twice than
+            // never.
+            _ => claims.into_iter().map(|key| (key, true)).collect(),
+        };
+        match result {
+            Ok(Ok((loaded, _, moved))) => {
+                self.seen = loaded.stamp;
+                self.next_due = self.archiving.next_due(&loaded.entries);
+                if let Some(p) = loaded.set_aside {
+                    let _ = msgs
+                        .send(Msg::StoreProblem(format!(
+                            "the watch list could not be read and was set aside as {}",
+                            p.display()
+                        )))
+                        .await;
+                }
+                for problem in moved.problems {
+                    let _ = msgs.send(Msg::StoreProblem(problem)).await;
+                }
+                let _ = msgs
+                    .send(Msg::WatchFile {
+                        entries: loaded.entries,
+                        applied: self.applied,
+                    })
+                    .await;
+                if moved.archived + moved.forgotten > 0 {
+                    let _ = msgs.send(Msg::Archive(ArchiveReport::Changed)).await;
+                }
+            }
+            Ok(Err(e)) => {
+                let _ = msgs.send(Msg::StoreProblem(e.to_string())).await;
+            }
+            Err(e) => {
                 let _ = msgs
                     .send(Msg::StoreProblem(format!(
-                        "the watch list could not be read and was set aside as {}",
-                        p.display()
+                        "saving the watch list failed: {e}"
                     )))
                     .await;
             }
-            let _ = msgs
-                .send(Msg::WatchFile {
-                    entries: loaded.entries,
-                    applied: *applied,
-                })
-                .await;
         }
-        Ok(Err(e)) => {
-            let _ = msgs.send(Msg::StoreProblem(e.to_string())).await;
-        }
-        Err(e) => {
-            let _ = msgs
-                .send(Msg::StoreProblem(format!(
-                    "saving the watch list failed: {e}"
-                )))
-                .await;
+        for (key, won) in answers {
+            let _ = msgs.send(Msg::Claimed { key, won }).await;
         }
     }
-    for (key, won) in answers {
-        let _ = msgs.send(Msg::Claimed { key, won }).await;
+}
+
+/// Writes the finished tasks that were in `before` and are not in `list` to the archive
+/// (before the watch list is saved without them); if the archive cannot take them, they are
+/// put back on `list`.
+fn archive_removed(
+    before: &[WatchEntry],
+    list: &mut Vec<WatchEntry>,
+    archiving: &Archiving,
+    now: u64,
+    moved: &mut Moved,
+) {
+    let Some(path) = &archiving.path else {
+        return;
+    };
+    let gone: Vec<WatchEntry> = before
+        .iter()
+        .filter(|e| archive::is_finished(e) && !list.iter().any(|x| x.same_task(e)))
+        .cloned()
+        .collect();
+    if gone.is_empty() {
+        return;
+    }
+    let written = Archive::open(path).and_then(|mut a| {
+        if let Some(aside) = a.set_aside() {
+            moved.problems.push(aside.to_string());
+        }
+        a.insert(&gone, now)
+    });
+    match written {
+        Ok(n) => moved.archived += n,
+        Err(e) => {
+            moved
+                .problems
+                .push(format!("{e}; the finished tasks stay on the watch list"));
+            list.extend(gone);
+        }
+    }
+}
+
+/// Takes the tasks the App put back on the watch list (`PersistOp::Add`: undo, watch again)
+/// out of the archive, now that the watch list has them.
+fn forget_added(ops: &[PersistOp], list: &[WatchEntry], archiving: &Archiving, moved: &mut Moved) {
+    let Some(path) = archiving.path.as_ref().filter(|p| p.exists()) else {
+        return;
+    };
+    let added: Vec<WatchEntry> = ops
+        .iter()
+        .filter_map(|op| match op {
+            PersistOp::Add(entries) => Some(entries),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|e| list.iter().find(|x| x.same_task(e)).cloned())
+        .collect();
+    if added.is_empty() {
+        return;
+    }
+    match Archive::open(path).and_then(|mut a| a.forget(&added)) {
+        Ok(n) => moved.forgotten += n,
+        Err(e) => moved.problems.push(e.to_string()),
     }
 }
 
@@ -341,7 +497,7 @@ mod tests {
     async fn claim(store: &WatchStore, me: Claimant, key: &TaskKey) -> bool {
         let (ops, rx) = mpsc::channel(4);
         let (msgs, mut answers) = mpsc::channel(16);
-        let saver = tokio::spawn(run(store.clone(), rx, msgs, me));
+        let saver = tokio::spawn(run(store.clone(), rx, msgs, me, Archiving::default()));
         ops.send(PersistOp::Claim(key.clone())).await.expect("send");
         drop(ops);
         saver.await.expect("saver");
@@ -393,7 +549,7 @@ mod tests {
         let registered =
             || std::fs::read_dir(dir.path().join("dashboards")).map_or(0, Iterator::count);
         let (msgs, _answers) = mpsc::channel(16);
-        let saver = spawn(store.clone(), msgs);
+        let saver = spawn(store.clone(), Archiving::default(), msgs);
         assert_eq!(registered(), 1, "registered while it runs");
         let key = TaskKey::new(TaskKind::Image, "t-1");
         saver.persist(PersistOp::Add(vec![WatchEntry::new(
@@ -411,5 +567,154 @@ mod tests {
         assert_eq!(on_disk.len(), 1);
         assert_eq!(on_disk[0].last.as_ref(), Some(&status));
         assert_eq!(registered(), 0, "unregistered once it ended");
+    }
+
+    fn done(id: &str, finished_at: u64) -> WatchEntry {
+        let mut e = WatchEntry::new(id, TaskKind::Image);
+        e.service = Some("http://svc".into());
+        e.last = Some(LastKnown {
+            status: "COMPLETED".into(),
+            percent: 100,
+            finished_at: Some(finished_at),
+            ..LastKnown::default()
+        });
+        e
+    }
+
+    /// Runs a saver with `archiving` over `ops`, to its end; what it told the App.
+    async fn save(store: &WatchStore, archiving: Archiving, ops: Vec<PersistOp>) -> Vec<Msg> {
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let (tx, rx) = mpsc::channel(64);
+        let (msgs, mut told) = mpsc::channel(64);
+        let saver = tokio::spawn(run(store.clone(), rx, msgs, me, archiving));
+        for op in ops {
+            tx.send(op).await.expect("send");
+        }
+        drop(tx);
+        saver.await.expect("saver");
+        let mut out = Vec::new();
+        while let Ok(m) = told.try_recv() {
+            out.push(m);
+        }
+        out
+    }
+
+    fn archived(path: &std::path::Path) -> Vec<String> {
+        Archive::open(path)
+            .expect("archive")
+            .list()
+            .expect("list")
+            .into_iter()
+            .map(|t| t.entry.task_id)
+            .collect()
+    }
+
+    /// Removed finished tasks move to the archive (and the App hears the archive changed); a
+    /// removed task still running does not; put back on the list, a task leaves the archive.
+    #[tokio::test]
+    async fn removed_finished_tasks_move_to_the_archive() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("watchlist.json"));
+        let path = Archive::path_in(dir.path());
+        let running = WatchEntry::new("running", TaskKind::Image);
+        store
+            .update(|l| {
+                l.push(done("a", 100));
+                l.push(done("b", 200));
+                l.push(running.clone());
+            })
+            .expect("list");
+        // The first open imports the list's finished tasks: empty it first.
+        let mut first = Archive::open(&path).expect("archive");
+        let all: Vec<i64> = first.list().expect("list").iter().map(|t| t.id).collect();
+        first.delete(&all).expect("delete");
+        let archiving = Archiving {
+            path: Some(path.clone()),
+            after: None,
+        };
+        let keys = vec![
+            TaskKey::new(TaskKind::Image, "a"),
+            TaskKey::new(TaskKind::Image, "running"),
+        ];
+        let told = save(&store, archiving.clone(), vec![PersistOp::Remove(keys)]).await;
+        assert_eq!(archived(&path), ["a"]);
+        let listed: Vec<String> = store
+            .load()
+            .expect("load")
+            .entries
+            .into_iter()
+            .map(|e| e.task_id)
+            .collect();
+        assert_eq!(listed, ["b"]);
+        assert!(
+            told.iter()
+                .any(|m| matches!(m, Msg::Archive(ArchiveReport::Changed)))
+        );
+        // Undo puts it back: it leaves the archive.
+        let _ = save(
+            &store,
+            archiving,
+            vec![PersistOp::Add(vec![done("a", 100)])],
+        )
+        .await;
+        assert!(archived(&path).is_empty());
+        assert_eq!(store.load().expect("load").entries.len(), 2);
+    }
+
+    /// When the archive cannot take them, the finished tasks stay on the watch list.
+    #[tokio::test]
+    async fn a_failing_archive_keeps_them_on_the_list() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("watchlist.json"));
+        let path = dir.path().join("archive.sqlite3");
+        std::fs::create_dir(&path).expect("a directory in the way");
+        store.update(|l| l.push(done("a", 100))).expect("list");
+        let archiving = Archiving {
+            path: Some(path),
+            after: None,
+        };
+        let keys = vec![TaskKey::new(TaskKind::Image, "a")];
+        let told = save(&store, archiving, vec![PersistOp::Remove(keys)]).await;
+        assert_eq!(store.load().expect("load").entries.len(), 1);
+        assert!(
+            told.iter()
+                .any(|m| matches!(m, Msg::StoreProblem(t) if t.contains("stay on the watch list")))
+        );
+    }
+
+    /// `archive_after` moves the tasks finished that long ago at start, and no others.
+    #[tokio::test]
+    async fn archive_after_moves_old_finished_tasks_at_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("watchlist.json"));
+        let path = Archive::path_in(dir.path());
+        let now = unix_now();
+        // Open it first so the import has happened on an empty list.
+        drop(Archive::open(&path).expect("archive"));
+        store
+            .update(|l| {
+                l.push(done("old", now - 3 * 86_400));
+                l.push(done("recent", now - 3600));
+                l.push(WatchEntry::new("running", TaskKind::Image));
+            })
+            .expect("list");
+        let archiving = Archiving {
+            path: Some(path.clone()),
+            after: Some(Duration::from_secs(2 * 86_400)),
+        };
+        let told = save(&store, archiving.clone(), Vec::new()).await;
+        assert_eq!(archived(&path), ["old"]);
+        assert_eq!(store.load().expect("load").entries.len(), 2);
+        assert!(
+            told.iter()
+                .any(|m| matches!(m, Msg::WatchFile { entries, .. } if entries.len() == 2))
+        );
+        assert_eq!(
+            archiving.next_due(&store.load().expect("load").entries),
+            Some(now - 3600 + 2 * 86_400)
+        );
     }
 }

@@ -258,6 +258,13 @@ declare_keys! {
             show: |v| v.as_ref().map_or_else(|| "(none)".to_string(), |argv| format!("{argv:?}")),
             kind: "array of strings, with placeholders",
         }
+        /// Move finished tasks from the watch list to the archive this many days after they finished (0: never).
+        archive_after: ArchiveAfter => Option<Duration> {
+            default: None,
+            read: |d| d.0,
+            show: |v| v.map_or_else(|| "off".to_string(), |d| format!("{} days", d.as_secs_f64() / 86_400.0)),
+            kind: "number of days (0 is off)",
+        }
         /// `[profiles.NAME]`: levels of their own, chosen with `--profile` or `GENDASH_PROFILE`.
         profiles: BTreeMap<String, FileSettings> {
             show: Show::On("profile"),
@@ -379,5 +386,53 @@ impl<'de> serde::Deserialize<'de> for AllDoneHook {
         super::values::check_hook("on_all_done", &argv, &ALL_DONE_PLACEHOLDERS)
             .map_err(serde::de::Error::custom)?;
         Ok(AllDoneHook(argv))
+    }
+}
+
+/// `archive_after`: a number of days, at most ten years; 0 is off.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArchiveAfter(pub Option<Duration>);
+
+impl ArchiveAfter {
+    /// The longest wait, in days.
+    pub const MAX_DAYS: f64 = 3650.0;
+
+    fn from_days(days: f64) -> Result<Self, String> {
+        if days.is_nan() || days < 0.0 {
+            return Err(format!("{days} is not a number of days (0 or more)"));
+        }
+        if days > Self::MAX_DAYS {
+            return Err(format!(
+                "{days} is too long: it must be at most {} days",
+                Self::MAX_DAYS
+            ));
+        }
+        Ok(ArchiveAfter(
+            (days > 0.0).then(|| Duration::from_secs_f64(days * 86_400.0)),
+        ))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ArchiveAfter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = ArchiveAfter;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number of days")
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ArchiveAfter, E> {
+                ArchiveAfter::from_days(v as f64).map_err(E::custom)
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ArchiveAfter, E> {
+                ArchiveAfter::from_days(v as f64).map_err(E::custom)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ArchiveAfter, E> {
+                ArchiveAfter::from_days(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
     }
 }
