@@ -3,6 +3,7 @@
 mod config_cmd;
 mod download_files;
 pub mod exit;
+mod history;
 mod keys;
 mod man;
 mod models;
@@ -80,6 +81,9 @@ pub enum Command {
     /// How long tasks take, from the watch list: per service and kind, tasks, completed,
     /// failed, failure rate, median and p90 duration, completions per hour.
     Stats(stats::StatsArgs),
+    /// The archive: finished tasks that left the watch list, the most recently finished first
+    /// (--json, --filter QUERY in the dashboard's filter language, --limit N).
+    History(history::HistoryArgs),
     /// Show the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
@@ -267,6 +271,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Watch(c)) => watch_list::run(&global, &c),
         Some(Command::Serve(a)) => serve::run(&a).await,
         Some(Command::Stats(a)) => stats::run(&global, &a),
+        Some(Command::History(a)) => history::run(&a),
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
         Some(Command::Keys(a)) => keys::run(&global, &a),
         Some(Command::Completions { shell }) => {

@@ -298,9 +298,15 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             };
             let mut missing = Vec::new();
             let mut elsewhere = Vec::new();
+            // Finished tasks move to the archive before the list drops them.
+            let archive = crate::store::archive::Archive::path_in(
+                store.path().parent().unwrap_or(std::path::Path::new(".")),
+            );
+            let mut archived = Ok(crate::store::archive::Dropped::default());
             let loaded = store.update(|list| {
                 missing.clear();
                 elsewhere.clear();
+                let before = list.clone();
                 for id in ids {
                     let before = list.len();
                     list.retain(|e| !(&e.task_id == id && ours(e)));
@@ -313,8 +319,31 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
                         None => missing.push(id.clone()),
                     }
                 }
+                archived = crate::store::archive::archive_dropped(
+                    &archive,
+                    &before,
+                    list,
+                    crate::store::watchlist::unix_now(),
+                );
             })?;
             tell_set_aside(&loaded);
+            let archived = archived.map_err(|e| {
+                Failure::new(
+                    exit::OTHER,
+                    format!("{e}; the finished tasks stay on the watch list"),
+                )
+            })?;
+            if let Some(aside) = &archived.set_aside {
+                eprintln!("gendash: {aside}");
+            }
+            if !archived.archived.is_empty() {
+                let ids: Vec<&str> = archived
+                    .archived
+                    .iter()
+                    .map(|e| e.task_id.as_str())
+                    .collect();
+                output::line(&format!("archived: {}", ids.join(", ")));
+            }
             let mut problems = Vec::new();
             if !missing.is_empty() {
                 problems.push(format!("not in the watch list: {}", missing.join(", ")));

@@ -402,28 +402,16 @@ fn archive_removed(
     let Some(path) = &archiving.path else {
         return;
     };
-    let gone: Vec<WatchEntry> = before
-        .iter()
-        .filter(|e| archive::is_finished(e) && !list.iter().any(|x| x.same_task(e)))
-        .cloned()
-        .collect();
-    if gone.is_empty() {
-        return;
-    }
-    let written = Archive::open(path).and_then(|mut a| {
-        if let Some(aside) = a.set_aside() {
-            moved.problems.push(aside.to_string());
+    match archive::archive_dropped(path, before, list, now) {
+        Ok(dropped) => {
+            if let Some(aside) = dropped.set_aside {
+                moved.problems.push(aside.to_string());
+            }
+            moved.archived += dropped.archived.len();
         }
-        a.insert(&gone, now)
-    });
-    match written {
-        Ok(n) => moved.archived += n,
-        Err(e) => {
-            moved
-                .problems
-                .push(format!("{e}; the finished tasks stay on the watch list"));
-            list.extend(gone);
-        }
+        Err(e) => moved.problems.push(format!(
+            "{e}; the finished tasks stay on the watch list"
+        )),
     }
 }
 

@@ -139,6 +139,51 @@ pub fn is_finished(entry: &WatchEntry) -> bool {
     })
 }
 
+/// What `archive_dropped` did.
+#[derive(Debug, Default)]
+pub struct Dropped {
+    /// The finished tasks that moved to the archive.
+    pub archived: Vec<WatchEntry>,
+    /// Where an unreadable archive was moved when it was opened.
+    pub set_aside: Option<SetAside>,
+}
+
+/// Moves the finished tasks of `before` that `list` no longer has to the archive at `path`,
+/// archived at `now`: called under the watch list's lock, before the list is saved without
+/// them, so a crash in between leaves them in both, never in neither. If the archive cannot
+/// take them, they are put back on `list` and the error returned. Unfinished tasks are not
+/// archived.
+pub fn archive_dropped(
+    path: &Path,
+    before: &[WatchEntry],
+    list: &mut Vec<WatchEntry>,
+    now: u64,
+) -> Result<Dropped, ArchiveError> {
+    let gone: Vec<WatchEntry> = before
+        .iter()
+        .filter(|e| is_finished(e) && !list.iter().any(|x| x.same_task(e)))
+        .cloned()
+        .collect();
+    if gone.is_empty() {
+        return Ok(Dropped::default());
+    }
+    let mut set_aside = None;
+    let written = Archive::open(path).and_then(|mut a| {
+        set_aside = a.set_aside.take();
+        a.insert(&gone, now)
+    });
+    match written {
+        Ok(_) => Ok(Dropped {
+            archived: gone,
+            set_aside,
+        }),
+        Err(e) => {
+            list.extend(gone);
+            Err(e)
+        }
+    }
+}
+
 /// Why opening failed: the file is not a database we can read (set it aside), or anything
 /// else (say so).
 enum OpenError {
