@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 const WORDS: &[&str] = &[
-    "sunset", "portrait", "cat", "forest", "city", "neon", "ocean", "mountain", "robot",
-    "flower", "winter", "desert",
+    "sunset", "portrait", "cat", "forest", "city", "neon", "ocean", "mountain", "robot", "flower",
+    "winter", "desert",
 ];
 
 fn entry(i: u64, now: u64) -> WatchEntry {
@@ -45,13 +45,8 @@ fn entry(i: u64, now: u64) -> WatchEntry {
             i % 9
         )
     });
-    e.saved = (!failed && i % 5 != 0).then(|| {
-        format!(
-            "/home/user/gen/{}/{id}.{}",
-            kind.as_str(),
-            kind.extension()
-        )
-    });
+    e.saved = (!failed && i % 5 != 0)
+        .then(|| format!("/home/user/gen/{}/{id}.{}", kind.as_str(), kind.extension()));
     e.last = Some(LastKnown {
         status: status.into(),
         percent: if failed { 40 } else { 100 },

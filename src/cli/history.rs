@@ -70,7 +70,11 @@ fn matching<'a>(tasks: &'a [ArchivedTask], query: &str, offset: i32) -> Vec<&'a 
         .map(|t| {
             let e = &t.entry;
             let status = e.last.as_ref().map_or("", |l| l.status.as_str());
-            format!("{} {status} {}", e.task_id, e.label.as_deref().unwrap_or(""))
+            format!(
+                "{} {status} {}",
+                e.task_id,
+                e.label.as_deref().unwrap_or("")
+            )
         })
         .collect();
     let fields: Vec<[String; 8]> = tasks.iter().map(|t| t.search_fields(offset)).collect();

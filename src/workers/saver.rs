@@ -409,9 +409,9 @@ fn archive_removed(
             }
             moved.archived += dropped.archived.len();
         }
-        Err(e) => moved.problems.push(format!(
-            "{e}; the finished tasks stay on the watch list"
-        )),
+        Err(e) => moved
+            .problems
+            .push(format!("{e}; the finished tasks stay on the watch list")),
     }
 }
 

@@ -4,6 +4,7 @@
 mod cli_seams;
 mod commands;
 mod durability;
+mod history;
 mod local_date;
 mod promises;
 mod stats;

@@ -1,0 +1,321 @@
+//! The archive from the command line: `watch rm` moves finished tasks into it, `history`
+//! prints it (`--json`, `--filter`, `--limit`); writers killed with SIGKILL mid-way never lose
+//! a task (it is on the watch list or in the archive, never neither), and writers at the same
+//! time all arrive.
+
+use crate::common::{self, Served};
+use gendash::api::TaskKind;
+use gendash::store::archive::Archive;
+use gendash::store::watchlist::{LastKnown, Transition, WatchEntry, WatchStore, unix_now};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+/// `gendash ARGS` in `home` with its data in `data`; exit code, stdout, stderr.
+fn run(home: &Path, data: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = common::gendash(home)
+        .env("GENDASH_DATA_DIR", data)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn json(home: &Path, data: &Path, args: &[&str]) -> Value {
+    let (code, out, err) = run(home, data, args);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// Asks the service for the task with `gendash status --json` until it is finished (each
+/// lookup moves a simulated task on), and keeps what it saw as the dashboard would.
+fn poll_until_finished(home: &Path, data: &Path, id: &str, kind: TaskKind) -> LastKnown {
+    let mut last = LastKnown::default();
+    for _ in 0..20 {
+        let mut args = vec!["status", "--json"];
+        if kind == TaskKind::Video {
+            args.push("--video");
+        }
+        args.push(id);
+        let (_, out, err) = run(home, data, &args);
+        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+        let status = v["status"].as_str().unwrap().to_string();
+        let now = unix_now();
+        if last.history.last().is_none_or(|t| t.status != status) {
+            last.history.push(Transition {
+                at: now,
+                status: status.clone(),
+            });
+        }
+        last.percent = u8::try_from(v["percent"].as_u64().unwrap()).unwrap();
+        last.url_download = v["url_download"].as_str().map(str::to_string);
+        last.updated_at = now;
+        last.status = status;
+        if last.status == "COMPLETED" || last.status == "FAILED" {
+            last.finished_at = Some(now);
+            return last;
+        }
+    }
+    panic!("{id} never finished");
+}
+
+/// `watch add` (with a label), the tasks run to their end at the reference service, `watch rm`:
+/// the finished ones are in `history`, with their status history, the label clean, newest
+/// first; the one still running is gone, not archived; `--filter` and `--limit` choose. The
+/// archive's first open copied in the finished task left on the watch list, which stays.
+#[test]
+fn watch_rm_archives_finished_tasks_and_history_prints_them() {
+    let served = Served::new();
+    served.config(&format!(
+        "base_url = \"{}\"\ntoken = \"{}\"\n",
+        served.base,
+        common::TOKEN
+    ));
+    let home = served.path();
+    let data = home.join("data/gendash");
+    // Nothing archived yet: nothing printed, no file made.
+    assert_eq!(
+        run(home, &data, &["history"]),
+        (0, String::new(), String::new())
+    );
+    assert_eq!(run(home, &data, &["history", "--json"]).1, "[]\n");
+    assert!(!Archive::path_in(&data).exists());
+
+    let label = "sunset\u{1b}[31m  v2";
+    for args in [
+        &["watch", "add", "--label", label, "sim-2-a", "sim-1-b"][..],
+        &["watch", "add", "--video", "fail-1-c"],
+        &["watch", "add", "hold-d"],
+    ] {
+        assert_eq!(run(home, &data, args).0, 0);
+    }
+    let store = WatchStore::new(data.join("watchlist.json"));
+    for (id, kind) in [
+        ("sim-2-a", TaskKind::Image),
+        ("fail-1-c", TaskKind::Video),
+        ("sim-1-b", TaskKind::Image),
+    ] {
+        let last = poll_until_finished(home, &data, id, kind);
+        store
+            .update(|list| {
+                let e = list.iter_mut().find(|e| e.task_id == id).unwrap();
+                e.last = Some(last.clone());
+            })
+            .unwrap();
+    }
+    let (code, out, err) = run(
+        home,
+        &data,
+        &["watch", "rm", "sim-2-a", "fail-1-c", "hold-d"],
+    );
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "archived: sim-2-a, fail-1-c\n"),
+        "{err}"
+    );
+    let listed: Vec<String> = store
+        .load()
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| e.task_id)
+        .collect();
+    assert_eq!(listed, ["sim-1-b"], "they left the watch list");
+
+    let history = json(home, &data, &["history", "--json"]);
+    let tasks = history.as_array().unwrap();
+    let ids: BTreeSet<&str> = tasks
+        .iter()
+        .map(|t| t["task_id"].as_str().unwrap())
+        .collect();
+    // The archive's first open copied in the watch list's finished tasks (once): sim-1-b
+    // is there as well as on the watch list.
+    assert_eq!(
+        ids,
+        BTreeSet::from(["sim-2-a", "fail-1-c", "sim-1-b"]),
+        "{history}"
+    );
+    let finished: Vec<u64> = tasks
+        .iter()
+        .map(|t| t["finished_at"].as_u64().unwrap())
+        .collect();
+    assert!(
+        finished.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {history}"
+    );
+    let sim = tasks.iter().find(|t| t["task_id"] == "sim-2-a").unwrap();
+    let statuses: Vec<&str> = sim["last"]["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["QUEUED", "IN_PROGRESS", "COMPLETED"], "{sim}");
+    assert_eq!(sim["label"], "sunset v2");
+    assert_eq!(
+        sim["service"].as_str(),
+        Some(served.base.trim_end_matches('/'))
+    );
+    assert!(
+        sim["last"]["url_download"]
+            .as_str()
+            .unwrap()
+            .ends_with("/sim-2-a.png"),
+        "{sim}"
+    );
+    assert!(sim.get("claimed_by").is_none());
+    assert!(
+        !history.to_string().contains(common::TOKEN),
+        "never the token"
+    );
+
+    let failed = json(
+        home,
+        &data,
+        &["history", "--json", "--filter", "status:failed"],
+    );
+    let failed: Vec<&str> = failed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["task_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["fail-1-c"]);
+    assert_eq!(
+        json(home, &data, &["history", "--json", "--limit", "1"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    let (code, text, _) = run(home, &data, &["history", "--filter", "kind:image id:sim-2"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].starts_with("sim-2-a  image  COMPLETED  20") && lines[0].ends_with("sunset v2"),
+        "{text}"
+    );
+}
+
+/// `count` finished tasks `fill-0`… for the kill and writer tests.
+fn finished(count: usize, prefix: &str) -> Vec<WatchEntry> {
+    (0..count)
+        .map(|i| {
+            let mut e = WatchEntry::new(format!("{prefix}-{i}"), TaskKind::Image);
+            e.last = Some(LastKnown {
+                status: "COMPLETED".into(),
+                percent: 100,
+                finished_at: Some(1_000 + i as u64),
+                ..LastKnown::default()
+            });
+            e
+        })
+        .collect()
+}
+
+/// A data directory whose archive exists (empty: its one import saw an empty watch list) and
+/// whose watch list holds `entries`.
+fn data_dir_with(entries: &[WatchEntry]) -> (tempfile::TempDir, WatchStore) {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Archive::open(&Archive::path_in(dir.path())).unwrap());
+    let store = WatchStore::new(dir.path().join("watchlist.json"));
+    store.update(|l| l.extend(entries.iter().cloned())).unwrap();
+    (dir, store)
+}
+
+/// Every task of `all` is on the watch list or in the archive; both read whole.
+fn none_lost(dir: &Path, store: &WatchStore, all: &[WatchEntry]) -> (usize, usize) {
+    let loaded = store.load().unwrap();
+    assert!(loaded.set_aside.is_none(), "the watch list reads");
+    let archive = Archive::open(&Archive::path_in(dir)).unwrap();
+    assert_eq!(archive.set_aside(), None, "the archive reads");
+    let archived = archive.list().unwrap();
+    let listed: BTreeSet<&str> = loaded.entries.iter().map(|e| e.task_id.as_str()).collect();
+    let kept: BTreeSet<&str> = archived.iter().map(|t| t.entry.task_id.as_str()).collect();
+    for e in all {
+        assert!(
+            listed.contains(e.task_id.as_str()) || kept.contains(e.task_id.as_str()),
+            "{} is in neither the watch list nor the archive",
+            e.task_id
+        );
+    }
+    (listed.len(), kept.len())
+}
+
+/// `watch rm` killed with SIGKILL at random moments: the archive always opens intact and no
+/// task is ever in neither place.
+#[test]
+fn sigkill_during_watch_rm_never_loses_a_task() {
+    let all = finished(90, "fill");
+    let (dir, store) = data_dir_with(&all);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0xa7c4);
+    let mut outcomes = BTreeSet::new();
+    for batch in all.chunks(3) {
+        let ids: Vec<&str> = batch.iter().map(|e| e.task_id.as_str()).collect();
+        let mut child = common::gendash(dir.path())
+            .env("GENDASH_DATA_DIR", dir.path())
+            .args(["watch", "rm"])
+            .args(&ids)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(rng.random_range(0..25_000)));
+        let _ = kill(
+            Pid::from_raw(i32::try_from(child.id()).unwrap()),
+            Signal::SIGKILL,
+        );
+        let status = child.wait().unwrap();
+        outcomes.insert(status.code().is_some());
+        let (listed, _) = none_lost(dir.path(), &store, &all);
+        assert!(listed <= all.len());
+    }
+    assert!(
+        outcomes.len() == 2,
+        "some runs were killed and some ended: {outcomes:?}"
+    );
+}
+
+/// Two `watch rm` processes archive different tasks while a third writer (another
+/// dashboard's archiver) writes the archive directly: everything arrives.
+#[test]
+fn writers_at_the_same_time_all_arrive() {
+    let (a, b) = (finished(25, "a"), finished(25, "b"));
+    let all: Vec<WatchEntry> = a.iter().chain(&b).cloned().collect();
+    let (dir, store) = data_dir_with(&all);
+    let data = dir.path().to_path_buf();
+    let remover = |batch: Vec<WatchEntry>| {
+        let data = data.clone();
+        std::thread::spawn(move || {
+            for e in batch {
+                let out = common::gendash(&data)
+                    .env("GENDASH_DATA_DIR", &data)
+                    .args(["watch", "rm", &e.task_id])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{out:?}");
+            }
+        })
+    };
+    let (one, two) = (remover(a), remover(b));
+    let direct = finished(200, "c");
+    let mut archive = Archive::open(&Archive::path_in(&data)).unwrap();
+    for e in &direct {
+        archive.insert(std::slice::from_ref(e), unix_now()).unwrap();
+    }
+    one.join().unwrap();
+    two.join().unwrap();
+    let (listed, archived) = none_lost(&data, &store, &all);
+    assert_eq!((listed, archived), (0, 250));
+}
