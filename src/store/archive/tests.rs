@@ -105,11 +105,12 @@ fn delete_then_restore_puts_rows_back_with_their_ids() {
     a.insert(&[finished("a", 1000), finished("b", 2000)], 5000)
         .expect("insert");
     let before = a.list_full(None).expect("list");
-    let gone = a.delete(&[before[0].id, 999]).expect("delete");
-    assert_eq!(ids(&gone), ["b"]);
-    assert_eq!(gone[0], before[0], "deleted with its history, for undo");
-    assert_eq!(ids(&a.list().expect("list")), ["a"]);
-    assert_eq!(a.get(before[0].id).expect("get"), None);
+    // The first row, not the last: a row put back with a new id would show.
+    let gone = a.delete(&[before[1].id, 999]).expect("delete");
+    assert_eq!(ids(&gone), ["a"]);
+    assert_eq!(gone[0], before[1], "deleted with its history, for undo");
+    assert_eq!(ids(&a.list().expect("list")), ["b"]);
+    assert_eq!(a.get(before[1].id).expect("get"), None);
     a.restore(&gone).expect("restore");
     assert_eq!(a.list_full(None).expect("list"), before);
     // Undo twice changes nothing.
