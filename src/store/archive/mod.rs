@@ -15,8 +15,8 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use crate::api::TaskState;
-use crate::store::watchlist::{Transition, WatchEntry};
+use crate::api::{TaskKind, TaskState};
+use crate::store::watchlist::{LastKnown, Transition, WatchEntry};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -350,28 +350,33 @@ impl Archive {
         Ok(written)
     }
 
-    /// Every archived task, the most recently finished first, without the status history
-    /// (`get` has it): the whole list reads fast.
+    /// Every archived task, the most recently finished first, read from the columns alone so
+    /// the whole list reads fast: without the status history, the last poll's trouble, the
+    /// claim and the `auto_download` choice (`get` has everything).
     pub fn list(&self) -> Result<Vec<ArchivedTask>, ArchiveError> {
-        self.read(false, None)
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, archived_at, service, kind, task_id, status, added_at, label, \
+                 saved, url, percent, updated_at, running_since, seen_finished, start_seen, \
+                 seen FROM tasks ORDER BY finished_at DESC, id DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt.query_map([], row_columns).map_err(|e| self.err(e))?;
+        rows.map(|r| r.map_err(|e| self.err(e))).collect()
     }
 
-    /// Every archived task with its status history, the most recently finished first;
-    /// at most `limit` of them.
+    /// Every archived task with everything kept for it (its status history too), the most
+    /// recently finished first; at most `limit` of them.
     pub fn list_full(&self, limit: Option<usize>) -> Result<Vec<ArchivedTask>, ArchiveError> {
-        self.read(true, limit)
-    }
-
-    fn read(&self, history: bool, limit: Option<usize>) -> Result<Vec<ArchivedTask>, ArchiveError> {
         let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
-        let sql = if history {
-            "SELECT id, archived_at, entry, history FROM tasks \
-             ORDER BY finished_at DESC, id DESC LIMIT ?1"
-        } else {
-            "SELECT id, archived_at, entry, NULL FROM tasks \
-             ORDER BY finished_at DESC, id DESC LIMIT ?1"
-        };
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT id, archived_at, entry, history FROM tasks \
+                 ORDER BY finished_at DESC, id DESC LIMIT ?1",
+            )
+            .map_err(|e| self.err(e))?;
         let rows = stmt.query_map([limit], row_task).map_err(|e| self.err(e))?;
         rows.map(|r| r.map_err(|e| self.err(e))).collect()
     }
@@ -613,14 +618,19 @@ fn write_row(
           status = excluded.status, finished_at = excluded.finished_at, \
           added_at = excluded.added_at, archived_at = excluded.archived_at, \
           label = excluded.label, saved = excluded.saved, url = excluded.url, \
-          entry = excluded.entry, history = excluded.history"
+          entry = excluded.entry, history = excluded.history, \
+          percent = excluded.percent, updated_at = excluded.updated_at, \
+          running_since = excluded.running_since, seen_finished = excluded.seen_finished, \
+          start_seen = excluded.start_seen, seen = excluded.seen"
     } else {
         ""
     };
     let sql = format!(
         "{verb} INTO tasks (id, service, kind, task_id, status, finished_at, added_at, \
-         archived_at, label, saved, url, entry, history) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13){upsert}"
+         archived_at, label, saved, url, entry, history, percent, updated_at, running_since, \
+         seen_finished, start_seen, seen) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, \
+         ?18, ?19){upsert}"
     );
     let secs = |t: u64| i64::try_from(t).unwrap_or(i64::MAX);
     conn.prepare_cached(&sql)?.execute(params![
@@ -637,7 +647,56 @@ fn write_row(
         last.and_then(|l| l.url_download.as_deref()),
         json,
         history,
+        last.map(|l| l.percent),
+        last.map(|l| secs(l.updated_at)),
+        last.and_then(|l| l.running_since).map(secs),
+        last.and_then(|l| l.finished_at).map(secs),
+        last.is_some_and(|l| l.start_seen),
+        task.entry.seen,
     ])
+}
+
+/// A row of `list`'s columns as an archived task (no JSON read).
+fn row_columns(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedTask> {
+    let secs = |v: i64| u64::try_from(v).unwrap_or(0);
+    let text = |i: usize| -> rusqlite::Result<Option<String>> { row.get(i) };
+    let service: String = row.get(2)?;
+    let kind: String = row.get(3)?;
+    let percent: Option<u8> = row.get(10)?;
+    let last = match percent {
+        None => None,
+        Some(percent) => Some(LastKnown {
+            status: row.get(5)?,
+            percent,
+            url_download: text(9)?,
+            updated_at: secs(row.get(11)?),
+            running_since: row.get::<_, Option<i64>>(12)?.map(secs),
+            finished_at: row.get::<_, Option<i64>>(13)?.map(secs),
+            start_seen: row.get(14)?,
+            history: Vec::new(),
+        }),
+    };
+    Ok(ArchivedTask {
+        id: row.get(0)?,
+        archived_at: secs(row.get(1)?),
+        entry: WatchEntry {
+            task_id: row.get(4)?,
+            kind: if kind == TaskKind::Video.as_str() {
+                TaskKind::Video
+            } else {
+                TaskKind::Image
+            },
+            added_at: secs(row.get(6)?),
+            last,
+            service: (!service.is_empty()).then_some(service),
+            saved: text(8)?,
+            auto_download: None,
+            claimed_by: None,
+            trouble: None,
+            label: text(7)?,
+            seen: row.get(15)?,
+        },
+    })
 }
 
 /// A row (`id, archived_at, entry, history`) as an archived task; a `NULL` history is left

@@ -5,8 +5,9 @@
 pub const VERSION: i64 = 1;
 
 /// Creates the tables on an empty file (version 0). The columns the archive is searched,
-/// sorted and kept unique by are columns; everything else the watch list knew is the entry's
-/// JSON, without its status history, which has its own column so the whole list reads fast.
+/// sorted and kept unique by are columns, and so are the few numbers the list shows, so the
+/// whole list reads without decoding any JSON; everything the watch list knew is the entry's
+/// JSON (without its status history, which has its own column), which `get` reads.
 pub const CREATE: &str = "
 CREATE TABLE IF NOT EXISTS tasks (
     id          INTEGER PRIMARY KEY,
@@ -22,6 +23,12 @@ CREATE TABLE IF NOT EXISTS tasks (
     url         TEXT,
     entry       TEXT    NOT NULL,
     history     TEXT    NOT NULL DEFAULT '[]',
+    percent     INTEGER,
+    updated_at  INTEGER,
+    running_since INTEGER,
+    seen_finished INTEGER,
+    start_seen  INTEGER NOT NULL DEFAULT 0,
+    seen        INTEGER,
     UNIQUE (service, kind, task_id)
 );
 CREATE INDEX IF NOT EXISTS tasks_finished ON tasks (finished_at DESC, id DESC);

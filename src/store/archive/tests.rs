@@ -246,3 +246,30 @@ fn search_fields_follow_the_keys() {
         ]
     );
 }
+
+#[test]
+fn list_reads_every_field_but_the_history_from_the_columns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut a = open_in(&dir);
+    let mut e = finished("c", 3000);
+    e.seen = Some(true);
+    e.label = Some("sunset".into());
+    e.saved = Some("/s/c.png".into());
+    if let Some(l) = e.last.as_mut() {
+        l.running_since = Some(2950);
+        l.start_seen = true;
+        l.percent = 97;
+    }
+    let mut v = finished("v", 1000);
+    v.kind = TaskKind::Video;
+    v.service = None;
+    a.insert(&[e.clone(), v.clone()], 5000).expect("insert");
+    let list = a.list().expect("list");
+    for (got, mut want) in list.into_iter().zip([e, v]) {
+        if let Some(l) = want.last.as_mut() {
+            l.history.clear();
+        }
+        assert_eq!(got.entry, want);
+        assert_eq!(got.archived_at, 5000);
+    }
+}
