@@ -20,24 +20,24 @@ const WORDS: &[&str] = &[
 ];
 
 fn entry(i: u64, now: u64) -> WatchEntry {
-    let kind = if i % 7 == 0 {
+    let kind = if i.is_multiple_of(7) {
         TaskKind::Video
     } else {
         TaskKind::Image
     };
-    let failed = i % 11 == 0;
+    let failed = i.is_multiple_of(11);
     let finished = now - (i * 317) % (365 * 86_400);
     let started = finished - 20 - i % 300;
     let id = format!("fill-{i}");
     let status = if failed { "FAILED" } else { "COMPLETED" };
     let mut e = WatchEntry::new(id.clone(), kind);
     e.added_at = started - 5;
-    e.service = Some(if i % 3 == 0 {
+    e.service = Some(if i.is_multiple_of(3) {
         "http://127.0.0.1:8080".into()
     } else {
         "https://gen.example.com/api/v1".into()
     });
-    e.label = (i % 4 != 0).then(|| {
+    e.label = (!i.is_multiple_of(4)).then(|| {
         format!(
             "{} {} v{}",
             WORDS[(i % 12) as usize],
@@ -45,7 +45,7 @@ fn entry(i: u64, now: u64) -> WatchEntry {
             i % 9
         )
     });
-    e.saved = (!failed && i % 5 != 0)
+    e.saved = (!failed && !i.is_multiple_of(5))
         .then(|| format!("/home/user/gen/{}/{id}.{}", kind.as_str(), kind.extension()));
     e.last = Some(LastKnown {
         status: status.into(),
@@ -84,7 +84,7 @@ fn timed<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration, T) {
         times.push(at.elapsed());
     }
     times.sort();
-    let out = last.unwrap_or_else(|| f());
+    let out = last.unwrap_or_else(&mut f);
     (times[0], times[times.len() / 2], out)
 }
 
@@ -99,13 +99,13 @@ fn main() -> ExitCode {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--data-dir" => dir = args.next().map(PathBuf::from),
-            "--count" => match args.next().and_then(|n| n.parse().ok()) {
-                Some(n) => count = n,
-                None => {
+            "--count" => {
+                let Some(n) = args.next().and_then(|n| n.parse().ok()) else {
                     eprintln!("--count takes a number");
                     return ExitCode::FAILURE;
-                }
-            },
+                };
+                count = n;
+            }
             _ => {
                 eprintln!("usage: archive_fill --data-dir DIR [--count N]");
                 return ExitCode::FAILURE;

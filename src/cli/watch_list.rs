@@ -250,6 +250,30 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
     Ok(())
 }
 
+/// What `watch rm` moved to the archive (`archived: sim-1, sim-2`), or why it could not.
+fn tell_archived(
+    archived: Result<crate::store::archive::Dropped, crate::store::archive::ArchiveError>,
+) -> Result<(), Failure> {
+    let archived = archived.map_err(|e| {
+        Failure::new(
+            exit::OTHER,
+            format!("{e}; the finished tasks stay on the watch list"),
+        )
+    })?;
+    if let Some(aside) = &archived.set_aside {
+        output::note(&aside.to_string());
+    }
+    if !archived.archived.is_empty() {
+        let ids: Vec<&str> = archived
+            .archived
+            .iter()
+            .map(|e| e.task_id.as_str())
+            .collect();
+        output::line(&format!("archived: {}", ids.join(", ")));
+    }
+    Ok(())
+}
+
 pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
     let store = WatchStore::new(WatchStore::default_path());
     match cmd {
@@ -327,23 +351,7 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
                 );
             })?;
             tell_set_aside(&loaded);
-            let archived = archived.map_err(|e| {
-                Failure::new(
-                    exit::OTHER,
-                    format!("{e}; the finished tasks stay on the watch list"),
-                )
-            })?;
-            if let Some(aside) = &archived.set_aside {
-                eprintln!("gendash: {aside}");
-            }
-            if !archived.archived.is_empty() {
-                let ids: Vec<&str> = archived
-                    .archived
-                    .iter()
-                    .map(|e| e.task_id.as_str())
-                    .collect();
-                output::line(&format!("archived: {}", ids.join(", ")));
-            }
+            tell_archived(archived)?;
             let mut problems = Vec::new();
             if !missing.is_empty() {
                 problems.push(format!("not in the watch list: {}", missing.join(", ")));

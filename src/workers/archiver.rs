@@ -5,7 +5,7 @@
 use crate::cmd::ArchiveOp;
 use crate::msg::{ArchiveReport, Msg};
 use crate::store::archive::Archive;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tokio::sync::mpsc;
 
 /// The App's handle on the archiver; dropping it ends the worker once its queue is served.
@@ -33,7 +33,7 @@ impl Handle {
     }
 }
 
-fn run(path: &PathBuf, mut queue: mpsc::UnboundedReceiver<ArchiveOp>, msgs: &mpsc::Sender<Msg>) {
+fn run(path: &Path, mut queue: mpsc::UnboundedReceiver<ArchiveOp>, msgs: &mpsc::Sender<Msg>) {
     let mut archive: Option<Archive> = None;
     while let Some(op) = queue.blocking_recv() {
         // Loads queued behind one another are answered once.

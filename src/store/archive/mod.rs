@@ -123,7 +123,9 @@ pub struct Archive {
 
 impl std::fmt::Debug for Archive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Archive").field("path", &self.path).finish()
+        f.debug_struct("Archive")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -302,9 +304,8 @@ impl Archive {
         if done(&self.conn).map_err(|e| self.err(e))? {
             return Ok(0);
         }
-        let entries = match read_watch_list(watch_list) {
-            Ok(entries) => entries,
-            Err(()) => return Ok(0),
+        let Ok(entries) = read_watch_list(watch_list) else {
+            return Ok(0);
         };
         let finished: Vec<WatchEntry> = entries.into_iter().filter(is_finished).collect();
         let tx = self

@@ -131,7 +131,12 @@ fn watch_rm_archives_finished_tasks_and_history_prints_them() {
         .collect();
     assert_eq!(listed, ["sim-1-b"], "they left the watch list");
 
-    let history = json(home, &data, &["history", "--json"]);
+    what_history_prints(home, &data, &served.base);
+}
+
+/// What `history` prints of the archive the test above made.
+fn what_history_prints(home: &Path, data: &Path, base: &str) {
+    let history = json(home, data, &["history", "--json"]);
     let tasks = history.as_array().unwrap();
     let ids: BTreeSet<&str> = tasks
         .iter()
@@ -161,10 +166,7 @@ fn watch_rm_archives_finished_tasks_and_history_prints_them() {
         .collect();
     assert_eq!(statuses, ["QUEUED", "IN_PROGRESS", "COMPLETED"], "{sim}");
     assert_eq!(sim["label"], "sunset v2");
-    assert_eq!(
-        sim["service"].as_str(),
-        Some(served.base.trim_end_matches('/'))
-    );
+    assert_eq!(sim["service"].as_str(), Some(base.trim_end_matches('/')));
     assert!(
         sim["last"]["url_download"]
             .as_str()
@@ -180,7 +182,7 @@ fn watch_rm_archives_finished_tasks_and_history_prints_them() {
 
     let failed = json(
         home,
-        &data,
+        data,
         &["history", "--json", "--filter", "status:failed"],
     );
     let failed: Vec<&str> = failed
@@ -191,14 +193,14 @@ fn watch_rm_archives_finished_tasks_and_history_prints_them() {
         .collect();
     assert_eq!(failed, ["fail-1-c"]);
     assert_eq!(
-        json(home, &data, &["history", "--json", "--limit", "1"])
+        json(home, data, &["history", "--json", "--limit", "1"])
             .as_array()
             .unwrap()
             .len(),
         1
     );
 
-    let (code, text, _) = run(home, &data, &["history", "--filter", "kind:image id:sim-2"]);
+    let (code, text, _) = run(home, data, &["history", "--filter", "kind:image id:sim-2"]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1, "{text}");
