@@ -1,170 +1,203 @@
-//! The archive's worker: serves the App's `ArchiveOp`s in order on a thread of its own (the
-//! archive is an SQLite file, read and written with blocking calls) and answers each with
-//! `Msg::Archive`. The archive is opened at the first request, and again after a failure.
+//! The catalogue: fetching it with the server-side filters (type, category), the cached copy
+//! shown meanwhile or when the service cannot be reached, and installing what came back.
 
-use crate::cmd::ArchiveOp;
-use crate::msg::{ArchiveReport, Msg};
-use crate::store::archive::Archive;
-use std::path::{Path, PathBuf};
-use tokio::sync::mpsc;
+use super::{Browser, CacheLookup, Load, Marks};
+use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
+use crate::app::effects::Effects;
+use crate::cmd::{CatalogueRequest, Cmd};
+use crate::store::catalogue_cache::Cached;
+use std::sync::Arc;
 
-/// The App's handle on the archiver; dropping it ends the worker once its queue is served.
-pub struct Handle {
-    ops: mpsc::UnboundedSender<ArchiveOp>,
-}
+/// How many categories of earlier catalogues are offered at most.
+const SEEN_CATEGORIES: usize = 256;
 
-/// Serves requests on the archive at `path`.
-pub fn spawn(path: PathBuf, msgs: mpsc::Sender<Msg>) -> Handle {
-    let (ops, queue) = mpsc::unbounded_channel();
-    let spawned = std::thread::Builder::new()
-        .name("archiver".into())
-        .spawn(move || run(&path, queue, &msgs));
-    if let Err(e) = spawned {
-        tracing::warn!("the archiver could not start: {e}");
+impl Browser {
+    /// Starts a fetch with the current server-side filters, the cached copy for them shown
+    /// meanwhile (at start and when the filters change). The list shown goes at once: it was
+    /// listed under the filters before, and would stand under a label it does not satisfy.
+    pub fn fetch(&mut self) -> Cmd {
+        self.clear_entries();
+        self.fetch_with(true)
     }
-    Handle { ops }
-}
 
-impl Handle {
-    /// `Cmd::Archive`.
-    pub fn archive(&self, op: ArchiveOp) {
-        // A closed queue means the worker is gone; the App keeps running without it.
-        let _ = self.ops.send(op);
-    }
-}
-
-fn run(path: &Path, mut queue: mpsc::UnboundedReceiver<ArchiveOp>, msgs: &mpsc::Sender<Msg>) {
-    let mut archive: Option<Archive> = None;
-    while let Some(op) = queue.blocking_recv() {
-        // Loads queued behind one another are answered once.
-        let mut ops = vec![op];
-        while let Ok(more) = queue.try_recv() {
-            if !(matches!(more, ArchiveOp::Load) && matches!(ops.last(), Some(ArchiveOp::Load))) {
-                ops.push(more);
-            }
+    /// Empties the list (and any ranking still out for it), remembering the selected model.
+    pub(super) fn clear_entries(&mut self) {
+        if let Some(e) = self.selected_entry() {
+            self.keep_name = Some(e.model.clone());
         }
-        for op in ops {
-            let a = match archive.as_mut() {
-                Some(a) => a,
-                None => match Archive::open(path) {
-                    Ok(a) => {
-                        if let Some(aside) = a.set_aside() {
-                            let _ = msgs.blocking_send(Msg::StoreProblem(aside.to_string()));
-                        }
-                        archive.insert(a)
-                    }
-                    Err(e) => {
-                        let failed = ArchiveReport::Failed(line(&e));
-                        if msgs.blocking_send(Msg::Archive(failed)).is_err() {
-                            return;
-                        }
-                        continue;
-                    }
-                },
+        self.entries = Arc::new([]);
+        self.all = Arc::new([]);
+        self.matches = Arc::new([]);
+        self.text = Arc::default();
+        self.skipped = 0;
+        self.ranking += 1;
+        self.filtering = false;
+        self.reselect = None;
+        self.cursor.selected = 0;
+        self.cursor.offset = 0;
+        self.cached_at = None;
+        self.cache = CacheLookup::Pending;
+        self.marks = None;
+        self.diff_pending = false;
+    }
+
+    /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
+    pub fn reload(&mut self) -> Cmd {
+        self.fetch_with(false)
+    }
+
+    pub(super) fn fetch_with(&mut self, cached: bool) -> Cmd {
+        self.generation += 1;
+        self.load = Load::Loading;
+        self.offline = false;
+        Cmd::FetchCatalogue(CatalogueRequest {
+            generation: self.generation,
+            lora_type: self.lora_type,
+            cate: Some(self.category.clone()).filter(|c| !c.is_empty()),
+            cached,
+        })
+    }
+
+    /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
+    /// `filtered here` when narrowed from broader filters'), unless the fresh list already
+    /// arrived or the fetch is stale; none is remembered, for the failure to say.
+    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
+        if generation != self.generation {
+            return Effects::none();
+        }
+        if self.load == Load::Loaded {
+            // Too late to be shown, in time to say what the fresh list changed.
+            let Some(c) = cached else {
+                self.diff_pending = false;
+                return Effects::none();
             };
-            let report = serve(a, op);
-            if msgs.blocking_send(Msg::Archive(report)).is_err() {
-                return;
+            let (marked, relist) = self.late_baseline(c.catalogue.entries.into());
+            return Effects::cmd(relist).redraw_if(marked);
+        }
+        let Some(c) = cached else {
+            let changed = self.cache != CacheLookup::Nothing;
+            self.cache = CacheLookup::Nothing;
+            return Effects::none().redraw_if(changed);
+        };
+        self.cached_at = Some(c.saved_at);
+        self.cache = if c.filtered {
+            CacheLookup::Narrowed
+        } else {
+            CacheLookup::Own
+        };
+        Effects::cmd(self.install(c.catalogue)).redraw_if(true)
+    }
+
+    /// Why the list is empty when the service cannot be reached and nothing cached can stand
+    /// in: `no cached copy for type sd · offline`.
+    pub fn nothing_cached(&self) -> Option<String> {
+        if !(self.offline && self.cache == CacheLookup::Nothing && self.entries.is_empty()) {
+            return None;
+        }
+        let lora_type = self.lora_type.map(|t| format!("type {}", t.as_str()));
+        let cate = Some(self.category.trim())
+            .filter(|c| !c.is_empty())
+            .map(|c| format!("category {c}"));
+        let filters: Vec<String> = lora_type.into_iter().chain(cate).collect();
+        Some(if filters.is_empty() {
+            "no cached copy of the catalogue · offline".to_string()
+        } else {
+            format!("no cached copy for {} · offline", filters.join(", "))
+        })
+    }
+
+    /// Fetch `generation` failed because the service could not be reached: the list shown
+    /// (a cached copy, say) stays, marked offline.
+    pub fn unreachable(&mut self, generation: u64, error: String) -> Option<Vec<Cmd>> {
+        let cmds = self.loaded(generation, Err(error))?;
+        self.offline = true;
+        Some(cmds)
+    }
+
+    /// The mark of a cached copy in the title, its age from `now` (seconds since the epoch):
+    /// `cached 3h ago`, `cached 3h ago · offline`, `cached 3h ago · offline · filtered here`.
+    pub fn cached_mark(&self, now: u64) -> Option<String> {
+        let saved = self.cached_at?;
+        let offline = if self.offline { " · offline" } else { "" };
+        let filtered = if self.cache == CacheLookup::Narrowed {
+            " · filtered here"
+        } else {
+            ""
+        };
+        Some(format!(
+            "cached {}{offline}{filtered}",
+            crate::fmt::age(now.saturating_sub(saved))
+        ))
+    }
+
+    /// Replaces the entries, keeping the selection on the model of the same name; what to do
+    /// next (rank the new entries against the query).
+    pub(super) fn install(&mut self, c: Catalogue) -> Option<Cmd> {
+        let kept = self.keep_name.take();
+        let name = self.selected_entry().map(|e| e.model.clone()).or(kept);
+        self.all = (0..c.entries.len() as u32).collect();
+        self.entries = c.entries.into();
+        for cate in self.entries.iter().filter_map(LoraEntry::category) {
+            if self.seen_categories.len() < SEEN_CATEGORIES
+                && !self.seen_categories.iter().any(|c| c == cate)
+            {
+                self.seen_categories.push(cate.to_string());
+            }
+        }
+        self.text = Arc::new(SearchText::new(self.entries.clone()));
+        self.skipped = c.skipped;
+        let keep = name.and_then(|n| {
+            self.entries
+                .iter()
+                .position(|e| e.model == n)
+                .and_then(|i| u32::try_from(i).ok())
+        });
+        // The old matches index the old entries: none of them may be shown over the new.
+        self.matches = Arc::new([]);
+        let cmd = self.refilter_keeping(keep);
+        self.reselect = if cmd.is_some() { keep } else { None };
+        cmd
+    }
+
+    /// A fetch came back: `None` when it was stale (an older generation) and ignored, else what
+    /// to do next (rank the new entries against the query).
+    pub fn loaded(
+        &mut self,
+        generation: u64,
+        result: Result<Catalogue, String>,
+    ) -> Option<Vec<Cmd>> {
+        if generation != self.generation {
+            return None;
+        }
+        match result {
+            Ok(c) => {
+                let remember = self.remember_category(!c.entries.is_empty());
+                // What the fresh list replaces: the cached copy, or the previous load.
+                let before = self.entries.clone();
+                self.load = Load::Loaded;
+                self.cached_at = None;
+                self.offline = false;
+                self.cache = CacheLookup::Pending;
+                self.diff_pending = before.is_empty();
+                self.marks = None;
+                let marks = (!before.is_empty()).then(|| Marks::new(before, &c.entries));
+                self.marks = marks;
+                Some(self.install(c).into_iter().chain(remember).collect())
+            }
+            // Keep what was shown: an error must not empty a list the user is reading.
+            Err(e) => {
+                self.load = Load::Failed(e);
+                Some(Vec::new())
             }
         }
     }
-}
 
-/// One request's answer.
-fn serve(a: &mut Archive, op: ArchiveOp) -> ArchiveReport {
-    let answer = match op {
-        ArchiveOp::Load => a.list().map(|l| ArchiveReport::Listed(l.into())),
-        ArchiveOp::Get(id) => a.get(id).map(|t| ArchiveReport::Got(id, t.map(Box::new))),
-        ArchiveOp::Delete(ids) => a.delete(&ids).map(ArchiveReport::Deleted),
-        ArchiveOp::Restore(tasks) => a.restore(&tasks).map(|()| ArchiveReport::Changed),
-        ArchiveOp::Unarchive(ids) => a.delete(&ids).map(|_| ArchiveReport::Changed),
-        ArchiveOp::Saved(id, file) => a.set_saved(id, &file).map(|()| ArchiveReport::Changed),
-    };
-    answer.unwrap_or_else(|e| ArchiveReport::Failed(line(&e)))
-}
-
-/// An error as one line of plain text.
-fn line(e: &impl std::fmt::Display) -> String {
-    crate::api::sanitize::sanitize(&e.to_string())
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::TaskKind;
-    use crate::store::watchlist::{LastKnown, WatchEntry};
-    use std::time::Duration;
-
-    async fn answer(rx: &mut mpsc::Receiver<Msg>) -> ArchiveReport {
-        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await {
-            Ok(Some(Msg::Archive(r))) => r,
-            other => panic!("no answer: {other:?}"),
-        }
-    }
-
-    /// Each request is answered in order, with what the archive holds.
-    #[tokio::test]
-    async fn every_request_is_answered() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = Archive::path_in(dir.path());
-        let mut e = WatchEntry::new("t-1", TaskKind::Image);
-        e.last = Some(LastKnown {
-            status: "COMPLETED".into(),
-            finished_at: Some(100),
-            ..LastKnown::default()
-        });
-        Archive::open(&path)
-            .expect("open")
-            .insert(&[e.clone()], 200)
-            .expect("insert");
-        let (tx, mut rx) = mpsc::channel(16);
-        let h = spawn(path.clone(), tx);
-        h.archive(ArchiveOp::Load);
-        let ArchiveReport::Listed(list) = answer(&mut rx).await else {
-            panic!("listed")
+    pub fn cycle_type(&mut self) -> Cmd {
+        self.lora_type = match self.lora_type {
+            None => Some(LoraType::Sd),
+            Some(LoraType::Sd) => Some(LoraType::Sdxl),
+            Some(LoraType::Sdxl) => None,
         };
-        assert_eq!(list.len(), 1);
-        let id = list[0].id;
-        h.archive(ArchiveOp::Get(id));
-        let ArchiveReport::Got(got, Some(task)) = answer(&mut rx).await else {
-            panic!("got")
-        };
-        assert_eq!((got, &task.entry), (id, &e));
-        h.archive(ArchiveOp::Saved(id, "/tmp/x.png".into()));
-        assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
-        h.archive(ArchiveOp::Delete(vec![id]));
-        let ArchiveReport::Deleted(gone) = answer(&mut rx).await else {
-            panic!("deleted")
-        };
-        assert_eq!(gone[0].entry.saved.as_deref(), Some("/tmp/x.png"));
-        h.archive(ArchiveOp::Restore(gone));
-        assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
-        h.archive(ArchiveOp::Unarchive(vec![id]));
-        assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
-        h.archive(ArchiveOp::Load);
-        let ArchiveReport::Listed(list) = answer(&mut rx).await else {
-            panic!("listed")
-        };
-        assert!(list.is_empty());
-    }
-
-    /// An archive that cannot be opened is reported as one line naming the file.
-    #[tokio::test]
-    async fn a_failure_is_one_line_naming_the_file() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        // A directory where the file should be.
-        let path = dir.path().join("archive.sqlite3");
-        std::fs::create_dir(&path).expect("dir");
-        let (tx, mut rx) = mpsc::channel(16);
-        let h = spawn(path.clone(), tx);
-        h.archive(ArchiveOp::Load);
-        let ArchiveReport::Failed(text) = answer(&mut rx).await else {
-            panic!("failed")
-        };
-        assert!(text.contains(&path.display().to_string()), "{text}");
-        assert!(!text.contains('\n'));
+        self.fetch()
     }
 }

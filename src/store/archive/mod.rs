@@ -485,6 +485,14 @@ impl Archive {
         Ok(gone)
     }
 
+    /// A number that changes when another connection (process, or another `Archive` in this
+    /// one) commits a change: a list read before is current while it stays the same.
+    pub fn data_version(&self) -> Result<i64, ArchiveError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
     /// How many tasks are archived.
     pub fn count(&self) -> Result<usize, ArchiveError> {
         self.conn
