@@ -6,7 +6,7 @@
 //! replacing none that are there (task IDs are `fill-N`, so a second run upserts the same
 //! rows), and prints how long the fill took and how long `Archive::list()` (the archive
 //! view's load) and `Archive::list_full` (`gendash history --json`) take, best and median of
-//! five. Point `GENDASH_DATA_DIR` at DIR to open the result in the dashboard.
+//! five, and how long the dashboard's archiver takes to answer `Load`. Point `GENDASH_DATA_DIR` at DIR to open the result in the dashboard.
 use gendash::api::TaskKind;
 use gendash::store::archive::Archive;
 use gendash::store::watchlist::{LastKnown, Transition, WatchEntry};
@@ -92,6 +92,35 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// How long the archiver (the dashboard's worker) takes to answer `Load`: the first one reads
+/// the archive, the next ones answer from the list it keeps.
+fn archiver_loads(path: &std::path::Path) {
+    use gendash::cmd::ArchiveOp;
+    use gendash::msg::{ArchiveReport, Msg};
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().build() else {
+        return;
+    };
+    rt.block_on(async {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        let archiver = gendash::workers::archiver::spawn(path.to_path_buf(), tx);
+        for which in [
+            "first (reads the file)",
+            "second (kept list)",
+            "third (kept list)",
+        ] {
+            let at = Instant::now();
+            archiver.archive(ArchiveOp::Load);
+            if let Some(Msg::Archive(ArchiveReport::Listed(list))) = rx.recv().await {
+                println!(
+                    "archiver Load, {which}: {} ({} rows)",
+                    ms(at.elapsed()),
+                    list.len()
+                );
+            }
+        }
+    });
+}
+
 fn main() -> ExitCode {
     let mut dir: Option<PathBuf> = None;
     let mut count: u64 = 100_000;
@@ -147,6 +176,7 @@ fn main() -> ExitCode {
             ms(median),
             list?.len()
         );
+        archiver_loads(&path);
         Ok(())
     };
     match run() {

@@ -1,203 +1,329 @@
-//! The catalogue: fetching it with the server-side filters (type, category), the cached copy
-//! shown meanwhile or when the service cannot be reached, and installing what came back.
+//! The archive's worker: serves the App's `ArchiveOp`s in order on a thread of its own (the
+//! archive is an SQLite file, read and written with blocking calls) and answers each with
+//! `Msg::Archive`. The archive is opened at the first request, and again after a failure.
+//!
+//! Reading 100,000 rows takes longer than a keystroke should wait, so the worker keeps the
+//! list it last read: `Load` is answered from it while no other connection has changed the
+//! file (SQLite's `data_version`), and its own changes are applied to it as they are made.
+//! The list is first read once the dashboard has been up a moment (or at the first request),
+//! so the first opening of the view finds it ready.
 
-use super::{Browser, CacheLookup, Load, Marks};
-use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
-use crate::app::effects::Effects;
-use crate::cmd::{CatalogueRequest, Cmd};
-use crate::store::catalogue_cache::Cached;
+use crate::cmd::ArchiveOp;
+use crate::msg::{ArchiveReport, Msg};
+use crate::store::archive::{Archive, ArchiveError, ArchivedTask};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+use tokio::sync::mpsc;
 
-/// How many categories of earlier catalogues are offered at most.
-const SEEN_CATEGORIES: usize = 256;
+/// How long after the start the list is first read, if nothing asked for it before.
+const PRELOAD_AFTER: Duration = Duration::from_millis(1500);
 
-impl Browser {
-    /// Starts a fetch with the current server-side filters, the cached copy for them shown
-    /// meanwhile (at start and when the filters change). The list shown goes at once: it was
-    /// listed under the filters before, and would stand under a label it does not satisfy.
-    pub fn fetch(&mut self) -> Cmd {
-        self.clear_entries();
-        self.fetch_with(true)
+/// The App's handle on the archiver; dropping it ends the worker once its queue is served.
+pub struct Handle {
+    ops: std_mpsc::Sender<ArchiveOp>,
+}
+
+/// Serves requests on the archive at `path`.
+pub fn spawn(path: PathBuf, msgs: mpsc::Sender<Msg>) -> Handle {
+    let (ops, queue) = std_mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("archiver".into())
+        .spawn(move || run(&path, &queue, &msgs));
+    if let Err(e) = spawned {
+        tracing::warn!("the archiver could not start: {e}");
     }
+    Handle { ops }
+}
 
-    /// Empties the list (and any ranking still out for it), remembering the selected model.
-    pub(super) fn clear_entries(&mut self) {
-        if let Some(e) = self.selected_entry() {
-            self.keep_name = Some(e.model.clone());
+impl Handle {
+    /// `Cmd::Archive`.
+    pub fn archive(&self, op: ArchiveOp) {
+        // A closed queue means the worker is gone; the App keeps running without it.
+        let _ = self.ops.send(op);
+    }
+}
+
+/// The open archive and the list last read from it.
+struct Worker<'a> {
+    path: &'a Path,
+    archive: Option<Archive>,
+    /// The list as of the archive's `data_version`, in the archive's order.
+    list: Option<(i64, Arc<[ArchivedTask]>)>,
+}
+
+fn run(path: &Path, queue: &std_mpsc::Receiver<ArchiveOp>, msgs: &mpsc::Sender<Msg>) {
+    let mut w = Worker {
+        path,
+        archive: None,
+        list: None,
+    };
+    let mut next = match queue.recv_timeout(PRELOAD_AFTER) {
+        Ok(op) => Some(op),
+        Err(std_mpsc::RecvTimeoutError::Timeout) => {
+            // Only an archive that exists is read: starting the dashboard makes none.
+            if path.exists() {
+                let _ = w.current(msgs);
+            }
+            None
         }
-        self.entries = Arc::new([]);
-        self.all = Arc::new([]);
-        self.matches = Arc::new([]);
-        self.text = Arc::default();
-        self.skipped = 0;
-        self.ranking += 1;
-        self.filtering = false;
-        self.reselect = None;
-        self.cursor.selected = 0;
-        self.cursor.offset = 0;
-        self.cached_at = None;
-        self.cache = CacheLookup::Pending;
-        self.marks = None;
-        self.diff_pending = false;
-    }
-
-    /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
-    pub fn reload(&mut self) -> Cmd {
-        self.fetch_with(false)
-    }
-
-    pub(super) fn fetch_with(&mut self, cached: bool) -> Cmd {
-        self.generation += 1;
-        self.load = Load::Loading;
-        self.offline = false;
-        Cmd::FetchCatalogue(CatalogueRequest {
-            generation: self.generation,
-            lora_type: self.lora_type,
-            cate: Some(self.category.clone()).filter(|c| !c.is_empty()),
-            cached,
-        })
-    }
-
-    /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
-    /// `filtered here` when narrowed from broader filters'), unless the fresh list already
-    /// arrived or the fetch is stale; none is remembered, for the failure to say.
-    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
-        if generation != self.generation {
-            return Effects::none();
-        }
-        if self.load == Load::Loaded {
-            // Too late to be shown, in time to say what the fresh list changed.
-            let Some(c) = cached else {
-                self.diff_pending = false;
-                return Effects::none();
-            };
-            let (marked, relist) = self.late_baseline(c.catalogue.entries.into());
-            return Effects::cmd(relist).redraw_if(marked);
-        }
-        let Some(c) = cached else {
-            let changed = self.cache != CacheLookup::Nothing;
-            self.cache = CacheLookup::Nothing;
-            return Effects::none().redraw_if(changed);
+        Err(std_mpsc::RecvTimeoutError::Disconnected) => return,
+    };
+    loop {
+        let op = match next.take() {
+            Some(op) => op,
+            None => match queue.recv() {
+                Ok(op) => op,
+                Err(_) => return,
+            },
         };
-        self.cached_at = Some(c.saved_at);
-        self.cache = if c.filtered {
-            CacheLookup::Narrowed
-        } else {
-            CacheLookup::Own
-        };
-        Effects::cmd(self.install(c.catalogue)).redraw_if(true)
-    }
-
-    /// Why the list is empty when the service cannot be reached and nothing cached can stand
-    /// in: `no cached copy for type sd · offline`.
-    pub fn nothing_cached(&self) -> Option<String> {
-        if !(self.offline && self.cache == CacheLookup::Nothing && self.entries.is_empty()) {
-            return None;
-        }
-        let lora_type = self.lora_type.map(|t| format!("type {}", t.as_str()));
-        let cate = Some(self.category.trim())
-            .filter(|c| !c.is_empty())
-            .map(|c| format!("category {c}"));
-        let filters: Vec<String> = lora_type.into_iter().chain(cate).collect();
-        Some(if filters.is_empty() {
-            "no cached copy of the catalogue · offline".to_string()
-        } else {
-            format!("no cached copy for {} · offline", filters.join(", "))
-        })
-    }
-
-    /// Fetch `generation` failed because the service could not be reached: the list shown
-    /// (a cached copy, say) stays, marked offline.
-    pub fn unreachable(&mut self, generation: u64, error: String) -> Option<Vec<Cmd>> {
-        let cmds = self.loaded(generation, Err(error))?;
-        self.offline = true;
-        Some(cmds)
-    }
-
-    /// The mark of a cached copy in the title, its age from `now` (seconds since the epoch):
-    /// `cached 3h ago`, `cached 3h ago · offline`, `cached 3h ago · offline · filtered here`.
-    pub fn cached_mark(&self, now: u64) -> Option<String> {
-        let saved = self.cached_at?;
-        let offline = if self.offline { " · offline" } else { "" };
-        let filtered = if self.cache == CacheLookup::Narrowed {
-            " · filtered here"
-        } else {
-            ""
-        };
-        Some(format!(
-            "cached {}{offline}{filtered}",
-            crate::fmt::age(now.saturating_sub(saved))
-        ))
-    }
-
-    /// Replaces the entries, keeping the selection on the model of the same name; what to do
-    /// next (rank the new entries against the query).
-    pub(super) fn install(&mut self, c: Catalogue) -> Option<Cmd> {
-        let kept = self.keep_name.take();
-        let name = self.selected_entry().map(|e| e.model.clone()).or(kept);
-        self.all = (0..c.entries.len() as u32).collect();
-        self.entries = c.entries.into();
-        for cate in self.entries.iter().filter_map(LoraEntry::category) {
-            if self.seen_categories.len() < SEEN_CATEGORIES
-                && !self.seen_categories.iter().any(|c| c == cate)
-            {
-                self.seen_categories.push(cate.to_string());
+        // Loads queued behind one another are answered once.
+        let mut ops = vec![op];
+        while let Ok(more) = queue.try_recv() {
+            if !(matches!(more, ArchiveOp::Load) && matches!(ops.last(), Some(ArchiveOp::Load))) {
+                ops.push(more);
             }
         }
-        self.text = Arc::new(SearchText::new(self.entries.clone()));
-        self.skipped = c.skipped;
-        let keep = name.and_then(|n| {
-            self.entries
-                .iter()
-                .position(|e| e.model == n)
-                .and_then(|i| u32::try_from(i).ok())
-        });
-        // The old matches index the old entries: none of them may be shown over the new.
-        self.matches = Arc::new([]);
-        let cmd = self.refilter_keeping(keep);
-        self.reselect = if cmd.is_some() { keep } else { None };
-        cmd
+        for op in ops {
+            let report = w
+                .serve(op, msgs)
+                .unwrap_or_else(|e| ArchiveReport::Failed(line(&e)));
+            if msgs.blocking_send(Msg::Archive(report)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Worker<'_> {
+    /// The archive, opened if it is not yet (a file set aside on the way is reported).
+    fn archive(&mut self, msgs: &mpsc::Sender<Msg>) -> Result<&mut Archive, ArchiveError> {
+        if self.archive.is_none() {
+            let a = Archive::open(self.path)?;
+            if let Some(aside) = a.set_aside() {
+                let _ = msgs.blocking_send(Msg::StoreProblem(aside.to_string()));
+            }
+            self.archive = Some(a);
+        }
+        // Just opened or already open.
+        self.archive.as_mut().ok_or_else(|| ArchiveError {
+            path: self.path.to_path_buf(),
+            detail: "not open".into(),
+        })
     }
 
-    /// A fetch came back: `None` when it was stale (an older generation) and ignored, else what
-    /// to do next (rank the new entries against the query).
-    pub fn loaded(
+    /// The whole list: the one kept, unless another connection changed the file since.
+    fn current(&mut self, msgs: &mpsc::Sender<Msg>) -> Result<Arc<[ArchivedTask]>, ArchiveError> {
+        let version = self.archive(msgs)?.data_version()?;
+        if let Some((v, list)) = &self.list
+            && *v == version
+        {
+            return Ok(list.clone());
+        }
+        let list: Arc<[ArchivedTask]> = self.archive(msgs)?.list()?.into();
+        self.list = Some((version, list.clone()));
+        Ok(list)
+    }
+
+    /// Applies this worker's own change to the kept list (`data_version` does not see it).
+    fn edit(&mut self, change: impl FnOnce(&mut Vec<ArchivedTask>)) {
+        if let Some((v, list)) = self.list.take() {
+            let mut rows = list.to_vec();
+            change(&mut rows);
+            self.list = Some((v, rows.into()));
+        }
+    }
+
+    /// One request's answer.
+    fn serve(
         &mut self,
-        generation: u64,
-        result: Result<Catalogue, String>,
-    ) -> Option<Vec<Cmd>> {
-        if generation != self.generation {
-            return None;
+        op: ArchiveOp,
+        msgs: &mpsc::Sender<Msg>,
+    ) -> Result<ArchiveReport, ArchiveError> {
+        let result = self.serve_open(op, msgs);
+        if result.is_err() {
+            // Opened again at the next request, and the list read afresh.
+            self.archive = None;
+            self.list = None;
         }
-        match result {
-            Ok(c) => {
-                let remember = self.remember_category(!c.entries.is_empty());
-                // What the fresh list replaces: the cached copy, or the previous load.
-                let before = self.entries.clone();
-                self.load = Load::Loaded;
-                self.cached_at = None;
-                self.offline = false;
-                self.cache = CacheLookup::Pending;
-                self.diff_pending = before.is_empty();
-                self.marks = None;
-                let marks = (!before.is_empty()).then(|| Marks::new(before, &c.entries));
-                self.marks = marks;
-                Some(self.install(c).into_iter().chain(remember).collect())
+        result
+    }
+
+    fn serve_open(
+        &mut self,
+        op: ArchiveOp,
+        msgs: &mpsc::Sender<Msg>,
+    ) -> Result<ArchiveReport, ArchiveError> {
+        Ok(match op {
+            ArchiveOp::Load => ArchiveReport::Listed(self.current(msgs)?),
+            ArchiveOp::Get(id) => {
+                ArchiveReport::Got(id, self.archive(msgs)?.get(id)?.map(Box::new))
             }
-            // Keep what was shown: an error must not empty a list the user is reading.
-            Err(e) => {
-                self.load = Load::Failed(e);
-                Some(Vec::new())
+            ArchiveOp::Delete(ids) => {
+                let gone = self.archive(msgs)?.delete(&ids)?;
+                self.edit(|rows| rows.retain(|t| !ids.contains(&t.id)));
+                ArchiveReport::Deleted(gone)
             }
+            ArchiveOp::Unarchive(ids) => {
+                self.archive(msgs)?.delete(&ids)?;
+                self.edit(|rows| rows.retain(|t| !ids.contains(&t.id)));
+                ArchiveReport::Changed
+            }
+            ArchiveOp::Restore(tasks) => {
+                self.archive(msgs)?.restore(&tasks)?;
+                // Read afresh at the next load: a row may have been archived again meanwhile.
+                self.list = None;
+                ArchiveReport::Changed
+            }
+            ArchiveOp::Saved(id, file) => {
+                self.archive(msgs)?.set_saved(id, &file)?;
+                self.edit(|rows| {
+                    if let Some(t) = rows.iter_mut().find(|t| t.id == id) {
+                        t.entry.saved = Some(file);
+                    }
+                });
+                ArchiveReport::Changed
+            }
+        })
+    }
+}
+
+/// An error as one line of plain text.
+fn line(e: &impl std::fmt::Display) -> String {
+    crate::api::sanitize::sanitize(&e.to_string())
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::TaskKind;
+    use crate::store::watchlist::{LastKnown, WatchEntry};
+    use std::time::Duration;
+
+    async fn answer(rx: &mut mpsc::Receiver<Msg>) -> ArchiveReport {
+        match tokio::time::timeout(Duration::from_secs(20), rx.recv()).await {
+            Ok(Some(Msg::Archive(r))) => r,
+            other => panic!("no answer: {other:?}"),
         }
     }
 
-    pub fn cycle_type(&mut self) -> Cmd {
-        self.lora_type = match self.lora_type {
-            None => Some(LoraType::Sd),
-            Some(LoraType::Sd) => Some(LoraType::Sdxl),
-            Some(LoraType::Sdxl) => None,
+    /// Each request is answered in order, with what the archive holds.
+    #[tokio::test]
+    async fn every_request_is_answered() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = Archive::path_in(dir.path());
+        let mut e = WatchEntry::new("t-1", TaskKind::Image);
+        e.last = Some(LastKnown {
+            status: "COMPLETED".into(),
+            finished_at: Some(100),
+            ..LastKnown::default()
+        });
+        Archive::open(&path)
+            .expect("open")
+            .insert(&[e.clone()], 200)
+            .expect("insert");
+        let (tx, mut rx) = mpsc::channel(16);
+        let h = spawn(path.clone(), tx);
+        h.archive(ArchiveOp::Load);
+        let ArchiveReport::Listed(list) = answer(&mut rx).await else {
+            panic!("listed")
         };
-        self.fetch()
+        assert_eq!(list.len(), 1);
+        let id = list[0].id;
+        h.archive(ArchiveOp::Get(id));
+        let ArchiveReport::Got(got, Some(task)) = answer(&mut rx).await else {
+            panic!("got")
+        };
+        assert_eq!((got, &task.entry), (id, &e));
+        h.archive(ArchiveOp::Saved(id, "/tmp/x.png".into()));
+        assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
+        h.archive(ArchiveOp::Delete(vec![id]));
+        let ArchiveReport::Deleted(gone) = answer(&mut rx).await else {
+            panic!("deleted")
+        };
+        assert_eq!(gone[0].entry.saved.as_deref(), Some("/tmp/x.png"));
+        h.archive(ArchiveOp::Restore(gone));
+        assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
+        h.archive(ArchiveOp::Unarchive(vec![id]));
+        assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
+        h.archive(ArchiveOp::Load);
+        let ArchiveReport::Listed(list) = answer(&mut rx).await else {
+            panic!("listed")
+        };
+        assert!(list.is_empty());
+    }
+
+    /// An archive that cannot be opened is reported as one line naming the file.
+    #[tokio::test]
+    async fn a_failure_is_one_line_naming_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // A directory where the file should be.
+        let path = dir.path().join("archive.sqlite3");
+        std::fs::create_dir(&path).expect("dir");
+        let (tx, mut rx) = mpsc::channel(16);
+        let h = spawn(path.clone(), tx);
+        h.archive(ArchiveOp::Load);
+        let ArchiveReport::Failed(text) = answer(&mut rx).await else {
+            panic!("failed")
+        };
+        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(!text.contains('\n'));
+    }
+
+    async fn load(h: &Handle, rx: &mut mpsc::Receiver<Msg>) -> Vec<(String, Option<String>)> {
+        h.archive(ArchiveOp::Load);
+        let ArchiveReport::Listed(list) = answer(rx).await else {
+            panic!("listed")
+        };
+        list.iter()
+            .map(|t| (t.entry.task_id.clone(), t.entry.saved.clone()))
+            .collect()
+    }
+
+    /// The list kept between loads is current: another process's change is read, and this
+    /// worker's own changes are in it.
+    #[tokio::test]
+    async fn a_kept_list_follows_every_change() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = Archive::path_in(dir.path());
+        let task = |id: &str, at: u64| {
+            let mut e = WatchEntry::new(id, TaskKind::Image);
+            e.last = Some(LastKnown {
+                status: "COMPLETED".into(),
+                finished_at: Some(at),
+                ..LastKnown::default()
+            });
+            e
+        };
+        let mut other = Archive::open(&path).expect("open");
+        other.insert(&[task("a", 100)], 200).expect("insert");
+        let (tx, mut rx) = mpsc::channel(16);
+        let h = spawn(path.clone(), tx);
+        assert_eq!(load(&h, &mut rx).await, [("a".to_string(), None)]);
+        other.insert(&[task("b", 300)], 400).expect("insert");
+        assert_eq!(
+            load(&h, &mut rx).await,
+            [("b".to_string(), None), ("a".to_string(), None)],
+            "another connection's change is read"
+        );
+        let id = other.list().expect("list")[0].id;
+        drop(other);
+        h.archive(ArchiveOp::Saved(id, "/tmp/b.png".into()));
+        h.archive(ArchiveOp::Delete(vec![id + 1000]));
+        let _ = (answer(&mut rx).await, answer(&mut rx).await);
+        assert_eq!(
+            load(&h, &mut rx).await,
+            [
+                ("b".to_string(), Some("/tmp/b.png".to_string())),
+                ("a".to_string(), None)
+            ]
+        );
+        h.archive(ArchiveOp::Unarchive(vec![id]));
+        let _ = answer(&mut rx).await;
+        assert_eq!(load(&h, &mut rx).await, [("a".to_string(), None)]);
     }
 }
