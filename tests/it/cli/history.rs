@@ -377,3 +377,30 @@ fn the_dashboards_remove_key_archives_and_undo_takes_it_back() {
         .entries;
     assert_eq!(listed.len(), 1, "back on the watch list");
 }
+
+/// Text another process put in the archive raw (a status with an escape sequence, a label
+/// with a bell) is printed through the sanitiser, in the table and in the JSON.
+#[test]
+fn history_prints_hostile_text_sanitised() {
+    let all = finished(1, "hostile");
+    let (dir, _store) = data_dir_with(&[]);
+    let path = Archive::path_in(dir.path());
+    Archive::open(&path).unwrap().insert(&all, 5).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE tasks SET entry = json_set(entry, '$.last.status', ?1, '$.label', ?2)",
+        ["DONE\u{1b}]0;pwned\u{7}\u{1b}[2J", "cat\u{7}\u{202e}"],
+    )
+    .unwrap();
+    drop(conn);
+    for args in [&["history", "--json"][..], &["history"]] {
+        let (code, out, err) = run(dir.path(), dir.path(), args);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("DONE"), "{out}");
+        assert!(
+            !out.chars()
+                .any(|c| c == '\u{1b}' || c == '\u{7}' || c == '\u{202e}'),
+            "{out:?}"
+        );
+    }
+}
