@@ -17,6 +17,7 @@ fn row(id: &str, status: &str, percent: u8) -> Row {
     let watch = Watch::new(vec![entry], vec!["FAILED".into()]);
     let mut row = watch.rows[0].clone();
     row.progress.observe(0.0, 0);
+    row.progress.observe(30.0, percent / 2);
     row.progress.observe(60.0, percent);
     row
 }
