@@ -154,17 +154,25 @@ fn every_line_command_works_and_each_change_is_one_line() {
         "the filter hides {DONE}: {}",
         &transcript(&s)[at..]
     );
-    let at = type_line(&mut s, "filter");
-    wait_after(&s, at, "no filter: 2 tasks\n");
-
+    // A task the filter hides is still reached by its ID, and the filter stays.
     let at = type_line(&mut s, &format!("open {DONE}"));
     let url = format!("{}files/{DONE}.png", setup.base);
     wait_after(&s, at, &format!("opened {url}"));
-    assert_eq!(std::fs::read_to_string(&opened).unwrap(), format!("{url}\n"));
+    assert_eq!(
+        std::fs::read_to_string(&opened).unwrap(),
+        format!("{url}\n")
+    );
+    let at = type_line(&mut s, "filter");
+    wait_after(&s, at, "no filter: 2 tasks\n");
 
     let at = type_line(&mut s, &format!("download {DONE}"));
     wait_after(&s, at, &format!("{DONE} saved ~/dl/{DONE}.png\n"));
     assert!(setup.path().join(format!("dl/{DONE}.png")).is_file());
+    // The file is there: the reducers ask, and the answer is a line too.
+    let at = type_line(&mut s, &format!("download {DONE}"));
+    wait_after(&s, at, &format!("/dl/{DONE}.png? (yes or no)\n"));
+    let at = type_line(&mut s, "no");
+    wait_after(&s, at, &format!("kept the file; {DONE} not downloaded\n"));
 
     let at = type_line(&mut s, "models water");
     let end = wait_after(&s, at, "models match \"water\"\n");
@@ -173,7 +181,11 @@ fn every_line_command_works_and_each_change_is_one_line() {
     let at = type_line(&mut s, "rm sim-3-x");
     wait_after(&s, at, "removed sim-3-x");
     let at = type_line(&mut s, "list");
-    let end = wait_after(&s, at, &format!("{DONE} completed 100% · saved ~/dl/{DONE}.png\n"));
+    let end = wait_after(
+        &s,
+        at,
+        &format!("{DONE} completed 100% · saved ~/dl/{DONE}.png\n"),
+    );
     let at_help = type_line(&mut s, "help");
     wait_after(&s, at_help, "quit — ");
     assert!(
@@ -240,4 +252,29 @@ fn term_dumb_and_gendash_plain_select_it_and_ctrl_d_quits() {
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
+}
+
+/// A `GENDASH_PLAIN` that says neither yes nor no is refused as a usage error, as is
+/// `--plain` with a subcommand, rather than guessed at.
+#[test]
+fn a_gendash_plain_of_neither_1_nor_0_and_plain_with_a_subcommand_are_usage_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let out = common::gendash(home.path())
+        .env("GENDASH_PLAIN", "maybe")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("GENDASH_PLAIN must be 1 or 0, not `maybe`"),
+        "{out:?}"
+    );
+    let out = common::gendash(home.path())
+        .args(["--plain", "keys"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--plain runs the dashboard"),
+        "{out:?}"
+    );
 }
