@@ -32,13 +32,13 @@ pub struct Cli {
     /// Run the dashboard against an embedded reference service with demo tasks (no setup).
     #[arg(long, global = false)]
     pub demo: bool,
-    /// Plain mode: no full screen, one line per change, line commands (also TERM=dumb or GENDASH_PLAIN=1).
+    /// Plain mode: no full screen, one line per change, line commands (also `TERM=dumb` or `GENDASH_PLAIN=1`).
     #[arg(long, overrides_with = "no_plain")]
     pub plain: bool,
-    /// The full-screen dashboard even with TERM=dumb or GENDASH_PLAIN=1.
+    /// The full-screen dashboard even with `TERM=dumb` or `GENDASH_PLAIN=1`.
     #[arg(long, overrides_with = "plain")]
     pub no_plain: bool,
-    /// Colours in plain mode: never (the default) or always; NO_COLOR means none whatever this says.
+    /// Colours in plain mode: never (the default) or always; `NO_COLOR` means none whatever this says.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "never")]
     pub color: start::ColorWhen,
     #[command(subcommand)]

@@ -114,7 +114,8 @@ pub type Outcome = Quit;
 /// asks for it). The error is one line.
 pub async fn run(mut session: Session) -> Result<Outcome, String> {
     if let Some(options) = session.plain.take() {
-        return plain::run(session, options).await;
+        // Boxed: the dashboard's own future stays its size.
+        return Box::pin(plain::run(session, options)).await;
     }
     let Started {
         settings,

@@ -228,7 +228,7 @@ impl Printer {
         if notice != self.notice {
             self.notice.clone_from(&notice);
             if let Some((text, _)) = notice
-                && !self.said_by_a_task(state, &text)
+                && !Self::said_by_a_task(state, &text)
             {
                 self.print(&Line::plain(text));
             }
@@ -257,7 +257,7 @@ impl Printer {
     }
 
     /// A notice that a task's own line says too (`saved PATH`) is not said twice.
-    fn said_by_a_task(&self, state: &State, text: &str) -> bool {
+    fn said_by_a_task(state: &State, text: &str) -> bool {
         state.watch.rows.iter().any(|r| {
             matches!(&r.download, Some(crate::app::state::DownloadView::Saved(p))
                 if text == format!("saved {p}"))
@@ -287,7 +287,8 @@ impl Printer {
                 line.text.push_str(" · video");
             }
             if let Some(label) = &row.entry.label {
-                line.text.push_str(&format!(" · {label}"));
+                line.text.push_str(" · ");
+                line.text.push_str(label);
             }
             self.print(&line);
         }

@@ -62,18 +62,18 @@ fn a_running_task_is_told_once_per_step_and_its_finish_once() {
     let mut r = row("sim-5", "RUNNING", 40);
     let (first, seen) = changed(&r, None, 61, STALL, None);
     assert_eq!(first.len(), 1, "{first:?}");
-    let mut seen = seen.unwrap();
+    let mut seen = seen.expect("known");
     for percent in [41, 45, 49] {
-        r.entry.last.as_mut().unwrap().percent = percent;
+        r.entry.last.as_mut().expect("known").percent = percent;
         let (out, _) = changed(&r, Some(&seen), 61, STALL, None);
         assert!(out.is_empty(), "{percent}%: {out:?}");
     }
-    r.entry.last.as_mut().unwrap().percent = 52;
+    r.entry.last.as_mut().expect("known").percent = 52;
     let (out, next) = changed(&r, Some(&seen), 61, STALL, None);
     assert_eq!(out.len(), 1, "{out:?}");
     assert!(out[0].text.starts_with("sim-5 running 52%"), "{out:?}");
-    seen = next.unwrap();
-    r.entry.last.as_mut().unwrap().percent = 100;
+    seen = next.expect("known");
+    r.entry.last.as_mut().expect("known").percent = 100;
     r.state = crate::api::TaskState::Completed;
     let (out, next) = changed(&r, Some(&seen), 61, STALL, None);
     assert_eq!(texts(&out), ["sim-5 completed 100%"]);
@@ -85,9 +85,9 @@ fn a_running_task_is_told_once_per_step_and_its_finish_once() {
 fn a_finish_whose_file_is_fetched_waits_for_it_and_is_one_line() {
     let mut r = row("sim-3", "RUNNING", 50);
     let (_, seen) = changed(&r, None, 61, STALL, None);
-    let seen = seen.unwrap();
+    let seen = seen.expect("known");
     r.state = crate::api::TaskState::Completed;
-    r.entry.last.as_mut().unwrap().percent = 100;
+    r.entry.last.as_mut().expect("known").percent = 100;
     r.awaiting_claim = Some(Duties {
         announce: None,
         download: true,
@@ -107,7 +107,7 @@ fn a_finish_whose_file_is_fetched_waits_for_it_and_is_one_line() {
 fn troubles_and_failed_downloads_are_lines_of_their_own() {
     let mut r = row("sim-4", "RUNNING", 20);
     let (_, seen) = changed(&r, None, 61, STALL, None);
-    let seen = seen.unwrap();
+    let seen = seen.expect("known");
     r.error = Some("connection refused".into());
     let (out, next) = changed(&r, Some(&seen), 61, STALL, None);
     assert_eq!(out, [Line::bad("sim-4 error: connection refused")]);

@@ -105,7 +105,7 @@ fn recording_opener(home: &std::path::Path) -> (String, std::path::PathBuf) {
 #[test]
 fn every_line_command_works_and_each_change_is_one_line() {
     let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
-    let (opener, opened) = recording_opener(setup.path());
+    let (opener, opener_log) = recording_opener(setup.path());
     let mut s = plain(&setup, &["--plain"], &[("GENDASH_OPENER", opener.as_str())]);
     wait_after(&s, 0, &format!("{DONE} completed 100%"));
 
@@ -159,7 +159,7 @@ fn every_line_command_works_and_each_change_is_one_line() {
     let url = format!("{}files/{DONE}.png", setup.base);
     wait_after(&s, at, &format!("opened {url}"));
     assert_eq!(
-        std::fs::read_to_string(&opened).unwrap(),
+        std::fs::read_to_string(&opener_log).unwrap(),
         format!("{url}\n")
     );
     let at = type_line(&mut s, "filter");
