@@ -179,7 +179,7 @@ fn every_line_command_works_and_each_change_is_one_line() {
     wait_after(&s, end, "watercolor_v1.5 · sd · style\n");
 
     let at = type_line(&mut s, "rm sim-3-x");
-    wait_after(&s, at, "removed sim-3-x");
+    wait_after(&s, at, "removed sim-3-x — undo brings it back\n");
     let at = type_line(&mut s, "list");
     let end = wait_after(
         &s,
@@ -193,6 +193,9 @@ fn every_line_command_works_and_each_change_is_one_line() {
         "{}",
         &transcript(&s)[at..]
     );
+
+    let at = type_line(&mut s, "undo");
+    wait_after(&s, at, "restored sim-3-x\n");
 
     let at = type_line(&mut s, "frobnicate");
     wait_after(
