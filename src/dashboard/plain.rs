@@ -230,7 +230,7 @@ impl Printer {
             if let Some((text, _)) = notice
                 && !Self::said_by_a_task(state, &text)
             {
-                self.print(&Line::plain(text));
+                self.print(&Line::plain(in_words(state, &text)));
             }
         }
         if state.health != self.health {
@@ -427,6 +427,15 @@ impl Printer {
             cmds.extend(filter_watch(state, &query));
         }
         cmds
+    }
+}
+
+/// A notice as plain mode says it: the undo key it names is the `undo` command here.
+fn in_words(state: &State, text: &str) -> String {
+    let undoes = format!(" — {} undoes", state.keymap.key("undo"));
+    match text.strip_suffix(&undoes) {
+        Some(head) => format!("{head} — undo brings it back"),
+        None => text.to_string(),
     }
 }
 
