@@ -218,8 +218,13 @@ impl Printer {
             .retain(|key, _| state.watch.rows.iter().any(|r| r.key() == *key));
         if state.last_error != self.error {
             self.error.clone_from(&state.last_error);
+            // An error a task's line just told ("sim-4 not found: …") is not told twice.
+            let said = |e: &str| {
+                told.iter()
+                    .any(|t| t.split_once(": ").is_some_and(|(_, why)| e.ends_with(why)))
+            };
             if let Some(e) = &state.last_error
-                && !told.iter().any(|t| t.ends_with(e.as_str()))
+                && !said(e)
             {
                 self.print(&Line::bad(format!("error: {e}")));
             }
@@ -367,7 +372,10 @@ impl Printer {
                     cmds.extend(state.update(Action::ToggleKind));
                 }
                 cmds.extend(state.update(Action::Paste(ids.join(" "))));
-                cmds.extend(state.update(Action::Submit));
+                // A refused paste leaves the field empty and says why: Enter is not pressed.
+                if !matches!(&state.popup, Some(Popup::Add(d)) if d.error.is_some()) {
+                    cmds.extend(state.update(Action::Submit));
+                }
                 if let Some(Popup::Add(dialog)) = &state.popup {
                     let why = dialog.error.clone().unwrap_or_default();
                     self.print(&Line::bad(format!("add: {why}")));

@@ -197,6 +197,18 @@ fn every_line_command_works_and_each_change_is_one_line() {
     let at = type_line(&mut s, "undo");
     wait_after(&s, at, "restored sim-3-x\n");
 
+    // The add dialog's checks are the reducers': a refused ID is one line, nothing added,
+    // and what was typed is never written back raw.
+    let at = type_line(&mut s, "add ..");
+    wait_after(&s, at, "\nadd: `..` is not a valid task ID\n");
+    let at = type_line(&mut s, "add ab\x1b[2Jcd");
+    wait_after(&s, at, "holds control or invisible characters\n");
+    assert!(
+        !transcript(&s)[at..].contains("\nadded "),
+        "{}",
+        &transcript(&s)[at..]
+    );
+
     let at = type_line(&mut s, "frobnicate");
     wait_after(
         &s,
