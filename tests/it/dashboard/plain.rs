@@ -99,17 +99,9 @@ fn recording_opener(home: &std::path::Path) -> (String, std::path::PathBuf) {
     (program.display().to_string(), log)
 }
 
-/// Every command against the reference service: help, add (a task that then finishes, told
-/// in exactly one line), list, filter, open, download, models, rm, a mistake, quit; the
-/// output is text alone and the terminal is left cooked.
-#[test]
-fn every_line_command_works_and_each_change_is_one_line() {
-    let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
-    let (opener, opener_log) = recording_opener(setup.path());
-    let mut s = plain(&setup, &["--plain"], &[("GENDASH_OPENER", opener.as_str())]);
-    wait_after(&s, 0, &format!("{DONE} completed 100%"));
-
-    let at = type_line(&mut s, "help");
+/// `help` prints every command, one per line.
+fn help_lists_every_command(s: &mut Session) {
+    let at = type_line(s, "help");
     for line in [
         "list — ",
         "add [--video] ID… — ",
@@ -121,8 +113,21 @@ fn every_line_command_works_and_each_change_is_one_line() {
         "help — ",
         "quit — end gendash (so does Ctrl-D)",
     ] {
-        wait_after(&s, at, &format!("\n{line}"));
+        wait_after(s, at, &format!("\n{line}"));
     }
+}
+
+/// Every command against the reference service: help, add (a task that then finishes, told
+/// in exactly one line), list, filter, open, download, models, rm, a mistake, quit; the
+/// output is text alone and the terminal is left cooked.
+#[test]
+fn every_line_command_works_and_each_change_is_one_line() {
+    let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
+    let (opener, opener_log) = recording_opener(setup.path());
+    let mut s = plain(&setup, &["--plain"], &[("GENDASH_OPENER", opener.as_str())]);
+    wait_after(&s, 0, &format!("{DONE} completed 100%"));
+
+    help_lists_every_command(&mut s);
 
     // The line discipline echoes what is typed: the terminal is not raw.
     let at = type_line(&mut s, "add sim-3-x");
