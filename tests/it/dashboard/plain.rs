@@ -253,15 +253,20 @@ fn colours_are_sgr_only_when_asked_and_none_with_no_color() {
 }
 
 /// `TERM=dumb` and `GENDASH_PLAIN=1` select plain mode without the flag; Ctrl-D (the end of
-/// the input) quits it; `--no-plain` and `GENDASH_PLAIN=0` keep the full screen.
+/// the input) and Ctrl-C quit it; `--no-plain` and `GENDASH_PLAIN=0` keep the full screen.
 #[test]
 fn term_dumb_and_gendash_plain_select_it_and_ctrl_d_quits() {
     let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
-    for env in [[("TERM", "dumb")], [("GENDASH_PLAIN", "1")]] {
-        let mut s = plain(&setup, &[], &env);
+    // Ctrl-D ends the input (exit 0); Ctrl-C is the terminal's SIGINT (exit 130, as shells
+    // report it).
+    for (env, key, code) in [
+        (("TERM", "dumb"), "\x04", 0),
+        (("GENDASH_PLAIN", "1"), "\x03", 130),
+    ] {
+        let mut s = plain(&setup, &[], &[env]);
         wait_after(&s, 0, &format!("{DONE} completed 100%"));
-        s.send("\x04");
-        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0, "{env:?}");
+        s.send(key);
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), code, "{env:?}");
         assert!(!s.raw().contains(&0x1b), "{env:?}: {:?}", transcript(&s));
         assert_cooked(&s);
     }
