@@ -39,6 +39,10 @@ pub const OTHER_VARIABLES: &[(&str, &str)] = &[
         "the token gendash serve asks clients for",
     ),
     (
+        "GENDASH_PLAIN",
+        "1 runs the dashboard in plain mode (as --plain), 0 never (even with TERM=dumb)",
+    ),
+    (
         "NO_COLOR",
         "no colours in the dashboard, and no half-block previews",
     ),

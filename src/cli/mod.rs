@@ -33,6 +33,15 @@ pub struct Cli {
     /// Run the dashboard against an embedded reference service with demo tasks (no setup).
     #[arg(long, global = false)]
     pub demo: bool,
+    /// Plain mode: no full screen, one line per change, line commands (also `TERM=dumb` or `GENDASH_PLAIN=1`).
+    #[arg(long, overrides_with = "no_plain")]
+    pub plain: bool,
+    /// The full-screen dashboard even with `TERM=dumb` or `GENDASH_PLAIN=1`.
+    #[arg(long, overrides_with = "plain")]
+    pub no_plain: bool,
+    /// Colours in plain mode: never (the default) or always; `NO_COLOR` means none whatever this says.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "never")]
+    pub color: start::ColorWhen,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -257,12 +266,17 @@ pub fn main() -> ExitCode {
 }
 
 async fn dispatch(args: Cli) -> CliResult {
+    let plain = start::Plain::of(&args);
     let global = args.global;
     match args.command {
-        None => start::run(&global, args.demo).await,
+        None => start::run(&global, args.demo, plain).await,
         Some(_) if args.demo => Err(Failure::new(
             exit::USAGE,
             "--demo runs the dashboard; it takes no subcommand",
+        )),
+        Some(_) if args.plain => Err(Failure::new(
+            exit::USAGE,
+            "--plain runs the dashboard; it takes no subcommand",
         )),
         Some(Command::Models(a)) => models::run(&global, &a).await,
         Some(Command::Status(a)) => tasks::status(&global, &a).await,

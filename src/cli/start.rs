@@ -9,18 +9,59 @@ use crate::dashboard::{self, session};
 use crate::server;
 use crate::server::simulation::DEMO_TASKS;
 
-pub async fn run(global: &Global, demo: bool) -> CliResult {
+/// When plain mode's lines have colours (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    Never,
+    Always,
+}
+
+/// What the command line says of plain mode: `--plain` (`Some(true)`), `--no-plain`
+/// (`Some(false)`) or neither, and `--color`.
+pub struct Plain {
+    flag: Option<bool>,
+    color: ColorWhen,
+}
+
+impl Plain {
+    pub fn of(cli: &super::Cli) -> Self {
+        let flag = match (cli.plain, cli.no_plain) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        Plain {
+            flag,
+            color: cli.color,
+        }
+    }
+
+    /// Plain mode's options if it is wanted (the flags, then `GENDASH_PLAIN`, then `TERM`).
+    fn options(&self, no_color: bool) -> Result<Option<dashboard::plain::Options>, Failure> {
+        let wanted = dashboard::plain::wanted(self.flag, &crate::store::config::process_env)
+            .map_err(|e| Failure::new(exit::USAGE, e))?;
+        Ok(wanted.then_some(dashboard::plain::Options {
+            color: self.color == ColorWhen::Always && !no_color,
+        }))
+    }
+}
+
+pub async fn run(global: &Global, demo: bool, plain: Plain) -> CliResult {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let plain = plain.options(no_color)?;
     let outcome = if demo {
-        run_demo(global, no_color).await?
+        run_demo(global, no_color, plain).await?
     } else {
         let settings = global.settings()?;
-        let session = session::for_settings(settings, global.overrides(), no_color, client_from)
-            .map_err(|refused| match refused {
-                session::Refused::Looks(e) => Failure::new(exit::OTHER, e),
-                session::Refused::Client(failure) => failure,
-                session::Refused::Config(e) => Failure::from(e),
-            })?;
+        let mut session =
+            session::for_settings(settings, global.overrides(), no_color, client_from).map_err(
+                |refused| match refused {
+                    session::Refused::Looks(e) => Failure::new(exit::OTHER, e),
+                    session::Refused::Client(failure) => failure,
+                    session::Refused::Config(e) => Failure::from(e),
+                },
+            )?;
+        session.plain = plain;
         dashboard::run(session)
             .await
             .map_err(|e| Failure::new(exit::OTHER, e))?
@@ -43,7 +84,11 @@ pub fn exit_code(outcome: Quit) -> u8 {
     }
 }
 
-async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
+async fn run_demo(
+    global: &Global,
+    no_color: bool,
+    plain: Option<dashboard::plain::Options>,
+) -> Result<Quit, Failure> {
     let settings = session::demo_settings(&global.overrides());
     let cannot = |e: &dyn std::fmt::Display| {
         Failure::new(exit::OTHER, format!("cannot start the demo service: {e}"))
@@ -65,7 +110,7 @@ async fn run_demo(global: &Global, no_color: bool) -> Result<Quit, Failure> {
         token: service.token.clone(),
         tasks: DEMO_TASKS,
     };
-    let result = session::demo(settings, demo, no_color)
+    let result = session::demo(settings, demo, no_color, plain)
         .await
         .map_err(|e| Failure::new(exit::OTHER, e));
     drop(service);

@@ -4,6 +4,7 @@
 //! everything pending was handled. The behaviour lives in the reducers; this module only routes.
 
 pub mod input;
+pub mod plain;
 pub mod progress;
 pub mod session;
 pub mod terminal;
@@ -60,6 +61,8 @@ pub struct Session {
     pub theme: Theme,
     /// Set for `--demo` only.
     pub demo: Option<state::Demo>,
+    /// Set for plain mode (`--plain`): lines and line commands instead of the full screen.
+    pub plain: Option<plain::Options>,
 }
 
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
@@ -107,34 +110,21 @@ fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
 /// Why the dashboard ended, for the caller to turn into an exit code.
 pub type Outcome = Quit;
 
-/// Runs the dashboard until the user quits or a signal ends it. The error is one line.
-pub async fn run(session: Session) -> Result<Outcome, String> {
-    let Session {
+/// Runs the dashboard until the user quits or a signal ends it (in plain mode if the session
+/// asks for it). The error is one line.
+pub async fn run(mut session: Session) -> Result<Outcome, String> {
+    if let Some(options) = session.plain.take() {
+        // Boxed: the dashboard's own future stays its size.
+        return Box::pin(plain::run(session, options)).await;
+    }
+    let Started {
         settings,
-        client,
-        store,
-        recent_categories,
+        mut workers,
+        mut msg_rx,
+        init,
         no_color,
-        services,
-        resolve,
         preview_cache,
-        catalogue_cache,
-        keymap,
-        theme,
-        demo,
-    } = session;
-    let loaded = store.load().map_err(|e| e.to_string())?;
-    let (msg_tx, mut msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
-    let (client, resolve) = log_requests(client, resolve, &msg_tx);
-    let mut workers = start_workers(
-        &settings,
-        &client,
-        store,
-        recent_categories.clone(),
-        resolve,
-        catalogue_cache,
-        msg_tx,
-    )?;
+    } = start(session)?;
 
     progress::install_panic_hook();
     terminal::install_panic_hook();
@@ -155,37 +145,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     #[cfg(feature = "testing")]
     crate::testing::maybe_panic_in_worker();
 
-    let remembered = remembered(&recent_categories, client.base_url().as_str());
-    let mut state = State::new(Init {
-        categories: settings.categories.clone(),
-        watch: loaded.entries,
-        failure_statuses: settings.failure_statuses.clone(),
-        settings: UiSettings {
-            bell: settings.bell,
-            desktop_notifications: settings.desktop_notifications,
-            no_color,
-        },
-        keymap,
-        theme: Some(theme),
-        stall_after: settings.stall_after.as_secs(),
-        auto_download: settings.auto_download,
-        services: Some(services),
-        utc_offset: crate::clock::local_offset(),
-        demo,
-        preview,
-        error: loaded.set_aside.map(|p| {
-            format!(
-                "the watch list could not be read and was set aside as {}",
-                p.display()
-            )
-        }),
-        now: unix_now(),
-        notify: crate::app::watch::notify::Settings {
-            policy: settings.notify,
-            on_stall: settings.notify_on_stall,
-        },
-        ..remembered
-    });
+    let mut state = State::new(Init { preview, ..init });
     let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
     let mut first = state.update(Action::Resize {
         width: size.width,
@@ -193,7 +153,7 @@ pub async fn run(session: Session) -> Result<Outcome, String> {
     });
     first.extend(state.start());
     hold_previews(&mut first, asking.as_mut());
-    dispatch(first, &mut workers, &mut tui);
+    dispatch(first, &mut workers, tui.backend_mut());
 
     let outcome = event_loop(&mut state, &mut tui, &mut workers, &mut msg_rx, asking).await;
     progress::restore();
@@ -249,7 +209,7 @@ async fn event_loop(
             early = next_early(asking.as_mut()) => match early {
                 terminal::Early::Event(event) => on_event(state, event),
                 terminal::Early::Ask { query, written } => {
-                    write_raw(tui, &String::from_utf8_lossy(&query));
+                    write_raw(tui.backend_mut(), &String::from_utf8_lossy(&query));
                     let _ = written.send(());
                     Vec::new()
                 }
@@ -284,7 +244,7 @@ async fn event_loop(
             .filtering()
             .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
         hold_previews(&mut cmds, asking.as_mut());
-        dispatch(cmds, workers, tui);
+        dispatch(cmds, workers, tui.backend_mut());
         if let Some(quit) = state.quit {
             return Ok(quit);
         }
@@ -298,6 +258,87 @@ async fn event_loop(
             redraw_all(state, tui).map_err(io)?;
         }
     }
+}
+
+/// What the dashboard and plain mode both start from: the workers running, the channel their
+/// reports arrive on, and the App's first value (its preview slot is the front end's to set).
+struct Started {
+    settings: Settings,
+    workers: Workers,
+    msg_rx: mpsc::Receiver<Msg>,
+    init: Init,
+    no_color: bool,
+    preview_cache: PathBuf,
+}
+
+/// Loads the watch list, starts the workers and makes the App's first value: the one start of
+/// both front ends.
+fn start(session: Session) -> Result<Started, String> {
+    let Session {
+        settings,
+        client,
+        store,
+        recent_categories,
+        no_color,
+        services,
+        resolve,
+        preview_cache,
+        catalogue_cache,
+        keymap,
+        theme,
+        demo,
+        plain: _,
+    } = session;
+    let loaded = store.load().map_err(|e| e.to_string())?;
+    let (msg_tx, msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
+    let (client, resolve) = log_requests(client, resolve, &msg_tx);
+    let workers = start_workers(
+        &settings,
+        &client,
+        store,
+        recent_categories.clone(),
+        resolve,
+        catalogue_cache,
+        msg_tx,
+    )?;
+    let remembered = remembered(&recent_categories, client.base_url().as_str());
+    let init = Init {
+        categories: settings.categories.clone(),
+        watch: loaded.entries,
+        failure_statuses: settings.failure_statuses.clone(),
+        settings: UiSettings {
+            bell: settings.bell,
+            desktop_notifications: settings.desktop_notifications,
+            no_color,
+        },
+        keymap,
+        theme: Some(theme),
+        stall_after: settings.stall_after.as_secs(),
+        auto_download: settings.auto_download,
+        services: Some(services),
+        utc_offset: crate::clock::local_offset(),
+        demo,
+        error: loaded.set_aside.map(|p| {
+            format!(
+                "the watch list could not be read and was set aside as {}",
+                p.display()
+            )
+        }),
+        now: unix_now(),
+        notify: crate::app::watch::notify::Settings {
+            policy: settings.notify,
+            on_stall: settings.notify_on_stall,
+        },
+        ..remembered
+    };
+    Ok(Started {
+        settings,
+        workers,
+        msg_rx,
+        init,
+        no_color,
+        preview_cache,
+    })
 }
 
 /// Every request of the current service's client and of those made for other services
@@ -603,8 +644,9 @@ fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
     Backend::flush(out)
 }
 
-/// Carries out commands: workers get theirs, terminal-side ones are written here.
-fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
+/// Carries out commands: workers get theirs, terminal-side ones are written to `tui` (the
+/// dashboard's terminal, or plain mode's output).
+fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut dyn Write) {
     for cmd in cmds {
         match cmd {
             Cmd::FetchCatalogue(request) => workers.fetch_catalogue(request),
@@ -638,8 +680,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut Tui) {
     }
 }
 
-fn write_raw(tui: &mut Tui, bytes: &str) {
-    let out = tui.backend_mut();
+fn write_raw(out: &mut dyn Write, bytes: &str) {
     let _ = out.write_all(bytes.as_bytes());
     let _ = out.flush();
 }

@@ -60,6 +60,7 @@ pub fn for_settings<E: Display + 'static>(
         keymap,
         theme,
         demo: None,
+        plain: None,
     })
 }
 
@@ -149,6 +150,7 @@ pub async fn demo(
     mut settings: Settings,
     service: DemoService<'_>,
     no_color: bool,
+    plain: Option<super::plain::Options>,
 ) -> Result<Outcome, String> {
     let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
     let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
@@ -170,7 +172,7 @@ pub async fn demo(
         no_color,
         demo,
     ) {
-        Ok(session) => super::run(session).await,
+        Ok(session) => super::run(super::Session { plain, ..session }).await,
         Err(e) => Err(e),
     };
     let _ = std::fs::remove_dir_all(&scratch);
@@ -242,5 +244,6 @@ fn demo_session(
         keymap,
         theme,
         demo: Some(demo),
+        plain: None,
     })
 }

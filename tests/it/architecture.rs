@@ -55,7 +55,7 @@ const RULES: &[(&str, &[&str])] = &[
         "dashboard",
         &[
             "app", "ui", "workers", "msg", "cmd", "store", "api", "testing", "picture", "filter",
-            "clock",
+            "clock", "fmt",
         ],
     ),
     ("server", &["api"]),

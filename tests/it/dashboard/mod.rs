@@ -9,6 +9,7 @@ mod keys;
 mod notices;
 mod offline;
 mod opening;
+mod plain;
 mod progress;
 mod seen;
 mod services;

@@ -1,0 +1,504 @@
+//! Plain mode (`--plain`, `TERM=dumb`, `GENDASH_PLAIN=1`), for screen readers and logs: no
+//! alternate screen, no cursor addressing, no raw mode (the terminal's own line editing reads
+//! the commands), colours only when asked. It runs the dashboard's workers and App, started
+//! by the same `start` and fed by the same `dispatch`: worker reports go through
+//! `State::apply`, and each line command becomes the `Action`s its keys would be
+//! (`command.rs`), so the behaviour is the reducers', never a copy. After each input or batch
+//! of reports, what changed in the App's state is printed, one line per change (`lines.rs`).
+
+mod command;
+mod lines;
+
+use super::{Outcome, Session, Started, dispatch, start};
+use crate::api::TaskKind;
+use crate::app::action::Action;
+use crate::app::state::{Health, Init, Load, Pane, Popup, PreviewSlot, State};
+use crate::cmd::{Cmd, TaskKey};
+use crate::msg::Msg;
+use crate::store::watchlist::unix_now;
+use crate::workers::Workers;
+use command::Command;
+use lines::{Line, Seen};
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::io::Write;
+use std::time::Duration;
+use tokio::signal::unix::{SignalKind, signal};
+
+/// At most this many worker reports are handled before the changes are printed.
+const DRAIN_BATCH: usize = 256;
+/// `models` prints at most this many models; the rest are counted.
+pub const MODELS_SHOWN: usize = 100;
+
+/// How plain mode prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Lines are coloured (SGR only): `--color always`, and no `NO_COLOR`.
+    pub color: bool,
+}
+
+/// Whether plain mode is wanted: `--plain` / `--no-plain` (`flag`) decide; else
+/// `GENDASH_PLAIN` (`1`, `true`, `yes`, `on`; `0`, `false`, `no`, `off`); else `TERM=dumb`.
+pub fn wanted(flag: Option<bool>, env: &dyn Fn(&str) -> Option<String>) -> Result<bool, String> {
+    if let Some(flag) = flag {
+        return Ok(flag);
+    }
+    if let Some(value) = env("GENDASH_PLAIN") {
+        return match value.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(format!(
+                "GENDASH_PLAIN must be 1 or 0, not `{}`",
+                crate::api::sanitize::sanitize(&value)
+            )),
+        };
+    }
+    Ok(env("TERM").is_some_and(|term| term == "dumb"))
+}
+
+/// Runs plain mode until `quit`, the end of the input, or a signal. The error is one line.
+pub async fn run(session: Session, options: Options) -> Result<Outcome, String> {
+    let Started {
+        mut workers,
+        mut msg_rx,
+        init,
+        ..
+    } = start(session)?;
+    let io = |e: std::io::Error| format!("terminal error: {e}");
+    let mut state = State::new(Init {
+        preview: Some(PreviewSlot::off("plain mode shows no pictures")),
+        ..init
+    });
+    let mut printer = Printer::new(options.color);
+    printer.print(&Line::plain(format!(
+        "gendash plain mode · {} watched at {} · type help for the commands",
+        crate::app::state::count_of(state.watch.rows.len(), "task"),
+        state.service_url.trim_end_matches('/'),
+    )));
+    // No screen: a size of its own, so the reducers have rows "on screen" to poll first.
+    let mut first = state.update(Action::Resize {
+        width: 120,
+        height: 40,
+    });
+    first.extend(state.start());
+    send(first, &mut workers);
+    printer.report(&state);
+
+    let mut input = read_lines();
+    let mut ticker = tokio::time::interval(Duration::from_secs(1));
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(io)?;
+    let mut sighup = signal(SignalKind::hangup()).map_err(io)?;
+    let outcome = loop {
+        let cmds = tokio::select! {
+            line = input.recv() => match line {
+                Some(line) => printer.command(&mut state, &line),
+                // Ctrl-D, or the end of a piped input.
+                None => state.update(Action::Quit),
+            },
+            Some(msg) = msg_rx.recv() => {
+                let mut cmds = state.apply(msg);
+                for _ in 0..DRAIN_BATCH {
+                    match msg_rx.try_recv() {
+                        Ok(m) => cmds.extend(state.apply(m)),
+                        Err(_) => break,
+                    }
+                }
+                cmds
+            }
+            _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
+            _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
+            _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
+            _ = sighup.recv() => state.update(Action::Terminate(signal_hook::consts::SIGHUP)),
+        };
+        send(cmds, &mut workers);
+        printer.report(&state);
+        if let Some(quit) = state.quit {
+            break quit;
+        }
+    };
+    drop(msg_rx);
+    workers.shutdown(Duration::from_secs(2)).await;
+    Ok(outcome)
+}
+
+/// The lines typed, as the terminal's line editing hands them over (invalid UTF-8 replaced),
+/// read on a thread of their own; the channel closes at the end of the input.
+fn read_lines() -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match stdin.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if tx
+                        .send(String::from_utf8_lossy(&line).into_owned())
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    rx
+}
+
+/// The App's commands, carried out as the dashboard carries them out, less what only a full
+/// terminal shows: notifications and clipboard sequences (escape sequences; each change is
+/// a line already).
+fn send(cmds: Vec<Cmd>, workers: &mut Workers) {
+    let cmds = cmds
+        .into_iter()
+        .filter(|c| !matches!(c, Cmd::Notify { .. } | Cmd::CopyToTerminal { .. }))
+        .collect();
+    dispatch(cmds, workers, &mut std::io::stdout());
+}
+
+/// What was last printed of the App's state, and the output.
+struct Printer {
+    color: bool,
+    home: Option<String>,
+    tasks: HashMap<TaskKey, Seen>,
+    notice: Option<(String, u64)>,
+    error: Option<String>,
+    health: Health,
+    question: Option<String>,
+    /// `models` was asked: printed once the catalogue and its ranking are in.
+    models: bool,
+}
+
+impl Printer {
+    fn new(color: bool) -> Self {
+        Printer {
+            color,
+            home: std::env::var("HOME").ok(),
+            tasks: HashMap::new(),
+            notice: None,
+            error: None,
+            health: Health::Unknown,
+            question: None,
+            models: false,
+        }
+    }
+
+    fn print(&self, line: &Line) {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{}", lines::render(line, self.color));
+        let _ = out.flush();
+    }
+
+    /// One line per change since the last report: each task's, then errors, notices, the
+    /// service's health, a question, and the catalogue `models` waits for.
+    fn report(&mut self, state: &State) {
+        let (now, stall_after) = (state.now, state.watch.stall_after);
+        let mut told = Vec::new();
+        for row in &state.watch.rows {
+            let key = row.key();
+            let (out, seen) = lines::changed(
+                row,
+                self.tasks.get(&key),
+                now,
+                stall_after,
+                self.home.as_deref(),
+            );
+            for line in &out {
+                self.print(line);
+                told.push(line.text.clone());
+            }
+            if let Some(seen) = seen {
+                self.tasks.insert(key, seen);
+            }
+        }
+        self.tasks
+            .retain(|key, _| state.watch.rows.iter().any(|r| r.key() == *key));
+        if state.last_error != self.error {
+            self.error.clone_from(&state.last_error);
+            // An error a task's line just told ("sim-4 not found: …") is not told twice.
+            let said = |e: &str| {
+                told.iter()
+                    .any(|t| t.split_once(": ").is_some_and(|(_, why)| e.ends_with(why)))
+            };
+            if let Some(e) = &state.last_error
+                && !said(e)
+            {
+                self.print(&Line::bad(format!("error: {e}")));
+            }
+        }
+        let notice = state.notice.as_ref().map(|n| (n.text.clone(), n.until));
+        if notice != self.notice {
+            self.notice.clone_from(&notice);
+            if let Some((text, _)) = notice
+                && !Self::said_by_a_task(state, &text)
+            {
+                self.print(&Line::plain(in_words(state, &text)));
+            }
+        }
+        if state.health != self.health {
+            if matches!(state.health, Health::Reconnected { .. }) {
+                self.print(&Line::plain("the service answers again"));
+            }
+            self.health = state.health.clone();
+        }
+        let question = match &state.popup {
+            Some(Popup::Confirm(c)) => Some(c.question.clone()),
+            _ => None,
+        };
+        if question != self.question {
+            if let Some(q) = &question {
+                self.print(&Line::plain(format!("{q} (yes or no)")));
+            }
+            self.question = question;
+        }
+        if self.models && !matches!(state.browser.load, Load::Loading) && !state.browser.filtering()
+        {
+            self.models = false;
+            self.models(state);
+        }
+    }
+
+    /// A notice that a task's own line says too (`saved PATH`) is not said twice.
+    fn said_by_a_task(state: &State, text: &str) -> bool {
+        state.watch.rows.iter().any(|r| {
+            matches!(&r.download, Some(crate::app::state::DownloadView::Saved(p))
+                if text == format!("saved {p}"))
+        })
+    }
+
+    /// `list`: every task the filter lets through, one a line, in the list's order.
+    fn list(&self, state: &State) {
+        let watch = &state.watch;
+        if watch.rows.is_empty() {
+            self.print(&Line::plain(
+                "the watch list is empty: add ID… watches a task",
+            ));
+            return;
+        }
+        if watch.order.is_empty() {
+            self.print(&Line::plain(format!(
+                "no task matches the filter \"{}\" (filter alone clears it)",
+                watch.query
+            )));
+            return;
+        }
+        for &i in &watch.order {
+            let row = &watch.rows[i];
+            let mut line = lines::status(row, state.now, watch.stall_after, self.home.as_deref());
+            if row.entry.kind == TaskKind::Video {
+                line.text.push_str(" · video");
+            }
+            if let Some(label) = &row.entry.label {
+                line.text.push_str(" · ");
+                line.text.push_str(label);
+            }
+            self.print(&line);
+        }
+    }
+
+    /// `models`: the catalogue's matches, best first, one model a line.
+    fn models(&self, state: &State) {
+        let browser = &state.browser;
+        if let Load::Failed(e) = &browser.load {
+            self.print(&Line::bad(format!("models: {e}")));
+        }
+        let total = browser.matches.len();
+        let filter = browser.query.trim();
+        self.print(&Line::plain(match (total, filter.is_empty()) {
+            (0, true) => "the catalogue lists no model".to_string(),
+            (0, false) => format!("no model matches \"{filter}\""),
+            (_, true) => crate::app::state::count_of(total, "model"),
+            (_, false) => format!(
+                "{} match \"{filter}\"",
+                crate::app::state::count_of(total, "model")
+            ),
+        }));
+        for &i in browser.matches.iter().take(MODELS_SHOWN) {
+            let Some(entry) = browser.entries.get(i as usize) else {
+                continue;
+            };
+            let mut text = entry.model.clone();
+            for part in [entry.lora_type(), entry.category()].into_iter().flatten() {
+                text.push_str(" · ");
+                text.push_str(part);
+            }
+            self.print(&Line::plain(text));
+        }
+        if total > MODELS_SHOWN {
+            self.print(&Line::plain(format!(
+                "… and {} more: models FILTER narrows the list",
+                total - MODELS_SHOWN
+            )));
+        }
+    }
+
+    /// A typed line: its command carried out through the App's reducers, as the keys that
+    /// mean it would; a mistake is one line.
+    fn command(&mut self, state: &mut State, line: &str) -> Vec<Cmd> {
+        let command = match command::parse(line) {
+            Ok(c) => c,
+            Err(e) => {
+                self.print(&Line::bad(e));
+                return Vec::new();
+            }
+        };
+        let mut cmds = Vec::new();
+        // A question waits for its answer; another command leaves it unanswered, as Esc.
+        if let Some(Popup::Confirm(_)) = state.popup {
+            match command {
+                Command::Answer(yes) => {
+                    return state.update(if yes { Action::Submit } else { Action::Cancel });
+                }
+                Command::Nothing => return cmds,
+                _ => cmds.extend(state.update(Action::Cancel)),
+            }
+        }
+        match command {
+            Command::Nothing => {}
+            Command::Answer(_) => self.print(&Line::plain("nothing was asked")),
+            Command::Help => {
+                for help in command::HELP {
+                    self.print(&Line::plain(*help));
+                }
+            }
+            Command::List => self.list(state),
+            Command::Quit => cmds.extend(state.update(Action::Quit)),
+            Command::Add { ids, kind } => {
+                cmds.extend(state.update(Action::OpenAddDialog));
+                if kind == TaskKind::Video {
+                    cmds.extend(state.update(Action::ToggleKind));
+                }
+                cmds.extend(state.update(Action::Paste(ids.join(" "))));
+                // A refused paste leaves the field empty and says why: Enter is not pressed.
+                if !matches!(&state.popup, Some(Popup::Add(d)) if d.error.is_some()) {
+                    cmds.extend(state.update(Action::Submit));
+                }
+                if let Some(Popup::Add(dialog)) = &state.popup {
+                    let why = dialog.error.clone().unwrap_or_default();
+                    self.print(&Line::bad(format!("add: {why}")));
+                    cmds.extend(state.update(Action::Cancel));
+                }
+            }
+            Command::Remove(id) => cmds.extend(self.on_task(state, &id, "rm", Action::Remove)),
+            Command::Open(id) => cmds.extend(self.on_task(state, &id, "open", Action::Open)),
+            Command::Download(id) => {
+                cmds.extend(self.on_task(state, &id, "download", Action::Download));
+            }
+            Command::Undo => {
+                cmds.extend(focus(state, Pane::Watch));
+                cmds.extend(state.update(Action::Undo));
+            }
+            Command::Filter(text) => {
+                cmds.extend(filter_watch(state, &text));
+                let (shown, all) = (state.watch.order.len(), state.watch.rows.len());
+                self.print(&Line::plain(if text.is_empty() {
+                    format!("no filter: {}", crate::app::state::count_of(all, "task"))
+                } else {
+                    format!("filter \"{}\": {shown} of {all} tasks", state.watch.query)
+                }));
+            }
+            Command::Models(text) => {
+                cmds.extend(focus(state, Pane::Browser));
+                cmds.extend(state.update(Action::FocusFilter));
+                cmds.extend(state.update(Action::ClearInput));
+                if !text.is_empty() {
+                    cmds.extend(state.update(Action::Paste(text)));
+                }
+                cmds.extend(state.update(Action::Submit));
+                self.models = true;
+            }
+        }
+        cmds
+    }
+
+    /// `action` on the task `id`, selected as a click would: a task the filter hides is
+    /// reached with the filter lifted for the moment.
+    fn on_task(&self, state: &mut State, id: &str, name: &str, action: Action) -> Vec<Cmd> {
+        let Some(index) = state.watch.rows.iter().position(|r| r.entry.task_id == id) else {
+            self.print(&Line::bad(format!("{name}: not watching {id}")));
+            return Vec::new();
+        };
+        let mut cmds = focus(state, Pane::Watch);
+        let hidden = !state.watch.order.contains(&index);
+        let query = state.watch.query.clone();
+        if hidden {
+            cmds.extend(filter_watch(state, ""));
+        }
+        if let Some(at) = state.watch.order.iter().position(|&i| i == index) {
+            state.watch.select(at);
+            cmds.extend(state.update(action));
+        }
+        if hidden {
+            cmds.extend(filter_watch(state, &query));
+        }
+        cmds
+    }
+}
+
+/// A notice as plain mode says it: the undo key it names is the `undo` command here.
+fn in_words(state: &State, text: &str) -> String {
+    let undoes = format!(" — {} undoes", state.keymap.key("undo"));
+    match text.strip_suffix(&undoes) {
+        Some(head) => format!("{head} — undo brings it back"),
+        None => text.to_string(),
+    }
+}
+
+/// The watch list's filter set to `text`, as typed into its field.
+fn filter_watch(state: &mut State, text: &str) -> Vec<Cmd> {
+    let mut cmds = focus(state, Pane::Watch);
+    cmds.extend(state.update(Action::FocusFilter));
+    cmds.extend(state.update(Action::ClearInput));
+    if !text.is_empty() {
+        cmds.extend(state.update(Action::Paste(text.to_string())));
+    }
+    cmds.extend(state.update(Action::Submit));
+    cmds
+}
+
+/// The keys to `pane`, as Tab gives them.
+fn focus(state: &mut State, pane: Pane) -> Vec<Cmd> {
+    if state.focus == pane {
+        Vec::new()
+    } else {
+        state.update(Action::FocusNext)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flags_then_gendash_plain_then_term_dumb_decide() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_string())
+            }
+        };
+        let dumb = env(&[("TERM", "dumb")]);
+        let xterm = env(&[("TERM", "xterm-256color")]);
+        assert_eq!(wanted(None, &dumb), Ok(true));
+        assert_eq!(wanted(None, &xterm), Ok(false));
+        assert_eq!(wanted(Some(false), &dumb), Ok(false));
+        assert_eq!(wanted(Some(true), &xterm), Ok(true));
+        assert_eq!(wanted(None, &env(&[("GENDASH_PLAIN", "1")])), Ok(true));
+        assert_eq!(
+            wanted(None, &env(&[("GENDASH_PLAIN", "0"), ("TERM", "dumb")])),
+            Ok(false)
+        );
+        assert_eq!(
+            wanted(Some(false), &env(&[("GENDASH_PLAIN", "yes")])),
+            Ok(false)
+        );
+        assert_eq!(
+            wanted(None, &env(&[("GENDASH_PLAIN", "maybe")])),
+            Err("GENDASH_PLAIN must be 1 or 0, not `maybe`".into())
+        );
+    }
+}

@@ -1,0 +1,182 @@
+//! Plain mode's line commands: a typed line to a `Command`, or a one-line error. Pure.
+
+use crate::api::TaskKind;
+
+/// What a line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// An empty line.
+    Nothing,
+    List,
+    Add {
+        ids: Vec<String>,
+        kind: TaskKind,
+    },
+    Remove(String),
+    Undo,
+    Open(String),
+    Download(String),
+    /// The watch list's filter; empty clears it.
+    Filter(String),
+    /// The catalogue, with the filter's text (empty: all of it).
+    Models(String),
+    /// The answer to a question (`yes` / `no`).
+    Answer(bool),
+    Help,
+    Quit,
+}
+
+/// Every command, one line each, as `help` prints them.
+pub const HELP: &[&str] = &[
+    "list — the watched tasks (those the filter lets through), one a line",
+    "add [--video] ID… — watch tasks, as images unless --video",
+    "rm ID — stop watching a task (undo brings it back)",
+    "undo — undo the last add or rm",
+    "open ID — open the task's download URL",
+    "download ID — save the task's file in the download directory",
+    "filter [TEXT] — list only the tasks TEXT matches (the filter language); no TEXT clears it",
+    "models [FILTER] — the model catalogue, one model a line, FILTER matching",
+    "yes / no — answer a question (overwrite a file?)",
+    "help — these lines",
+    "quit — end gendash (so does Ctrl-D)",
+];
+
+/// The command a line asks for; the error names what is wrong and what to type.
+pub fn parse(line: &str) -> Result<Command, String> {
+    let line = line.trim();
+    let (word, rest) = line
+        .split_once(char::is_whitespace)
+        .map_or((line, ""), |(w, r)| (w, r.trim()));
+    let args: Vec<&str> = rest.split_whitespace().collect();
+    let one = |name: &str| match args.as_slice() {
+        [id] => Ok((*id).to_string()),
+        [] => Err(format!("{name} needs a task ID: {name} ID")),
+        _ => Err(format!("{name} takes one task ID: {name} ID")),
+    };
+    let none = |command: Command| {
+        if args.is_empty() {
+            Ok(command)
+        } else {
+            Err(format!("{word} takes no arguments"))
+        }
+    };
+    match word.to_lowercase().as_str() {
+        "" => Ok(Command::Nothing),
+        "list" | "ls" => none(Command::List),
+        "add" => add(&args),
+        "rm" | "remove" => one("rm").map(Command::Remove),
+        "undo" => none(Command::Undo),
+        "open" => one("open").map(Command::Open),
+        "download" => one("download").map(Command::Download),
+        "filter" => Ok(Command::Filter(rest.to_string())),
+        "models" => Ok(Command::Models(rest.to_string())),
+        "yes" | "y" => none(Command::Answer(true)),
+        "no" | "n" => none(Command::Answer(false)),
+        "help" | "?" => none(Command::Help),
+        "quit" | "exit" | "q" => none(Command::Quit),
+        _ => Err(format!(
+            "unknown command \"{word}\": type help for the commands"
+        )),
+    }
+}
+
+/// `add [--video|--image] ID…`: the IDs are one kind, as in the dashboard's add dialog.
+fn add(args: &[&str]) -> Result<Command, String> {
+    let mut kind = TaskKind::Image;
+    let mut ids = Vec::new();
+    for arg in args {
+        match *arg {
+            "--video" | "-v" => kind = TaskKind::Video,
+            "--image" | "-i" => kind = TaskKind::Image,
+            flag if flag.starts_with('-') => {
+                return Err(format!("add: unknown option {flag} (add [--video] ID…)"));
+            }
+            id => ids.push(id.to_string()),
+        }
+    }
+    if ids.is_empty() {
+        return Err("add needs at least one task ID: add [--video] ID…".into());
+    }
+    Ok(Command::Add { ids, kind })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_command_parses() {
+        assert_eq!(parse(""), Ok(Command::Nothing));
+        assert_eq!(parse("  list "), Ok(Command::List));
+        assert_eq!(
+            parse("add sim-3 sim-4"),
+            Ok(Command::Add {
+                ids: vec!["sim-3".into(), "sim-4".into()],
+                kind: TaskKind::Image
+            })
+        );
+        assert_eq!(
+            parse("add --video v-1"),
+            Ok(Command::Add {
+                ids: vec!["v-1".into()],
+                kind: TaskKind::Video
+            })
+        );
+        assert_eq!(parse("rm sim-3"), Ok(Command::Remove("sim-3".into())));
+        assert_eq!(parse("undo"), Ok(Command::Undo));
+        assert_eq!(parse("open a"), Ok(Command::Open("a".into())));
+        assert_eq!(parse("download a"), Ok(Command::Download("a".into())));
+        assert_eq!(
+            parse("filter  sim  !fail "),
+            Ok(Command::Filter("sim  !fail".into()))
+        );
+        assert_eq!(parse("filter"), Ok(Command::Filter(String::new())));
+        assert_eq!(parse("models water"), Ok(Command::Models("water".into())));
+        assert_eq!(parse("models"), Ok(Command::Models(String::new())));
+        assert_eq!(parse("y"), Ok(Command::Answer(true)));
+        assert_eq!(parse("no"), Ok(Command::Answer(false)));
+        assert_eq!(parse("help"), Ok(Command::Help));
+        assert_eq!(parse("QUIT"), Ok(Command::Quit));
+    }
+
+    #[test]
+    fn mistakes_are_one_line_each_saying_what_to_type() {
+        assert_eq!(
+            parse("frobnicate now"),
+            Err("unknown command \"frobnicate\": type help for the commands".into())
+        );
+        assert_eq!(
+            parse("add"),
+            Err("add needs at least one task ID: add [--video] ID…".into())
+        );
+        assert_eq!(
+            parse("add --gif x"),
+            Err("add: unknown option --gif (add [--video] ID…)".into())
+        );
+        assert_eq!(parse("rm"), Err("rm needs a task ID: rm ID".into()));
+        assert_eq!(
+            parse("open a b"),
+            Err("open takes one task ID: open ID".into())
+        );
+        assert_eq!(parse("list all"), Err("list takes no arguments".into()));
+        for line in HELP {
+            assert!(!line.contains('\n'), "{line}");
+        }
+    }
+
+    #[test]
+    fn help_names_every_command() {
+        for word in [
+            "list", "add", "rm", "undo", "open", "download", "filter", "models", "help", "quit",
+        ] {
+            assert!(
+                HELP.iter().any(|l| l.starts_with(word)),
+                "{word} is not in help"
+            );
+            assert_ne!(
+                parse(&format!("{word} x")).err().as_deref(),
+                Some(format!("unknown command \"{word}\": type help for the commands").as_str())
+            );
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Plain mode as a screen reader or a log meets it: the real binary in a pseudo-terminal
+//! against the reference service, every line command, one line per change, nothing on the
+//! wire but text (and SGR colours only when asked), the terminal's mode left as it was.
+
+use crate::common::{self, Served};
+use common::pty::{Session, command};
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+const DONE: &str = "demo-image-done";
+
+/// What the program wrote, as text, line ends as written (`\r\n` in a terminal) made `\n`.
+fn transcript(s: &Session) -> String {
+    String::from_utf8_lossy(&s.raw()).replace("\r\n", "\n")
+}
+
+/// Waits until the transcript after byte `from` holds `text`; returns where it ends.
+fn wait_after(s: &Session, from: usize, text: &str) -> usize {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        let t = transcript(s);
+        if let Some(at) = t.get(from..).and_then(|rest| rest.find(text)) {
+            return from + at + text.len();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!(
+        "timed out waiting for {text:?}; the output was:\n{}",
+        transcript(s)
+    );
+}
+
+/// Types `line` and Enter; returns where the transcript ended before it.
+fn type_line(s: &mut Session, line: &str) -> usize {
+    let at = transcript(s).len();
+    s.send(&format!("{line}\r"));
+    at
+}
+
+/// The plain mode on `setup` with `args` and `env` on top of the service's.
+fn plain(setup: &Served, args: &[&str], env: &[(&str, &str)]) -> Session {
+    let mut all = setup.env().to_vec();
+    all.extend_from_slice(env);
+    let s = Session::spawn(command(setup.path(), args, &all), 120, 40);
+    wait_after(&s, 0, "type help for the commands");
+    s
+}
+
+/// Every escape sequence in `raw` is SGR (`ESC [ digits;… m`); returns how many there are.
+fn only_sgr(raw: &[u8]) -> usize {
+    let mut count = 0;
+    let mut i = 0;
+    while let Some(at) = raw[i..].iter().position(|&b| b == 0x1b) {
+        let seq = &raw[i + at..];
+        let end = seq
+            .iter()
+            .skip(2)
+            .position(|b| !(b.is_ascii_digit() || *b == b';'))
+            .map(|p| p + 2);
+        assert!(
+            seq.get(1) == Some(&b'[') && end.is_some_and(|e| seq.get(e) == Some(&b'm')),
+            "an escape sequence other than SGR: {:?}",
+            String::from_utf8_lossy(&seq[..seq.len().min(16)])
+        );
+        count += 1;
+        i += at + 1;
+    }
+    count
+}
+
+/// The pseudo-terminal's line discipline, as the program left it: canonical (line editing)
+/// and echoing, as a terminal is before any program makes it raw.
+fn assert_cooked(s: &Session) {
+    let termios = format!("{:?}", s.master.get_termios().expect("the terminal's mode"));
+    let local = termios
+        .split("local_flags: LocalFlags(")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no local flags in {termios}"));
+    let flags: Vec<&str> = local.split(" | ").collect();
+    for flag in ["ICANON", "ECHO", "ISIG"] {
+        assert!(flags.contains(&flag), "{flag} is off after quit: {local}");
+    }
+}
+
+/// An opener that appends its arguments to `opened.log` in `home`.
+fn recording_opener(home: &std::path::Path) -> (String, std::path::PathBuf) {
+    let log = home.join("opened.log");
+    let program = home.join("opener");
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >> '{}'\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (program.display().to_string(), log)
+}
+
+/// `help` prints every command, one per line.
+fn help_lists_every_command(s: &mut Session) {
+    let at = type_line(s, "help");
+    for line in [
+        "list — ",
+        "add [--video] ID… — ",
+        "rm ID — ",
+        "open ID — ",
+        "download ID — ",
+        "filter [TEXT] — ",
+        "models [FILTER] — ",
+        "help — ",
+        "quit — end gendash (so does Ctrl-D)",
+    ] {
+        wait_after(s, at, &format!("\n{line}"));
+    }
+}
+
+/// Every command against the reference service: help, add (a task that then finishes, told
+/// in exactly one line), list, filter, open, download, models, rm, a mistake, quit; the
+/// output is text alone and the terminal is left cooked.
+#[test]
+fn every_line_command_works_and_each_change_is_one_line() {
+    let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
+    let (opener, opener_log) = recording_opener(setup.path());
+    let mut s = plain(&setup, &["--plain"], &[("GENDASH_OPENER", opener.as_str())]);
+    wait_after(&s, 0, &format!("{DONE} completed 100%"));
+
+    help_lists_every_command(&mut s);
+
+    // The line discipline echoes what is typed: the terminal is not raw.
+    let at = type_line(&mut s, "add sim-3-x");
+    wait_after(&s, at, "add sim-3-x\n");
+    wait_after(&s, at, "added sim-3-x\n");
+    let done = wait_after(&s, at, "sim-3-x completed 100%\n");
+    // More answers come for the finished task: none of them is another line.
+    std::thread::sleep(Duration::from_millis(800));
+    let t = transcript(&s);
+    assert_eq!(t.matches("sim-3-x completed").count(), 1, "{t}");
+    assert!(!t[done..].contains("sim-3-x"), "{}", &t[done..]);
+
+    let at = type_line(&mut s, "list");
+    let end = wait_after(&s, at, "sim-3-x completed 100%\n");
+    assert!(
+        transcript(&s)[at..end].contains(&format!("\n{DONE} completed 100%\n")),
+        "{}",
+        &transcript(&s)[at..]
+    );
+
+    let at = type_line(&mut s, "filter sim");
+    wait_after(&s, at, "filter \"sim\": 1 of 2 tasks\n");
+    let at = type_line(&mut s, "list");
+    let end = wait_after(&s, at, "sim-3-x completed 100%\n");
+    let at_help = type_line(&mut s, "help");
+    wait_after(&s, at_help, "quit — ");
+    assert!(
+        !transcript(&s)[end..at_help].contains(DONE),
+        "the filter hides {DONE}: {}",
+        &transcript(&s)[at..]
+    );
+    // A task the filter hides is still reached by its ID, and the filter stays.
+    let at = type_line(&mut s, &format!("open {DONE}"));
+    let url = format!("{}files/{DONE}.png", setup.base);
+    wait_after(&s, at, &format!("opened {url}"));
+    assert_eq!(
+        std::fs::read_to_string(&opener_log).unwrap(),
+        format!("{url}\n")
+    );
+    let at = type_line(&mut s, "filter");
+    wait_after(&s, at, "no filter: 2 tasks\n");
+
+    let at = type_line(&mut s, &format!("download {DONE}"));
+    wait_after(&s, at, &format!("{DONE} saved ~/dl/{DONE}.png\n"));
+    assert!(setup.path().join(format!("dl/{DONE}.png")).is_file());
+    // The file is there: the reducers ask, and the answer is a line too.
+    let at = type_line(&mut s, &format!("download {DONE}"));
+    wait_after(&s, at, &format!("/dl/{DONE}.png? (yes or no)\n"));
+    let at = type_line(&mut s, "no");
+    wait_after(&s, at, &format!("kept the file; {DONE} not downloaded\n"));
+
+    let at = type_line(&mut s, "models water");
+    let end = wait_after(&s, at, "models match \"water\"\n");
+    wait_after(&s, end, "watercolor_v1.5 · sd · style\n");
+
+    let at = type_line(&mut s, "rm sim-3-x");
+    wait_after(&s, at, "removed sim-3-x — undo brings it back\n");
+    let at = type_line(&mut s, "list");
+    let end = wait_after(
+        &s,
+        at,
+        &format!("{DONE} completed 100% · saved ~/dl/{DONE}.png\n"),
+    );
+    let at_help = type_line(&mut s, "help");
+    wait_after(&s, at_help, "quit — ");
+    assert!(
+        !transcript(&s)[end..at_help].contains("sim-3-x"),
+        "{}",
+        &transcript(&s)[at..]
+    );
+
+    let at = type_line(&mut s, "undo");
+    wait_after(&s, at, "restored sim-3-x\n");
+
+    // The add dialog's checks are the reducers': a refused ID is one line, nothing added,
+    // and what was typed is never written back raw.
+    let at = type_line(&mut s, "add ..");
+    wait_after(&s, at, "\nadd: `..` is not a valid task ID\n");
+    let at = type_line(&mut s, "add ab\x1b[2Jcd");
+    wait_after(&s, at, "holds control or invisible characters\n");
+    assert!(
+        !transcript(&s)[at..].contains("\nadded "),
+        "{}",
+        &transcript(&s)[at..]
+    );
+
+    let at = type_line(&mut s, "frobnicate");
+    wait_after(
+        &s,
+        at,
+        "\nunknown command \"frobnicate\": type help for the commands\n",
+    );
+
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let raw = s.raw();
+    assert_eq!(only_sgr(&raw), 0, "no colour was asked for");
+    assert!(!raw.contains(&0x1b));
+    assert_cooked(&s);
+}
+
+/// `--color always` colours lines with SGR and nothing else; `NO_COLOR` wins over it.
+#[test]
+fn colours_are_sgr_only_when_asked_and_none_with_no_color() {
+    let setup = Served::with(common::QUICK_TO_DL, &["fail-1-x", DONE]);
+    let mut s = plain(&setup, &["--plain", "--color", "always"], &[]);
+    wait_after(&s, 0, "fail-1-x failed at");
+    wait_after(&s, 0, "\x1b[32mdemo-image-done completed 100%\x1b[0m");
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert!(only_sgr(&s.raw()) >= 4, "{}", transcript(&s));
+    assert_cooked(&s);
+
+    let mut s = plain(
+        &setup,
+        &["--plain", "--color", "always"],
+        &[("NO_COLOR", "1")],
+    );
+    wait_after(&s, 0, "fail-1-x failed at");
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert!(!s.raw().contains(&0x1b), "{:?}", transcript(&s));
+}
+
+/// `TERM=dumb` and `GENDASH_PLAIN=1` select plain mode without the flag; Ctrl-D (the end of
+/// the input) and Ctrl-C quit it; `--no-plain` and `GENDASH_PLAIN=0` keep the full screen.
+#[test]
+fn term_dumb_and_gendash_plain_select_it_and_ctrl_d_quits() {
+    let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
+    // Ctrl-D ends the input (exit 0); Ctrl-C is the terminal's SIGINT (exit 130, as shells
+    // report it).
+    for (env, key, code) in [
+        (("TERM", "dumb"), "\x04", 0),
+        (("GENDASH_PLAIN", "1"), "\x03", 130),
+    ] {
+        let mut s = plain(&setup, &[], &[env]);
+        wait_after(&s, 0, &format!("{DONE} completed 100%"));
+        s.send(key);
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), code, "{env:?}");
+        assert!(!s.raw().contains(&0x1b), "{env:?}: {:?}", transcript(&s));
+        assert_cooked(&s);
+    }
+    let mut env = setup.env().to_vec();
+    env.extend([("TERM", "xterm-256color"), ("GENDASH_PLAIN", "0")]);
+    let mut s = Session::spawn(command(setup.path(), &[], &env), 120, 40);
+    s.wait_text(DONE);
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}
+
+/// A `GENDASH_PLAIN` that says neither yes nor no is refused as a usage error, as is
+/// `--plain` with a subcommand, rather than guessed at.
+#[test]
+fn a_gendash_plain_of_neither_1_nor_0_and_plain_with_a_subcommand_are_usage_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let out = common::gendash(home.path())
+        .env("GENDASH_PLAIN", "maybe")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("GENDASH_PLAIN must be 1 or 0, not `maybe`"),
+        "{out:?}"
+    );
+    let out = common::gendash(home.path())
+        .args(["--plain", "keys"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--plain runs the dashboard"),
+        "{out:?}"
+    );
+}
