@@ -10,6 +10,7 @@
 //! Scores: each group of alternatives scores its best matching term, and a query scores the sum
 //! of its groups (for plain words, what nucleo's `Pattern` scores). A negated term scores 0.
 
+pub mod compare;
 pub mod query;
 
 use crate::api::SearchText;
@@ -243,11 +244,24 @@ impl FuzzyFilter {
             buf,
             field_buf,
         } = self;
+        let name_text = name;
         let name = Utf32Str::new(name, buf);
         let mut total = 0u32;
         for group in groups {
             let mut best = None;
             for &(term, source) in group {
+                if let Some(compare) = &term.compare {
+                    // Filters, does not rank: 0 when it holds (a negated one when it does not).
+                    let text = match source {
+                        Source::Name => Some(name_text),
+                        Source::Column(c) => Some(field(c)),
+                        Source::Nowhere => None,
+                    };
+                    let score =
+                        text.and_then(|t| (compare.matches(t) != term.atom.negative).then_some(0));
+                    best = best.max(score);
+                    continue;
+                }
                 let score = match source {
                     Source::Name => term_score(matcher, term, name, None),
                     Source::Column(c) => {
@@ -287,7 +301,7 @@ impl FuzzyFilter {
         let mut indices = Vec::new();
         let hay = Utf32Str::new(name, &mut self.buf);
         for term in parsed.groups.iter().flatten() {
-            if term.target == Target::Name && !term.atom.negative {
+            if term.target == Target::Name && !term.atom.negative && term.compare.is_none() {
                 // An alternative that does not match highlights nothing.
                 let mut found = Vec::new();
                 if term_score(&mut self.matcher, term, hay, Some(&mut found)).is_some() {
@@ -672,6 +686,108 @@ mod tests {
             "type: is the service's filter"
         );
         assert_eq!(matching("cate:anime ^ink"), ["ink_wash"]);
+    }
+
+    /// The reference service's kind of metadata: numbers and dates as JSON gives them.
+    fn rated() -> Arc<SearchText> {
+        let entry = |name: &str, downloads: serde_json::Value, rating: f64, updated: &str| {
+            let meta = json!({"downloads": downloads, "rating": rating, "updated": updated});
+            LoraEntry::new(name, meta.as_object().expect("object"))
+        };
+        Arc::new(SearchText::new(Arc::new([
+            entry("a_many", json!(133_141), 4.9, "2026-07-14"),
+            entry("b_few", json!(999), 4.5, "2026-01-01"),
+            entry("c_text", json!("1.2k"), 3.6, "2025-12-31T23:59:00Z"),
+            entry("d_none", json!("n/a"), 4.4, "unknown"),
+            entry("e_grouped", json!("1,234"), 4.6, "2026-01-08 10:00"),
+        ])))
+    }
+
+    fn rated_matching(query: &str) -> Vec<&'static str> {
+        const NAMES: [&str; 5] = ["a_many", "b_few", "c_text", "d_none", "e_grouped"];
+        let text = rated();
+        let ranked = Ranker::new().rank(query, &text);
+        assert_eq!(&*ranked, full(&text, query), "{query:?}: as from scratch");
+        let mut got: Vec<_> = ranked.iter().map(|&i| NAMES[i as usize]).collect();
+        got.sort_unstable();
+        got
+    }
+
+    #[test]
+    fn comparisons_on_the_catalogues_metadata() {
+        assert_eq!(
+            rated_matching("downloads:>1000"),
+            ["a_many", "c_text", "e_grouped"],
+            "1.2k and 1,234 are numbers; n/a is none"
+        );
+        assert_eq!(rated_matching("downloads:<=1.2k"), ["b_few", "c_text"]);
+        assert_eq!(rated_matching("rating:>=4.5"), ["a_many", "b_few", "e_grouped"]);
+        assert_eq!(rated_matching("rating:=4.5"), ["b_few"]);
+        assert_eq!(rated_matching("updated:>2026-01-01"), ["a_many", "e_grouped"]);
+        assert_eq!(
+            rated_matching("updated:>=2026-01-01"),
+            ["a_many", "b_few", "e_grouped"]
+        );
+        assert_eq!(rated_matching("updated:<2026-01"), ["c_text"]);
+        assert_eq!(rated_matching("updated:=2026-01"), ["b_few", "e_grouped"]);
+        assert_eq!(
+            rated_matching("!updated:<2026"),
+            ["a_many", "b_few", "d_none", "e_grouped"],
+            "negated: what does not hold, a value with no date included"
+        );
+        assert_eq!(rated_matching("updated:>2000-01"), ["a_many", "b_few", "c_text", "e_grouped"],
+            "a value with no date never matches");
+        assert_eq!(
+            rated_matching("rating:>4 downloads:<1000 | ^e"),
+            ["b_few", "e_grouped"],
+            "with alternatives and words"
+        );
+        assert_eq!(rated_matching("nokey:>1"), Vec::<&str>::new());
+        let scored = FuzzyFilter::new().rank_text("rating:>4", &rated());
+        assert!(scored.iter().all(|r| r.score == 0), "a comparison scores 0");
+    }
+
+    #[test]
+    fn comparisons_in_rank_fields() {
+        let keys = ["status", "finished"];
+        let rows: [(&str, [&str; 2]); 3] = [
+            ("t1", ["completed", "2026-11-01 14:03"]),
+            ("t2", ["failed", "2026-11-02 09:00"]),
+            ("t3", ["running", ""]),
+        ];
+        let rank = |q: &str| -> Vec<&str> {
+            let mut got: Vec<_> = FuzzyFilter::new()
+                .rank_fields(q, &keys, rows.iter().map(|(n, v)| (*n, &v[..])))
+                .iter()
+                .map(|r| rows[r.index as usize].0)
+                .collect();
+            got.sort_unstable();
+            got
+        };
+        assert_eq!(rank("finished:>2026-11-01"), ["t2"]);
+        assert_eq!(rank("finished:>=2026-11-01"), ["t1", "t2"]);
+        assert_eq!(rank("finished:<2026-11-01T14:04"), ["t1"]);
+        assert_eq!(rank("!finished:>2026-11-01"), ["t1", "t3"]);
+        assert_eq!(rank("finished:>2026 status:fail"), Vec::<&str>::new());
+        assert_eq!(rank("finished:>=2026 status:fail"), ["t2"]);
+    }
+
+    /// Typing a comparison narrows only where the new one is the same or stricter.
+    #[test]
+    fn a_session_of_comparisons_ranks_as_from_scratch() {
+        let text = rated();
+        let mut r = Ranker::new();
+        for query in [
+            "downloads:>", "downloads:>1", "downloads:>10", "downloads:>100", "downloads:>1000",
+            "downloads:>100", "downloads:>=1000", "downloads:>1000", "downloads:>1000 rating:<",
+            "downloads:>1000 rating:<4", "downloads:>1000 rating:<4.", "downloads:>1000 rating:<4.6",
+            "downloads:<1", "downloads:<10", "downloads:<1000", "downloads:=999", "downloads:<=999",
+            "!downloads:>1", "!downloads:>10", "!downloads:>1000", "updated:>2", "updated:>20",
+            "updated:>2026", "updated:>2026-", "updated:>2026-0", "updated:>2026-01",
+            "updated:>2026-01-0", "updated:>2026-01-01", "rating:>4 | rating:<4", "rating:>4 |",
+        ] {
+            assert_eq!(&*r.rank(query, &text), full(&text, query), "{query:?}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! as it is; a key no entry has matches nothing. `type:` and `cate:` are not matched here: they
 //! set the service's filters (see [`Query::lora_type`]).
 
+use super::compare::Comparison;
 use crate::api::LoraType;
 use nucleo_matcher::chars;
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
@@ -48,6 +49,37 @@ pub struct Term {
     pub ignore_case: bool,
     /// The needle as the matcher compares it.
     pub needle: Box<[char]>,
+    /// `key:>V` and the like: the value is compared, not matched (`atom` and `needle` then
+    /// hold the operand's text and are not used to match).
+    pub compare: Option<Comparison>,
+}
+
+/// What an `is:` term asks of an entry: the browser's marks and favourites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    /// Listed by this load and not by the cached copy it replaced.
+    New,
+    /// Listed by both, with different metadata.
+    Changed,
+    /// A favourite.
+    Fav,
+}
+
+impl Flag {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flag::New => "new",
+            Flag::Changed => "changed",
+            Flag::Fav => "fav",
+        }
+    }
+}
+
+/// An `is:` term: the flag, and whether it is negated (`!is:new`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IsTerm {
+    pub flag: Flag,
+    pub negated: bool,
 }
 
 /// A `type:` or `cate:` term, and whether it is finished (a space follows it).
@@ -67,6 +99,9 @@ pub struct Query {
     pub lora_type: Option<ServerTerm<Result<Option<LoraType>, String>>>,
     /// `cate:` (the last one): the category to ask the service for.
     pub cate: Option<ServerTerm<String>>,
+    /// `is:new`, `is:changed`, `is:fav` (and negated): every one must hold; the browser
+    /// applies them (the matcher does not see them).
+    pub is: Vec<IsTerm>,
     /// What was ignored, and why (a negated `type:` or `cate:`).
     pub notes: Vec<String>,
     /// Whether the query uses more than plain fuzzy words on names: a `|` (even dangling),
@@ -168,7 +203,37 @@ fn term(target: Target, label: &str, text: &str, case: CaseMatching) -> Option<T
         word,
         ignore_case,
         needle,
+        compare: None,
     })
+}
+
+/// A comparison term: `key:>V` (`negated` for `!key:>V`).
+fn comparison(target: Target, label: &str, compare: Comparison, negated: bool) -> Term {
+    let text = compare.describe();
+    let atom = Atom::parse(
+        &if negated { format!("!{text}") } else { text },
+        CaseMatching::Ignore,
+        Normalization::Never,
+    );
+    let needle: Box<[char]> = atom.needle_text().chars().collect();
+    Term {
+        target,
+        label: label.into(),
+        atom,
+        word: false,
+        ignore_case: true,
+        needle,
+        compare: Some(compare),
+    }
+}
+
+fn parse_flag(value: &str) -> Option<Flag> {
+    match value.to_ascii_lowercase().as_str() {
+        "new" => Some(Flag::New),
+        "changed" => Some(Flag::Changed),
+        "fav" | "favourite" | "favorite" => Some(Flag::Fav),
+        _ => None,
+    }
 }
 
 fn parse_type(value: &str) -> Result<Option<LoraType>, String> {
@@ -230,6 +295,16 @@ impl Query {
                             });
                             continue;
                         }
+                        "is" => {
+                            match parse_flag(value) {
+                                Some(flag) => q.is.push(IsTerm { flag, negated }),
+                                None if token.complete => q.notes.push(format!(
+                                    "is:{value} is not new, changed or fav; ignored"
+                                )),
+                                None => {} // still being typed
+                            }
+                            continue;
+                        }
                         _ => {}
                     }
                     let target = match key.as_str() {
@@ -242,6 +317,20 @@ impl Query {
                                 .into(),
                         ),
                     };
+                    if !token.quoted && value.starts_with(['<', '>', '=']) {
+                        if value.trim_start_matches(['<', '>', '=']).is_empty() {
+                            continue; // an operator still being typed
+                        }
+                        let Some(compare) = Comparison::parse(value) else {
+                            if token.complete {
+                                q.notes.push(format!(
+                                    "{key}:{value}: not a number or a date; ignored"
+                                ));
+                            }
+                            continue;
+                        };
+                        Some(comparison(target, &key, compare, negated))
+                    } else {
                     let value = if negated {
                         format!("!{value}")
                     } else {
@@ -253,6 +342,7 @@ impl Query {
                         CaseMatching::Ignore
                     };
                     term(target, &key, &value, case)
+                    }
                 }
                 None => term(Target::Name, "name", &token.text, CaseMatching::Smart),
             };
@@ -260,6 +350,7 @@ impl Query {
                 continue;
             };
             q.explained |= found.atom.negative
+                || found.compare.is_some()
                 || found.word
                 || found.atom.kind != AtomKind::Fuzzy
                 || found.target != Target::Name;
@@ -269,11 +360,15 @@ impl Query {
             }
             alternative = false;
         }
-        q.explained |= q.lora_type.is_some() || q.cate.is_some() || !q.notes.is_empty();
+        q.explained |= q.lora_type.is_some()
+            || q.cate.is_some()
+            || !q.is.is_empty()
+            || !q.notes.is_empty();
         q
     }
 
-    /// Whether nothing is matched locally: every entry is shown, in its order.
+    /// Whether nothing is matched locally: every entry is shown, in its order (`is:` terms
+    /// aside, which the browser applies).
     pub fn matches_all(&self) -> bool {
         self.groups.is_empty()
     }
@@ -298,6 +393,10 @@ impl Query {
                     .join(" or ")
             })
             .collect();
+        for t in &self.is {
+            let not = if t.negated { "not " } else { "" };
+            parts.push(format!("{not}is {}", t.flag.as_str()));
+        }
         if let Some(t) = &self.lora_type {
             parts.push(match &t.value {
                 Ok(Some(ty)) => format!("type {}", ty.as_str()),
@@ -344,6 +443,10 @@ fn contains(long: &[char], short: &[char]) -> bool {
 impl Term {
     /// `name ~ pixel`, `author ^mak`, `not license openrail`, `name 'ink'`, `base "SD 1.5"`.
     pub fn describe(&self) -> String {
+        let not = if self.atom.negative { "not " } else { "" };
+        if let Some(c) = &self.compare {
+            return format!("{not}{} {}", self.label, c.describe());
+        }
         let needle: String = self.needle.iter().collect();
         let needle = quoted(&needle);
         let shown = match self.atom.kind {
@@ -355,7 +458,6 @@ impl Term {
             // A substring: the value as it is.
             _ => needle,
         };
-        let not = if self.atom.negative { "not " } else { "" };
         format!("{not}{} {shown}", self.label)
     }
 
@@ -366,6 +468,11 @@ impl Term {
             || self.ignore_case != other.ignore_case
         {
             return false;
+        }
+        match (&self.compare, &other.compare) {
+            (None, None) => {}
+            (Some(l), Some(s)) => return !self.atom.negative && l.implies(s) || l == s,
+            _ => return false,
         }
         // Boundaries and spaces (which the matcher treats apart at the ends) only as typed.
         let unusual = |t: &Term| t.word || t.needle.iter().any(|c| c.is_whitespace());
@@ -541,6 +648,37 @@ mod tests {
     }
 
     #[test]
+    fn comparisons_and_is_terms_parse() {
+        let q = Query::parse("downloads:>1k !rating:<=4.5 updated:>=2026-01 is:new !is:fav x");
+        let c: Vec<_> = q.groups.iter().map(|g| g[0].compare.is_some()).collect();
+        assert_eq!(c, [true, true, true, false]);
+        assert!(q.groups[1][0].atom.negative);
+        assert_eq!(
+            q.is,
+            [
+                IsTerm { flag: Flag::New, negated: false },
+                IsTerm { flag: Flag::Fav, negated: true }
+            ]
+        );
+        assert!(q.explained);
+        assert_eq!(
+            describe("downloads:>1k !rating:<=4.5 updated:>=2026-01 is:changed !is:fav"),
+            "downloads > 1000 · not rating <= 4.5 · updated >= 2026-01 · is changed · not is fav"
+        );
+        assert!(Query::parse("downloads:>").matches_all(), "an operator being typed");
+        assert!(Query::parse("is:ne").matches_all() && Query::parse("is:ne").notes.is_empty());
+        assert_eq!(
+            describe("is:old rating:>x "),
+            "is:old is not new, changed or fav; ignored · rating:>x: not a number or a date; ignored"
+        );
+        assert_eq!(
+            Query::parse("name:\">1\"").groups[0][0].compare,
+            None,
+            "a quoted operator is text"
+        );
+    }
+
+    #[test]
     fn narrowing_only_where_it_holds() {
         let narrows = |s: &str, l: &str| Query::parse(l).narrows(&Query::parse(s));
         assert!(narrows("pix", "pixe"));
@@ -559,5 +697,19 @@ mod tests {
         assert!(!narrows("author:ma", "license:mak"));
         assert!(!narrows("pix", "!pix"));
         assert!(narrows("!xy", "!x"), "a shorter negation excludes more");
+        assert!(narrows("d:>10", "d:>100"), "a stricter bound narrows");
+        assert!(narrows("d:>=10", "d:>10"));
+        assert!(!narrows("d:>10", "d:>=10"), ">=10 takes 10 too");
+        assert!(!narrows("d:>100", "d:>10"), "a looser bound widens");
+        assert!(narrows("d:<100", "d:<10"));
+        assert!(!narrows("d:<10", "d:<=10"));
+        assert!(narrows("d:<=10", "d:=5"));
+        assert!(!narrows("d:>10", "d:<100"));
+        assert!(!narrows("!d:>10", "!d:>100"), "negated: only the same");
+        assert!(narrows("!d:>10", "!d:>10 x"));
+        assert!(narrows("u:>2026", "u:>2026 x"), "dates: the same");
+        assert!(!narrows("u:>2026", "u:>2026-01"));
+        assert!(!narrows("d:1", "d:>1"), "text never implies a comparison");
+        assert!(!narrows("d:>1", "d:1"));
     }
 }
