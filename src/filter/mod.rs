@@ -779,7 +779,8 @@ mod tests {
         let mut r = Ranker::new();
         for query in [
             "downloads:>", "downloads:>1", "downloads:>10", "downloads:>100", "downloads:>1000",
-            "downloads:>100", "downloads:>=1000", "downloads:>1000", "downloads:>1000 rating:<",
+            "downloads:>100", "downloads:>=1000", "downloads:>1000", "downloads:>100000", "downloads:>500",
+            "downloads:>1000", "downloads:>1000 rating:<",
             "downloads:>1000 rating:<4", "downloads:>1000 rating:<4.", "downloads:>1000 rating:<4.6",
             "downloads:<1", "downloads:<10", "downloads:<1000", "downloads:=999", "downloads:<=999",
             "!downloads:>1", "!downloads:>10", "!downloads:>1000", "updated:>2", "updated:>20",
