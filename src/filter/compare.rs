@@ -308,6 +308,78 @@ pub fn leading_date(value: &str) -> Option<DateParts> {
     date_prefix(value.trim_start(), 2).map(|(p, _, _)| p)
 }
 
+/// A value as a sort reads it: a date, else a number, else text (ignoring case); empty is
+/// missing.
+#[derive(Debug, Clone, PartialEq)]
+enum SortKey {
+    Date(DateParts),
+    Number(f64),
+    Text(String),
+}
+
+impl SortKey {
+    fn of(value: &str, text_only: bool) -> Option<SortKey> {
+        let value = value.trim();
+        if value.is_empty() {
+            return None;
+        }
+        if !text_only {
+            if let Some(d) = leading_date(value) {
+                return Some(SortKey::Date(d));
+            }
+            if let Some(n) = first_number(value) {
+                return Some(SortKey::Number(n));
+            }
+        }
+        Some(SortKey::Text(value.to_lowercase()))
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            SortKey::Date(_) => 0,
+            SortKey::Number(_) => 1,
+            SortKey::Text(_) => 2,
+        }
+    }
+
+    fn cmp(&self, other: &SortKey) -> Ordering {
+        match (self, other) {
+            (SortKey::Date(a), SortKey::Date(b)) => a.cmp(b),
+            (SortKey::Number(a), SortKey::Number(b)) => a.total_cmp(b),
+            (SortKey::Text(a), SortKey::Text(b)) => a.cmp(b),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+/// Orders `items` by the value `value` gives each (`None`: it has none): dates as dates,
+/// numbers as numbers, text ignoring case (`text_only`: always text, for names); missing
+/// values last in either direction. Stable: equal values keep their order (best match first).
+pub fn order_by<T: Copy>(
+    items: &mut [T],
+    descending: bool,
+    text_only: bool,
+    value: impl Fn(T) -> Option<String>,
+) {
+    let mut keyed: Vec<(Option<SortKey>, T)> = items
+        .iter()
+        .map(|&t| (value(t).and_then(|v| SortKey::of(&v, text_only)), t))
+        .collect();
+    keyed.sort_by(|(a, _), (b, _)| match (a, b) {
+        // Dates, then numbers, then text, in either direction: a stray `n/a` among numbers
+        // never comes first.
+        (Some(a), Some(b)) if a.rank() != b.rank() => a.rank().cmp(&b.rank()),
+        (Some(a), Some(b)) if descending => b.cmp(a),
+        (Some(a), Some(b)) => a.cmp(b),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    });
+    for (slot, (_, t)) in items.iter_mut().zip(keyed) {
+        *slot = t;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,5 +466,23 @@ mod tests {
         assert_eq!(leading_date("2026"), None);
         assert_eq!(first_number("rated 4.5/5"), Some(4.5));
         assert_eq!(first_number("n/a"), None);
+    }
+
+    #[test]
+    fn ordering_by_values_with_missing_last() {
+        let values = ["4.5", "", "10", "n/a", "4.25", "2026-01-02"];
+        let order = |descending, text_only| {
+            let mut idx: Vec<usize> = (0..values.len()).collect();
+            order_by(&mut idx, descending, text_only, |i| Some(values[i].to_string()));
+            idx
+        };
+        // dates, then numbers, then text; missing last
+        assert_eq!(order(false, false), [5, 4, 0, 2, 3, 1]);
+        assert_eq!(
+            order(true, false),
+            [5, 2, 0, 4, 3, 1],
+            "kinds and missing in the same place when descending"
+        );
+        assert_eq!(order(false, true), [2, 5, 4, 0, 3, 1], "names as text");
     }
 }

@@ -174,6 +174,9 @@ impl FuzzyFilter {
         let parsed = Query::parse(query);
         let mut ranked = self.matches(&resolve(&parsed, text), text, 0..text.len() as u32);
         sort(&mut ranked);
+        if let Some(by) = &parsed.sort {
+            order_text(&mut ranked, by, text, |r| r.index);
+        }
         ranked
     }
 
@@ -206,8 +209,9 @@ impl FuzzyFilter {
                     .collect()
             })
             .collect();
+        let rows: Vec<(&str, &[&str])> = rows.into_iter().collect();
         let mut ranked: Vec<Ranked> = rows
-            .into_iter()
+            .iter()
             .enumerate()
             .filter_map(|(i, (name, values))| {
                 self.score_by(&groups, name, |c| values.get(c).copied().unwrap_or(""))
@@ -218,6 +222,19 @@ impl FuzzyFilter {
             })
             .collect();
         sort(&mut ranked);
+        if let Some(by) = &parsed.sort {
+            let column = match &by.target {
+                Target::Name => None,
+                Target::Field(key) => Some(keys.iter().position(|k| **k == **key)),
+            };
+            compare::order_by(&mut ranked, by.descending, column.is_none(), |r| {
+                let (name, values) = rows.get(r.index as usize)?;
+                match column {
+                    None => Some((*name).to_string()),
+                    Some(c) => Some((*values.get(c?)?).to_string()),
+                }
+            });
+        }
         ranked
     }
 
@@ -312,6 +329,30 @@ impl FuzzyFilter {
         indices.sort_unstable();
         indices.dedup();
         indices
+    }
+}
+
+/// Orders a ranking of `text`'s entries by a `sort:` term's field (`index` reads an item's
+/// entry); the columns are built if they were not.
+fn order_text<T: Copy>(
+    items: &mut [T],
+    by: &query::SortBy,
+    text: &SearchText,
+    index: impl Fn(T) -> u32,
+) {
+    match &by.target {
+        Target::Name => compare::order_by(items, by.descending, true, |t| {
+            Some(text.name(index(t) as usize).to_string())
+        }),
+        Target::Field(key) => {
+            let fields = text.fields();
+            let Some(column) = fields.column(key) else {
+                return;
+            };
+            compare::order_by(items, by.descending, false, |t| {
+                Some(fields.value(column, index(t) as usize).to_string())
+            });
+        }
     }
 }
 
@@ -423,7 +464,12 @@ impl Ranker {
         };
         let groups = resolve(&parsed, text);
         let (in_order, ranked) = rank_split(&mut self.scratch, &groups, text, candidates);
-        let ranked: Arc<[u32]> = ranked.iter().map(|r| r.index).collect();
+        let mut ranked: Vec<u32> = ranked.iter().map(|r| r.index).collect();
+        if let Some(by) = &parsed.sort {
+            // The order only: narrowing reads `in_order`, whatever the sort.
+            order_text(&mut ranked, by, text, |i| i);
+        }
+        let ranked: Arc<[u32]> = ranked.into();
         if self.chain.len() == CHAIN {
             self.chain.remove(0);
         }
@@ -743,6 +789,29 @@ mod tests {
             "with alternatives and words"
         );
         assert_eq!(rated_matching("nokey:>1"), Vec::<&str>::new());
+        let ordered = |q: &str| -> Vec<&str> {
+            const NAMES: [&str; 5] = ["a_many", "b_few", "c_text", "d_none", "e_grouped"];
+            let text = rated();
+            let ranked = Ranker::new().rank(q, &text);
+            assert_eq!(&*ranked, full(&text, q), "{q:?}: as from scratch");
+            ranked.iter().map(|&i| NAMES[i as usize]).collect()
+        };
+        assert_eq!(
+            ordered("sort:-downloads"),
+            ["a_many", "e_grouped", "c_text", "b_few", "d_none"],
+            "numbers as numbers, n/a last"
+        );
+        assert_eq!(
+            ordered("sort:downloads"),
+            ["b_few", "c_text", "e_grouped", "a_many", "d_none"]
+        );
+        assert_eq!(
+            ordered("sort:-updated rating:>4"),
+            ["a_many", "e_grouped", "b_few", "d_none"],
+            "dates as dates, a value with no date after them"
+        );
+        assert_eq!(ordered("sort:-name"), ["e_grouped", "d_none", "c_text", "b_few", "a_many"]);
+        assert_eq!(ordered("sort:-rating _"), ["a_many", "e_grouped", "b_few", "d_none", "c_text"]);
         let scored = FuzzyFilter::new().rank_text("rating:>4", &rated());
         assert!(scored.iter().all(|r| r.score == 0), "a comparison scores 0");
     }

@@ -89,6 +89,24 @@ pub struct ServerTerm<T> {
     pub complete: bool,
 }
 
+/// A `sort:` term: the matches in the order of a field's values instead of best first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortBy {
+    pub target: Target,
+    /// The key as typed (lowercased), for the detail line.
+    pub label: Box<str>,
+    /// `sort:-key`: largest (latest, last) first.
+    pub descending: bool,
+}
+
+impl SortBy {
+    /// `rating ↓`, `name ↑`.
+    pub fn describe(&self) -> String {
+        let arrow = if self.descending { "↓" } else { "↑" };
+        format!("{} {arrow}", self.label)
+    }
+}
+
 /// A parsed query.
 #[derive(Debug, Clone, Default)]
 pub struct Query {
@@ -102,6 +120,8 @@ pub struct Query {
     /// `is:new`, `is:changed`, `is:fav` (and negated): every one must hold; the browser
     /// applies them (the matcher does not see them).
     pub is: Vec<IsTerm>,
+    /// `sort:key` or `sort:-key` (the last one): the order of the matches.
+    pub sort: Option<SortBy>,
     /// What was ignored, and why (a negated `type:` or `cate:`).
     pub notes: Vec<String>,
     /// Whether the query uses more than plain fuzzy words on names: a `|` (even dangling),
@@ -227,6 +247,20 @@ fn comparison(target: Target, label: &str, compare: Comparison, negated: bool) -
     }
 }
 
+/// What a key names: the name, or a metadata field (aliases resolved).
+fn target_of(key: &str) -> Target {
+    match key {
+        "name" | "model" => Target::Name,
+        other => Target::Field(
+            ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == other)
+                .map_or(other, |(_, field)| field)
+                .into(),
+        ),
+    }
+}
+
 fn parse_flag(value: &str) -> Option<Flag> {
     match value.to_ascii_lowercase().as_str() {
         "new" => Some(Flag::New),
@@ -295,6 +329,25 @@ impl Query {
                             });
                             continue;
                         }
+                        "sort" if negated => {
+                            q.notes.push(format!("!sort:{value} cannot be negated; ignored"));
+                            continue;
+                        }
+                        "sort" => {
+                            let (descending, key) = match value.strip_prefix('-') {
+                                Some(key) => (true, key),
+                                None => (false, value.strip_prefix('+').unwrap_or(value)),
+                            };
+                            let key = key.to_lowercase();
+                            if is_key(&key) {
+                                q.sort = Some(SortBy {
+                                    target: target_of(&key),
+                                    label: key.into(),
+                                    descending,
+                                });
+                            }
+                            continue;
+                        }
                         "is" => {
                             match parse_flag(value) {
                                 Some(flag) => q.is.push(IsTerm { flag, negated }),
@@ -307,16 +360,7 @@ impl Query {
                         }
                         _ => {}
                     }
-                    let target = match key.as_str() {
-                        "name" | "model" => Target::Name,
-                        other => Target::Field(
-                            ALIASES
-                                .iter()
-                                .find(|(alias, _)| *alias == other)
-                                .map_or(other, |(_, field)| field)
-                                .into(),
-                        ),
-                    };
+                    let target = target_of(&key);
                     if !token.quoted && value.starts_with(['<', '>', '=']) {
                         if value.trim_start_matches(['<', '>', '=']).is_empty() {
                             continue; // an operator still being typed
@@ -363,6 +407,7 @@ impl Query {
         q.explained |= q.lora_type.is_some()
             || q.cate.is_some()
             || !q.is.is_empty()
+            || q.sort.is_some()
             || !q.notes.is_empty();
         q
     }
@@ -370,7 +415,7 @@ impl Query {
     /// Whether nothing is matched locally: every entry is shown, in its order (`is:` terms
     /// aside, which the browser applies).
     pub fn matches_all(&self) -> bool {
-        self.groups.is_empty()
+        self.groups.is_empty() && self.sort.is_none()
     }
 
     /// The detail line: what each term does, `·` between them; `known` says whether some entry
@@ -396,6 +441,9 @@ impl Query {
         for t in &self.is {
             let not = if t.negated { "not " } else { "" };
             parts.push(format!("{not}is {}", t.flag.as_str()));
+        }
+        if let Some(sort) = &self.sort {
+            parts.push(format!("sort {}", sort.describe()));
         }
         if let Some(t) = &self.lora_type {
             parts.push(match &t.value {
