@@ -242,6 +242,34 @@ fn bindings() -> &'static Arc<[Binding]> {
                 None
             ),
             bind!(
+                Browser,
+                "clear_marks",
+                [(Char('x'), NONE)],
+                "x",
+                Action::ClearMarks,
+                "clear the marks of what changed since the cached copy (+ new, ~ changed)",
+                None
+            ),
+            bind!(
+                Browser,
+                "sort",
+                [(Char('s'), NONE)],
+                "s",
+                Action::CycleSort,
+                "sort: relevance → name → downloads → rating → updated",
+                Some("sort"),
+                Priority::Low
+            ),
+            bind!(
+                Browser,
+                "sort_direction",
+                [(Char('S'), SHIFT)],
+                "S",
+                Action::FlipSort,
+                "flip the sort: ascending ↔ descending",
+                None
+            ),
+            bind!(
                 Watch,
                 "open",
                 [(Enter, NONE), (Char('o'), NONE)],

@@ -1,7 +1,7 @@
 //! The catalogue: fetching it with the server-side filters (type, category), the cached copy
 //! shown meanwhile or when the service cannot be reached, and installing what came back.
 
-use super::{Browser, CacheLookup, Load};
+use super::{Browser, CacheLookup, Load, Marks};
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::app::effects::Effects;
 use crate::cmd::{CatalogueRequest, Cmd};
@@ -37,6 +37,8 @@ impl Browser {
         self.cursor.offset = 0;
         self.cached_at = None;
         self.cache = CacheLookup::Pending;
+        self.marks = None;
+        self.diff_pending = false;
     }
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
@@ -60,8 +62,17 @@ impl Browser {
     /// `filtered here` when narrowed from broader filters'), unless the fresh list already
     /// arrived or the fetch is stale; none is remembered, for the failure to say.
     pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
-        if generation != self.generation || self.load == Load::Loaded {
+        if generation != self.generation {
             return Effects::none();
+        }
+        if self.load == Load::Loaded {
+            // Too late to be shown, in time to say what the fresh list changed.
+            let Some(c) = cached else {
+                self.diff_pending = false;
+                return Effects::none();
+            };
+            let (marked, relist) = self.late_baseline(c.catalogue.entries.into());
+            return Effects::cmd(relist).redraw_if(marked);
         }
         let Some(c) = cached else {
             let changed = self.cache != CacheLookup::Nothing;
@@ -161,10 +172,16 @@ impl Browser {
         match result {
             Ok(c) => {
                 let remember = self.remember_category(!c.entries.is_empty());
+                // What the fresh list replaces: the cached copy, or the previous load.
+                let before = self.entries.clone();
                 self.load = Load::Loaded;
                 self.cached_at = None;
                 self.offline = false;
                 self.cache = CacheLookup::Pending;
+                self.diff_pending = before.is_empty();
+                self.marks = None;
+                let marks = (!before.is_empty()).then(|| Marks::new(before, &c.entries));
+                self.marks = marks;
                 Some(self.install(c).into_iter().chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
