@@ -13,6 +13,8 @@ mod category;
 mod favourites;
 mod loading;
 mod marks;
+#[cfg(test)]
+mod marks_tests;
 mod ranking;
 mod sort;
 #[cfg(test)]
