@@ -244,8 +244,8 @@ fn bindings() -> &'static Arc<[Binding]> {
             bind!(
                 Browser,
                 "clear_marks",
-                [(Char('x'), NONE)],
-                "x",
+                [(Char('X'), SHIFT)],
+                "X",
                 Action::ClearMarks,
                 "clear the marks of what changed since the cached copy (+ new, ~ changed)",
                 None

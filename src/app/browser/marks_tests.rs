@@ -204,11 +204,11 @@ fn a_reload_marks_what_changed_since_the_list_before_and_a_new_filter_clears_the
 fn the_clear_marks_key_clears_them_and_says_so() {
     let mut s = marked();
     s.dirty = false;
-    let (action, _) = press(&mut s, ch('x'));
+    let (action, _) = press(&mut s, ch('X'));
     assert_eq!(action, Some(Action::ClearMarks));
     assert!(s.browser.marks.is_none() && s.dirty);
     assert_eq!(notice(&s), Some("marks cleared"));
-    press(&mut s, ch('x'));
+    press(&mut s, ch('X'));
     assert_eq!(
         notice(&s),
         Some("no marks: nothing changed since the list before")
@@ -233,7 +233,7 @@ fn is_terms_list_new_changed_and_favourites_with_the_rest_of_the_query() {
     // Clearing the marks lists again: nothing is new any more.
     let mut s = marked();
     filter(&mut s, "is:new");
-    let (_, cmds) = press(&mut s, ch('x'));
+    let (_, cmds) = press(&mut s, ch('X'));
     settle(&mut s, cmds);
     assert!(shown(&s).is_empty());
     // Favourites: unmarking one under is:fav takes it off the list.
