@@ -251,18 +251,21 @@ pub fn diff(old: &[LoraEntry], fresh: &[LoraEntry]) -> Diff {
     d
 }
 
-/// One metadata field that changed: its value before and after (`None`: absent).
+/// One metadata field that changed: its value before and after, as the service sent them
+/// (`None`: absent, `null` in JSON).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
     pub field: String,
-    pub before: Option<String>,
-    pub after: Option<String>,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
 }
 
 impl Change {
     /// `rating 4.2 → 4.5`, `license added: MIT`, `nsfw removed (true)`.
     pub fn describe(&self) -> String {
-        match (&self.before, &self.after) {
+        let before = self.before.as_ref().map(value_text);
+        let after = self.after.as_ref().map(value_text);
+        match (&before, &after) {
             (Some(b), Some(a)) => format!("{} {b} → {a}", self.field),
             (None, Some(a)) => format!("{} added: {a}", self.field),
             (Some(b), None) => format!("{} removed ({b})", self.field),
@@ -288,8 +291,8 @@ pub fn changes(old: &LoraEntry, fresh: &LoraEntry) -> Vec<Change> {
         .filter(|(k, v)| before.get(*k) != Some(*v))
         .map(|(k, v)| Change {
             field: k.clone(),
-            before: before.get(k).map(value_text),
-            after: Some(value_text(v)),
+            before: before.get(k).cloned(),
+            after: Some(v.clone()),
         })
         .collect();
     out.extend(
@@ -298,7 +301,7 @@ pub fn changes(old: &LoraEntry, fresh: &LoraEntry) -> Vec<Change> {
             .filter(|(k, _)| !after.contains_key(*k))
             .map(|(k, v)| Change {
                 field: k.clone(),
-                before: Some(value_text(v)),
+                before: Some(v.clone()),
                 after: None,
             }),
     );
