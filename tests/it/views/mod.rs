@@ -2,6 +2,7 @@
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
 mod cadence;
+mod catalogue_marks;
 mod contrast;
 mod looks;
 mod news;
