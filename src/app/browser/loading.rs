@@ -1,7 +1,7 @@
 //! The catalogue: fetching it with the server-side filters (type, category), the cached copy
 //! shown meanwhile or when the service cannot be reached, and installing what came back.
 
-use super::{Browser, CacheLookup, Load, Marks};
+use super::{Browser, CacheLookup, Load};
 use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
 use crate::app::effects::Effects;
 use crate::cmd::{CatalogueRequest, Cmd};
@@ -39,6 +39,7 @@ impl Browser {
         self.cache = CacheLookup::Pending;
         self.marks = None;
         self.diff_pending = false;
+        self.comparing = None;
     }
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
@@ -71,8 +72,7 @@ impl Browser {
                 self.diff_pending = false;
                 return Effects::none();
             };
-            let (marked, relist) = self.late_baseline(c.catalogue.entries.into());
-            return Effects::cmd(relist).redraw_if(marked);
+            return Effects::cmd(self.late_baseline(c.catalogue.entries.into()));
         }
         let Some(c) = cached else {
             let changed = self.cache != CacheLookup::Nothing;
@@ -180,9 +180,10 @@ impl Browser {
                 self.cache = CacheLookup::Pending;
                 self.diff_pending = before.is_empty();
                 self.marks = None;
-                let marks = (!before.is_empty()).then(|| Marks::new(before, &c.entries));
-                self.marks = marks;
-                Some(self.install(c).into_iter().chain(remember).collect())
+                self.comparing = None;
+                let rank = self.install(c);
+                let compare = (!before.is_empty()).then(|| self.compare(before));
+                Some(rank.into_iter().chain(compare).chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
             Err(e) => {

@@ -9,7 +9,9 @@ use super::Browser;
 use crate::api::LoraEntry;
 use crate::cmd::Cmd;
 use crate::filter::query::Flag;
-use crate::store::catalogue_cache::{Change, Diff, Mark, changes, diff};
+use crate::app::effects::Effects;
+use crate::cmd::CompareJob;
+use crate::store::catalogue_cache::{Change, Diff, Mark, changes};
 use std::sync::Arc;
 
 /// The marks of one load.
@@ -21,13 +23,6 @@ pub struct Marks {
 }
 
 impl Marks {
-    /// Compares the fresh `entries` with the list they replace.
-    pub fn new(before: Arc<[LoraEntry]>, entries: &[LoraEntry]) -> Self {
-        Marks {
-            diff: diff(&before, entries),
-            before,
-        }
-    }
 
     /// Entry `index`'s mark.
     pub fn mark(&self, index: u32) -> Mark {
@@ -116,8 +111,9 @@ impl Browser {
     /// Whether there were any.
     pub fn clear_marks(&mut self) -> (bool, Option<Cmd>) {
         self.diff_pending = false;
+        let comparing = self.comparing.take().is_some();
         if self.marks.take().is_none() {
-            return (false, None);
+            return (comparing, None);
         }
         let relist = self
             .is_terms
@@ -130,15 +126,38 @@ impl Browser {
 
     /// A cached copy for fetch `generation` arrived after its fresh list, which had nothing
     /// to be compared with: compared now. Whether marks were made.
-    pub(super) fn late_baseline(&mut self, before: Arc<[LoraEntry]>) -> (bool, Option<Cmd>) {
+    pub(super) fn late_baseline(&mut self, before: Arc<[LoraEntry]>) -> Option<Cmd> {
         if !self.diff_pending {
-            return (false, None);
+            return None;
         }
         self.diff_pending = false;
-        self.marks = Some(Marks::new(before, &self.entries));
+        Some(self.compare(before))
+    }
+
+    /// Asks for the fresh entries to be compared with `before`, off the UI loop (tens of ms
+    /// over 100,000 models); the marks come with the answer.
+    pub(super) fn compare(&mut self, before: Arc<[LoraEntry]>) -> Cmd {
+        self.comparing = Some((self.generation, before.clone()));
+        Cmd::Compare(CompareJob {
+            generation: self.generation,
+            before,
+            after: self.entries.clone(),
+        })
+    }
+
+    /// The answer to `Cmd::Compare`: the marks, unless the list changed since it was asked
+    /// (another fetch, or the marks were cleared meanwhile).
+    pub fn compared(&mut self, generation: u64, diff: Diff) -> Effects {
+        let asked = self
+            .comparing
+            .take_if(|(g, _)| *g == generation && diff.marks.len() == self.entries.len());
+        let Some((_, before)) = asked else {
+            return Effects::none();
+        };
+        self.marks = Some(Marks { diff, before });
         let relist = (!self.is_terms.is_empty())
             .then(|| self.refilter_keeping(self.selected_entry_index()))
             .flatten();
-        (true, relist)
+        Effects::cmd(relist).redraw_if(true)
     }
 }

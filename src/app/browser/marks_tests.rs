@@ -61,12 +61,21 @@ fn settle(s: &mut State, cmds: Vec<Cmd>) {
             generation,
             query,
             text,
-        }) = cmd
+        }) = &cmd
         {
+            let (generation, query, text) = (*generation, query.clone(), text.clone());
             let matches = Ranker::new().rank(&query, &text);
             let more = s.apply(Msg::Ranked {
                 generation,
                 matches,
+            });
+            settle(s, more);
+        }
+        if let Cmd::Compare(job) = cmd {
+            let diff = crate::store::catalogue_cache::diff(&job.before, &job.after);
+            let more = s.apply(Msg::Compared {
+                generation: job.generation,
+                diff,
             });
             settle(s, more);
         }
@@ -167,18 +176,22 @@ fn the_first_load_with_nothing_cached_marks_nothing() {
 fn a_cached_copy_read_after_the_fresh_list_still_marks_it() {
     let mut s = state();
     let g = started(&mut s);
-    s.apply(catalogue(g, Ok(list(fresh()))));
+    let cmds = s.apply(catalogue(g, Ok(list(fresh()))));
+    settle(&mut s, cmds);
     s.dirty = false;
-    s.apply(cached_copy(g, before()));
+    let cmds = s.apply(cached_copy(g, before()));
+    assert!(s.browser.marks.is_none(), "compared off the UI loop");
+    settle(&mut s, cmds);
     assert!(s.dirty, "the marks are drawn");
     assert_eq!(s.browser.entries.len(), 3, "the fresh list stays");
     assert_eq!(
         flags(&s),
         [("a", false, true), ("b", false, false), ("d", true, false)]
     );
-    // Only once, and not for an older fetch.
+    // Only once.
     s.browser.marks = None;
-    s.apply(cached_copy(g, before()));
+    let cmds = s.apply(cached_copy(g, before()));
+    assert!(cmds.is_empty());
     assert!(s.browser.marks.is_none());
 }
 
@@ -192,12 +205,45 @@ fn a_reload_marks_what_changed_since_the_list_before_and_a_new_filter_clears_the
     let mut again = fresh();
     again.push(model("e", json!({})));
     let cmds = s.apply(catalogue(*generation, Ok(list(again))));
+    assert!(kinds(&cmds).contains(&"Compare"), "{cmds:?}");
     settle(&mut s, cmds);
     let marks = s.browser.marks.as_ref().expect("marks");
     assert_eq!(marks.summary().as_deref(), Some("1 new"), "against the list before");
     // Another type: another list, the marks go with the old one.
     press(&mut s, ch('t'));
     assert!(s.browser.marks.is_none());
+}
+
+/// An answer for a list no longer shown is dropped: another fetch, or the marks cleared
+/// before it came.
+#[test]
+fn a_comparison_answered_too_late_is_dropped() {
+    let mut s = state();
+    let g = started(&mut s);
+    s.apply(cached_copy(g, before()));
+    let cmds = s.apply(catalogue(g, Ok(list(fresh()))));
+    let job = cmds
+        .iter()
+        .find_map(|c| match c {
+            Cmd::Compare(job) => Some(job.clone()),
+            _ => None,
+        })
+        .expect("a comparison is asked");
+    assert_eq!((job.before.len(), job.after.len()), (3, 3));
+    let diff = crate::store::catalogue_cache::diff(&job.before, &job.after);
+    press(&mut s, ch('X'));
+    s.apply(Msg::Compared {
+        generation: g,
+        diff: diff.clone(),
+    });
+    assert!(s.browser.marks.is_none(), "cleared before the answer");
+    let mut s = state();
+    let g = started(&mut s);
+    s.apply(cached_copy(g, before()));
+    s.apply(catalogue(g, Ok(list(fresh()))));
+    press(&mut s, ch('t'));
+    s.apply(Msg::Compared { generation: g, diff });
+    assert!(s.browser.marks.is_none(), "another fetch since");
 }
 
 #[test]

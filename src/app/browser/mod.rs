@@ -128,6 +128,8 @@ pub struct Browser {
     /// The latest load had nothing to be compared with: a cached copy arriving late for it
     /// still is.
     diff_pending: bool,
+    /// The comparison asked (`Cmd::Compare`) for this fetch generation, and the list before.
+    comparing: Option<(u64, Arc<[LoraEntry]>)>,
     /// The query's `is:` terms, applied to the ranking's matches here.
     is_terms: Vec<IsTerm>,
     /// The list's order: relevance, or a field.
@@ -169,6 +171,7 @@ impl Browser {
             reselect: None,
             marks: None,
             diff_pending: false,
+            comparing: None,
             is_terms: Vec::new(),
             sort: Sort::default(),
         }

@@ -17,12 +17,21 @@ fn settle(s: &mut State, cmds: Vec<Cmd>) {
             generation,
             query,
             text,
-        }) = cmd
+        }) = &cmd
         {
+            let (generation, query, text) = (*generation, query.clone(), text.clone());
             let matches = Ranker::new().rank(&query, &text);
             let more = s.apply(Msg::Ranked {
                 generation,
                 matches,
+            });
+            settle(s, more);
+        }
+        if let Cmd::Compare(job) = cmd {
+            let diff = gendash::store::catalogue_cache::diff(&job.before, &job.after);
+            let more = s.apply(Msg::Compared {
+                generation: job.generation,
+                diff,
             });
             settle(s, more);
         }
