@@ -73,6 +73,13 @@ pub fn request(args: &ModelsArgs) -> Result<(Option<LoraType>, Option<String>), 
     if let Some(note) = query.notes.first() {
         return Err(usage(note.clone()));
     }
+    if let Some(t) = query.is.first() {
+        return Err(usage(format!(
+            "is:{} is the dashboard's (its marks and favourites); --diff lists what is new or \
+             changed",
+            t.flag.as_str()
+        )));
+    }
     let lora_type = match query.lora_type.map(|t| t.value) {
         None => flag_type,
         Some(Err(e)) => return Err(usage(e)),
@@ -368,5 +375,10 @@ mod tests {
             asked(None, None, "!type:sd"),
             Err("--filter: !type:sd cannot be negated".into())
         );
+        assert_eq!(
+            asked(None, None, "x !is:new"),
+            Err("--filter: is:new is the dashboard's (its marks and favourites); --diff lists what is new or changed".into())
+        );
+        assert_eq!(asked(None, None, "rating:>4 sort:-downloads"), Ok((None, None)));
     }
 }

@@ -8,7 +8,11 @@
 //! the query came back to it, and splits what is left to rank over the machine's cores.
 //!
 //! Scores: each group of alternatives scores its best matching term, and a query scores the sum
-//! of its groups (for plain words, what nucleo's `Pattern` scores). A negated term scores 0.
+//! of its groups (for plain words, what nucleo's `Pattern` scores). A negated term scores 0, and
+//! so does a comparison (`downloads:>1000`, `updated:>=2026-01`: see [`compare`]), which
+//! filters without ranking. A `sort:` term then orders the matches by a field (numbers as
+//! numbers, dates as dates, missing values last), stably, so ties stay best first; the ranker
+//! sorts after narrowing, which works on the matches in input order whatever the sort.
 
 pub mod compare;
 pub mod query;

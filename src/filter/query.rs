@@ -9,6 +9,12 @@
 //! `!…$`), and fzf's `'word'` matches at word boundaries. A word `key:value` matches the value
 //! against the entry's metadata field instead of its name, ignoring case; `!key:value` excludes.
 //!
+//! A value that starts with `>`, `>=`, `<`, `<=` or `=` is a comparison ([`super::compare`]):
+//! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing.
+//! `sort:key` / `sort:-key` orders the matches by a field instead of best first. `is:new`,
+//! `is:changed` and `is:fav` are kept apart in [`Query::is`] for the browser to apply (its marks
+//! and favourites), always ANDed with the rest.
+//!
 //! Field names: `name`/`model` are the model name; `author`, `license`, `category`,
 //! `version`, `source`, … are the metadata keys of the same name; `base` is `base_model`,
 //! `trigger` is `trigger_words`, `weight` is `recommended_weight`. Any other key is looked up
