@@ -257,8 +257,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "s",
                 Action::CycleSort,
                 "sort: relevance → name → downloads → rating → updated",
-                Some("sort"),
-                Priority::Low
+                None
             ),
             bind!(
                 Browser,

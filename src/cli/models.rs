@@ -49,8 +49,8 @@ pub struct ModelsArgs {
     /// Print what changed since the copy cached by the last load (the dashboard's or this
     /// command's): new models (+), changed ones (~, with what changed) and those gone (-). The
     /// fresh catalogue then becomes the cached copy, as any load makes it. With --json, one
-    /// object: {"new":[names], "changed":[{"name", "changes":[{"field","before","after"}]}],
-    /// "gone":[names], "cached_at": seconds since the epoch or null}.
+    /// object: `{"new":[names], "changed":[{"name", "changes":[{"field","before","after"}]}],
+    /// "gone":[names], "cached_at": seconds since the epoch or null}`.
     #[arg(long, conflicts_with = "offline")]
     pub diff: bool,
 }
@@ -215,7 +215,7 @@ async fn diff(
     cache: CatalogueCache,
     key: Key,
 ) -> CliResult {
-    use crate::store::catalogue_cache::{Mark, changes, diff};
+    use crate::store::catalogue_cache::{Change, Mark, changes, diff};
     let labels = (key.type_label(), key.cate_label().to_string());
     let (read, read_key) = (cache.clone(), key.clone());
     let before = blocking(move || read.load_nearest(&read_key)).await?;
@@ -280,7 +280,7 @@ async fn diff(
             output::line(&format!("+ {name}"));
         }
         for (name, c) in &changed {
-            let said: Vec<String> = c.iter().map(|c| c.describe()).collect();
+            let said: Vec<String> = c.iter().map(Change::describe).collect();
             output::line(&format!("~ {name}  {}", said.join(" · ")));
         }
         for name in &gone {
@@ -296,11 +296,15 @@ async fn diff(
     } else if new.is_empty() && changed.is_empty() && gone.is_empty() {
         eprintln!("no change{since}");
     } else {
-        let counts: Vec<String> = [(new.len(), "new"), (changed.len(), "changed"), (gone.len(), "gone")]
-            .into_iter()
-            .filter(|(n, _)| *n > 0)
-            .map(|(n, w)| format!("{n} {w}"))
-            .collect();
+        let counts: Vec<String> = [
+            (new.len(), "new"),
+            (changed.len(), "changed"),
+            (gone.len(), "gone"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
         eprintln!("{}{since}", counts.join(" · "));
     }
     Ok(exit::OK)
@@ -379,6 +383,9 @@ mod tests {
             asked(None, None, "x !is:new"),
             Err("--filter: is:new is the dashboard's (its marks and favourites); --diff lists what is new or changed".into())
         );
-        assert_eq!(asked(None, None, "rating:>4 sort:-downloads"), Ok((None, None)));
+        assert_eq!(
+            asked(None, None, "rating:>4 sort:-downloads"),
+            Ok((None, None))
+        );
     }
 }

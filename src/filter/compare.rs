@@ -210,7 +210,8 @@ fn date_prefix(s: &str, min: usize) -> Option<(DateParts, usize, usize)> {
         let Some(part) = digits(&s[used + 1..], 2) else {
             break;
         };
-        if part < *low || part > *high || s.as_bytes().get(used + 3).is_some_and(u8::is_ascii_digit) {
+        if part < *low || part > *high || s.as_bytes().get(used + 3).is_some_and(u8::is_ascii_digit)
+        {
             break;
         }
         // Hours need minutes: `2026-11-01T14` is a date then text.
@@ -263,7 +264,8 @@ fn number_prefix(s: &str) -> Option<(f64, usize)> {
         } else if c == b','
             && i > start
             && !dot
-            && b.get(i + 1..i + 4).is_some_and(|g| g.iter().all(u8::is_ascii_digit))
+            && b.get(i + 1..i + 4)
+                .is_some_and(|g| g.iter().all(u8::is_ascii_digit))
             && !b.get(i + 4).is_some_and(u8::is_ascii_digit)
         {
             i += 1;
@@ -412,7 +414,10 @@ mod tests {
         assert!(!ok("<1", ""), "an empty value never matches");
         assert!(ok("<0", "-3"));
         assert!(!ok("=1", "1.2.3") && ok("=1.2", "1.2.3"));
-        assert!(ok("=1", "1,23"), "a comma not before three digits ends the number");
+        assert!(
+            ok("=1", "1,23"),
+            "a comma not before three digits ends the number"
+        );
         assert!(ok("=12", "12kg"), "a suffix before a letter is no suffix");
     }
 
@@ -423,7 +428,10 @@ mod tests {
         assert!(!ok(">2026-01-01", "2025-12-31"));
         assert!(ok(">=2026-01-01", "2026-01-01"));
         assert!(ok(">=2026-01-01", "2026-01-01T00:00:00Z"));
-        assert!(!ok(">2026-11-01", "2026-11-01 23:59"), "> a day is from the next day");
+        assert!(
+            !ok(">2026-11-01", "2026-11-01 23:59"),
+            "> a day is from the next day"
+        );
         assert!(ok(">2026-11-01", "2026-11-02 00:00"));
         assert!(ok("<2026-01", "2025-12-31"));
         assert!(!ok("<2026-01", "2026-01-05"));
@@ -436,17 +444,32 @@ mod tests {
         assert!(ok(">2026-11-01T14:00", "2026-11-01T14:03:00Z"));
         assert!(!ok(">2026-11-01T14:03", "2026-11-01 14:03:59"));
         assert!(ok(">2026-11-01T14:03:00", "2026-11-01 14:03:59"));
-        assert!(ok("<2026-11-01 14:03", "2026-11-01"), "missing time is midnight");
+        assert!(
+            ok("<2026-11-01 14:03", "2026-11-01"),
+            "missing time is midnight"
+        );
         assert!(!ok(">2025-01-01", "yesterday"), "no date never matches");
         assert!(!ok(">2025-01-01", "20260101"));
         assert!(!ok(">2025-01-01", "123456"), "a number is no date");
-        assert!(ok(">2000", "5000"), "a bare year is a number against a number");
+        assert!(
+            ok(">2000", "5000"),
+            "a bare year is a number against a number"
+        );
         assert!(!ok(">2000", "v1"));
     }
 
     #[test]
     fn what_is_no_comparison() {
-        for text in ["1000", ">", ">abc", ">10 apples", "=2026-13", ">>1", "<1kk", ">1,2"] {
+        for text in [
+            "1000",
+            ">",
+            ">abc",
+            ">10 apples",
+            "=2026-13",
+            ">>1",
+            "<1kk",
+            ">1,2",
+        ] {
             assert_eq!(Comparison::parse(text), None, "{text}");
         }
         assert_eq!(
@@ -473,7 +496,9 @@ mod tests {
         let values = ["4.5", "", "10", "n/a", "4.25", "2026-01-02"];
         let order = |descending, text_only| {
             let mut idx: Vec<usize> = (0..values.len()).collect();
-            order_by(&mut idx, descending, text_only, |i| Some(values[i].to_string()));
+            order_by(&mut idx, descending, text_only, |i| {
+                Some(values[i].to_string())
+            });
             idx
         };
         // dates, then numbers, then text; missing last

@@ -771,9 +771,15 @@ mod tests {
             "1.2k and 1,234 are numbers; n/a is none"
         );
         assert_eq!(rated_matching("downloads:<=1.2k"), ["b_few", "c_text"]);
-        assert_eq!(rated_matching("rating:>=4.5"), ["a_many", "b_few", "e_grouped"]);
+        assert_eq!(
+            rated_matching("rating:>=4.5"),
+            ["a_many", "b_few", "e_grouped"]
+        );
         assert_eq!(rated_matching("rating:=4.5"), ["b_few"]);
-        assert_eq!(rated_matching("updated:>2026-01-01"), ["a_many", "e_grouped"]);
+        assert_eq!(
+            rated_matching("updated:>2026-01-01"),
+            ["a_many", "e_grouped"]
+        );
         assert_eq!(
             rated_matching("updated:>=2026-01-01"),
             ["a_many", "b_few", "e_grouped"]
@@ -785,8 +791,11 @@ mod tests {
             ["a_many", "b_few", "d_none", "e_grouped"],
             "negated: what does not hold, a value with no date included"
         );
-        assert_eq!(rated_matching("updated:>2000-01"), ["a_many", "b_few", "c_text", "e_grouped"],
-            "a value with no date never matches");
+        assert_eq!(
+            rated_matching("updated:>2000-01"),
+            ["a_many", "b_few", "c_text", "e_grouped"],
+            "a value with no date never matches"
+        );
         assert_eq!(
             rated_matching("rating:>4 downloads:<1000 | ^e"),
             ["b_few", "e_grouped"],
@@ -814,8 +823,14 @@ mod tests {
             ["a_many", "e_grouped", "b_few", "d_none"],
             "dates as dates, a value with no date after them"
         );
-        assert_eq!(ordered("sort:-name"), ["e_grouped", "d_none", "c_text", "b_few", "a_many"]);
-        assert_eq!(ordered("sort:-rating _"), ["a_many", "e_grouped", "b_few", "d_none", "c_text"]);
+        assert_eq!(
+            ordered("sort:-name"),
+            ["e_grouped", "d_none", "c_text", "b_few", "a_many"]
+        );
+        assert_eq!(
+            ordered("sort:-rating _"),
+            ["a_many", "e_grouped", "b_few", "d_none", "c_text"]
+        );
         let scored = FuzzyFilter::new().rank_text("rating:>4", &rated());
         assert!(scored.iter().all(|r| r.score == 0), "a comparison scores 0");
     }
@@ -851,14 +866,39 @@ mod tests {
         let text = rated();
         let mut r = Ranker::new();
         for query in [
-            "downloads:>", "downloads:>1", "downloads:>10", "downloads:>100", "downloads:>1000",
-            "downloads:>100", "downloads:>=1000", "downloads:>1000", "downloads:>100000", "downloads:>500",
-            "downloads:>1000", "downloads:>1000 rating:<",
-            "downloads:>1000 rating:<4", "downloads:>1000 rating:<4.", "downloads:>1000 rating:<4.6",
-            "downloads:<1", "downloads:<10", "downloads:<1000", "downloads:=999", "downloads:<=999",
-            "!downloads:>1", "!downloads:>10", "!downloads:>1000", "updated:>2", "updated:>20",
-            "updated:>2026", "updated:>2026-", "updated:>2026-0", "updated:>2026-01",
-            "updated:>2026-01-0", "updated:>2026-01-01", "rating:>4 | rating:<4", "rating:>4 |",
+            "downloads:>",
+            "downloads:>1",
+            "downloads:>10",
+            "downloads:>100",
+            "downloads:>1000",
+            "downloads:>100",
+            "downloads:>=1000",
+            "downloads:>1000",
+            "downloads:>100000",
+            "downloads:>500",
+            "downloads:>1000",
+            "downloads:>1000 rating:<",
+            "downloads:>1000 rating:<4",
+            "downloads:>1000 rating:<4.",
+            "downloads:>1000 rating:<4.6",
+            "downloads:<1",
+            "downloads:<10",
+            "downloads:<1000",
+            "downloads:=999",
+            "downloads:<=999",
+            "!downloads:>1",
+            "!downloads:>10",
+            "!downloads:>1000",
+            "updated:>2",
+            "updated:>20",
+            "updated:>2026",
+            "updated:>2026-",
+            "updated:>2026-0",
+            "updated:>2026-01",
+            "updated:>2026-01-0",
+            "updated:>2026-01-01",
+            "rating:>4 | rating:<4",
+            "rating:>4 |",
         ] {
             assert_eq!(&*r.rank(query, &text), full(&text, query), "{query:?}");
         }

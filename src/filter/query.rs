@@ -13,7 +13,7 @@
 //! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing.
 //! `sort:key` / `sort:-key` orders the matches by a field instead of best first. `is:new`,
 //! `is:changed` and `is:fav` are kept apart in [`Query::is`] for the browser to apply (its marks
-//! and favourites), always ANDed with the rest.
+//! and favourites), always combined with the rest by AND.
 //!
 //! Field names: `name`/`model` are the model name; `author`, `license`, `category`,
 //! `version`, `source`, … are the metadata keys of the same name; `base` is `base_model`,
@@ -335,63 +335,27 @@ impl Query {
                             });
                             continue;
                         }
-                        "sort" if negated => {
-                            q.notes.push(format!("!sort:{value} cannot be negated; ignored"));
-                            continue;
-                        }
-                        "sort" => {
-                            let (descending, key) = match value.strip_prefix('-') {
-                                Some(key) => (true, key),
-                                None => (false, value.strip_prefix('+').unwrap_or(value)),
-                            };
-                            let key = key.to_lowercase();
-                            if is_key(&key) {
-                                q.sort = Some(SortBy {
-                                    target: target_of(&key),
-                                    label: key.into(),
-                                    descending,
-                                });
-                            }
-                            continue;
-                        }
-                        "is" => {
-                            match parse_flag(value) {
-                                Some(flag) => q.is.push(IsTerm { flag, negated }),
-                                None if token.complete => q.notes.push(format!(
-                                    "is:{value} is not new, changed or fav; ignored"
-                                )),
-                                None => {} // still being typed
-                            }
+                        "sort" | "is" => {
+                            q.sort_or_is(&key, value, negated, token.complete);
                             continue;
                         }
                         _ => {}
                     }
                     let target = target_of(&key);
                     if !token.quoted && value.starts_with(['<', '>', '=']) {
-                        if value.trim_start_matches(['<', '>', '=']).is_empty() {
-                            continue; // an operator still being typed
-                        }
-                        let Some(compare) = Comparison::parse(value) else {
-                            if token.complete {
-                                q.notes.push(format!(
-                                    "{key}:{value}: not a number or a date; ignored"
-                                ));
-                            }
-                            continue;
+                        q.comparison(target, &key, value, negated, token.complete)
+                    } else {
+                        let value = if negated {
+                            format!("!{value}")
+                        } else {
+                            value.to_string()
                         };
-                        Some(comparison(target, &key, compare, negated))
-                    } else {
-                    let value = if negated {
-                        format!("!{value}")
-                    } else {
-                        value.to_string()
-                    };
-                    let case = if target == Target::Name {
-                        CaseMatching::Smart
-                    } else {
-                        CaseMatching::Ignore
-                    };
-                    term(target, &key, &value, case)
+                        let case = if target == Target::Name {
+                            CaseMatching::Smart
+                        } else {
+                            CaseMatching::Ignore
+                        };
+                        term(target, &key, &value, case)
                     }
                 }
                 None => term(Target::Name, "name", &token.text, CaseMatching::Smart),
@@ -416,6 +380,60 @@ impl Query {
             || q.sort.is_some()
             || !q.notes.is_empty();
         q
+    }
+
+    /// A comparison term `key:>value` (`None`: an operator still being typed, or a value that
+    /// is neither a number nor a date, noted once the term is finished).
+    fn comparison(
+        &mut self,
+        target: Target,
+        key: &str,
+        value: &str,
+        negated: bool,
+        complete: bool,
+    ) -> Option<Term> {
+        if value.trim_start_matches(['<', '>', '=']).is_empty() {
+            return None;
+        }
+        let Some(compare) = Comparison::parse(value) else {
+            if complete {
+                self.notes
+                    .push(format!("{key}:{value}: not a number or a date; ignored"));
+            }
+            return None;
+        };
+        Some(comparison(target, key, compare, negated))
+    }
+
+    /// A `sort:` or an `is:` term (`key`), kept apart from the matched terms.
+    fn sort_or_is(&mut self, key: &str, value: &str, negated: bool, complete: bool) {
+        if key == "is" {
+            match parse_flag(value) {
+                Some(flag) => self.is.push(IsTerm { flag, negated }),
+                None if complete => self
+                    .notes
+                    .push(format!("is:{value} is not new, changed or fav; ignored")),
+                None => {} // still being typed
+            }
+            return;
+        }
+        if negated {
+            self.notes
+                .push(format!("!sort:{value} cannot be negated; ignored"));
+            return;
+        }
+        let (descending, key) = match value.strip_prefix('-') {
+            Some(key) => (true, key),
+            None => (false, value.strip_prefix('+').unwrap_or(value)),
+        };
+        let key = key.to_lowercase();
+        if is_key(&key) {
+            self.sort = Some(SortBy {
+                target: target_of(&key),
+                label: key.into(),
+                descending,
+            });
+        }
     }
 
     /// Whether nothing is matched locally: every entry is shown, in its order (`is:` terms
@@ -710,8 +728,14 @@ mod tests {
         assert_eq!(
             q.is,
             [
-                IsTerm { flag: Flag::New, negated: false },
-                IsTerm { flag: Flag::Fav, negated: true }
+                IsTerm {
+                    flag: Flag::New,
+                    negated: false
+                },
+                IsTerm {
+                    flag: Flag::Fav,
+                    negated: true
+                }
             ]
         );
         assert!(q.explained);
@@ -719,7 +743,10 @@ mod tests {
             describe("downloads:>1k !rating:<=4.5 updated:>=2026-01 is:changed !is:fav"),
             "downloads > 1000 · not rating <= 4.5 · updated >= 2026-01 · is changed · not is fav"
         );
-        assert!(Query::parse("downloads:>").matches_all(), "an operator being typed");
+        assert!(
+            Query::parse("downloads:>").matches_all(),
+            "an operator being typed"
+        );
         assert!(Query::parse("is:ne").matches_all() && Query::parse("is:ne").notes.is_empty());
         assert_eq!(
             describe("is:old rating:>x "),

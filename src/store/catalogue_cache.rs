@@ -559,14 +559,20 @@ mod tests {
             meta("kept", &[("rating", json!(4.2))]),
             meta("rated", &[("rating", json!(4.2)), ("version", json!("v1"))]),
             meta("gone_a", &[]),
-            meta("licensed", &[("license", json!("MIT")), ("nsfw", json!(true))]),
+            meta(
+                "licensed",
+                &[("license", json!("MIT")), ("nsfw", json!(true))],
+            ),
             meta("gone_b", &[]),
         ];
         let fresh = [
             meta("brand_new", &[]),
             meta("rated", &[("rating", json!(4.5)), ("version", json!("v2"))]),
             meta("kept", &[("rating", json!(4.2))]),
-            meta("licensed", &[("license", json!("MIT")), ("author", json!("me"))]),
+            meta(
+                "licensed",
+                &[("license", json!("MIT")), ("author", json!("me"))],
+            ),
         ];
         let d = diff(&old, &fresh);
         assert_eq!(
@@ -575,9 +581,15 @@ mod tests {
         );
         assert_eq!((d.new, d.changed, d.gone.clone()), (1, 2, vec![2, 4]));
         assert!(!d.is_empty());
-        let said: Vec<String> = changes(&old[1], &fresh[1]).iter().map(Change::describe).collect();
+        let said: Vec<String> = changes(&old[1], &fresh[1])
+            .iter()
+            .map(Change::describe)
+            .collect();
         assert_eq!(said, ["rating 4.2 → 4.5", "version v1 → v2"]);
-        let said: Vec<String> = changes(&old[3], &fresh[3]).iter().map(Change::describe).collect();
+        let said: Vec<String> = changes(&old[3], &fresh[3])
+            .iter()
+            .map(Change::describe)
+            .collect();
         assert_eq!(said, ["author added: me", "nsfw removed (true)"]);
         assert!(diff(&fresh, &fresh).is_empty(), "the same list: nothing");
         let first = diff(&[], &fresh);

@@ -1,8 +1,8 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
+use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
-use crate::app::browser::Marks;
 use crate::app::state::{Field, Load, Pane, State};
 use crate::filter::FuzzyFilter;
 use crate::filter::query::Flag;
@@ -55,12 +55,13 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         changed.clone(),
         sorted.as_ref().map(|l| format!("sorted by {l}")),
     ];
-    let short = [
-        b.marks.as_ref().and_then(Marks::short_summary),
-        sorted,
-    ];
+    let short = [b.marks.as_ref().and_then(Marks::short_summary), sorted];
     let extra = |parts: &[Option<String>]| -> String {
-        parts.iter().flatten().map(|p| format!(" · {p}")).collect()
+        parts.iter().flatten().fold(String::new(), |mut out, p| {
+            out.push_str(" · ");
+            out.push_str(p);
+            out
+        })
     };
     let marks = format!(
         "type {type_label} · cate {cate_label}{only}{count}{filtering}{}",
@@ -68,9 +69,8 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     );
     // Where the title does not fit, what the list is (`offline · filtered here`) matters more
     // than the pane's name, then the words of the counts and the sort (`+12 ~3 −2 · rating ↓`).
-    let fits = |t: &str| {
-        unicode_width::UnicodeWidthStr::width(t) + 2 <= usize::from(areas.browser.width)
-    };
+    let fits =
+        |t: &str| unicode_width::UnicodeWidthStr::width(t) + 2 <= usize::from(areas.browser.width);
     let named = format!(" LoRA models · {marks} ");
     let title = if fits(&named) {
         named

@@ -38,7 +38,7 @@ impl Browser {
         self.cached_at = None;
         self.cache = CacheLookup::Pending;
         self.marks = None;
-        self.diff_pending = false;
+        self.diff_pending = None;
         self.comparing = None;
     }
 
@@ -69,7 +69,7 @@ impl Browser {
         if self.load == Load::Loaded {
             // Too late to be shown, in time to say what the fresh list changed.
             let Some(c) = cached else {
-                self.diff_pending = false;
+                self.diff_pending = None;
                 return Effects::none();
             };
             return Effects::cmd(self.late_baseline(c.catalogue.entries.into()));
@@ -178,7 +178,7 @@ impl Browser {
                 self.cached_at = None;
                 self.offline = false;
                 self.cache = CacheLookup::Pending;
-                self.diff_pending = before.is_empty();
+                self.diff_pending = before.is_empty().then_some(generation);
                 self.marks = None;
                 self.comparing = None;
                 let rank = self.install(c);

@@ -7,10 +7,10 @@
 
 use super::Browser;
 use crate::api::LoraEntry;
-use crate::cmd::Cmd;
-use crate::filter::query::Flag;
 use crate::app::effects::Effects;
+use crate::cmd::Cmd;
 use crate::cmd::CompareJob;
+use crate::filter::query::Flag;
 use crate::store::catalogue_cache::{Change, Diff, Mark, changes};
 use std::sync::Arc;
 
@@ -23,7 +23,6 @@ pub struct Marks {
 }
 
 impl Marks {
-
     /// Entry `index`'s mark.
     pub fn mark(&self, index: u32) -> Mark {
         self.diff
@@ -110,7 +109,7 @@ impl Browser {
     /// The clear-marks key: the marks go (what to do next: list again under `is:new`).
     /// Whether there were any.
     pub fn clear_marks(&mut self) -> (bool, Option<Cmd>) {
-        self.diff_pending = false;
+        self.diff_pending = None;
         let comparing = self.comparing.take().is_some();
         if self.marks.take().is_none() {
             return (comparing, None);
@@ -127,10 +126,9 @@ impl Browser {
     /// A cached copy for fetch `generation` arrived after its fresh list, which had nothing
     /// to be compared with: compared now. Whether marks were made.
     pub(super) fn late_baseline(&mut self, before: Arc<[LoraEntry]>) -> Option<Cmd> {
-        if !self.diff_pending {
+        if self.diff_pending.take() != Some(self.generation) {
             return None;
         }
-        self.diff_pending = false;
         Some(self.compare(before))
     }
 

@@ -6,7 +6,7 @@ use crate::app::test_support::*;
 use crate::filter::Ranker;
 use serde_json::{Value, json};
 
-fn model(name: &str, fields: Value) -> LoraEntry {
+fn model(name: &str, fields: &Value) -> LoraEntry {
     LoraEntry::new(name, fields.as_object().expect("object"))
 }
 
@@ -31,18 +31,24 @@ fn cached_copy(generation: u64, entries: Vec<LoraEntry>) -> Msg {
 /// The copy cached last time: `a` rated 4.2, `b`, `c`.
 fn before() -> Vec<LoraEntry> {
     vec![
-        model("a", json!({"rating": 4.2, "version": "v1", "downloads": 10})),
-        model("b", json!({"rating": 3.0, "downloads": 2000})),
-        model("c", json!({"rating": 5.0})),
+        model(
+            "a",
+            &json!({"rating": 4.2, "version": "v1", "downloads": 10}),
+        ),
+        model("b", &json!({"rating": 3.0, "downloads": 2000})),
+        model("c", &json!({"rating": 5.0})),
     ]
 }
 
 /// The fresh list: `a` re-rated, `b` the same, `c` gone, `d` new.
 fn fresh() -> Vec<LoraEntry> {
     vec![
-        model("a", json!({"rating": 4.5, "version": "v2", "downloads": 10})),
-        model("b", json!({"rating": 3.0, "downloads": 2000})),
-        model("d", json!({"rating": 4.0, "downloads": 500})),
+        model(
+            "a",
+            &json!({"rating": 4.5, "version": "v2", "downloads": 10}),
+        ),
+        model("b", &json!({"rating": 3.0, "downloads": 2000})),
+        model("d", &json!({"rating": 4.0, "downloads": 500})),
     ]
 }
 
@@ -140,7 +146,10 @@ fn a_fresh_list_marks_what_changed_since_the_cached_copy() {
         [("a", false, true), ("b", false, false), ("d", true, false)]
     );
     let marks = s.browser.marks.as_ref().expect("marks");
-    assert_eq!(marks.summary().as_deref(), Some("1 new · 1 changed · 1 gone"));
+    assert_eq!(
+        marks.summary().as_deref(),
+        Some("1 new · 1 changed · 1 gone")
+    );
     assert_eq!(marks.short_summary().as_deref(), Some("+1 ~1 −1"));
     select(&mut s, "a");
     assert_eq!(
@@ -203,12 +212,16 @@ fn a_reload_marks_what_changed_since_the_list_before_and_a_new_filter_clears_the
         panic!("a reload fetches: {cmds:?}")
     };
     let mut again = fresh();
-    again.push(model("e", json!({})));
+    again.push(model("e", &json!({})));
     let cmds = s.apply(catalogue(*generation, Ok(list(again))));
     assert!(kinds(&cmds).contains(&"Compare"), "{cmds:?}");
     settle(&mut s, cmds);
     let marks = s.browser.marks.as_ref().expect("marks");
-    assert_eq!(marks.summary().as_deref(), Some("1 new"), "against the list before");
+    assert_eq!(
+        marks.summary().as_deref(),
+        Some("1 new"),
+        "against the list before"
+    );
     // Another type: another list, the marks go with the old one.
     press(&mut s, ch('t'));
     assert!(s.browser.marks.is_none());
@@ -242,7 +255,10 @@ fn a_comparison_answered_too_late_is_dropped() {
     s.apply(cached_copy(g, before()));
     s.apply(catalogue(g, Ok(list(fresh()))));
     press(&mut s, ch('t'));
-    s.apply(Msg::Compared { generation: g, diff });
+    s.apply(Msg::Compared {
+        generation: g,
+        diff,
+    });
     assert!(s.browser.marks.is_none(), "another fetch since");
 }
 

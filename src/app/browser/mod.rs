@@ -16,9 +16,9 @@ mod marks;
 #[cfg(test)]
 mod marks_tests;
 mod ranking;
-mod sort;
 #[cfg(test)]
 mod reducer_tests;
+mod sort;
 #[cfg(test)]
 mod tests;
 
@@ -125,9 +125,9 @@ pub struct Browser {
     reselect: Option<u32>,
     /// What changed since the list the latest load replaced (`+`, `~`, the title's counts).
     pub marks: Option<Marks>,
-    /// The latest load had nothing to be compared with: a cached copy arriving late for it
-    /// still is.
-    diff_pending: bool,
+    /// The load of this fetch generation had nothing to be compared with: a cached copy
+    /// arriving late for it still is.
+    diff_pending: Option<u64>,
     /// The comparison asked (`Cmd::Compare`) for this fetch generation, and the list before.
     comparing: Option<(u64, Arc<[LoraEntry]>)>,
     /// The query's `is:` terms, applied to the ranking's matches here.
@@ -170,7 +170,7 @@ impl Browser {
             keep_name: None,
             reselect: None,
             marks: None,
-            diff_pending: false,
+            diff_pending: None,
             comparing: None,
             is_terms: Vec::new(),
             sort: Sort::default(),

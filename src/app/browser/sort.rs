@@ -64,7 +64,10 @@ impl Sort {
     /// The `sort:` term the ranking worker is sent (`None`: relevance).
     pub fn term(self) -> Option<String> {
         let key = self.field.key()?;
-        Some(format!("sort:{}{key}", if self.descending { "-" } else { "" }))
+        Some(format!(
+            "sort:{}{key}",
+            if self.descending { "-" } else { "" }
+        ))
     }
 }
 

@@ -74,7 +74,10 @@ async fn models_diff_json_says_what_changed_since_the_cached_copy_and_caches_the
         })
     );
     assert!(got["cached_at"].as_u64().is_some(), "{got}");
-    assert!(err.starts_with("1 new · 1 changed · 1 gone since the copy cached"), "{err}");
+    assert!(
+        err.starts_with("1 new · 1 changed · 1 gone since the copy cached"),
+        "{err}"
+    );
 
     // The fresh catalogue was cached as a load caches it: nothing changed since.
     let (code, out, err) = split(&run(&["models", "--diff"]).await);

@@ -88,7 +88,9 @@ fn marks_at_80_columns() {
     let t = draw(&s);
     let text = crate::common::rendered_text(&s, s.areas.full.width, 24);
     assert!(
-        text.contains("┌ type all · cate any · 6/6 · 1 new · 1 changed · 1 gone · sorted by rating ↓ ─┐"),
+        text.contains(
+            "┌ type all · cate any · 6/6 · 1 new · 1 changed · 1 gone · sorted by rating ↓ ─┐"
+        ),
         "the pane's name goes first: {text}"
     );
     insta::assert_snapshot!(t.backend());

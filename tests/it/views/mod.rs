@@ -776,6 +776,7 @@ fn rebound_keys_show_in_the_hints_and_the_help() {
         width: 150,
         height: 80,
     });
+    s.update(Action::PageDown);
     let help = crate::common::rendered_text(&s, 150, 80);
     assert!(help.contains("^D      download the file"), "{help}");
 }
