@@ -1,7 +1,8 @@
 //! The LoRA browser pane: its state and its reducer (the pane's keys, its two fields, the
 //! catalogue's answers). By concern: `catalogue` (fetching, the cached copy, loading),
 //! `ranking` (the local filter and its ranking), `category` (the category field),
-//! `favourites`.
+//! `favourites`, `marks` and `sort` (what changed since the list before, the order) with
+//! `changes` (their reducer side).
 //!
 //! The filter's `type:` and `cate:` terms are the type key's and the category field's: once a
 //! term is finished (a space follows it, or Enter or Esc leaves the field) and differs from
@@ -10,6 +11,7 @@
 //! `type:all` clears it.
 
 mod category;
+mod changes;
 mod favourites;
 mod loading;
 mod marks;

@@ -3,9 +3,6 @@
 //! rating ↓`). The order is made by the ranking worker: the query sent to it ends with a
 //! `sort:` term of the filter language (`sort:-rating`), which the filter shown never has.
 
-use super::Browser;
-use crate::cmd::Cmd;
-
 /// What the list is sorted by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortField {
@@ -20,7 +17,7 @@ pub enum SortField {
 
 impl SortField {
     /// The next in the cycle.
-    fn next(self) -> SortField {
+    pub(super) fn next(self) -> SortField {
         match self {
             SortField::Relevance => SortField::Name,
             SortField::Name => SortField::Downloads,
@@ -42,7 +39,7 @@ impl SortField {
     }
 
     /// Names A to Z; numbers and dates largest and latest first.
-    fn descending_first(self) -> bool {
+    pub(super) fn descending_first(self) -> bool {
         !matches!(self, SortField::Relevance | SortField::Name)
     }
 }
@@ -68,43 +65,5 @@ impl Sort {
             "sort:{}{key}",
             if self.descending { "-" } else { "" }
         ))
-    }
-}
-
-impl Browser {
-    /// The sort key: the next field, in its usual direction; re-ranks.
-    pub fn cycle_sort(&mut self) -> Option<Cmd> {
-        let field = self.sort.field.next();
-        self.sort = Sort {
-            field,
-            descending: field.descending_first(),
-        };
-        self.refilter_keeping(self.selected_entry_index())
-    }
-
-    /// The shifted sort key: the other direction (relevance has one: a no-op, `None`).
-    pub fn flip_sort(&mut self) -> Option<Option<Cmd>> {
-        self.sort.field.key()?;
-        self.sort.descending = !self.sort.descending;
-        Some(self.refilter_keeping(self.selected_entry_index()))
-    }
-
-    /// The query the ranking worker is sent: the filter, then the sort's term.
-    pub(super) fn ranked_query(&self) -> String {
-        let Some(term) = self.sort.term() else {
-            return self.query.clone();
-        };
-        if self.query.trim().is_empty() {
-            return term;
-        }
-        // A quote left open is closed first, or the term would be inside it.
-        let mut quotes = 0;
-        let mut escaped = false;
-        for c in self.query.chars() {
-            quotes += usize::from(c == '"' && !escaped);
-            escaped = c == '\\' && !escaped;
-        }
-        let close = if quotes % 2 == 1 { "\"" } else { "" };
-        format!("{}{close} {term}", self.query)
     }
 }
