@@ -592,6 +592,14 @@ mod tests {
             .collect();
         assert_eq!(said, ["author added: me", "nsfw removed (true)"]);
         assert!(diff(&fresh, &fresh).is_empty(), "the same list: nothing");
+        let reordered = [meta(
+            "rated",
+            &[("version", json!("v2")), ("rating", json!(4.5))],
+        )];
+        assert!(
+            diff(&fresh[1..2], &reordered).is_empty(),
+            "the same fields in another order are no change"
+        );
         let first = diff(&[], &fresh);
         assert_eq!((first.new, first.changed, first.gone.len()), (4, 0, 0));
     }
