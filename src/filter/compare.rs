@@ -357,15 +357,15 @@ impl SortKey {
 /// Orders `items` by the value `value` gives each (`None`: it has none): dates as dates,
 /// numbers as numbers, text ignoring case (`text_only`: always text, for names); missing
 /// values last in either direction. Stable: equal values keep their order (best match first).
-pub fn order_by<T: Copy>(
+pub fn order_by<'a, T: Copy>(
     items: &mut [T],
     descending: bool,
     text_only: bool,
-    value: impl Fn(T) -> Option<String>,
+    value: impl Fn(T) -> Option<&'a str>,
 ) {
     let mut keyed: Vec<(Option<SortKey>, T)> = items
         .iter()
-        .map(|&t| (value(t).and_then(|v| SortKey::of(&v, text_only)), t))
+        .map(|&t| (value(t).and_then(|v| SortKey::of(v, text_only)), t))
         .collect();
     keyed.sort_by(|(a, _), (b, _)| match (a, b) {
         // Dates, then numbers, then text, in either direction: a stray `n/a` among numbers
@@ -496,9 +496,7 @@ mod tests {
         let values = ["4.5", "", "10", "n/a", "4.25", "2026-01-02"];
         let order = |descending, text_only| {
             let mut idx: Vec<usize> = (0..values.len()).collect();
-            order_by(&mut idx, descending, text_only, |i| {
-                Some(values[i].to_string())
-            });
+            order_by(&mut idx, descending, text_only, |i| Some(values[i]));
             idx
         };
         // dates, then numbers, then text; missing last

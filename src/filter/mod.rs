@@ -234,8 +234,8 @@ impl FuzzyFilter {
             compare::order_by(&mut ranked, by.descending, column.is_none(), |r| {
                 let (name, values) = rows.get(r.index as usize)?;
                 match column {
-                    None => Some((*name).to_string()),
-                    Some(c) => Some((*values.get(c?)?).to_string()),
+                    None => Some(*name),
+                    Some(c) => values.get(c?).copied(),
                 }
             });
         }
@@ -346,7 +346,7 @@ fn order_text<T: Copy>(
 ) {
     match &by.target {
         Target::Name => compare::order_by(items, by.descending, true, |t| {
-            Some(text.name(index(t) as usize).to_string())
+            Some(text.name(index(t) as usize))
         }),
         Target::Field(key) => {
             let fields = text.fields();
@@ -354,7 +354,7 @@ fn order_text<T: Copy>(
                 return;
             };
             compare::order_by(items, by.descending, false, |t| {
-                Some(fields.value(column, index(t) as usize).to_string())
+                Some(fields.value(column, index(t) as usize))
             });
         }
     }
