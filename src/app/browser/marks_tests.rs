@@ -344,3 +344,20 @@ fn the_sort_key_cycles_fields_and_the_shifted_key_flips_the_direction() {
     assert_eq!(shown(&s), ["a", "d"]);
     assert_eq!(s.browser.query, "rating:>3");
 }
+
+/// The sort rides on the query sent to the ranking worker, after the filter, outside any quote
+/// the filter leaves open.
+#[test]
+fn the_sort_term_follows_the_filter_outside_its_quotes() {
+    let mut s = marked();
+    press(&mut s, ch('s'));
+    press(&mut s, ch('s'));
+    assert_eq!(s.browser.ranked_query(), "sort:-downloads");
+    s.browser.query = "base:\"SD 1".into();
+    assert_eq!(s.browser.ranked_query(), "base:\"SD 1\" sort:-downloads");
+    s.browser.query = "base:\"SD 1\" a\\\"b".into();
+    assert_eq!(
+        s.browser.ranked_query(),
+        "base:\"SD 1\" a\\\"b sort:-downloads"
+    );
+}
