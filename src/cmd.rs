@@ -56,6 +56,9 @@ pub enum Cmd {
     /// Rank the catalogue against the filter's query. Its text (names and metadata fields) is
     /// shared with the ranker (built once per catalogue load), never copied per keystroke.
     Rank(RankJob),
+    /// Compare a fresh catalogue with the list it replaces, off the UI loop (tens of ms over
+    /// 100,000 models); answered by `Msg::Compared` with the same generation.
+    Compare(CompareJob),
     /// Save the recently used categories for the next session.
     RememberCategories(Vec<String>),
     /// Save the watch list's sort order (its label) for the next session.
@@ -134,6 +137,14 @@ pub struct RankJob {
     pub generation: u64,
     pub query: String,
     pub text: Arc<SearchText>,
+}
+
+/// For `Cmd::Compare`: the list shown before and the fresh one, shared, never copied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareJob {
+    pub generation: u64,
+    pub before: Arc<[crate::api::LoraEntry]>,
+    pub after: Arc<[crate::api::LoraEntry]>,
 }
 
 /// What the App asks of the poller. `S` is how the task's service is reached: its saved base

@@ -87,6 +87,11 @@ pub enum Msg {
         entries: Vec<WatchEntry>,
         applied: u64,
     },
+    /// The answer to `Cmd::Compare` of this generation: what changed in the catalogue.
+    Compared {
+        generation: u64,
+        diff: crate::store::catalogue_cache::Diff,
+    },
     /// The answer to `Cmd::Rank` of this generation: indices of the matching names, best first.
     Ranked {
         generation: u64,

@@ -36,6 +36,10 @@ pub enum Action {
     ToggleAutoDownload,
     ToggleFavourite,
     OnlyFavourites,
+    /// The browser: clears the marks of what changed since the cached copy.
+    ClearMarks,
+    /// The browser: flips the sort's direction.
+    FlipSort,
     /// Mark or unmark the selected task (bulk remove, download, auto-download).
     ToggleMark,
     /// Remove every completed task (after a question).

@@ -242,6 +242,33 @@ fn bindings() -> &'static Arc<[Binding]> {
                 None
             ),
             bind!(
+                Browser,
+                "clear_marks",
+                [(Char('X'), SHIFT)],
+                "X",
+                Action::ClearMarks,
+                "clear the marks of what changed since the cached copy (+ new, ~ changed)",
+                None
+            ),
+            bind!(
+                Browser,
+                "sort",
+                [(Char('s'), NONE)],
+                "s",
+                Action::CycleSort,
+                "sort: relevance → name → downloads → rating → updated",
+                None
+            ),
+            bind!(
+                Browser,
+                "sort_direction",
+                [(Char('S'), SHIFT)],
+                "S",
+                Action::FlipSort,
+                "flip the sort: ascending ↔ descending",
+                None
+            ),
+            bind!(
                 Watch,
                 "open",
                 [(Enter, NONE), (Char('o'), NONE)],

@@ -325,6 +325,7 @@ impl State {
                 generation,
                 matches,
             } => Effects::none().redraw_if(self.browser.ranked(generation, matches)),
+            Msg::Compared { generation, diff } => self.browser.compared(generation, diff),
             Msg::Polled {
                 key,
                 result,

@@ -157,6 +157,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Preview(_) => "Preview",
             Cmd::Finished(_) => "Finished",
             Cmd::Rank(RankJob { .. }) => "Rank",
+            Cmd::Compare(_) => "Compare",
             Cmd::Bell => "Bell",
             Cmd::AllDone { .. } => "AllDone",
             Cmd::Archive(ArchiveOp::Load) => "Archive(Load)",

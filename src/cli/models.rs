@@ -46,6 +46,13 @@ pub struct ModelsArgs {
     /// broader filters (type all, any category), narrowed here.
     #[arg(long)]
     pub offline: bool,
+    /// Print what changed since the copy cached by the last load (the dashboard's or this
+    /// command's): new models (+), changed ones (~, with what changed) and those gone (-). The
+    /// fresh catalogue then becomes the cached copy, as any load makes it. With --json, one
+    /// object: `{"new":[names], "changed":[{"name", "changes":[{"field","before","after"}]}],
+    /// "gone":[names], "cached_at": seconds since the epoch or null}`.
+    #[arg(long, conflicts_with = "offline")]
+    pub diff: bool,
 }
 
 /// What to ask the service for: `--type` and `--cate`, or the filter's `type:` and `cate:`
@@ -65,6 +72,13 @@ pub fn request(args: &ModelsArgs) -> Result<(Option<LoraType>, Option<String>), 
     let query = Query::parse(filter);
     if let Some(note) = query.notes.first() {
         return Err(usage(note.clone()));
+    }
+    if let Some(t) = query.is.first() {
+        return Err(usage(format!(
+            "is:{} is the dashboard's (its marks and favourites); --diff lists what is new or \
+             changed",
+            t.flag.as_str()
+        )));
     }
     let lora_type = match query.lora_type.map(|t| t.value) {
         None => flag_type,
@@ -125,6 +139,8 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
                 ));
             }
         }
+    } else if args.diff {
+        return diff(args, &client, cache, key).await;
     } else {
         let catalogue = client.list_loras(lora_type, cate.as_deref()).await?;
         // The dashboard and `--offline` start from it; a cache that cannot be written costs
@@ -190,6 +206,110 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
     Ok(crate::cli::exit::OK)
 }
 
+/// `--diff`: the cached copy (as the dashboard would show it meanwhile), the fresh catalogue
+/// (cached in its place), and what changed between them; `--filter` keeps the models it
+/// matches (a gone one matched as it was).
+async fn diff(
+    args: &ModelsArgs,
+    client: &crate::api::Client,
+    cache: CatalogueCache,
+    key: Key,
+) -> CliResult {
+    use crate::store::catalogue_cache::{Change, Mark, changes, diff};
+    let labels = (key.type_label(), key.cate_label().to_string());
+    let (read, read_key) = (cache.clone(), key.clone());
+    let before = blocking(move || read.load_nearest(&read_key)).await?;
+    let fresh = client
+        .list_loras(key.lora_type, key.cate.as_deref())
+        .await?;
+    let copy = fresh.clone();
+    let _ = blocking(move || cache.save(&key, &copy, unix_now())).await;
+    let cached_at = before.as_ref().map(|c| c.saved_at);
+    let old = before.map(|c| c.catalogue.entries).unwrap_or_default();
+    // Nothing cached: nothing to compare with (the dashboard marks nothing either).
+    let d = if cached_at.is_some() {
+        diff(&old, &fresh.entries)
+    } else {
+        crate::store::catalogue_cache::Diff::default()
+    };
+    let kept = |entries: &[crate::api::LoraEntry]| -> Vec<bool> {
+        let mut keep = vec![args.filter.is_none(); entries.len()];
+        if let Some(q) = args.filter.as_deref() {
+            let text = SearchText::new(entries.to_vec().into());
+            for r in FuzzyFilter::new().rank_text(q, &text) {
+                keep[r.index as usize] = true;
+            }
+        }
+        keep
+    };
+    let (keep_fresh, keep_old) = (kept(&fresh.entries), kept(&old));
+    let mut new = Vec::new();
+    let mut changed = Vec::new();
+    for (i, (e, mark)) in fresh.entries.iter().zip(&d.marks).enumerate() {
+        if !keep_fresh[i] {
+            continue;
+        }
+        match mark {
+            Mark::New => new.push(e.model.clone()),
+            Mark::Changed(o) => changed.push((e.model.clone(), changes(&old[*o as usize], e))),
+            Mark::Same => {}
+        }
+    }
+    let gone: Vec<String> = d
+        .gone
+        .iter()
+        .filter(|&&i| keep_old[i as usize])
+        .map(|&i| old[i as usize].model.clone())
+        .collect();
+    let since = cached_at.map_or_else(String::new, |at| {
+        format!(
+            " since the copy cached {}",
+            crate::fmt::age(unix_now().saturating_sub(at))
+        )
+    });
+    if args.json {
+        let changed: Vec<Value> = changed
+            .iter()
+            .map(|(name, c)| serde_json::json!({"name": name, "changes": c}))
+            .collect();
+        output::json_line(serde_json::json!({
+            "new": new, "changed": changed, "gone": gone, "cached_at": cached_at
+        }));
+    } else {
+        for name in &new {
+            output::line(&format!("+ {name}"));
+        }
+        for (name, c) in &changed {
+            let said: Vec<String> = c.iter().map(Change::describe).collect();
+            output::line(&format!("~ {name}  {}", said.join(" · ")));
+        }
+        for name in &gone {
+            output::line(&format!("- {name}"));
+        }
+    }
+    if cached_at.is_none() {
+        eprintln!(
+            "no cached copy for type {}, category {}: nothing to compare with; the catalogue is \
+             cached now, for the next --diff",
+            labels.0, labels.1
+        );
+    } else if new.is_empty() && changed.is_empty() && gone.is_empty() {
+        eprintln!("no change{since}");
+    } else {
+        let counts: Vec<String> = [
+            (new.len(), "new"),
+            (changed.len(), "changed"),
+            (gone.len(), "gone"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
+        eprintln!("{}{since}", counts.join(" · "));
+    }
+    Ok(exit::OK)
+}
+
 /// Runs file work off the async thread.
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
@@ -210,6 +330,7 @@ mod tests {
             filter: Some(filter.to_string()),
             json: false,
             offline: false,
+            diff: false,
         }
     }
 
@@ -257,6 +378,14 @@ mod tests {
         assert_eq!(
             asked(None, None, "!type:sd"),
             Err("--filter: !type:sd cannot be negated".into())
+        );
+        assert_eq!(
+            asked(None, None, "x !is:new"),
+            Err("--filter: is:new is the dashboard's (its marks and favourites); --diff lists what is new or changed".into())
+        );
+        assert_eq!(
+            asked(None, None, "rating:>4 sort:-downloads"),
+            Ok((None, None))
         );
     }
 }

@@ -653,6 +653,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut dyn Write) {
             Cmd::Poll(poll) => workers.poll(poll),
             Cmd::Persist(op) => workers.persist(op),
             Cmd::Rank(job) => workers.rank(job),
+            Cmd::Compare(job) => workers.compare(job),
             Cmd::Open(url) => workers.open(url),
             Cmd::OpenFile(path) => workers.open_file(path),
             Cmd::Download(job) => workers.download(job),

@@ -8,8 +8,13 @@
 //! the query came back to it, and splits what is left to rank over the machine's cores.
 //!
 //! Scores: each group of alternatives scores its best matching term, and a query scores the sum
-//! of its groups (for plain words, what nucleo's `Pattern` scores). A negated term scores 0.
+//! of its groups (for plain words, what nucleo's `Pattern` scores). A negated term scores 0, and
+//! so does a comparison (`downloads:>1000`, `updated:>=2026-01`: see [`compare`]), which
+//! filters without ranking. A `sort:` term then orders the matches by a field (numbers as
+//! numbers, dates as dates, missing values last), stably, so ties stay best first; the ranker
+//! sorts after narrowing, which works on the matches in input order whatever the sort.
 
+pub mod compare;
 pub mod query;
 
 use crate::api::SearchText;
@@ -173,6 +178,9 @@ impl FuzzyFilter {
         let parsed = Query::parse(query);
         let mut ranked = self.matches(&resolve(&parsed, text), text, 0..text.len() as u32);
         sort(&mut ranked);
+        if let Some(by) = &parsed.sort {
+            order_text(&mut ranked, by, text, |r| r.index);
+        }
         ranked
     }
 
@@ -205,8 +213,9 @@ impl FuzzyFilter {
                     .collect()
             })
             .collect();
+        let rows: Vec<(&str, &[&str])> = rows.into_iter().collect();
         let mut ranked: Vec<Ranked> = rows
-            .into_iter()
+            .iter()
             .enumerate()
             .filter_map(|(i, (name, values))| {
                 self.score_by(&groups, name, |c| values.get(c).copied().unwrap_or(""))
@@ -217,6 +226,19 @@ impl FuzzyFilter {
             })
             .collect();
         sort(&mut ranked);
+        if let Some(by) = &parsed.sort {
+            let column = match &by.target {
+                Target::Name => None,
+                Target::Field(key) => Some(keys.iter().position(|k| **k == **key)),
+            };
+            compare::order_by(&mut ranked, by.descending, column.is_none(), |r| {
+                let (name, values) = rows.get(r.index as usize)?;
+                match column {
+                    None => Some(*name),
+                    Some(c) => values.get(c?).copied(),
+                }
+            });
+        }
         ranked
     }
 
@@ -243,11 +265,24 @@ impl FuzzyFilter {
             buf,
             field_buf,
         } = self;
+        let name_text = name;
         let name = Utf32Str::new(name, buf);
         let mut total = 0u32;
         for group in groups {
             let mut best = None;
             for &(term, source) in group {
+                if let Some(compare) = &term.compare {
+                    // Filters, does not rank: 0 when it holds (a negated one when it does not).
+                    let text = match source {
+                        Source::Name => Some(name_text),
+                        Source::Column(c) => Some(field(c)),
+                        Source::Nowhere => None,
+                    };
+                    let score =
+                        text.and_then(|t| (compare.matches(t) != term.atom.negative).then_some(0));
+                    best = best.max(score);
+                    continue;
+                }
                 let score = match source {
                     Source::Name => term_score(matcher, term, name, None),
                     Source::Column(c) => {
@@ -287,7 +322,7 @@ impl FuzzyFilter {
         let mut indices = Vec::new();
         let hay = Utf32Str::new(name, &mut self.buf);
         for term in parsed.groups.iter().flatten() {
-            if term.target == Target::Name && !term.atom.negative {
+            if term.target == Target::Name && !term.atom.negative && term.compare.is_none() {
                 // An alternative that does not match highlights nothing.
                 let mut found = Vec::new();
                 if term_score(&mut self.matcher, term, hay, Some(&mut found)).is_some() {
@@ -298,6 +333,30 @@ impl FuzzyFilter {
         indices.sort_unstable();
         indices.dedup();
         indices
+    }
+}
+
+/// Orders a ranking of `text`'s entries by a `sort:` term's field (`index` reads an item's
+/// entry); the columns are built if they were not.
+fn order_text<T: Copy>(
+    items: &mut [T],
+    by: &query::SortBy,
+    text: &SearchText,
+    index: impl Fn(T) -> u32,
+) {
+    match &by.target {
+        Target::Name => compare::order_by(items, by.descending, true, |t| {
+            Some(text.name(index(t) as usize))
+        }),
+        Target::Field(key) => {
+            let fields = text.fields();
+            let Some(column) = fields.column(key) else {
+                return;
+            };
+            compare::order_by(items, by.descending, false, |t| {
+                Some(fields.value(column, index(t) as usize))
+            });
+        }
     }
 }
 
@@ -409,7 +468,12 @@ impl Ranker {
         };
         let groups = resolve(&parsed, text);
         let (in_order, ranked) = rank_split(&mut self.scratch, &groups, text, candidates);
-        let ranked: Arc<[u32]> = ranked.iter().map(|r| r.index).collect();
+        let mut ranked: Vec<u32> = ranked.iter().map(|r| r.index).collect();
+        if let Some(by) = &parsed.sort {
+            // The order only: narrowing reads `in_order`, whatever the sort.
+            order_text(&mut ranked, by, text, |i| i);
+        }
+        let ranked: Arc<[u32]> = ranked.into();
         if self.chain.len() == CHAIN {
             self.chain.remove(0);
         }
@@ -672,6 +736,172 @@ mod tests {
             "type: is the service's filter"
         );
         assert_eq!(matching("cate:anime ^ink"), ["ink_wash"]);
+    }
+
+    /// The reference service's kind of metadata: numbers and dates as JSON gives them.
+    fn rated() -> Arc<SearchText> {
+        let entry = |name: &str, downloads: serde_json::Value, rating: f64, updated: &str| {
+            let meta = json!({"downloads": downloads, "rating": rating, "updated": updated});
+            LoraEntry::new(name, meta.as_object().expect("object"))
+        };
+        Arc::new(SearchText::new(Arc::new([
+            entry("a_many", json!(133_141), 4.9, "2026-07-14"),
+            entry("b_few", json!(999), 4.5, "2026-01-01"),
+            entry("c_text", json!("1.2k"), 3.6, "2025-12-31T23:59:00Z"),
+            entry("d_none", json!("n/a"), 4.4, "unknown"),
+            entry("e_grouped", json!("1,234"), 4.6, "2026-01-08 10:00"),
+        ])))
+    }
+
+    fn rated_matching(query: &str) -> Vec<&'static str> {
+        const NAMES: [&str; 5] = ["a_many", "b_few", "c_text", "d_none", "e_grouped"];
+        let text = rated();
+        let ranked = Ranker::new().rank(query, &text);
+        assert_eq!(&*ranked, full(&text, query), "{query:?}: as from scratch");
+        let mut got: Vec<_> = ranked.iter().map(|&i| NAMES[i as usize]).collect();
+        got.sort_unstable();
+        got
+    }
+
+    #[test]
+    fn comparisons_on_the_catalogues_metadata() {
+        assert_eq!(
+            rated_matching("downloads:>1000"),
+            ["a_many", "c_text", "e_grouped"],
+            "1.2k and 1,234 are numbers; n/a is none"
+        );
+        assert_eq!(rated_matching("downloads:<=1.2k"), ["b_few", "c_text"]);
+        assert_eq!(
+            rated_matching("rating:>=4.5"),
+            ["a_many", "b_few", "e_grouped"]
+        );
+        assert_eq!(rated_matching("rating:=4.5"), ["b_few"]);
+        assert_eq!(
+            rated_matching("updated:>2026-01-01"),
+            ["a_many", "e_grouped"]
+        );
+        assert_eq!(
+            rated_matching("updated:>=2026-01-01"),
+            ["a_many", "b_few", "e_grouped"]
+        );
+        assert_eq!(rated_matching("updated:<2026-01"), ["c_text"]);
+        assert_eq!(rated_matching("updated:=2026-01"), ["b_few", "e_grouped"]);
+        assert_eq!(
+            rated_matching("!updated:<2026"),
+            ["a_many", "b_few", "d_none", "e_grouped"],
+            "negated: what does not hold, a value with no date included"
+        );
+        assert_eq!(
+            rated_matching("updated:>2000-01"),
+            ["a_many", "b_few", "c_text", "e_grouped"],
+            "a value with no date never matches"
+        );
+        assert_eq!(
+            rated_matching("rating:>4 downloads:<1000 | ^e"),
+            ["b_few", "e_grouped"],
+            "with alternatives and words"
+        );
+        assert_eq!(rated_matching("nokey:>1"), Vec::<&str>::new());
+        let ordered = |q: &str| -> Vec<&str> {
+            const NAMES: [&str; 5] = ["a_many", "b_few", "c_text", "d_none", "e_grouped"];
+            let text = rated();
+            let ranked = Ranker::new().rank(q, &text);
+            assert_eq!(&*ranked, full(&text, q), "{q:?}: as from scratch");
+            ranked.iter().map(|&i| NAMES[i as usize]).collect()
+        };
+        assert_eq!(
+            ordered("sort:-downloads"),
+            ["a_many", "e_grouped", "c_text", "b_few", "d_none"],
+            "numbers as numbers, n/a last"
+        );
+        assert_eq!(
+            ordered("sort:downloads"),
+            ["b_few", "c_text", "e_grouped", "a_many", "d_none"]
+        );
+        assert_eq!(
+            ordered("sort:-updated rating:>4"),
+            ["a_many", "e_grouped", "b_few", "d_none"],
+            "dates as dates, a value with no date after them"
+        );
+        assert_eq!(
+            ordered("sort:-name"),
+            ["e_grouped", "d_none", "c_text", "b_few", "a_many"]
+        );
+        assert_eq!(
+            ordered("sort:-rating _"),
+            ["a_many", "e_grouped", "b_few", "d_none", "c_text"]
+        );
+        let scored = FuzzyFilter::new().rank_text("rating:>4", &rated());
+        assert!(scored.iter().all(|r| r.score == 0), "a comparison scores 0");
+    }
+
+    #[test]
+    fn comparisons_in_rank_fields() {
+        let keys = ["status", "finished"];
+        let rows: [(&str, [&str; 2]); 3] = [
+            ("t1", ["completed", "2026-11-01 14:03"]),
+            ("t2", ["failed", "2026-11-02 09:00"]),
+            ("t3", ["running", ""]),
+        ];
+        let rank = |q: &str| -> Vec<&str> {
+            let mut got: Vec<_> = FuzzyFilter::new()
+                .rank_fields(q, &keys, rows.iter().map(|(n, v)| (*n, &v[..])))
+                .iter()
+                .map(|r| rows[r.index as usize].0)
+                .collect();
+            got.sort_unstable();
+            got
+        };
+        assert_eq!(rank("finished:>2026-11-01"), ["t2"]);
+        assert_eq!(rank("finished:>=2026-11-01"), ["t1", "t2"]);
+        assert_eq!(rank("finished:<2026-11-01T14:04"), ["t1"]);
+        assert_eq!(rank("!finished:>2026-11-01"), ["t1", "t3"]);
+        assert_eq!(rank("finished:>2026 status:fail"), Vec::<&str>::new());
+        assert_eq!(rank("finished:>=2026 status:fail"), ["t2"]);
+    }
+
+    /// Typing a comparison narrows only where the new one is the same or stricter.
+    #[test]
+    fn a_session_of_comparisons_ranks_as_from_scratch() {
+        let text = rated();
+        let mut r = Ranker::new();
+        for query in [
+            "downloads:>",
+            "downloads:>1",
+            "downloads:>10",
+            "downloads:>100",
+            "downloads:>1000",
+            "downloads:>100",
+            "downloads:>=1000",
+            "downloads:>1000",
+            "downloads:>100000",
+            "downloads:>500",
+            "downloads:>1000",
+            "downloads:>1000 rating:<",
+            "downloads:>1000 rating:<4",
+            "downloads:>1000 rating:<4.",
+            "downloads:>1000 rating:<4.6",
+            "downloads:<1",
+            "downloads:<10",
+            "downloads:<1000",
+            "downloads:=999",
+            "downloads:<=999",
+            "!downloads:>1",
+            "!downloads:>10",
+            "!downloads:>1000",
+            "updated:>2",
+            "updated:>20",
+            "updated:>2026",
+            "updated:>2026-",
+            "updated:>2026-0",
+            "updated:>2026-01",
+            "updated:>2026-01-0",
+            "updated:>2026-01-01",
+            "rating:>4 | rating:<4",
+            "rating:>4 |",
+        ] {
+            assert_eq!(&*r.rank(query, &text), full(&text, query), "{query:?}");
+        }
     }
 
     #[test]

@@ -9,12 +9,19 @@
 //! `!…$`), and fzf's `'word'` matches at word boundaries. A word `key:value` matches the value
 //! against the entry's metadata field instead of its name, ignoring case; `!key:value` excludes.
 //!
+//! A value that starts with `>`, `>=`, `<`, `<=` or `=` is a comparison ([`super::compare`]):
+//! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing.
+//! `sort:key` / `sort:-key` orders the matches by a field instead of best first. `is:new`,
+//! `is:changed` and `is:fav` are kept apart in [`Query::is`] for the browser to apply (its marks
+//! and favourites), always combined with the rest by AND.
+//!
 //! Field names: `name`/`model` are the model name; `author`, `license`, `category`,
 //! `version`, `source`, … are the metadata keys of the same name; `base` is `base_model`,
 //! `trigger` is `trigger_words`, `weight` is `recommended_weight`. Any other key is looked up
 //! as it is; a key no entry has matches nothing. `type:` and `cate:` are not matched here: they
 //! set the service's filters (see [`Query::lora_type`]).
 
+use super::compare::Comparison;
 use crate::api::LoraType;
 use nucleo_matcher::chars;
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
@@ -48,6 +55,37 @@ pub struct Term {
     pub ignore_case: bool,
     /// The needle as the matcher compares it.
     pub needle: Box<[char]>,
+    /// `key:>V` and the like: the value is compared, not matched (`atom` and `needle` then
+    /// hold the operand's text and are not used to match).
+    pub compare: Option<Comparison>,
+}
+
+/// What an `is:` term asks of an entry: the browser's marks and favourites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    /// Listed by this load and not by the cached copy it replaced.
+    New,
+    /// Listed by both, with different metadata.
+    Changed,
+    /// A favourite.
+    Fav,
+}
+
+impl Flag {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Flag::New => "new",
+            Flag::Changed => "changed",
+            Flag::Fav => "fav",
+        }
+    }
+}
+
+/// An `is:` term: the flag, and whether it is negated (`!is:new`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IsTerm {
+    pub flag: Flag,
+    pub negated: bool,
 }
 
 /// A `type:` or `cate:` term, and whether it is finished (a space follows it).
@@ -55,6 +93,24 @@ pub struct Term {
 pub struct ServerTerm<T> {
     pub value: T,
     pub complete: bool,
+}
+
+/// A `sort:` term: the matches in the order of a field's values instead of best first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SortBy {
+    pub target: Target,
+    /// The key as typed (lowercased), for the detail line.
+    pub label: Box<str>,
+    /// `sort:-key`: largest (latest, last) first.
+    pub descending: bool,
+}
+
+impl SortBy {
+    /// `rating ↓`, `name ↑`.
+    pub fn describe(&self) -> String {
+        let arrow = if self.descending { "↓" } else { "↑" };
+        format!("{} {arrow}", self.label)
+    }
 }
 
 /// A parsed query.
@@ -67,6 +123,11 @@ pub struct Query {
     pub lora_type: Option<ServerTerm<Result<Option<LoraType>, String>>>,
     /// `cate:` (the last one): the category to ask the service for.
     pub cate: Option<ServerTerm<String>>,
+    /// `is:new`, `is:changed`, `is:fav` (and negated): every one must hold; the browser
+    /// applies them (the matcher does not see them).
+    pub is: Vec<IsTerm>,
+    /// `sort:key` or `sort:-key` (the last one): the order of the matches.
+    pub sort: Option<SortBy>,
     /// What was ignored, and why (a negated `type:` or `cate:`).
     pub notes: Vec<String>,
     /// Whether the query uses more than plain fuzzy words on names: a `|` (even dangling),
@@ -168,7 +229,51 @@ fn term(target: Target, label: &str, text: &str, case: CaseMatching) -> Option<T
         word,
         ignore_case,
         needle,
+        compare: None,
     })
+}
+
+/// A comparison term: `key:>V` (`negated` for `!key:>V`).
+fn comparison(target: Target, label: &str, compare: Comparison, negated: bool) -> Term {
+    let text = compare.describe();
+    let atom = Atom::parse(
+        &if negated { format!("!{text}") } else { text },
+        CaseMatching::Ignore,
+        Normalization::Never,
+    );
+    let needle: Box<[char]> = atom.needle_text().chars().collect();
+    Term {
+        target,
+        label: label.into(),
+        atom,
+        word: false,
+        ignore_case: true,
+        needle,
+        compare: Some(compare),
+    }
+}
+
+/// What a key names: the name, or a metadata field (aliases resolved).
+fn target_of(key: &str) -> Target {
+    match key {
+        "name" | "model" => Target::Name,
+        other => Target::Field(
+            ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == other)
+                .map_or(other, |(_, field)| field)
+                .into(),
+        ),
+    }
+}
+
+fn parse_flag(value: &str) -> Option<Flag> {
+    match value.to_ascii_lowercase().as_str() {
+        "new" => Some(Flag::New),
+        "changed" => Some(Flag::Changed),
+        "fav" | "favourite" | "favorite" => Some(Flag::Fav),
+        _ => None,
+    }
 }
 
 fn parse_type(value: &str) -> Result<Option<LoraType>, String> {
@@ -230,29 +335,28 @@ impl Query {
                             });
                             continue;
                         }
+                        "sort" | "is" => {
+                            q.sort_or_is(&key, value, negated, token.complete);
+                            continue;
+                        }
                         _ => {}
                     }
-                    let target = match key.as_str() {
-                        "name" | "model" => Target::Name,
-                        other => Target::Field(
-                            ALIASES
-                                .iter()
-                                .find(|(alias, _)| *alias == other)
-                                .map_or(other, |(_, field)| field)
-                                .into(),
-                        ),
-                    };
-                    let value = if negated {
-                        format!("!{value}")
+                    let target = target_of(&key);
+                    if !token.quoted && value.starts_with(['<', '>', '=']) {
+                        q.comparison(target, &key, value, negated, token.complete)
                     } else {
-                        value.to_string()
-                    };
-                    let case = if target == Target::Name {
-                        CaseMatching::Smart
-                    } else {
-                        CaseMatching::Ignore
-                    };
-                    term(target, &key, &value, case)
+                        let value = if negated {
+                            format!("!{value}")
+                        } else {
+                            value.to_string()
+                        };
+                        let case = if target == Target::Name {
+                            CaseMatching::Smart
+                        } else {
+                            CaseMatching::Ignore
+                        };
+                        term(target, &key, &value, case)
+                    }
                 }
                 None => term(Target::Name, "name", &token.text, CaseMatching::Smart),
             };
@@ -260,6 +364,7 @@ impl Query {
                 continue;
             };
             q.explained |= found.atom.negative
+                || found.compare.is_some()
                 || found.word
                 || found.atom.kind != AtomKind::Fuzzy
                 || found.target != Target::Name;
@@ -269,13 +374,72 @@ impl Query {
             }
             alternative = false;
         }
-        q.explained |= q.lora_type.is_some() || q.cate.is_some() || !q.notes.is_empty();
+        q.explained |= q.lora_type.is_some()
+            || q.cate.is_some()
+            || !q.is.is_empty()
+            || q.sort.is_some()
+            || !q.notes.is_empty();
         q
     }
 
-    /// Whether nothing is matched locally: every entry is shown, in its order.
+    /// A comparison term `key:>value` (`None`: an operator still being typed, or a value that
+    /// is neither a number nor a date, noted once the term is finished).
+    fn comparison(
+        &mut self,
+        target: Target,
+        key: &str,
+        value: &str,
+        negated: bool,
+        complete: bool,
+    ) -> Option<Term> {
+        if value.trim_start_matches(['<', '>', '=']).is_empty() {
+            return None;
+        }
+        let Some(compare) = Comparison::parse(value) else {
+            if complete {
+                self.notes
+                    .push(format!("{key}:{value}: not a number or a date; ignored"));
+            }
+            return None;
+        };
+        Some(comparison(target, key, compare, negated))
+    }
+
+    /// A `sort:` or an `is:` term (`key`), kept apart from the matched terms.
+    fn sort_or_is(&mut self, key: &str, value: &str, negated: bool, complete: bool) {
+        if key == "is" {
+            match parse_flag(value) {
+                Some(flag) => self.is.push(IsTerm { flag, negated }),
+                None if complete => self
+                    .notes
+                    .push(format!("is:{value} is not new, changed or fav; ignored")),
+                None => {} // still being typed
+            }
+            return;
+        }
+        if negated {
+            self.notes
+                .push(format!("!sort:{value} cannot be negated; ignored"));
+            return;
+        }
+        let (descending, key) = match value.strip_prefix('-') {
+            Some(key) => (true, key),
+            None => (false, value.strip_prefix('+').unwrap_or(value)),
+        };
+        let key = key.to_lowercase();
+        if is_key(&key) {
+            self.sort = Some(SortBy {
+                target: target_of(&key),
+                label: key.into(),
+                descending,
+            });
+        }
+    }
+
+    /// Whether nothing is matched locally: every entry is shown, in its order (`is:` terms
+    /// aside, which the browser applies).
     pub fn matches_all(&self) -> bool {
-        self.groups.is_empty()
+        self.groups.is_empty() && self.sort.is_none()
     }
 
     /// The detail line: what each term does, `·` between them; `known` says whether some entry
@@ -298,6 +462,13 @@ impl Query {
                     .join(" or ")
             })
             .collect();
+        for t in &self.is {
+            let not = if t.negated { "not " } else { "" };
+            parts.push(format!("{not}is {}", t.flag.as_str()));
+        }
+        if let Some(sort) = &self.sort {
+            parts.push(format!("sort {}", sort.describe()));
+        }
         if let Some(t) = &self.lora_type {
             parts.push(match &t.value {
                 Ok(Some(ty)) => format!("type {}", ty.as_str()),
@@ -344,6 +515,10 @@ fn contains(long: &[char], short: &[char]) -> bool {
 impl Term {
     /// `name ~ pixel`, `author ^mak`, `not license openrail`, `name 'ink'`, `base "SD 1.5"`.
     pub fn describe(&self) -> String {
+        let not = if self.atom.negative { "not " } else { "" };
+        if let Some(c) = &self.compare {
+            return format!("{not}{} {}", self.label, c.describe());
+        }
         let needle: String = self.needle.iter().collect();
         let needle = quoted(&needle);
         let shown = match self.atom.kind {
@@ -355,7 +530,6 @@ impl Term {
             // A substring: the value as it is.
             _ => needle,
         };
-        let not = if self.atom.negative { "not " } else { "" };
         format!("{not}{} {shown}", self.label)
     }
 
@@ -366,6 +540,11 @@ impl Term {
             || self.ignore_case != other.ignore_case
         {
             return false;
+        }
+        match (&self.compare, &other.compare) {
+            (None, None) => {}
+            (Some(l), Some(s)) => return !self.atom.negative && l.implies(s) || l == s,
+            _ => return false,
         }
         // Boundaries and spaces (which the matcher treats apart at the ends) only as typed.
         let unusual = |t: &Term| t.word || t.needle.iter().any(|c| c.is_whitespace());
@@ -541,6 +720,46 @@ mod tests {
     }
 
     #[test]
+    fn comparisons_and_is_terms_parse() {
+        let q = Query::parse("downloads:>1k !rating:<=4.5 updated:>=2026-01 is:new !is:fav x");
+        let c: Vec<_> = q.groups.iter().map(|g| g[0].compare.is_some()).collect();
+        assert_eq!(c, [true, true, true, false]);
+        assert!(q.groups[1][0].atom.negative);
+        assert_eq!(
+            q.is,
+            [
+                IsTerm {
+                    flag: Flag::New,
+                    negated: false
+                },
+                IsTerm {
+                    flag: Flag::Fav,
+                    negated: true
+                }
+            ]
+        );
+        assert!(q.explained);
+        assert_eq!(
+            describe("downloads:>1k !rating:<=4.5 updated:>=2026-01 is:changed !is:fav"),
+            "downloads > 1000 · not rating <= 4.5 · updated >= 2026-01 · is changed · not is fav"
+        );
+        assert!(
+            Query::parse("downloads:>").matches_all(),
+            "an operator being typed"
+        );
+        assert!(Query::parse("is:ne").matches_all() && Query::parse("is:ne").notes.is_empty());
+        assert_eq!(
+            describe("is:old rating:>x "),
+            "is:old is not new, changed or fav; ignored · rating:>x: not a number or a date; ignored"
+        );
+        assert_eq!(
+            Query::parse("name:\">1\"").groups[0][0].compare,
+            None,
+            "a quoted operator is text"
+        );
+    }
+
+    #[test]
     fn narrowing_only_where_it_holds() {
         let narrows = |s: &str, l: &str| Query::parse(l).narrows(&Query::parse(s));
         assert!(narrows("pix", "pixe"));
@@ -559,5 +778,19 @@ mod tests {
         assert!(!narrows("author:ma", "license:mak"));
         assert!(!narrows("pix", "!pix"));
         assert!(narrows("!xy", "!x"), "a shorter negation excludes more");
+        assert!(narrows("d:>10", "d:>100"), "a stricter bound narrows");
+        assert!(narrows("d:>=10", "d:>10"));
+        assert!(!narrows("d:>10", "d:>=10"), ">=10 takes 10 too");
+        assert!(!narrows("d:>100", "d:>10"), "a looser bound widens");
+        assert!(narrows("d:<100", "d:<10"));
+        assert!(!narrows("d:<10", "d:<=10"));
+        assert!(narrows("d:<=10", "d:=5"));
+        assert!(!narrows("d:>10", "d:<100"));
+        assert!(!narrows("!d:>10", "!d:>100"), "negated: only the same");
+        assert!(narrows("!d:>10", "!d:>10 x"));
+        assert!(narrows("u:>2026", "u:>2026 x"), "dates: the same");
+        assert!(!narrows("u:>2026", "u:>2026-01"));
+        assert!(!narrows("d:1", "d:>1"), "text never implies a comparison");
+        assert!(!narrows("d:>1", "d:1"));
     }
 }

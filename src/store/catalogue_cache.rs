@@ -6,8 +6,10 @@
 //! for a worker's blocking thread.
 
 use super::atomic::AtomicFile;
-use crate::api::{Catalogue, LoraType};
+use crate::api::{Catalogue, LoraEntry, LoraType};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -177,6 +179,133 @@ impl CatalogueCache {
         serde_json::to_writer(file.writer(), &head).map_err(io::Error::other)?;
         Ok(file)
     }
+}
+
+/// How a fresh catalogue's entry compares with the copy it replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Listed before, the same metadata.
+    Same,
+    /// Not listed before.
+    New,
+    /// Listed before (at this index of the old list) with other metadata.
+    Changed(u32),
+}
+
+/// What changed from one catalogue to the next, compared by model name and metadata.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diff {
+    /// One mark per entry of the fresh catalogue, in its order.
+    pub marks: Vec<Mark>,
+    pub new: usize,
+    pub changed: usize,
+    /// Indices in the old catalogue of the models the fresh one no longer lists.
+    pub gone: Vec<u32>,
+}
+
+impl Diff {
+    /// Whether anything differs.
+    pub fn is_empty(&self) -> bool {
+        self.new == 0 && self.changed == 0 && self.gone.is_empty()
+    }
+}
+
+/// Compares `fresh` with the `old` copy it replaces: each model by name (the first of a name
+/// counts), then by its metadata (the service's fields, as sent). Pure; about 100,000 entries
+/// in a few milliseconds (release build).
+pub fn diff(old: &[LoraEntry], fresh: &[LoraEntry]) -> Diff {
+    let mut by_name: HashMap<&str, u32> = HashMap::with_capacity(old.len());
+    for (i, e) in old.iter().enumerate() {
+        by_name.entry(e.model.as_str()).or_insert(i as u32);
+    }
+    let mut seen = vec![false; old.len()];
+    let mut d = Diff {
+        marks: Vec::with_capacity(fresh.len()),
+        ..Diff::default()
+    };
+    for e in fresh {
+        let mark = match by_name.get(e.model.as_str()) {
+            None => {
+                d.new += 1;
+                Mark::New
+            }
+            Some(&i) => {
+                seen[i as usize] = true;
+                // Compared as sent; a mere reordering of the fields is no change.
+                if old[i as usize] == *e || old[i as usize].metadata() == e.metadata() {
+                    Mark::Same
+                } else {
+                    d.changed += 1;
+                    Mark::Changed(i)
+                }
+            }
+        };
+        d.marks.push(mark);
+    }
+    d.gone = by_name
+        .values()
+        .copied()
+        .filter(|&i| !seen[i as usize])
+        .collect();
+    d.gone.sort_unstable();
+    d
+}
+
+/// One metadata field that changed: its value before and after, as the service sent them
+/// (`None`: absent, `null` in JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub field: String,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+impl Change {
+    /// `rating 4.2 → 4.5`, `license added: MIT`, `nsfw removed (true)`.
+    pub fn describe(&self) -> String {
+        let before = self.before.as_ref().map(value_text);
+        let after = self.after.as_ref().map(value_text);
+        match (&before, &after) {
+            (Some(b), Some(a)) => format!("{} {b} → {a}", self.field),
+            (None, Some(a)) => format!("{} added: {a}", self.field),
+            (Some(b), None) => format!("{} removed ({b})", self.field),
+            (None, None) => self.field.clone(),
+        }
+    }
+}
+
+/// A metadata value as text: strings as they are, anything else as JSON.
+fn value_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// What changed between two entries' metadata, field by field: the fresh entry's fields in
+/// their order, then the fields it no longer has.
+pub fn changes(old: &LoraEntry, fresh: &LoraEntry) -> Vec<Change> {
+    let (before, after) = (old.metadata(), fresh.metadata());
+    let mut out: Vec<Change> = after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(*v))
+        .map(|(k, v)| Change {
+            field: k.clone(),
+            before: before.get(k).cloned(),
+            after: Some(v.clone()),
+        })
+        .collect();
+    out.extend(
+        before
+            .iter()
+            .filter(|(k, _)| !after.contains_key(*k))
+            .map(|(k, v)| Change {
+                field: k.clone(),
+                before: Some(v.clone()),
+                after: None,
+            }),
+    );
+    out
 }
 
 #[cfg(test)]
@@ -413,5 +542,65 @@ mod tests {
             "{all:?}"
         );
         assert_eq!(e.category(), Some("red"));
+    }
+
+    fn meta(name: &str, fields: &[(&str, Value)]) -> LoraEntry {
+        let m: Map<String, Value> = fields
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect();
+        LoraEntry::new(name, &m)
+    }
+
+    #[test]
+    fn a_diff_by_name_then_metadata() {
+        use serde_json::json;
+        let old = [
+            meta("kept", &[("rating", json!(4.2))]),
+            meta("rated", &[("rating", json!(4.2)), ("version", json!("v1"))]),
+            meta("gone_a", &[]),
+            meta(
+                "licensed",
+                &[("license", json!("MIT")), ("nsfw", json!(true))],
+            ),
+            meta("gone_b", &[]),
+        ];
+        let fresh = [
+            meta("brand_new", &[]),
+            meta("rated", &[("rating", json!(4.5)), ("version", json!("v2"))]),
+            meta("kept", &[("rating", json!(4.2))]),
+            meta(
+                "licensed",
+                &[("license", json!("MIT")), ("author", json!("me"))],
+            ),
+        ];
+        let d = diff(&old, &fresh);
+        assert_eq!(
+            d.marks,
+            [Mark::New, Mark::Changed(1), Mark::Same, Mark::Changed(3)]
+        );
+        assert_eq!((d.new, d.changed, d.gone.clone()), (1, 2, vec![2, 4]));
+        assert!(!d.is_empty());
+        let said: Vec<String> = changes(&old[1], &fresh[1])
+            .iter()
+            .map(Change::describe)
+            .collect();
+        assert_eq!(said, ["rating 4.2 → 4.5", "version v1 → v2"]);
+        let said: Vec<String> = changes(&old[3], &fresh[3])
+            .iter()
+            .map(Change::describe)
+            .collect();
+        assert_eq!(said, ["author added: me", "nsfw removed (true)"]);
+        assert!(diff(&fresh, &fresh).is_empty(), "the same list: nothing");
+        let reordered = [meta(
+            "rated",
+            &[("version", json!("v2")), ("rating", json!(4.5))],
+        )];
+        assert!(
+            diff(&fresh[1..2], &reordered).is_empty(),
+            "the same fields in another order are no change"
+        );
+        let first = diff(&[], &fresh);
+        assert_eq!((first.new, first.changed, first.gone.len()), (4, 0, 0));
     }
 }

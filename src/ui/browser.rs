@@ -1,9 +1,11 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
+use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{Field, Load, Pane, State};
 use crate::filter::FuzzyFilter;
+use crate::filter::query::Flag;
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
@@ -47,16 +49,38 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     } else {
         ""
     };
-    let marks = format!("type {type_label} · cate {cate_label}{only}{count}{filtering}");
-    let named = format!(" LoRA models · {marks} ");
+    let changed = b.marks.as_ref().and_then(Marks::summary);
+    let sorted = b.sort.label();
+    let long = [
+        changed.clone(),
+        sorted.as_ref().map(|l| format!("sorted by {l}")),
+    ];
+    let short = [b.marks.as_ref().and_then(Marks::short_summary), sorted];
+    let extra = |parts: &[Option<String>]| -> String {
+        parts.iter().flatten().fold(String::new(), |mut out, p| {
+            out.push_str(" · ");
+            out.push_str(p);
+            out
+        })
+    };
+    let marks = format!(
+        "type {type_label} · cate {cate_label}{only}{count}{filtering}{}",
+        extra(&long)
+    );
     // Where the title does not fit, what the list is (`offline · filtered here`) matters more
-    // than the pane's name.
-    let title = if unicode_width::UnicodeWidthStr::width(named.as_str()) + 2
-        > usize::from(areas.browser.width)
-    {
+    // than the pane's name, then the words of the counts and the sort (`+12 ~3 −2 · rating ↓`).
+    let fits =
+        |t: &str| unicode_width::UnicodeWidthStr::width(t) + 2 <= usize::from(areas.browser.width);
+    let named = format!(" LoRA models · {marks} ");
+    let title = if fits(&named) {
+        named
+    } else if fits(&format!(" {marks} ")) {
         format!(" {marks} ")
     } else {
-        named
+        format!(
+            " {type_label} · {cate_label}{only}{count}{filtering}{} ",
+            extra(&short)
+        )
     };
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
@@ -212,6 +236,17 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 if b.favourites.contains(entry.model.as_str()) {
                     spans.insert(0, Span::styled("★ ", theme.title()));
                 }
+                // What changed since the list before: a column of its own while there are marks.
+                if b.marks.is_some() {
+                    let mark = if b.has_flag(idx, Flag::New) {
+                        Span::styled("+ ", theme.ok())
+                    } else if b.has_flag(idx, Flag::Changed) {
+                        Span::styled("~ ", theme.key())
+                    } else {
+                        Span::raw("  ")
+                    };
+                    spans.insert(0, mark);
+                }
                 let tag = [entry.lora_type(), entry.category()]
                     .into_iter()
                     .flatten()
@@ -340,6 +375,20 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
         .into_iter()
         .map(|c| Line::from(Span::styled(c, theme.title())))
         .collect();
+    // A new or changed model says so first, and what changed.
+    let b = &state.browser;
+    let selected = b.selected_entry_index();
+    if selected.is_some_and(|i| b.has_flag(i, Flag::New)) {
+        lines.push(Line::from(Span::styled(
+            "+ new since the list before",
+            theme.ok(),
+        )));
+    }
+    for change in b.selected_changes() {
+        for piece in chunks(&format!("~ {change}"), width) {
+            lines.push(Line::from(Span::styled(piece, theme.key())));
+        }
+    }
     for (k, value) in fields {
         let label = format!("{k} ");
         let pieces = chunks(&format!("{label}{value}"), width);

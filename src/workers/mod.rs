@@ -208,6 +208,16 @@ impl Workers {
         self.ranker.rank(job);
     }
 
+    /// `Cmd::Compare`: the catalogue diff, on a blocking thread.
+    pub fn compare(&self, job: crate::cmd::CompareJob) {
+        let msgs = self.msgs.clone();
+        tokio::task::spawn_blocking(move || {
+            let diff = crate::store::catalogue_cache::diff(&job.before, &job.after);
+            let generation = job.generation;
+            let _ = msgs.blocking_send(Msg::Compared { generation, diff });
+        });
+    }
+
     /// `Cmd::RememberCategories`.
     pub fn remember_categories(&self, categories: Vec<String>) {
         self.remember.categories(categories);

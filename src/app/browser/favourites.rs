@@ -13,7 +13,13 @@ impl Browser {
         if on {
             self.favourites.insert(name.clone());
         }
-        if self.only_favourites && !on {
+        // Under `F` or an `is:fav` term the model may no longer be listed (it is the selected
+        // one, so listed before): the list only shrinks.
+        let by_fav = self
+            .is_terms
+            .iter()
+            .any(|t| t.flag == crate::filter::query::Flag::Fav);
+        if (self.only_favourites && !on) || by_fav {
             let keep = self
                 .selected_entry_index()
                 .filter(|_| self.query.is_empty());

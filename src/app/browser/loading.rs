@@ -37,6 +37,9 @@ impl Browser {
         self.cursor.offset = 0;
         self.cached_at = None;
         self.cache = CacheLookup::Pending;
+        self.marks = None;
+        self.diff_pending = None;
+        self.comparing = None;
     }
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
@@ -60,8 +63,16 @@ impl Browser {
     /// `filtered here` when narrowed from broader filters'), unless the fresh list already
     /// arrived or the fetch is stale; none is remembered, for the failure to say.
     pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
-        if generation != self.generation || self.load == Load::Loaded {
+        if generation != self.generation {
             return Effects::none();
+        }
+        if self.load == Load::Loaded {
+            // Too late to be shown, in time to say what the fresh list changed.
+            let Some(c) = cached else {
+                self.diff_pending = None;
+                return Effects::none();
+            };
+            return Effects::cmd(self.late_baseline(c.catalogue.entries.into()));
         }
         let Some(c) = cached else {
             let changed = self.cache != CacheLookup::Nothing;
@@ -161,11 +172,18 @@ impl Browser {
         match result {
             Ok(c) => {
                 let remember = self.remember_category(!c.entries.is_empty());
+                // What the fresh list replaces: the cached copy, or the previous load.
+                let before = self.entries.clone();
                 self.load = Load::Loaded;
                 self.cached_at = None;
                 self.offline = false;
                 self.cache = CacheLookup::Pending;
-                Some(self.install(c).into_iter().chain(remember).collect())
+                self.diff_pending = before.is_empty().then_some(generation);
+                self.marks = None;
+                self.comparing = None;
+                let rank = self.install(c);
+                let compare = (!before.is_empty()).then(|| self.compare(before));
+                Some(rank.into_iter().chain(compare).chain(remember).collect())
             }
             // Keep what was shown: an error must not empty a list the user is reading.
             Err(e) => {

@@ -1,7 +1,8 @@
 //! The LoRA browser pane: its state and its reducer (the pane's keys, its two fields, the
 //! catalogue's answers). By concern: `catalogue` (fetching, the cached copy, loading),
 //! `ranking` (the local filter and its ranking), `category` (the category field),
-//! `favourites`.
+//! `favourites`, `marks` and `sort` (what changed since the list before, the order) with
+//! `changes` (their reducer side).
 //!
 //! The filter's `type:` and `cate:` terms are the type key's and the category field's: once a
 //! term is finished (a space follows it, or Enter or Esc leaves the field) and differs from
@@ -10,11 +11,16 @@
 //! `type:all` clears it.
 
 mod category;
+mod changes;
 mod favourites;
 mod loading;
+mod marks;
+#[cfg(test)]
+mod marks_tests;
 mod ranking;
 #[cfg(test)]
 mod reducer_tests;
+mod sort;
 #[cfg(test)]
 mod tests;
 
@@ -25,6 +31,9 @@ use crate::app::effects::Effects;
 use crate::app::keymap::Keymap;
 use crate::cmd::Cmd;
 use crate::filter::Query;
+use crate::filter::query::IsTerm;
+pub use marks::Marks;
+pub use sort::{Sort, SortField};
 use std::sync::Arc;
 
 /// What the worker found in the catalogue cache for the latest fetch's filters.
@@ -116,6 +125,17 @@ pub struct Browser {
     /// After a reload under a query: the entry to select when its ranking arrives (the one
     /// selected before, by name), instead of the best match.
     reselect: Option<u32>,
+    /// What changed since the list the latest load replaced (`+`, `~`, the title's counts).
+    pub marks: Option<Marks>,
+    /// The load of this fetch generation had nothing to be compared with: a cached copy
+    /// arriving late for it still is.
+    diff_pending: Option<u64>,
+    /// The comparison asked (`Cmd::Compare`) for this fetch generation, and the list before.
+    comparing: Option<(u64, Arc<[LoraEntry]>)>,
+    /// The query's `is:` terms, applied to the ranking's matches here.
+    is_terms: Vec<IsTerm>,
+    /// The list's order: relevance, or a field.
+    pub sort: Sort,
 }
 
 impl Browser {
@@ -151,6 +171,11 @@ impl Browser {
             cache: CacheLookup::Pending,
             keep_name: None,
             reselect: None,
+            marks: None,
+            diff_pending: None,
+            comparing: None,
+            is_terms: Vec::new(),
+            sort: Sort::default(),
         }
     }
 
@@ -285,6 +310,35 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
                 ));
             }
             return fx;
+        }
+        Action::ClearMarks => {
+            let (had, relist) = browser.clear_marks();
+            let fx = Effects::cmd(relist).redraw_if(had);
+            return if had {
+                fx.with_notice("marks cleared")
+            } else {
+                fx.with_notice("no marks: nothing changed since the list before")
+            };
+        }
+        Action::CycleSort => {
+            let cmd = browser.cycle_sort();
+            let label = browser.sort.label();
+            return Effects::cmd(cmd).redraw_if(true).with_notice(match label {
+                Some(l) => format!("sorted by {l}"),
+                None => "sorted by relevance".to_string(),
+            });
+        }
+        Action::FlipSort => {
+            return match browser.flip_sort() {
+                Some(cmd) => Effects::cmd(cmd).redraw_if(true).with_notice(format!(
+                    "sorted by {}",
+                    browser.sort.label().unwrap_or_default()
+                )),
+                None => Effects::say(format!(
+                    "sorted by relevance: {} picks a field first",
+                    keymap.key("sort")
+                )),
+            };
         }
         Action::Cancel if !browser.query.is_empty() => {
             browser.query.clear();

@@ -23,11 +23,12 @@ impl Browser {
         self.ranking += 1;
         let query = Query::parse(&self.query);
         self.filter_detail = query.explained.then(|| self.describe(&query));
+        self.is_terms.clone_from(&query.is);
         if let Some(fetch) = self.apply_server_terms(&query, false) {
             self.filtering = false;
             return Some(fetch);
         }
-        if query.matches_all() || self.text.is_empty() {
+        if (query.matches_all() && self.sort.term().is_none()) || self.text.is_empty() {
             self.filtering = false;
             self.show(self.all.clone(), keep);
             return None;
@@ -35,7 +36,7 @@ impl Browser {
         self.filtering = true;
         Some(Cmd::Rank(RankJob {
             generation: self.ranking,
-            query: self.query.clone(),
+            query: self.ranked_query(),
             text: self.text.clone(),
         }))
     }
@@ -106,14 +107,17 @@ impl Browser {
     /// Shows new matches, the selection on entry `keep` if it is among them, else on the first
     /// (a query's best match).
     pub(super) fn show(&mut self, matches: Arc<[u32]>, keep: Option<u32>) {
-        self.matches = if self.only_favourites {
+        use crate::filter::query::Flag;
+        self.matches = if self.only_favourites || !self.is_terms.is_empty() {
             matches
                 .iter()
                 .copied()
                 .filter(|&i| {
-                    self.entries
-                        .get(i as usize)
-                        .is_some_and(|e| self.favourites.contains(e.model.as_str()))
+                    (!self.only_favourites || self.has_flag(i, Flag::Fav))
+                        && self
+                            .is_terms
+                            .iter()
+                            .all(|t| self.has_flag(i, t.flag) != t.negated)
                 })
                 .collect()
         } else {

@@ -66,6 +66,8 @@ pub const ACTION_NAMES: &[&str] = &[
     "next_unseen",
     "label",
     "label_field",
+    "clear_marks",
+    "sort_direction",
 ];
 
 /// Every style `[styles]` can set.

@@ -2,6 +2,7 @@
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
 mod cadence;
+mod catalogue_marks;
 mod contrast;
 mod looks;
 mod news;
@@ -775,6 +776,7 @@ fn rebound_keys_show_in_the_hints_and_the_help() {
         width: 150,
         height: 80,
     });
+    s.update(Action::PageDown);
     let help = crate::common::rendered_text(&s, 150, 80);
     assert!(help.contains("^D      download the file"), "{help}");
 }
