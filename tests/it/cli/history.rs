@@ -404,3 +404,45 @@ fn history_prints_hostile_text_sanitised() {
         );
     }
 }
+
+/// Date terms in `--filter` compare at the precision typed, in the local time the CLI prints
+/// (`TZ` set): `finished:>2026-11-01` is from the 2nd on, `>=` takes the 1st too, `<` before it.
+#[test]
+fn history_filters_by_finish_date() {
+    // 2026-10-31 23:30, 2026-11-01 12:00 and 2026-11-03 08:00, UTC.
+    let at = [1_793_489_400_u64, 1_793_534_400, 1_793_692_800];
+    let mut all = finished(3, "dated");
+    for (e, t) in all.iter_mut().zip(at) {
+        e.last.as_mut().unwrap().finished_at = Some(t);
+    }
+    let (dir, _store) = data_dir_with(&[]);
+    Archive::open(&Archive::path_in(dir.path()))
+        .unwrap()
+        .insert(&all, at[2] + 60)
+        .unwrap();
+    let ids = |filter: &str, tz: &str| -> Vec<String> {
+        let out = common::gendash(dir.path())
+            .env("GENDASH_DATA_DIR", dir.path())
+            .env("TZ", tz)
+            .args(["history", "--json", "--filter", filter])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut ids: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["task_id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids("finished:>2026-11-01", "UTC"), ["dated-2"]);
+    assert_eq!(ids("finished:>=2026-11-01", "UTC"), ["dated-1", "dated-2"]);
+    assert_eq!(ids("finished:<2026-11-01", "UTC"), ["dated-0"]);
+    assert_eq!(ids("finished:<2026-11", "UTC"), ["dated-0"]);
+    // Two hours east, the first one finished on the 1st: local dates, as printed.
+    assert_eq!(ids("finished:<2026-11-01", "EET"), Vec::<String>::new());
+    assert_eq!(ids("finished:>=2026-11 !finished:>2026-11-01", "UTC"), ["dated-1"]);
+}
