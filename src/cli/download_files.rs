@@ -5,6 +5,7 @@ use crate::api::download::{Downloader, Template, TemplateValues, part_path};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
 use crate::cli::exit;
+use crate::store::sidecar::{self, Provenance};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -52,6 +53,7 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
         dir,
         template: settings.download_template.clone(),
         force: args.force,
+        sidecar: settings.sidecar.then(|| settings.profile.clone()),
     };
     let mut worst = exit::OK;
     for id in &args.ids {
@@ -123,6 +125,8 @@ struct Place {
     dir: PathBuf,
     template: Template,
     force: bool,
+    /// `sidecar`: write the provenance file beside each file; the profile in force.
+    sidecar: Option<Option<String>>,
 }
 
 /// `{label}`: the task's label on the watch list, read only when the template asks for it.
@@ -130,12 +134,57 @@ fn label_of(template: &Template, id: &str) -> String {
     if !template.as_str().contains("{label}") {
         return String::new();
     }
+    watched(id, None).and_then(|e| e.label).unwrap_or_default()
+}
+
+/// The task's entry on the watch list, if it is there (of `kind`, when given).
+fn watched(id: &str, kind: Option<TaskKind>) -> Option<crate::store::watchlist::WatchEntry> {
     crate::store::watchlist::WatchStore::new(crate::store::watchlist::WatchStore::default_path())
         .load()
-        .ok()
-        .and_then(|l| l.entries.into_iter().find(|e| e.task_id == id))
-        .and_then(|e| e.label)
-        .unwrap_or_default()
+        .ok()?
+        .entries
+        .into_iter()
+        .find(|e| e.task_id == id && kind.is_none_or(|k| e.kind == k))
+}
+
+/// Writes the provenance file beside the saved `path`: what the watch list knows of the task,
+/// if it is watched, and what the service just answered. A failure is said; the file stays.
+fn write_sidecar(
+    client: &crate::api::Client,
+    profile: Option<String>,
+    task: &crate::api::TaskResult,
+    url: &str,
+    path: &std::path::Path,
+    etag: Option<&str>,
+) {
+    let base_url = client.base_url().to_string();
+    let entry = watched(&task.task_id, Some(task.kind));
+    let provenance = Provenance {
+        reported: Some(task.envelope.clone()),
+        ..entry.as_ref().map_or_else(
+            || Provenance {
+                base_url: Some(base_url.clone()),
+                profile: profile.clone(),
+                ..Provenance::default()
+            },
+            |e| Provenance::of_entry(e, &base_url, profile.clone()),
+        )
+    };
+    let label = entry.as_ref().and_then(|e| e.label.as_deref());
+    if let Err(e) = sidecar::write(
+        path,
+        &task.task_id,
+        task.kind,
+        label,
+        url,
+        etag,
+        &provenance,
+    ) {
+        output::error(&format!(
+            "cannot write {}: {e} (the file itself is saved)",
+            sidecar::path_for(path).display()
+        ));
+    }
 }
 
 async fn download_one(
@@ -167,6 +216,7 @@ async fn download_one(
     }
     let url = task
         .url_download
+        .clone()
         .ok_or_else(|| Failure::new(exit::OTHER, "the completed task has no download URL"))?;
     let bar = output::stderr_is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(0);
@@ -212,7 +262,7 @@ async fn download_one(
         )
     })?;
     let result = downloader
-        .fetch(
+        .fetch_seen(
             &url,
             parent,
             &name.to_string_lossy(),
@@ -224,7 +274,7 @@ async fn download_one(
         b.finish_and_clear();
     }
     let resumed = first_report.is_some_and(|held| held > 0);
-    let path = result.map_err(|e: ApiError| {
+    let (path, etag) = result.map_err(|e: ApiError| {
         let mut failure: Failure = e.into();
         let part = part_path(parent, &name.to_string_lossy());
         if let Ok(kept) = std::fs::metadata(&part)
@@ -239,6 +289,9 @@ async fn download_one(
         }
         failure
     })?;
+    if let Some(profile) = &place.sidecar {
+        write_sidecar(client, profile.clone(), &task, &url, &path, etag.as_deref());
+    }
     let bytes = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
     Ok(Saved {
         path,

@@ -18,6 +18,7 @@ use crate::cmd::{Cmd, DownloadJob, Finished, PersistOp, PollCmd, TaskKey};
 use crate::eta::Progress;
 use crate::filter::FuzzyFilter;
 use crate::msg::DownloadEvent;
+use crate::store::sidecar::Provenance;
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind, WatchEntry};
 use std::time::Duration;
 
@@ -137,6 +138,8 @@ pub struct Row {
     pub claimed_elsewhere: bool,
     /// `on_complete` for the task, waiting for its download to end (so `{file}` is the file).
     pub hook_after_download: Option<Finished>,
+    /// The service's last answer's times, for the provenance file (`sidecar`); not saved.
+    pub reported: Option<crate::api::types::Envelope>,
 }
 
 /// What the dashboard that claims a finished task does for it.
@@ -180,6 +183,7 @@ impl Row {
             awaiting_claim: None,
             claimed_elsewhere: false,
             hook_after_download: None,
+            reported: None,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -957,6 +961,10 @@ impl Watch {
     pub fn download_cmd(&self, row: &Row, force: bool) -> Option<Cmd> {
         let url = row.url()?.to_string();
         let service = self.services.of(row.entry.service.as_deref());
+        // A profile's name, not a host's.
+        let profile = (self.services.names.get(service))
+            .filter(|name| **name != crate::app::services::host_label(service))
+            .cloned();
         Some(Cmd::Download(DownloadJob {
             key: row.key(),
             url,
@@ -969,6 +977,10 @@ impl Watch {
                 .unwrap_or_default(),
             force,
             label: row.entry.label.clone(),
+            provenance: Provenance {
+                reported: row.reported.clone(),
+                ..Provenance::of_entry(&row.entry, service, profile)
+            },
         }))
     }
 
@@ -1219,6 +1231,7 @@ fn answered(
     let changed_status = row.entry.last.as_ref().is_none_or(|l| {
         l.status != last.status || l.percent != last.percent || l.url_download != last.url_download
     });
+    row.reported = Some(t.envelope.clone());
     let had_trouble = row.error.take().is_some() | row.not_found.take().is_some();
     row.retry_in = None;
     row.next_retry_at = None;
