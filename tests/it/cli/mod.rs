@@ -6,5 +6,6 @@ mod commands;
 mod durability;
 mod local_date;
 mod promises;
+mod sidecar;
 mod stats;
 mod watch_list;
