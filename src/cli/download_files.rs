@@ -157,7 +157,7 @@ fn write_sidecar(
     path: &std::path::Path,
     etag: Option<&str>,
 ) {
-    let base_url = client.base_url().to_string();
+    let base_url = crate::store::watchlist::service_key(client.base_url());
     let entry = watched(&task.task_id, Some(task.kind));
     let provenance = Provenance {
         reported: Some(task.envelope.clone()),
