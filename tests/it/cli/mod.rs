@@ -3,6 +3,7 @@
 
 mod cli_seams;
 mod commands;
+mod config_schema;
 mod durability;
 mod local_date;
 mod promises;
