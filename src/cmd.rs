@@ -163,7 +163,7 @@ pub struct DownloadJob {
     /// The task's label, for the template's `{label}`.
     pub label: Option<String>,
     /// What the provenance file beside it says (`sidecar = true`) besides the download.
-    pub provenance: crate::store::sidecar::Provenance,
+    pub provenance: Box<crate::store::sidecar::Provenance>,
 }
 
 /// What `on_complete` is told of a task that finished (completed or failed) while watched.

@@ -53,7 +53,8 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
         dir,
         template: settings.download_template.clone(),
         force: args.force,
-        sidecar: settings.sidecar.then(|| settings.profile.clone()),
+        sidecar: settings.sidecar,
+        profile: settings.profile.clone(),
     };
     let mut worst = exit::OK;
     for id in &args.ids {
@@ -125,8 +126,26 @@ struct Place {
     dir: PathBuf,
     template: Template,
     force: bool,
-    /// `sidecar`: write the provenance file beside each file; the profile in force.
-    sidecar: Option<Option<String>>,
+    /// `sidecar`: write the provenance file beside each file.
+    sidecar: bool,
+    /// The profile in force, for the provenance file.
+    profile: Option<String>,
+}
+
+impl Place {
+    /// The absolute path of the task's file.
+    fn target(&self, id: &str, kind: TaskKind, status: &str) -> Result<PathBuf, Failure> {
+        let label = label_of(&self.template, id);
+        let relative = self.template.expand(&TemplateValues {
+            task_id: id,
+            kind,
+            status,
+            date: &crate::clock::today(),
+            label: &label,
+        });
+        std::path::absolute(self.dir.join(relative))
+            .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))
+    }
 }
 
 /// `{label}`: the task's label on the watch list, read only when the template asks for it.
@@ -151,7 +170,7 @@ fn watched(id: &str, kind: Option<TaskKind>) -> Option<crate::store::watchlist::
 /// if it is watched, and what the service just answered. A failure is said; the file stays.
 fn write_sidecar(
     client: &crate::api::Client,
-    profile: Option<String>,
+    profile: Option<&str>,
     task: &crate::api::TaskResult,
     url: &str,
     path: &std::path::Path,
@@ -164,10 +183,10 @@ fn write_sidecar(
         ..entry.as_ref().map_or_else(
             || Provenance {
                 base_url: Some(base_url.clone()),
-                profile: profile.clone(),
+                profile: profile.map(str::to_string),
                 ..Provenance::default()
             },
-            |e| Provenance::of_entry(e, &base_url, profile.clone()),
+            |e| Provenance::of_entry(e, &base_url, profile.map(str::to_string)),
         )
     };
     let label = entry.as_ref().and_then(|e| e.label.as_deref());
@@ -185,6 +204,20 @@ fn write_sidecar(
             sidecar::path_for(path).display()
         ));
     }
+}
+
+/// The download's progress bar on stderr, if stderr is a terminal.
+fn progress_bar(id: &str) -> Option<indicatif::ProgressBar> {
+    output::stderr_is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {bytes}/{total_bytes}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        b.set_prefix(output::sanitize_line(id));
+        b
+    })
 }
 
 async fn download_one(
@@ -218,16 +251,7 @@ async fn download_one(
         .url_download
         .clone()
         .ok_or_else(|| Failure::new(exit::OTHER, "the completed task has no download URL"))?;
-    let bar = output::stderr_is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {bytes}/{total_bytes}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        b.set_prefix(output::sanitize_line(id));
-        b
-    });
+    let bar = progress_bar(id);
     // A download's first report is what the part already held: more than nothing is a resume.
     let mut first_report: Option<u64> = None;
     let mut progress = |done: u64, total: Option<u64>| {
@@ -239,16 +263,7 @@ async fn download_one(
             b.set_position(done);
         }
     };
-    let label = label_of(&place.template, id);
-    let relative = place.template.expand(&TemplateValues {
-        task_id: id,
-        kind,
-        status: &task.status,
-        date: &crate::clock::today(),
-        label: &label,
-    });
-    let target = std::path::absolute(place.dir.join(relative))
-        .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))?;
+    let target = place.target(id, kind, &task.status)?;
     let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
         return Err(Failure::new(
             exit::OTHER,
@@ -289,8 +304,15 @@ async fn download_one(
         }
         failure
     })?;
-    if let Some(profile) = &place.sidecar {
-        write_sidecar(client, profile.clone(), &task, &url, &path, etag.as_deref());
+    if place.sidecar {
+        write_sidecar(
+            client,
+            place.profile.as_deref(),
+            &task,
+            &url,
+            &path,
+            etag.as_deref(),
+        );
     }
     let bytes = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
     Ok(Saved {

@@ -977,10 +977,10 @@ impl Watch {
                 .unwrap_or_default(),
             force,
             label: row.entry.label.clone(),
-            provenance: Provenance {
+            provenance: Box::new(Provenance {
                 reported: row.reported.clone(),
                 ..Provenance::of_entry(&row.entry, service, profile)
-            },
+            }),
         }))
     }
 

@@ -3,6 +3,7 @@
 
 use super::declare::Show;
 use super::schema::{KEYS, Settings};
+use std::fmt::Write as _;
 
 impl Settings {
     /// The lines of `gendash config show`; the token appears only as `<redacted>`.
@@ -119,7 +120,7 @@ pub fn json_schema() -> serde_json::Value {
             };
             let mut about = key.about.to_string();
             if let Some(doc) = key.default_doc.filter(|d| !d.starts_with('(')) {
-                about.push_str(&format!(" Default: {doc}."));
+                let _ = write!(about, " Default: {doc}.");
             }
             fields.insert("description".into(), Value::String(about));
             if let Some(d) = default {
