@@ -238,3 +238,30 @@ fn the_dashboards_automatic_download_writes_a_sidecar() {
         "{v}"
     );
 }
+
+/// A sidecar that cannot be written (a directory has its name) is said on stderr; the file
+/// stays and the run succeeds.
+#[tokio::test]
+async fn a_sidecar_that_cannot_be_written_is_said_and_the_file_stays() {
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(home.path(), "sidecar = true\n");
+    let out = home.path().join("out");
+    std::fs::create_dir_all(out.join("demo-image-done.png.json/occupied")).unwrap();
+    let o = download(home.path(), svc.base_url().as_str(), &["demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("demo-image-done.png.json") && err.contains("the file itself is saved"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("demo-image-done.png")).unwrap(),
+        *gendash::server::SAMPLE_PNG
+    );
+    assert_eq!(
+        names_in(&out),
+        ["demo-image-done.png", "demo-image-done.png.json"],
+        "no temporary file left behind"
+    );
+}
