@@ -959,29 +959,33 @@ impl Watch {
 
     /// The command that fetches row's file with its service's token.
     pub fn download_cmd(&self, row: &Row, force: bool) -> Option<Cmd> {
-        let url = row.url()?.to_string();
-        let service = self.services.of(row.entry.service.as_deref());
+        let mut job = self.download_job(&row.entry, force)?;
+        job.provenance.reported.clone_from(&row.reported);
+        Some(Cmd::Download(job))
+    }
+
+    /// The job that fetches `entry`'s file with its service's token, with what the provenance
+    /// file (`sidecar`) says of it: the watch list's rows and the archive's build theirs here.
+    pub fn download_job(&self, entry: &WatchEntry, force: bool) -> Option<DownloadJob> {
+        let url = entry.last.as_ref()?.url_download.clone()?;
+        let service = self.services.of(entry.service.as_deref());
         // A profile's name, not a host's.
         let profile = (self.services.names.get(service))
             .filter(|name| **name != crate::app::services::host_label(service))
             .cloned();
-        Some(Cmd::Download(DownloadJob {
-            key: row.key(),
+        Some(DownloadJob {
+            key: TaskKey::of(entry),
             url,
             service: self.services.route(service),
-            status: row
-                .entry
+            status: entry
                 .last
                 .as_ref()
                 .map(|l| l.status.clone())
                 .unwrap_or_default(),
             force,
-            label: row.entry.label.clone(),
-            provenance: Box::new(Provenance {
-                reported: row.reported.clone(),
-                ..Provenance::of_entry(&row.entry, service, profile)
-            }),
-        }))
+            label: entry.label.clone(),
+            provenance: Box::new(Provenance::of_entry(entry, service, profile)),
+        })
     }
 
     /// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
