@@ -173,6 +173,8 @@ pub struct DownloadJob {
     pub force: bool,
     /// The task's label, for the template's `{label}`.
     pub label: Option<String>,
+    /// What the provenance file beside it says (`sidecar = true`) besides the download.
+    pub provenance: Box<crate::store::sidecar::Provenance>,
 }
 
 /// What `on_complete` is told of a task that finished (completed or failed) while watched.

@@ -253,6 +253,21 @@ impl Downloader {
         force: bool,
         progress: Progress<'_>,
     ) -> Result<PathBuf, ApiError> {
+        self.fetch_seen(url, dir, name, force, progress)
+            .await
+            .map(|(path, _)| path)
+    }
+
+    /// [`Self::fetch`], also returning the `ETag` the file's bytes came with, if the server
+    /// sent a strong one (for the provenance file beside it).
+    pub async fn fetch_seen(
+        &self,
+        url: &str,
+        dir: &Path,
+        name: &str,
+        force: bool,
+        progress: Progress<'_>,
+    ) -> Result<(PathBuf, Option<String>), ApiError> {
         let url = validate_link(url).map_err(|e| ApiError::Invalid(e.to_string()))?;
         let target = dir.join(name);
         if !force && exists(&target).await {
@@ -287,8 +302,9 @@ impl Downloader {
             // `force` then only has to rename it).
             return Err(ApiError::Exists { path: target });
         }
+        let etag = part.validator().await.filter(|v| v.starts_with('"'));
         part.finish(&target).await?;
-        Ok(target)
+        Ok((target, etag))
     }
 
     /// The file's length as the server announces it to a `HEAD`, without a byte of the body

@@ -1,4 +1,4 @@
-//! `gendash config path|show`.
+//! `gendash config path|show|set-token|schema`.
 
 use super::{CliResult, Failure, Global, output};
 use crate::api::Secret;
@@ -15,6 +15,9 @@ pub enum ConfigCommand {
     /// Store the access token (read from standard input, not echoed on a terminal) in a file
     /// beside the config file, readable by you only (mode 0600).
     SetToken,
+    /// Print a JSON Schema (draft-07) of config.toml, for editors: save it beside the config
+    /// file and add `#:schema ./gendash.schema.json` at its top (Taplo, Even Better TOML).
+    Schema,
 }
 
 pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
@@ -41,6 +44,17 @@ pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
                 )
             })?;
             eprintln!("saved the token to {} (mode 600)", target.display());
+        }
+        ConfigCommand::Schema => {
+            let schema = serde_json::to_string_pretty(&config::json_schema()).map_err(|e| {
+                Failure::new(
+                    crate::cli::exit::OTHER,
+                    format!("cannot write the schema: {e}"),
+                )
+            })?;
+            for l in schema.lines() {
+                output::line(l);
+            }
         }
     }
     Ok(crate::cli::exit::OK)

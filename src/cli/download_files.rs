@@ -5,6 +5,7 @@ use crate::api::download::{Downloader, Template, TemplateValues, part_path};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
 use crate::cli::exit;
+use crate::store::sidecar::{self, Provenance};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -52,6 +53,8 @@ pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
         dir,
         template: settings.download_template.clone(),
         force: args.force,
+        sidecar: settings.sidecar,
+        profile: settings.profile.clone(),
     };
     let mut worst = exit::OK;
     for id in &args.ids {
@@ -123,6 +126,26 @@ struct Place {
     dir: PathBuf,
     template: Template,
     force: bool,
+    /// `sidecar`: write the provenance file beside each file.
+    sidecar: bool,
+    /// The profile in force, for the provenance file.
+    profile: Option<String>,
+}
+
+impl Place {
+    /// The absolute path of the task's file.
+    fn target(&self, id: &str, kind: TaskKind, status: &str) -> Result<PathBuf, Failure> {
+        let label = label_of(&self.template, id);
+        let relative = self.template.expand(&TemplateValues {
+            task_id: id,
+            kind,
+            status,
+            date: &crate::clock::today(),
+            label: &label,
+        });
+        std::path::absolute(self.dir.join(relative))
+            .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))
+    }
 }
 
 /// `{label}`: the task's label on the watch list, read only when the template asks for it.
@@ -130,12 +153,71 @@ fn label_of(template: &Template, id: &str) -> String {
     if !template.as_str().contains("{label}") {
         return String::new();
     }
+    watched(id, None).and_then(|e| e.label).unwrap_or_default()
+}
+
+/// The task's entry on the watch list, if it is there (of `kind`, when given).
+fn watched(id: &str, kind: Option<TaskKind>) -> Option<crate::store::watchlist::WatchEntry> {
     crate::store::watchlist::WatchStore::new(crate::store::watchlist::WatchStore::default_path())
         .load()
-        .ok()
-        .and_then(|l| l.entries.into_iter().find(|e| e.task_id == id))
-        .and_then(|e| e.label)
-        .unwrap_or_default()
+        .ok()?
+        .entries
+        .into_iter()
+        .find(|e| e.task_id == id && kind.is_none_or(|k| e.kind == k))
+}
+
+/// Writes the provenance file beside the saved `path`: what the watch list knows of the task,
+/// if it is watched, and what the service just answered. A failure is said; the file stays.
+fn write_sidecar(
+    client: &crate::api::Client,
+    profile: Option<&str>,
+    task: &crate::api::TaskResult,
+    url: &str,
+    path: &std::path::Path,
+    etag: Option<&str>,
+) {
+    let base_url = crate::store::watchlist::service_key(client.base_url());
+    let entry = watched(&task.task_id, Some(task.kind));
+    let provenance = Provenance {
+        reported: Some(task.envelope.clone()),
+        ..entry.as_ref().map_or_else(
+            || Provenance {
+                base_url: Some(base_url.clone()),
+                profile: profile.map(str::to_string),
+                ..Provenance::default()
+            },
+            |e| Provenance::of_entry(e, &base_url, profile.map(str::to_string)),
+        )
+    };
+    let label = entry.as_ref().and_then(|e| e.label.as_deref());
+    if let Err(e) = sidecar::write(
+        path,
+        &task.task_id,
+        task.kind,
+        label,
+        url,
+        etag,
+        &provenance,
+    ) {
+        output::error(&format!(
+            "cannot write {}: {e} (the file itself is saved)",
+            sidecar::path_for(path).display()
+        ));
+    }
+}
+
+/// The download's progress bar on stderr, if stderr is a terminal.
+fn progress_bar(id: &str) -> Option<indicatif::ProgressBar> {
+    output::stderr_is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {bytes}/{total_bytes}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        b.set_prefix(output::sanitize_line(id));
+        b
+    })
 }
 
 async fn download_one(
@@ -167,17 +249,9 @@ async fn download_one(
     }
     let url = task
         .url_download
+        .clone()
         .ok_or_else(|| Failure::new(exit::OTHER, "the completed task has no download URL"))?;
-    let bar = output::stderr_is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {bytes}/{total_bytes}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        b.set_prefix(output::sanitize_line(id));
-        b
-    });
+    let bar = progress_bar(id);
     // A download's first report is what the part already held: more than nothing is a resume.
     let mut first_report: Option<u64> = None;
     let mut progress = |done: u64, total: Option<u64>| {
@@ -189,16 +263,7 @@ async fn download_one(
             b.set_position(done);
         }
     };
-    let label = label_of(&place.template, id);
-    let relative = place.template.expand(&TemplateValues {
-        task_id: id,
-        kind,
-        status: &task.status,
-        date: &crate::clock::today(),
-        label: &label,
-    });
-    let target = std::path::absolute(place.dir.join(relative))
-        .map_err(|e| Failure::new(exit::OTHER, format!("cannot place the file: {e}")))?;
+    let target = place.target(id, kind, &task.status)?;
     let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
         return Err(Failure::new(
             exit::OTHER,
@@ -212,7 +277,7 @@ async fn download_one(
         )
     })?;
     let result = downloader
-        .fetch(
+        .fetch_seen(
             &url,
             parent,
             &name.to_string_lossy(),
@@ -224,7 +289,7 @@ async fn download_one(
         b.finish_and_clear();
     }
     let resumed = first_report.is_some_and(|held| held > 0);
-    let path = result.map_err(|e: ApiError| {
+    let (path, etag) = result.map_err(|e: ApiError| {
         let mut failure: Failure = e.into();
         let part = part_path(parent, &name.to_string_lossy());
         if let Ok(kept) = std::fs::metadata(&part)
@@ -239,6 +304,16 @@ async fn download_one(
         }
         failure
     })?;
+    if place.sidecar {
+        write_sidecar(
+            client,
+            place.profile.as_deref(),
+            &task,
+            &url,
+            &path,
+            etag.as_deref(),
+        );
+    }
     let bytes = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
     Ok(Saved {
         path,

@@ -406,6 +406,7 @@ fn start_workers(
             placement: workers::downloads::Placement {
                 dir: settings.download_dir.clone(),
                 template: settings.download_template.clone(),
+                sidecar: settings.sidecar,
             },
             catalogue_cache: Some(crate::store::catalogue_cache::CatalogueCache::new(
                 catalogue_cache,

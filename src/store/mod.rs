@@ -10,4 +10,5 @@ pub mod dashboards;
 pub mod favourites_file;
 pub mod paths;
 pub mod recent;
+pub mod sidecar;
 pub mod watchlist;

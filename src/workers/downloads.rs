@@ -8,6 +8,7 @@ use super::copies::{self, Copies};
 use crate::api::download::{Downloader, Template, TemplateValues};
 use crate::cmd::{DownloadJob, TaskKey};
 use crate::msg::{DownloadEvent, Msg};
+use crate::store::sidecar::{self, Provenance};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -17,6 +18,8 @@ use tokio::sync::mpsc;
 pub struct Placement {
     pub dir: PathBuf,
     pub template: Template,
+    /// `sidecar`: write the provenance file `<file>.json` beside each saved file.
+    pub sidecar: bool,
 }
 
 impl Placement {
@@ -57,15 +60,37 @@ impl Handle {
     pub fn start(&self, dl: Downloader, job: DownloadJob) {
         let target = self.placement.target(&job);
         let (copies, msgs) = (self.copies.clone(), self.msgs.clone());
+        let sidecar = self.placement.sidecar;
         tokio::spawn(async move {
             let DownloadJob {
-                key, url, force, ..
+                key,
+                url,
+                force,
+                label,
+                provenance,
+                ..
             } = job;
             let mut known = copies.hold(&url).await;
             let fetched = fetch_to(&dl, &url, &target, force, &key, &msgs, &copies).await;
             let event = match fetched {
-                Ok(path) => {
+                Ok((path, etag)) => {
                     *known = Some(path.clone());
+                    if sidecar {
+                        let written = write_sidecar(
+                            &path,
+                            &key,
+                            label.as_deref(),
+                            &url,
+                            etag.as_deref(),
+                            &provenance,
+                        )
+                        .await;
+                        if let Err(e) = written {
+                            // The file stays: only its provenance is missing, and said so.
+                            tracing::warn!("{e}");
+                            let _ = msgs.send(Msg::StoreProblem(e)).await;
+                        }
+                    }
                     DownloadEvent::Saved(path)
                 }
                 Err(e) => e,
@@ -76,6 +101,43 @@ impl Handle {
     }
 }
 
+/// Writes the provenance file of the complete file at `path`; the error says which file
+/// lacks one, and why.
+async fn write_sidecar(
+    path: &std::path::Path,
+    key: &TaskKey,
+    label: Option<&str>,
+    url: &str,
+    etag: Option<&str>,
+    provenance: &Provenance,
+) -> Result<PathBuf, String> {
+    let (path, id, kind) = (path.to_path_buf(), key.id.clone(), key.kind);
+    let (label, url, etag) = (
+        label.map(str::to_string),
+        url.to_string(),
+        etag.map(str::to_string),
+    );
+    let provenance = provenance.clone();
+    let target = sidecar::path_for(&path);
+    tokio::task::spawn_blocking(move || {
+        sidecar::write(
+            &path,
+            &id,
+            kind,
+            label.as_deref(),
+            &url,
+            etag.as_deref(),
+            &provenance,
+        )
+    })
+    .await
+    .map_err(std::io::Error::other)
+    .and_then(|r| r)
+    .map_err(|e| format!("cannot write {}: {e}", target.display()))
+}
+
+/// Fetches (or copies from the previews' cache) the file; its path and the `ETag` it came
+/// with, if the server sent one.
 async fn fetch_to(
     dl: &Downloader,
     url: &str,
@@ -84,7 +146,7 @@ async fn fetch_to(
     key: &TaskKey,
     msgs: &mpsc::Sender<Msg>,
     copies: &Copies,
-) -> Result<PathBuf, DownloadEvent> {
+) -> Result<(PathBuf, Option<String>), DownloadEvent> {
     if !force && tokio::fs::symlink_metadata(target).await.is_ok() {
         return Err(DownloadEvent::Exists(target.to_path_buf()));
     }
@@ -104,7 +166,7 @@ async fn fetch_to(
     .await;
     if let Ok(Some(())) = from_cache {
         tracing::info!("{} copied from the preview cache", target.display());
-        return Ok(target.to_path_buf());
+        return Ok((target.to_path_buf(), None));
     }
     let mut last: Option<Instant> = None;
     let mut progress = |done: u64, total: Option<u64>| {
@@ -116,7 +178,7 @@ async fn fetch_to(
             });
         }
     };
-    dl.fetch(url, dir, &name.to_string_lossy(), force, &mut progress)
+    dl.fetch_seen(url, dir, &name.to_string_lossy(), force, &mut progress)
         .await
         .map_err(failure_event)
 }

@@ -18,6 +18,7 @@ use crate::cmd::{Cmd, DownloadJob, Finished, PersistOp, PollCmd, TaskKey};
 use crate::eta::Progress;
 use crate::filter::FuzzyFilter;
 use crate::msg::DownloadEvent;
+use crate::store::sidecar::Provenance;
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind, WatchEntry};
 use std::time::Duration;
 
@@ -137,6 +138,8 @@ pub struct Row {
     pub claimed_elsewhere: bool,
     /// `on_complete` for the task, waiting for its download to end (so `{file}` is the file).
     pub hook_after_download: Option<Finished>,
+    /// The service's last answer's times, for the provenance file (`sidecar`); not saved.
+    pub reported: Option<crate::api::types::Envelope>,
 }
 
 /// What the dashboard that claims a finished task does for it.
@@ -180,6 +183,7 @@ impl Row {
             awaiting_claim: None,
             claimed_elsewhere: false,
             hook_after_download: None,
+            reported: None,
         }
     }
     pub fn key(&self) -> TaskKey {
@@ -955,21 +959,33 @@ impl Watch {
 
     /// The command that fetches row's file with its service's token.
     pub fn download_cmd(&self, row: &Row, force: bool) -> Option<Cmd> {
-        let url = row.url()?.to_string();
-        let service = self.services.of(row.entry.service.as_deref());
-        Some(Cmd::Download(DownloadJob {
-            key: row.key(),
+        let mut job = self.download_job(&row.entry, force)?;
+        job.provenance.reported.clone_from(&row.reported);
+        Some(Cmd::Download(job))
+    }
+
+    /// The job that fetches `entry`'s file with its service's token, with what the provenance
+    /// file (`sidecar`) says of it: the watch list's rows and the archive's build theirs here.
+    pub fn download_job(&self, entry: &WatchEntry, force: bool) -> Option<DownloadJob> {
+        let url = entry.last.as_ref()?.url_download.clone()?;
+        let service = self.services.of(entry.service.as_deref());
+        // A profile's name, not a host's.
+        let profile = (self.services.names.get(service))
+            .filter(|name| **name != crate::app::services::host_label(service))
+            .cloned();
+        Some(DownloadJob {
+            key: TaskKey::of(entry),
             url,
             service: self.services.route(service),
-            status: row
-                .entry
+            status: entry
                 .last
                 .as_ref()
                 .map(|l| l.status.clone())
                 .unwrap_or_default(),
             force,
-            label: row.entry.label.clone(),
-        }))
+            label: entry.label.clone(),
+            provenance: Box::new(Provenance::of_entry(entry, service, profile)),
+        })
     }
 
     /// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
@@ -1219,6 +1235,7 @@ fn answered(
     let changed_status = row.entry.last.as_ref().is_none_or(|l| {
         l.status != last.status || l.percent != last.percent || l.url_download != last.url_download
     });
+    row.reported = Some(t.envelope.clone());
     let had_trouble = row.error.take().is_some() | row.not_found.take().is_some();
     row.retry_in = None;
     row.next_retry_at = None;

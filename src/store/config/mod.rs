@@ -24,7 +24,7 @@ pub use common::{
     DEFAULT_STALL_AFTER, EnvLookup, Overrides, Source, TokenOrigin, process_env,
 };
 pub use declare::{Key, Layered, Show};
-pub use describe::{KEY_TABLE_BEGIN, KEY_TABLE_END, key_table};
+pub use describe::{JSON_SCHEMA_DIALECT, KEY_TABLE_BEGIN, KEY_TABLE_END, json_schema, key_table};
 pub use file::{config_path, declared_keys, nearest, parse};
 pub use resolve::{Configured, configured_services, resolve, resolve_from, resolve_service};
 pub use schema::{ALL_DONE_PLACEHOLDERS, AllDoneHook, NotifyPolicy};

@@ -271,6 +271,12 @@ declare_keys! {
             kind: "tables",
             default_doc: "(none)",
         }
+        /// Write `<file>.json` beside each saved file: the task, its service (never the token), its times, the file's SHA-256.
+        sidecar: bool => bool {
+            default: false,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
     }
 }
 

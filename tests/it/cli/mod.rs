@@ -4,9 +4,11 @@
 mod catalogue_diff;
 mod cli_seams;
 mod commands;
+mod config_schema;
 mod durability;
 mod history;
 mod local_date;
 mod promises;
+mod sidecar;
 mod stats;
 mod watch_list;

@@ -1,0 +1,267 @@
+//! `sidecar = true`: the provenance file `<file>.json` beside each saved file, by
+//! `gendash download` and by the dashboard's automatic download, checked against what the
+//! reference service served: the file's SHA-256 on disk, the download URL, the `ETag`, the
+//! times; never the token; never beside an incomplete file.
+
+use crate::common::{self, TOKEN};
+use gendash::api::TaskKind;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::new(), |mut s, b| {
+            write!(s, "{b:02x}").unwrap();
+            s
+        })
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Reads the sidecar of `file`, checking on the way that the token is nowhere in it.
+fn sidecar_of(file: &Path) -> Value {
+    let side = file.with_file_name(format!(
+        "{}.json",
+        file.file_name().unwrap().to_string_lossy()
+    ));
+    let text = std::fs::read_to_string(&side).unwrap();
+    assert!(
+        !text.contains(TOKEN),
+        "the token is not in the sidecar: {text}"
+    );
+    assert!(!text.contains("SECRET"), "nor a part of it: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A time pair of the sidecar: the RFC 3339 text says the same instant as the epoch number.
+fn time_of(v: &Value, name: &str) -> u64 {
+    let epoch = v["times"][format!("{name}_at_epoch")]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{name}_at_epoch in {v}"));
+    let text = v["times"][format!("{name}_at")].as_str().unwrap();
+    let expected = time::OffsetDateTime::from_unix_timestamp(i64::try_from(epoch).unwrap())
+        .unwrap()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    assert!(text.ends_with('Z'), "UTC: {text}");
+    assert_eq!(text, expected);
+    epoch
+}
+
+async fn download(home: &Path, base: &str, args: &[&str]) -> std::process::Output {
+    let mut cmd = common::gendash_async(home);
+    cmd.env("GENDASH_BASE_URL", base)
+        .env("GENDASH_TOKEN", TOKEN)
+        .env("GENDASH_TEST_RETRY_MS", "1")
+        .args(["download", "-o", "out"])
+        .args(args);
+    tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn gendash_download_writes_a_sidecar_that_matches_the_wire() {
+    let svc = common::service().await;
+    let base = svc.base_url().to_string();
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(home.path(), "sidecar = true\n");
+    let id = "demo-image-done";
+    let before = now();
+    common::gendash_ok(
+        home.path(),
+        &[
+            "--base-url",
+            &base,
+            "watch",
+            "add",
+            "--label",
+            "the cat",
+            id,
+        ],
+    );
+    let o = download(home.path(), &base, &[id]).await;
+    assert!(o.status.success(), "{o:?}");
+    let after = now();
+    let out = home.path().join("out");
+    assert_eq!(
+        names_in(&out),
+        [format!("{id}.png"), format!("{id}.png.json")],
+        "the file and its sidecar, no temporary file left"
+    );
+    let file = out.join(format!("{id}.png"));
+    let bytes = std::fs::read(&file).unwrap();
+    assert_eq!(bytes, *gendash::server::SAMPLE_PNG);
+    let v = sidecar_of(&file);
+    assert_eq!(v["format"], 1);
+    assert_eq!(v["task_id"], id);
+    assert_eq!(v["kind"], "image");
+    assert_eq!(v["label"], "the cat");
+    assert_eq!(v["sha256"], sha256_hex(&bytes));
+    assert_eq!(v["bytes"], bytes.len());
+    assert_eq!(v["etag"], gendash::server::files::etag(&bytes));
+    assert_eq!(v["service"]["base_url"], base.trim_end_matches('/'));
+    assert_eq!(v["service"]["profile"], Value::Null);
+    let served = common::client(&svc.base_url())
+        .task_result(TaskKind::Image, id)
+        .await
+        .unwrap();
+    assert_eq!(
+        v["download_url"].as_str(),
+        served.url_download.as_deref(),
+        "the URL the service serves"
+    );
+    assert!(
+        v["service_reported"]["total_time_by_second"].is_number(),
+        "{v}"
+    );
+    assert!(v["service_reported"]["start_time"].is_string(), "{v}");
+    assert!(v["service_reported"]["end_time"].is_string(), "{v}");
+    for name in ["added", "saved"] {
+        let t = time_of(&v, name);
+        assert!(
+            (before..=after).contains(&t),
+            "{name} {t} in {before}..={after}"
+        );
+    }
+    assert!(time_of(&v, "added") <= time_of(&v, "saved"));
+    assert!(
+        v["generator"]
+            .as_str()
+            .unwrap()
+            .ends_with(env!("CARGO_PKG_VERSION"))
+    );
+}
+
+/// A download cut short leaves its `.part` and no sidecar; the run that completes it writes
+/// one whose hash is the whole file's.
+#[tokio::test]
+async fn an_incomplete_download_has_no_sidecar() {
+    let svc = common::service().await;
+    let base = svc.base_url().to_string();
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(home.path(), "sidecar = true\n");
+    let id = "sim-0-cut100x5-side";
+    let o = download(home.path(), &base, &[id]).await;
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let out = home.path().join("out");
+    let names = names_in(&out);
+    assert!(names.contains(&format!("{id}.png.part")), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.contains(".json")),
+        "no sidecar beside an incomplete file: {names:?}"
+    );
+    let o = download(home.path(), &base, &[id]).await;
+    assert!(o.status.success(), "{o:?}");
+    let file = out.join(format!("{id}.png"));
+    let bytes = std::fs::read(&file).unwrap();
+    let v = sidecar_of(&file);
+    assert_eq!(v["sha256"], sha256_hex(&bytes));
+    assert_eq!(v["bytes"], gendash::server::SAMPLE_PNG.len());
+    assert_eq!(v["label"], Value::Null, "not on the watch list");
+    assert_eq!(v["times"]["added_at"], Value::Null);
+}
+
+/// Off by default: no sidecar.
+#[tokio::test]
+async fn no_sidecar_unless_asked() {
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    let o = download(home.path(), svc.base_url().as_str(), &["demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(names_in(&home.path().join("out")), ["demo-image-done.png"]);
+}
+
+/// The dashboard's automatic download: the sidecar carries what the watch list knew (when the
+/// task was added, its status history) and what the service's last answer reported.
+#[test]
+fn the_dashboards_automatic_download_writes_a_sidecar() {
+    use common::pty::{Session, command};
+    let id = "demo-image-done";
+    let before = now();
+    let served = common::Served::with(
+        &format!(
+            "{}auto_download = true\nsidecar = true\n",
+            common::QUICK_TO_DL
+        ),
+        &[id],
+    );
+    let home = served.home.path();
+    let env = served.env();
+    let mut s = Session::spawn(command(home, &[], &env), 150, 40);
+    let file = home.join(format!("dl/{id}.png"));
+    let side = home.join(format!("dl/{id}.png.json"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        side.exists() && t.contains(&format!("saved {}", file.display()))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let after = now();
+    let bytes = std::fs::read(&file).unwrap();
+    let v = sidecar_of(&file);
+    assert_eq!(v["task_id"], id);
+    assert_eq!(v["sha256"], sha256_hex(&bytes));
+    assert_eq!(v["etag"], gendash::server::files::etag(&bytes));
+    assert_eq!(v["service"]["base_url"], served.base.trim_end_matches('/'));
+    let added = time_of(&v, "added");
+    assert!((before..=after).contains(&added));
+    assert!(time_of(&v, "finished") >= added);
+    assert!(
+        v["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["status"] == "COMPLETED"),
+        "{v}"
+    );
+    assert!(
+        v["service_reported"]["total_time_by_second"].is_number(),
+        "{v}"
+    );
+}
+
+/// A sidecar that cannot be written (a directory has its name) is said on stderr; the file
+/// stays and the run succeeds.
+#[tokio::test]
+async fn a_sidecar_that_cannot_be_written_is_said_and_the_file_stays() {
+    let svc = common::service().await;
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(home.path(), "sidecar = true\n");
+    let out = home.path().join("out");
+    std::fs::create_dir_all(out.join("demo-image-done.png.json/occupied")).unwrap();
+    let o = download(home.path(), svc.base_url().as_str(), &["demo-image-done"]).await;
+    assert!(o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("demo-image-done.png.json") && err.contains("the file itself is saved"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("demo-image-done.png")).unwrap(),
+        *gendash::server::SAMPLE_PNG
+    );
+    assert_eq!(
+        names_in(&out),
+        ["demo-image-done.png", "demo-image-done.png.json"],
+        "no temporary file left behind"
+    );
+}
