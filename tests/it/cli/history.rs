@@ -444,5 +444,8 @@ fn history_filters_by_finish_date() {
     assert_eq!(ids("finished:<2026-11", "UTC"), ["dated-0"]);
     // Two hours east, the first one finished on the 1st: local dates, as printed.
     assert_eq!(ids("finished:<2026-11-01", "EET"), Vec::<String>::new());
-    assert_eq!(ids("finished:>=2026-11 !finished:>2026-11-01", "UTC"), ["dated-1"]);
+    assert_eq!(
+        ids("finished:>=2026-11 !finished:>2026-11-01", "UTC"),
+        ["dated-1"]
+    );
 }
