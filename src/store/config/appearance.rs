@@ -66,6 +66,9 @@ pub const ACTION_NAMES: &[&str] = &[
     "next_unseen",
     "label",
     "label_field",
+    "archive",
+    "close_archive",
+    "watch_again",
 ];
 
 /// Every style `[styles]` can set.
