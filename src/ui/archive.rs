@@ -9,7 +9,7 @@ use crate::app::state::{
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 /// Draws the view over the panes.
 pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
@@ -29,7 +29,10 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     render_filter(state, a.filter, theme, frame);
     if view.order.is_empty() {
         let area = a.header.union(a.list);
-        frame.render_widget(Paragraph::new(empty(state, theme)), area);
+        frame.render_widget(
+            Paragraph::new(empty(state, theme)).wrap(Wrap { trim: false }),
+            area,
+        );
         return;
     }
     render_list(state, a.header, a.list, theme, frame);
@@ -81,7 +84,10 @@ fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
         Line::from(vec![
             Span::styled(state.keymap.key("filter").to_string(), theme.key()),
             Span::styled(
-                " filters: ID, label:, status:, kind:, service:, finished:>2026-11-01, added:, saved:",
+                ellipsis(
+                    " filters: ID, label:, status:, kind:, service:, finished:>2026-11-01, added:",
+                    usize::from(area.width).saturating_sub(state.keymap.key("filter").len()),
+                ),
                 theme.dim(),
             ),
         ])
@@ -165,11 +171,11 @@ fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
             Line::from(vec![
                 d("A finished task removed from the watch list ("),
                 k("remove"),
-                d(", or "),
+                d(" there, or "),
                 k("remove_completed"),
-                d(" for every completed one) is kept here,"),
+                d(" for every completed one) is kept here with its status history, times, URL \
+                   and saved file."),
             ]),
-            Line::from(d("with its status history, times, URL and saved file.")),
             Line::from(vec![k("close_archive"), d(" goes back to the watch list.")]),
         ];
     }
@@ -212,7 +218,11 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
         .map(|l| {
             l.history
                 .iter()
-                .map(|h| format!("{} {}", h.status, at(h.at)))
+                .map(|h| {
+                    let when = at(h.at);
+                    let hm = when.split_once(' ').map_or(when.as_str(), |(_, hm)| hm);
+                    format!("{} {hm}", h.status)
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -220,24 +230,22 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
         history.push(last.map_or("?", |l| l.status.as_str()).to_string());
     }
     lines.push(Line::from(vec![label("status"), Span::raw(history.join(" → "))]));
-    let mut times = format!("added {}", at(e.added_at));
+    lines.push(Line::from(vec![label("added"), Span::raw(at(e.added_at))]));
     if let Some(s) = last.and_then(|l| l.running_since) {
-        times.push_str(&format!(
-            " · started {} (+{})",
-            at(s),
-            crate::fmt::duration_label(s.saturating_sub(e.added_at))
-        ));
+        let after = crate::fmt::duration_label(s.saturating_sub(e.added_at));
+        lines.push(Line::from(vec![
+            label("started"),
+            Span::raw(format!("{} ({after} after it was added)", at(s))),
+        ]));
     }
     let finished = t.finished_at();
     let took = last
         .and_then(|l| l.running_since.filter(|_| l.start_seen))
         .map(|s| format!(" (took {})", crate::fmt::duration_label(finished.saturating_sub(s))))
         .unwrap_or_default();
-    times.push_str(&format!(" · finished {}{took}", at(finished)));
-    lines.push(Line::from(vec![label("times"), Span::raw(times)]));
     lines.push(Line::from(vec![
-        label("archived"),
-        Span::raw(at(t.archived_at)),
+        label("finished"),
+        Span::raw(format!("{}{took}", at(finished))),
     ]));
     let url = last.and_then(|l| l.url_download.clone());
     lines.push(Line::from(vec![
@@ -264,6 +272,10 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
         },
     };
     lines.push(Line::from(vec![label("file"), file]));
+    lines.push(Line::from(vec![
+        label("archived"),
+        Span::raw(at(t.archived_at)),
+    ]));
     let text = Rect {
         width: if preview.is_empty() {
             area.width
@@ -272,7 +284,7 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
         },
         ..area
     };
-    frame.render_widget(Paragraph::new(lines), text);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
     if let Some(picture) = state.preview.view().filter(|_| !preview.is_empty()) {
         super::preview_slot::render(frame, preview, picture);
     }

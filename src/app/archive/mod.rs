@@ -139,7 +139,7 @@ pub fn areas(a: &Areas) -> ArchiveAreas {
             Rect::new(rest.right() - w, rest.y, w, rest.height),
         )
     } else if rest.height >= 12 {
-        let h = (rest.height / 2).min(11);
+        let h = (rest.height * 3 / 5).min(11);
         (
             Rect { height: rest.height - h, ..rest },
             Rect::new(rest.x, rest.bottom() - h, rest.width, h),
