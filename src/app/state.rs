@@ -170,9 +170,8 @@ impl State {
                 self.click(column, row);
                 Effects::none()
             }
-            Action::Wheel { down, .. } if self.archive.open && self.popup.is_none() => {
-                self.archive.move_by(if down { 3 } else { -3 });
-                Effects::cmd(self.archive.want_detail())
+            w @ Action::Wheel { .. } if self.archive.open && self.popup.is_none() => {
+                self.update_archive(w)
             }
             Action::Wheel { column, row, down } => {
                 let delta = if down { 3 } else { -3 };
@@ -260,10 +259,7 @@ impl State {
                 self.relayout();
             }
             Action::OpenAddDialog => self.popup = Some(Popup::Add(AddDialog::with(String::new()))),
-            Action::ToggleArchive => {
-                self.archive.set_viewport(&self.areas);
-                return Effects::cmds(vec![self.archive.open()]).and(Effects::cmd(self.archive.want_detail()));
-            }
+            Action::ToggleArchive => return self.open_archive(),
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Pane::Browser => Pane::Watch,
@@ -396,7 +392,9 @@ impl State {
             Msg::Copied { clip, via } => super::status::copied(&clip, via),
             Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
             Msg::PollLoad(load) => super::status::poll_load(&mut self.poll_load, load),
-            Msg::Archive(report) => archive::reducer::report(&mut self.archive, report, &self.keymap),
+            Msg::Archive(report) => {
+                archive::reducer::report(&mut self.archive, report, &self.keymap)
+            }
             Msg::Tick(now) => {
                 self.tick(now);
                 self.told_stalls(now)

@@ -4,7 +4,7 @@
 
 use super::browser::ellipsis;
 use crate::app::state::{
-    Areas, ArchiveView, DownloadView, State, Theme, archive_areas, archive_completed, local_minute,
+    ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed, local_minute,
 };
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -42,16 +42,17 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
 /// `Archive · 1,234 tasks · filtered 12 · sorted by finished ↓`.
 pub fn title(view: &ArchiveView) -> String {
     let n = view.tasks.len();
-    let mut t = format!(
-        " Archive · {} {}",
+    let tasks = if n == 1 { "task" } else { "tasks" };
+    let filtered = if view.query.trim().is_empty() {
+        String::new()
+    } else {
+        format!(" · filtered {}", grouped(view.order.len()))
+    };
+    format!(
+        " Archive · {} {tasks}{filtered} · sorted by {} ",
         grouped(n),
-        if n == 1 { "task" } else { "tasks" }
-    );
-    if !view.query.trim().is_empty() {
-        t.push_str(&format!(" · filtered {}", grouped(view.order.len())));
-    }
-    t.push_str(&format!(" · sorted by {} ", view.sort.label()));
-    t
+        view.sort.label()
+    )
 }
 
 /// `1,234,567`.
@@ -59,7 +60,7 @@ fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -111,10 +112,7 @@ fn render_list(state: &State, header: Rect, list: Rect, theme: Theme, frame: &mu
         "  {:<10} {:<16} {:<5} {:<id_w$} {}",
         "status", "finished", "kind", "task ID", "label"
     );
-    frame.render_widget(
-        Paragraph::new(Line::styled(head, theme.dim())),
-        header,
-    );
+    frame.render_widget(Paragraph::new(Line::styled(head, theme.dim())), header);
     let lines: Vec<Line> = view
         .order
         .iter()
@@ -173,8 +171,10 @@ fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
                 k("remove"),
                 d(" there, or "),
                 k("remove_completed"),
-                d(" for every completed one) is kept here with its status history, times, URL \
-                   and saved file."),
+                d(
+                    " for every completed one) is kept here with its status history, times, URL \
+                   and saved file.",
+                ),
             ]),
             Line::from(vec![k("close_archive"), d(" goes back to the watch list.")]),
         ];
@@ -200,10 +200,7 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
     let e = &t.entry;
     let at = |s: u64| local_minute(s, off);
     let label = |name: &str| Span::styled(format!("{name:<9}"), theme.dim());
-    let mut lines = vec![Line::styled(
-        format!("─ {} ", e.task_id),
-        theme.title(),
-    )];
+    let mut lines = vec![Line::styled(format!("─ {} ", e.task_id), theme.title())];
     let kind = format!(
         "{} · {}",
         e.kind.as_str(),
@@ -229,7 +226,10 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
     if history.is_empty() {
         history.push(last.map_or("?", |l| l.status.as_str()).to_string());
     }
-    lines.push(Line::from(vec![label("status"), Span::raw(history.join(" → "))]));
+    lines.push(Line::from(vec![
+        label("status"),
+        Span::raw(history.join(" → ")),
+    ]));
     lines.push(Line::from(vec![label("added"), Span::raw(at(e.added_at))]));
     if let Some(s) = last.and_then(|l| l.running_since) {
         let after = crate::fmt::duration_label(s.saturating_sub(e.added_at));
@@ -241,7 +241,12 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
     let finished = t.finished_at();
     let took = last
         .and_then(|l| l.running_since.filter(|_| l.start_seen))
-        .map(|s| format!(" (took {})", crate::fmt::duration_label(finished.saturating_sub(s))))
+        .map(|s| {
+            format!(
+                " (took {})",
+                crate::fmt::duration_label(finished.saturating_sub(s))
+            )
+        })
         .unwrap_or_default();
     lines.push(Line::from(vec![
         label("finished"),

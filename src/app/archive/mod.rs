@@ -135,19 +135,28 @@ pub fn areas(a: &Areas) -> ArchiveAreas {
     let (list_part, detail) = if inner.width >= 140 {
         let w = inner.width * 9 / 20;
         (
-            Rect { width: rest.width - w - 1, ..rest },
+            Rect {
+                width: rest.width - w - 1,
+                ..rest
+            },
             Rect::new(rest.right() - w, rest.y, w, rest.height),
         )
     } else if rest.height >= 12 {
         let h = (rest.height * 3 / 5).min(11);
         (
-            Rect { height: rest.height - h, ..rest },
+            Rect {
+                height: rest.height - h,
+                ..rest
+            },
             Rect::new(rest.x, rest.bottom() - h, rest.width, h),
         )
     } else {
         (rest, Rect::default())
     };
-    let header = Rect { height: 1, ..list_part };
+    let header = Rect {
+        height: 1,
+        ..list_part
+    };
     let list = Rect::new(
         list_part.x,
         list_part.y + 1,
@@ -262,8 +271,7 @@ impl ArchiveView {
             t.id,
             t.entry.last.as_ref().is_some_and(|l| !l.history.is_empty()),
         );
-        if has_history || self.asked == Some(id) || self.full.as_ref().is_some_and(|f| f.id == id)
-        {
+        if has_history || self.asked == Some(id) || self.full.as_ref().is_some_and(|f| f.id == id) {
             return None;
         }
         self.asked = Some(id);
@@ -392,9 +400,8 @@ impl ArchiveView {
             names: tasks.iter().map(name).collect(),
             fields: tasks.iter().map(|t| t.search_fields(offset)).collect(),
         });
-        let over: Vec<u32> = over.unwrap_or_else(|| {
-            (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect()
-        });
+        let over: Vec<u32> =
+            over.unwrap_or_else(|| (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect());
         let rows: Vec<[&str; 8]> = over
             .iter()
             .map(|&i| text.fields[i as usize].each_ref().map(String::as_str))

@@ -44,10 +44,9 @@ pub fn update(
             Some(t) => Effects::open(url(t), &no_file(t, "open")),
         },
         Action::CopyUrl => Effects::copy(view.selected().and_then(url), "download URL"),
-        Action::CopyName => Effects::copy(
-            view.selected().map(|t| t.entry.task_id.clone()),
-            "task ID",
-        ),
+        Action::CopyName => {
+            Effects::copy(view.selected().map(|t| t.entry.task_id.clone()), "task ID")
+        }
         Action::OpenFile => open_file(view, keymap),
         Action::Download => download(view, watch, keymap),
         Action::WatchAgain => watch_again(view, watch, keymap, now),
@@ -121,9 +120,7 @@ pub fn report(view: &mut ArchiveView, report: ArchiveReport, keymap: &Keymap) ->
                 keymap.key("undo")
             ))
         }
-        ArchiveReport::Changed if view.open => {
-            Effects::cmds(vec![Cmd::Archive(ArchiveOp::Load)])
-        }
+        ArchiveReport::Changed if view.open => Effects::cmds(vec![Cmd::Archive(ArchiveOp::Load)]),
         ArchiveReport::Changed => {
             view.loaded = false;
             Effects::none()

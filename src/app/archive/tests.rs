@@ -144,7 +144,10 @@ fn delete_asks_the_archiver_and_u_restores_what_it_deleted() {
     assert_eq!(shown(&s), vec!["sim-2", "sim-10", "sim-1"], "gone at once");
     let gone = vec![list().remove(3)];
     s.apply(Msg::Archive(ArchiveReport::Deleted(gone.clone())));
-    assert_eq!(notice(&s), Some("deleted alpha from the archive — u undoes"));
+    assert_eq!(
+        notice(&s),
+        Some("deleted alpha from the archive — u undoes")
+    );
     let (_, cmds) = press(&mut s, ch('u'));
     assert_eq!(archive_ops(&cmds), vec![&ArchiveOp::Restore(gone)]);
     assert_eq!(notice(&s), Some("restored alpha"));
@@ -233,7 +236,10 @@ fn a_change_reloads_an_open_view_only_and_got_fills_the_detail() {
             status: "COMPLETED".into(),
         }];
     }
-    s.apply(Msg::Archive(ArchiveReport::Got(4, Some(Box::new(whole.clone())))));
+    s.apply(Msg::Archive(ArchiveReport::Got(
+        4,
+        Some(Box::new(whole.clone())),
+    )));
     assert_eq!(s.archive.detail(), Some(&whole));
     press(&mut s, ch('q'));
     let cmds = s.apply(Msg::Archive(ArchiveReport::Changed));

@@ -10,6 +10,10 @@ impl State {
     pub(super) fn update_archive(&mut self, action: Action) -> Effects {
         self.archive.set_viewport(&self.areas);
         match action {
+            Action::Wheel { down, .. } => {
+                self.archive.move_by(if down { 3 } else { -3 });
+                Effects::cmd(self.archive.want_detail())
+            }
             Action::ToggleHelp => {
                 self.popup = Some(Popup::Help { scroll: 0 });
                 self.search = Search::default();
@@ -21,5 +25,11 @@ impl State {
                 archive::reducer::update(&mut self.archive, &mut self.watch, &action, keys, now)
             }
         }
+    }
+
+    /// `H` in the watch list: the view opens and asks for the list.
+    pub(super) fn open_archive(&mut self) -> Effects {
+        self.archive.set_viewport(&self.areas);
+        Effects::cmds(vec![self.archive.open()]).and(Effects::cmd(self.archive.want_detail()))
     }
 }

@@ -59,7 +59,8 @@ impl State {
             self.archive.preview(&self.areas)
         } else {
             let area = self.areas.watch_preview.as_size();
-            self.preview_source().map(|(key, source)| (key, source, area))
+            self.preview_source()
+                .map(|(key, source)| (key, source, area))
         };
         let Some((key, source, area)) = wanted else {
             self.preview.clear();

@@ -35,16 +35,24 @@ fn a_removed_finished_task_is_in_the_archive_view() {
     // The watch list has the keys; the task leaves it, into the archive.
     s.send("\t");
     s.send("d");
-    s.wait_for("the task to leave the watch list", Duration::from_secs(10), |t| {
-        !t.lines()
-            .any(|l| l.contains("sim-1-archived") && l.contains("COMPLETED"))
-    });
+    s.wait_for(
+        "the task to leave the watch list",
+        Duration::from_secs(10),
+        |t| {
+            !t.lines()
+                .any(|l| l.contains("sim-1-archived") && l.contains("COMPLETED"))
+        },
+    );
     s.send("H");
-    s.wait_for("the archive view with the task", Duration::from_secs(10), |t| {
-        t.contains("Archive · 1 task")
-            && t.lines()
-                .any(|l| l.contains("sim-1-archived") && l.contains("kept one"))
-    });
+    s.wait_for(
+        "the archive view with the task",
+        Duration::from_secs(10),
+        |t| {
+            t.contains("Archive · 1 task")
+                && t.lines()
+                    .any(|l| l.contains("sim-1-archived") && l.contains("kept one"))
+        },
+    );
     let screen = s.contents();
     assert!(screen.contains("✓ COMPLETED"), "{screen}");
     s.send("\x1b");

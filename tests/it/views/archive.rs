@@ -63,7 +63,13 @@ fn tasks() -> Vec<ArchivedTask> {
     vec![
         archived(1, "render-101", "COMPLETED", Some("lighthouse at dusk"), 60),
         archived(2, "clip-102", "FAILED", None, 3_600),
-        archived(3, "render-103", "COMPLETED", Some("cat portrait, watercolor"), 86_400),
+        archived(
+            3,
+            "render-103",
+            "COMPLETED",
+            Some("cat portrait, watercolor"),
+            86_400,
+        ),
         archived(4, "render-104", "COMPLETED", None, 2 * 86_400),
     ]
 }
