@@ -41,7 +41,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
 
 /// `Archive · 1,234 tasks · filtered 12 · sorted by finished ↓`.
 pub fn title(view: &ArchiveView) -> String {
-    let n = view.tasks.len();
+    let n = view.count();
     let tasks = if n == 1 { "task" } else { "tasks" };
     let filtered = if view.query.trim().is_empty() {
         String::new()
@@ -163,7 +163,7 @@ fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
     if !view.loaded {
         return vec![Line::from(d("Reading the archive…"))];
     }
-    if view.tasks.is_empty() {
+    if view.count() == 0 {
         return vec![
             Line::from(d("The archive is empty.")),
             Line::from(vec![
@@ -260,22 +260,7 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
             None => Span::styled("none", theme.dim()),
         },
     ]));
-    let file = match view.download_of(t) {
-        Some(DownloadView::Running { done, total }) => Span::raw(match total {
-            Some(n) if *n > 0 => format!("downloading {}%", done * 100 / n),
-            _ => format!("downloading {}", crate::fmt::human_bytes(*done)),
-        }),
-        Some(DownloadView::Failed(why)) => {
-            Span::styled(format!("download failed: {why}"), theme.error())
-        }
-        _ => match view.saved_file(t) {
-            Some(p) => Span::raw(p),
-            None => Span::styled(
-                format!("not saved ({} downloads it)", state.keymap.key("download")),
-                theme.dim(),
-            ),
-        },
-    };
+    let file = file_span(state, theme);
     lines.push(Line::from(vec![label("file"), file]));
     lines.push(Line::from(vec![
         label("archived"),
@@ -292,5 +277,29 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
     if let Some(picture) = state.preview.view().filter(|_| !preview.is_empty()) {
         super::preview_slot::render(frame, preview, picture);
+    }
+}
+
+/// The detail's `file` line: a download under way here, its failure, or the saved file.
+fn file_span(state: &State, theme: Theme) -> Span<'static> {
+    let view = &state.archive;
+    let Some(t) = view.detail() else {
+        return Span::raw("");
+    };
+    match view.download_of(t) {
+        Some(DownloadView::Running { done, total }) => Span::raw(match total {
+            Some(n) if *n > 0 => format!("downloading {}%", done * 100 / n),
+            _ => format!("downloading {}", crate::fmt::human_bytes(*done)),
+        }),
+        Some(DownloadView::Failed(why)) => {
+            Span::styled(format!("download failed: {why}"), theme.error())
+        }
+        _ => match view.saved_file(t) {
+            Some(p) => Span::raw(p),
+            None => Span::styled(
+                format!("not saved ({} downloads it)", state.keymap.key("download")),
+                theme.dim(),
+            ),
+        },
     }
 }

@@ -18,6 +18,10 @@ use ratatui::layout::{Rect, Size};
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// How many rankings are kept for narrowing and erasing back (each at most 400 KB with
+/// 100,000 tasks).
+const RANKINGS_KEPT: usize = 16;
+
 /// The archive's orders, as `s` cycles them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ArchiveSort {
@@ -100,8 +104,12 @@ pub struct ArchiveView {
     /// All rows in the current sort order (the filter keeps those it matches).
     sorted: Vec<usize>,
     search: Option<SearchText>,
-    /// The last query and its matches (indices, ascending), narrowed by the next query.
-    narrowed: Option<(Query, Vec<u32>)>,
+    /// The last queries and their matches (indices, ascending), the latest last: a query
+    /// typed again (erasing back) reuses its matches, one that narrows one of them is ranked
+    /// over its matches only.
+    ranked: Vec<(String, Query, Arc<[u32]>)>,
+    /// Rows gone (deleted, watched again) until the archiver's next list.
+    gone: Vec<i64>,
     matcher: FuzzyFilter,
 }
 
@@ -222,7 +230,8 @@ impl ArchiveView {
         self.loaded = true;
         self.error = None;
         self.search = None;
-        self.narrowed = None;
+        self.gone.clear();
+        self.ranked.clear();
         self.resort();
         self.refilter();
         self.reselect(selected);
@@ -232,13 +241,10 @@ impl ArchiveView {
     /// list says so.
     pub fn drop_ids(&mut self, ids: &[i64]) {
         let selected = self.cursor.selected;
-        let kept: Vec<ArchivedTask> = self
-            .tasks
-            .iter()
-            .filter(|t| !ids.contains(&t.id))
-            .cloned()
-            .collect();
-        self.listed(kept.into());
+        self.gone.extend_from_slice(ids);
+        let tasks = &self.tasks;
+        self.sorted.retain(|&i| !ids.contains(&tasks[i].id));
+        self.order.retain(|&i| !ids.contains(&tasks[i].id));
         self.cursor.select(self.order.len(), selected);
     }
 
@@ -249,6 +255,11 @@ impl ArchiveView {
             self.cursor.selected = at;
         }
         self.cursor.scroll_into_view(self.order.len());
+    }
+
+    /// How many tasks the archive holds (those gone since the last list not counted).
+    pub fn count(&self) -> usize {
+        self.tasks.len().saturating_sub(self.gone.len())
     }
 
     /// The selected task as listed.
@@ -369,19 +380,22 @@ impl ArchiveView {
                 .then(finished(a).cmp(&finished(b)))
             }),
         }
+        if !self.gone.is_empty() {
+            sorted.retain(|&i| !self.gone.contains(&tasks[i].id));
+        }
         self.sorted = sorted;
     }
 
     /// The rows shown: every row matching the query, in the sort order.
     fn refilter(&mut self) {
         if self.query.trim().is_empty() {
-            self.narrowed = None;
+            self.ranked.clear();
             self.order.clone_from(&self.sorted);
             return;
         }
         let matched = self.rank();
         let mut keep = vec![false; self.tasks.len()];
-        for i in matched {
+        for &i in matched.iter() {
             keep[i as usize] = true;
         }
         self.order = self.sorted.iter().copied().filter(|&i| keep[i]).collect();
@@ -389,18 +403,23 @@ impl ArchiveView {
 
     /// The indices of the tasks the query matches, ascending; a query that narrows the last
     /// one is ranked over the last one's matches only.
-    fn rank(&mut self) -> Vec<u32> {
+    fn rank(&mut self) -> Arc<[u32]> {
+        if let Some((_, _, matched)) = self.ranked.iter().find(|(q, _, _)| *q == self.query) {
+            return Arc::clone(matched);
+        }
         let parsed = Query::parse(&self.query);
-        let over: Option<Vec<u32>> = match &self.narrowed {
-            Some((last, matched)) if parsed.narrows(last) => Some(matched.clone()),
-            _ => None,
-        };
+        let over: Option<Arc<[u32]>> = self
+            .ranked
+            .iter()
+            .rev()
+            .find(|(_, last, _)| parsed.narrows(last))
+            .map(|(_, _, matched)| Arc::clone(matched));
         let (tasks, offset) = (&self.tasks, self.utc_offset);
         let text = self.search.get_or_insert_with(|| SearchText {
             names: tasks.iter().map(name).collect(),
             fields: tasks.iter().map(|t| t.search_fields(offset)).collect(),
         });
-        let over: Vec<u32> =
+        let over: Arc<[u32]> =
             over.unwrap_or_else(|| (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect());
         let rows: Vec<[&str; 8]> = over
             .iter()
@@ -415,7 +434,12 @@ impl ArchiveView {
         );
         let mut matched: Vec<u32> = ranked.iter().map(|m| over[m.index as usize]).collect();
         matched.sort_unstable();
-        self.narrowed = Some((parsed, matched.clone()));
+        let matched: Arc<[u32]> = matched.into();
+        if self.ranked.len() >= RANKINGS_KEPT {
+            self.ranked.remove(0);
+        }
+        self.ranked
+            .push((self.query.clone(), parsed, Arc::clone(&matched)));
         matched
     }
 }

@@ -142,6 +142,12 @@ fn delete_asks_the_archiver_and_u_restores_what_it_deleted() {
     let (_, cmds) = press(&mut s, ch('d'));
     assert_eq!(archive_ops(&cmds)[0], &ArchiveOp::Delete(vec![4]));
     assert_eq!(shown(&s), vec!["sim-2", "sim-10", "sim-1"], "gone at once");
+    assert_eq!(s.archive.count(), 3);
+    press(&mut s, ch('s'));
+    assert!(
+        !shown(&s).contains(&"alpha"),
+        "and stays gone in another order"
+    );
     let gone = vec![list().remove(3)];
     s.apply(Msg::Archive(ArchiveReport::Deleted(gone.clone())));
     assert_eq!(
