@@ -36,12 +36,12 @@ impl Context {
         Context::Global,
         Context::Browser,
         Context::Watch,
+        Context::Archive,
         Context::TextInput,
         Context::AddDialog,
         Context::Confirm,
         Context::Requests,
         Context::Help,
-        Context::Archive,
     ];
 
     pub fn title(self) -> &'static str {
@@ -695,7 +695,7 @@ fn bindings() -> &'static Arc<[Binding]> {
                 "move down",
                 "page up",
                 "page down",
-                "the most recent first row",
+                "the first row",
                 "the last row",
             ],
         ))

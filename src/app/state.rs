@@ -9,13 +9,14 @@ mod screen;
 mod status_bar;
 
 use super::action::Action;
+use super::archive_view as archive;
 use super::effects::Effects;
-use super::{add, archive, browser, confirm, help, request_log, watch};
+use super::{add, browser, confirm, help, request_log, watch};
 use crate::cmd::{Cmd, PollCmd};
 use crate::msg::Msg;
 
 // Everything the view reads is reachable from here: the view imports this module only.
-pub use super::archive::{
+pub use super::archive_view::{
     ArchiveAreas, ArchiveSort, ArchiveView, areas as archive_areas, completed as archive_completed,
     local_minute,
 };

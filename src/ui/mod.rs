@@ -1,7 +1,7 @@
 //! The view: a pure function of `&State`. Popups are drawn last.
 
 mod add;
-mod archive;
+mod archive_view;
 mod browser;
 mod confirm;
 mod help;
@@ -30,7 +30,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
         )
     };
     let links = if state.archive.open {
-        archive::render(state, &areas, theme, frame);
+        archive_view::render(state, &areas, theme, frame);
         Vec::new()
     } else {
         browser::render(state, &areas, theme, frame);

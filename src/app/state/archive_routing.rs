@@ -2,7 +2,7 @@
 
 use super::{Popup, Search, State};
 use crate::app::action::Action;
-use crate::app::archive;
+use crate::app::archive_view as archive;
 use crate::app::effects::Effects;
 
 impl State {

@@ -125,7 +125,7 @@ impl State {
             return;
         }
         if self.archive.open {
-            let list = crate::app::archive::areas(&self.areas).list;
+            let list = crate::app::archive_view::areas(&self.areas).list;
             if list.contains_point(column, row) {
                 let at = self.archive.cursor.offset + usize::from(row - list.y);
                 self.archive.select(at);
