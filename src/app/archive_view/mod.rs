@@ -12,6 +12,7 @@ use super::cursor::Cursor;
 use super::layout::Areas;
 use super::watch::DownloadView;
 use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
+use crate::filter::query::Target;
 use crate::filter::{FuzzyFilter, Query};
 use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
 use ratatui::layout::{Rect, Size};
@@ -64,13 +65,14 @@ impl ArchiveSort {
     }
 }
 
-/// The filter's text for every task of the list, built once per list (at the first query).
+/// The filter's text for every task of the list, built once per list: the names with the
+/// list, the fields (dates formatted) at the first query that has a `key:value` term.
 #[derive(Debug, Default)]
 struct SearchText {
     /// Each task's name for the filter: its ID, status and label, as the watch list's.
     names: Vec<String>,
     /// Each task's `SEARCH_KEYS` values.
-    fields: Vec<[String; 8]>,
+    fields: Option<Vec<[String; 8]>>,
 }
 
 /// The archive view's state.
@@ -103,7 +105,7 @@ pub struct ArchiveView {
     pub utc_offset: i32,
     /// All rows in the current sort order (the filter keeps those it matches).
     sorted: Vec<usize>,
-    search: Option<SearchText>,
+    search: SearchText,
     /// The last queries and their matches (indices, ascending), the latest last: a query
     /// typed again (erasing back) reuses its matches, one that narrows one of them is ranked
     /// over its matches only.
@@ -229,7 +231,10 @@ impl ArchiveView {
         self.tasks = tasks;
         self.loaded = true;
         self.error = None;
-        self.search = None;
+        self.search = SearchText {
+            names: self.tasks.iter().map(name).collect(),
+            fields: None,
+        };
         self.gone.clear();
         self.ranked.clear();
         self.resort();
@@ -415,22 +420,32 @@ impl ArchiveView {
             .find(|(_, last, _)| parsed.narrows(last))
             .map(|(_, _, matched)| Arc::clone(matched));
         let (tasks, offset) = (&self.tasks, self.utc_offset);
-        let text = self.search.get_or_insert_with(|| SearchText {
-            names: tasks.iter().map(name).collect(),
-            fields: tasks.iter().map(|t| t.search_fields(offset)).collect(),
-        });
+        let has_fields = parsed
+            .groups
+            .iter()
+            .flatten()
+            .any(|t| matches!(t.target, Target::Field(_)));
+        let text = &mut self.search;
+        if has_fields && text.fields.is_none() {
+            text.fields = Some(tasks.iter().map(|t| t.search_fields(offset)).collect());
+        }
         let over: Arc<[u32]> =
             over.unwrap_or_else(|| (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect());
-        let rows: Vec<[&str; 8]> = over
-            .iter()
-            .map(|&i| text.fields[i as usize].each_ref().map(String::as_str))
-            .collect();
+        let rows: Vec<[&str; 8]> = match &text.fields {
+            Some(fields) if has_fields => over
+                .iter()
+                .map(|&i| fields[i as usize].each_ref().map(String::as_str))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let names = &text.names;
         let ranked = self.matcher.rank_fields(
             &self.query,
             SEARCH_KEYS,
-            over.iter()
-                .zip(&rows)
-                .map(|(&i, r)| (text.names[i as usize].as_str(), &r[..])),
+            over.iter().enumerate().map(|(k, &i)| {
+                let values: &[&str] = rows.get(k).map_or(&[], |r| &r[..]);
+                (names[i as usize].as_str(), values)
+            }),
         );
         let mut matched: Vec<u32> = ranked.iter().map(|m| over[m.index as usize]).collect();
         matched.sort_unstable();

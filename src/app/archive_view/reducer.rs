@@ -105,7 +105,8 @@ pub fn report(view: &mut ArchiveView, report: ArchiveReport, keymap: &Keymap) ->
     match report {
         ArchiveReport::Listed(tasks) => {
             view.listed(tasks);
-            Effects::cmd(view.want_detail()).redraw_if(view.open)
+            let detail = if view.open { view.want_detail() } else { None };
+            Effects::cmd(detail).redraw_if(view.open)
         }
         ArchiveReport::Got(id, task) => Effects::none().redraw_if(view.got(id, task.map(|t| *t))),
         ArchiveReport::Deleted(rows) => {

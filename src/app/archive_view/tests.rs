@@ -115,6 +115,18 @@ fn the_filter_reads_ids_labels_and_statuses() {
     assert_eq!(shown(&s), vec!["sim-2", "sim-10", "sim-1"]);
 }
 
+/// A field term typed after plain words (the fields' text is made then) narrows them.
+#[test]
+fn a_field_term_after_words_narrows_them() {
+    let (mut s, _) = opened(list());
+    typed(&mut s, "sim");
+    press(&mut s, ch('/'));
+    for c in " !status:fail".chars() {
+        press(&mut s, ch(c));
+    }
+    assert_eq!(shown(&s), vec!["sim-2", "sim-1"]);
+}
+
 #[test]
 fn s_cycles_the_orders_and_says_which() {
     let (mut s, _) = opened(list());
