@@ -670,7 +670,7 @@ fn row_columns(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedTask> {
     let secs = |v: i64| u64::try_from(v).unwrap_or(0);
     let text = |i: usize| -> rusqlite::Result<Option<String>> { row.get(i) };
     let service: String = row.get(2)?;
-    let kind: String = row.get(3)?;
+    let video = row.get_ref(3)?.as_str()? == TaskKind::Video.as_str();
     let percent: Option<u8> = row.get(10)?;
     let last = match percent {
         None => None,
@@ -690,11 +690,7 @@ fn row_columns(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedTask> {
         archived_at: secs(row.get(1)?),
         entry: WatchEntry {
             task_id: row.get(4)?,
-            kind: if kind == TaskKind::Video.as_str() {
-                TaskKind::Video
-            } else {
-                TaskKind::Image
-            },
+            kind: TaskKind::from_video_flag(video),
             added_at: secs(row.get(6)?),
             last,
             service: (!service.is_empty()).then_some(service),

@@ -1,9 +1,11 @@
 //! The archive from the command line: `watch rm` moves finished tasks into it, `history`
 //! prints it (`--json`, `--filter`, `--limit`); writers killed with SIGKILL mid-way never lose
 //! a task (it is on the watch list or in the archive, never neither), and writers at the same
-//! time all arrive.
+//! time all arrive. And the dashboard's remove key moves a finished task there too, its undo
+//! takes it back out.
 
 use crate::common::{self, Served};
+use common::pty::{Session, command};
 use gendash::api::TaskKind;
 use gendash::store::archive::Archive;
 use gendash::store::watchlist::{LastKnown, Transition, WatchEntry, WatchStore, unix_now};
@@ -320,4 +322,85 @@ fn writers_at_the_same_time_all_arrive() {
     two.join().unwrap();
     let (listed, archived) = none_lost(&data, &store, &all);
     assert_eq!((listed, archived), (0, 250));
+}
+
+/// The dashboard: removing a finished task moves it to the archive, with its status history;
+/// undo puts it back on the watch list and takes it out of the archive.
+#[test]
+fn the_dashboards_remove_key_archives_and_undo_takes_it_back() {
+    let served = Served::with(
+        "poll_interval = 0.2\nbell = false\nimage_preview = \"off\"\n",
+        &["sim-2-archived"],
+    );
+    let data = served.path().join("data/gendash");
+    let archived = || {
+        let path = Archive::path_in(&data);
+        if !path.exists() {
+            return Vec::new();
+        }
+        Archive::open(&path).unwrap().list_full(None).unwrap()
+    };
+    let mut s = Session::spawn(command(served.path(), &[], &served.env()), 150, 40);
+    s.wait_for("the task finished", Duration::from_secs(30), |t| {
+        t.contains("COMPLETED")
+    });
+    // The watch pane takes the keys; Delete removes the task under the cursor.
+    s.send("\t");
+    s.send("\x1b[3~");
+    let started = std::time::Instant::now();
+    while archived().is_empty() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let rows = archived();
+    assert_eq!(rows.len(), 1, "archived");
+    let statuses: Vec<&str> = rows[0]
+        .entry
+        .last
+        .as_ref()
+        .unwrap()
+        .history
+        .iter()
+        .map(|t| t.status.as_str())
+        .collect();
+    assert_eq!(statuses.last(), Some(&"COMPLETED"), "{statuses:?}");
+    s.send("u");
+    let started = std::time::Instant::now();
+    while !archived().is_empty() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(archived().is_empty(), "undo takes it out of the archive");
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let listed = WatchStore::new(data.join("watchlist.json"))
+        .load()
+        .unwrap()
+        .entries;
+    assert_eq!(listed.len(), 1, "back on the watch list");
+}
+
+/// Text another process put in the archive raw (a status with an escape sequence, a label
+/// with a bell) is printed through the sanitiser, in the table and in the JSON.
+#[test]
+fn history_prints_hostile_text_sanitised() {
+    let all = finished(1, "hostile");
+    let (dir, _store) = data_dir_with(&[]);
+    let path = Archive::path_in(dir.path());
+    Archive::open(&path).unwrap().insert(&all, 5).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE tasks SET entry = json_set(entry, '$.last.status', ?1, '$.label', ?2)",
+        ["DONE\u{1b}]0;pwned\u{7}\u{1b}[2J", "cat\u{7}\u{202e}"],
+    )
+    .unwrap();
+    drop(conn);
+    for args in [&["history", "--json"][..], &["history"]] {
+        let (code, out, err) = run(dir.path(), dir.path(), args);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("DONE"), "{out}");
+        assert!(
+            !out.chars()
+                .any(|c| c == '\u{1b}' || c == '\u{7}' || c == '\u{202e}'),
+            "{out:?}"
+        );
+    }
 }
