@@ -420,31 +420,39 @@ impl ArchiveView {
             .find(|(_, last, _)| parsed.narrows(last))
             .map(|(_, _, matched)| Arc::clone(matched));
         let (tasks, offset) = (&self.tasks, self.utc_offset);
-        let has_fields = parsed
-            .groups
-            .iter()
-            .flatten()
-            .any(|t| matches!(t.target, Target::Field(_)));
+        // Only the columns the query names are handed to the matcher (a key it does not name
+        // matches nothing either way): less to gather per keystroke.
+        let used: Vec<usize> = (0..SEARCH_KEYS.len())
+            .filter(|&c| {
+                parsed
+                    .groups
+                    .iter()
+                    .flatten()
+                    .any(|t| matches!(&t.target, Target::Field(k) if **k == *SEARCH_KEYS[c]))
+            })
+            .collect();
         let text = &mut self.search;
-        if has_fields && text.fields.is_none() {
+        if !used.is_empty() && text.fields.is_none() {
             text.fields = Some(tasks.iter().map(|t| t.search_fields(offset)).collect());
         }
         let over: Arc<[u32]> =
             over.unwrap_or_else(|| (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect());
-        let rows: Vec<[&str; 8]> = match &text.fields {
-            Some(fields) if has_fields => over
+        let width = used.len();
+        let values: Vec<&str> = match &text.fields {
+            Some(fields) if width > 0 => over
                 .iter()
-                .map(|&i| fields[i as usize].each_ref().map(String::as_str))
+                .flat_map(|&i| used.iter().map(move |&c| fields[i as usize][c].as_str()))
                 .collect(),
             _ => Vec::new(),
         };
+        let keys: Vec<&str> = used.iter().map(|&c| SEARCH_KEYS[c]).collect();
         let names = &text.names;
         let ranked = self.matcher.rank_fields(
             &self.query,
-            SEARCH_KEYS,
+            &keys,
             over.iter().enumerate().map(|(k, &i)| {
-                let values: &[&str] = rows.get(k).map_or(&[], |r| &r[..]);
-                (names[i as usize].as_str(), values)
+                let row: &[&str] = values.get(k * width..(k + 1) * width).unwrap_or(&[]);
+                (names[i as usize].as_str(), row)
             }),
         );
         let mut matched: Vec<u32> = ranked.iter().map(|m| over[m.index as usize]).collect();
