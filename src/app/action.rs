@@ -50,6 +50,10 @@ pub enum Action {
     EditLabel,
     /// The focused pane over the whole screen, or back.
     Zoom,
+    /// Open the archive view, or go back from it to the watch list.
+    ToggleArchive,
+    /// The selected archived task back on the watch list, out of the archive.
+    WatchAgain,
     /// Search the help or the request log.
     Search,
     /// The next (or, `false`, the previous) line matching the search.

@@ -25,15 +25,18 @@ pub enum Context {
     /// The request log (`L`).
     Requests,
     Help,
+    /// The archive view (`H` from the watch list).
+    Archive,
 }
 
 impl Context {
     /// Every context, in the order the help and the README list them.
-    pub const ALL: [Context; 9] = [
+    pub const ALL: [Context; 10] = [
         Context::Always,
         Context::Global,
         Context::Browser,
         Context::Watch,
+        Context::Archive,
         Context::TextInput,
         Context::AddDialog,
         Context::Confirm,
@@ -52,6 +55,7 @@ impl Context {
             Context::Confirm => "A yes/no question (replace a file, remove completed tasks)",
             Context::Requests => "Request log",
             Context::Help => "Help",
+            Context::Archive => "Archive (finished tasks that left the watch list)",
         }
     }
 
@@ -67,6 +71,7 @@ impl Context {
             Context::Confirm => "confirm",
             Context::Requests => "requests",
             Context::Help => "help",
+            Context::Archive => "archive",
         }
     }
 
@@ -78,7 +83,7 @@ impl Context {
 
 /// The contexts that are in force together (`State::contexts`): a key may mean one thing
 /// in each of these sets.
-const TOGETHER: [&[Context]; 7] = [
+const TOGETHER: [&[Context]; 8] = [
     &[Context::Browser, Context::Global, Context::Always],
     &[Context::Watch, Context::Global, Context::Always],
     &[Context::TextInput, Context::Always],
@@ -86,6 +91,7 @@ const TOGETHER: [&[Context]; 7] = [
     &[Context::Confirm, Context::Always],
     &[Context::Requests, Context::Always],
     &[Context::Help, Context::Always],
+    &[Context::Archive, Context::Always],
 ];
 
 /// How long a binding's hint stays on a hint line too narrow for all of them: the lowest go
@@ -708,9 +714,155 @@ fn bindings() -> &'static Arc<[Binding]> {
             ],
         ))
         .chain(searches(Context::Help, "search the help"))
+        .chain(archive())
+        .chain(moves(
+            Context::Archive,
+            [
+                "move up",
+                "move down",
+                "page up",
+                "page down",
+                "the first row",
+                "the last row",
+            ],
+        ))
         .collect::<Vec<_>>()
         .into()
     })
+}
+
+/// The way into the archive view (from the watch list) and its own keys: those it shares
+/// with the watch list keep their names, so `[keys]` rebinds both at once.
+// A data table, as `bindings`.
+#[allow(clippy::too_many_lines)]
+fn archive() -> [Binding; 13] {
+    use KeyCode::{Char, Delete, Enter, Esc};
+    [
+        bind!(
+            Watch,
+            "archive",
+            [(Char('H'), SHIFT)],
+            "H",
+            Action::ToggleArchive,
+            "the archive: finished tasks that left the watch list",
+            Some("archive"),
+            Priority::Low
+        ),
+        bind!(
+            Archive,
+            "close_archive",
+            [(Esc, NONE), (Char('H'), SHIFT), (Char('q'), NONE)],
+            "Esc/H/q",
+            Action::ToggleArchive,
+            "back to the watch list",
+            Some("back"),
+            Priority::Always
+        ),
+        bind!(
+            Archive,
+            "open",
+            [(Enter, NONE), (Char('o'), NONE)],
+            "⏎/o",
+            Action::Open,
+            "open the download URL in the browser",
+            Some("open"),
+            Priority::High
+        ),
+        bind!(
+            Archive,
+            "open_file",
+            [(Char('O'), SHIFT)],
+            "O",
+            Action::OpenFile,
+            "open the saved file (GENDASH_OPENER, else the system's viewer)",
+            None
+        ),
+        bind!(
+            Archive,
+            "copy_url",
+            [(Char('y'), NONE)],
+            "y",
+            Action::CopyUrl,
+            "copy the download URL (clipboard program, else OSC 52)",
+            Some("copy URL"),
+            Priority::Low
+        ),
+        bind!(
+            Archive,
+            "copy_name",
+            [(Char('Y'), SHIFT)],
+            "Y",
+            Action::CopyName,
+            "copy the task ID",
+            None
+        ),
+        bind!(
+            Archive,
+            "download",
+            [(Char('D'), SHIFT)],
+            "D",
+            Action::Download,
+            "download the file again to download_dir",
+            Some("download")
+        ),
+        bind!(
+            Archive,
+            "watch_again",
+            [(Char('w'), NONE)],
+            "w",
+            Action::WatchAgain,
+            "watch again: back to the watch list, out of the archive",
+            Some("watch again")
+        ),
+        bind!(
+            Archive,
+            "remove",
+            [(Char('d'), NONE), (Delete, NONE)],
+            "d/Del",
+            Action::Remove,
+            "delete the task from the archive",
+            Some("delete")
+        ),
+        bind!(
+            Archive,
+            "undo",
+            [(Char('u'), NONE)],
+            "u",
+            Action::Undo,
+            "undo the last delete; again undoes the one before",
+            Some("undo"),
+            Priority::Low
+        ),
+        bind!(
+            Archive,
+            "filter",
+            [(Char('/'), NONE)],
+            "/",
+            Action::FocusFilter,
+            "filter by ID, label, status, kind, service, dates (finished:>2026-11-01)",
+            Some("filter"),
+            Priority::High
+        ),
+        bind!(
+            Archive,
+            "sort",
+            [(Char('s'), NONE)],
+            "s",
+            Action::CycleSort,
+            "sort: finished ↓ → added ↓ → task ID → status → label",
+            Some("sort")
+        ),
+        bind!(
+            Archive,
+            "help",
+            [(Char('?'), NONE)],
+            "?",
+            Action::ToggleHelp,
+            "show this help",
+            Some("help"),
+            Priority::Always
+        ),
+    ]
 }
 
 /// Searching a popup's lines (the help, the request log) in `context`, described as `what`.

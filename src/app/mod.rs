@@ -5,6 +5,7 @@
 
 pub mod action;
 pub mod add;
+pub mod archive_view;
 pub mod browser;
 pub mod confirm;
 mod cursor;

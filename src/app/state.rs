@@ -3,17 +3,23 @@
 //! `watch`, `add`, `confirm`, `help`, `request_log`), which returns `Effects`; `absorb` carries
 //! them out here. Whatever changes what is on screen sets `dirty`.
 
+mod archive_routing;
 mod new;
 mod screen;
 mod status_bar;
 
 use super::action::Action;
+use super::archive_view as archive;
 use super::effects::Effects;
 use super::{add, browser, confirm, help, request_log, watch};
 use crate::cmd::{Cmd, PollCmd};
 use crate::msg::Msg;
 
 // Everything the view reads is reachable from here: the view imports this module only.
+pub use super::archive_view::{
+    ArchiveAreas, ArchiveSort, ArchiveView, areas as archive_areas, completed as archive_completed,
+    local_minute,
+};
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::help::help_scroll_max;
@@ -39,6 +45,8 @@ pub enum Quit {
 #[derive(Debug)]
 pub struct State {
     pub browser: Browser,
+    /// The archive view (`H`), over the panes while open.
+    pub archive: ArchiveView,
     pub watch: Watch,
     pub focus: Pane,
     pub popup: Option<Popup>,
@@ -108,6 +116,8 @@ impl State {
             }
             (Some(Popup::Requests), _) => vec![Context::Requests],
             (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
+            (None, _) if self.archive.open && self.archive.editing => vec![Context::TextInput],
+            (None, _) if self.archive.open => vec![Context::Archive],
             (None, _) if self.focus == Pane::Watch && self.watch.editing => {
                 vec![Context::TextInput]
             }
@@ -161,6 +171,9 @@ impl State {
                 self.click(column, row);
                 Effects::none()
             }
+            w @ Action::Wheel { .. } if self.archive.open && self.popup.is_none() => {
+                self.update_archive(w)
+            }
             Action::Wheel { column, row, down } => {
                 let delta = if down { 3 } else { -3 };
                 match self.areas.pane_at(column, row) {
@@ -207,6 +220,7 @@ impl State {
                     &mut self.requests,
                     &action,
                 ),
+                None if self.archive.open => self.update_archive(action),
                 None if self.browser.editing.is_some() && self.focus == Pane::Browser => {
                     browser::update_field(&mut self.browser, action)
                 }
@@ -218,6 +232,7 @@ impl State {
         };
         // The selected task is looked at: the watch pane has the keys, or its detail shows.
         let looking = looks
+            && !self.archive.open
             && ((self.popup.is_none() && self.focus == Pane::Watch)
                 || self.areas.watch_detail.height > 0);
         let fx = fx.and(watch::unseen::look(&mut self.watch, looking));
@@ -245,6 +260,7 @@ impl State {
                 self.relayout();
             }
             Action::OpenAddDialog => self.popup = Some(Popup::Add(AddDialog::with(String::new()))),
+            Action::ToggleArchive => return self.open_archive(),
             Action::FocusNext => {
                 self.focus = match self.focus {
                     Pane::Browser => Pane::Watch,
@@ -348,6 +364,9 @@ impl State {
                 let told = finish.map_or_else(Effects::none, |f| self.told_finish(&f, won));
                 self.as_configured(fx.and(told))
             }
+            Msg::Download { key, event } if archive::reducer::downloading(&self.archive, &key) => {
+                archive::reducer::downloaded(&mut self.archive, &key, event)
+            }
             Msg::Download { key, event } => watch::reducer::downloaded(
                 &mut self.watch,
                 &mut self.popup,
@@ -375,8 +394,9 @@ impl State {
             Msg::Copied { clip, via } => super::status::copied(&clip, via),
             Msg::Opened(opened) => super::status::opened(opened, &self.keymap).redraw_if(true),
             Msg::PollLoad(load) => super::status::poll_load(&mut self.poll_load, load),
-            // SKELETON (issue 20): the archive pane's reducer takes these.
-            Msg::Archive(_) => Effects::none(),
+            Msg::Archive(report) => {
+                archive::reducer::report(&mut self.archive, report, &self.keymap)
+            }
             Msg::Tick(now) => {
                 self.tick(now);
                 self.told_stalls(now)

@@ -1,6 +1,7 @@
 //! The view: a pure function of `&State`. Popups are drawn last.
 
 mod add;
+mod archive_view;
 mod browser;
 mod confirm;
 mod help;
@@ -28,8 +29,13 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
             state.zoomed,
         )
     };
-    browser::render(state, &areas, theme, frame);
-    let links = watch::render(state, &areas, theme, frame);
+    let links = if state.archive.open {
+        archive_view::render(state, &areas, theme, frame);
+        Vec::new()
+    } else {
+        browser::render(state, &areas, theme, frame);
+        watch::render(state, &areas, theme, frame)
+    };
     status::render_status(state, areas.status, theme, frame);
     status::render_hints(state, areas.hints, theme, frame);
     match &state.popup {

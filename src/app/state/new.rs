@@ -49,6 +49,7 @@ impl State {
             ..RequestLog::default()
         };
         let mut state = State {
+            archive: crate::app::archive_view::ArchiveView::new(utc_offset.whole_seconds()),
             browser,
             watch,
             preview: preview.unwrap_or_else(PreviewSlot::new),

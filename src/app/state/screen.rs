@@ -55,11 +55,17 @@ impl State {
 
     /// Asks for the picture the detail section now shows, if the worker has work to do.
     fn sync_preview(&mut self) -> Option<Cmd> {
-        let Some((key, source)) = self.preview_source() else {
+        let wanted = if self.archive.open {
+            self.archive.preview(&self.areas)
+        } else {
+            let area = self.areas.watch_preview.as_size();
+            self.preview_source()
+                .map(|(key, source)| (key, source, area))
+        };
+        let Some((key, source, area)) = wanted else {
             self.preview.clear();
             return None;
         };
-        let area = self.areas.watch_preview.as_size();
         self.preview.show(&key, &source, area).map(Cmd::Preview)
     }
 
@@ -96,6 +102,7 @@ impl State {
         self.watch.cursor.viewport = usize::from(self.areas.watch_rows.height.max(1));
         self.browser.scroll_into_view();
         self.watch.scroll_into_view();
+        self.archive.set_viewport(&self.areas);
         let max = crate::app::help::help_scroll_max(
             self.keymap.help_lines().len(),
             self.areas.help.height,
@@ -115,6 +122,14 @@ impl State {
     /// A click focuses the pane it fell in, and selects the row or field under it.
     pub(super) fn click(&mut self, column: u16, row: u16) {
         if self.popup.is_some() {
+            return;
+        }
+        if self.archive.open {
+            let list = crate::app::archive_view::areas(&self.areas).list;
+            if list.contains_point(column, row) {
+                let at = self.archive.cursor.offset + usize::from(row - list.y);
+                self.archive.select(at);
+            }
             return;
         }
         let a = self.areas;

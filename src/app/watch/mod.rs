@@ -988,6 +988,13 @@ impl Watch {
         })
     }
 
+    /// The command that fetches an entry's file that is not a row (an archived task's), as
+    /// `download_cmd` builds it for a row.
+    pub fn entry_download_cmd(&self, entry: &WatchEntry, force: bool) -> Option<Cmd> {
+        let row = Row::new(entry.clone(), &self.failure_statuses, &self.services);
+        self.download_cmd(&row, force)
+    }
+
     /// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
     /// the commands save the choice, and start the download if it is due now.
     pub fn toggle_auto_download(&mut self) -> Option<Changed<AutoDownload>> {

@@ -68,6 +68,9 @@ pub const ACTION_NAMES: &[&str] = &[
     "label_field",
     "clear_marks",
     "sort_direction",
+    "archive",
+    "close_archive",
+    "watch_again",
 ];
 
 /// Every style `[styles]` can set.

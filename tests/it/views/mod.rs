@@ -1,6 +1,7 @@
 //! The dashboard's views on `TestBackend`, as insta snapshots of the main states, plus checks
 //! of styles (highlights, colours) that a text snapshot cannot show.
 
+mod archive;
 mod cadence;
 mod catalogue_marks;
 mod contrast;

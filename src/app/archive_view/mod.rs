@@ -1,0 +1,483 @@
+//! The archive view (`H` from the watch list): the finished tasks that left the watch list, as
+//! the archiver lists them, with the watch list's filter language, a sort, the detail of the
+//! selected task and the watch list's actions on it, plus "watch again" and delete with undo.
+//! The list can hold 100,000 tasks: the filter's fields are built once per list, and a query
+//! that narrows the last one is ranked over the last one's matches only.
+
+pub mod reducer;
+#[cfg(test)]
+mod tests;
+
+use super::cursor::Cursor;
+use super::layout::Areas;
+use super::watch::DownloadView;
+use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
+use crate::filter::query::Target;
+use crate::filter::{FuzzyFilter, Query};
+use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
+use ratatui::layout::{Rect, Size};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How many rankings are kept for narrowing and erasing back (each at most 400 KB with
+/// 100,000 tasks).
+const RANKINGS_KEPT: usize = 16;
+
+/// The archive's orders, as `s` cycles them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArchiveSort {
+    /// The most recently finished first (the archiver's own order).
+    #[default]
+    Finished,
+    /// The most recently added to the watch list first.
+    Added,
+    /// Task IDs in natural order (`sim-2` before `sim-10`).
+    TaskId,
+    /// By status name, then the most recently finished first.
+    Status,
+    /// By label (tasks without one last), then the most recently finished first.
+    Label,
+}
+
+impl ArchiveSort {
+    pub const ALL: [ArchiveSort; 5] = [
+        ArchiveSort::Finished,
+        ArchiveSort::Added,
+        ArchiveSort::TaskId,
+        ArchiveSort::Status,
+        ArchiveSort::Label,
+    ];
+
+    /// How the title and the notice name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ArchiveSort::Finished => "finished ↓",
+            ArchiveSort::Added => "added ↓",
+            ArchiveSort::TaskId => "task ID",
+            ArchiveSort::Status => "status",
+            ArchiveSort::Label => "label",
+        }
+    }
+
+    fn next(self) -> Self {
+        let i = Self::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Self::ALL[(i + 1) % Self::ALL.len()]
+    }
+}
+
+/// The filter's text for every task of the list, built once per list: the names with the
+/// list, the fields (dates formatted) at the first query that has a `key:value` term.
+#[derive(Debug, Default)]
+struct SearchText {
+    /// Each task's name for the filter: its ID, status and label, as the watch list's.
+    names: Vec<String>,
+    /// Each task's `SEARCH_KEYS` values.
+    fields: Option<Vec<[String; 8]>>,
+}
+
+/// The archive view's state.
+#[derive(Debug, Default)]
+pub struct ArchiveView {
+    /// The view covers the panes.
+    pub open: bool,
+    /// A list came since the archive last changed (else it is asked for when the view opens).
+    pub loaded: bool,
+    /// Every archived task, as the archiver listed it.
+    pub tasks: Arc<[ArchivedTask]>,
+    /// The rows shown, as indices into `tasks`: filtered, then sorted.
+    pub order: Vec<usize>,
+    pub cursor: Cursor,
+    pub query: String,
+    /// The filter field has the keys.
+    pub editing: bool,
+    pub sort: ArchiveSort,
+    /// The selected task's whole row, when the list's lacks its history (`ArchiveOp::Get`).
+    pub full: Option<ArchivedTask>,
+    /// The row asked for with `Get`, so it is asked once.
+    asked: Option<i64>,
+    /// What each delete took, the last last, for `u`.
+    pub undo: Vec<Vec<ArchivedTask>>,
+    /// Downloads started here: the row's id and how it goes.
+    pub downloads: HashMap<TaskKey, (i64, DownloadView)>,
+    /// The archiver's last failure, shown above the list until the next list.
+    pub error: Option<String>,
+    /// The local clock's offset from UTC, for the date fields (`finished:>2026-11-01`).
+    pub utc_offset: i32,
+    /// All rows in the current sort order (the filter keeps those it matches).
+    sorted: Vec<usize>,
+    search: SearchText,
+    /// The last queries and their matches (indices, ascending), the latest last: a query
+    /// typed again (erasing back) reuses its matches, one that narrows one of them is ranked
+    /// over its matches only.
+    ranked: Vec<(String, Query, Arc<[u32]>)>,
+    /// Rows gone (deleted, watched again) until the archiver's next list.
+    gone: Vec<i64>,
+    matcher: FuzzyFilter,
+}
+
+/// Where the view draws: the panes' place, its filter line, the list, the detail and its
+/// picture.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ArchiveAreas {
+    pub body: Rect,
+    pub filter: Rect,
+    pub header: Rect,
+    pub list: Rect,
+    pub detail: Rect,
+    pub preview: Rect,
+}
+
+/// The view's places on a screen laid out as `a`: the panes' whole place, the detail beside
+/// the list when the screen is wide, else below it.
+pub fn areas(a: &Areas) -> ArchiveAreas {
+    let full = a.full;
+    let height = a.status.y.saturating_sub(full.y).min(full.height);
+    let body = Rect::new(full.x, full.y, full.width, height);
+    if body.width < 20 || body.height < 5 {
+        return ArchiveAreas {
+            body,
+            ..ArchiveAreas::default()
+        };
+    }
+    let inner = Rect::new(body.x + 1, body.y + 1, body.width - 2, body.height - 2);
+    let filter = Rect { height: 1, ..inner };
+    let rest = Rect::new(inner.x, inner.y + 1, inner.width, inner.height - 1);
+    let (list_part, detail) = if inner.width >= 140 {
+        let w = inner.width * 9 / 20;
+        (
+            Rect {
+                width: rest.width - w - 1,
+                ..rest
+            },
+            Rect::new(rest.right() - w, rest.y, w, rest.height),
+        )
+    } else if rest.height >= 12 {
+        let h = (rest.height * 3 / 5).min(11);
+        (
+            Rect {
+                height: rest.height - h,
+                ..rest
+            },
+            Rect::new(rest.x, rest.bottom() - h, rest.width, h),
+        )
+    } else {
+        (rest, Rect::default())
+    };
+    let header = Rect {
+        height: 1,
+        ..list_part
+    };
+    let list = Rect::new(
+        list_part.x,
+        list_part.y + 1,
+        list_part.width,
+        list_part.height.saturating_sub(1),
+    );
+    ArchiveAreas {
+        body,
+        filter,
+        header,
+        list,
+        detail,
+        preview: preview_area(detail),
+    }
+}
+
+/// The picture's place in the detail (below its title line), two columns per row, leaving the
+/// text 36 columns at least; as the watch pane's.
+fn preview_area(detail: Rect) -> Rect {
+    let height = detail.height.saturating_sub(1);
+    let width = (height * 2).min(detail.width * 2 / 5);
+    if height < 4 || width < 8 || detail.width.saturating_sub(width + 1) < 36 {
+        return Rect::default();
+    }
+    Rect::new(detail.right() - width, detail.y + 1, width, height)
+}
+
+/// `YYYY-MM-DD HH:MM` at `utc_offset` seconds from UTC, as the filter's date fields read.
+pub fn local_minute(t: u64, utc_offset: i32) -> String {
+    crate::store::archive::local_minute(t, utc_offset)
+}
+
+impl ArchiveView {
+    pub fn new(utc_offset: i32) -> Self {
+        ArchiveView {
+            utc_offset,
+            ..ArchiveView::default()
+        }
+    }
+
+    /// Opens the view: the list is asked for (the archiver answers from what it keeps).
+    pub fn open(&mut self) -> Cmd {
+        self.open = true;
+        self.editing = false;
+        Cmd::Archive(ArchiveOp::Load)
+    }
+
+    pub fn close(&mut self) {
+        self.open = false;
+        self.editing = false;
+    }
+
+    /// The rows on screen follow the list's height.
+    pub fn set_viewport(&mut self, a: &Areas) {
+        self.cursor.viewport = usize::from(areas(a).list.height.max(1));
+        self.cursor.scroll_into_view(self.order.len());
+    }
+
+    /// A new list: filtered and sorted as before, the same task selected if it is still there.
+    pub fn listed(&mut self, tasks: Arc<[ArchivedTask]>) {
+        let selected = self.selected().map(|t| t.id);
+        self.tasks = tasks;
+        self.loaded = true;
+        self.error = None;
+        self.search = SearchText {
+            names: self.tasks.iter().map(name).collect(),
+            fields: None,
+        };
+        self.gone.clear();
+        self.ranked.clear();
+        self.resort();
+        self.refilter();
+        self.reselect(selected);
+    }
+
+    /// Tasks gone from the list at once (deleted, watched again), before the archiver's next
+    /// list says so.
+    pub fn drop_ids(&mut self, ids: &[i64]) {
+        let selected = self.cursor.selected;
+        self.gone.extend_from_slice(ids);
+        let tasks = &self.tasks;
+        self.sorted.retain(|&i| !ids.contains(&tasks[i].id));
+        self.order.retain(|&i| !ids.contains(&tasks[i].id));
+        self.cursor.select(self.order.len(), selected);
+    }
+
+    fn reselect(&mut self, id: Option<i64>) {
+        if let Some(id) = id
+            && let Some(at) = self.order.iter().position(|&i| self.tasks[i].id == id)
+        {
+            self.cursor.selected = at;
+        }
+        self.cursor.scroll_into_view(self.order.len());
+    }
+
+    /// How many tasks the archive holds (those gone since the last list not counted).
+    pub fn count(&self) -> usize {
+        self.tasks.len().saturating_sub(self.gone.len())
+    }
+
+    /// The selected task as listed.
+    pub fn selected(&self) -> Option<&ArchivedTask> {
+        self.order
+            .get(self.cursor.selected)
+            .and_then(|&i| self.tasks.get(i))
+    }
+
+    /// The selected task with all that is kept for it (its whole row once `Got`).
+    pub fn detail(&self) -> Option<&ArchivedTask> {
+        let t = self.selected()?;
+        Some(self.full.as_ref().filter(|f| f.id == t.id).unwrap_or(t))
+    }
+
+    /// `Get` for the selected task when the list's row lacks its history, once per task.
+    pub fn want_detail(&mut self) -> Option<Cmd> {
+        let t = self.selected()?;
+        let (id, has_history) = (
+            t.id,
+            t.entry.last.as_ref().is_some_and(|l| !l.history.is_empty()),
+        );
+        if has_history || self.asked == Some(id) || self.full.as_ref().is_some_and(|f| f.id == id) {
+            return None;
+        }
+        self.asked = Some(id);
+        Some(Cmd::Archive(ArchiveOp::Get(id)))
+    }
+
+    /// The whole row the archiver sent for the detail.
+    pub fn got(&mut self, id: i64, task: Option<ArchivedTask>) -> bool {
+        if self.selected().is_none_or(|t| t.id != id) {
+            return false;
+        }
+        self.full = task;
+        true
+    }
+
+    pub fn move_by(&mut self, delta: isize) {
+        self.cursor.move_by(self.order.len(), delta);
+    }
+
+    pub fn select(&mut self, index: usize) {
+        self.cursor.select(self.order.len(), index);
+    }
+
+    /// `s`: the next order.
+    pub fn cycle_sort(&mut self) -> ArchiveSort {
+        let selected = self.selected().map(|t| t.id);
+        self.sort = self.sort.next();
+        self.resort();
+        self.refilter();
+        self.reselect(selected);
+        self.sort
+    }
+
+    pub fn set_query(&mut self, query: String) {
+        let selected = self.selected().map(|t| t.id);
+        self.query = query;
+        self.refilter();
+        self.cursor.selected = 0;
+        self.reselect(selected);
+    }
+
+    /// The file a download here saved, else the one the archive knows.
+    pub fn saved_file(&self, t: &ArchivedTask) -> Option<String> {
+        match self.downloads.get(&TaskKey::of(&t.entry)) {
+            Some((_, DownloadView::Saved(path))) => Some(path.clone()),
+            _ => t.entry.saved.clone(),
+        }
+    }
+
+    /// How a download started here goes, if one was.
+    pub fn download_of(&self, t: &ArchivedTask) -> Option<&DownloadView> {
+        self.downloads.get(&TaskKey::of(&t.entry)).map(|(_, d)| d)
+    }
+
+    /// The picture the detail shows: the selected task's saved file, else its URL, when the
+    /// detail has room for one.
+    pub fn preview(&self, a: &Areas) -> Option<(TaskKey, PreviewSource, Size)> {
+        let area = areas(a).preview;
+        if area.is_empty() {
+            return None;
+        }
+        let t = self.selected()?;
+        let source = match self.saved_file(t) {
+            Some(path) => PreviewSource::File(path.into()),
+            None => PreviewSource::Url(t.entry.last.as_ref()?.url_download.clone()?),
+        };
+        Some((TaskKey::of(&t.entry), source, area.as_size()))
+    }
+
+    fn resort(&mut self) {
+        let tasks = &self.tasks;
+        let mut sorted: Vec<usize> = (0..tasks.len()).collect();
+        let finished = |i: usize| std::cmp::Reverse(tasks[i].finished_at());
+        match self.sort {
+            ArchiveSort::Finished => sorted.sort_by_key(|&i| finished(i)),
+            ArchiveSort::Added => {
+                sorted.sort_by_key(|&i| std::cmp::Reverse(tasks[i].entry.added_at));
+            }
+            ArchiveSort::TaskId => sorted.sort_by(|&a, &b| {
+                super::watch::natural_cmp(&tasks[a].entry.task_id, &tasks[b].entry.task_id)
+            }),
+            ArchiveSort::Status => sorted.sort_by(|&a, &b| {
+                status(&tasks[a])
+                    .cmp(status(&tasks[b]))
+                    .then(finished(a).cmp(&finished(b)))
+            }),
+            ArchiveSort::Label => sorted.sort_by(|&a, &b| {
+                let (la, lb) = (&tasks[a].entry.label, &tasks[b].entry.label);
+                match (la, lb) {
+                    (Some(x), Some(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                }
+                .then(finished(a).cmp(&finished(b)))
+            }),
+        }
+        if !self.gone.is_empty() {
+            sorted.retain(|&i| !self.gone.contains(&tasks[i].id));
+        }
+        self.sorted = sorted;
+    }
+
+    /// The rows shown: every row matching the query, in the sort order.
+    fn refilter(&mut self) {
+        if self.query.trim().is_empty() {
+            self.ranked.clear();
+            self.order.clone_from(&self.sorted);
+            return;
+        }
+        let matched = self.rank();
+        let mut keep = vec![false; self.tasks.len()];
+        for &i in matched.iter() {
+            keep[i as usize] = true;
+        }
+        self.order = self.sorted.iter().copied().filter(|&i| keep[i]).collect();
+    }
+
+    /// The indices of the tasks the query matches, ascending; a query that narrows the last
+    /// one is ranked over the last one's matches only.
+    fn rank(&mut self) -> Arc<[u32]> {
+        if let Some((_, _, matched)) = self.ranked.iter().find(|(q, _, _)| *q == self.query) {
+            return Arc::clone(matched);
+        }
+        let parsed = Query::parse(&self.query);
+        let over: Option<Arc<[u32]>> = self
+            .ranked
+            .iter()
+            .rev()
+            .find(|(_, last, _)| parsed.narrows(last))
+            .map(|(_, _, matched)| Arc::clone(matched));
+        let (tasks, offset) = (&self.tasks, self.utc_offset);
+        // Only the columns the query names are handed to the matcher (a key it does not name
+        // matches nothing either way): less to gather per keystroke.
+        let used: Vec<usize> = (0..SEARCH_KEYS.len())
+            .filter(|&c| {
+                parsed
+                    .groups
+                    .iter()
+                    .flatten()
+                    .any(|t| matches!(&t.target, Target::Field(k) if **k == *SEARCH_KEYS[c]))
+            })
+            .collect();
+        let text = &mut self.search;
+        if !used.is_empty() && text.fields.is_none() {
+            text.fields = Some(tasks.iter().map(|t| t.search_fields(offset)).collect());
+        }
+        let over: Arc<[u32]> =
+            over.unwrap_or_else(|| (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect());
+        let width = used.len();
+        let values: Vec<&str> = match &text.fields {
+            Some(fields) if width > 0 => over
+                .iter()
+                .flat_map(|&i| used.iter().map(move |&c| fields[i as usize][c].as_str()))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let keys: Vec<&str> = used.iter().map(|&c| SEARCH_KEYS[c]).collect();
+        let names = &text.names;
+        let ranked = self.matcher.rank_fields(
+            &self.query,
+            &keys,
+            over.iter().enumerate().map(|(k, &i)| {
+                let row: &[&str] = values.get(k * width..(k + 1) * width).unwrap_or(&[]);
+                (names[i as usize].as_str(), row)
+            }),
+        );
+        let mut matched: Vec<u32> = ranked.iter().map(|m| over[m.index as usize]).collect();
+        matched.sort_unstable();
+        let matched: Arc<[u32]> = matched.into();
+        if self.ranked.len() >= RANKINGS_KEPT {
+            self.ranked.remove(0);
+        }
+        self.ranked
+            .push((self.query.clone(), parsed, Arc::clone(&matched)));
+        matched
+    }
+}
+
+/// Whether the task completed (else it failed).
+pub fn completed(t: &ArchivedTask) -> bool {
+    status(t).trim().eq_ignore_ascii_case("COMPLETED")
+}
+
+fn status(t: &ArchivedTask) -> &str {
+    t.entry.last.as_ref().map_or("", |l| l.status.as_str())
+}
+
+/// A task's name for the filter: its ID, status and label, as the watch list's.
+fn name(t: &ArchivedTask) -> String {
+    let label = t.entry.label.as_deref().unwrap_or("");
+    format!("{} {} {label}", t.entry.task_id, status(t))
+}

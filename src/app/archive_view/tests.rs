@@ -1,0 +1,265 @@
+//! The archive view's reducer, driven as the event loop drives it: keys resolved by the
+//! keymap in the current contexts, the archiver's reports applied.
+
+use crate::app::test_support::*;
+use crate::msg::ArchiveReport;
+use crate::store::archive::ArchivedTask;
+use crate::store::watchlist::Transition;
+
+/// An archived task: row `id`, task `task`, this status and label, finished `ago` seconds
+/// before `NOW`.
+fn archived(id: i64, task: &str, status: &str, label: Option<&str>, ago: u64) -> ArchivedTask {
+    let mut entry = entry(task, Some((status, 100)));
+    entry.label = label.map(str::to_string);
+    entry.added_at = NOW - 1000 - u64::try_from(id).unwrap_or(0);
+    if let Some(l) = entry.last.as_mut() {
+        l.finished_at = Some(NOW - ago);
+    }
+    ArchivedTask {
+        id,
+        entry,
+        archived_at: NOW,
+    }
+}
+
+fn list() -> Vec<ArchivedTask> {
+    vec![
+        archived(1, "sim-2", "COMPLETED", Some("cat portrait"), 10),
+        archived(2, "sim-10", "FAILED", None, 20),
+        archived(3, "sim-1", "COMPLETED", Some("dog"), 30),
+        archived(4, "alpha", "COMPLETED", Some("Bird"), 5),
+    ]
+}
+
+/// The archive view open at 80×24 over `tasks`, the watch list holding `w-1`.
+fn opened(tasks: Vec<ArchivedTask>) -> (State, Vec<Cmd>) {
+    let mut s = state();
+    s.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    s.focus = Pane::Watch;
+    let (action, cmds) = press(&mut s, ch('H'));
+    assert_eq!(action, Some(Action::ToggleArchive));
+    let more = s.apply(Msg::Archive(ArchiveReport::Listed(tasks.into())));
+    (s, cmds.into_iter().chain(more).collect())
+}
+
+fn shown(s: &State) -> Vec<&str> {
+    let v = &s.archive;
+    v.order
+        .iter()
+        .map(|&i| v.tasks[i].entry.task_id.as_str())
+        .collect()
+}
+
+fn archive_ops(cmds: &[Cmd]) -> Vec<&ArchiveOp> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Cmd::Archive(op) => Some(op),
+            _ => None,
+        })
+        .collect()
+}
+
+fn typed(s: &mut State, text: &str) {
+    press(s, ch('/'));
+    press(s, ctrl('u'));
+    for c in text.chars() {
+        press(s, ch(c));
+    }
+    press(s, key(KeyCode::Enter));
+}
+
+#[test]
+fn h_opens_the_view_and_asks_the_list_and_its_keys_go_back_without_quitting() {
+    let (mut s, cmds) = opened(list());
+    assert!(s.archive.open);
+    assert_eq!(archive_ops(&cmds)[0], &ArchiveOp::Load);
+    assert_eq!(
+        s.contexts(),
+        vec![Context::Archive, Context::Always],
+        "the archive has the keys"
+    );
+    // The list's rows lack their history: the detail asks for the whole row, once.
+    assert!(archive_ops(&cmds).contains(&&ArchiveOp::Get(4)), "{cmds:?}");
+    press(&mut s, ch('q'));
+    assert!(!s.archive.open);
+    assert_eq!(s.quit, None, "q leaves the archive, not the dashboard");
+    let (_, again) = press(&mut s, ch('H'));
+    assert_eq!(archive_ops(&again), vec![&ArchiveOp::Load]);
+    press(&mut s, key(KeyCode::Esc));
+    assert!(!s.archive.open);
+}
+
+#[test]
+fn the_filter_reads_ids_labels_and_statuses() {
+    let (mut s, _) = opened(list());
+    assert_eq!(shown(&s), vec!["alpha", "sim-2", "sim-10", "sim-1"]);
+    typed(&mut s, "label:cat");
+    assert_eq!(shown(&s), vec!["sim-2"]);
+    typed(&mut s, "status:failed");
+    assert_eq!(shown(&s), vec!["sim-10"]);
+    typed(&mut s, "!status:failed kind:image");
+    assert_eq!(shown(&s), vec!["alpha", "sim-2", "sim-1"]);
+    // Narrowing (typing more) and widening (erasing) both give the right rows.
+    typed(&mut s, "sim");
+    assert_eq!(shown(&s), vec!["sim-2", "sim-10", "sim-1"]);
+    press(&mut s, ch('/'));
+    press(&mut s, ch('-'));
+    press(&mut s, ch('1'));
+    press(&mut s, ch('0'));
+    assert_eq!(shown(&s), vec!["sim-10"]);
+    press(&mut s, key(KeyCode::Backspace));
+    press(&mut s, key(KeyCode::Backspace));
+    assert_eq!(shown(&s), vec!["sim-2", "sim-10", "sim-1"]);
+}
+
+/// A field term typed after plain words (the fields' text is made then) narrows them.
+#[test]
+fn a_field_term_after_words_narrows_them() {
+    let (mut s, _) = opened(list());
+    typed(&mut s, "sim");
+    press(&mut s, ch('/'));
+    for c in " !status:fail".chars() {
+        press(&mut s, ch(c));
+    }
+    assert_eq!(shown(&s), vec!["sim-2", "sim-1"]);
+}
+
+#[test]
+fn s_cycles_the_orders_and_says_which() {
+    let (mut s, _) = opened(list());
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        press(&mut s, ch('s'));
+        seen.push((s.archive.sort.label(), shown(&s).join(" ")));
+    }
+    assert_eq!(
+        seen,
+        vec![
+            ("added ↓", "sim-2 sim-10 sim-1 alpha".to_string()),
+            ("task ID", "alpha sim-1 sim-2 sim-10".to_string()),
+            ("status", "alpha sim-2 sim-1 sim-10".to_string()),
+            ("label", "alpha sim-2 sim-1 sim-10".to_string()),
+            ("finished ↓", "alpha sim-2 sim-10 sim-1".to_string()),
+        ]
+    );
+    assert_eq!(notice(&s), Some("archive sorted by finished ↓"));
+}
+
+#[test]
+fn delete_asks_the_archiver_and_u_restores_what_it_deleted() {
+    let (mut s, _) = opened(list());
+    let (_, cmds) = press(&mut s, ch('d'));
+    assert_eq!(archive_ops(&cmds)[0], &ArchiveOp::Delete(vec![4]));
+    assert_eq!(shown(&s), vec!["sim-2", "sim-10", "sim-1"], "gone at once");
+    assert_eq!(s.archive.count(), 3);
+    press(&mut s, ch('s'));
+    assert!(
+        !shown(&s).contains(&"alpha"),
+        "and stays gone in another order"
+    );
+    let gone = vec![list().remove(3)];
+    s.apply(Msg::Archive(ArchiveReport::Deleted(gone.clone())));
+    assert_eq!(
+        notice(&s),
+        Some("deleted alpha from the archive — u undoes")
+    );
+    let (_, cmds) = press(&mut s, ch('u'));
+    assert_eq!(archive_ops(&cmds), vec![&ArchiveOp::Restore(gone)]);
+    assert_eq!(notice(&s), Some("restored alpha"));
+    let (_, cmds) = press(&mut s, ch('u'));
+    assert!(archive_ops(&cmds).is_empty());
+    assert_eq!(notice(&s), Some("nothing to undo in the archive"));
+}
+
+#[test]
+fn watch_again_adds_the_entry_and_unarchives_it_unless_it_is_watched() {
+    let mut tasks = list();
+    tasks.push(archived(9, "w-1", "COMPLETED", None, 1));
+    let (mut s, _) = opened(tasks);
+    assert_eq!(shown(&s)[0], "w-1");
+    let (_, cmds) = press(&mut s, ch('w'));
+    assert!(archive_ops(&cmds).is_empty(), "{cmds:?}");
+    assert!(!cmds.iter().any(|c| matches!(c, Cmd::Persist(_))));
+    assert_eq!(notice(&s), Some("w-1 is on the watch list already"));
+
+    press(&mut s, ch('j'));
+    let (_, cmds) = press(&mut s, ch('w'));
+    let added = cmds.iter().find_map(|c| match c {
+        Cmd::Persist(PersistOp::Add(entries)) => Some(entries),
+        _ => None,
+    });
+    let added = added.expect("the entry is saved to the watch list");
+    assert_eq!(added[0].task_id, "alpha");
+    assert_eq!(added[0].label.as_deref(), Some("Bird"), "with all it kept");
+    assert!(archive_ops(&cmds).contains(&&ArchiveOp::Unarchive(vec![4])));
+    assert!(s.watch.rows.iter().any(|r| r.entry.task_id == "alpha"));
+    assert!(!shown(&s).contains(&"alpha"));
+    assert_eq!(
+        notice(&s),
+        Some("alpha is on the watch list again (Esc/H/q goes back to it)")
+    );
+}
+
+#[test]
+fn download_again_goes_to_the_downloader_and_the_saved_file_to_the_archive() {
+    let (mut s, _) = opened(list());
+    let (_, cmds) = press(&mut s, ch('D'));
+    let job = cmds.iter().find_map(|c| match c {
+        Cmd::Download(job) => Some(job),
+        _ => None,
+    });
+    assert_eq!(job.expect("a download").key, image("alpha"));
+    let rows = s.watch.rows.clone();
+    let cmds = s.apply(Msg::Download {
+        key: image("alpha"),
+        event: DownloadEvent::Saved("/dl/alpha.png".into()),
+    });
+    assert_eq!(
+        archive_ops(&cmds),
+        vec![&ArchiveOp::Saved(4, "/dl/alpha.png".into())]
+    );
+    assert_eq!(s.watch.rows, rows, "the watch list is not told");
+    assert_eq!(notice(&s), Some("saved /dl/alpha.png"));
+    let (_, cmds) = press(&mut s, ch('O'));
+    assert_eq!(cmds, vec![Cmd::OpenFile("/dl/alpha.png".into())]);
+}
+
+#[test]
+fn a_failure_is_an_error_and_the_list_stays() {
+    let (mut s, _) = opened(list());
+    press(&mut s, ch('j'));
+    s.apply(Msg::Archive(ArchiveReport::Failed(
+        "archive /d/archive.sqlite3: disk I/O error".into(),
+    )));
+    assert_eq!(
+        s.last_error.as_deref(),
+        Some("archive /d/archive.sqlite3: disk I/O error")
+    );
+    assert_eq!(shown(&s), vec!["alpha", "sim-2", "sim-10", "sim-1"]);
+    assert_eq!(s.archive.selected().map(|t| t.id), Some(1));
+}
+
+#[test]
+fn a_change_reloads_an_open_view_only_and_got_fills_the_detail() {
+    let (mut s, _) = opened(list());
+    let cmds = s.apply(Msg::Archive(ArchiveReport::Changed));
+    assert_eq!(archive_ops(&cmds), vec![&ArchiveOp::Load]);
+    let mut whole = list().remove(3);
+    if let Some(l) = whole.entry.last.as_mut() {
+        l.history = vec![Transition {
+            at: NOW - 50,
+            status: "COMPLETED".into(),
+        }];
+    }
+    s.apply(Msg::Archive(ArchiveReport::Got(
+        4,
+        Some(Box::new(whole.clone())),
+    )));
+    assert_eq!(s.archive.detail(), Some(&whole));
+    press(&mut s, ch('q'));
+    let cmds = s.apply(Msg::Archive(ArchiveReport::Changed));
+    assert!(archive_ops(&cmds).is_empty());
+}

@@ -1,0 +1,305 @@
+//! The archive view: the finished tasks that left the watch list, over the panes' place: a
+//! filter line, the list (status, finished time, kind, task ID, label, a mark for a saved
+//! file) and the selected task's detail with its picture. Every key it names is the keymap's.
+
+use super::browser::ellipsis;
+use crate::app::state::{
+    ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed, local_minute,
+};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+/// Draws the view over the panes.
+pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
+    let a = archive_areas(areas);
+    let view = &state.archive;
+    frame.render_widget(Clear, a.body);
+    let block = Block::bordered()
+        .title(Span::styled(
+            ellipsis(&title(view), usize::from(a.body.width.saturating_sub(4))),
+            theme.title(),
+        ))
+        .border_style(theme.border(state.popup.is_none()));
+    frame.render_widget(block, a.body);
+    if a.list.height == 0 && a.header.height == 0 {
+        return;
+    }
+    render_filter(state, a.filter, theme, frame);
+    if view.order.is_empty() {
+        let area = a.header.union(a.list);
+        frame.render_widget(
+            Paragraph::new(empty(state, theme)).wrap(Wrap { trim: false }),
+            area,
+        );
+        return;
+    }
+    render_list(state, a.header, a.list, theme, frame);
+    render_detail(state, a.detail, a.preview, theme, frame);
+}
+
+/// `Archive · 1,234 tasks · filtered 12 · sorted by finished ↓`.
+pub fn title(view: &ArchiveView) -> String {
+    let n = view.count();
+    let tasks = if n == 1 { "task" } else { "tasks" };
+    let filtered = if view.query.trim().is_empty() {
+        String::new()
+    } else {
+        format!(" · filtered {}", grouped(view.order.len()))
+    };
+    format!(
+        " Archive · {} {tasks}{filtered} · sorted by {} ",
+        grouped(n),
+        view.sort.label()
+    )
+}
+
+/// `1,234,567`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
+    let view = &state.archive;
+    let line = if let Some(e) = &view.error {
+        Line::from(Span::styled(e.clone(), theme.error()))
+    } else if view.editing || !view.query.is_empty() {
+        let mut spans = vec![
+            Span::styled("/ ", theme.key()),
+            Span::raw(view.query.clone()),
+        ];
+        if view.editing {
+            spans.push(Span::styled("▏", theme.key()));
+        }
+        Line::from(spans)
+    } else {
+        Line::from(vec![
+            Span::styled(state.keymap.key("filter").to_string(), theme.key()),
+            Span::styled(
+                ellipsis(
+                    " filters: ID, label:, status:, kind:, service:, finished:>2026-11-01, added:",
+                    usize::from(area.width).saturating_sub(state.keymap.key("filter").len()),
+                ),
+                theme.dim(),
+            ),
+        ])
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// Column widths for a list `width` wide: the task ID's and the label's.
+fn columns(width: u16) -> (usize, usize) {
+    // mark, status, finished, kind and the saved mark, with their spaces.
+    let fixed = 1 + 1 + 10 + 1 + 16 + 1 + 5 + 1 + 2;
+    let rest = usize::from(width).saturating_sub(fixed);
+    let id = (rest / 2).clamp(8, 36).min(rest);
+    (id, rest.saturating_sub(id + 1))
+}
+
+fn render_list(state: &State, header: Rect, list: Rect, theme: Theme, frame: &mut Frame) {
+    let view = &state.archive;
+    let (id_w, label_w) = columns(list.width);
+    let head = format!(
+        "  {:<10} {:<16} {:<5} {:<id_w$} {}",
+        "status", "finished", "kind", "task ID", "label"
+    );
+    frame.render_widget(Paragraph::new(Line::styled(head, theme.dim())), header);
+    let lines: Vec<Line> = view
+        .order
+        .iter()
+        .enumerate()
+        .skip(view.cursor.offset)
+        .take(usize::from(list.height))
+        .map(|(at, &i)| {
+            let t = &view.tasks[i];
+            let ok = archive_completed(t);
+            let status = t.entry.last.as_ref().map_or("", |l| l.status.as_str());
+            let saved = match view.download_of(t) {
+                Some(DownloadView::Running { .. }) => "↓",
+                Some(DownloadView::Failed(_)) => "!",
+                Some(DownloadView::Saved(_)) => "⤓",
+                None if t.entry.saved.is_some() => "⤓",
+                None => " ",
+            };
+            let style = if at == view.cursor.selected {
+                theme.selected()
+            } else {
+                ratatui::style::Style::default()
+            };
+            Line::from(vec![
+                Span::styled(
+                    if ok { "✓ " } else { "✗ " },
+                    if ok { theme.ok() } else { theme.error() },
+                ),
+                Span::raw(format!(
+                    "{:<10} {:<16} {:<5} {:<id_w$} {:<label_w$} {saved}",
+                    ellipsis(status, 10),
+                    local_minute(t.finished_at(), view.utc_offset),
+                    t.entry.kind.as_str(),
+                    ellipsis(&t.entry.task_id, id_w),
+                    ellipsis(t.entry.label.as_deref().unwrap_or(""), label_w),
+                )),
+            ])
+            .style(style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), list);
+}
+
+/// What an empty view says: how tasks get here, or that the filter matches none.
+fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
+    let view = &state.archive;
+    let k = |name: &str| Span::styled(state.keymap.key(name).to_string(), theme.key());
+    let d = |text: &str| Span::styled(text.to_string(), theme.dim());
+    if !view.loaded {
+        return vec![Line::from(d("Reading the archive…"))];
+    }
+    if view.count() == 0 {
+        return vec![
+            Line::from(d("The archive is empty.")),
+            Line::from(vec![
+                d("A finished task removed from the watch list ("),
+                k("remove"),
+                d(" there, or "),
+                k("remove_completed"),
+                d(
+                    " for every completed one) is kept here with its status history, times, URL \
+                   and saved file.",
+                ),
+            ]),
+            Line::from(vec![k("close_archive"), d(" goes back to the watch list.")]),
+        ];
+    }
+    vec![Line::from(vec![
+        d("No archived task matches the filter ("),
+        k("filter"),
+        d(" then "),
+        k("clear_input"),
+        d(" clears it)."),
+    ])]
+}
+
+fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: &mut Frame) {
+    if area.height == 0 {
+        return;
+    }
+    let view = &state.archive;
+    let Some(t) = view.detail() else {
+        return;
+    };
+    let off = view.utc_offset;
+    let e = &t.entry;
+    let at = |s: u64| local_minute(s, off);
+    let label = |name: &str| Span::styled(format!("{name:<9}"), theme.dim());
+    let mut lines = vec![Line::styled(format!("─ {} ", e.task_id), theme.title())];
+    let kind = format!(
+        "{} · {}",
+        e.kind.as_str(),
+        e.service.as_deref().unwrap_or("the current service")
+    );
+    lines.push(Line::from(vec![label("kind"), Span::raw(kind)]));
+    if let Some(l) = &e.label {
+        lines.push(Line::from(vec![label("label"), Span::raw(l.clone())]));
+    }
+    let last = e.last.as_ref();
+    let mut history: Vec<String> = last
+        .map(|l| {
+            l.history
+                .iter()
+                .map(|h| {
+                    let when = at(h.at);
+                    let hm = when.split_once(' ').map_or(when.as_str(), |(_, hm)| hm);
+                    format!("{} {hm}", h.status)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if history.is_empty() {
+        history.push(last.map_or("?", |l| l.status.as_str()).to_string());
+    }
+    lines.push(Line::from(vec![
+        label("status"),
+        Span::raw(history.join(" → ")),
+    ]));
+    lines.push(Line::from(vec![label("added"), Span::raw(at(e.added_at))]));
+    if let Some(s) = last.and_then(|l| l.running_since) {
+        let after = crate::fmt::duration_label(s.saturating_sub(e.added_at));
+        lines.push(Line::from(vec![
+            label("started"),
+            Span::raw(format!("{} ({after} after it was added)", at(s))),
+        ]));
+    }
+    let finished = t.finished_at();
+    let took = last
+        .and_then(|l| l.running_since.filter(|_| l.start_seen))
+        .map(|s| {
+            format!(
+                " (took {})",
+                crate::fmt::duration_label(finished.saturating_sub(s))
+            )
+        })
+        .unwrap_or_default();
+    lines.push(Line::from(vec![
+        label("finished"),
+        Span::raw(format!("{}{took}", at(finished))),
+    ]));
+    let url = last.and_then(|l| l.url_download.clone());
+    lines.push(Line::from(vec![
+        label("URL"),
+        match url {
+            Some(u) => Span::styled(u, theme.link()),
+            None => Span::styled("none", theme.dim()),
+        },
+    ]));
+    let file = file_span(state, theme);
+    lines.push(Line::from(vec![label("file"), file]));
+    lines.push(Line::from(vec![
+        label("archived"),
+        Span::raw(at(t.archived_at)),
+    ]));
+    let text = Rect {
+        width: if preview.is_empty() {
+            area.width
+        } else {
+            area.width.saturating_sub(preview.width + 1)
+        },
+        ..area
+    };
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
+    if let Some(picture) = state.preview.view().filter(|_| !preview.is_empty()) {
+        super::preview_slot::render(frame, preview, picture);
+    }
+}
+
+/// The detail's `file` line: a download under way here, its failure, or the saved file.
+fn file_span(state: &State, theme: Theme) -> Span<'static> {
+    let view = &state.archive;
+    let Some(t) = view.detail() else {
+        return Span::raw("");
+    };
+    match view.download_of(t) {
+        Some(DownloadView::Running { done, total }) => Span::raw(match total {
+            Some(n) if *n > 0 => format!("downloading {}%", done * 100 / n),
+            _ => format!("downloading {}", crate::fmt::human_bytes(*done)),
+        }),
+        Some(DownloadView::Failed(why)) => {
+            Span::styled(format!("download failed: {why}"), theme.error())
+        }
+        _ => match view.saved_file(t) {
+            Some(p) => Span::raw(p),
+            None => Span::styled(
+                format!("not saved ({} downloads it)", state.keymap.key("download")),
+                theme.dim(),
+            ),
+        },
+    }
+}
