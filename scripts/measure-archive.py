@@ -88,6 +88,9 @@ def main():
     p.add_argument("--pause", type=float, default=0.1,
                    help="seconds between keystrokes (0.1): more than the dashboard's 16 ms "
                         "between frames, so no keystroke waits for the frame before it")
+    p.add_argument("--config", nargs="*", default=[], metavar="LINE",
+                   help="lines for the dashboard's config file, e.g. 'image_preview = \"off\"' "
+                        "(to see what the picture preview costs a keystroke)")
     p.add_argument("--cols", type=int, default=140)
     p.add_argument("--rows", type=int, default=45)
     p.add_argument("--max-total", type=float, default=900.0)
@@ -105,6 +108,8 @@ def main():
         data_dir = os.path.join(root, "data", "gendash")
         os.makedirs(data_dir, mode=0o700, exist_ok=True)
         env["GENDASH_DATA_DIR"] = data_dir
+        if a.config:
+            h.write_config(env, a.config)
         filled = fill(filler, data_dir, a.count)
         service = h.Service(binary, env)
         env = dict(env, GENDASH_BASE_URL=service.base.rstrip("/"), GENDASH_TOKEN=service.token)

@@ -15,6 +15,7 @@
 //! sorts after narrowing, which works on the matches in input order whatever the sort.
 
 pub mod compare;
+mod matching;
 pub mod query;
 
 use crate::api::SearchText;
@@ -87,6 +88,29 @@ fn resolve<'q>(query: &'q Query, text: &SearchText) -> Resolved<'q> {
                         Target::Field(key) => text
                             .fields()
                             .column(key)
+                            .map_or(Source::Nowhere, Source::Column),
+                    };
+                    (term, source)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A query's groups with their terms' sources among a row's own `keys` (`rank_fields`).
+fn resolve_keys<'q>(query: &'q Query, keys: &[&str]) -> Resolved<'q> {
+    query
+        .groups
+        .iter()
+        .map(|group| {
+            group
+                .iter()
+                .map(|term| {
+                    let source = match &term.target {
+                        Target::Name => Source::Name,
+                        Target::Field(key) => keys
+                            .iter()
+                            .position(|k| **k == **key)
                             .map_or(Source::Nowhere, Source::Column),
                     };
                     (term, source)
@@ -194,25 +218,7 @@ impl FuzzyFilter {
         rows: impl IntoIterator<Item = (&'a str, &'a [&'a str])>,
     ) -> Vec<Ranked> {
         let parsed = Query::parse(query);
-        let groups: Resolved<'_> = parsed
-            .groups
-            .iter()
-            .map(|group| {
-                group
-                    .iter()
-                    .map(|term| {
-                        let source = match &term.target {
-                            Target::Name => Source::Name,
-                            Target::Field(key) => keys
-                                .iter()
-                                .position(|k| **k == **key)
-                                .map_or(Source::Nowhere, Source::Column),
-                        };
-                        (term, source)
-                    })
-                    .collect()
-            })
-            .collect();
+        let groups = resolve_keys(&parsed, keys);
         let rows: Vec<(&str, &[&str])> = rows.into_iter().collect();
         let mut ranked: Vec<Ranked> = rows
             .iter()

@@ -420,44 +420,34 @@ impl ArchiveView {
             .find(|(_, last, _)| parsed.narrows(last))
             .map(|(_, _, matched)| Arc::clone(matched));
         let (tasks, offset) = (&self.tasks, self.utc_offset);
-        // Only the columns the query names are handed to the matcher (a key it does not name
-        // matches nothing either way): less to gather per keystroke.
-        let used: Vec<usize> = (0..SEARCH_KEYS.len())
-            .filter(|&c| {
-                parsed
-                    .groups
-                    .iter()
-                    .flatten()
-                    .any(|t| matches!(&t.target, Target::Field(k) if **k == *SEARCH_KEYS[c]))
-            })
-            .collect();
         let text = &mut self.search;
-        if !used.is_empty() && text.fields.is_none() {
+        let names_a_field = parsed
+            .groups
+            .iter()
+            .flatten()
+            .any(|t| matches!(&t.target, Target::Field(_)));
+        if names_a_field && text.fields.is_none() {
             text.fields = Some(tasks.iter().map(|t| t.search_fields(offset)).collect());
         }
-        let over: Arc<[u32]> =
-            over.unwrap_or_else(|| (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect());
-        let width = used.len();
-        let values: Vec<&str> = match &text.fields {
-            Some(fields) if width > 0 => over
-                .iter()
-                .flat_map(|&i| used.iter().map(move |&c| fields[i as usize][c].as_str()))
-                .collect(),
-            _ => Vec::new(),
+        let all: Arc<[u32]>;
+        let over: &[u32] = if let Some(matched) = &over {
+            matched
+        } else {
+            all = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
+            &all
         };
-        let keys: Vec<&str> = used.iter().map(|&c| SEARCH_KEYS[c]).collect();
-        let names = &text.names;
-        let ranked = self.matcher.rank_fields(
-            &self.query,
-            &keys,
-            over.iter().enumerate().map(|(k, &i)| {
-                let row: &[&str] = values.get(k * width..(k + 1) * width).unwrap_or(&[]);
-                (names[i as usize].as_str(), row)
-            }),
-        );
-        let mut matched: Vec<u32> = ranked.iter().map(|m| over[m.index as usize]).collect();
-        matched.sort_unstable();
-        let matched: Arc<[u32]> = matched.into();
+        let (names, fields) = (&text.names, text.fields.as_deref());
+        // The list keeps its own order: which rows match is all that is asked, never a score.
+        let matched: Arc<[u32]> = self
+            .matcher
+            .matching_among(
+                &self.query,
+                SEARCH_KEYS,
+                over,
+                |i| names[i as usize].as_str(),
+                |i, c| fields.map_or("", |f| f[i as usize][c].as_str()),
+            )
+            .into();
         if self.ranked.len() >= RANKINGS_KEPT {
             self.ranked.remove(0);
         }

@@ -1,0 +1,69 @@
+//! Times the archive view's filter per keystroke without a terminal: the reducer's share of
+//! what `scripts/measure-archive.py` times end to end (which adds the frame, the drawing and
+//! the pseudo-terminal's round trip).
+//!
+//! `cargo run --release --locked --example archive_filter_keys -- DIR [ROUNDS]` reads the
+//! archive in DIR (made by `examples/archive_fill.rs`), then types the measurement script's
+//! queries one key at a time into `ArchiveView::set_query`, ROUNDS times (3), and prints each
+//! keystroke's time and the median and p95 over all of them.
+use gendash::app::archive_view::ArchiveView;
+use gendash::store::archive::Archive;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+const QUERIES: &[&str] = &[
+    "cat",
+    "label:sunset",
+    "status:failed",
+    "fill-99",
+    "!kind:video neon",
+];
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let Some(dir) = args.next() else {
+        eprintln!("usage: archive_filter_keys DIR [ROUNDS]");
+        return ExitCode::from(2);
+    };
+    let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
+    let tasks: Arc<[_]> =
+        match Archive::open(&Archive::path_in(Path::new(&dir))).and_then(|a| a.list()) {
+            Ok(list) => list.into(),
+            Err(e) => {
+                eprintln!("archive_filter_keys: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+    let mut all = Vec::new();
+    for round in 0..rounds {
+        // A fresh view each round: the first field term pays for the fields' text again.
+        let mut view = ArchiveView::new(0);
+        view.listed(Arc::clone(&tasks));
+        for q in QUERIES {
+            let mut line = format!("round {round} {q:18}");
+            for n in 1..=q.len() {
+                let t = Instant::now();
+                view.set_query(q[..n].to_string());
+                let ms = t.elapsed().as_secs_f64() * 1000.0;
+                all.push(ms);
+                let _ = write!(line, " {ms:.1}");
+            }
+            view.set_query(String::new());
+            println!("{line} ms");
+        }
+    }
+    all.sort_by(f64::total_cmp);
+    let at = |p: f64| all[((all.len() - 1) as f64 * p).round() as usize];
+    println!(
+        "{} tasks, {} keystrokes: median {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        tasks.len(),
+        all.len(),
+        at(0.5),
+        at(0.95),
+        at(1.0)
+    );
+    ExitCode::SUCCESS
+}
