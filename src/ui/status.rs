@@ -28,15 +28,9 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     let mut spans = vec![
         Span::styled(format!(" {} ", state.service_url), theme.title()),
         Span::styled(format!("{dot} {health}"), health_style),
-        Span::styled(" │ ", theme.dim()),
-        Span::raw(format!("{} models", state.browser.entries.len())),
-        Span::styled(" │ ", theme.dim()),
-        Span::raw(tasks_text(state.watch.rows.len(), &c)),
     ];
-    if let Some(load) = crate::app::status::load_text(&state.poll_load) {
-        spans.push(Span::styled(" │ ", theme.dim()));
-        spans.push(Span::raw(load));
-    }
+    // What just happened and what went wrong come before the counts: on a narrow terminal the
+    // counts, which the panes' titles also give, are what is cut, never the news.
     if let Some(n) = &state.notice {
         spans.push(Span::styled(" │ ", theme.dim()));
         spans.push(Span::raw(n.text.clone()));
@@ -48,6 +42,16 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     if let Some(e) = state.last_error.as_ref().filter(|e| Some(*e) != said) {
         spans.push(Span::styled(" │ last error: ", theme.dim()));
         spans.push(Span::styled(e.clone(), theme.error()));
+    }
+    spans.extend([
+        Span::styled(" │ ", theme.dim()),
+        Span::raw(format!("{} models", state.browser.entries.len())),
+        Span::styled(" │ ", theme.dim()),
+        Span::raw(tasks_text(state.watch.rows.len(), &c)),
+    ]);
+    if let Some(load) = crate::app::status::load_text(&state.poll_load) {
+        spans.push(Span::styled(" │ ", theme.dim()));
+        spans.push(Span::raw(load));
     }
     cut_short(&mut spans, usize::from(area.width));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
