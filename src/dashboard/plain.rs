@@ -65,6 +65,11 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, String> 
         ..
     } = start(session)?;
     let io = |e: std::io::Error| format!("terminal error: {e}");
+    // Before the first line is printed: a Ctrl-C typed as soon as something shows must end
+    // plain mode as one (exit 130), not by the signal's default action.
+    let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
+    let mut sigterm = signal(SignalKind::terminate()).map_err(io)?;
+    let mut sighup = signal(SignalKind::hangup()).map_err(io)?;
     let mut state = State::new(Init {
         preview: Some(PreviewSlot::off("plain mode shows no pictures")),
         ..init
@@ -87,9 +92,6 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, String> 
     let mut input = read_lines();
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
-    let mut sigterm = signal(SignalKind::terminate()).map_err(io)?;
-    let mut sighup = signal(SignalKind::hangup()).map_err(io)?;
     let outcome = loop {
         let cmds = tokio::select! {
             line = input.recv() => match line {
