@@ -76,29 +76,16 @@ enum Source {
 type Resolved<'q> = Vec<Vec<(&'q Term, Source)>>;
 
 fn resolve<'q>(query: &'q Query, text: &SearchText) -> Resolved<'q> {
-    query
-        .groups
-        .iter()
-        .map(|group| {
-            group
-                .iter()
-                .map(|term| {
-                    let source = match &term.target {
-                        Target::Name => Source::Name,
-                        Target::Field(key) => text
-                            .fields()
-                            .column(key)
-                            .map_or(Source::Nowhere, Source::Column),
-                    };
-                    (term, source)
-                })
-                .collect()
-        })
-        .collect()
+    resolve_by(query, |key| text.fields().column(key))
 }
 
 /// A query's groups with their terms' sources among a row's own `keys` (`rank_fields`).
 fn resolve_keys<'q>(query: &'q Query, keys: &[&str]) -> Resolved<'q> {
+    resolve_by(query, |key| keys.iter().position(|k| *k == key))
+}
+
+/// A query's groups, each field term's column found by `column` (none: it matches nothing).
+fn resolve_by(query: &Query, column: impl Fn(&str) -> Option<usize>) -> Resolved<'_> {
     query
         .groups
         .iter()
@@ -108,10 +95,7 @@ fn resolve_keys<'q>(query: &'q Query, keys: &[&str]) -> Resolved<'q> {
                 .map(|term| {
                     let source = match &term.target {
                         Target::Name => Source::Name,
-                        Target::Field(key) => keys
-                            .iter()
-                            .position(|k| **k == **key)
-                            .map_or(Source::Nowhere, Source::Column),
+                        Target::Field(key) => column(key).map_or(Source::Nowhere, Source::Column),
                     };
                     (term, source)
                 })

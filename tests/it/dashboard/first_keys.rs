@@ -63,9 +63,20 @@ fn keys_typed_at_once_in_a_terminal_that_never_answers_all_arrive() {
         frame < asked,
         "the question went out before the first frame"
     );
-    quit(s);
-    let log = std::fs::read_to_string(home.path().join("gendash.log")).unwrap_or_default();
+    // The 200 ms the question waits start only once it is written, after the first frame: on
+    // a busy machine the filter can be on screen sooner, so the log is waited for (bounded)
+    // before quitting, which would otherwise end the wait unlogged.
+    let log_file = home.path().join("gendash.log");
+    let mut log = String::new();
+    for _ in 0..200 {
+        log = std::fs::read_to_string(&log_file).unwrap_or_default();
+        if log.contains("did not answer within 200 ms") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(log.contains("did not answer within 200 ms"), "{log}");
+    quit(s);
 }
 
 #[test]
