@@ -221,17 +221,7 @@ async fn event_loop(
                         .unwrap_or_default()
                 }
             },
-            Some(msg) = msgs.recv() => {
-                let mut cmds = state.apply(msg);
-                // Drain what else is waiting, then draw once.
-                for _ in 0..DRAIN_BATCH {
-                    match msgs.try_recv() {
-                        Ok(m) => cmds.extend(state.apply(m)),
-                        Err(_) => break,
-                    }
-                }
-                cmds
-            }
+            Some(msg) = msgs.recv() => apply_waiting(state, msg, msgs),
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
@@ -643,6 +633,19 @@ fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
         out.write_all(terminal::HYPERLINK_CLOSE.as_bytes())?;
     }
     Backend::flush(out)
+}
+
+/// Applies `first` and what else is waiting (at most `DRAIN_BATCH`), so what follows (a frame,
+/// plain mode's lines) is made once for all of them.
+fn apply_waiting(state: &mut State, first: Msg, msgs: &mut mpsc::Receiver<Msg>) -> Vec<Cmd> {
+    let mut cmds = state.apply(first);
+    for _ in 0..DRAIN_BATCH {
+        match msgs.try_recv() {
+            Ok(m) => cmds.extend(state.apply(m)),
+            Err(_) => break,
+        }
+    }
+    cmds
 }
 
 /// Carries out commands: workers get theirs, terminal-side ones are written to `tui` (the

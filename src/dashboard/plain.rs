@@ -25,8 +25,6 @@ use std::io::Write;
 use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 
-/// At most this many worker reports are handled before the changes are printed.
-const DRAIN_BATCH: usize = 256;
 /// `models` prints at most this many models; the rest are counted.
 pub const MODELS_SHOWN: usize = 100;
 
@@ -99,16 +97,7 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, String> 
                 // Ctrl-D, or the end of a piped input.
                 None => state.update(Action::Quit),
             },
-            Some(msg) = msg_rx.recv() => {
-                let mut cmds = state.apply(msg);
-                for _ in 0..DRAIN_BATCH {
-                    match msg_rx.try_recv() {
-                        Ok(m) => cmds.extend(state.apply(m)),
-                        Err(_) => break,
-                    }
-                }
-                cmds
-            }
+            Some(msg) = msg_rx.recv() => super::apply_waiting(&mut state, msg, &mut msg_rx),
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
