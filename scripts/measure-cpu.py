@@ -314,6 +314,9 @@ class PtyOutput:
         self.fd, self.screen, self.sel = fd, screen, sel
         self.terminal = terminal
         self.closed = False
+        # When the last chunk was read, before it is parsed: a latency can end here, leaving
+        # out this script's own (pure Python) emulation of the screen.
+        self.read_at = 0.0
         sel.register(fd, selectors.EVENT_READ, self)
 
     def handle(self, _fd):
@@ -321,6 +324,7 @@ class PtyOutput:
             data = os.read(self.fd, 65536)
         except OSError:  # EIO once the child has closed its side
             data = b""
+        self.read_at = time.monotonic()
         if not data:
             self.sel.unregister(self.fd)
             self.closed = True
