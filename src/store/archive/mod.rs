@@ -284,6 +284,22 @@ impl Archive {
         }
     }
 
+    /// Runs `change` in one immediate transaction (it waits for another writer's lock, not
+    /// for a conflict at commit) and commits it; any error leaves the archive as it was.
+    fn write<T>(
+        &mut self,
+        change: impl FnOnce(&rusqlite::Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T, ArchiveError> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| err_at(&path, e))?;
+        let done = change(&tx).map_err(|e| err_at(&path, e))?;
+        tx.commit().map_err(|e| err_at(&path, e))?;
+        Ok(done)
+    }
+
     /// Copies the finished tasks of the watch list at `watch_list` in, unless that was done
     /// before; returns how many. A watch list that cannot be read is left for the next open
     /// (the watch list's own reader sets it aside and says so).
@@ -339,15 +355,13 @@ impl Archive {
         if entries.is_empty() {
             return Ok(0);
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| err_at(&self.path, e))?;
-        let mut written = 0;
-        for e in entries {
-            written += upsert(&tx, e, archived_at).map_err(|e| err_at(&self.path, e))?;
-        }
-        tx.commit().map_err(|e| err_at(&self.path, e))?;
+        let written = self.write(|tx| {
+            let mut written = 0;
+            for e in entries {
+                written += upsert(tx, e, archived_at)?;
+            }
+            Ok(written)
+        })?;
         Ok(written)
     }
 
@@ -396,42 +410,34 @@ impl Archive {
 
     /// Deletes these rows; returns what was deleted, for undo.
     pub fn delete(&mut self, ids: &[i64]) -> Result<Vec<ArchivedTask>, ArchiveError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| err_at(&self.path, e))?;
-        let mut gone = Vec::new();
-        for &id in ids {
-            let task = tx
-                .query_row(
-                    "SELECT id, archived_at, entry, history FROM tasks WHERE id = ?1",
-                    [id],
-                    row_task,
-                )
-                .optional()
-                .map_err(|e| err_at(&self.path, e))?;
-            if let Some(task) = task {
-                tx.execute("DELETE FROM tasks WHERE id = ?1", [id])
-                    .map_err(|e| err_at(&self.path, e))?;
-                gone.push(task);
+        self.write(|tx| {
+            let mut gone = Vec::new();
+            for &id in ids {
+                let task = tx
+                    .query_row(
+                        "SELECT id, archived_at, entry, history FROM tasks WHERE id = ?1",
+                        [id],
+                        row_task,
+                    )
+                    .optional()?;
+                if let Some(task) = task {
+                    tx.execute("DELETE FROM tasks WHERE id = ?1", [id])?;
+                    gone.push(task);
+                }
             }
-        }
-        tx.commit().map_err(|e| err_at(&self.path, e))?;
-        Ok(gone)
+            Ok(gone)
+        })
     }
 
     /// Puts deleted rows back as they were (undo), keeping their ids. A row whose id is taken
     /// again, or whose task was archived again meanwhile, is left as it is now.
     pub fn restore(&mut self, tasks: &[ArchivedTask]) -> Result<(), ArchiveError> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| err_at(&self.path, e))?;
-        for t in tasks {
-            write_row(&tx, Some(t.id), &t.entry, t.archived_at, "INSERT OR IGNORE")
-                .map_err(|e| err_at(&self.path, e))?;
-        }
-        tx.commit().map_err(|e| err_at(&self.path, e))
+        self.write(|tx| {
+            for t in tasks {
+                write_row(tx, Some(t.id), &t.entry, t.archived_at, "INSERT OR IGNORE")?;
+            }
+            Ok(())
+        })
     }
 
     /// The task's file was saved (again) here.
@@ -464,25 +470,20 @@ impl Archive {
         if entries.is_empty() {
             return Ok(0);
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(|e| err_at(&self.path, e))?;
-        let mut gone = 0;
-        for e in entries {
-            gone += tx
-                .execute(
+        self.write(|tx| {
+            let mut gone = 0;
+            for e in entries {
+                gone += tx.execute(
                     "DELETE FROM tasks WHERE service = ?1 AND kind = ?2 AND task_id = ?3",
                     params![
                         e.service.as_deref().unwrap_or(""),
                         e.kind.as_str(),
                         e.task_id
                     ],
-                )
-                .map_err(|e| err_at(&self.path, e))?;
-        }
-        tx.commit().map_err(|e| err_at(&self.path, e))?;
-        Ok(gone)
+                )?;
+            }
+            Ok(gone)
+        })
     }
 
     /// A number that changes when another connection (process, or another `Archive` in this
