@@ -317,6 +317,9 @@ class PtyOutput:
         # When the last chunk was read, before it is parsed: a latency can end here, leaving
         # out this script's own (pure Python) emulation of the screen.
         self.read_at = 0.0
+        # While a list: each chunk is kept here with its time instead of being parsed, so a
+        # timed window holds no emulation at all (see harness.Dashboard.key_latency).
+        self.recording = None
         sel.register(fd, selectors.EVENT_READ, self)
 
     def handle(self, _fd):
@@ -341,7 +344,9 @@ class PtyOutput:
                 os.write(self.fd, b"\x1b[?62;4;22c")
         elif self.terminal == "vt220" and b"\x1b[c" in data:
             os.write(self.fd, b"\x1b[?62;22c")
-        if self.screen is not None:
+        if self.recording is not None:
+            self.recording.append((self.read_at, data))
+        elif self.screen is not None:
             self.screen.feed(data)
 
 

@@ -184,6 +184,9 @@ async fn event_loop(
     let mut last_frame: Option<tokio::time::Instant> = None;
     // Since when the list has shown an earlier query's matches while the latest is ranked.
     let mut stale_since: Option<tokio::time::Instant> = None;
+    // The input not on screen yet: when its first event arrived, and the time its reducers
+    // took, for `-vv`'s "input to frame" line (scripts/measure-archive.py reads it).
+    let mut unseen_input: Option<(std::time::Instant, Duration)> = None;
     loop {
         let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
         // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
@@ -193,7 +196,16 @@ async fn event_loop(
             next_frame = next_frame.max(since + FRAME);
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
+            let drawing = std::time::Instant::now();
             draw(state, tui).map_err(io)?;
+            if let Some((arrived, handled)) = unseen_input.take() {
+                tracing::debug!(
+                    "input to frame {:.2} ms: handled {:.2} ms, drawn {:.2} ms",
+                    arrived.elapsed().as_secs_f64() * 1e3,
+                    handled.as_secs_f64() * 1e3,
+                    drawing.elapsed().as_secs_f64() * 1e3,
+                );
+            }
             progress::show(&state.watch.overall());
             state.drawn();
             last_frame = Some(tokio::time::Instant::now());
@@ -202,7 +214,13 @@ async fn event_loop(
             // Something changed too soon after the last frame: draw when the next one is due.
             () = tokio::time::sleep_until(next_frame), if state.dirty => Vec::new(),
             event = next_event(events.as_mut()) => match event {
-                Some(Ok(event)) => on_event(state, event),
+                Some(Ok(event)) => {
+                    let arrived = std::time::Instant::now();
+                    let cmds = on_event(state, event);
+                    let (first, before) = unseen_input.unwrap_or((arrived, Duration::ZERO));
+                    unseen_input = Some((first, before + arrived.elapsed()));
+                    cmds
+                }
                 Some(Err(e)) => return Err(io(e)),
                 None => state.update(Action::Quit),
             },

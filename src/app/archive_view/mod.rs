@@ -322,11 +322,15 @@ impl ArchiveView {
     }
 
     pub fn set_query(&mut self, query: String) {
-        let selected = self.selected().map(|t| t.id);
+        // The list is the same one: its index finds the selected task again, in a scan of
+        // the order alone (by ID, each step would read a task elsewhere in memory).
+        let selected = self.order.get(self.cursor.selected).copied();
         self.query = query;
         self.refilter();
-        self.cursor.selected = 0;
-        self.reselect(selected);
+        self.cursor.selected = selected
+            .and_then(|s| self.order.iter().position(|&i| i == s))
+            .unwrap_or(0);
+        self.cursor.scroll_into_view(self.order.len());
     }
 
     /// The file a download here saved, else the one the archive knows.
