@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
+    let pause: u64 = args.next().and_then(|r| r.parse().ok()).unwrap_or(0);
     let tasks: Arc<[_]> =
         match Archive::open(&Archive::path_in(Path::new(&dir))).and_then(|a| a.list()) {
             Ok(list) => list.into(),
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
         for q in QUERIES {
             let mut line = format!("round {round} {q:18}");
             for n in 1..=q.len() {
+                std::thread::sleep(std::time::Duration::from_millis(pause));
                 let t = Instant::now();
                 view.set_query(q[..n].to_string());
                 let ms = t.elapsed().as_secs_f64() * 1000.0;

@@ -91,14 +91,16 @@ pub fn ago(t: u64, now: u64) -> String {
     format!("{} ago", age_label(t, now))
 }
 
+/// A moment at `offset` from UTC.
+fn local(t: u64, offset: time::UtcOffset) -> time::OffsetDateTime {
+    time::OffsetDateTime::from_unix_timestamp(i64::try_from(t).unwrap_or(0))
+        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
+        .to_offset(offset)
+}
+
 /// A moment as the local clock showed it: `14:05:09`, with the date when it was not today.
 pub fn wall_time(t: u64, now: u64, offset: time::UtcOffset) -> String {
-    let at = |s: u64| {
-        time::OffsetDateTime::from_unix_timestamp(i64::try_from(s).unwrap_or(0))
-            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
-            .to_offset(offset)
-    };
-    let (then, today) = (at(t), at(now));
+    let (then, today) = (local(t, offset), local(now, offset));
     let hms = format!(
         "{:02}:{:02}:{:02}",
         then.hour(),
@@ -110,6 +112,34 @@ pub fn wall_time(t: u64, now: u64, offset: time::UtcOffset) -> String {
     } else {
         format!("{} {hms}", then.date())
     }
+}
+
+/// A moment on the local clock to the minute: `14:32`, with the day when it is not today
+/// (`Nov 26 09:10`).
+pub fn clock_minute(t: u64, now: u64, offset: time::UtcOffset) -> String {
+    let (then, today) = (local(t, offset), local(now, offset));
+    let hm = format!("{:02}:{:02}", then.hour(), then.minute());
+    if then.date() == today.date() {
+        hm
+    } else {
+        let month = format!("{}", then.month());
+        format!("{} {} {hm}", &month[..3.min(month.len())], then.day())
+    }
+}
+
+/// `YYYY-MM-DD HH:MM` at `utc_offset_seconds` from UTC: the archive's dates, as its list and
+/// `gendash history` show them and as its filter's date fields read them.
+pub fn local_minute(t: u64, utc_offset_seconds: i32) -> String {
+    let offset =
+        time::UtcOffset::from_whole_seconds(utc_offset_seconds).unwrap_or(time::UtcOffset::UTC);
+    let at = local(t, offset);
+    let (year, month, day) = at.to_calendar_date();
+    format!(
+        "{year:04}-{:02}-{day:02} {:02}:{:02}",
+        u8::from(month),
+        at.hour(),
+        at.minute()
+    )
 }
 
 #[cfg(test)]

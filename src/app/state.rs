@@ -18,7 +18,6 @@ use crate::msg::Msg;
 // Everything the view reads is reachable from here: the view imports this module only.
 pub use super::archive_view::{
     ArchiveAreas, ArchiveSort, ArchiveView, areas as archive_areas, completed as archive_completed,
-    local_minute,
 };
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;

@@ -5,9 +5,12 @@
 use super::{CliResult, Failure, output};
 use crate::cli::exit;
 use crate::filter::FuzzyFilter;
-use crate::store::archive::{Archive, ArchiveError, ArchivedTask, SEARCH_KEYS};
+use crate::store::archive::{
+    Archive, ArchiveError, ArchivedTask, SEARCH_KEYS, SearchKey, SearchValue,
+};
 use clap::Args;
 use serde_json::Value;
+use std::borrow::Cow;
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -65,22 +68,22 @@ pub fn run(args: &HistoryArgs) -> CliResult {
 /// The tasks that match `query`, in the archive's order: by name (task ID, status, label) and
 /// by the `SEARCH_KEYS` fields, as the dashboard's archive view matches them.
 fn matching<'a>(tasks: &'a [ArchivedTask], query: &str, offset: i32) -> Vec<&'a ArchivedTask> {
-    let names: Vec<String> = tasks
+    let names: Vec<String> = tasks.iter().map(ArchivedTask::search_name).collect();
+    let fields: Vec<Vec<Cow<str>>> = tasks
         .iter()
         .map(|t| {
-            let e = &t.entry;
-            let status = e.last.as_ref().map_or("", |l| l.status.as_str());
-            format!(
-                "{} {status} {}",
-                e.task_id,
-                e.label.as_deref().unwrap_or("")
-            )
+            SearchKey::ALL
+                .iter()
+                .map(|&key| match t.search_value(key) {
+                    SearchValue::Text(text) => Cow::Borrowed(text),
+                    SearchValue::Time(at) => Cow::Owned(crate::fmt::local_minute(at, offset)),
+                })
+                .collect()
         })
         .collect();
-    let fields: Vec<[String; 8]> = tasks.iter().map(|t| t.search_fields(offset)).collect();
     let refs: Vec<Vec<&str>> = fields
         .iter()
-        .map(|f| f.iter().map(String::as_str).collect())
+        .map(|f| f.iter().map(AsRef::as_ref).collect())
         .collect();
     let mut hits: Vec<usize> = FuzzyFilter::new()
         .rank_fields(
@@ -123,7 +126,7 @@ fn print_table(tasks: &[&ArchivedTask], offset: i32) {
                 clean(&e.task_id),
                 e.kind.as_str().to_string(),
                 clean(e.last.as_ref().map_or("", |l| l.status.as_str())),
-                crate::store::archive::local_minute(t.finished_at(), offset),
+                crate::fmt::local_minute(t.finished_at(), offset),
                 clean(e.label.as_deref().unwrap_or("")),
                 clean(e.saved.as_deref().unwrap_or("")),
             ]

@@ -4,15 +4,16 @@
 //! is found faster because fuzzy terms on ASCII text are decided by a subsequence scan instead
 //! of nucleo's scoring, nothing is sorted, and a long list is split over the cores.
 //!
-//! Profiled (perf, `examples/archive_filter_keys.rs`, 100,000 archived tasks): before, a
-//! keystroke scored every row, sorted the matches by score and then back into the list's
-//! order, and copied every row's field values into one vector first; the scoring and the
-//! copies were most of its time.
+//! Where the time goes (perf on the dashboard typing into 100,000 archived tasks,
+//! `scripts/measure-archive.py`): reading each row's text, so the text is read where it lies
+//! (no copies per row, dates formatted once per distinct minute by the caller) and a fuzzy term
+//! is one pass over it.
 
 use super::{FuzzyFilter, Query, Source, Term, resolve_keys, term_score, word_at};
 use nucleo_matcher::Utf32Str;
 use nucleo_matcher::pattern::AtomKind;
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
 /// Fewer rows than this a core are matched on the caller's thread alone: a thread costs tens
 /// of microseconds to start, about what matching this many names takes.
@@ -63,8 +64,7 @@ impl FuzzyFilter {
                     .collect()
             })
             .collect();
-        let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-        let threads = cores.min(among.len() / SPLIT_FROM).max(1);
+        let threads = cores().min(among.len() / SPLIT_FROM).max(1);
         if threads == 1 {
             return self.keep_matching(&groups, among, &name, &field);
         }
@@ -168,22 +168,34 @@ fn ascii_needle(term: &Term) -> Option<Box<[u8]>> {
         .collect()
 }
 
-/// `needle`'s bytes occur in `hay` in order (fzf's fuzzy match): each found with `memchr`
-/// after the one before.
+/// How many cores this process may use, asked once: the answer reads the cgroup's files.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
+}
+
+/// `needle`'s bytes occur in `hay` in order (fzf's fuzzy match), `needle` lowercased when
+/// case is ignored. One pass over `hay`, a byte at a time: names are a few dozen bytes, where
+/// a `memchr` call per needle byte costs more than the bytes it skips.
 fn subsequence(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
-    let mut rest = hay;
-    for &n in needle {
-        let found = if ignore_case && n.is_ascii_lowercase() {
-            memchr::memchr2(n, n.to_ascii_uppercase(), rest)
+    let mut want = needle.iter();
+    let Some(mut next) = want.next() else {
+        return true;
+    };
+    for &b in hay {
+        let b = if ignore_case {
+            b.to_ascii_lowercase()
         } else {
-            memchr::memchr(n, rest)
+            b
         };
-        match found {
-            Some(at) => rest = &rest[at + 1..],
-            None => return false,
+        if b == *next {
+            match want.next() {
+                Some(n) => next = n,
+                None => return true,
+            }
         }
     }
-    true
+    false
 }
 
 #[cfg(test)]

@@ -4,8 +4,9 @@
 
 use super::browser::ellipsis;
 use crate::app::state::{
-    ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed, local_minute,
+    ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed,
 };
+use crate::fmt::local_minute;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

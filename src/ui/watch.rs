@@ -9,7 +9,7 @@ use crate::app::state::{
 };
 use crate::app::watch::timing::Usual;
 use crate::app::watch::unseen;
-use crate::fmt::{age_label, ago, countdown, duration_label, format_eta, wall_time};
+use crate::fmt::{age_label, ago, clock_minute, countdown, duration_label, format_eta, wall_time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -152,7 +152,7 @@ fn title(state: &State, width: usize) -> String {
     let all_done = w.all_done(state.now).map(|done| {
         format!(
             "all done ~{}{}",
-            clock_time(done.at, state.now, state.requests.utc_offset),
+            clock_minute(done.at, state.now, state.requests.utc_offset),
             if done.more { "+" } else { "" }
         )
     });
@@ -186,24 +186,6 @@ fn title(state: &State, width: usize) -> String {
         .chain((0..=counts.len()).rev().map(|shown| compose(shown, None)))
         .find(|t| t.width() <= width)
         .unwrap_or_else(|| ellipsis(&compose(0, None), width))
-}
-
-/// A moment on the local clock to the minute: `14:32`, with the day when it is not today
-/// (`Nov 26 09:10`).
-fn clock_time(t: u64, now: u64, offset: time::UtcOffset) -> String {
-    let at = |s: u64| {
-        time::OffsetDateTime::from_unix_timestamp(i64::try_from(s).unwrap_or(0))
-            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
-            .to_offset(offset)
-    };
-    let (then, today) = (at(t), at(now));
-    let hm = format!("{:02}:{:02}", then.hour(), then.minute());
-    if then.date() == today.date() {
-        hm
-    } else {
-        let month = format!("{}", then.month());
-        format!("{} {} {hm}", &month[..3.min(month.len())], then.day())
-    }
 }
 
 /// Draws the pane; returns the links it drew (file names and the detail's URL).

@@ -14,7 +14,8 @@ use super::watch::DownloadView;
 use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
 use crate::filter::query::Target;
 use crate::filter::{FuzzyFilter, Query};
-use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
+use crate::fmt;
+use crate::store::archive::{ArchivedTask, SEARCH_KEYS, SearchKey, SearchValue};
 use ratatui::layout::{Rect, Size};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -66,13 +67,58 @@ impl ArchiveSort {
 }
 
 /// The filter's text for every task of the list, built once per list: the names with the
-/// list, the fields (dates formatted) at the first query that has a `key:value` term.
+/// list, a date field the first time a query names it. The other fields are read from the
+/// tasks themselves.
 #[derive(Debug, Default)]
 struct SearchText {
     /// Each task's name for the filter: its ID, status and label, as the watch list's.
     names: Vec<String>,
-    /// Each task's `SEARCH_KEYS` values.
-    fields: Option<Vec<[String; 8]>>,
+    /// The date fields named so far (`SEARCH_KEYS`' index), as local minutes.
+    dates: Vec<(usize, Dates)>,
+}
+
+impl SearchText {
+    /// Task `i`'s value of field `c` (`SEARCH_KEYS`' order); a date field's once named.
+    fn field<'a>(&'a self, tasks: &'a [ArchivedTask], i: usize, c: usize) -> &'a str {
+        match tasks[i].search_value(SearchKey::ALL[c]) {
+            SearchValue::Text(text) => text,
+            SearchValue::Time(_) => self
+                .dates
+                .iter()
+                .find(|(at, _)| *at == c)
+                .map_or("", |(_, d)| &d.texts[d.of[i] as usize]),
+        }
+    }
+}
+
+/// One date field of every task as `YYYY-MM-DD HH:MM`: an index into `texts` per task, each
+/// distinct minute formatted once (a list holds far fewer minutes than tasks).
+#[derive(Debug, Default)]
+struct Dates {
+    of: Vec<u32>,
+    texts: Vec<String>,
+}
+
+impl Dates {
+    fn of(tasks: &[ArchivedTask], key: SearchKey, utc_offset: i32) -> Self {
+        let mut index: HashMap<i64, u32> = HashMap::new();
+        let mut texts = vec![String::new()];
+        let of = tasks
+            .iter()
+            .map(|t| match t.search_value(key) {
+                SearchValue::Text(_) => 0,
+                SearchValue::Time(at) => {
+                    // The local minute it falls in: all its moments read the same.
+                    let local = i64::try_from(at).unwrap_or(0) + i64::from(utc_offset);
+                    *index.entry(local.div_euclid(60)).or_insert_with(|| {
+                        texts.push(fmt::local_minute(at, utc_offset));
+                        u32::try_from(texts.len() - 1).unwrap_or(0)
+                    })
+                }
+            })
+            .collect();
+        Dates { of, texts }
+    }
 }
 
 /// The archive view's state.
@@ -194,11 +240,6 @@ fn preview_area(detail: Rect) -> Rect {
     Rect::new(detail.right() - width, detail.y + 1, width, height)
 }
 
-/// `YYYY-MM-DD HH:MM` at `utc_offset` seconds from UTC, as the filter's date fields read.
-pub fn local_minute(t: u64, utc_offset: i32) -> String {
-    crate::store::archive::local_minute(t, utc_offset)
-}
-
 impl ArchiveView {
     pub fn new(utc_offset: i32) -> Self {
         ArchiveView {
@@ -232,8 +273,8 @@ impl ArchiveView {
         self.loaded = true;
         self.error = None;
         self.search = SearchText {
-            names: self.tasks.iter().map(name).collect(),
-            fields: None,
+            names: self.tasks.iter().map(ArchivedTask::search_name).collect(),
+            dates: Vec::new(),
         };
         self.gone.clear();
         self.ranked.clear();
@@ -374,8 +415,9 @@ impl ArchiveView {
                 super::watch::natural_cmp(&tasks[a].entry.task_id, &tasks[b].entry.task_id)
             }),
             ArchiveSort::Status => sorted.sort_by(|&a, &b| {
-                status(&tasks[a])
-                    .cmp(status(&tasks[b]))
+                tasks[a]
+                    .status()
+                    .cmp(tasks[b].status())
                     .then(finished(a).cmp(&finished(b)))
             }),
             ArchiveSort::Label => sorted.sort_by(|&a, &b| {
@@ -425,13 +467,18 @@ impl ArchiveView {
             .map(|(_, _, matched)| Arc::clone(matched));
         let (tasks, offset) = (&self.tasks, self.utc_offset);
         let text = &mut self.search;
-        let names_a_field = parsed
-            .groups
-            .iter()
-            .flatten()
-            .any(|t| matches!(&t.target, Target::Field(_)));
-        if names_a_field && text.fields.is_none() {
-            text.fields = Some(tasks.iter().map(|t| t.search_fields(offset)).collect());
+        // A date field is formatted the first time a query names it.
+        for term in parsed.groups.iter().flatten() {
+            let Target::Field(key) = &term.target else {
+                continue;
+            };
+            let Some(c) = SEARCH_KEYS.iter().position(|k| **k == **key) else {
+                continue;
+            };
+            let named = SearchKey::ALL[c];
+            if named.is_date() && !text.dates.iter().any(|(at, _)| *at == c) {
+                text.dates.push((c, Dates::of(tasks, named, offset)));
+            }
         }
         let all: Arc<[u32]>;
         let over: &[u32] = if let Some(matched) = &over {
@@ -440,7 +487,7 @@ impl ArchiveView {
             all = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
             &all
         };
-        let (names, fields) = (&text.names, text.fields.as_deref());
+        let text = &*text;
         // The list keeps its own order: which rows match is all that is asked, never a score.
         let matched: Arc<[u32]> = self
             .matcher
@@ -448,8 +495,8 @@ impl ArchiveView {
                 &self.query,
                 SEARCH_KEYS,
                 over,
-                |i| names[i as usize].as_str(),
-                |i, c| fields.map_or("", |f| f[i as usize][c].as_str()),
+                |i| text.names[i as usize].as_str(),
+                |i, c| text.field(tasks, i as usize, c),
             )
             .into();
         if self.ranked.len() >= RANKINGS_KEPT {
@@ -463,15 +510,5 @@ impl ArchiveView {
 
 /// Whether the task completed (else it failed).
 pub fn completed(t: &ArchivedTask) -> bool {
-    status(t).trim().eq_ignore_ascii_case("COMPLETED")
-}
-
-fn status(t: &ArchivedTask) -> &str {
-    t.entry.last.as_ref().map_or("", |l| l.status.as_str())
-}
-
-/// A task's name for the filter: its ID, status and label, as the watch list's.
-fn name(t: &ArchivedTask) -> String {
-    let label = t.entry.label.as_deref().unwrap_or("");
-    format!("{} {} {label}", t.entry.task_id, status(t))
+    t.status().trim().eq_ignore_ascii_case("COMPLETED")
 }

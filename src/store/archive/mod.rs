@@ -37,29 +37,81 @@ pub struct ArchivedTask {
     pub archived_at: u64,
 }
 
-/// The filter's field names for archived tasks, in the order `search_fields` returns values.
+/// A field the filter reads of an archived task (`label:`, `finished:>2026-11-01`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchKey {
+    Label,
+    Status,
+    Kind,
+    Service,
+    Finished,
+    Added,
+    Saved,
+    Id,
+}
+
+impl SearchKey {
+    /// Every field, in the order of `SEARCH_KEYS`.
+    pub const ALL: [SearchKey; 8] = [
+        SearchKey::Label,
+        SearchKey::Status,
+        SearchKey::Kind,
+        SearchKey::Service,
+        SearchKey::Finished,
+        SearchKey::Added,
+        SearchKey::Saved,
+        SearchKey::Id,
+    ];
+
+    /// Whether its value is a moment (`SearchValue::Time`), else text.
+    pub fn is_date(self) -> bool {
+        matches!(self, SearchKey::Finished | SearchKey::Added)
+    }
+}
+
+/// The filter's field names for archived tasks, in the order of `SearchKey::ALL`.
 pub const SEARCH_KEYS: &[&str] = &[
     "label", "status", "kind", "service", "finished", "added", "saved", "id",
 ];
 
+/// A field's value: the task's own text, or a moment (seconds since the epoch) that the
+/// reader shows as a local date (`fmt::local_minute`), so the store formats nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchValue<'a> {
+    Text(&'a str),
+    Time(u64),
+}
+
 impl ArchivedTask {
-    /// The text of each `SEARCH_KEYS` field; dates as local `YYYY-MM-DD HH:MM` at
-    /// `utc_offset_seconds` (the dashboard's and the CLI's one clock offset).
-    pub fn search_fields(&self, utc_offset_seconds: i32) -> [String; 8] {
+    /// The value of one of the filter's fields; borrowed, so reading every row's costs no
+    /// allocation.
+    pub fn search_value(&self, key: SearchKey) -> SearchValue<'_> {
+        fn text(s: Option<&String>) -> &str {
+            s.map_or("", String::as_str)
+        }
         let e = &self.entry;
-        [
-            e.label.clone().unwrap_or_default(),
-            e.last
-                .as_ref()
-                .map(|l| l.status.clone())
-                .unwrap_or_default(),
-            e.kind.as_str().to_string(),
-            e.service.clone().unwrap_or_default(),
-            local_minute(self.finished_at(), utc_offset_seconds),
-            local_minute(e.added_at, utc_offset_seconds),
-            e.saved.clone().unwrap_or_default(),
-            e.task_id.clone(),
-        ]
+        match key {
+            SearchKey::Label => SearchValue::Text(text(e.label.as_ref())),
+            SearchKey::Status => SearchValue::Text(self.status()),
+            SearchKey::Kind => SearchValue::Text(e.kind.as_str()),
+            SearchKey::Service => SearchValue::Text(text(e.service.as_ref())),
+            SearchKey::Finished => SearchValue::Time(self.finished_at()),
+            SearchKey::Added => SearchValue::Time(e.added_at),
+            SearchKey::Saved => SearchValue::Text(text(e.saved.as_ref())),
+            SearchKey::Id => SearchValue::Text(&e.task_id),
+        }
+    }
+
+    /// The text a query's plain words match: the task ID, its status and its label, as the
+    /// watch list's rows are matched.
+    pub fn search_name(&self) -> String {
+        let label = self.entry.label.as_deref().unwrap_or("");
+        format!("{} {} {label}", self.entry.task_id, self.status())
+    }
+
+    /// The last status the service gave, or nothing.
+    pub fn status(&self) -> &str {
+        self.entry.last.as_ref().map_or("", |l| l.status.as_str())
     }
 
     /// When it finished (seconds since the epoch), else when it was archived.
@@ -70,16 +122,6 @@ impl ArchivedTask {
             .and_then(|l| l.finished_at)
             .unwrap_or(self.archived_at)
     }
-}
-
-/// `YYYY-MM-DD HH:MM` at this offset from UTC.
-pub fn local_minute(t: u64, utc_offset_seconds: i32) -> String {
-    let offset =
-        time::UtcOffset::from_whole_seconds(utc_offset_seconds).unwrap_or(time::UtcOffset::UTC);
-    let at = time::OffsetDateTime::from_unix_timestamp(i64::try_from(t).unwrap_or(0))
-        .unwrap_or(time::OffsetDateTime::UNIX_EPOCH)
-        .to_offset(offset);
-    format!("{} {:02}:{:02}", at.date(), at.hour(), at.minute())
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -221,7 +221,7 @@ fn the_watch_lists_finished_tasks_are_copied_in_once() {
 }
 
 #[test]
-fn search_fields_follow_the_keys() {
+fn search_values_follow_the_keys() {
     let mut e = finished("t-1", 86_400 + 3600);
     e.label = Some("cat".into());
     e.saved = Some("/x/t-1.png".into());
@@ -230,21 +230,40 @@ fn search_fields_follow_the_keys() {
         entry: e,
         archived_at: 5,
     };
-    let f = t.search_fields(3600);
-    assert_eq!(SEARCH_KEYS.len(), f.len());
+    let keys: Vec<&str> = SearchKey::ALL
+        .iter()
+        .map(|k| format!("{k:?}"))
+        .map(|k| {
+            SEARCH_KEYS
+                .iter()
+                .copied()
+                .find(|n| n.eq_ignore_ascii_case(&k))
+                .unwrap_or("?")
+        })
+        .collect();
+    assert_eq!(keys, SEARCH_KEYS, "SearchKey::ALL is in SEARCH_KEYS' order");
+    let values: Vec<SearchValue> = SearchKey::ALL.iter().map(|&k| t.search_value(k)).collect();
     assert_eq!(
-        f,
+        values,
         [
-            "cat",
-            "COMPLETED",
-            "image",
-            "http://svc",
-            "1970-01-02 02:00",
-            "1970-01-02 01:58",
-            "/x/t-1.png",
-            "t-1"
+            SearchValue::Text("cat"),
+            SearchValue::Text("COMPLETED"),
+            SearchValue::Text("image"),
+            SearchValue::Text("http://svc"),
+            SearchValue::Time(86_400 + 3600),
+            SearchValue::Time(86_400 + 3600 - 100),
+            SearchValue::Text("/x/t-1.png"),
+            SearchValue::Text("t-1"),
         ]
     );
+    assert_eq!(t.search_name(), "t-1 COMPLETED cat");
+    for (key, value) in SearchKey::ALL.iter().zip(&values) {
+        assert_eq!(
+            key.is_date(),
+            matches!(value, SearchValue::Time(_)),
+            "{key:?}"
+        );
+    }
 }
 
 #[test]
