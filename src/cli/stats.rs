@@ -6,8 +6,8 @@
 
 use super::watch_list::{service_of, services, tell_set_aside};
 use super::{CliResult, Global, output};
-use crate::app::watch::timing::Figures;
 use crate::cli::exit;
+use crate::store::watchlist::figures::Figures;
 use crate::store::watchlist::{WatchEntry, WatchStore};
 use clap::Args;
 use serde_json::{Value, json};

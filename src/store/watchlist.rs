@@ -3,6 +3,8 @@
 //! every save is atomic (temporary file, fsync, rename), so a crash leaves the whole old or the
 //! whole new list; a file that does not parse is set aside byte for byte, never overwritten.
 
+pub mod figures;
+
 use crate::api::TaskKind;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};

@@ -7,6 +7,7 @@
 
 pub mod archiver;
 pub mod clipboard;
+pub mod comparer;
 pub mod copies;
 pub mod downloads;
 pub mod hooks;
@@ -79,6 +80,7 @@ pub struct Workers {
     saver: saver::Handle,
     archiver: archiver::Handle,
     ranker: ranker::Handle,
+    comparer: comparer::Handle,
     remember: remember::Handle,
     clipboard: clipboard::Handle,
     opener: opener::Handle,
@@ -89,8 +91,8 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Starts the poller, the router, the watch-list saver and the ranker; the others work
-    /// per request.
+    /// Starts the poller, the router, the watch-list saver, the ranker and the comparer; the
+    /// others work per request.
     pub fn start(setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
         let service_key = crate::store::watchlist::service_key(setup.client.base_url());
         let cadence = poller::Cadence {
@@ -131,6 +133,7 @@ impl Workers {
             saver: saver::spawn(setup.store, archiving, msgs.clone()),
             archiver: archiver::spawn(archive, msgs.clone()),
             ranker: ranker::spawn(msgs.clone()),
+            comparer: comparer::spawn(msgs.clone()),
             catalogue: loader::spawn(setup.client, setup.catalogue_cache, msgs.clone()),
             remember: remember::spawn(setup.recent_categories, service_key, msgs.clone()),
             clipboard: clipboard::spawn(msgs.clone()),
@@ -175,11 +178,12 @@ impl Workers {
             poller,
             catalogue,
             ranker,
+            comparer,
             previews,
             saver,
             ..
         } = self;
-        drop((previews, router, poller, catalogue, ranker));
+        drop((previews, router, poller, catalogue, ranker, comparer));
         saver.finish(grace).await;
     }
 
@@ -208,14 +212,9 @@ impl Workers {
         self.ranker.rank(job);
     }
 
-    /// `Cmd::Compare`: the catalogue diff, on a blocking thread.
+    /// `Cmd::Compare`: the catalogue diff, off the UI loop.
     pub fn compare(&self, job: crate::cmd::CompareJob) {
-        let msgs = self.msgs.clone();
-        tokio::task::spawn_blocking(move || {
-            let diff = crate::store::catalogue_cache::diff(&job.before, &job.after);
-            let generation = job.generation;
-            let _ = msgs.blocking_send(Msg::Compared { generation, diff });
-        });
+        self.comparer.compare(job);
     }
 
     /// `Cmd::RememberCategories`.
