@@ -90,3 +90,7 @@ fn told(out: notify::Out) -> Effects {
     cmds.extend(out.all_done.map(Cmd::AllDone));
     Effects::cmds(cmds)
 }
+
+#[cfg(test)]
+#[path = "notifications_tests.rs"]
+mod tests;
