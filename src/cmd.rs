@@ -71,13 +71,18 @@ pub enum Cmd {
     Finished(Finished),
     Bell,
     /// The last running task finished: run `on_all_done`, if configured, with the run's counts.
-    AllDone {
-        completed: usize,
-        failed: usize,
-        count: usize,
-    },
+    AllDone(AllDone),
     /// For the archiver: read or change the archive.
     Archive(ArchiveOp),
+}
+
+/// The run that ended: the finishes seen since the last run ended, what `on_all_done` is told
+/// (the notification policy counts them, the hooks worker writes them into its arguments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AllDone {
+    pub completed: usize,
+    pub failed: usize,
+    pub count: usize,
 }
 
 /// A request to the archiver worker; each answered by `Msg::Archive`.

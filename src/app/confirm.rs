@@ -1,7 +1,8 @@
 //! The yes/no questions' reducers: replace a task's file (the download decides, see
-//! `watch::download`), remove every completed task.
+//! `watch::download`, for the watch list's and the archive view's), remove every completed task.
 
 use super::action::Action;
+use super::archive_view::ArchiveView;
 use super::effects::Effects;
 use super::keymap::Keymap;
 use super::popup::Popup;
@@ -12,6 +13,7 @@ use super::watch::reducer::{self as watch, Download};
 pub fn update(
     popup: &mut Option<Popup>,
     watch: &mut Watch,
+    archive: &mut ArchiveView,
     action: &Action,
     keymap: &Keymap,
 ) -> Effects {
@@ -25,7 +27,13 @@ pub fn update(
         _ => return Effects::none(),
     };
     *popup = None;
-    watch::download(watch, popup, keymap, Download::Overwrite { key, yes })
+    watch::download(
+        watch,
+        archive,
+        popup,
+        keymap,
+        Download::Overwrite { key, yes },
+    )
 }
 
 /// "remove the completed tasks?": `y` removes every completed task (one undo brings them

@@ -177,6 +177,88 @@ fn a_question_waits_for_its_answer() {
     }
 }
 
+/// `D` in the archive view asks, as the watch list does, before replacing a file already there:
+/// `n` keeps it and records nothing (the task shows what the archive knew), `y` fetches it again
+/// replacing it, and the saved file goes to the archive, never to the watch list.
+#[test]
+fn the_archive_view_asks_before_replacing_a_file_too() {
+    use crate::cmd::ArchiveOp;
+    use crate::msg::ArchiveReport;
+    use crate::store::archive::ArchivedTask;
+    let mut s = state();
+    s.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    s.focus = Pane::Watch;
+    press(&mut s, ch('H'));
+    let task = ArchivedTask {
+        id: 7,
+        entry: entry("old-1", Some(("COMPLETED", 100))),
+        archived_at: NOW,
+    };
+    s.apply(Msg::Archive(ArchiveReport::Listed(vec![task].into())));
+    let shift_d = KeyEvent::new(KeyCode::Char('D'), KeyModifiers::SHIFT);
+    let exists = || Msg::Download {
+        key: image("old-1"),
+        event: DownloadEvent::Exists("/dl/old-1.png".into()),
+    };
+    let (_, cmds) = press(&mut s, shift_d);
+    assert_eq!(
+        download_of(&cmds),
+        Some(("old-1 COMPLETED".to_string(), false))
+    );
+    let cmds = s.apply(exists());
+    assert!(archive_ops(&cmds).is_empty(), "not recorded: {cmds:?}");
+    assert_eq!(
+        s.popup,
+        Some(Popup::Confirm(Confirm {
+            question: "overwrite /dl/old-1.png?".into(),
+            key: image("old-1"),
+        }))
+    );
+    assert_eq!(s.contexts(), [Context::Confirm, Context::Always]);
+    // n keeps the file: nothing fetched or recorded, the keys back to the archive view.
+    let (_, cmds) = press(&mut s, ch('n'));
+    assert!(
+        download_of(&cmds).is_none() && archive_ops(&cmds).is_empty(),
+        "{cmds:?}"
+    );
+    assert_eq!(notice(&s), Some("kept the file; old-1 not downloaded"));
+    assert_eq!(s.contexts(), [Context::Archive, Context::Always]);
+    let selected = s.archive.selected().expect("the task");
+    assert_eq!(s.archive.download_of(selected), None);
+    // y replaces it; the saved file is the archive's.
+    press(&mut s, shift_d);
+    s.apply(exists());
+    let (_, cmds) = press(&mut s, ch('y'));
+    assert_eq!(
+        download_of(&cmds),
+        Some(("old-1 COMPLETED".to_string(), true))
+    );
+    assert_eq!(notice(&s), Some("replacing the file of old-1"));
+    let rows = s.watch.rows.clone();
+    let cmds = s.apply(Msg::Download {
+        key: image("old-1"),
+        event: DownloadEvent::Saved("/dl/old-1.png".into()),
+    });
+    assert_eq!(
+        archive_ops(&cmds),
+        [&ArchiveOp::Saved(7, "/dl/old-1.png".into())]
+    );
+    assert_eq!(notice(&s), Some("saved /dl/old-1.png"));
+    assert_eq!(s.watch.rows, rows, "the watch list is not told");
+}
+
+fn archive_ops(cmds: &[Cmd]) -> Vec<&crate::cmd::ArchiveOp> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            Cmd::Archive(op) => Some(op),
+            _ => None,
+        })
+        .collect()
+}
+
 // ---- remove the completed tasks? ------------------------------------------------------------
 
 /// The watch list focused on `run-1` (running), `done-1` and `done-2` (completed), `C`

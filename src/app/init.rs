@@ -92,7 +92,9 @@ impl Default for Init {
             preview: None,
             error: None,
             now: 0,
-            notify: crate::app::watch::notify::Settings::default(),
+            notify: crate::app::watch::notify::Settings::of(
+                &crate::store::config::Settings::defaults(),
+            ),
         }
     }
 }

@@ -1,10 +1,15 @@
 //! The App's state and its two reducers: `update` (an input's `Action`) and `apply` (a worker's
-//! `Msg`). Both only route: each pane and popup has its reducer in its own module (`browser`,
-//! `watch`, `add`, `confirm`, `help`, `request_log`), which returns `Effects`; `absorb` carries
-//! them out here. Whatever changes what is on screen sets `dirty`.
+//! `Msg`). Both only route: each pane, popup and view has its reducer in its own module
+//! (`browser`, `watch`, `archive_view`, `add`, `confirm`, `help`, `request_log`), which returns
+//! `Effects`. The rest of `State` lives in `state/`: `new` (made from one `Init`), `screen` (the
+//! layout, the screen's own keys and clicks, the keymap contexts, the picture and the rows
+//! polled first, the clock), `status_bar` (`absorb`, which carries the `Effects` out, and the
+//! health), `notifications` (finishes and stalls to the notification policy) and
+//! `archive_routing` (the archive view's keys). Whatever changes what is on screen sets `dirty`.
 
 mod archive_routing;
 mod new;
+mod notifications;
 mod screen;
 mod status_bar;
 
@@ -100,45 +105,6 @@ impl State {
         cmds
     }
 
-    /// Which keymap contexts apply now, most specific first; derived, never stored.
-    pub fn contexts(&self) -> Vec<Context> {
-        let mut contexts = match (&self.popup, self.browser.editing) {
-            (Some(Popup::Help { .. } | Popup::Requests), _) if self.search.editing => {
-                vec![Context::TextInput]
-            }
-            (Some(Popup::Help { .. }), _) => vec![Context::Help],
-            // The label editor is one text field.
-            (Some(Popup::Add(d)), _) if d.relabel.is_some() => vec![Context::TextInput],
-            (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
-            (Some(Popup::Confirm(_) | Popup::RemoveCompleted { .. }), _) => {
-                vec![Context::Confirm]
-            }
-            (Some(Popup::Requests), _) => vec![Context::Requests],
-            (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
-            (None, _) if self.archive.open && self.archive.editing => vec![Context::TextInput],
-            (None, _) if self.archive.open => vec![Context::Archive],
-            (None, _) if self.focus == Pane::Watch && self.watch.editing => {
-                vec![Context::TextInput]
-            }
-            _ => match self.focus {
-                Pane::Browser => vec![Context::Browser, Context::Global],
-                Pane::Watch => vec![Context::Watch, Context::Global],
-            },
-        };
-        contexts.push(Context::Always);
-        contexts
-    }
-
-    /// Whether a suspend was asked for since the last call; asking again clears it.
-    pub fn take_suspend(&mut self) -> bool {
-        std::mem::take(&mut self.suspend)
-    }
-
-    /// The focused pane, for the view (derived from popups and focus).
-    pub fn is_focused(&self, pane: Pane) -> bool {
-        self.popup.is_none() && self.focus == pane
-    }
-
     /// The reducer for inputs: the screen's own keys here, the rest to the open popup, the
     /// field being typed in, or the focused pane.
     pub fn update(&mut self, action: Action) -> Vec<Cmd> {
@@ -174,12 +140,7 @@ impl State {
                 self.update_archive(w)
             }
             Action::Wheel { column, row, down } => {
-                let delta = if down { 3 } else { -3 };
-                match self.areas.pane_at(column, row) {
-                    Some(Pane::Browser) => self.browser.move_by(delta),
-                    Some(Pane::Watch) => self.watch.move_by(delta),
-                    None => {}
-                }
+                self.wheel(column, row, down);
                 Effects::none()
             }
             Action::Terminate(signal) => {
@@ -210,9 +171,13 @@ impl State {
                     action,
                     now,
                 ),
-                Some(Popup::Confirm(_)) => {
-                    confirm::update(&mut self.popup, &mut self.watch, &action, keys)
-                }
+                Some(Popup::Confirm(_)) => confirm::update(
+                    &mut self.popup,
+                    &mut self.watch,
+                    &mut self.archive,
+                    &action,
+                    keys,
+                ),
                 Some(Popup::Requests) => request_log::update(
                     &mut self.popup,
                     &mut self.search,
@@ -241,7 +206,6 @@ impl State {
 
     /// No popup open, no field typed in: the screen's keys, then the focused pane's.
     fn update_normal(&mut self, action: Action) -> Effects {
-        let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
         match action {
             Action::ToggleHelp => {
                 self.popup = Some(Popup::Help { scroll: 0 });
@@ -251,58 +215,21 @@ impl State {
                 self.popup = Some(Popup::Requests);
                 self.search = Search::default();
             }
-            Action::Zoom => {
-                self.zoomed = match self.zoomed {
-                    None => Some(self.focus),
-                    Some(_) => None,
-                };
-                self.relayout();
-            }
+            Action::Zoom => self.zoom(),
             Action::OpenAddDialog => self.popup = Some(Popup::Add(AddDialog::with(String::new()))),
             Action::ToggleArchive => return self.open_archive(),
-            Action::FocusNext => {
-                self.focus = match self.focus {
-                    Pane::Browser => Pane::Watch,
-                    Pane::Watch => Pane::Browser,
-                };
-                // A zoomed screen shows the pane that has the keys.
-                if self.zoomed.is_some() {
-                    self.zoomed = Some(self.focus);
-                    self.relayout();
-                }
-            }
+            Action::FocusNext => self.focus_next(),
             Action::Up
             | Action::Down
             | Action::PageUp
             | Action::PageDown
             | Action::Top
-            | Action::Bottom => {
-                let (len, viewport) = match self.focus {
-                    Pane::Browser => (self.browser.matches.len(), self.browser.cursor.viewport),
-                    Pane::Watch => (self.watch.rows.len(), self.watch.cursor.viewport),
-                };
-                let delta = match action {
-                    Action::Up => -1,
-                    Action::Down => 1,
-                    Action::PageUp => -page(viewport),
-                    Action::PageDown => page(viewport),
-                    Action::Top => -page(len),
-                    _ => page(len),
-                };
-                match self.focus {
-                    Pane::Browser => self.browser.move_by(delta),
-                    Pane::Watch => self.watch.move_by(delta),
-                }
-            }
+            | Action::Bottom => self.move_focused(&action),
             Action::Paste(text) if self.focus == Pane::Watch => {
                 self.popup = Some(Popup::Add(AddDialog::with(text)));
             }
             // The detail section's room is the layout's.
-            Action::ToggleDetail if self.focus == Pane::Watch => {
-                let shown = self.areas.watch_detail.height > 0;
-                self.watch.detail = Some(!shown);
-                self.relayout();
-            }
+            Action::ToggleDetail if self.focus == Pane::Watch => self.toggle_detail(),
             _ => {
                 return match self.focus {
                     Pane::Browser => browser::update(&mut self.browser, &action, &self.keymap),
@@ -363,15 +290,12 @@ impl State {
                 let told = finish.map_or_else(Effects::none, |f| self.told_finish(&f, won));
                 self.as_configured(fx.and(told))
             }
-            Msg::Download { key, event } if archive::reducer::downloading(&self.archive, &key) => {
-                archive::reducer::downloaded(&mut self.archive, &key, event)
-            }
-            Msg::Download { key, event } => watch::reducer::downloaded(
+            Msg::Download { key, event } => watch::reducer::download(
                 &mut self.watch,
+                &mut self.archive,
                 &mut self.popup,
                 &self.keymap,
-                key,
-                event,
+                watch::reducer::Download::Event { key, event },
             ),
             Msg::WatchFile { entries, applied } => {
                 if applied < self.persist_sent {
@@ -404,92 +328,6 @@ impl State {
         let cmds = self.absorb(fx);
         self.track(cmds)
     }
-
-    /// A finish seen while watched, for the notification policy: `ours` when this dashboard
-    /// claimed it. The last of a run (nothing runs, no other finish awaits its claim) may bring
-    /// `batch`'s notice and `on_all_done`.
-    fn told_finish(&mut self, f: &crate::cmd::Finished, ours: bool) -> Effects {
-        use watch::notify::{Event, What};
-        let event = Event {
-            what: if f.status_failed {
-                What::Failed
-            } else {
-                What::Completed
-            },
-            line: format!("{} {} — {}", f.kind.as_str(), f.task_id, f.status),
-        };
-        let last = !self.watch.rows.iter().any(|r| {
-            r.awaiting_claim
-                .as_ref()
-                .is_some_and(|d| d.announce.is_some())
-                || watch::notify::runs(r)
-        });
-        let out = self.notifier.finished(event, ours, last, self.now);
-        told(out)
-    }
-
-    /// The clock moved: stalls newly seen are told once, and a window whose time is up.
-    fn told_stalls(&mut self, now: u64) -> Effects {
-        use watch::notify::{Event, What};
-        let stall_after = self.watch.stall_after;
-        let stalled = self
-            .watch
-            .rows
-            .iter()
-            .filter(|r| r.phase(now, stall_after) == watch::Phase::Stalled)
-            .map(|r| {
-                let line = format!(
-                    "{} {} — stalled at {}%",
-                    r.entry.kind.as_str(),
-                    r.entry.task_id,
-                    r.percent()
-                );
-                let event = Event {
-                    what: What::Stalled,
-                    line,
-                };
-                (r.key(), event)
-            })
-            .collect();
-        let out = self.notifier.tick(stalled, now);
-        self.as_configured(told(out))
-    }
-
-    /// A notification rings the bell too with `bell`, and is sent only with
-    /// `desktop_notifications`.
-    fn as_configured(&self, mut fx: Effects) -> Effects {
-        let notices = fx
-            .cmds
-            .iter()
-            .filter(|c| matches!(c, Cmd::Notify { .. }))
-            .count();
-        if !self.settings.desktop_notifications {
-            fx.cmds.retain(|c| !matches!(c, Cmd::Notify { .. }));
-        }
-        if self.settings.bell {
-            fx.cmds.extend(std::iter::repeat_n(Cmd::Bell, notices));
-        }
-        fx
-    }
-}
-
-/// The policy's answer as commands: one notification each (the bell follows in
-/// `as_configured`), and `on_all_done`'s run.
-fn told(out: watch::notify::Out) -> Effects {
-    let mut cmds: Vec<Cmd> = out
-        .notices
-        .into_iter()
-        .map(|n| Cmd::Notify {
-            title: n.title,
-            body: n.body,
-        })
-        .collect();
-    cmds.extend(out.all_done.map(|d| Cmd::AllDone {
-        completed: d.completed,
-        failed: d.failed,
-        count: d.count,
-    }));
-    Effects::cmds(cmds)
 }
 
 #[cfg(test)]

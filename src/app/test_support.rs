@@ -159,7 +159,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Compare(_) => "Compare",
             Cmd::Bell => "Bell",
-            Cmd::AllDone { .. } => "AllDone",
+            Cmd::AllDone(_) => "AllDone",
             Cmd::Archive(ArchiveOp::Load) => "Archive(Load)",
             Cmd::Archive(ArchiveOp::Get(_)) => "Archive(Get)",
             Cmd::Archive(ArchiveOp::Delete(_)) => "Archive(Delete)",

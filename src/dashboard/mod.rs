@@ -333,10 +333,7 @@ fn start(session: Session) -> Result<Started, String> {
             )
         }),
         now: unix_now(),
-        notify: crate::app::watch::notify::Settings {
-            policy: settings.notify,
-            on_stall: settings.notify_on_stall,
-        },
+        notify: crate::app::watch::notify::Settings::of(&settings),
         ..remembered
     };
     Ok(Started {
@@ -492,10 +489,7 @@ impl Asking {
     ) -> Vec<Cmd> {
         let mut cmds = Vec::new();
         match start_previews(workers, detection, self.cache_dir) {
-            Some(off) => {
-                state.preview = off;
-                state.dirty = true;
-            }
+            Some(off) => state.previews_off(off),
             None => cmds.extend(self.pending.map(Cmd::Preview)),
         }
         // The state's size, told again: a resize meanwhile sent crossterm's reader no event
@@ -689,11 +683,7 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut dyn Write) {
                 write_raw(tui, &terminal::clipboard_sequence(&text, tmux));
             }
             Cmd::Bell => write_raw(tui, "\x07"),
-            Cmd::AllDone {
-                completed,
-                failed,
-                count,
-            } => workers.all_done(completed, failed, count),
+            Cmd::AllDone(run) => workers.all_done(run),
             Cmd::Archive(op) => workers.archive(op),
             Cmd::Notify { title, body } => write_raw(
                 tui,

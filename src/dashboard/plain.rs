@@ -419,7 +419,7 @@ impl Printer {
             cmds.extend(filter_watch(state, ""));
         }
         if let Some(at) = state.watch.order.iter().position(|&i| i == index) {
-            state.watch.select(at);
+            state.select_watched(at);
             cmds.extend(state.update(action));
         }
         if hidden {

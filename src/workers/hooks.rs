@@ -8,7 +8,7 @@
 //! counts (`{completed}`, `{failed}`, `{count}`).
 
 use crate::api::sanitize::sanitize;
-use crate::cmd::Finished;
+use crate::cmd::{AllDone, Finished};
 use crate::msg::Msg;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -65,12 +65,12 @@ pub fn spawn_all_done(argv: Vec<String>, msgs: mpsc::Sender<Msg>) -> Handle {
 
 impl Handle {
     /// Runs `on_all_done` with the run's counts (`Cmd::AllDone`) once a slot is free.
-    pub fn run_all_done(&self, completed: usize, failed: usize, count: usize) -> JoinHandle<()> {
+    pub fn run_all_done(&self, run: AllDone) -> JoinHandle<()> {
         let args = substitute(&self.argv, |name| {
             Some(match name {
-                "completed" => completed.to_string(),
-                "failed" => failed.to_string(),
-                "count" => count.to_string(),
+                "completed" => run.completed.to_string(),
+                "failed" => run.failed.to_string(),
+                "count" => run.count.to_string(),
                 _ => return None,
             })
         });
@@ -314,13 +314,22 @@ mod tests {
             ]),
             tx.clone(),
         );
-        hooks.run_all_done(11, 1, 12).await.expect("ran");
+        let run = AllDone {
+            completed: 11,
+            failed: 1,
+            count: 12,
+        };
+        hooks.run_all_done(run).await.expect("ran");
         let got: Vec<String> =
             serde_json::from_str(&std::fs::read_to_string(&out).expect("recorded")).expect("json");
         assert_eq!(got, ["11", "1 of 12; $(id)", "{task_id}"]);
         assert!(rx.try_recv().is_err(), "no failure reported");
         spawn_all_done(argv(&["false"]), tx)
-            .run_all_done(1, 0, 1)
+            .run_all_done(AllDone {
+                completed: 1,
+                failed: 0,
+                count: 1,
+            })
             .await
             .expect("ran");
         assert!(

@@ -267,9 +267,9 @@ impl Workers {
     }
 
     /// `Cmd::AllDone`: runs `on_all_done`, if it is configured.
-    pub fn all_done(&self, completed: usize, failed: usize, count: usize) {
+    pub fn all_done(&self, run: crate::cmd::AllDone) {
         if let Some(h) = &self.all_done {
-            h.run_all_done(completed, failed, count);
+            h.run_all_done(run);
         }
     }
 }

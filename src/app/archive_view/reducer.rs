@@ -133,13 +133,20 @@ pub fn report(view: &mut ArchiveView, report: ArchiveReport, keymap: &Keymap) ->
     }
 }
 
-/// Whether a download's report is about a file the archive view asked for.
+/// Whether a download's report is about a file the archive view asked for (who started a
+/// download is decided in `watch::reducer::download`, which calls the three below).
 pub fn downloading(view: &ArchiveView, key: &TaskKey) -> bool {
     view.downloads.contains_key(key)
 }
 
-/// A download started here progressed or ended: a saved file is recorded in the archive.
-pub fn downloaded(view: &mut ArchiveView, key: &TaskKey, event: DownloadEvent) -> Effects {
+/// A download started here progressed or ended: a saved file is recorded in the archive; a
+/// file already there is named with the key that replaces it.
+pub fn downloaded(
+    view: &mut ArchiveView,
+    key: &TaskKey,
+    event: DownloadEvent,
+    keymap: &Keymap,
+) -> Effects {
     let Some((id, shown)) = view.downloads.get_mut(key) else {
         return Effects::none();
     };
@@ -149,18 +156,42 @@ pub fn downloaded(view: &mut ArchiveView, key: &TaskKey, event: DownloadEvent) -
             *shown = DownloadView::Running { done, total };
             Effects::none().redraw_if(true)
         }
-        DownloadEvent::Saved(path) | DownloadEvent::Exists(path) => {
+        DownloadEvent::Saved(path) => {
             let text = path.display().to_string();
             *shown = DownloadView::Saved(text.clone());
             Effects::cmds(vec![Cmd::Archive(ArchiveOp::Saved(id, text.clone()))])
                 .with_notice(format!("saved {text}"))
                 .redraw_if(true)
         }
+        DownloadEvent::Exists(path) => {
+            *shown = DownloadView::Failed(format!(
+                "{} exists; {} replaces it",
+                path.display(),
+                keymap.key("download")
+            ));
+            Effects::none().redraw_if(true)
+        }
         DownloadEvent::Failed(e) => {
             *shown = DownloadView::Failed(e.clone());
             Effects::fail(format!("download of {}: {e}", key.id)).redraw_if(true)
         }
     }
+}
+
+/// "overwrite …?" answered yes for a download started here: the file again, replacing it.
+pub fn replace(view: &mut ArchiveView, watch: &Watch, key: &TaskKey) -> Option<Cmd> {
+    let (id, shown) = view.downloads.get_mut(key)?;
+    let task = view.tasks.iter().find(|t| t.id == *id)?;
+    *shown = DownloadView::Running {
+        done: 0,
+        total: None,
+    };
+    watch.entry_download_cmd(&task.entry, true)
+}
+
+/// "overwrite …?" answered no: the task shows the file the archive knows of, as before.
+pub fn kept(view: &mut ArchiveView, key: &TaskKey) {
+    view.downloads.remove(key);
 }
 
 fn url(t: &ArchivedTask) -> Option<String> {

@@ -5,6 +5,7 @@
 use super::{Browser, Marks, Sort};
 use crate::api::LoraEntry;
 use crate::app::effects::Effects;
+use crate::app::keymap::Keymap;
 use crate::cmd::{Cmd, CompareJob};
 use crate::filter::query::Flag;
 use crate::store::catalogue_cache::{Change, Diff, Mark};
@@ -45,21 +46,25 @@ impl Browser {
         }
     }
 
-    /// The clear-marks key: the marks go (what to do next: list again under `is:new`).
-    /// Whether there were any.
-    pub fn clear_marks(&mut self) -> (bool, Option<Cmd>) {
+    /// The clear-marks key: the marks go (and any comparison under way), the list again under
+    /// `is:new`; the status bar says whether there were any.
+    pub fn clear_marks(&mut self) -> Effects {
         self.diff_pending = None;
         let comparing = self.comparing.take().is_some();
-        if self.marks.take().is_none() {
-            return (comparing, None);
-        }
-        let relist = self
-            .is_terms
-            .iter()
-            .any(|t| t.flag != Flag::Fav)
-            .then(|| self.refilter_keeping(self.selected_entry_index()))
-            .flatten();
-        (true, relist)
+        let relist = if self.marks.take().is_some() {
+            self.is_terms
+                .iter()
+                .any(|t| t.flag != Flag::Fav)
+                .then(|| self.refilter_keeping(self.selected_entry_index()))
+                .flatten()
+        } else if comparing {
+            None
+        } else {
+            return Effects::say("no marks: nothing changed since the list before");
+        };
+        Effects::cmd(relist)
+            .redraw_if(true)
+            .with_notice("marks cleared")
     }
 
     /// A cached copy for fetch `generation` arrived after its fresh list, which had nothing
@@ -110,11 +115,21 @@ impl Browser {
         self.refilter_keeping(self.selected_entry_index())
     }
 
-    /// The shifted sort key: the other direction (relevance has one: a no-op, `None`).
-    pub fn flip_sort(&mut self) -> Option<Option<Cmd>> {
-        self.sort.field.key()?;
+    /// The shifted sort key: the other direction; relevance has one, so it says which key
+    /// picks a field first.
+    pub fn flip_sort(&mut self, keymap: &Keymap) -> Effects {
+        if self.sort.field.key().is_none() {
+            return Effects::say(format!(
+                "sorted by relevance: {} picks a field first",
+                keymap.key("sort")
+            ));
+        }
         self.sort.descending = !self.sort.descending;
-        Some(self.refilter_keeping(self.selected_entry_index()))
+        let cmd = self.refilter_keeping(self.selected_entry_index());
+        Effects::cmd(cmd).redraw_if(true).with_notice(format!(
+            "sorted by {}",
+            self.sort.label().unwrap_or_default()
+        ))
     }
 
     /// The query the ranking worker is sent: the filter, then the sort's term.

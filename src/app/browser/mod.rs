@@ -311,15 +311,7 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
             }
             return fx;
         }
-        Action::ClearMarks => {
-            let (had, relist) = browser.clear_marks();
-            let fx = Effects::cmd(relist).redraw_if(had);
-            return if had {
-                fx.with_notice("marks cleared")
-            } else {
-                fx.with_notice("no marks: nothing changed since the list before")
-            };
-        }
+        Action::ClearMarks => return browser.clear_marks(),
         Action::CycleSort => {
             let cmd = browser.cycle_sort();
             let label = browser.sort.label();
@@ -328,18 +320,7 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
                 None => "sorted by relevance".to_string(),
             });
         }
-        Action::FlipSort => {
-            return match browser.flip_sort() {
-                Some(cmd) => Effects::cmd(cmd).redraw_if(true).with_notice(format!(
-                    "sorted by {}",
-                    browser.sort.label().unwrap_or_default()
-                )),
-                None => Effects::say(format!(
-                    "sorted by relevance: {} picks a field first",
-                    keymap.key("sort")
-                )),
-            };
-        }
+        Action::FlipSort => return browser.flip_sort(keymap),
         Action::Cancel if !browser.query.is_empty() => {
             browser.query.clear();
             return Effects::cmd(browser.refilter());

@@ -1,9 +1,12 @@
-//! The screen's side of the state: its layout on resize, mouse clicks, the picture and the
-//! rows the poller serves first (kept in step after every input and report), and what the
-//! clock changes on screen.
+//! The screen's side of the state: its layout on resize, the screen's own keys (moves, zoom,
+//! focus, the detail section), mouse clicks and the wheel, which keymap contexts apply, the
+//! picture and the rows the poller serves first (kept in step after every input and report),
+//! and what the clock changes on screen.
 
 use super::State;
 use crate::api::TaskState;
+use crate::app::action::Action;
+use crate::app::keymap::Context;
 use crate::app::layout::{Areas, ContainsPoint, Pane};
 use crate::app::popup::Popup;
 use crate::app::watch::{DownloadView, Row};
@@ -18,6 +21,118 @@ impl State {
     /// The terminal could not be handed back to the shell (Ctrl+Z): the status bar says so.
     pub fn suspend_failed(&mut self) {
         self.last_error = Some("could not suspend".into());
+        self.dirty = true;
+    }
+
+    /// Which keymap contexts apply now, most specific first; derived, never stored.
+    pub fn contexts(&self) -> Vec<Context> {
+        let mut contexts = match (&self.popup, self.browser.editing) {
+            (Some(Popup::Help { .. } | Popup::Requests), _) if self.search.editing => {
+                vec![Context::TextInput]
+            }
+            (Some(Popup::Help { .. }), _) => vec![Context::Help],
+            // The label editor is one text field.
+            (Some(Popup::Add(d)), _) if d.relabel.is_some() => vec![Context::TextInput],
+            (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
+            (Some(Popup::Confirm(_) | Popup::RemoveCompleted { .. }), _) => {
+                vec![Context::Confirm]
+            }
+            (Some(Popup::Requests), _) => vec![Context::Requests],
+            (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
+            (None, _) if self.archive.open && self.archive.editing => vec![Context::TextInput],
+            (None, _) if self.archive.open => vec![Context::Archive],
+            (None, _) if self.focus == Pane::Watch && self.watch.editing => {
+                vec![Context::TextInput]
+            }
+            _ => match self.focus {
+                Pane::Browser => vec![Context::Browser, Context::Global],
+                Pane::Watch => vec![Context::Watch, Context::Global],
+            },
+        };
+        contexts.push(Context::Always);
+        contexts
+    }
+
+    /// Whether a suspend was asked for since the last call; asking again clears it.
+    pub fn take_suspend(&mut self) -> bool {
+        std::mem::take(&mut self.suspend)
+    }
+
+    /// The focused pane, for the view (derived from popups and focus).
+    pub fn is_focused(&self, pane: Pane) -> bool {
+        self.popup.is_none() && self.focus == pane
+    }
+
+    /// The mouse wheel over a pane scrolls it, three rows a notch.
+    pub(super) fn wheel(&mut self, column: u16, row: u16, down: bool) {
+        let delta = if down { 3 } else { -3 };
+        match self.areas.pane_at(column, row) {
+            Some(Pane::Browser) => self.browser.move_by(delta),
+            Some(Pane::Watch) => self.watch.move_by(delta),
+            None => {}
+        }
+    }
+
+    /// The focused pane over the whole screen (`z`), or back.
+    pub(super) fn zoom(&mut self) {
+        self.zoomed = match self.zoomed {
+            None => Some(self.focus),
+            Some(_) => None,
+        };
+        self.relayout();
+    }
+
+    /// The keys to the other pane (Tab); a zoomed screen shows the pane that has them.
+    pub(super) fn focus_next(&mut self) {
+        self.focus = match self.focus {
+            Pane::Browser => Pane::Watch,
+            Pane::Watch => Pane::Browser,
+        };
+        if self.zoomed.is_some() {
+            self.zoomed = Some(self.focus);
+            self.relayout();
+        }
+    }
+
+    /// The watch list's detail section shown or hidden: its room is the layout's.
+    pub(super) fn toggle_detail(&mut self) {
+        let shown = self.areas.watch_detail.height > 0;
+        self.watch.detail = Some(!shown);
+        self.relayout();
+    }
+
+    /// A move key in the focused pane: a row, a page, or to either end.
+    pub(super) fn move_focused(&mut self, action: &Action) {
+        let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
+        let (len, viewport) = match self.focus {
+            Pane::Browser => (self.browser.matches.len(), self.browser.cursor.viewport),
+            Pane::Watch => (self.watch.rows.len(), self.watch.cursor.viewport),
+        };
+        let delta = match action {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -page(viewport),
+            Action::PageDown => page(viewport),
+            Action::Top => -page(len),
+            _ => page(len),
+        };
+        match self.focus {
+            Pane::Browser => self.browser.move_by(delta),
+            Pane::Watch => self.watch.move_by(delta),
+        }
+    }
+
+    /// The terminal answered the graphics question without a protocol gendash can draw: the
+    /// picture slot says why previews are off.
+    pub fn previews_off(&mut self, slot: crate::app::preview_slot::PreviewSlot) {
+        self.preview = slot;
+        self.dirty = true;
+    }
+
+    /// Selects the watch list's `at`th shown row, as a click on it would (plain mode's line
+    /// commands name a task, then act on it).
+    pub fn select_watched(&mut self, at: usize) {
+        self.watch.select(at);
         self.dirty = true;
     }
 

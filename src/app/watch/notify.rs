@@ -16,7 +16,7 @@
 
 use super::{Row, Watch};
 use crate::api::types::TaskState;
-use crate::cmd::TaskKey;
+use crate::cmd::{AllDone, TaskKey};
 use crate::store::config::NotifyPolicy;
 use std::collections::BTreeSet;
 
@@ -30,11 +30,12 @@ pub struct Settings {
     pub on_stall: bool,
 }
 
-impl Default for Settings {
-    fn default() -> Self {
+impl Settings {
+    /// The resolved `notify` and `notify_on_stall` (their defaults are the config schema's).
+    pub fn of(config: &crate::store::config::Settings) -> Self {
         Settings {
-            policy: NotifyPolicy::Each,
-            on_stall: true,
+            policy: config.notify,
+            on_stall: config.notify_on_stall,
         }
     }
 }
@@ -62,14 +63,6 @@ pub struct Notice {
     pub body: String,
 }
 
-/// The run that ended: what `on_all_done` is told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct AllDone {
-    pub completed: usize,
-    pub failed: usize,
-    pub count: usize,
-}
-
 /// What the policy asks for now.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Out {
@@ -78,7 +71,7 @@ pub struct Out {
     pub all_done: Option<AllDone>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Notifier {
     pub settings: Settings,
     /// Events waiting for their window to close, and when it opened.
@@ -94,7 +87,10 @@ impl Notifier {
     pub fn new(settings: Settings) -> Self {
         Notifier {
             settings,
-            ..Notifier::default()
+            window: Vec::new(),
+            opened: None,
+            run: AllDone::default(),
+            stalled: BTreeSet::new(),
         }
     }
 

@@ -1,12 +1,13 @@
 //! The watch pane's reducer: its keys, its filter field, and the reports about its tasks that
 //! need more than the list (a download's end, a service that cannot be used, a failed hook).
-//! Who started a download and whether to ask before replacing a file is decided in one place,
-//! `download`.
+//! Who started a download (the watch list or the archive view) and whether to ask before
+//! replacing a file is decided in one place, `download`.
 
 use super::{Changed, DownloadView, Row, Undone, Watch};
 use crate::api::TaskState;
 use crate::api::links::validate_link;
 use crate::app::action::Action;
+use crate::app::archive_view::{ArchiveView, reducer as archived};
 use crate::app::effects::{Effects, tasks};
 use crate::app::keymap::Keymap;
 use crate::app::popup::{Confirm, Popup};
@@ -86,7 +87,7 @@ pub fn update(
             let id = watch.selected_row().map(|r| r.entry.task_id.clone());
             Effects::copy(id, "task ID")
         }
-        Action::Download => download(watch, popup, keymap, Download::Asked),
+        Action::Download => download_asked(watch, keymap),
         Action::ToggleAutoDownload => toggle_auto_download(watch, keymap),
         Action::NextUnseen => super::unseen::next(watch, keymap),
         Action::EditLabel => super::label::edit(watch, popup, keymap),
@@ -118,85 +119,98 @@ pub fn update_filter(watch: &mut Watch, action: Action, now: u64) -> Effects {
     Effects::none()
 }
 
-/// A step of a download, as `download` decides it.
+/// A step of a download after it started, as `download` decides it.
 #[derive(Debug)]
 pub enum Download {
-    /// `D`: the files of the marked tasks, or the selected task's.
-    Asked,
     /// The answer to "overwrite …?": `yes` replaces the file of task `key`.
     Overwrite { key: TaskKey, yes: bool },
     /// The downloader's report on task `key`'s file.
     Event { key: TaskKey, event: DownloadEvent },
 }
 
-/// Every decision about a download the user sees, in one place: `D` starts one (the user's,
-/// never replacing a file); a file already there asks the user only when the user started the
-/// download and nothing else is asked (an automatic download says `D replaces it` on its row);
-/// the answer replaces the file or keeps it; a saved file is named in full, a failure is an
-/// error.
+/// `D` in the watch list: the files of the marked tasks, or the selected task's (the user's,
+/// never replacing a file; the archive view starts its own, see `archive_view::reducer`).
+fn download_asked(watch: &Watch, keymap: &Keymap) -> Effects {
+    if !watch.marked.is_empty() {
+        return download_marked(watch);
+    }
+    let Some(r) = watch.selected_row() else {
+        return Effects::say(no_task(keymap));
+    };
+    let Some(url) = r.url() else {
+        return Effects::say(no_file(r, "download"));
+    };
+    if let Err(e) = validate_link(url) {
+        return Effects::say(e.to_string());
+    }
+    // The row shows the progress; the status bar says where the file went.
+    Effects::cmd(watch.download_cmd(r, false))
+}
+
+/// Every decision about a started download the user sees, in one place, for the watch list's
+/// and the archive view's alike. Who started it: the archive view when it holds the task among
+/// its downloads, else the watch list's row. A file already there asks the user only when the
+/// user started the download (`D` in either; an automatic download says `D replaces it` on its
+/// row) and nothing else is asked; the answer replaces the file or keeps it (the task shows its
+/// file as before); a saved file is named in full, a failure is an error.
 pub fn download(
     watch: &mut Watch,
+    archive: &mut ArchiveView,
     popup: &mut Option<Popup>,
     keymap: &Keymap,
     step: Download,
 ) -> Effects {
+    let (Download::Overwrite { key, .. } | Download::Event { key, .. }) = &step;
+    let archived = archived::downloading(archive, key);
     match step {
-        Download::Asked if !watch.marked.is_empty() => download_marked(watch),
-        Download::Asked => {
-            let Some(r) = watch.selected_row() else {
-                return Effects::say(no_task(keymap));
-            };
-            let Some(url) = r.url() else {
-                return Effects::say(no_file(r, "download"));
-            };
-            if let Err(e) = validate_link(url) {
-                return Effects::say(e.to_string());
-            }
-            // The row shows the progress; the status bar says where the file went.
-            Effects::cmd(watch.download_cmd(r, false))
-        }
         Download::Overwrite { key, yes: true } => {
-            let row = watch.rows.iter().find(|r| r.key() == key);
-            let cmd = row.and_then(|r| watch.download_cmd(r, true));
-            Effects::cmd(cmd).with_notice(format!("replacing the file of {}", key.id))
+            let cmd = if archived {
+                archived::replace(archive, watch, &key)
+            } else {
+                let row = watch.rows.iter().find(|r| r.key() == key);
+                row.and_then(|r| watch.download_cmd(r, true))
+            };
+            Effects::cmd(cmd)
+                .with_notice(format!("replacing the file of {}", key.id))
+                .redraw_if(archived)
         }
         Download::Overwrite { key, yes: false } => {
-            Effects::say(format!("kept the file; {} not downloaded", key.id))
+            if archived {
+                archived::kept(archive, &key);
+            }
+            Effects::say(format!("kept the file; {} not downloaded", key.id)).redraw_if(archived)
         }
         Download::Event { key, event } => {
-            let by_user = watch
-                .rows
-                .iter()
-                .find(|r| r.key() == key)
-                .is_some_and(|r| !r.auto_started);
-            let said = match &event {
-                DownloadEvent::Failed(e) => Effects::fail(format!("download of {}: {e}", key.id)),
-                DownloadEvent::Saved(path) => Effects::say(format!("saved {}", path.display())),
+            let by_user = archived
+                || watch
+                    .rows
+                    .iter()
+                    .find(|r| r.key() == key)
+                    .is_some_and(|r| !r.auto_started);
+            match &event {
                 DownloadEvent::Exists(path) if by_user && popup.is_none() => {
                     *popup = Some(Popup::Confirm(Confirm {
                         question: format!("overwrite {}?", path.display()),
                         key: key.clone(),
                     }));
                     // Nothing went wrong: the row stays as it was (`saved …`) whatever the
-                    // answer.
+                    // answer; the archive's task says the file is there until it is answered.
+                    if archived {
+                        return archived::downloaded(archive, &key, event, keymap);
+                    }
                     return watch.download_not_started(&key);
                 }
+                _ if archived => return archived::downloaded(archive, &key, event, keymap),
+                _ => {}
+            }
+            let said = match &event {
+                DownloadEvent::Failed(e) => Effects::fail(format!("download of {}: {e}", key.id)),
+                DownloadEvent::Saved(path) => Effects::say(format!("saved {}", path.display())),
                 _ => Effects::none(),
             };
             said.and(watch.download(&key, event, keymap.key("download")))
         }
     }
-}
-
-/// A download's progress or end (see `download`).
-pub fn downloaded(
-    watch: &mut Watch,
-    popup: &mut Option<Popup>,
-    keymap: &Keymap,
-    key: TaskKey,
-    event: DownloadEvent,
-) -> Effects {
-    download(watch, popup, keymap, Download::Event { key, event })
 }
 
 /// `D` with tasks marked: each marked task's file that can be fetched; the others named.
