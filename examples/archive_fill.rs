@@ -102,7 +102,7 @@ fn archiver_loads(path: &std::path::Path) {
     };
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-        let archiver = gendash::workers::archiver::spawn(path.to_path_buf(), tx);
+        let archiver = gendash::workers::archiver::spawn(path.to_path_buf(), 0, tx);
         for which in [
             "first (reads the file)",
             "second (kept list)",
@@ -110,7 +110,7 @@ fn archiver_loads(path: &std::path::Path) {
         ] {
             let at = Instant::now();
             archiver.archive(ArchiveOp::Load);
-            if let Some(Msg::Archive(ArchiveReport::Listed(list))) = rx.recv().await {
+            if let Some(Msg::Archive(ArchiveReport::Listed(list, _))) = rx.recv().await {
                 println!(
                     "archiver Load, {which}: {} ({} rows)",
                     ms(at.elapsed()),

@@ -4,8 +4,11 @@
 
 use crate::api::{ApiError, Catalogue, TaskResult};
 use crate::cmd::{Clip, TaskKey};
+use crate::filter::texts::{Table, Texts};
 use crate::picture::Picture;
+use crate::store::archive::{ArchivedTask, SearchKey, SearchValue};
 use crate::store::watchlist::WatchEntry;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,12 +137,13 @@ pub enum Msg {
 /// What the archiver tells the app.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArchiveReport {
-    /// The whole list, the most recently finished first.
-    Listed(Arc<[crate::store::archive::ArchivedTask]>),
+    /// The whole list, the most recently finished first, with the filter's text of it
+    /// (`search_table`, made where the list is read so the view never waits for it).
+    Listed(Arc<[ArchivedTask]>, Arc<Table>),
     /// One row with all it keeps, or `None` when it is gone.
-    Got(i64, Option<Box<crate::store::archive::ArchivedTask>>),
+    Got(i64, Option<Box<ArchivedTask>>),
     /// These rows were deleted (kept for undo).
-    Deleted(Vec<crate::store::archive::ArchivedTask>),
+    Deleted(Vec<ArchivedTask>),
     /// The archive changed (tasks moved in, rows restored or unarchived): a shown list reloads.
     Changed,
     /// Reading or writing the archive failed: one line naming the file and what went wrong.
@@ -206,4 +210,54 @@ pub struct PollLoad {
     pub in_flight: u32,
     /// The adaptive limit on requests in flight now (at most `max_concurrent_polls`).
     pub limit: u32,
+}
+
+impl ArchiveReport {
+    /// `Listed` with the filter's text made here, dates at `utc_offset` seconds from UTC.
+    pub fn listed(tasks: Arc<[ArchivedTask]>, utc_offset: i32) -> ArchiveReport {
+        let table = Arc::new(search_table(&tasks, utc_offset));
+        ArchiveReport::Listed(tasks, table)
+    }
+}
+
+/// The filter's text for archived tasks: each one's name (ID, status, label) and its
+/// `SEARCH_KEYS` fields, dates as local minutes at `utc_offset` seconds from UTC, each distinct
+/// minute formatted once (a list holds far fewer minutes than tasks).
+pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
+    let names: Vec<String> = tasks.iter().map(ArchivedTask::search_name).collect();
+    let fields = SearchKey::ALL
+        .iter()
+        .map(|&key| {
+            if !key.is_date() {
+                return Texts::new(tasks.iter().map(|t| match t.search_value(key) {
+                    SearchValue::Text(text) => text,
+                    SearchValue::Time(_) => "",
+                }));
+            }
+            let mut index: HashMap<i64, usize> = HashMap::new();
+            let mut minutes: Vec<String> = Vec::new();
+            let of: Vec<usize> = tasks
+                .iter()
+                .map(|t| {
+                    let SearchValue::Time(at) = t.search_value(key) else {
+                        return usize::MAX;
+                    };
+                    // The local minute it falls in: all its moments read the same.
+                    let local = i64::try_from(at).unwrap_or(0) + i64::from(utc_offset);
+                    *index.entry(local.div_euclid(60)).or_insert_with(|| {
+                        minutes.push(crate::fmt::local_minute(at, utc_offset));
+                        minutes.len() - 1
+                    })
+                })
+                .collect();
+            Texts::new(
+                of.iter()
+                    .map(|&m| minutes.get(m).map_or("", String::as_str)),
+            )
+        })
+        .collect();
+    Table {
+        names: Texts::new(names.iter().map(String::as_str)),
+        fields,
+    }
 }

@@ -197,7 +197,7 @@ fn the_archive_view_asks_before_replacing_a_file_too() {
         entry: entry("old-1", Some(("COMPLETED", 100))),
         archived_at: NOW,
     };
-    s.apply(Msg::Archive(ArchiveReport::Listed(vec![task].into())));
+    s.apply(Msg::Archive(ArchiveReport::listed(vec![task].into(), 0)));
     let shift_d = KeyEvent::new(KeyCode::Char('D'), KeyModifiers::SHIFT);
     let exists = || Msg::Download {
         key: image("old-1"),

@@ -17,6 +17,7 @@
 pub mod compare;
 mod matching;
 pub mod query;
+pub mod texts;
 
 use crate::api::SearchText;
 use crate::api::search::Fields;

@@ -9,7 +9,8 @@
 //! so the first opening of the view finds it ready.
 
 use crate::cmd::ArchiveOp;
-use crate::msg::{ArchiveReport, Msg};
+use crate::filter::texts::Table;
+use crate::msg::{ArchiveReport, Msg, search_table};
 use crate::store::archive::{Archive, ArchiveError, ArchivedTask};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,12 +26,13 @@ pub struct Handle {
     ops: std_mpsc::Sender<ArchiveOp>,
 }
 
-/// Serves requests on the archive at `path`.
-pub fn spawn(path: PathBuf, msgs: mpsc::Sender<Msg>) -> Handle {
+/// Serves requests on the archive at `path`; its dates are read at `utc_offset` seconds from
+/// UTC (the filter's `finished:` and `added:`).
+pub fn spawn(path: PathBuf, utc_offset: i32, msgs: mpsc::Sender<Msg>) -> Handle {
     let (ops, queue) = std_mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("archiver".into())
-        .spawn(move || run(&path, &queue, &msgs));
+        .spawn(move || run(&path, utc_offset, &queue, &msgs));
     if let Err(e) = spawned {
         tracing::warn!("the archiver could not start: {e}");
     }
@@ -48,14 +50,25 @@ impl Handle {
 /// The open archive and the list last read from it.
 struct Worker<'a> {
     path: &'a Path,
+    utc_offset: i32,
     archive: Option<Archive>,
-    /// The list as of the archive's `data_version`, in the archive's order.
-    list: Option<(i64, Arc<[ArchivedTask]>)>,
+    /// The list as of the archive's `data_version`, in the archive's order, and the filter's
+    /// text of it.
+    list: Option<(i64, Listed)>,
 }
 
-fn run(path: &Path, queue: &std_mpsc::Receiver<ArchiveOp>, msgs: &mpsc::Sender<Msg>) {
+/// A list and the filter's text of it.
+type Listed = (Arc<[ArchivedTask]>, Arc<Table>);
+
+fn run(
+    path: &Path,
+    utc_offset: i32,
+    queue: &std_mpsc::Receiver<ArchiveOp>,
+    msgs: &mpsc::Sender<Msg>,
+) {
     let mut w = Worker {
         path,
+        utc_offset,
         archive: None,
         list: None,
     };
@@ -114,24 +127,29 @@ impl Worker<'_> {
     }
 
     /// The whole list: the one kept, unless another connection changed the file since.
-    fn current(&mut self, msgs: &mpsc::Sender<Msg>) -> Result<Arc<[ArchivedTask]>, ArchiveError> {
+    fn current(&mut self, msgs: &mpsc::Sender<Msg>) -> Result<Listed, ArchiveError> {
         let version = self.archive(msgs)?.data_version()?;
-        if let Some((v, list)) = &self.list
+        if let Some((v, listed)) = &self.list
             && *v == version
         {
-            return Ok(list.clone());
+            return Ok(listed.clone());
         }
         let list: Arc<[ArchivedTask]> = self.archive(msgs)?.list()?.into();
-        self.list = Some((version, list.clone()));
-        Ok(list)
+        let listed = (
+            Arc::clone(&list),
+            Arc::new(search_table(&list, self.utc_offset)),
+        );
+        self.list = Some((version, listed.clone()));
+        Ok(listed)
     }
 
     /// Applies this worker's own change to the kept list (`data_version` does not see it).
     fn edit(&mut self, change: impl FnOnce(&mut Vec<ArchivedTask>)) {
-        if let Some((v, list)) = self.list.take() {
+        if let Some((v, (list, _))) = self.list.take() {
             let mut rows = list.to_vec();
             change(&mut rows);
-            self.list = Some((v, rows.into()));
+            let table = search_table(&rows, self.utc_offset);
+            self.list = Some((v, (rows.into(), Arc::new(table))));
         }
     }
 
@@ -156,7 +174,10 @@ impl Worker<'_> {
         msgs: &mpsc::Sender<Msg>,
     ) -> Result<ArchiveReport, ArchiveError> {
         Ok(match op {
-            ArchiveOp::Load => ArchiveReport::Listed(self.current(msgs)?),
+            ArchiveOp::Load => {
+                let (list, table) = self.current(msgs)?;
+                ArchiveReport::Listed(list, table)
+            }
             ArchiveOp::Get(id) => {
                 ArchiveReport::Got(id, self.archive(msgs)?.get(id)?.map(Box::new))
             }
@@ -227,9 +248,9 @@ mod tests {
             .insert(&[e.clone()], 200)
             .expect("insert");
         let (tx, mut rx) = mpsc::channel(16);
-        let h = spawn(path.clone(), tx);
+        let h = spawn(path.clone(), 0, tx);
         h.archive(ArchiveOp::Load);
-        let ArchiveReport::Listed(list) = answer(&mut rx).await else {
+        let ArchiveReport::Listed(list, _) = answer(&mut rx).await else {
             panic!("listed")
         };
         assert_eq!(list.len(), 1);
@@ -251,7 +272,7 @@ mod tests {
         h.archive(ArchiveOp::Unarchive(vec![id]));
         assert!(matches!(answer(&mut rx).await, ArchiveReport::Changed));
         h.archive(ArchiveOp::Load);
-        let ArchiveReport::Listed(list) = answer(&mut rx).await else {
+        let ArchiveReport::Listed(list, _) = answer(&mut rx).await else {
             panic!("listed")
         };
         assert!(list.is_empty());
@@ -265,7 +286,7 @@ mod tests {
         let path = dir.path().join("archive.sqlite3");
         std::fs::create_dir(&path).expect("dir");
         let (tx, mut rx) = mpsc::channel(16);
-        let h = spawn(path.clone(), tx);
+        let h = spawn(path.clone(), 0, tx);
         h.archive(ArchiveOp::Load);
         let ArchiveReport::Failed(text) = answer(&mut rx).await else {
             panic!("failed")
@@ -276,7 +297,7 @@ mod tests {
 
     async fn load(h: &Handle, rx: &mut mpsc::Receiver<Msg>) -> Vec<(String, Option<String>)> {
         h.archive(ArchiveOp::Load);
-        let ArchiveReport::Listed(list) = answer(rx).await else {
+        let ArchiveReport::Listed(list, _) = answer(rx).await else {
             panic!("listed")
         };
         list.iter()
@@ -302,7 +323,7 @@ mod tests {
         let mut other = Archive::open(&path).expect("open");
         other.insert(&[task("a", 100)], 200).expect("insert");
         let (tx, mut rx) = mpsc::channel(16);
-        let h = spawn(path.clone(), tx);
+        let h = spawn(path.clone(), 0, tx);
         assert_eq!(load(&h, &mut rx).await, [("a".to_string(), None)]);
         other.insert(&[task("b", 300)], 400).expect("insert");
         assert_eq!(

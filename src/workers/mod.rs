@@ -131,7 +131,11 @@ impl Workers {
             router: router::spawn(routing, downloads),
             poller,
             saver: saver::spawn(setup.store, archiving, msgs.clone()),
-            archiver: archiver::spawn(archive, msgs.clone()),
+            archiver: archiver::spawn(
+                archive,
+                crate::clock::local_offset().whole_seconds(),
+                msgs.clone(),
+            ),
             ranker: ranker::spawn(msgs.clone()),
             comparer: comparer::spawn(msgs.clone()),
             catalogue: loader::spawn(setup.client, setup.catalogue_cache, msgs.clone()),

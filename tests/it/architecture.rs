@@ -37,7 +37,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("store", &["api"]),
     ("picture", &["store", "testing", "fmt"]),
     ("cmd", &["api", "store"]),
-    ("msg", &["api", "store", "picture", "cmd"]),
+    ("msg", &["api", "store", "picture", "cmd", "filter", "fmt"]),
     (
         "workers",
         &[

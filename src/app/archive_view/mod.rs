@@ -12,10 +12,9 @@ use super::cursor::Cursor;
 use super::layout::Areas;
 use super::watch::DownloadView;
 use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
-use crate::filter::query::Target;
+use crate::filter::texts::Table;
 use crate::filter::{FuzzyFilter, Query};
-use crate::fmt;
-use crate::store::archive::{ArchivedTask, SEARCH_KEYS, SearchKey, SearchValue};
+use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
 use ratatui::layout::{Rect, Size};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -66,59 +65,12 @@ impl ArchiveSort {
     }
 }
 
-/// The filter's text for every task of the list, built once per list: the names with the
-/// list, a date field the first time a query names it. The other fields are read from the
-/// tasks themselves.
+/// The filter's text for every task of the list (see `msg::search_table`).
 #[derive(Debug, Default)]
 struct SearchText {
-    /// Each task's name for the filter: its ID, status and label, as the watch list's.
-    names: Vec<String>,
-    /// The date fields named so far (`SEARCH_KEYS`' index), as local minutes.
-    dates: Vec<(usize, Dates)>,
-}
-
-impl SearchText {
-    /// Task `i`'s value of field `c` (`SEARCH_KEYS`' order); a date field's once named.
-    fn field<'a>(&'a self, tasks: &'a [ArchivedTask], i: usize, c: usize) -> &'a str {
-        match tasks[i].search_value(SearchKey::ALL[c]) {
-            SearchValue::Text(text) => text,
-            SearchValue::Time(_) => self
-                .dates
-                .iter()
-                .find(|(at, _)| *at == c)
-                .map_or("", |(_, d)| &d.texts[d.of[i] as usize]),
-        }
-    }
-}
-
-/// One date field of every task as `YYYY-MM-DD HH:MM`: an index into `texts` per task, each
-/// distinct minute formatted once (a list holds far fewer minutes than tasks).
-#[derive(Debug, Default)]
-struct Dates {
-    of: Vec<u32>,
-    texts: Vec<String>,
-}
-
-impl Dates {
-    fn of(tasks: &[ArchivedTask], key: SearchKey, utc_offset: i32) -> Self {
-        let mut index: HashMap<i64, u32> = HashMap::new();
-        let mut texts = vec![String::new()];
-        let of = tasks
-            .iter()
-            .map(|t| match t.search_value(key) {
-                SearchValue::Text(_) => 0,
-                SearchValue::Time(at) => {
-                    // The local minute it falls in: all its moments read the same.
-                    let local = i64::try_from(at).unwrap_or(0) + i64::from(utc_offset);
-                    *index.entry(local.div_euclid(60)).or_insert_with(|| {
-                        texts.push(fmt::local_minute(at, utc_offset));
-                        u32::try_from(texts.len() - 1).unwrap_or(0)
-                    })
-                }
-            })
-            .collect();
-        Dates { of, texts }
-    }
+    table: Arc<Table>,
+    /// Every row's index, for a query that narrows none before it.
+    all: Vec<u32>,
 }
 
 /// The archive view's state.
@@ -267,14 +219,14 @@ impl ArchiveView {
     }
 
     /// A new list: filtered and sorted as before, the same task selected if it is still there.
-    pub fn listed(&mut self, tasks: Arc<[ArchivedTask]>) {
+    pub fn listed(&mut self, tasks: Arc<[ArchivedTask]>, table: Arc<Table>) {
         let selected = self.selected().map(|t| t.id);
         self.tasks = tasks;
         self.loaded = true;
         self.error = None;
         self.search = SearchText {
-            names: self.tasks.iter().map(ArchivedTask::search_name).collect(),
-            dates: Vec::new(),
+            table,
+            all: (0..u32::try_from(self.tasks.len()).unwrap_or(u32::MAX)).collect(),
         };
         self.gone.clear();
         self.ranked.clear();
@@ -465,29 +417,8 @@ impl ArchiveView {
             .rev()
             .find(|(_, last, _)| parsed.narrows(last))
             .map(|(_, _, matched)| Arc::clone(matched));
-        let (tasks, offset) = (&self.tasks, self.utc_offset);
-        let text = &mut self.search;
-        // A date field is formatted the first time a query names it.
-        for term in parsed.groups.iter().flatten() {
-            let Target::Field(key) = &term.target else {
-                continue;
-            };
-            let Some(c) = SEARCH_KEYS.iter().position(|k| **k == **key) else {
-                continue;
-            };
-            let named = SearchKey::ALL[c];
-            if named.is_date() && !text.dates.iter().any(|(at, _)| *at == c) {
-                text.dates.push((c, Dates::of(tasks, named, offset)));
-            }
-        }
-        let all: Arc<[u32]>;
-        let over: &[u32] = if let Some(matched) = &over {
-            matched
-        } else {
-            all = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
-            &all
-        };
-        let text = &*text;
+        let text = &self.search;
+        let over: &[u32] = over.as_deref().unwrap_or(&text.all);
         // The list keeps its own order: which rows match is all that is asked, never a score.
         let matched: Arc<[u32]> = self
             .matcher
@@ -495,8 +426,8 @@ impl ArchiveView {
                 &self.query,
                 SEARCH_KEYS,
                 over,
-                |i| text.names[i as usize].as_str(),
-                |i, c| text.field(tasks, i as usize, c),
+                |i| text.table.names.get(i as usize),
+                |i, c| text.table.field(i as usize, c),
             )
             .into();
         if self.ranked.len() >= RANKINGS_KEPT {

@@ -103,8 +103,8 @@ pub fn update_filter(view: &mut ArchiveView, action: Action) -> Effects {
 /// The archiver's answer, or word that the archive changed.
 pub fn report(view: &mut ArchiveView, report: ArchiveReport, keymap: &Keymap) -> Effects {
     match report {
-        ArchiveReport::Listed(tasks) => {
-            view.listed(tasks);
+        ArchiveReport::Listed(tasks, table) => {
+            view.listed(tasks, table);
             let detail = if view.open { view.want_detail() } else { None };
             Effects::cmd(detail).redraw_if(view.open)
         }

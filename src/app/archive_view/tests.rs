@@ -41,7 +41,7 @@ fn opened(tasks: Vec<ArchivedTask>) -> (State, Vec<Cmd>) {
     s.focus = Pane::Watch;
     let (action, cmds) = press(&mut s, ch('H'));
     assert_eq!(action, Some(Action::ToggleArchive));
-    let more = s.apply(Msg::Archive(ArchiveReport::Listed(tasks.into())));
+    let more = s.apply(Msg::Archive(ArchiveReport::listed(tasks.into(), 0)));
     (s, cmds.into_iter().chain(more).collect())
 }
 

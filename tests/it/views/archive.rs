@@ -55,7 +55,7 @@ fn archived(id: i64, task: &str, status: &str, label: Option<&str>, ago: u64) ->
 fn archive_of(width: u16, height: u16, tasks: Vec<ArchivedTask>) -> State {
     let mut s = state(width, height, Vec::new());
     s.update(Action::ToggleArchive);
-    s.apply(Msg::Archive(ArchiveReport::Listed(tasks.into())));
+    s.apply(Msg::Archive(ArchiveReport::listed(tasks.into(), 0)));
     s
 }
 
