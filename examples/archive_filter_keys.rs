@@ -2,10 +2,12 @@
 //! what `scripts/measure-archive.py` times end to end (which adds the frame, the drawing and
 //! the pseudo-terminal's round trip).
 //!
-//! `cargo run --release --locked --example archive_filter_keys -- DIR [ROUNDS]` reads the
-//! archive in DIR (made by `examples/archive_fill.rs`), then types the measurement script's
-//! queries one key at a time into `ArchiveView::set_query`, ROUNDS times (3), and prints each
-//! keystroke's time and the median and p95 over all of them.
+//! `cargo run --release --locked --example archive_filter_keys -- DIR [ROUNDS] [PAUSE_MS]`
+//! reads the archive in DIR (made by `examples/archive_fill.rs`), makes the filter's text of it
+//! as the archiver does, then types the measurement script's queries one key at a time into
+//! `ArchiveView::set_query`, ROUNDS times (3), PAUSE_MS apart (0; 100 is a typist's pace, and
+//! memory left alone that long is slower to read again), and prints each keystroke's time and
+//! the median and p95 over all of them.
 use gendash::app::archive_view::ArchiveView;
 use gendash::store::archive::Archive;
 use std::fmt::Write as _;
@@ -25,7 +27,7 @@ const QUERIES: &[&str] = &[
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(dir) = args.next() else {
-        eprintln!("usage: archive_filter_keys DIR [ROUNDS]");
+        eprintln!("usage: archive_filter_keys DIR [ROUNDS] [PAUSE_MS]");
         return ExitCode::from(2);
     };
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
