@@ -263,3 +263,38 @@ fn a_change_reloads_an_open_view_only_and_got_fills_the_detail() {
     let cmds = s.apply(Msg::Archive(ArchiveReport::Changed));
     assert!(archive_ops(&cmds).is_empty());
 }
+
+#[test]
+fn the_date_fields_read_the_local_day_the_list_was_made_for() {
+    // 2026-11-01 00:30 UTC is 02:30 on the 1st at UTC+2, and 2026-10-31 23:30 UTC is 01:30 on
+    // the 1st there: the task finished "on the 1st" depends on the offset the archiver used.
+    let at = |id: i64, task: &str, t: u64| {
+        let mut a = archived(id, task, "COMPLETED", None, 0);
+        if let Some(l) = a.entry.last.as_mut() {
+            l.finished_at = Some(t);
+        }
+        a
+    };
+    let tasks = vec![
+        at(1, "late-oct-utc", 1_793_489_400),
+        at(2, "first-nov-utc", 1_793_493_000),
+    ];
+    for (offset, on_the_first) in [
+        (0, vec!["first-nov-utc"]),
+        (7200, vec!["first-nov-utc", "late-oct-utc"]),
+    ] {
+        let (mut s, _) = opened(Vec::new());
+        s.apply(Msg::Archive(ArchiveReport::listed(
+            tasks.clone().into(),
+            offset,
+        )));
+        typed(&mut s, "finished:>=2026-11-01");
+        let mut seen = shown(&s);
+        seen.sort_unstable();
+        let mut want = on_the_first.clone();
+        want.sort_unstable();
+        assert_eq!(seen, want, "offset {offset}");
+        typed(&mut s, "finished:<2026-11-01");
+        assert_eq!(shown(&s).len(), usize::from(offset == 0), "offset {offset}");
+    }
+}
