@@ -5,7 +5,7 @@
 //! `cargo run --release --locked --example archive_filter_keys -- DIR [ROUNDS] [PAUSE_MS]`
 //! reads the archive in DIR (made by `examples/archive_fill.rs`), makes the filter's text of it
 //! as the archiver does, then types the measurement script's queries one key at a time into
-//! `ArchiveView::set_query`, ROUNDS times (3), PAUSE_MS apart (0; 100 is a typist's pace, and
+//! `ArchiveView::set_query`, ROUNDS times (3), `PAUSE_MS` apart (0; 100 is a typist's pace, and
 //! memory left alone that long is slower to read again), and prints each keystroke's time and
 //! the median and p95 over all of them.
 use gendash::app::archive_view::ArchiveView;

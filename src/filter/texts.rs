@@ -146,6 +146,109 @@ impl Table {
     }
 }
 
+/// Row numbers (a list's order, or which rows match) in a block advised for huge pages, kept
+/// from one keystroke to the next: filled again in place, it is neither allocated nor faulted
+/// in anew, and it is read at huge-page cost.
+#[derive(Debug, Default)]
+pub struct Rows {
+    words: Words,
+    len: usize,
+}
+
+#[derive(Debug)]
+enum Words {
+    Mapped(MmapMut),
+    Heap(Vec<u32>),
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words::Heap(Vec::new())
+    }
+}
+
+impl Words {
+    fn with_capacity(n: usize) -> Words {
+        match Block::zeroed(n * 4) {
+            Block::Mapped(map) => Words::Mapped(map),
+            Block::Heap(_) => Words::Heap(vec![0; n]),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match self {
+            Words::Mapped(m) => m.len() / 4,
+            Words::Heap(v) => v.len(),
+        }
+    }
+
+    fn all(&self) -> &[u32] {
+        match self {
+            // A mapping starts on a page boundary and is whole pages long.
+            Words::Mapped(m) => bytemuck::cast_slice(m),
+            Words::Heap(v) => v,
+        }
+    }
+
+    fn all_mut(&mut self) -> &mut [u32] {
+        match self {
+            Words::Mapped(m) => bytemuck::cast_slice_mut(m),
+            Words::Heap(v) => v,
+        }
+    }
+}
+
+impl Rows {
+    /// Row numbers `0..n`.
+    pub fn all(n: usize) -> Rows {
+        let mut rows = Rows::default();
+        rows.fill(0..u32::try_from(n).unwrap_or(u32::MAX), n);
+        rows
+    }
+
+    /// Replaces the rows with `rows`, of which there are at most `most`.
+    pub fn fill(&mut self, rows: impl IntoIterator<Item = u32>, most: usize) {
+        if self.words.capacity() < most {
+            self.words = Words::with_capacity(most);
+        }
+        let words = self.words.all_mut();
+        let mut len = 0;
+        for (slot, row) in words.iter_mut().zip(rows) {
+            *slot = row;
+            len += 1;
+        }
+        self.len = len;
+    }
+
+    /// Keeps the rows `keep` says yes to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
+        let len = self.len;
+        let words = self.words.all_mut();
+        let mut kept = 0;
+        for at in 0..len {
+            let row = words[at];
+            if keep(row) {
+                words[kept] = row;
+                kept += 1;
+            }
+        }
+        self.len = kept;
+    }
+}
+
+impl Deref for Rows {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        &self.words.all()[..self.len]
+    }
+}
+
+impl PartialEq for Rows {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +265,23 @@ mod tests {
         let none = Texts::new(std::iter::empty());
         assert!(none.is_empty());
         assert_eq!(none.get(0), "");
+    }
+
+    #[test]
+    fn rows_are_filled_again_in_place_and_kept_in_order() {
+        let mut rows = Rows::all(5);
+        assert_eq!(&*rows, &[0, 1, 2, 3, 4]);
+        rows.retain(|r| r % 2 == 0);
+        assert_eq!(&*rows, &[0, 2, 4]);
+        rows.fill([7, 3], 2);
+        assert_eq!(&*rows, &[7, 3]);
+        let mut big = Rows::all(300_000);
+        assert!(matches!(big.words, Words::Mapped(_)));
+        assert_eq!((big.len(), big[299_999]), (300_000, 299_999));
+        big.fill((0..10).rev(), 300_000);
+        assert_eq!(&*big, &[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        big.fill(0..400_000, 400_000);
+        assert_eq!((big.len(), big[399_999]), (400_000, 399_999));
     }
 
     #[test]

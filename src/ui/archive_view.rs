@@ -121,7 +121,7 @@ fn render_list(state: &State, header: Rect, list: Rect, theme: Theme, frame: &mu
         .skip(view.cursor.offset)
         .take(usize::from(list.height))
         .map(|(at, &i)| {
-            let t = &view.tasks[i];
+            let t = &view.tasks[i as usize];
             let ok = archive_completed(t);
             let status = t.entry.last.as_ref().map_or("", |l| l.status.as_str());
             let saved = match view.download_of(t) {

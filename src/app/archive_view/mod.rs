@@ -12,7 +12,7 @@ use super::cursor::Cursor;
 use super::layout::Areas;
 use super::watch::DownloadView;
 use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
-use crate::filter::texts::Table;
+use crate::filter::texts::{Rows, Table};
 use crate::filter::{FuzzyFilter, Query};
 use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
 use ratatui::layout::{Rect, Size};
@@ -70,7 +70,7 @@ impl ArchiveSort {
 struct SearchText {
     table: Arc<Table>,
     /// Every row's index, for a query that narrows none before it.
-    all: Vec<u32>,
+    all: Rows,
 }
 
 /// The archive view's state.
@@ -83,7 +83,7 @@ pub struct ArchiveView {
     /// Every archived task, as the archiver listed it.
     pub tasks: Arc<[ArchivedTask]>,
     /// The rows shown, as indices into `tasks`: filtered, then sorted.
-    pub order: Vec<usize>,
+    pub order: Rows,
     pub cursor: Cursor,
     pub query: String,
     /// The filter field has the keys.
@@ -102,7 +102,9 @@ pub struct ArchiveView {
     /// The local clock's offset from UTC, for the date fields (`finished:>2026-11-01`).
     pub utc_offset: i32,
     /// All rows in the current sort order (the filter keeps those it matches).
-    sorted: Vec<usize>,
+    sorted: Rows,
+    /// Which rows the query matches, a bit each (kept from one keystroke to the next).
+    kept: Vec<u64>,
     search: SearchText,
     /// The last queries and their matches (indices, ascending), the latest last: a query
     /// typed again (erasing back) reuses its matches, one that narrows one of them is ranked
@@ -226,7 +228,7 @@ impl ArchiveView {
         self.error = None;
         self.search = SearchText {
             table,
-            all: (0..u32::try_from(self.tasks.len()).unwrap_or(u32::MAX)).collect(),
+            all: Rows::all(self.tasks.len()),
         };
         self.gone.clear();
         self.ranked.clear();
@@ -241,14 +243,17 @@ impl ArchiveView {
         let selected = self.cursor.selected;
         self.gone.extend_from_slice(ids);
         let tasks = &self.tasks;
-        self.sorted.retain(|&i| !ids.contains(&tasks[i].id));
-        self.order.retain(|&i| !ids.contains(&tasks[i].id));
+        self.sorted.retain(|i| !ids.contains(&tasks[i as usize].id));
+        self.order.retain(|i| !ids.contains(&tasks[i as usize].id));
         self.cursor.select(self.order.len(), selected);
     }
 
     fn reselect(&mut self, id: Option<i64>) {
         if let Some(id) = id
-            && let Some(at) = self.order.iter().position(|&i| self.tasks[i].id == id)
+            && let Some(at) = self
+                .order
+                .iter()
+                .position(|&i| self.tasks[i as usize].id == id)
         {
             self.cursor.selected = at;
         }
@@ -264,7 +269,7 @@ impl ArchiveView {
     pub fn selected(&self) -> Option<&ArchivedTask> {
         self.order
             .get(self.cursor.selected)
-            .and_then(|&i| self.tasks.get(i))
+            .and_then(|&i| self.tasks.get(i as usize))
     }
 
     /// The selected task with all that is kept for it (its whole row once `Got`).
@@ -357,6 +362,9 @@ impl ArchiveView {
     fn resort(&mut self) {
         let tasks = &self.tasks;
         let mut sorted: Vec<usize> = (0..tasks.len()).collect();
+        if !self.gone.is_empty() {
+            sorted.retain(|&i| !self.gone.contains(&tasks[i].id));
+        }
         let finished = |i: usize| std::cmp::Reverse(tasks[i].finished_at());
         match self.sort {
             ArchiveSort::Finished => sorted.sort_by_key(|&i| finished(i)),
@@ -383,25 +391,34 @@ impl ArchiveView {
                 .then(finished(a).cmp(&finished(b)))
             }),
         }
-        if !self.gone.is_empty() {
-            sorted.retain(|&i| !self.gone.contains(&tasks[i].id));
-        }
-        self.sorted = sorted;
+        let most = sorted.len();
+        self.sorted.fill(
+            sorted
+                .into_iter()
+                .map(|i| u32::try_from(i).unwrap_or(u32::MAX)),
+            most,
+        );
     }
 
     /// The rows shown: every row matching the query, in the sort order.
     fn refilter(&mut self) {
+        let most = self.sorted.len();
         if self.query.trim().is_empty() {
             self.ranked.clear();
-            self.order.clone_from(&self.sorted);
+            self.order.fill(self.sorted.iter().copied(), most);
             return;
         }
         let matched = self.rank();
-        let mut keep = vec![false; self.tasks.len()];
+        let mut kept = std::mem::take(&mut self.kept);
+        kept.clear();
+        kept.resize(self.tasks.len().div_ceil(64), 0);
         for &i in matched.iter() {
-            keep[i as usize] = true;
+            kept[i as usize / 64] |= 1 << (i % 64);
         }
-        self.order = self.sorted.iter().copied().filter(|&i| keep[i]).collect();
+        let keeps = |i: u32| kept[i as usize / 64] & (1 << (i % 64)) != 0;
+        self.order
+            .fill(self.sorted.iter().copied().filter(|&i| keeps(i)), most);
+        self.kept = kept;
     }
 
     /// The indices of the tasks the query matches, ascending; a query that narrows the last

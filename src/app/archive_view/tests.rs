@@ -49,7 +49,7 @@ fn shown(s: &State) -> Vec<&str> {
     let v = &s.archive;
     v.order
         .iter()
-        .map(|&i| v.tasks[i].entry.task_id.as_str())
+        .map(|&i| v.tasks[i as usize].entry.task_id.as_str())
         .collect()
 }
 
