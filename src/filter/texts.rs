@@ -22,26 +22,17 @@ pub struct Texts {
     rows: usize,
 }
 
-/// Bytes in an anonymous mapping advised for huge pages, or on the heap when mapping fails.
+/// Memory in an anonymous mapping advised for huge pages, or on the heap when mapping fails
+/// (as words: read as bytes or as `u32`s alike, with no question of alignment).
 #[derive(Debug)]
 enum Block {
     Mapped(MmapMut),
-    Heap(Vec<u8>),
+    Heap(Vec<u32>),
 }
 
 impl Default for Block {
     fn default() -> Self {
         Block::Heap(Vec::new())
-    }
-}
-
-impl Deref for Block {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Block::Mapped(m) => m,
-            Block::Heap(v) => v,
-        }
     }
 }
 
@@ -53,8 +44,9 @@ impl Block {
     /// pages asked for: Linux places a mapping whose length is a multiple of them on their
     /// boundary. Advice a system does not take is no error.
     fn zeroed(len: usize) -> Block {
+        let heap = || Block::Heap(vec![0; len.div_ceil(4)]);
         if len < HUGE_PAGE / 2 {
-            return Block::Heap(vec![0; len]);
+            return heap();
         }
         match MmapOptions::new()
             .len(len.next_multiple_of(HUGE_PAGE))
@@ -65,13 +57,35 @@ impl Block {
                 let _ = map.advise(Advice::HugePage);
                 Block::Mapped(map)
             }
-            Err(_) => Block::Heap(vec![0; len]),
+            Err(_) => heap(),
         }
     }
 
-    fn as_mut(&mut self) -> &mut [u8] {
+    fn bytes(&self) -> &[u8] {
         match self {
             Block::Mapped(m) => m,
+            Block::Heap(v) => bytemuck::cast_slice(v),
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Block::Mapped(m) => m,
+            Block::Heap(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    fn words(&self) -> &[u32] {
+        match self {
+            // A mapping starts on a page boundary and is whole pages long.
+            Block::Mapped(m) => bytemuck::cast_slice(m),
+            Block::Heap(v) => v,
+        }
+    }
+
+    fn words_mut(&mut self) -> &mut [u32] {
+        match self {
+            Block::Mapped(m) => bytemuck::cast_slice_mut(m),
             Block::Heap(v) => v,
         }
     }
@@ -84,7 +98,7 @@ impl Texts {
             .clone()
             .fold((0usize, 0usize), |(n, len), r| (n + 1, len + r.len()));
         let mut block = Block::zeroed(count * 4 + total);
-        let (ends, text) = block.as_mut().split_at_mut(count * 4);
+        let (ends, text) = block.bytes_mut().split_at_mut(count * 4);
         let mut end = 0usize;
         for (i, row) in rows.enumerate() {
             text[end..end + row.len()].copy_from_slice(row.as_bytes());
@@ -109,7 +123,7 @@ impl Texts {
         if i >= self.rows {
             return "";
         }
-        let (ends, text) = self.block.split_at(self.rows * 4);
+        let (ends, text) = self.block.bytes().split_at(self.rows * 4);
         let end_of = |r: usize| {
             let at = &ends[r * 4..r * 4 + 4];
             u32::from_ne_bytes([at[0], at[1], at[2], at[3]]) as usize
@@ -151,51 +165,8 @@ impl Table {
 /// in anew, and it is read at huge-page cost.
 #[derive(Debug, Default)]
 pub struct Rows {
-    words: Words,
+    block: Block,
     len: usize,
-}
-
-#[derive(Debug)]
-enum Words {
-    Mapped(MmapMut),
-    Heap(Vec<u32>),
-}
-
-impl Default for Words {
-    fn default() -> Self {
-        Words::Heap(Vec::new())
-    }
-}
-
-impl Words {
-    fn with_capacity(n: usize) -> Words {
-        match Block::zeroed(n * 4) {
-            Block::Mapped(map) => Words::Mapped(map),
-            Block::Heap(_) => Words::Heap(vec![0; n]),
-        }
-    }
-
-    fn capacity(&self) -> usize {
-        match self {
-            Words::Mapped(m) => m.len() / 4,
-            Words::Heap(v) => v.len(),
-        }
-    }
-
-    fn all(&self) -> &[u32] {
-        match self {
-            // A mapping starts on a page boundary and is whole pages long.
-            Words::Mapped(m) => bytemuck::cast_slice(m),
-            Words::Heap(v) => v,
-        }
-    }
-
-    fn all_mut(&mut self) -> &mut [u32] {
-        match self {
-            Words::Mapped(m) => bytemuck::cast_slice_mut(m),
-            Words::Heap(v) => v,
-        }
-    }
 }
 
 impl Rows {
@@ -208,10 +179,10 @@ impl Rows {
 
     /// Replaces the rows with `rows`, of which there are at most `most`.
     pub fn fill(&mut self, rows: impl IntoIterator<Item = u32>, most: usize) {
-        if self.words.capacity() < most {
-            self.words = Words::with_capacity(most);
+        if self.block.words().len() < most {
+            self.block = Block::zeroed(most * 4);
         }
-        let words = self.words.all_mut();
+        let words = self.block.words_mut();
         let mut len = 0;
         for (slot, row) in words.iter_mut().zip(rows) {
             *slot = row;
@@ -223,7 +194,7 @@ impl Rows {
     /// Keeps the rows `keep` says yes to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let len = self.len;
-        let words = self.words.all_mut();
+        let words = self.block.words_mut();
         let mut kept = 0;
         for at in 0..len {
             let row = words[at];
@@ -239,7 +210,7 @@ impl Rows {
 impl Deref for Rows {
     type Target = [u32];
     fn deref(&self) -> &[u32] {
-        &self.words.all()[..self.len]
+        &self.block.words()[..self.len]
     }
 }
 
@@ -276,7 +247,7 @@ mod tests {
         rows.fill([7, 3], 2);
         assert_eq!(&*rows, &[7, 3]);
         let mut big = Rows::all(300_000);
-        assert!(matches!(big.words, Words::Mapped(_)));
+        assert!(matches!(big.block, Block::Mapped(_)));
         assert_eq!((big.len(), big[299_999]), (300_000, 299_999));
         big.fill((0..10).rev(), 300_000);
         assert_eq!(&*big, &[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);

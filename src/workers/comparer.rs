@@ -1,7 +1,6 @@
 //! The catalogue diff, off the UI loop: what changed between the list shown and a fresh one
-//! (tens of ms over 100,000 models). One blocking thread compares what the App asks for, one
-//! request after another; requests that arrived while it was busy are superseded by the
-//! newest, since the App keeps only the answer to the comparison it asked for last (its
+//! (tens of ms over 100,000 models), on a thread whose requests supersede one another
+//! (`superseding`): the App keeps only the answer to the comparison it asked for last (its
 //! generation). Each answer is a `Msg::Compared`.
 
 use crate::api::LoraEntry;
@@ -27,23 +26,13 @@ fn spawn_with(
     mut compare: impl FnMut(&[LoraEntry], &[LoraEntry]) -> Diff + Send + 'static,
     msgs: mpsc::Sender<Msg>,
 ) -> Handle {
-    // Unbounded, but each waiting request is two pointers to shared lists, and the thread
-    // empties the queue every time it takes a request.
-    let (jobs, waiting) = queue::channel::<CompareJob>();
-    tokio::task::spawn_blocking(move || {
-        while let Ok(mut job) = waiting.recv() {
-            while let Ok(newer) = waiting.try_recv() {
-                job = newer;
-            }
-            let compared = Msg::Compared {
-                generation: job.generation,
-                diff: compare(&job.before, &job.after),
-            };
-            if msgs.blocking_send(compared).is_err() {
-                return;
-            }
-        }
-    });
+    let jobs = super::superseding::spawn(
+        move |job: CompareJob| Msg::Compared {
+            generation: job.generation,
+            diff: compare(&job.before, &job.after),
+        },
+        msgs,
+    );
     Handle { jobs }
 }
 

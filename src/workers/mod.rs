@@ -19,6 +19,7 @@ pub mod ranker;
 pub mod remember;
 pub mod router;
 pub mod saver;
+mod superseding;
 
 use crate::api::Client;
 use crate::api::download::Downloader;

@@ -1,7 +1,6 @@
-//! The filter's ranking, off the UI loop. One blocking thread ranks what the App asks for, one
-//! request after another; requests that arrived while it was busy are superseded by the newest,
-//! so a burst of keystrokes never queues up stale rankings. The App shows an answer only when
-//! its generation is the latest asked for.
+//! The filter's ranking, off the UI loop, on a thread whose requests supersede one another
+//! (`superseding`), so a burst of keystrokes never queues up stale rankings. The App shows an
+//! answer only when its generation is the latest asked for.
 
 use crate::api::SearchText;
 use crate::cmd::RankJob;
@@ -29,24 +28,13 @@ fn spawn_with(
     mut rank: impl FnMut(&str, &Arc<SearchText>) -> Arc<[u32]> + Send + 'static,
     msgs: mpsc::Sender<Msg>,
 ) -> Handle {
-    // Unbounded, but each waiting request is a query and a pointer to the shared names, and
-    // the thread empties the queue every time it takes a request.
-    let (jobs, waiting) = queue::channel::<RankJob>();
-    tokio::task::spawn_blocking(move || {
-        while let Ok(mut job) = waiting.recv() {
-            while let Ok(newer) = waiting.try_recv() {
-                job = newer;
-            }
-            let matches = rank(&job.query, &job.text);
-            let ranked = Msg::Ranked {
-                generation: job.generation,
-                matches,
-            };
-            if msgs.blocking_send(ranked).is_err() {
-                return;
-            }
-        }
-    });
+    let jobs = super::superseding::spawn(
+        move |job: RankJob| Msg::Ranked {
+            generation: job.generation,
+            matches: rank(&job.query, &job.text),
+        },
+        msgs,
+    );
     Handle { jobs }
 }
 
