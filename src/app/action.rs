@@ -85,3 +85,20 @@ pub enum Action {
     /// A signal asked the dashboard to end (SIGINT, SIGTERM, SIGHUP).
     Terminate(i32),
 }
+
+impl Action {
+    /// Applies a text field's own keys (typing, pasting, backspace, clearing) to `text`; any
+    /// other action is handed back.
+    pub fn edit_text(self, text: &mut String) -> Result<(), Action> {
+        match self {
+            Action::Type(c) => text.push(c),
+            Action::Paste(pasted) => text.push_str(&pasted),
+            Action::Backspace => {
+                text.pop();
+            }
+            Action::ClearInput => text.clear(),
+            other => return Err(other),
+        }
+        Ok(())
+    }
+}

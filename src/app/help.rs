@@ -87,30 +87,25 @@ fn find_in_help(
 /// A keystroke in a search field (the help's or the request log's): where to look next, if
 /// anywhere. Leaving the field keeps the search for the next match.
 pub fn edit(search: &mut Search, action: Action) -> Option<Step> {
-    match action {
-        Action::Type(c) => search.query.push(c),
-        Action::Paste(text) => search.query.push_str(&text),
-        Action::Backspace => {
-            search.query.pop();
-        }
-        Action::ClearInput => search.query.clear(),
-        Action::PickNext => {
+    match action.edit_text(&mut search.query) {
+        Ok(()) => {}
+        Err(Action::PickNext) => {
             return Some(Step {
                 forward: true,
                 skip: 1,
             });
         }
-        Action::PickPrevious => {
+        Err(Action::PickPrevious) => {
             return Some(Step {
                 forward: false,
                 skip: 1,
             });
         }
-        Action::Submit | Action::Cancel => {
+        Err(Action::Submit | Action::Cancel) => {
             search.editing = false;
             return None;
         }
-        _ => return None,
+        Err(_) => return None,
     }
     Some(Step {
         forward: true,

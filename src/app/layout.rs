@@ -49,8 +49,8 @@ pub struct Areas {
 
 /// The picture's place in the detail section (below its one-line title): two columns per row,
 /// as terminal cells are about twice as tall as wide, and at most two fifths of the width, so
-/// the text keeps at least 36 columns.
-fn preview_area(detail: Rect) -> Rect {
+/// the text keeps at least 36 columns. The archive view's detail places its picture the same.
+pub fn preview_area(detail: Rect) -> Rect {
     let height = detail.height.saturating_sub(1);
     let width = (height * 2).min(detail.width * 2 / 5);
     if height < 4 || width < 8 || detail.width.saturating_sub(width + 1) < 36 {

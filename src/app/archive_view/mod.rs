@@ -179,19 +179,8 @@ pub fn areas(a: &Areas) -> ArchiveAreas {
         header,
         list,
         detail,
-        preview: preview_area(detail),
+        preview: super::layout::preview_area(detail),
     }
-}
-
-/// The picture's place in the detail (below its title line), two columns per row, leaving the
-/// text 36 columns at least; as the watch pane's.
-fn preview_area(detail: Rect) -> Rect {
-    let height = detail.height.saturating_sub(1);
-    let width = (height * 2).min(detail.width * 2 / 5);
-    if height < 4 || width < 8 || detail.width.saturating_sub(width + 1) < 36 {
-        return Rect::default();
-    }
-    Rect::new(detail.right() - width, detail.y + 1, width, height)
 }
 
 impl ArchiveView {

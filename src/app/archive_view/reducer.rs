@@ -79,20 +79,15 @@ fn move_by(view: &mut ArchiveView, delta: isize) -> Effects {
 /// Typing in the filter: the rows follow every keystroke.
 pub fn update_filter(view: &mut ArchiveView, action: Action) -> Effects {
     let mut query = view.query.clone();
-    match action {
-        Action::Type(c) => query.push(c),
-        Action::Paste(text) => query.push_str(&text),
-        Action::Backspace => {
-            query.pop();
-        }
-        Action::ClearInput => query.clear(),
-        Action::PickPrevious => view.move_by(-1),
-        Action::PickNext => view.move_by(1),
-        Action::Submit | Action::Cancel => {
+    match action.edit_text(&mut query) {
+        Ok(()) => {}
+        Err(Action::PickPrevious) => view.move_by(-1),
+        Err(Action::PickNext) => view.move_by(1),
+        Err(Action::Submit | Action::Cancel) => {
             view.editing = false;
             return Effects::none();
         }
-        _ => return Effects::none(),
+        Err(_) => return Effects::none(),
     }
     if query != view.query {
         view.set_query(query);

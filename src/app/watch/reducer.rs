@@ -99,19 +99,14 @@ pub fn update(
 /// small enough to filter on the spot).
 pub fn update_filter(watch: &mut Watch, action: Action, now: u64) -> Effects {
     let mut query = watch.query.clone();
-    match action {
-        Action::Type(c) => query.push(c),
-        Action::Paste(text) => query.push_str(&text),
-        Action::Backspace => {
-            query.pop();
-        }
-        Action::ClearInput => query.clear(),
+    match action.edit_text(&mut query) {
+        Ok(()) => {}
         // As in the browser: the field is left, the filter stays (Esc in the pane clears it).
-        Action::Submit | Action::Cancel => {
+        Err(Action::Submit | Action::Cancel) => {
             watch.editing = false;
             return Effects::none();
         }
-        _ => return Effects::none(),
+        Err(_) => return Effects::none(),
     }
     if query != watch.query {
         watch.set_query(query, now);
