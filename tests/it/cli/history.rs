@@ -263,6 +263,24 @@ fn none_lost(dir: &Path, store: &WatchStore, all: &[WatchEntry]) -> (usize, usiz
 fn sigkill_during_watch_rm_never_loses_a_task() {
     let all = finished(90, "fill");
     let (dir, store) = data_dir_with(&all);
+    // How long one whole `watch rm` takes on this machine, so the kills fall anywhere from its
+    // start to past its end (and some runs end), however fast the machine is.
+    let whole = {
+        let (spare, _) = data_dir_with(&all[..3]);
+        let started = std::time::Instant::now();
+        let status = common::gendash(spare.path())
+            .env("GENDASH_DATA_DIR", spare.path())
+            .args(["watch", "rm", "fill-0", "fill-1", "fill-2"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        started.elapsed()
+    };
+    let kill_within = u64::try_from(whole.as_micros() * 2)
+        .unwrap_or(u64::MAX)
+        .max(1_000);
     let mut rng = rand::rngs::StdRng::seed_from_u64(0xa7c4);
     let mut outcomes = BTreeSet::new();
     for batch in all.chunks(3) {
@@ -275,7 +293,7 @@ fn sigkill_during_watch_rm_never_loses_a_task() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.random_range(0..25_000)));
+        std::thread::sleep(Duration::from_micros(rng.random_range(0..kill_within)));
         let _ = kill(
             Pid::from_raw(i32::try_from(child.id()).unwrap()),
             Signal::SIGKILL,
