@@ -671,9 +671,7 @@ fn a_on_a_completed_task_fetches_once_and_n_keeps_the_saved_row() {
     let dl = home.path().join("dl");
     let env = served.env();
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
-    s.wait_for("the task to complete", Duration::from_secs(20), |t| {
-        t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
-    });
+    s.wait_row(id, "COMPLETED");
     s.send("\t");
     s.send("A");
     let file = dl.join(format!("{id}.png"));
@@ -776,9 +774,7 @@ fn a_on_a_completed_video_fetches_once() {
     let (home, svc) = (&served.home, &served.svc);
     let env = served.env();
     let mut s = Session::spawn(command(home.path(), &[], &env), 150, 40);
-    s.wait_for("the task", Duration::from_secs(20), |t| {
-        t.lines().any(|l| l.contains(id) && l.contains("COMPLETED"))
-    });
+    s.wait_row(id, "COMPLETED");
     s.send("\t");
     // The details show the video's size before A is pressed.
     s.wait_text(&gendash::fmt::human_bytes(

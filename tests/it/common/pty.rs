@@ -139,6 +139,14 @@ impl Session {
     }
 
     /// Sends bytes as typed; a pause after each so an Esc is not read as Alt+key.
+    /// Waits until one line of the screen shows task `id` with `state` (a key pressed on a row
+    /// acts on what the dashboard knows, so a test waits for the poll that told it).
+    pub fn wait_row(&self, id: &str, state: &str) {
+        self.wait_for(&format!("{id} {state}"), Duration::from_secs(20), |t| {
+            t.lines().any(|l| l.contains(id) && l.contains(state))
+        });
+    }
+
     pub fn send(&mut self, bytes: &str) {
         let mut w = self.writer.lock().unwrap();
         w.write_all(bytes.as_bytes()).unwrap();

@@ -186,6 +186,7 @@ fn the_demo_downloads_into_its_own_directory_and_its_curl_line_works() {
     s.wait_text(&format!("demo: downloads go to {}", dir.display()));
 
     // The demo's list, in the order added: the finished image is the one above the last.
+    s.wait_row("demo-image-done", "COMPLETED");
     s.send("\t");
     s.send("G");
     s.send("k");
@@ -273,6 +274,7 @@ fn the_demo_uses_a_configured_download_dir() {
         "demo: downloads go to {} (download_dir)",
         out.display()
     ));
+    s.wait_row("demo-video-done", "COMPLETED");
     s.send("\t");
     s.send("G");
     s.send("D");
