@@ -4,7 +4,7 @@
 
 use crate::api::{ApiError, Catalogue, TaskResult};
 use crate::cmd::{Clip, TaskKey};
-use crate::filter::texts::{Table, Texts};
+use crate::filter::texts::{Table, Texts, Values};
 use crate::picture::Picture;
 use crate::store::archive::{ArchivedTask, SearchKey, SearchValue};
 use crate::store::watchlist::WatchEntry;
@@ -229,7 +229,7 @@ pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
         .iter()
         .map(|&key| {
             if !key.is_date() {
-                return Texts::new(tasks.iter().map(|t| match t.search_value(key) {
+                return Values::new(tasks.iter().map(|t| match t.search_value(key) {
                     SearchValue::Text(text) => text,
                     SearchValue::Time(_) => "",
                 }));
@@ -250,7 +250,7 @@ pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
                     })
                 })
                 .collect();
-            Texts::new(
+            Values::new(
                 of.iter()
                     .map(|&m| minutes.get(m).map_or("", String::as_str)),
             )

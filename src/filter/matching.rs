@@ -9,6 +9,7 @@
 //! (no copies per row, dates formatted once per distinct minute by the caller) and a fuzzy term
 //! is one pass over it.
 
+use super::texts::{Table, Texts, Values};
 use super::{FuzzyFilter, Query, Source, Term, resolve_keys, term_score, word_at};
 use nucleo_matcher::Utf32Str;
 use nucleo_matcher::pattern::AtomKind;
@@ -29,27 +30,31 @@ impl FuzzyFilter {
         rows: impl IntoIterator<Item = (&'a str, &'a [&'a str])>,
     ) -> Vec<u32> {
         let rows: Vec<(&str, &[&str])> = rows.into_iter().collect();
-        let all: Vec<u32> = (0..u32::try_from(rows.len()).unwrap_or(u32::MAX)).collect();
-        self.matching_among(
-            query,
-            keys,
-            &all,
-            |i| rows[i as usize].0,
-            |i, c| rows[i as usize].1.get(c).copied().unwrap_or(""),
-        )
+        let table = Table {
+            names: Texts::new(rows.iter().map(|r| r.0)),
+            fields: (0..keys.len())
+                .map(|c| Values::new(rows.iter().map(|r| r.1.get(c).copied().unwrap_or(""))))
+                .collect(),
+        };
+        let mut kept = Vec::new();
+        self.matching_among(query, keys, &every_row(rows.len()), &table, &mut kept);
+        rows_of(&kept).collect()
     }
 
-    /// Those of `among` (row numbers, in the order kept) that match `query`: `name(i)` is row
-    /// `i`'s name, `field(i, c)` its value of `keys[c]`. Nothing is gathered or copied per row;
-    /// a long list is split over the machine's cores, as the ranking worker's `Ranker` does.
-    pub fn matching_among<'a>(
+    /// Sets in `kept` the bits of those rows of `among` (a bit per row: bit `i % 64` of word
+    /// `i / 64` is row `i`) that match `query`, the rows' text in `table` (its fields in the
+    /// order of `keys`). Nothing is gathered or copied per row, nothing allocated when `kept`
+    /// is as long as `among` already (a keystroke's fresh memory costs page faults), and a
+    /// term on a field is decided once per distinct value; a long list is split over the
+    /// machine's cores, each part writing its own words of `kept`.
+    pub fn matching_among(
         &mut self,
         query: &str,
         keys: &[&str],
-        among: &[u32],
-        name: impl Fn(u32) -> &'a str + Sync,
-        field: impl Fn(u32, usize) -> &'a str + Sync,
-    ) -> Vec<u32> {
+        among: &[u64],
+        table: &Table,
+        kept: &mut Vec<u64>,
+    ) {
         let parsed = Query::parse(query);
         let groups: Vec<Vec<Prepared<'_>>> = resolve_keys(&parsed, keys)
             .into_iter()
@@ -64,83 +69,135 @@ impl FuzzyFilter {
                     .collect()
             })
             .collect();
-        let threads = cores().min(among.len() / SPLIT_FROM).max(1);
+        kept.clear();
+        kept.resize(among.len(), 0);
+        let rows = among.len() * 64;
+        let threads = cores().min(rows / SPLIT_FROM).max(1);
         if threads == 1 {
-            return self.keep_matching(&groups, among, &name, &field);
+            self.keep_matching(&groups, among, 0, table, kept);
+            return;
         }
         let per_thread = among.len().div_ceil(threads);
+        let mut helpers = std::mem::take(&mut self.helpers);
+        helpers.resize_with(threads - 1, FuzzyFilter::new);
         std::thread::scope(|s| {
-            let mut parts = among.chunks(per_thread);
-            let own = parts.next().unwrap_or(&[]);
+            let mut parts = among.chunks(per_thread).zip(kept.chunks_mut(per_thread));
+            let (own, own_kept) = parts.next().unwrap_or_default();
             let others: Vec<_> = parts
-                .map(|part| {
-                    let (groups, name, field) = (&groups, &name, &field);
-                    s.spawn(move || FuzzyFilter::new().keep_matching(groups, part, name, field))
+                .zip(helpers.iter_mut())
+                .enumerate()
+                .map(|(k, ((part, part_kept), helper))| {
+                    let groups = &groups;
+                    let first = (k + 1) * per_thread;
+                    s.spawn(move || helper.keep_matching(groups, part, first, table, part_kept))
                 })
                 .collect();
-            let mut out = self.keep_matching(&groups, own, &name, &field);
-            // Joined in the order of the parts, so the kept order stays.
+            self.keep_matching(&groups, own, 0, table, own_kept);
             for other in others {
-                out.extend(
-                    other
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                );
+                other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             }
-            out
-        })
+        });
+        self.helpers = helpers;
     }
 
-    fn keep_matching<'a>(
+    /// Sets the bits of `kept` for the rows of `among` that match (both from word `first` of
+    /// the whole).
+    fn keep_matching(
         &mut self,
         groups: &[Vec<Prepared<'_>>],
-        among: &[u32],
-        name: &impl Fn(u32) -> &'a str,
-        field: &impl Fn(u32, usize) -> &'a str,
-    ) -> Vec<u32> {
-        among
+        among: &[u64],
+        first: usize,
+        table: &Table,
+        kept: &mut [u64],
+    ) {
+        // Per term on a field, what it said of each distinct value: 0 not asked yet, 1 no,
+        // 2 yes.
+        let mut said: Vec<Vec<Vec<u8>>> = groups
             .iter()
-            .copied()
-            .filter(|&i| self.all_groups_match(groups, name(i), |c| field(i, c)))
-            .collect()
+            .map(|group| {
+                group
+                    .iter()
+                    .map(|p| match p.source {
+                        Source::Column(c) => {
+                            vec![0; table.fields.get(c).map_or(0, Values::distinct)]
+                        }
+                        Source::Name | Source::Nowhere => Vec::new(),
+                    })
+                    .collect()
+            })
+            .collect();
+        for (w, (&candidates, out)) in among.iter().zip(kept.iter_mut()).enumerate() {
+            let mut rest = candidates;
+            while rest != 0 {
+                let bit = rest.trailing_zeros();
+                rest &= rest - 1;
+                let i = (first + w) * 64 + bit as usize;
+                if self.all_groups_match(groups, &mut said, table, i) {
+                    *out |= 1 << bit;
+                }
+            }
+        }
     }
 
-    /// Every group has a term that holds.
-    fn all_groups_match<'f>(
+    /// Every group has a term that holds for row `i`.
+    fn all_groups_match(
         &mut self,
         groups: &[Vec<Prepared<'_>>],
-        name: &'f str,
-        field: impl Fn(usize) -> &'f str,
+        said: &mut [Vec<Vec<u8>>],
+        table: &Table,
+        i: usize,
     ) -> bool {
-        groups.iter().all(|group| {
-            group.iter().any(|p| {
-                let text = match p.source {
-                    Source::Name => name,
-                    Source::Column(c) => field(c),
-                    Source::Nowhere => return false,
-                };
-                self.holds(p, text)
+        groups.iter().zip(said).all(|(group, said)| {
+            group.iter().zip(said).any(|(p, said)| match p.source {
+                Source::Name => self.holds(p, table.names.bytes(i)),
+                Source::Column(c) => {
+                    let Some((column, id)) = table.fields.get(c).and_then(|f| Some((f, f.id(i)?)))
+                    else {
+                        return self.holds(p, &[]);
+                    };
+                    match said.get(id) {
+                        Some(1) => false,
+                        Some(2) => true,
+                        _ => {
+                            let holds = self.holds(p, column.value(id));
+                            if let Some(slot) = said.get_mut(id) {
+                                *slot = 1 + u8::from(holds);
+                            }
+                            holds
+                        }
+                    }
+                }
+                Source::Nowhere => false,
             })
         })
     }
 
     /// Whether one term holds for `text` (a negated term: whether its word is absent).
-    fn holds(&mut self, p: &Prepared<'_>, text: &str) -> bool {
+    fn holds(&mut self, p: &Prepared<'_>, text: &[u8]) -> bool {
         let term = p.term;
+        if !term.word
+            && term.compare.is_none()
+            && let Some(needle) = &p.ascii
+            && text.is_ascii()
+        {
+            // A row must match here exactly when the watch list's ranking keeps it, so the
+            // kinds decided here are decided as nucleo decides them; the rarer ones (exact,
+            // prefix, postfix, words) are left to nucleo.
+            match term.atom.kind {
+                AtomKind::Fuzzy => {
+                    return subsequence(text, needle, term.ignore_case) != term.atom.negative;
+                }
+                AtomKind::Substring => {
+                    return substring(text, needle, term.ignore_case) != term.atom.negative;
+                }
+                _ => {}
+            }
+        }
+        let text = std::str::from_utf8(text).unwrap_or("");
         if let Some(compare) = &term.compare {
             return compare.matches(text) != term.atom.negative;
-        }
-        if !term.word
-            && text.is_ascii()
-            && let Some(needle) = &p.ascii
-        {
-            // Only fuzzy terms: nucleo's substring match misses some overlapping runs (`'--a`
-            // in `--AA`), and a row must match here exactly when the watch list's ranking keeps
-            // it, so the other kinds are left to nucleo.
-            if term.atom.kind == AtomKind::Fuzzy {
-                return subsequence(text.as_bytes(), needle, term.ignore_case)
-                    != term.atom.negative;
-            }
         }
         let FuzzyFilter { matcher, buf, .. } = self;
         let hay = Utf32Str::new(text, buf);
@@ -172,6 +229,69 @@ fn ascii_needle(term: &Term) -> Option<Box<[u8]>> {
 fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, NonZeroUsize::get))
+}
+
+/// Rows `0..n` as a set: a bit each, bit `i % 64` of word `i / 64`.
+pub fn every_row(n: usize) -> Vec<u64> {
+    let mut words = vec![u64::MAX; n / 64];
+    if !n.is_multiple_of(64) {
+        words.push((1 << (n % 64)) - 1);
+    }
+    words
+}
+
+/// The rows of a set (as `every_row` makes them), ascending.
+pub fn rows_of(set: &[u64]) -> impl Iterator<Item = u32> + '_ {
+    set.iter().enumerate().flat_map(|(w, &word)| {
+        let first = u32::try_from(w * 64).unwrap_or(u32::MAX);
+        std::iter::successors(Some(word), |&rest| Some(rest & rest.wrapping_sub(1)))
+            .take_while(|&rest| rest != 0)
+            .map(move |rest| first + rest.trailing_zeros())
+    })
+}
+
+/// Whether row `i` is in `set` (as `every_row` makes them).
+pub fn has_row(set: &[u64], i: u32) -> bool {
+    set.get(i as usize / 64)
+        .is_some_and(|word| word & (1 << (i % 64)) != 0)
+}
+
+/// Whether nucleo's substring match (`'term`, and `!term`'s test) finds `needle` in `hay`,
+/// both ASCII, `needle` lowercased when case is ignored. Decided as nucleo 0.3 decides it,
+/// including where it is stricter than "occurs, ignoring case": when case is ignored and the
+/// needle's first letter comes after two or more other characters, only an occurrence in the
+/// needle's own case, not too near the end, counts (`'--a` is not found in `--AA`, nor `'--ba`
+/// in `--baA`).
+fn substring(hay: &[u8], needle: &[u8], ignore_case: bool) -> bool {
+    if needle.len() > hay.len() {
+        return false;
+    }
+    if needle.is_empty() {
+        return true;
+    }
+    let same = |window: &[u8]| {
+        if ignore_case {
+            window.eq_ignore_ascii_case(needle)
+        } else {
+            window == needle
+        }
+    };
+    // The whole text or one character: compared as nucleo's exact and one-character matches do.
+    if needle.len() == hay.len() || needle.len() == 1 {
+        return hay.windows(needle.len()).any(same);
+    }
+    if !ignore_case {
+        return memchr::memmem::find(hay, needle).is_some();
+    }
+    match needle.iter().position(u8::is_ascii_lowercase) {
+        Some(0 | 1) => hay.windows(needle.len()).any(same),
+        // nucleo looks for the needle as it is, in the text less its last `needle.len() -
+        // first` bytes, and stops there when it finds none.
+        Some(first) => {
+            memchr::memmem::find(&hay[..hay.len() - needle.len() + first], needle).is_some()
+        }
+        None => memchr::memmem::find(hay, needle).is_some(),
+    }
 }
 
 /// `needle`'s bytes occur in `hay` in order (fzf's fuzzy match), `needle` lowercased when
@@ -262,9 +382,10 @@ mod tests {
         }
     }
 
-    /// A list long enough to be split over threads keeps the same rows, in the same order.
+    /// A list long enough to be split over threads keeps the same rows, of those asked about
+    /// only, and a term on a field is decided once per value yet for every row.
     #[test]
-    fn a_long_list_split_over_threads_keeps_the_same_rows_in_order() {
+    fn a_long_list_split_over_threads_keeps_the_same_rows() {
         let names: Vec<String> = (0..3 * SPLIT_FROM + 7)
             .map(|i| format!("task-{i} {}", ["COMPLETED", "FAILED"][i % 2]))
             .collect();
@@ -272,25 +393,87 @@ mod tests {
             .map(|i| [["cat", "dog", ""][i % 3]])
             .collect();
         let rows = rows(&names, &labels);
-        let among: Vec<u32> = (0..u32::try_from(rows.len()).expect("a test list fits"))
-            .rev()
-            .collect();
-        for query in ["task-1", "fail", "!label:cat", "'-99"] {
-            let mut expected = ranked(query, &rows);
-            expected.reverse();
-            let kept = FuzzyFilter::new().matching_among(
-                query,
-                &["label"],
-                &among,
-                |i| rows[i as usize].0,
-                |i, c| rows[i as usize].1[c],
-            );
-            assert_eq!(kept, expected, "{query}");
+        let table = Table {
+            names: Texts::new(names.iter().map(String::as_str)),
+            fields: vec![Values::new(labels.iter().map(|l| l[0]))],
+        };
+        // Every row but those whose number ends in 5.
+        let mut among = every_row(rows.len());
+        for i in (5..rows.len()).step_by(10) {
+            among[i / 64] &= !(1 << (i % 64));
         }
+        let mut filter = FuzzyFilter::new();
+        let mut kept = Vec::new();
+        for query in ["task-1", "fail", "!label:cat", "label:dog", "'-99"] {
+            let expected: Vec<u32> = ranked(query, &rows)
+                .into_iter()
+                .filter(|&i| i % 10 != 5)
+                .collect();
+            assert!(
+                expected.len() > 50,
+                "{query} keeps some: {}",
+                expected.len()
+            );
+            filter.matching_among(query, &["label"], &among, &table, &mut kept);
+            assert_eq!(rows_of(&kept).collect::<Vec<_>>(), expected, "{query}");
+        }
+    }
+
+    #[test]
+    fn row_sets_hold_their_rows() {
+        for n in [0u32, 1, 63, 64, 65, 200] {
+            let all = every_row(n as usize);
+            assert_eq!(all.len(), (n as usize).div_ceil(64));
+            let rows: Vec<u32> = rows_of(&all).collect();
+            assert_eq!(rows, (0..n).collect::<Vec<_>>());
+            assert!(n == 0 || has_row(&all, n - 1));
+            assert!(!has_row(&all, n), "{n} is past the end");
+        }
+    }
+
+    #[test]
+    fn substring_is_as_strict_as_nucleo_after_two_other_characters() {
+        assert!(!substring(b"--AA", b"--a", true));
+        assert!(substring(b"--aA", b"--a", true));
+        assert!(
+            substring(b"x-AA", b"-a", true),
+            "the first letter second: any case"
+        );
+        assert!(
+            substring(b"--AA", b"--aa", true),
+            "the whole text: any case"
+        );
+        assert!(!substring(b"--baA", b"--ba", true), "too near the end");
+        assert!(substring(b"--baAAA", b"--ba", true));
+    }
+
+    /// nucleo's own substring match, for `substring` to agree with.
+    fn nucleo_substring(hay: &str, needle: &str, ignore_case: bool) -> bool {
+        let mut matcher = nucleo_matcher::Matcher::new(nucleo_matcher::Config::DEFAULT);
+        matcher.config.ignore_case = ignore_case;
+        let (mut h, mut n) = (Vec::new(), Vec::new());
+        matcher
+            .substring_match(Utf32Str::new(hay, &mut h), Utf32Str::new(needle, &mut n))
+            .is_some()
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(1000))]
+        /// The ASCII substring test finds what nucleo's substring match finds, quirks and all.
+        #[test]
+        fn substring_agrees_with_nucleo(
+            // Few characters, so that the needle often occurs in another case.
+            hay in "[abAB -]{0,8}",
+            needle in "[ab -]{0,4}",
+            ignore_case in any::<bool>(),
+        ) {
+            prop_assert_eq!(
+                substring(hay.as_bytes(), needle.as_bytes(), ignore_case),
+                nucleo_substring(&hay, &needle, ignore_case),
+                "{:?} in {:?}", needle, hay
+            );
+        }
+
         /// Any query over any rows: the same rows as ranking keeps.
         #[test]
         fn keeps_exactly_what_ranking_keeps(

@@ -15,7 +15,7 @@
 //! sorts after narrowing, which works on the matches in input order whatever the sort.
 
 pub mod compare;
-mod matching;
+pub mod matching;
 pub mod query;
 pub mod texts;
 
@@ -50,6 +50,9 @@ pub struct FuzzyFilter {
     /// Scratch for a name, and for a field value, as the matcher reads them.
     buf: Vec<char>,
     field_buf: Vec<char>,
+    /// The matchers of the threads `matching_among` splits a long list over, kept: a new
+    /// matcher clears its scratch (hundreds of KB) before it matches anything.
+    helpers: Vec<FuzzyFilter>,
 }
 
 impl Default for FuzzyFilter {
@@ -155,6 +158,7 @@ impl FuzzyFilter {
             matcher: Matcher::new(Config::DEFAULT),
             buf: Vec::new(),
             field_buf: Vec::new(),
+            helpers: Vec::new(),
         }
     }
 
@@ -255,6 +259,7 @@ impl FuzzyFilter {
             matcher,
             buf,
             field_buf,
+            ..
         } = self;
         let name_text = name;
         let name = Utf32Str::new(name, buf);

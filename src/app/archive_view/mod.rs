@@ -12,6 +12,7 @@ use super::cursor::Cursor;
 use super::layout::Areas;
 use super::watch::DownloadView;
 use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
+use crate::filter::matching::{every_row, has_row};
 use crate::filter::texts::{Rows, Table};
 use crate::filter::{FuzzyFilter, Query};
 use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
@@ -19,8 +20,8 @@ use ratatui::layout::{Rect, Size};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// How many rankings are kept for narrowing and erasing back (each at most 400 KB with
-/// 100,000 tasks).
+/// How many rankings are kept for narrowing and erasing back (each 12.5 KB, a bit per task,
+/// with 100,000 tasks).
 const RANKINGS_KEPT: usize = 16;
 
 /// The archive's orders, as `s` cycles them.
@@ -69,8 +70,8 @@ impl ArchiveSort {
 #[derive(Debug, Default)]
 struct SearchText {
     table: Arc<Table>,
-    /// Every row's index, for a query that narrows none before it.
-    all: Rows,
+    /// Every row, for a query that narrows none before it (a bit each).
+    all: Vec<u64>,
 }
 
 /// The archive view's state.
@@ -103,13 +104,14 @@ pub struct ArchiveView {
     pub utc_offset: i32,
     /// All rows in the current sort order (the filter keeps those it matches).
     sorted: Rows,
-    /// Which rows the query matches, a bit each (kept from one keystroke to the next).
-    kept: Vec<u64>,
     search: SearchText,
-    /// The last queries and their matches (indices, ascending), the latest last: a query
+    /// The last queries and their matches (a bit per task), the latest last: a query
     /// typed again (erasing back) reuses its matches, one that narrows one of them is ranked
     /// over its matches only.
-    ranked: Vec<(String, Query, Arc<[u32]>)>,
+    ranked: Vec<(String, Query, Vec<u64>)>,
+    /// The memory of rankings forgotten, for the next ones: memory a keystroke maps afresh
+    /// costs page faults (a huge page's first touch, up to milliseconds).
+    spare: Vec<Vec<u64>>,
     /// Rows gone (deleted, watched again) until the archiver's next list.
     gone: Vec<i64>,
     matcher: FuzzyFilter,
@@ -217,10 +219,10 @@ impl ArchiveView {
         self.error = None;
         self.search = SearchText {
             table,
-            all: Rows::all(self.tasks.len()),
+            all: every_row(self.tasks.len()),
         };
         self.gone.clear();
-        self.ranked.clear();
+        self.forget_rankings();
         self.resort();
         self.refilter();
         self.reselect(selected);
@@ -393,55 +395,50 @@ impl ArchiveView {
     fn refilter(&mut self) {
         let most = self.sorted.len();
         if self.query.trim().is_empty() {
-            self.ranked.clear();
+            self.forget_rankings();
             self.order.fill(self.sorted.iter().copied(), most);
             return;
         }
-        let matched = self.rank();
-        let mut kept = std::mem::take(&mut self.kept);
-        kept.clear();
-        kept.resize(self.tasks.len().div_ceil(64), 0);
-        for &i in matched.iter() {
-            kept[i as usize / 64] |= 1 << (i % 64);
-        }
-        let keeps = |i: u32| kept[i as usize / 64] & (1 << (i % 64)) != 0;
-        self.order
-            .fill(self.sorted.iter().copied().filter(|&i| keeps(i)), most);
-        self.kept = kept;
+        let at = self.rank();
+        let matched = &self.ranked[at].2;
+        self.order.fill(
+            self.sorted.iter().copied().filter(|&i| has_row(matched, i)),
+            most,
+        );
     }
 
-    /// The indices of the tasks the query matches, ascending; a query that narrows the last
-    /// one is ranked over the last one's matches only.
-    fn rank(&mut self) -> Arc<[u32]> {
-        if let Some((_, _, matched)) = self.ranked.iter().find(|(q, _, _)| *q == self.query) {
-            return Arc::clone(matched);
+    /// Where in `ranked` the indices of the tasks the query matches are, ascending; a query
+    /// that narrows an earlier one is ranked over that one's matches only.
+    fn rank(&mut self) -> usize {
+        if let Some(at) = self.ranked.iter().position(|(q, _, _)| *q == self.query) {
+            return at;
         }
         let parsed = Query::parse(&self.query);
-        let over: Option<Arc<[u32]>> = self
+        let mut over = self
             .ranked
             .iter()
-            .rev()
-            .find(|(_, last, _)| parsed.narrows(last))
-            .map(|(_, _, matched)| Arc::clone(matched));
-        let text = &self.search;
-        let over: &[u32] = over.as_deref().unwrap_or(&text.all);
-        // The list keeps its own order: which rows match is all that is asked, never a score.
-        let matched: Arc<[u32]> = self
-            .matcher
-            .matching_among(
-                &self.query,
-                SEARCH_KEYS,
-                over,
-                |i| text.table.names.get(i as usize),
-                |i, c| text.table.field(i as usize, c),
-            )
-            .into();
+            .rposition(|(_, last, _)| parsed.narrows(last));
+        // A forgotten ranking's memory, else the oldest one's, takes the new one's matches
+        // (never the one narrowed).
+        let mut kept = self.spare.pop().unwrap_or_default();
         if self.ranked.len() >= RANKINGS_KEPT {
-            self.ranked.remove(0);
+            let oldest = usize::from(over == Some(0));
+            kept = self.ranked.remove(oldest).2;
+            over = over.map(|at| if at > oldest { at - 1 } else { at });
         }
-        self.ranked
-            .push((self.query.clone(), parsed, Arc::clone(&matched)));
-        matched
+        let text = &self.search;
+        let over: &[u64] = over.map_or(&text.all, |at| &self.ranked[at].2);
+        // The list keeps its own order: which rows match is all that is asked, never a score.
+        self.matcher
+            .matching_among(&self.query, SEARCH_KEYS, over, &text.table, &mut kept);
+        self.ranked.push((self.query.clone(), parsed, kept));
+        self.ranked.len() - 1
+    }
+
+    fn forget_rankings(&mut self) {
+        let spare = self.ranked.drain(..).map(|(_, _, rows)| rows);
+        self.spare.extend(spare);
+        self.spare.truncate(RANKINGS_KEPT);
     }
 }
 
