@@ -93,7 +93,9 @@ class InsideLog:
         return text
 
     def skip(self):
-        self._new()
+        text = self._new()
+        if os.environ.get("MEASURE_ARCHIVE_LOG"):
+            sys.stderr.write(text)
 
     def frames(self):
         """The times (s) of the frames logged since the last call."""

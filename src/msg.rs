@@ -6,7 +6,7 @@ use crate::api::{ApiError, Catalogue, TaskResult};
 use crate::cmd::{Clip, TaskKey};
 use crate::filter::texts::{Table, Texts, Values};
 use crate::picture::Picture;
-use crate::store::archive::{ArchivedTask, SearchKey, SearchValue};
+use crate::store::archive::{ArchivedTask, SearchKey, SearchValue, latest_first};
 use crate::store::watchlist::WatchEntry;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -222,7 +222,8 @@ impl ArchiveReport {
 
 /// The filter's text for archived tasks: each one's name (ID, status, label) and its
 /// `SEARCH_KEYS` fields, dates as local minutes at `utc_offset` seconds from UTC, each distinct
-/// minute formatted once (a list holds far fewer minutes than tasks).
+/// minute formatted once (a list holds far fewer minutes than tasks); and the view's first
+/// order, the latest finished first.
 pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
     let names: Vec<String> = tasks.iter().map(ArchivedTask::search_name).collect();
     let fields = SearchKey::ALL
@@ -256,8 +257,12 @@ pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
             )
         })
         .collect();
+    // The archive view's first order: the latest finished first.
+    let mut order: Vec<u32> = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
+    latest_first(&mut order, |i| tasks[i].finished_at());
     Table {
         names: Texts::new(names.iter().map(String::as_str)),
         fields,
+        order,
     }
 }

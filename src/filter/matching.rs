@@ -35,6 +35,7 @@ impl FuzzyFilter {
             fields: (0..keys.len())
                 .map(|c| Values::new(rows.iter().map(|r| r.1.get(c).copied().unwrap_or(""))))
                 .collect(),
+            order: Vec::new(),
         };
         let mut kept = Vec::new();
         self.matching_among(query, keys, &every_row(rows.len()), &table, &mut kept);
@@ -396,6 +397,7 @@ mod tests {
         let table = Table {
             names: Texts::new(names.iter().map(String::as_str)),
             fields: vec![Values::new(labels.iter().map(|l| l[0]))],
+            order: Vec::new(),
         };
         // Every row but those whose number ends in 5.
         let mut among = every_row(rows.len());

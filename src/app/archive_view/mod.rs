@@ -15,7 +15,7 @@ use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
 use crate::filter::matching::{every_row, has_row};
 use crate::filter::texts::{Rows, Table};
 use crate::filter::{FuzzyFilter, Query};
-use crate::store::archive::{ArchivedTask, SEARCH_KEYS};
+use crate::store::archive::{ArchivedTask, SEARCH_KEYS, latest_first};
 use ratatui::layout::{Rect, Size};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -352,27 +352,33 @@ impl ArchiveView {
 
     fn resort(&mut self) {
         let tasks = &self.tasks;
-        let mut sorted: Vec<usize> = (0..tasks.len()).collect();
-        if !self.gone.is_empty() {
-            sorted.retain(|&i| !self.gone.contains(&tasks[i].id));
+        let made = &self.search.table.order;
+        // The archiver sorted the list by when each task finished as it made the filter's
+        // text: reading 100,000 tasks here again cost 50–130 ms of the first opening.
+        if self.sort == ArchiveSort::Finished && self.gone.is_empty() && made.len() == tasks.len() {
+            self.sorted.fill(made.iter().copied(), made.len());
+            return;
         }
-        let finished = |i: usize| std::cmp::Reverse(tasks[i].finished_at());
+        let mut sorted: Vec<u32> = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
+        if !self.gone.is_empty() {
+            sorted.retain(|&i| !self.gone.contains(&tasks[i as usize].id));
+        }
+        let task = |i: &u32| &tasks[*i as usize];
+        let finished = |i: &u32| std::cmp::Reverse(task(i).finished_at());
         match self.sort {
-            ArchiveSort::Finished => sorted.sort_by_key(|&i| finished(i)),
-            ArchiveSort::Added => {
-                sorted.sort_by_key(|&i| std::cmp::Reverse(tasks[i].entry.added_at));
-            }
-            ArchiveSort::TaskId => sorted.sort_by(|&a, &b| {
-                super::watch::natural_cmp(&tasks[a].entry.task_id, &tasks[b].entry.task_id)
+            ArchiveSort::Finished => latest_first(&mut sorted, |i| tasks[i].finished_at()),
+            ArchiveSort::Added => latest_first(&mut sorted, |i| tasks[i].entry.added_at),
+            ArchiveSort::TaskId => sorted.sort_by(|a, b| {
+                super::watch::natural_cmp(&task(a).entry.task_id, &task(b).entry.task_id)
             }),
-            ArchiveSort::Status => sorted.sort_by(|&a, &b| {
-                tasks[a]
+            ArchiveSort::Status => sorted.sort_by(|a, b| {
+                task(a)
                     .status()
-                    .cmp(tasks[b].status())
+                    .cmp(task(b).status())
                     .then(finished(a).cmp(&finished(b)))
             }),
-            ArchiveSort::Label => sorted.sort_by(|&a, &b| {
-                let (la, lb) = (&tasks[a].entry.label, &tasks[b].entry.label);
+            ArchiveSort::Label => sorted.sort_by(|a, b| {
+                let (la, lb) = (&task(a).entry.label, &task(b).entry.label);
                 match (la, lb) {
                     (Some(x), Some(y)) => x.to_lowercase().cmp(&y.to_lowercase()),
                     (Some(_), None) => std::cmp::Ordering::Less,
@@ -383,12 +389,7 @@ impl ArchiveView {
             }),
         }
         let most = sorted.len();
-        self.sorted.fill(
-            sorted
-                .into_iter()
-                .map(|i| u32::try_from(i).unwrap_or(u32::MAX)),
-            most,
-        );
+        self.sorted.fill(sorted, most);
     }
 
     /// The rows shown: every row matching the query, in the sort order.

@@ -148,6 +148,36 @@ fn s_cycles_the_orders_and_says_which() {
     assert_eq!(notice(&s), Some("archive sorted by finished ↓"));
 }
 
+/// The first order comes with the list, sorted by the archiver; the view's own sort by when
+/// each task finished (a deleted row gone, or the list sorted again) agrees with it, ties too.
+#[test]
+fn the_archivers_first_order_is_the_views_own_by_finished() {
+    let mut tasks = list();
+    tasks.extend((5..40).map(|id| {
+        let ago = u64::try_from(id % 7).unwrap_or(0) * 10;
+        archived(id, &format!("t-{id}"), "COMPLETED", None, ago)
+    }));
+    let (mut s, _) = opened(tasks.clone());
+    let first = shown(&s).join(" ");
+    assert!(
+        first.starts_with("t-7 t-14 t-21 t-28 t-35 alpha sim-2"),
+        "{first}"
+    );
+    for _ in 0..5 {
+        press(&mut s, ch('s'));
+    }
+    assert_eq!(s.archive.sort.label(), "finished ↓");
+    assert_eq!(shown(&s).join(" "), first, "sorted by the view itself");
+    // Without the archiver's order, as a view sorts after a delete.
+    let mut table = crate::msg::search_table(&tasks, 0);
+    table.order.clear();
+    s.apply(Msg::Archive(ArchiveReport::Listed(
+        tasks.into(),
+        std::sync::Arc::new(table),
+    )));
+    assert_eq!(shown(&s).join(" "), first, "listed without an order");
+}
+
 #[test]
 fn delete_asks_the_archiver_and_u_restores_what_it_deleted() {
     let (mut s, _) = opened(list());

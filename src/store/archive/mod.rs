@@ -171,6 +171,19 @@ impl std::fmt::Debug for Archive {
     }
 }
 
+/// Sorts `rows` (indices, ascending) by `moment`, the latest first, ties in the rows' order.
+/// Each row's moment is read once, in order: comparing two tasks at each step reads 100,000
+/// tasks' memory in a scattered order 1.7 million times.
+pub fn latest_first(rows: &mut Vec<u32>, moment: impl Fn(usize) -> u64) {
+    let mut keyed: Vec<(std::cmp::Reverse<u64>, u32)> = rows
+        .iter()
+        .map(|&i| (std::cmp::Reverse(moment(i as usize)), i))
+        .collect();
+    keyed.sort_unstable();
+    rows.clear();
+    rows.extend(keyed.into_iter().map(|(_, i)| i));
+}
+
 /// Whether the watch list's entry is finished: its finish was seen, or its last status is
 /// `COMPLETED` or one of the default failure statuses.
 pub fn is_finished(entry: &WatchEntry) -> bool {
