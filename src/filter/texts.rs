@@ -177,7 +177,7 @@ impl Table {
 #[derive(Debug, Default, PartialEq)]
 pub struct Values {
     values: Texts,
-    ids: Rows,
+    ids: Vec<u32>,
 }
 
 impl Values {
@@ -193,11 +193,9 @@ impl Values {
                 })
             })
             .collect();
-        let mut rows = Rows::default();
-        rows.fill(ids.iter().copied(), ids.len());
         Values {
             values: Texts::new(values.iter().copied()),
-            ids: rows,
+            ids,
         }
     }
 
