@@ -72,8 +72,9 @@ impl FuzzyFilter {
             .collect();
         kept.clear();
         kept.resize(among.len(), 0);
-        let rows = among.len() * 64;
-        let threads = cores().min(rows / SPLIT_FROM).max(1);
+        // By the rows asked about, not the list's length: a narrowed query has few.
+        let candidates: usize = among.iter().map(|w| w.count_ones() as usize).sum();
+        let threads = cores().min(candidates / SPLIT_FROM).max(1);
         if threads == 1 {
             self.keep_matching(&groups, among, 0, table, kept);
             return;
