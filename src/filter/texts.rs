@@ -163,14 +163,6 @@ pub struct Table {
     pub order: Vec<u32>,
 }
 
-impl Table {
-    /// Row `i`'s value of field `c` as bytes (see `Texts::bytes`; none for a field it does
-    /// not have).
-    pub fn field(&self, i: usize, c: usize) -> &[u8] {
-        self.fields.get(c).map_or(&[], |f| f.bytes(i))
-    }
-}
-
 /// A field's value for every row, each distinct value stored once with a number per row: a
 /// term on the field is then decided once per value, not once per row (100,000 tasks have two
 /// kinds, a few statuses and services, far fewer minutes than tasks).
@@ -251,15 +243,6 @@ impl Rows {
         self.len = len;
     }
 
-    /// Replaces the rows with those `write` puts at the start of room for `most` rows; it
-    /// says how many it wrote (the room is written in place, in parts at once if need be).
-    pub fn fill_with(&mut self, most: usize, write: impl FnOnce(&mut [u32]) -> usize) {
-        if self.block.words().len() < most {
-            self.block = Block::zeroed(most * 4);
-        }
-        self.len = write(&mut self.block.words_mut()[..most]).min(most);
-    }
-
     /// Keeps the rows `keep` says yes to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let len = self.len;
@@ -322,17 +305,6 @@ mod tests {
         assert_eq!(&*big, &[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
         big.fill(0..400_000, 400_000);
         assert_eq!((big.len(), big[399_999]), (400_000, 399_999));
-        big.fill_with(3, |room| {
-            room[..2].copy_from_slice(&[5, 6]);
-            2
-        });
-        assert_eq!(&*big, &[5, 6]);
-        let mut small = Rows::default();
-        small.fill_with(4, |room| {
-            room.fill(1);
-            9
-        });
-        assert_eq!(&*small, &[1, 1, 1, 1], "never more than the room");
     }
 
     #[test]

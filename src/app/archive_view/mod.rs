@@ -109,9 +109,6 @@ pub struct ArchiveView {
     /// typed again (erasing back) reuses its matches, one that narrows one of them is ranked
     /// over its matches only.
     ranked: Vec<(String, Query, Vec<u64>)>,
-    /// The memory of rankings forgotten, for the next ones: memory a keystroke maps afresh
-    /// costs page faults (a huge page's first touch, up to milliseconds).
-    spare: Vec<Vec<u64>>,
     /// Rows gone (deleted, watched again) until the archiver's next list.
     gone: Vec<i64>,
     matcher: FuzzyFilter,
@@ -222,7 +219,7 @@ impl ArchiveView {
             all: every_row(self.tasks.len()),
         };
         self.gone.clear();
-        self.forget_rankings();
+        self.ranked.clear();
         self.resort();
         self.refilter();
         self.reselect(selected);
@@ -396,7 +393,7 @@ impl ArchiveView {
     fn refilter(&mut self) {
         let most = self.sorted.len();
         if self.query.trim().is_empty() {
-            self.forget_rankings();
+            self.ranked.clear();
             self.order.fill(self.sorted.iter().copied(), most);
             return;
         }
@@ -419,9 +416,8 @@ impl ArchiveView {
             .ranked
             .iter()
             .rposition(|(_, last, _)| parsed.narrows(last));
-        // A forgotten ranking's memory, else the oldest one's, takes the new one's matches
-        // (never the one narrowed).
-        let mut kept = self.spare.pop().unwrap_or_default();
+        // The oldest ranking's memory takes the new one's matches (never the one narrowed).
+        let mut kept = Vec::new();
         if self.ranked.len() >= RANKINGS_KEPT {
             let oldest = usize::from(over == Some(0));
             kept = self.ranked.remove(oldest).2;
@@ -434,12 +430,6 @@ impl ArchiveView {
             .matching_among(&self.query, SEARCH_KEYS, over, &text.table, &mut kept);
         self.ranked.push((self.query.clone(), parsed, kept));
         self.ranked.len() - 1
-    }
-
-    fn forget_rankings(&mut self) {
-        let spare = self.ranked.drain(..).map(|(_, _, rows)| rows);
-        self.spare.extend(spare);
-        self.spare.truncate(RANKINGS_KEPT);
     }
 }
 
