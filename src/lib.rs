@@ -16,9 +16,10 @@ pub mod msg;
 pub mod picture;
 pub mod server;
 pub mod store;
-/// Test helpers and switches: only in test builds (`cargo test` turns the feature on through
-/// the package's dev-dependency on itself), never in a release binary.
-#[cfg(any(test, feature = "testing"))]
+/// Test helpers and switches: in builds with debug assertions (the dev and test profiles, so
+/// `cargo test` has them with no flag) or with the `testing` feature (the fuzz targets, a
+/// `--release` test run), never in a release binary.
+#[cfg(any(test, debug_assertions, feature = "testing"))]
 pub mod testing;
 pub mod ui;
 pub mod workers;

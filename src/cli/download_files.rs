@@ -35,9 +35,12 @@ pub struct DownloadArgs {
 pub async fn run(global: &Global, args: &DownloadArgs) -> CliResult {
     let settings = global.settings()?;
     let client = client_from(&settings)?;
-    #[cfg_attr(not(feature = "testing"), allow(unused_mut))]
+    #[cfg_attr(
+        not(any(test, debug_assertions, feature = "testing")),
+        allow(unused_mut)
+    )]
     let mut downloader = Downloader::new(Some(client.base_url()), settings.token.clone())?;
-    #[cfg(feature = "testing")]
+    #[cfg(any(test, debug_assertions, feature = "testing"))]
     if let Some(base) = crate::testing::download_retry_base() {
         downloader = downloader.with_retry_base(base);
     }

@@ -221,7 +221,7 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
 pub fn main() -> ExitCode {
     // Before any other thread exists.
     crate::clock::remember_local_offset();
-    #[cfg(feature = "testing")]
+    #[cfg(any(test, debug_assertions, feature = "testing"))]
     if let Some((file, rounds)) = crate::testing::stress_save_wanted() {
         return match crate::testing::stress_save(&file, rounds) {
             Ok(()) => ExitCode::SUCCESS,

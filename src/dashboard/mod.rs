@@ -142,7 +142,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, String> {
         no_color,
         preview_cache,
     );
-    #[cfg(feature = "testing")]
+    #[cfg(any(test, debug_assertions, feature = "testing"))]
     crate::testing::maybe_panic_in_worker();
 
     let mut state = State::new(Init { preview, ..init });
@@ -612,7 +612,7 @@ fn on_event(state: &mut State, event: Event) -> Vec<Cmd> {
         },
         _ => None,
     };
-    #[cfg(feature = "testing")]
+    #[cfg(any(test, debug_assertions, feature = "testing"))]
     crate::testing::maybe_panic_in_main(action == Some(Action::ToggleHelp));
     action.map(|a| state.update(a)).unwrap_or_default()
 }
