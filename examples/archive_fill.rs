@@ -7,6 +7,11 @@
 //! rows), and prints how long the fill took and how long `Archive::list()` (the archive
 //! view's load) and `Archive::list_full` (`gendash history --json`) take, best and median of
 //! five, and how long the dashboard's archiver takes to answer `Load`. Point `GENDASH_DATA_DIR` at DIR to open the result in the dashboard.
+//!
+//! Each completed task's download URL is `FILES/<id>.png` (or `.mp4`), FILES being `--files`
+//! (default `http://127.0.0.1:8787/files`, the reference service's default address): loopback,
+//! so the preview of a selected row fetches a real picture from `gendash serve` and nothing
+//! leaves the machine.
 use gendash::api::TaskKind;
 use gendash::store::archive::Archive;
 use gendash::store::watchlist::{LastKnown, Transition, WatchEntry};
@@ -19,7 +24,7 @@ const WORDS: &[&str] = &[
     "winter", "desert",
 ];
 
-fn entry(i: u64, now: u64) -> WatchEntry {
+fn entry(i: u64, now: u64, files: &str) -> WatchEntry {
     let kind = if i.is_multiple_of(7) {
         TaskKind::Video
     } else {
@@ -50,8 +55,7 @@ fn entry(i: u64, now: u64) -> WatchEntry {
     e.last = Some(LastKnown {
         status: status.into(),
         percent: if failed { 40 } else { 100 },
-        url_download: (!failed)
-            .then(|| format!("https://cdn.example.com/out/{id}.{}", kind.extension())),
+        url_download: (!failed).then(|| format!("{files}/{id}.{}", kind.extension())),
         updated_at: finished,
         running_since: Some(started),
         finished_at: Some(finished),
@@ -124,10 +128,18 @@ fn archiver_loads(path: &std::path::Path) {
 fn main() -> ExitCode {
     let mut dir: Option<PathBuf> = None;
     let mut count: u64 = 100_000;
+    let mut files = "http://127.0.0.1:8787/files".to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--data-dir" => dir = args.next().map(PathBuf::from),
+            "--files" => {
+                let Some(url) = args.next() else {
+                    eprintln!("--files takes a URL");
+                    return ExitCode::FAILURE;
+                };
+                files = url.trim_end_matches('/').to_string();
+            }
             "--count" => {
                 let Some(n) = args.next().and_then(|n| n.parse().ok()) else {
                     eprintln!("--count takes a number");
@@ -136,18 +148,18 @@ fn main() -> ExitCode {
                 count = n;
             }
             _ => {
-                eprintln!("usage: archive_fill --data-dir DIR [--count N]");
+                eprintln!("usage: archive_fill --data-dir DIR [--count N] [--files URL]");
                 return ExitCode::FAILURE;
             }
         }
     }
     let Some(dir) = dir else {
-        eprintln!("usage: archive_fill --data-dir DIR [--count N]");
+        eprintln!("usage: archive_fill --data-dir DIR [--count N] [--files URL]");
         return ExitCode::FAILURE;
     };
     let path = Archive::path_in(&dir);
     let now = gendash::store::watchlist::unix_now();
-    let entries: Vec<WatchEntry> = (0..count).map(|i| entry(i, now)).collect();
+    let entries: Vec<WatchEntry> = (0..count).map(|i| entry(i, now, &files)).collect();
     let run = || -> Result<(), gendash::store::archive::ArchiveError> {
         let mut archive = Archive::open(&path)?;
         let at = Instant::now();

@@ -52,9 +52,9 @@ log = h.logger("measure-archive")
 DEFAULT_QUERIES = ["cat", "label:sunset", "status:failed", "fill-99", "!kind:video neon"]
 
 
-def fill(filler, data_dir, count):
+def fill(filler, data_dir, count, files):
     t0 = time.monotonic()
-    r = subprocess.run([filler, "--data-dir", data_dir, "--count", str(count)],
+    r = subprocess.run([filler, "--data-dir", data_dir, "--count", str(count), "--files", files],
                        capture_output=True, timeout=600, stdin=subprocess.DEVNULL)
     if r.returncode != 0:
         raise h.Failed(f"archive_fill exited {r.returncode}: "
@@ -148,8 +148,10 @@ def main():
         log_path = os.path.join(root, "gendash.log")
         env["GENDASH_LOG_FILE"] = log_path
         inside = InsideLog(log_path)
-        filled = fill(filler, data_dir, a.count)
         service = h.Service(binary, env)
+        # The tasks' download URLs are the service's files: a selected row's preview fetches a
+        # real picture over loopback, as a user's archive would from the service.
+        filled = fill(filler, data_dir, a.count, service.base.rstrip("/") + "/files")
         env = dict(env, GENDASH_BASE_URL=service.base.rstrip("/"), GENDASH_TOKEN=service.token)
         sel = selectors.DefaultSelector()
         dash = h.Dashboard(binary, env, sel, cols=a.cols, rows=a.rows, argv=("-vv",))

@@ -260,9 +260,5 @@ pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
     // The archive view's first order: the latest finished first.
     let mut order: Vec<u32> = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
     latest_first(&mut order, |i| tasks[i].finished_at());
-    Table {
-        names: Texts::new(names.iter().map(String::as_str)),
-        fields,
-        order,
-    }
+    Table::new(Texts::new(names.iter().map(String::as_str)), fields, order)
 }

@@ -9,7 +9,7 @@
 //! (no copies per row, dates formatted once per distinct minute by the caller) and a fuzzy term
 //! is one pass over it.
 
-use super::texts::{Table, Texts, Values};
+use super::texts::{CharIndex, Table, Texts, Values};
 use super::{FuzzyFilter, Query, Source, Term, resolve_keys, term_score, word_at};
 use nucleo_matcher::Utf32Str;
 use nucleo_matcher::pattern::AtomKind;
@@ -30,13 +30,13 @@ impl FuzzyFilter {
         rows: impl IntoIterator<Item = (&'a str, &'a [&'a str])>,
     ) -> Vec<u32> {
         let rows: Vec<(&str, &[&str])> = rows.into_iter().collect();
-        let table = Table {
-            names: Texts::new(rows.iter().map(|r| r.0)),
-            fields: (0..keys.len())
+        let table = Table::new(
+            Texts::new(rows.iter().map(|r| r.0)),
+            (0..keys.len())
                 .map(|c| Values::new(rows.iter().map(|r| r.1.get(c).copied().unwrap_or(""))))
                 .collect(),
-            order: Vec::new(),
-        };
+            Vec::new(),
+        );
         let mut kept = Vec::new();
         self.matching_among(query, keys, &every_row(rows.len()), &table, &mut kept);
         rows_of(&kept).collect()
@@ -62,21 +62,31 @@ impl FuzzyFilter {
             .map(|group| {
                 group
                     .into_iter()
-                    .map(|(term, source)| Prepared {
-                        term,
-                        source,
-                        ascii: ascii_needle(term),
+                    .map(|(term, source)| {
+                        let ascii = ascii_needle(term);
+                        let slots = indexed_slots(term, source, ascii.as_deref());
+                        Prepared {
+                            one: one_character(term, ascii.as_deref(), slots.as_deref()),
+                            slots,
+                            term,
+                            source,
+                            ascii,
+                        }
                     })
                     .collect()
             })
             .collect();
         kept.clear();
         kept.resize(among.len(), 0);
-        // By the rows asked about, not the list's length: a narrowed query has few.
-        let candidates: usize = among.iter().map(|w| w.count_ones() as usize).sum();
-        let threads = cores().min(candidates / SPLIT_FROM).max(1);
+        let mut candidates = std::mem::take(&mut self.candidates);
+        let sure = rule_out(&groups, among, &table.chars, &mut candidates, kept);
+        let among = &candidates[..];
+        // By the rows left to read, not the list's length: a narrowed query has few.
+        let left: usize = among.iter().map(|w| w.count_ones() as usize).sum();
+        let threads = cores().min(left / SPLIT_FROM).max(1);
         if threads == 1 {
-            self.keep_matching(&groups, among, 0, table, kept);
+            self.keep_matching(&groups, &sure, among, 0, table, kept);
+            self.candidates = candidates;
             return;
         }
         let per_thread = among.len().div_ceil(threads);
@@ -89,12 +99,14 @@ impl FuzzyFilter {
                 .zip(helpers.iter_mut())
                 .enumerate()
                 .map(|(k, ((part, part_kept), helper))| {
-                    let groups = &groups;
+                    let (groups, sure) = (&groups, &sure);
                     let first = (k + 1) * per_thread;
-                    s.spawn(move || helper.keep_matching(groups, part, first, table, part_kept))
+                    s.spawn(move || {
+                        helper.keep_matching(groups, sure, part, first, table, part_kept);
+                    })
                 })
                 .collect();
-            self.keep_matching(&groups, own, 0, table, own_kept);
+            self.keep_matching(&groups, &sure, own, 0, table, own_kept);
             for other in others {
                 other
                     .join()
@@ -102,13 +114,15 @@ impl FuzzyFilter {
             }
         });
         self.helpers = helpers;
+        self.candidates = candidates;
     }
 
     /// Sets the bits of `kept` for the rows of `among` that match (both from word `first` of
-    /// the whole).
+    /// the whole); `sure` holds, per group, the rows it is known to hold for.
     fn keep_matching(
         &mut self,
         groups: &[Vec<Prepared<'_>>],
+        sure: &[Vec<u64>],
         among: &[u64],
         first: usize,
         table: &Table,
@@ -136,7 +150,7 @@ impl FuzzyFilter {
                 let bit = rest.trailing_zeros();
                 rest &= rest - 1;
                 let i = (first + w) * 64 + bit as usize;
-                if self.all_groups_match(groups, &mut said, table, i) {
+                if self.all_groups_match(groups, sure, &mut said, table, i) {
                     *out |= 1 << bit;
                 }
             }
@@ -147,33 +161,40 @@ impl FuzzyFilter {
     fn all_groups_match(
         &mut self,
         groups: &[Vec<Prepared<'_>>],
+        sure: &[Vec<u64>],
         said: &mut [Vec<Vec<u8>>],
         table: &Table,
         i: usize,
     ) -> bool {
-        groups.iter().zip(said).all(|(group, said)| {
-            group.iter().zip(said).any(|(p, said)| match p.source {
-                Source::Name => self.holds(p, table.names.bytes(i)),
-                Source::Column(c) => {
-                    let Some((column, id)) = table.fields.get(c).and_then(|f| Some((f, f.id(i)?)))
-                    else {
-                        return self.holds(p, &[]);
-                    };
-                    match said.get(id) {
-                        Some(1) => false,
-                        Some(2) => true,
-                        _ => {
-                            let holds = self.holds(p, column.value(id));
-                            if let Some(slot) = said.get_mut(id) {
-                                *slot = 1 + u8::from(holds);
+        groups
+            .iter()
+            .zip(sure)
+            .zip(said)
+            .all(|((group, sure), said)| {
+                has_row(sure, i as u32)
+                    || group.iter().zip(said).any(|(p, said)| match p.source {
+                        Source::Name => self.holds(p, table.names.bytes(i)),
+                        Source::Column(c) => {
+                            let Some((column, id)) =
+                                table.fields.get(c).and_then(|f| Some((f, f.id(i)?)))
+                            else {
+                                return self.holds(p, &[]);
+                            };
+                            match said.get(id) {
+                                Some(1) => false,
+                                Some(2) => true,
+                                _ => {
+                                    let holds = self.holds(p, column.value(id));
+                                    if let Some(slot) = said.get_mut(id) {
+                                        *slot = 1 + u8::from(holds);
+                                    }
+                                    holds
+                                }
                             }
-                            holds
                         }
-                    }
-                }
-                Source::Nowhere => false,
+                        Source::Nowhere => false,
+                    })
             })
-        })
     }
 
     /// Whether one term holds for `text` (a negated term: whether its word is absent).
@@ -216,6 +237,101 @@ struct Prepared<'q> {
     term: &'q Term,
     source: Source,
     ascii: Option<Box<[u8]>>,
+    /// For a term on names, the `CharIndex` slots of its needle's characters: a row missing
+    /// one cannot hold the needle.
+    slots: Option<Box<[usize]>>,
+    /// The term holds exactly for the ASCII rows its one character's index says hold it.
+    one: bool,
+}
+
+/// Whether a term is one indexed character that holds exactly where the text has it: found
+/// (not negated) by a fuzzy or substring match, as the index reads it (ignoring case, or a
+/// character with no case).
+fn one_character(term: &Term, ascii: Option<&[u8]>, slots: Option<&[usize]>) -> bool {
+    let (Some(&[c]), Some(&[_])) = (ascii, slots) else {
+        return false;
+    };
+    !term.atom.negative
+        && !term.word
+        && matches!(term.atom.kind, AtomKind::Fuzzy | AtomKind::Substring)
+        && (term.ignore_case || !c.is_ascii_alphabetic())
+}
+
+/// The `CharIndex` slots of the characters of a term's needle, when the index can decide for
+/// it: a term matched (not compared) against names, its needle ASCII.
+fn indexed_slots(term: &Term, source: Source, ascii: Option<&[u8]>) -> Option<Box<[usize]>> {
+    if !matches!(source, Source::Name) || term.compare.is_some() {
+        return None;
+    }
+    let mut slots: Vec<usize> = ascii?
+        .iter()
+        .filter_map(|&b| CharIndex::slot(char::from(b)))
+        .collect();
+    slots.sort_unstable();
+    slots.dedup();
+    Some(slots.into())
+}
+
+/// Decides rows by the characters they hold: fills `candidates` with the rows of `among` that
+/// may still match (each group has a term that may hold), sets in `kept` those known to match
+/// (each group has a term known to hold), and returns, per group, the rows for which it is
+/// known to hold (a negated term whose word a row cannot contain, a character a row has).
+/// Whatever the index cannot decide is left for the rows' text to say.
+fn rule_out(
+    groups: &[Vec<Prepared<'_>>],
+    among: &[u64],
+    index: &CharIndex,
+    candidates: &mut Vec<u64>,
+    kept: &mut [u64],
+) -> Vec<Vec<u64>> {
+    candidates.clear();
+    candidates.extend_from_slice(among);
+    let mut sure: Vec<Vec<u64>> = groups.iter().map(|_| Vec::new()).collect();
+    for (group, sure) in groups.iter().zip(&mut sure) {
+        if group
+            .iter()
+            .any(|p| p.one || (p.slots.is_some() && p.term.atom.negative))
+        {
+            sure.resize(among.len(), 0);
+        }
+        for (w, candidates) in candidates.iter_mut().enumerate() {
+            if *candidates == 0 {
+                continue;
+            }
+            let (mut may, mut holds) = (0u64, 0u64);
+            for p in group {
+                let Some(slots) = &p.slots else {
+                    may = u64::MAX;
+                    continue;
+                };
+                let all_there = slots
+                    .iter()
+                    .fold(u64::MAX, |acc, &s| acc & index.word(s, w));
+                if p.term.atom.negative {
+                    may = u64::MAX;
+                    holds |= !all_there;
+                } else {
+                    may |= all_there;
+                    if p.one {
+                        holds |= all_there & index.ascii(w);
+                    }
+                }
+            }
+            *candidates &= may;
+            if let Some(word) = sure.get_mut(w) {
+                *word = holds;
+            }
+        }
+    }
+    // The rows every group is known to hold for match: no text is read for them.
+    for (w, (candidates, kept)) in candidates.iter_mut().zip(kept).enumerate() {
+        let known = sure
+            .iter()
+            .fold(u64::MAX, |acc, s| acc & s.get(w).copied().unwrap_or(0));
+        *kept |= *candidates & known;
+        *candidates &= !known;
+    }
+    sure
 }
 
 /// The needle as bytes when it is ASCII (as the matcher compares it: lowercased when case is
@@ -375,6 +491,8 @@ mod tests {
             "'b-c",
             "'word' COMPLETED",
             "",
+            "C",
+            "S",
         ] {
             assert_eq!(
                 FuzzyFilter::new().matching_fields(query, &["label"], rows.iter().copied()),
@@ -395,11 +513,11 @@ mod tests {
             .map(|i| [["cat", "dog", ""][i % 3]])
             .collect();
         let rows = rows(&names, &labels);
-        let table = Table {
-            names: Texts::new(names.iter().map(String::as_str)),
-            fields: vec![Values::new(labels.iter().map(|l| l[0]))],
-            order: Vec::new(),
-        };
+        let table = Table::new(
+            Texts::new(names.iter().map(String::as_str)),
+            vec![Values::new(labels.iter().map(|l| l[0]))],
+            Vec::new(),
+        );
         // Every row but those whose number ends in 5.
         let mut among = every_row(rows.len());
         for i in (5..rows.len()).step_by(10) {
@@ -477,11 +595,13 @@ mod tests {
             );
         }
 
-        /// Any query over any rows: the same rows as ranking keeps.
+        /// Any query over any rows: the same rows as ranking keeps. The characters include
+        /// some the index leaves out (`#`) and non-ASCII ones the matcher reads as ASCII (`é`
+        /// as `e`, `Å` as `a`), and queries include alternatives (`|`).
         #[test]
         fn keeps_exactly_what_ranking_keeps(
-            names in proptest::collection::vec("[a-cA-C0-2 -]{0,12}", 0..12),
-            query in "(!?(label:)?['^]?[a-cA-C0-2-]{1,3}\\$? ?){1,3}",
+            names in proptest::collection::vec("[a-cA-Ceé0-2 #Å-]{0,12}", 0..12),
+            query in "(!?(label:)?['^]?[a-cA-Ce0-2#-]{1,3}\\$? ?(\\| )?){1,3}",
         ) {
             let labels: Vec<[&str; 1]> = names.iter().map(|n| [n.as_str()]).collect();
             let rows = rows(&names, &labels);

@@ -53,6 +53,8 @@ pub struct FuzzyFilter {
     /// The matchers of the threads `matching_among` splits a long list over, kept: a new
     /// matcher clears its scratch (hundreds of KB) before it matches anything.
     helpers: Vec<FuzzyFilter>,
+    /// The rows `matching_among` still has to read, kept from one keystroke to the next.
+    candidates: Vec<u64>,
 }
 
 impl Default for FuzzyFilter {
@@ -159,6 +161,7 @@ impl FuzzyFilter {
             buf: Vec::new(),
             field_buf: Vec::new(),
             helpers: Vec::new(),
+            candidates: Vec::new(),
         }
     }
 

@@ -10,13 +10,13 @@ use crate::fmt::local_minute;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
-/// Draws the view over the panes.
+/// Draws the view in place of the panes (they are not drawn under it, and a frame starts
+/// blank, so nothing is cleared first).
 pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let a = archive_areas(areas);
     let view = &state.archive;
-    frame.render_widget(Clear, a.body);
     let block = Block::bordered()
         .title(Span::styled(
             ellipsis(&title(view), usize::from(a.body.width.saturating_sub(4))),

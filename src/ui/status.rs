@@ -95,8 +95,10 @@ fn tasks_text(total: usize, counts: &Counts) -> String {
 
 pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
     let hints: Vec<&Binding> = state.keymap.hints(&state.contexts()).collect();
-    let mut spans = vec![Span::raw(" ")];
-    for b in fitting(hints, usize::from(area.width)) {
+    let shown = fitting(hints, usize::from(area.width));
+    let mut spans = Vec::with_capacity(1 + 2 * shown.len());
+    spans.push(Span::raw(" "));
+    for b in shown {
         spans.push(Span::styled(b.label.as_ref(), theme.key()));
         spans.push(Span::styled(
             format!(" {}  ", b.hint.unwrap_or_default()),
