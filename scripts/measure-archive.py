@@ -81,6 +81,8 @@ class InsideLog:
 
     def __init__(self, path):
         self.path, self.offset = path, 0
+        # The reducers' share of each frame read by `frames` ("handled … ms"), in order.
+        self.handled = []
 
     def _new(self):
         try:
@@ -102,8 +104,9 @@ class InsideLog:
         text = self._new()
         if os.environ.get("MEASURE_ARCHIVE_LOG"):
             sys.stderr.write(text)
-        return [float(m.group(1)) / 1000.0
-                for m in re.finditer(r"input to frame ([0-9.]+) ms", text)]
+        found = re.findall(r"input to frame ([0-9.]+) ms: handled ([0-9.]+) ms", text)
+        self.handled += [float(handled) / 1000.0 for _, handled in found]
+        return [float(total) / 1000.0 for total, _ in found]
 
 
 def main():
@@ -181,6 +184,7 @@ def main():
             moves_inside += inside.frames()
             h.pump_for(sel, a.pause)
         keys, keys_inside, per_query = [], [], []
+        inside.handled = []
         for query in a.queries:
             os.write(dash.master, b"/\x15")
             h.pump_for(sel, 0.3)
@@ -200,6 +204,7 @@ def main():
             keys += these
             os.write(dash.master, b"\r")
             h.pump_for(sel, 0.2)
+        keys_handled = inside.handled
         rss = dash.rss_mib()
         os.write(dash.master, b"\x1b")
         h.pump_for(sel, 0.2)
@@ -212,6 +217,8 @@ def main():
         print(figures("open (H to the list drawn)", opens))
         print(figures("filter, per keystroke", keys))
         print(figures("  inside the dashboard", keys_inside))
+        if keys_handled:
+            print(figures("    of which the reducer", keys_handled))
         print(figures("control: j/k (no filtering)", moves))
         print(figures("  inside the dashboard", moves_inside))
         for query, these, title_line in per_query:
