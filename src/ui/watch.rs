@@ -276,7 +276,11 @@ fn render_table(
         Usual::default()
     };
     let (header, widths) = cols.header();
-    let rects = Layout::horizontal(widths.clone()).spacing(1).split(area);
+    // Only the widths are read: split a row at the origin, so that the layout's cache (keyed
+    // by the area) answers for every place and height of the pane at this width.
+    let rects = Layout::horizontal(widths.clone())
+        .spacing(1)
+        .split(Rect::new(0, 0, area.width, 1));
     let info_width = usize::from(rects[rects.len() - 1].width);
     let rows: Vec<Row> = shown
         .iter()
@@ -309,7 +313,7 @@ fn render_table(
             // After the label, when it has no column of its own.
             let skip = label_prefix(r, &cols).width() as u16;
             (text == name && skip < info.width).then(|| Link {
-                x: info.x + skip,
+                x: area.x + info.x + skip,
                 y: area.y + 1 + line as u16,
                 width: (name.chars().count() as u16).min(info.width - skip),
                 url: url.to_string(),
