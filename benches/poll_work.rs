@@ -7,7 +7,7 @@
 //!
 //! Besides criterion's statistics, `summary` prints the mean per answer against the budget,
 //! and the decoding before (a `serde_json::Value` tree) and now (the fields read straight,
-//! strings borrowed). `cargo bench --bench poll_work`.
+//! strings borrowed). `cargo bench --features bench --bench poll_work`.
 #![allow(clippy::unwrap_used)]
 
 use criterion::{Criterion, criterion_group};

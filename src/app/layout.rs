@@ -1,7 +1,7 @@
 //! Screen geometry, computed once per resize and shared by the view and the mouse handling, so
 //! a click lands on the row that was drawn there.
 
-use ratatui::layout::{Constraint, Direction, Flex, Layout, Rect};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
 
 /// At this width and above the panes sit side by side.
 pub const WIDE: u16 = 140;
@@ -134,37 +134,41 @@ impl Areas {
         zoom: Option<Pane>,
     ) -> Self {
         let full = Rect::new(0, 0, width, height);
-        let [main, status, hints] = Layout::vertical([
-            Constraint::Min(0),
-            Constraint::Length(1),
-            Constraint::Length(1),
-        ])
-        .areas(full);
+        let [main, status, hints] = rows(
+            &Layout::vertical([
+                Constraint::Min(0),
+                Constraint::Length(1),
+                Constraint::Length(1),
+            ]),
+            full,
+        );
         let wide = width >= WIDE;
-        let [browser, watch] = Layout::new(
-            if wide {
-                Direction::Horizontal
-            } else {
-                Direction::Vertical
-            },
-            [Constraint::Percentage(50), Constraint::Percentage(50)],
-        )
-        .areas(main);
+        let halves = [Constraint::Percentage(50), Constraint::Percentage(50)];
+        let [browser, watch] = if wide {
+            columns(&Layout::horizontal(halves), main)
+        } else {
+            rows(&Layout::vertical(halves), main)
+        };
         let (browser, watch) = match zoom {
             None => (browser, watch),
             Some(Pane::Browser) => (main, Rect::default()),
             Some(Pane::Watch) => (Rect::default(), main),
         };
         let b = inner(browser);
-        let [browser_filter, body] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(b);
+        let [browser_filter, body] = rows(
+            &Layout::vertical([Constraint::Length(1), Constraint::Min(0)]),
+            b,
+        );
         let explain = u16::from(filter_detail && body.height >= 2);
-        let [browser_filter_detail, body] =
-            Layout::vertical([Constraint::Length(explain), Constraint::Min(0)]).areas(body);
+        let [browser_filter_detail, body] = rows(
+            &Layout::vertical([Constraint::Length(explain), Constraint::Min(0)]),
+            body,
+        );
         let (browser_list, browser_detail) = if body.width >= 90 {
-            let [l, d] =
-                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-                    .areas(body);
+            let [l, d] = columns(
+                &Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]),
+                body,
+            );
             (l, d)
         } else {
             // Zoomed, the detail takes two thirds: the fields are what the zoom is for.
@@ -173,8 +177,10 @@ impl Areas {
             } else {
                 (body.height / 2).min(9)
             };
-            let [l, d] =
-                Layout::vertical([Constraint::Min(0), Constraint::Length(detail)]).areas(body);
+            let [l, d] = rows(
+                &Layout::vertical([Constraint::Min(0), Constraint::Length(detail)]),
+                body,
+            );
             (l, d)
         };
         // Above the status bar and the hints, which stay in view: the notice of a copy, and
@@ -195,16 +201,18 @@ impl Areas {
             requests.height.saturating_sub(6),
         );
         let w = inner(watch);
-        let [watch_header, watch_rows, watch_detail] = Layout::vertical([
-            Constraint::Length(1),
-            Constraint::Min(0),
-            Constraint::Length(if zoom.is_some() {
-                zoomed_detail_height(w.height, detail)
-            } else {
-                detail_height(w.height, detail)
-            }),
-        ])
-        .areas(w);
+        let [watch_header, watch_rows, watch_detail] = rows(
+            &Layout::vertical([
+                Constraint::Length(1),
+                Constraint::Min(0),
+                Constraint::Length(if zoom.is_some() {
+                    zoomed_detail_height(w.height, detail)
+                } else {
+                    detail_height(w.height, detail)
+                }),
+            ]),
+            w,
+        );
         Areas {
             full,
             browser,
@@ -241,13 +249,31 @@ impl Areas {
 
 /// A rectangle of at most `width` x `height`, centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let [v] = Layout::vertical([Constraint::Length(height.min(area.height))])
-        .flex(Flex::Center)
-        .areas(area);
-    let [h] = Layout::horizontal([Constraint::Length(width.min(area.width))])
-        .flex(Flex::Center)
-        .areas(v);
+    let [v] = rows(
+        &Layout::vertical([Constraint::Length(height.min(area.height))]).flex(Flex::Center),
+        area,
+    );
+    let [h] = columns(
+        &Layout::horizontal([Constraint::Length(width.min(area.width))]).flex(Flex::Center),
+        v,
+    );
     h
+}
+
+/// A vertical `layout` over `area`, solved for a column as tall at the origin: the solution
+/// depends on the height alone, so ratatui's layout cache (keyed by the area) answers for every
+/// width and place, and a resize that keeps the height solves nothing again.
+fn rows<const N: usize>(layout: &Layout, area: Rect) -> [Rect; N] {
+    layout
+        .areas::<N>(Rect::new(0, 0, 1, area.height))
+        .map(|r| Rect::new(area.x, area.y + r.y, area.width, r.height))
+}
+
+/// As `rows`, for a horizontal `layout`: solved for a row as wide at the origin.
+fn columns<const N: usize>(layout: &Layout, area: Rect) -> [Rect; N] {
+    layout
+        .areas::<N>(Rect::new(0, 0, area.width, 1))
+        .map(|r| Rect::new(area.x + r.x, area.y, r.width, area.height))
 }
 
 /// `Rect::contains` with plain coordinates.
@@ -264,6 +290,28 @@ impl ContainsPoint for Rect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Solved at the origin and moved, a layout gives what it gives solved in place.
+    #[test]
+    fn rows_and_columns_are_the_layout_in_place() {
+        let v = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(0),
+            Constraint::Percentage(30),
+        ]);
+        let h = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]);
+        let c = Layout::vertical([Constraint::Length(7)]).flex(Flex::Center);
+        for area in [
+            Rect::new(3, 5, 40, 17),
+            Rect::new(70, 1, 69, 44),
+            Rect::new(0, 0, 0, 9),
+            Rect::new(2, 2, 11, 0),
+        ] {
+            assert_eq!(rows::<3>(&v, area), v.areas::<3>(area), "{area:?}");
+            assert_eq!(columns::<2>(&h, area), h.areas::<2>(area), "{area:?}");
+            assert_eq!(rows::<1>(&c, area), c.areas::<1>(area), "{area:?}");
+        }
+    }
 
     #[test]
     fn wide_is_side_by_side_narrow_is_stacked() {
