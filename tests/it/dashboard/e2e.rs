@@ -17,6 +17,8 @@ struct Notification {
     text: String,
     /// A bell of its own follows it at once.
     rang: bool,
+    /// Whether anything follows it yet: until then its bell may still be unread.
+    followed: bool,
 }
 
 /// The notifications in `raw`, and the number of bells that are neither an OSC terminator nor
@@ -45,6 +47,7 @@ fn announcements(raw: &[u8]) -> (Vec<Notification>, usize) {
                     at: i,
                     text: String::from_utf8_lossy(text).into_owned(),
                     rang,
+                    followed: after < raw.len(),
                 });
                 i = after + usize::from(rang);
             } else {
@@ -76,7 +79,7 @@ fn told_once(s: &Session, added_at: usize, seen_at: usize) -> (Vec<Notification>
         announcements(&s.raw())
             .0
             .iter()
-            .any(|n| n.at >= seen_at && tells_it(n))
+            .any(|n| n.at >= seen_at && tells_it(n) && n.followed)
     });
     let (notes, stray) = announcements(&s.raw());
     let ours: Vec<&Notification> = notes.iter().filter(|n| n.text == alone).collect();
