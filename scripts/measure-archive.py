@@ -219,8 +219,10 @@ def main():
         print(figures("  inside the dashboard", keys_inside))
         if keys_handled:
             print(figures("    of which the reducer", keys_handled))
-        print(figures("control: j/k (no filtering)", moves))
-        print(figures("  inside the dashboard", moves_inside))
+        if moves:
+            print(figures("control: j/k (no filtering)", moves))
+        if moves_inside:
+            print(figures("  inside the dashboard", moves_inside))
         for query, these, title_line in per_query:
             print(f"  {query!r:<22} {' '.join(f'{t * 1000:.1f}' for t in these)} ms  "
                   f"→ {title_line}")
