@@ -1105,6 +1105,41 @@ impl Keymap {
                 return Err(format!("keys.{name}: no such action"));
             }
         }
+        // The key that opens a view closes it too (`?` the help, `H` the archive): rebound,
+        // it takes the place of the old key among the closer's, unless the closer is
+        // rebound itself.
+        for (opener, closer) in [("help", "close_help"), ("archive", "close_archive")] {
+            let (Some(new), false) = (keys.get(opener), keys.contains_key(closer)) else {
+                continue;
+            };
+            let Some(old) = bindings().iter().find(|b| b.name == opener) else {
+                continue;
+            };
+            let new_label = table
+                .iter()
+                .find(|b| b.name == opener)
+                .map_or_else(String::new, |b| b.label.to_string());
+            for b in table.iter_mut().filter(|b| b.name == closer) {
+                b.keys.retain(|k| !old.keys.contains(k));
+                for k in new {
+                    if !b.keys.contains(k) {
+                        b.keys.push(*k);
+                    }
+                }
+                let parts: Vec<&str> = b
+                    .label
+                    .split('/')
+                    .map(|part| {
+                        if part == old.label {
+                            new_label.as_str()
+                        } else {
+                            part
+                        }
+                    })
+                    .collect();
+                b.label = Cow::Owned(parts.join("/"));
+            }
+        }
         conflict(&table).map_or(Ok(()), Err)?;
         Ok(Keymap {
             bindings: Arc::from(table),
@@ -1256,6 +1291,36 @@ mod tests {
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    /// Rebinding the key that opens the help or the archive rebinds the key that closes it,
+    /// in the keys and in the label every message shows; a closer of its own stays its own.
+    #[test]
+    fn a_rebound_opener_closes_its_view() {
+        let alt_h = KeyEvent::new(KeyCode::Char('h'), KeyModifiers::ALT);
+        let shift_h = KeyEvent::new(KeyCode::Char('H'), KeyModifiers::SHIFT);
+        let f1 = key(KeyCode::F(1));
+        let map = configured(&[("archive", &["alt-h"]), ("help", &["f1"])]).expect("accepted");
+        let archive = [Context::Archive, Context::Always];
+        assert_eq!(map.resolve(&archive, &alt_h), Some(Action::ToggleArchive));
+        assert_eq!(
+            map.resolve(&archive, &shift_h),
+            None,
+            "H is no longer the archive's"
+        );
+        assert_eq!(
+            map.resolve(&archive, &key(KeyCode::Esc)),
+            Some(Action::ToggleArchive)
+        );
+        assert_eq!(map.key("close_archive"), "Esc/Alt-h/q");
+        let help = [Context::Help, Context::Always];
+        assert_eq!(map.resolve(&help, &f1), Some(Action::ToggleHelp));
+        assert_eq!(map.resolve(&help, &key(KeyCode::Char('?'))), None);
+        assert_eq!(map.key("close_help"), "Esc/F1");
+        let own =
+            configured(&[("archive", &["alt-h"]), ("close_archive", &["x"])]).expect("accepted");
+        assert_eq!(own.resolve(&archive, &alt_h), None);
+        assert_eq!(own.key("close_archive"), "x");
     }
 
     #[test]
