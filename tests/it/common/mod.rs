@@ -30,8 +30,7 @@ pub fn rendered_text(state: &gendash::app::state::State, width: u16, height: u16
 }
 
 /// A buffer's cells as one string, row after row. A loop of `push_str`, not an iterator
-/// collected: unoptimised (as tests are built), collecting went character by character and was
-/// a fifth of the size sweep's time.
+/// collected: unoptimised (as tests are built), collecting goes character by character.
 pub fn buffer_text(buffer: &ratatui::buffer::Buffer) -> String {
     let mut text = String::with_capacity(buffer.content().len());
     for cell in buffer.content() {
