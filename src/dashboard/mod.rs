@@ -187,6 +187,8 @@ async fn event_loop(
     // The input not on screen yet: when its first event arrived, and the time its reducers
     // took, for `-vv`'s "input to frame" line (scripts/measure-archive.py reads it).
     let mut unseen_input: Option<(std::time::Instant, Duration)> = None;
+    // What the input asked of the workers, sent after the frame it changed.
+    let mut after_frame: Vec<Cmd> = Vec::new();
     loop {
         let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
         // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
@@ -209,6 +211,11 @@ async fn event_loop(
             progress::show(&state.watch.overall());
             state.drawn();
             last_frame = Some(tokio::time::Instant::now());
+        }
+        // After the frame, or at once when none is due yet.
+        dispatch(std::mem::take(&mut after_frame), workers, tui.backend_mut());
+        if !state.dirty {
+            state.settle();
         }
         let mut cmds = tokio::select! {
             // Something changed too soon after the last frame: draw when the next one is due.
@@ -252,7 +259,13 @@ async fn event_loop(
             .filtering()
             .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
         hold_previews(&mut cmds, asking.as_mut());
-        dispatch(cmds, workers, tui.backend_mut());
+        if state.dirty && state.quit.is_none() {
+            // Sent once the frame is drawn: a worker woken now can take this core from the
+            // frame (an archive read or a picture's request cost a keystroke up to 2 ms).
+            after_frame.append(&mut cmds);
+        } else {
+            dispatch(cmds, workers, tui.backend_mut());
+        }
         if let Some(quit) = state.quit {
             return Ok(quit);
         }

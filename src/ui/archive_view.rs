@@ -46,6 +46,9 @@ pub fn title(view: &ArchiveView) -> String {
     let tasks = if n == 1 { "task" } else { "tasks" };
     let filtered = if view.query.trim().is_empty() {
         String::new()
+    } else if view.first_only() {
+        // The first matches are on screen; the rest of the list is read after this frame.
+        " · filtering…".to_string()
     } else {
         format!(" · filtered {}", grouped(view.order.len()))
     };

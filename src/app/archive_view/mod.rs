@@ -24,6 +24,12 @@ use std::sync::Arc;
 /// with 100,000 tasks).
 const RANKINGS_KEPT: usize = 16;
 
+/// A keystroke's first reading of a long list: its top rows in the list's order, this many to
+/// begin with (four times as many each time that finds too few matches). The rest is read
+/// once the frame that shows them is drawn (`settle`); a list of fewer than twice as many rows
+/// left to read is read whole at once.
+const FIRST_ROWS: usize = 2048;
+
 /// The archive's orders, as `s` cycles them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ArchiveSort {
@@ -112,6 +118,19 @@ pub struct ArchiveView {
     /// Rows gone (deleted, watched again) until the archiver's next list.
     gone: Vec<i64>,
     matcher: FuzzyFilter,
+    first: FirstReading,
+}
+
+/// A keystroke's first reading of a long list (`refilter_first`).
+#[derive(Debug, Default)]
+struct FirstReading {
+    /// `order` holds only the query's first matches, those on screen and more: the rest of
+    /// the list is read by `settle`, after the frame.
+    pending: bool,
+    /// The rows a part reads (a bit each), kept from one keystroke to the next.
+    read: Vec<u64>,
+    /// Which of them match.
+    kept: Vec<u64>,
 }
 
 /// Where the view draws: the panes' place, its filter line, the list, the detail and its
@@ -220,6 +239,7 @@ impl ArchiveView {
         };
         self.gone.clear();
         self.ranked.clear();
+        self.first.pending = false;
         self.resort();
         self.refilter();
         self.reselect(selected);
@@ -228,6 +248,7 @@ impl ArchiveView {
     /// Tasks gone from the list at once (deleted, watched again), before the archiver's next
     /// list says so.
     pub fn drop_ids(&mut self, ids: &[i64]) {
+        self.settle();
         let selected = self.cursor.selected;
         self.gone.extend_from_slice(ids);
         let tasks = &self.tasks;
@@ -290,16 +311,19 @@ impl ArchiveView {
     }
 
     pub fn move_by(&mut self, delta: isize) {
+        self.settle();
         self.cursor.move_by(self.order.len(), delta);
     }
 
     pub fn select(&mut self, index: usize) {
+        self.settle();
         self.cursor.select(self.order.len(), index);
     }
 
     /// `s`: the next order.
     pub fn cycle_sort(&mut self) -> ArchiveSort {
         let selected = self.selected().map(|t| t.id);
+        self.first.pending = false;
         self.sort = self.sort.next();
         self.resort();
         self.refilter();
@@ -312,11 +336,30 @@ impl ArchiveView {
         // the order alone (by ID, each step would read a task elsewhere in memory).
         let selected = self.order.get(self.cursor.selected).copied();
         self.query = query;
-        self.refilter();
+        self.first.pending = self.refilter_first();
+        if !self.first.pending {
+            self.refilter();
+        }
         self.cursor.selected = selected
             .and_then(|s| self.order.iter().position(|&i| i == s))
             .unwrap_or(0);
         self.cursor.scroll_into_view(self.order.len());
+    }
+
+    /// Whether the list shows only the query's first matches (the count is not known yet).
+    pub fn first_only(&self) -> bool {
+        self.first.pending
+    }
+
+    /// Reads the rest of the list after a keystroke's first reading; whether there was any.
+    /// The first matches lead the whole list too, so the selection and the scroll stay.
+    pub fn settle(&mut self) -> bool {
+        if !std::mem::take(&mut self.first.pending) {
+            return false;
+        }
+        self.refilter();
+        self.cursor.scroll_into_view(self.order.len());
+        true
     }
 
     /// The file a download here saved, else the one the archive knows.
@@ -405,6 +448,77 @@ impl ArchiveView {
         );
     }
 
+    /// Fills `order` with the query's first matches only, when the rows left to read are
+    /// many: down to the list's first row on screen, and two screenfuls more. The selected
+    /// task, on screen, is at most that far down if it matches (a filter only removes rows
+    /// above it), so it stays selected. Whether it did (else nothing changed).
+    fn refilter_first(&mut self) -> bool {
+        if self.query.trim().is_empty() || self.ranked.iter().any(|(q, _, _)| *q == self.query) {
+            return false;
+        }
+        let parsed = Query::parse(&self.query);
+        let over = self
+            .ranked
+            .iter()
+            .rposition(|(_, last, _)| parsed.narrows(last));
+        let over: &[u64] = over.map_or(&self.search.all, |at| &self.ranked[at].2);
+        let left: usize = over.iter().map(|w| w.count_ones() as usize).sum();
+        if left < 2 * FIRST_ROWS {
+            return false;
+        }
+        let enough = self.cursor.offset + 2 * self.cursor.viewport.max(1);
+        let mut read = std::mem::take(&mut self.first.read);
+        let mut kept = std::mem::take(&mut self.first.kept);
+        read.clear();
+        read.resize(over.len(), 0);
+        let mark = |set: &mut [u64], i: u32| set[i as usize / 64] |= 1 << (i % 64);
+        let mut shown = Vec::new();
+        // Every part's matches, the query's ranking once the parts reach the end.
+        let mut matched = vec![0; over.len()];
+        let (mut at, mut chunk) = (0, FIRST_ROWS);
+        loop {
+            let start = at;
+            let mut taken = 0;
+            while at < self.sorted.len() && taken < chunk {
+                let row = self.sorted[at];
+                if has_row(over, row) {
+                    mark(&mut read, row);
+                    taken += 1;
+                }
+                at += 1;
+            }
+            self.matcher.matching_among(
+                &self.query,
+                SEARCH_KEYS,
+                &read,
+                &self.search.table,
+                &mut kept,
+            );
+            shown.extend(
+                self.sorted[start..at]
+                    .iter()
+                    .copied()
+                    .filter(|&row| has_row(&kept, row)),
+            );
+            read.fill(0);
+            matched.iter_mut().zip(&kept).for_each(|(m, k)| *m |= k);
+            if at >= self.sorted.len() {
+                // Read to the end in parts (the matches are few): the whole list is known.
+                (self.first.read, self.first.kept) = (read, kept);
+                self.remember(parsed, matched);
+                return false;
+            }
+            if shown.len() >= enough {
+                break;
+            }
+            chunk *= 4;
+        }
+        (self.first.read, self.first.kept) = (read, kept);
+        let most = shown.len();
+        self.order.fill(shown, most);
+        true
+    }
+
     /// Where in `ranked` the indices of the tasks the query matches are, ascending; a query
     /// that narrows an earlier one is ranked over that one's matches only.
     fn rank(&mut self) -> usize {
@@ -430,6 +544,14 @@ impl ArchiveView {
             .matching_among(&self.query, SEARCH_KEYS, over, &text.table, &mut kept);
         self.ranked.push((self.query.clone(), parsed, kept));
         self.ranked.len() - 1
+    }
+
+    /// Keeps the query's matches, read in parts, as `rank` keeps those it reads.
+    fn remember(&mut self, parsed: Query, matched: Vec<u64>) {
+        if self.ranked.len() >= RANKINGS_KEPT {
+            self.ranked.remove(0);
+        }
+        self.ranked.push((self.query.clone(), parsed, matched));
     }
 }
 

@@ -19,6 +19,8 @@ pub fn update(
     keymap: &Keymap,
     now: u64,
 ) -> Effects {
+    // Every key here acts on the whole list.
+    view.settle();
     let page = |v: usize| isize::try_from(v.max(1)).unwrap_or(isize::MAX);
     let fx = match action {
         Action::ToggleArchive => {
@@ -84,6 +86,7 @@ pub fn update_filter(view: &mut ArchiveView, action: Action) -> Effects {
         Err(Action::PickPrevious) => view.move_by(-1),
         Err(Action::PickNext) => view.move_by(1),
         Err(Action::Submit | Action::Cancel) => {
+            view.settle();
             view.editing = false;
             return Effects::none();
         }

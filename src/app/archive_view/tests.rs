@@ -328,3 +328,112 @@ fn the_date_fields_read_the_local_day_the_list_was_made_for() {
         assert_eq!(shown(&s).len(), usize::from(offset == 0), "offset {offset}");
     }
 }
+
+/// `n` tasks `t-0`, `t-1`… finished a second apart, the first the latest; every third one
+/// failed (the others' status holds a `c`, no task ID does).
+fn many(n: i64) -> Vec<ArchivedTask> {
+    (0..n)
+        .map(|i| {
+            let status = if i % 3 == 2 { "FAILED" } else { "COMPLETED" };
+            let ago = 100 + u64::try_from(i).unwrap_or(0);
+            archived(i + 1, &format!("t-{i}"), status, None, ago)
+        })
+        .collect()
+}
+
+/// `c` typed into the filter of 10,000 tasks: the view shows the first matches at once, and
+/// reads the rest of the list only when asked to settle (after the frame).
+fn typed_c() -> (State, Vec<String>) {
+    let (mut s, _) = opened(many(10_000));
+    press(&mut s, ch('/'));
+    press(&mut s, ch('c'));
+    let first = shown(&s).iter().map(ToString::to_string).collect();
+    (s, first)
+}
+
+#[test]
+fn a_long_list_shows_its_first_matches_at_once_and_the_rest_after_the_frame() {
+    let (mut s, first) = typed_c();
+    let completed: Vec<String> = (0..10_000)
+        .filter(|i| i % 3 != 2)
+        .map(|i| format!("t-{i}"))
+        .collect();
+    assert!(s.archive.first_only(), "only the first rows read");
+    let screen = s.archive.cursor.viewport;
+    assert!(
+        first.len() >= 2 * screen && first.len() < completed.len() / 2,
+        "{} rows shown first",
+        first.len()
+    );
+    assert_eq!(
+        first,
+        completed[..first.len()],
+        "the whole list's first rows"
+    );
+    s.settle();
+    assert!(!s.archive.first_only());
+    assert!(s.dirty, "the count is drawn next");
+    assert_eq!(shown(&s), completed, "the rest read after the frame");
+    // Narrowed, then erased back: the first query's matches are known, none left for later.
+    press(&mut s, ch('o'));
+    assert!(s.archive.first_only(), "`co` narrows `c`'s 6,667 matches");
+    s.settle();
+    press(&mut s, key(KeyCode::Backspace));
+    assert!(!s.archive.first_only());
+    assert_eq!(shown(&s), completed);
+}
+
+#[test]
+fn a_move_after_a_first_reading_reads_the_whole_list_first() {
+    let (mut s, _) = typed_c();
+    press(&mut s, key(KeyCode::Down));
+    assert!(!s.archive.first_only());
+    assert_eq!(shown(&s).len(), 6_667);
+    assert_eq!(s.archive.cursor.selected, 1);
+    let (mut s, _) = typed_c();
+    press(&mut s, key(KeyCode::Enter));
+    press(&mut s, key(KeyCode::End));
+    assert_eq!(
+        s.archive.cursor.selected, 6_666,
+        "the last of all the matches"
+    );
+    assert_eq!(
+        s.archive.selected().map(|t| t.entry.task_id.as_str()),
+        Some("t-9999")
+    );
+}
+
+#[test]
+fn a_first_reading_goes_as_far_as_the_selected_task() {
+    // Long enough that the second part read (8,192 rows after the first 2,048) is not the end.
+    let (mut s, _) = opened(many(20_000));
+    s.archive.select(6_000);
+    assert_eq!(
+        s.archive.selected().map(|t| t.entry.task_id.as_str()),
+        Some("t-6000")
+    );
+    press(&mut s, ch('/'));
+    press(&mut s, ch('c'));
+    assert!(s.archive.first_only());
+    // t-6000 is the 4,000th completed task: still selected, on screen.
+    assert_eq!(
+        s.archive.selected().map(|t| t.entry.task_id.as_str()),
+        Some("t-6000")
+    );
+    let (at, offset) = (s.archive.cursor.selected, s.archive.cursor.offset);
+    assert_eq!(at, 4_000);
+    assert!(offset <= at && at < offset + s.archive.cursor.viewport);
+    s.settle();
+    assert_eq!(
+        (s.archive.cursor.selected, s.archive.cursor.offset),
+        (at, offset)
+    );
+    // One it does not match: the selection goes to the top, as with a short list.
+    press(&mut s, ch('/'));
+    press(&mut s, key(KeyCode::Backspace));
+    s.settle();
+    s.archive.select(6_001 - 1);
+    press(&mut s, ch('/'));
+    press(&mut s, ch('f'));
+    assert_eq!(s.archive.cursor.selected, 0);
+}

@@ -18,6 +18,14 @@ impl State {
         self.dirty = false;
     }
 
+    /// The work a keystroke left until its frame was drawn (the rest of the archive's list
+    /// read for a query): done now, and drawn in the next frame.
+    pub fn settle(&mut self) {
+        if self.archive.settle() {
+            self.dirty = true;
+        }
+    }
+
     /// The terminal could not be handed back to the shell (Ctrl+Z): the status bar says so.
     pub fn suspend_failed(&mut self) {
         self.last_error = Some("could not suspend".into());

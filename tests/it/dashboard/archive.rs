@@ -63,3 +63,67 @@ fn a_removed_finished_task_is_in_the_archive_view() {
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 }
+
+/// A long archive: a query that thousands of tasks match shows its first matches at once, and
+/// the dashboard reads the rest of the list after that frame by itself, so the title's count
+/// comes without another key.
+#[test]
+fn a_long_archives_count_follows_its_first_matches_by_itself() {
+    use gendash::api::TaskKind;
+    use gendash::store::archive::Archive;
+    use gendash::store::watchlist::{LastKnown, WatchEntry};
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(
+        home.path(),
+        "bell = false\ndesktop_notifications = false\nimage_preview = \"off\"\n",
+    );
+    let now = gendash::store::watchlist::unix_now();
+    let entries: Vec<WatchEntry> = (0..5_000)
+        .map(|i| {
+            let mut e = WatchEntry::new(format!("bulk-{i}"), TaskKind::Image);
+            e.last = Some(LastKnown {
+                status: "COMPLETED".into(),
+                percent: 100,
+                url_download: None,
+                updated_at: now - i,
+                running_since: None,
+                finished_at: Some(now - i),
+                start_seen: false,
+                history: Vec::new(),
+            });
+            e
+        })
+        .collect();
+    let data = home.path().join("data/gendash");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut archive = Archive::open(&Archive::path_in(&data)).unwrap();
+    assert_eq!(archive.insert(&entries, now).unwrap(), 5_000);
+    drop(archive);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let base = svc.base_url().to_string();
+    let env = [
+        ("GENDASH_BASE_URL", base.as_str()),
+        ("GENDASH_TOKEN", common::TOKEN),
+    ];
+    let mut s = Session::spawn(command(home.path(), &[], &env), 120, 30);
+    s.wait_text("320/320");
+    s.send("\t");
+    s.send("H");
+    s.wait_text("Archive · 5,000 tasks · sorted by finished");
+    // `k` is in every task's ID: all 5,000 match, more than a keystroke reads at once.
+    s.send("/");
+    s.send("k");
+    s.wait_for("the count of every match", Duration::from_secs(10), |t| {
+        t.contains("Archive · 5,000 tasks · filtered 5,000 ·")
+    });
+    assert!(s.contents().contains("bulk-0 "), "{}", s.contents());
+    s.send("\x1b");
+    s.send("\x1b");
+    s.wait_for("the watch list again", Duration::from_secs(10), |t| {
+        !t.contains("Archive ·")
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}

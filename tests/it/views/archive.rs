@@ -116,3 +116,38 @@ fn the_empty_view_names_the_keys_as_configured() {
     assert!(text.contains("list (x there, or C"), "{text}");
     assert!(text.contains("F4 goes back"), "{text}");
 }
+
+/// A keystroke in a long list draws its first matches before their count is known: the title
+/// says the list is being filtered, then the count once the rest is read.
+#[test]
+fn a_long_lists_title_says_filtering_until_the_count_is_known() {
+    let tasks = (0..10_000)
+        .map(|i| {
+            archived(
+                i + 1,
+                &format!("render-{i}"),
+                "COMPLETED",
+                None,
+                60 + i as u64,
+            )
+        })
+        .collect();
+    let mut s = archive_of(80, 24, tasks);
+    s.update(Action::FocusFilter);
+    s.update(Action::Type('r'));
+    let text = crate::common::rendered_text(&s, 80, 24);
+    assert!(
+        text.contains("Archive · 10,000 tasks · filtering… · sorted by finished ↓"),
+        "{text}"
+    );
+    assert!(
+        text.contains("render-0 ") && text.contains("render-6 "),
+        "{text}"
+    );
+    s.settle();
+    let text = crate::common::rendered_text(&s, 80, 24);
+    assert!(
+        text.contains("Archive · 10,000 tasks · filtered 10,000 · sorted by finished ↓"),
+        "{text}"
+    );
+}
