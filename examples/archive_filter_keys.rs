@@ -8,10 +8,10 @@
 //! `ArchiveView::set_query`, ROUNDS times (3), `PAUSE_MS` apart (0; 100 is a typist's pace, and
 //! memory left alone that long is slower to read again), and prints each keystroke's time and
 //! the median and p95 over all of them.
+mod common;
+
 use gendash::app::archive_view::ArchiveView;
-use gendash::store::archive::Archive;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,21 +25,10 @@ const QUERIES: &[&str] = &[
 ];
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let Some(dir) = args.next() else {
-        eprintln!("usage: archive_filter_keys DIR [ROUNDS] [PAUSE_MS]");
-        return ExitCode::from(2);
+    let (tasks, rounds, pause) = match common::archive_and_rounds("archive_filter_keys", 0) {
+        Ok(got) => got,
+        Err(code) => return code,
     };
-    let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
-    let pause: u64 = args.next().and_then(|r| r.parse().ok()).unwrap_or(0);
-    let tasks: Arc<[_]> =
-        match Archive::open(&Archive::path_in(Path::new(&dir))).and_then(|a| a.list()) {
-            Ok(list) => list.into(),
-            Err(e) => {
-                eprintln!("archive_filter_keys: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
     let t = Instant::now();
     let table = Arc::new(gendash::msg::search_table(&tasks, 0));
     println!(

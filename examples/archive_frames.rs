@@ -8,17 +8,17 @@
 //! prints the median and p95 of the reducers, the frame, and both, and the bytes per frame.
 //! After each keystroke's frame, as the dashboard does, the rest of the list is read and its
 //! count drawn (not timed).
+mod common;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gendash::app::init::Init;
 use gendash::app::state::State;
 use gendash::msg::{ArchiveReport, Msg};
-use gendash::store::archive::Archive;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use std::cell::Cell;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -65,21 +65,10 @@ fn quantiles(name: &str, unit: &str, mut v: Vec<f64>) {
 }
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let Some(dir) = args.next() else {
-        eprintln!("usage: archive_frames DIR [ROUNDS] [PAUSE_MS]");
-        return ExitCode::from(2);
+    let (tasks, rounds, pause) = match common::archive_and_rounds("archive_frames", 100) {
+        Ok(got) => got,
+        Err(code) => return code,
     };
-    let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
-    let pause: u64 = args.next().and_then(|r| r.parse().ok()).unwrap_or(100);
-    let tasks: Arc<[_]> =
-        match Archive::open(&Archive::path_in(Path::new(&dir))).and_then(|a| a.list()) {
-            Ok(list) => list.into(),
-            Err(e) => {
-                eprintln!("archive_frames: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
     let area = Rect::new(0, 0, 140, 45);
     let sent = Rc::new(Cell::new(0));
     let backend = CrosstermBackend::new(Counted(Rc::clone(&sent)));
