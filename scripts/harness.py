@@ -262,6 +262,17 @@ class Dashboard:
                     return int(line.split()[1]) / 1024.0
         return float("nan")
 
+    def huge_mib(self):
+        """How much of the resident memory is on transparent huge pages (the allocator's)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("AnonHugePages:"):
+                        return int(line.split()[1]) / 1024.0
+        except OSError:
+            pass
+        return float("nan")
+
     def quit(self):
         """`q`, then a bounded wait; returns the exit status."""
         if self.proc.poll() is None:

@@ -205,13 +205,14 @@ def main():
             os.write(dash.master, b"\r")
             h.pump_for(sel, 0.2)
         keys_handled = inside.handled
-        rss = dash.rss_mib()
+        rss, huge = dash.rss_mib(), dash.huge_mib()
         os.write(dash.master, b"\x1b")
         h.pump_for(sel, 0.2)
         code = dash.quit()
         dash = None
         print(f"archive of {a.count:,} tasks, release binary, {a.cols}x{a.rows} pty "
-              f"(RSS {rss:.0f} MiB with the view open, exit status {code})")
+              f"(RSS {rss:.0f} MiB with the view open, {huge:.0f} MiB of it on huge pages; "
+              f"exit status {code})")
         for line in filled.strip().splitlines():
             print(f"  archive_fill: {line}")
         print(figures("open (H to the list drawn)", opens))

@@ -23,3 +23,14 @@ pub mod store;
 pub mod testing;
 pub mod ui;
 pub mod workers;
+
+/// mimalloc, not the system allocator, for every binary of the crate: the dashboard, and the
+/// examples and tests that time and drive it. After a pause between keystrokes, each 4 KiB page
+/// a frame touches again costs a page walk; mimalloc keeps the heap in few regions advised for
+/// huge pages, which took a frame after 100 ms idle from 2.0 to 0.4 ms (median) on the 2-core
+/// VM of docs/performance.md. What it costs in memory, and `MIMALLOC_ALLOW_THP=0` that trades
+/// it back: docs/decisions.md, "The heap". The fuzz targets keep the system allocator, which
+/// their address sanitizer watches.
+#[cfg(not(fuzzing))]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -1,96 +1,24 @@
 //! Many rows' text in one block of memory, for a filter that reads all of them at every
 //! keystroke (the archive's 100,000 tasks).
 //!
-//! Why one block, advised for huge pages: between two keystrokes (100–200 ms of typing) the
-//! memory a process left alone goes cold, and on a virtual machine each 4 KiB page read again
-//! costs a page walk through two sets of tables. Measured on this project's 2-core VM, reading
-//! one byte of every page of 8 MiB took 0.01 ms back to back, 7 ms after 100 ms idle and 18 ms
-//! after 300 ms; with the same 8 MiB on 2 MiB pages, 0.05 ms after 300 ms. A `String` per row
-//! spreads 100,000 names over thousands of small pages; here they lie end to end. Where huge
-//! pages are not to be had (another system, THP off), the block is ordinary memory and works
-//! the same.
+//! Why one block: between two keystrokes (100–200 ms of typing) the memory a process left
+//! alone goes cold, and on a virtual machine each page read again costs a page walk through two
+//! sets of tables. Measured on this project's 2-core VM, reading one byte of every page of 8 MiB
+//! took 0.01 ms back to back, 7 ms after 100 ms idle and 18 ms after 300 ms; with the same 8 MiB
+//! on 2 MiB pages, 0.05 ms after 300 ms. A `String` per row spreads 100,000 names over as many
+//! allocations; here they lie end to end, in one allocation of the heap, which the allocator
+//! keeps on huge pages where the system has them (src/lib.rs).
 
-#[cfg(target_os = "linux")]
-use memmap2::Advice;
-use memmap2::{MmapMut, MmapOptions};
 use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::Arc;
 
-/// The rows' text, end to end, after where each row ends (a `u32` per row), in one block.
+/// The rows' text, end to end, after where each row ends (a `u32` per row), in one block (of
+/// words: read as bytes or as `u32`s alike, with no question of alignment).
 #[derive(Debug, Default)]
 pub struct Texts {
-    block: Block,
+    block: Vec<u32>,
     rows: usize,
-}
-
-/// Memory in an anonymous mapping advised for huge pages, or on the heap when mapping fails
-/// (as words: read as bytes or as `u32`s alike, with no question of alignment).
-#[derive(Debug)]
-enum Block {
-    Mapped(MmapMut),
-    Heap(Vec<u32>),
-}
-
-impl Default for Block {
-    fn default() -> Self {
-        Block::Heap(Vec::new())
-    }
-}
-
-/// A huge page (x86-64 and aarch64 with 4 KiB pages).
-const HUGE_PAGE: usize = 2 << 20;
-
-impl Block {
-    /// At least `len` zero bytes. From 256 KiB on (64,000 rows' numbers), a mapping of whole
-    /// huge pages with huge pages asked for: Linux places a mapping whose length is a multiple
-    /// of them on their boundary. Advice a system does not take is no error.
-    fn zeroed(len: usize) -> Block {
-        let heap = || Block::Heap(vec![0; len.div_ceil(4)]);
-        if len < HUGE_PAGE / 8 {
-            return heap();
-        }
-        match MmapOptions::new()
-            .len(len.next_multiple_of(HUGE_PAGE))
-            .map_anon()
-        {
-            Ok(map) => {
-                #[cfg(target_os = "linux")]
-                let _ = map.advise(Advice::HugePage);
-                Block::Mapped(map)
-            }
-            Err(_) => heap(),
-        }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Block::Mapped(m) => m,
-            Block::Heap(v) => bytemuck::cast_slice(v),
-        }
-    }
-
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        match self {
-            Block::Mapped(m) => m,
-            Block::Heap(v) => bytemuck::cast_slice_mut(v),
-        }
-    }
-
-    fn words(&self) -> &[u32] {
-        match self {
-            // A mapping starts on a page boundary and is whole pages long.
-            Block::Mapped(m) => bytemuck::cast_slice(m),
-            Block::Heap(v) => v,
-        }
-    }
-
-    fn words_mut(&mut self) -> &mut [u32] {
-        match self {
-            Block::Mapped(m) => bytemuck::cast_slice_mut(m),
-            Block::Heap(v) => v,
-        }
-    }
 }
 
 impl Texts {
@@ -99,8 +27,8 @@ impl Texts {
         let (count, total) = rows
             .clone()
             .fold((0usize, 0usize), |(n, len), r| (n + 1, len + r.len()));
-        let mut block = Block::zeroed(count * 4 + total);
-        let (ends, text) = block.bytes_mut().split_at_mut(count * 4);
+        let mut block = vec![0u32; (count * 4 + total).div_ceil(4)];
+        let (ends, text) = bytemuck::cast_slice_mut::<u32, u8>(&mut block).split_at_mut(count * 4);
         let mut end = 0usize;
         for (i, row) in rows.enumerate() {
             text[end..end + row.len()].copy_from_slice(row.as_bytes());
@@ -132,7 +60,7 @@ impl Texts {
         if i >= self.rows {
             return &[];
         }
-        let (ends, text) = self.block.bytes().split_at(self.rows * 4);
+        let (ends, text) = bytemuck::cast_slice::<u32, u8>(&self.block).split_at(self.rows * 4);
         let end_of = |r: usize| {
             let at = &ends[r * 4..r * 4 + 4];
             u32::from_ne_bytes([at[0], at[1], at[2], at[3]]) as usize
@@ -321,11 +249,11 @@ impl Values {
         }
     }
 
-    /// Moves the value numbers of `fields` into one block advised for huge pages. A term on a
-    /// field reads its numbers for every row (400 KB per field for 100,000 tasks): on the heap's
-    /// 4 KiB pages, the first term on a field after a pause in typing took 4–11 ms on this
-    /// project's VM, each page a walk through cold page tables; in one block, 1–2 ms. One block
-    /// for all fields, not one per field: a huge page each would hold 2 MiB for 400 KB.
+    /// Moves the value numbers of `fields` into one block. A term on a field reads its numbers
+    /// for every row (400 KB per field for 100,000 tasks): on the system allocator's 4 KiB
+    /// pages, the first term on a field after a pause in typing took 4–11 ms on this project's
+    /// VM, each page a walk through cold page tables; on huge pages, 1–2 ms. One block for all
+    /// fields keeps them on as few huge pages as their size allows.
     fn share(fields: &mut [Values]) {
         let total = fields.iter().map(|f| f.ids().len()).sum();
         let mut all = Rows::default();
@@ -372,12 +300,11 @@ impl Values {
     }
 }
 
-/// Row numbers (a list's order, or which rows match) in a block advised for huge pages, kept
-/// from one keystroke to the next: filled again in place, it is neither allocated nor faulted
-/// in anew, and it is read at huge-page cost.
+/// Row numbers (a list's order, or which rows match), kept from one keystroke to the next:
+/// filled again in place, their memory is neither allocated nor faulted in anew.
 #[derive(Debug, Default)]
 pub struct Rows {
-    block: Block,
+    words: Vec<u32>,
     len: usize,
 }
 
@@ -391,12 +318,11 @@ impl Rows {
 
     /// Replaces the rows with `rows`, of which there are at most `most`.
     pub fn fill(&mut self, rows: impl IntoIterator<Item = u32>, most: usize) {
-        if self.block.words().len() < most {
-            self.block = Block::zeroed(most * 4);
+        if self.words.len() < most {
+            self.words = vec![0; most];
         }
-        let words = self.block.words_mut();
         let mut len = 0;
-        for (slot, row) in words.iter_mut().zip(rows) {
+        for (slot, row) in self.words.iter_mut().zip(rows) {
             *slot = row;
             len += 1;
         }
@@ -406,7 +332,7 @@ impl Rows {
     /// Keeps the rows `keep` says yes to, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let len = self.len;
-        let words = self.block.words_mut();
+        let words = &mut self.words;
         let mut kept = 0;
         for at in 0..len {
             let row = words[at];
@@ -422,7 +348,7 @@ impl Rows {
 impl Deref for Rows {
     type Target = [u32];
     fn deref(&self) -> &[u32] {
-        &self.block.words()[..self.len]
+        &self.words[..self.len]
     }
 }
 
@@ -445,6 +371,12 @@ mod tests {
             assert_eq!(texts.get(i), *row, "row {i}");
         }
         assert_eq!(texts.get(4), "");
+        let row = "fill-012345 COMPLETED sunset harbor";
+        let many = Texts::new(std::iter::repeat_n(row, 100_000));
+        assert_eq!(
+            (many.get(0), many.get(99_999), many.get(100_000)),
+            (row, row, "")
+        );
         let none = Texts::new(std::iter::empty());
         assert!(none.is_empty());
         assert_eq!(none.get(0), "");
@@ -459,10 +391,11 @@ mod tests {
         rows.fill([7, 3], 2);
         assert_eq!(&*rows, &[7, 3]);
         let mut big = Rows::all(300_000);
-        assert!(matches!(big.block, Block::Mapped(_)));
         assert_eq!((big.len(), big[299_999]), (300_000, 299_999));
+        let memory = big.words.as_ptr();
         big.fill((0..10).rev(), 300_000);
         assert_eq!(&*big, &[9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        assert_eq!(big.words.as_ptr(), memory, "filled again in place");
         big.fill(0..400_000, 400_000);
         assert_eq!((big.len(), big[399_999]), (400_000, 399_999));
     }
@@ -544,18 +477,10 @@ mod tests {
                 .collect(),
             Vec::new(),
         );
-        let Ids::Shared { all, .. } = &big.fields[7].ids else {
+        let Ids::Shared { all, start, .. } = &big.fields[7].ids else {
             panic!("not shared");
         };
-        assert!(matches!(all.block, Block::Mapped(_)), "one mapping for all");
+        assert_eq!((all.len(), *start), (800_000, 700_000), "one block for all");
         assert_eq!(big.fields[7].bytes(99_999), b"b");
-    }
-
-    #[test]
-    fn a_large_block_is_one_mapping() {
-        let row = "fill-012345 COMPLETED sunset harbor";
-        let texts = Texts::new(std::iter::repeat_n(row, 100_000));
-        assert!(matches!(texts.block, Block::Mapped(_)));
-        assert_eq!(texts.get(99_999), row);
     }
 }
