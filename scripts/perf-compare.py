@@ -548,7 +548,7 @@ def main():
     path = os.environ.get("PATH", "/usr/bin:/bin")
     do_polls, do_keys = not opts.keys_only, not opts.polls_only
     curl = shutil.which("curl", path=path)
-    fzfs = [os.path.abspath(f) for f in opts.fzf or []]
+    fzfs = list(dict.fromkeys(os.path.abspath(f) for f in opts.fzf or []))
     for f in fzfs:
         if not os.access(f, os.X_OK):
             p.error(f"--fzf {f} is not an executable")
@@ -563,8 +563,12 @@ def main():
                         "skipped")
         log(skipped_keys)
         do_keys = False
-    # Each fzf by its version ("0.74.5 (pypi)"), as the table names it.
-    fzf_names = {f: f"fzf {version([f, '--version'])}" for f in fzfs}
+    # Each fzf by its version ("0.74.5 (pypi)"), as the table names it; by its path as well
+    # where two give the same version.
+    fzf_names = {f: f"fzf {version([f, '--version'])}" for f in fzfs} if do_keys else {}
+    for f, name in list(fzf_names.items()):
+        if list(fzf_names.values()).count(name) > 1:
+            fzf_names[f] = f"{name} at {f}"
     if not (do_polls or do_keys):
         return 1
 
