@@ -16,14 +16,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-const QUERIES: &[&str] = &[
-    "cat",
-    "label:sunset",
-    "status:failed",
-    "fill-99",
-    "!kind:video neon",
-];
-
 fn main() -> ExitCode {
     let (tasks, rounds, pause) = match common::archive_and_rounds("archive_filter_keys", 0) {
         Ok(got) => got,
@@ -41,7 +33,7 @@ fn main() -> ExitCode {
         // A fresh view each round: the first field term pays for the fields' text again.
         let mut view = ArchiveView::new(0);
         view.listed(Arc::clone(&tasks), Arc::clone(&table));
-        for q in QUERIES {
+        for q in common::QUERIES {
             let mut line = format!("round {round} {q:18}");
             for n in 1..=q.len() {
                 std::thread::sleep(std::time::Duration::from_millis(pause));

@@ -24,14 +24,6 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const QUERIES: &[&str] = &[
-    "cat",
-    "label:sunset",
-    "status:failed",
-    "fill-99",
-    "!kind:video neon",
-];
-
 /// Counts the bytes a terminal would be sent.
 struct Counted(Rc<Cell<usize>>);
 
@@ -98,7 +90,7 @@ fn main() -> ExitCode {
         let _ = term.draw(|f| {
             gendash::ui::render(&state, f);
         });
-        for q in QUERIES {
+        for q in common::QUERIES {
             press(&mut state, KeyCode::Char('/'));
             for c in q.chars() {
                 std::thread::sleep(Duration::from_millis(pause));

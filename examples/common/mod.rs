@@ -6,6 +6,15 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// The queries typed, as `scripts/measure-archive.py` types them by default.
+pub const QUERIES: &[&str] = &[
+    "cat",
+    "label:sunset",
+    "status:failed",
+    "fill-99",
+    "!kind:video neon",
+];
+
 /// The archive's list, how many rounds to type (3 unless given) and the pause between keys in
 /// milliseconds (`pause` unless given); else the exit code, the reason said on stderr.
 pub fn archive_and_rounds(
