@@ -76,6 +76,17 @@ pub enum Cmd {
     Archive(ArchiveOp),
 }
 
+impl Cmd {
+    /// Written to the terminal by the loop itself (the clipboard's OSC 52, the bell, a desktop
+    /// notification), not sent to a worker.
+    pub fn writes_to_terminal(&self) -> bool {
+        matches!(
+            self,
+            Cmd::CopyToTerminal { .. } | Cmd::Bell | Cmd::Notify { .. }
+        )
+    }
+}
+
 /// The run that ended: the finishes seen since the last run ended, what `on_all_done` is told
 /// (the notification policy counts them, the hooks worker writes them into its arguments).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -241,4 +252,33 @@ pub struct PreviewRequest {
     pub key: TaskKey,
     pub source: PreviewSource,
     pub area: ratatui::layout::Size,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dashboard holds the workers' commands until the frame is drawn, but writes these at
+    /// once: the frame that says the clipboard was sent must come after the OSC 52.
+    #[test]
+    fn only_what_the_loop_writes_itself_goes_to_the_terminal_at_once() {
+        let terminal = [
+            Cmd::CopyToTerminal {
+                text: "curl …".into(),
+                tmux: false,
+            },
+            Cmd::Bell,
+            Cmd::Notify {
+                title: "gendash".into(),
+                body: "sim-3 completed".into(),
+            },
+        ];
+        assert!(terminal.iter().all(Cmd::writes_to_terminal));
+        let workers = [
+            Cmd::Open("https://example.com/".into()),
+            Cmd::OpenFile(PathBuf::from("/tmp/x.png")),
+            Cmd::RememberSort("status".into()),
+        ];
+        assert!(!workers.iter().any(Cmd::writes_to_terminal));
+    }
 }

@@ -260,9 +260,14 @@ async fn event_loop(
             .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
         hold_previews(&mut cmds, asking.as_mut());
         if state.dirty && state.quit.is_none() {
-            // Sent once the frame is drawn: a worker woken now can take this core from the
-            // frame (an archive read or a picture's request cost a keystroke up to 2 ms).
-            after_frame.append(&mut cmds);
+            // The workers' commands are sent once the frame is drawn: a worker woken now can
+            // take this core from the frame (an archive read or a picture's request cost a
+            // keystroke up to 2 ms). What the loop writes to the terminal itself goes now, ahead
+            // of the frame that tells of it ("sent … to the terminal's clipboard").
+            let (now, later): (Vec<Cmd>, Vec<Cmd>) =
+                cmds.into_iter().partition(Cmd::writes_to_terminal);
+            dispatch(now, workers, tui.backend_mut());
+            after_frame.extend(later);
         } else {
             dispatch(cmds, workers, tui.backend_mut());
         }

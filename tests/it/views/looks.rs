@@ -204,7 +204,15 @@ fn the_demo_downloads_into_its_own_directory_and_its_curl_line_works() {
     s.wait_text("try it (the demo's token; y copies): curl ");
     s.send("y");
     s.wait_text("sent the request as a curl command to the terminal's clipboard (OSC 52)");
-    let curl = copied(&s.raw());
+    let raw = s.raw();
+    let written = String::from_utf8_lossy(&raw);
+    let sent = written.find("\x1b]52;c;");
+    let told = written.find("sent the request as a curl command");
+    assert!(
+        sent.zip(told).is_some_and(|(sent, told)| sent < told),
+        "the OSC 52 goes out before the frame that says it was sent: {sent:?}, {told:?}"
+    );
+    let curl = copied(&raw);
     let words = shlex::split(&curl).expect("a shell command line");
     let header = words
         .iter()
