@@ -608,7 +608,9 @@ fn header_text(r: &reqwest::Response, name: reqwest::header::HeaderName) -> Opti
     usable_validator(r.headers().get(name)?.to_str().ok()?)
 }
 
-fn usable_validator(v: &str) -> Option<String> {
+/// `v` if it may be sent back in `If-Range` or written beside a file: printable ASCII, at
+/// most 512 bytes.
+pub fn usable_validator(v: &str) -> Option<String> {
     (!v.is_empty() && v.len() <= 512 && v.chars().all(|c| matches!(c, ' '..='~')))
         .then(|| v.to_string())
 }

@@ -1,6 +1,7 @@
 //! Downloaded pictures kept for previews, under the platform cache directory: one file per
-//! URL, the whole held under a cap by removing the least recently used first. Everything here
-//! is blocking file work, for a worker's blocking thread.
+//! URL, with the `ETag` it came with beside it (so a download copied from here still tells
+//! its provenance file which version it is), the whole held under a cap by removing the least
+//! recently used first. Everything here is blocking file work, for a worker's blocking thread.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,8 @@ const STALE_SCRATCH: Duration = Duration::from_secs(24 * 3600);
 
 /// Kept pictures end in this; anything else in the directory is left alone by eviction.
 const EXTENSION: &str = "img";
+/// A kept picture's `ETag`, beside it: `<hash>.etag`.
+const ETAG_EXTENSION: &str = "etag";
 
 #[derive(Debug, Clone)]
 pub struct ImageCache {
@@ -42,6 +45,13 @@ impl ImageCache {
             .join(format!("{:016x}.{EXTENSION}", fnv1a(url.as_bytes())))
     }
 
+    /// The `ETag` `url`'s kept picture came with, if the server sent a strong one. Read
+    /// back as the downloader reads a validator: only printable ASCII of a sane length.
+    pub fn etag(&self, url: &str) -> Option<String> {
+        let text = std::fs::read_to_string(self.path_for(url).with_extension(ETAG_EXTENSION));
+        crate::api::download::usable_validator(text.ok()?.trim()).filter(|v| v.starts_with('"'))
+    }
+
     /// The kept picture for `url`, if there is one; marked as just used.
     pub fn hit(&self, url: &str) -> Option<PathBuf> {
         let path = self.path_for(url);
@@ -66,11 +76,21 @@ impl ImageCache {
         Ok(Scratch(dir))
     }
 
-    /// Moves a finished download in as `url`'s picture, then brings the cache under its cap
-    /// (never removing the newcomer).
-    pub fn admit(&self, file: &Path, url: &str) -> io::Result<PathBuf> {
+    /// Moves a finished download in as `url`'s picture, with the `ETag` it came with, then
+    /// brings the cache under its cap (never removing the newcomer). The old tag goes first
+    /// and the new one comes last, so a reader in between finds no tag, never a wrong one.
+    pub fn admit(&self, file: &Path, url: &str, etag: Option<&str>) -> io::Result<PathBuf> {
         let path = self.path_for(url);
+        let tag = path.with_extension(ETAG_EXTENSION);
+        remove_if_there(&tag)?;
         std::fs::rename(file, &path)?;
+        if let Some(etag) = etag {
+            // Staged beside the download, in its scratch directory: a crash leaves nothing
+            // in the cache that a sweep would not remove.
+            let staged = file.with_extension(ETAG_EXTENSION);
+            std::fs::write(&staged, etag)?;
+            std::fs::rename(&staged, &tag)?;
+        }
         self.evict(&path)?;
         Ok(path)
     }
@@ -79,6 +99,7 @@ impl ImageCache {
     /// scratch directories a dead process left behind. Returns the bytes freed.
     pub fn evict(&self, keep: &Path) -> io::Result<u64> {
         let mut kept = Vec::new();
+        let mut tags = Vec::new();
         let now = SystemTime::now();
         for entry in std::fs::read_dir(&self.dir)? {
             let entry = entry?;
@@ -92,6 +113,8 @@ impl ImageCache {
                 }
             } else if meta.is_file() && path.extension().is_some_and(|e| e == EXTENSION) {
                 kept.push((modified, meta.len(), path));
+            } else if meta.is_file() && path.extension().is_some_and(|e| e == ETAG_EXTENSION) {
+                tags.push(path);
             }
         }
         let mut total: u64 = kept.iter().map(|(_, len, _)| len).sum();
@@ -108,7 +131,21 @@ impl ImageCache {
             total -= len;
             freed += len;
         }
+        // A tag whose picture is gone (evicted just now, removed by hand, or left by a crash
+        // between the two): nothing may read it for the next picture of that URL.
+        for tag in tags {
+            if !tag.with_extension(EXTENSION).exists() {
+                remove_if_there(&tag)?;
+            }
+        }
         Ok(freed)
+    }
+}
+
+fn remove_if_there(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
 }
 
@@ -147,7 +184,7 @@ mod tests {
         let scratch = cache.scratch().expect("scratch");
         let file = scratch.path().join("f");
         std::fs::write(&file, vec![7u8; len]).expect("write");
-        let path = cache.admit(&file, url).expect("admit");
+        let path = cache.admit(&file, url, None).expect("admit");
         let when = SystemTime::now() - Duration::from_secs(age_secs);
         std::fs::File::options()
             .append(true)
@@ -155,6 +192,50 @@ mod tests {
             .and_then(|f| f.set_modified(when))
             .expect("set time");
         path
+    }
+
+    /// A kept picture's `ETag` is read back with it; a picture admitted again without one
+    /// has none (never its predecessor's); an evicted picture's tag goes with it, as does a
+    /// tag left without its picture; a tag that is not a strong `ETag` of printable text is
+    /// not read.
+    #[test]
+    fn each_picture_keeps_its_etag_and_loses_it_with_the_picture() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = ImageCache::new(dir.path().join("previews"), 1000);
+        let admit = |url: &str, len: usize, etag: Option<&str>| {
+            let scratch = cache.scratch().expect("scratch");
+            let file = scratch.path().join("f");
+            std::fs::write(&file, vec![7u8; len]).expect("write");
+            cache.admit(&file, url, etag).expect("admit")
+        };
+        let a = admit("https://x/a.png", 400, Some("\"v1\""));
+        assert_eq!(cache.etag("https://x/a.png").as_deref(), Some("\"v1\""));
+        assert_eq!(cache.etag("https://x/b.png"), None);
+        admit("https://x/a.png", 400, None);
+        assert_eq!(cache.etag("https://x/a.png"), None, "not the old version's");
+        admit("https://x/a.png", 400, Some("\"v2\""));
+        assert_eq!(cache.etag("https://x/a.png").as_deref(), Some("\"v2\""));
+        // b and c push a out (the cap is 1,000 bytes): its tag goes too.
+        admit("https://x/b.png", 400, Some("\"b\""));
+        std::fs::File::options()
+            .append(true)
+            .open(&a)
+            .and_then(|f| f.set_modified(SystemTime::now() - Duration::from_secs(60)))
+            .expect("age a");
+        admit("https://x/c.png", 400, None);
+        assert!(!a.exists());
+        let tag_of = |url: &str| cache.path_for(url).with_extension(ETAG_EXTENSION);
+        assert!(!tag_of("https://x/a.png").exists(), "a's tag went with it");
+        // A tag whose picture was removed by hand goes at the next eviction.
+        std::fs::remove_file(cache.path_for("https://x/b.png")).expect("remove b");
+        cache.evict(Path::new("")).expect("evict");
+        assert!(!tag_of("https://x/b.png").exists());
+        // Only a strong ETag of printable text is read back.
+        let c = cache.path_for("https://x/c.png");
+        for bad in ["W/\"weak\"", "\"esc\u{1b}[31m\"", "unquoted"] {
+            std::fs::write(c.with_extension(ETAG_EXTENSION), bad).expect("write tag");
+            assert_eq!(cache.etag("https://x/c.png"), None, "{bad:?}");
+        }
     }
 
     #[test]

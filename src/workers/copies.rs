@@ -41,9 +41,11 @@ impl Copies {
         let _ = self.0.cache.set(cache);
     }
 
-    /// The preview cache's whole copy of `url`'s file, if it holds one. Blocking file work.
-    pub fn cached(&self, url: &str) -> Option<PathBuf> {
-        self.0.cache.get().and_then(|c| c.hit(url))
+    /// The preview cache's whole copy of `url`'s file, if it holds one, and the `ETag` it
+    /// came with. Blocking file work.
+    pub fn cached(&self, url: &str) -> Option<(PathBuf, Option<String>)> {
+        let cache = self.0.cache.get()?;
+        Some((cache.hit(url)?, cache.etag(url)))
     }
 }
 
@@ -85,9 +87,12 @@ mod tests {
         let scratch = cache.scratch().expect("scratch");
         std::fs::write(scratch.path().join("f"), b"whole").expect("write");
         let kept = cache
-            .admit(&scratch.path().join("f"), "http://x/a.png")
+            .admit(&scratch.path().join("f"), "http://x/a.png", Some("\"e1\""))
             .expect("admitted");
         copies.set_cache(cache);
-        assert_eq!(copies.cached("http://x/a.png"), Some(kept));
+        assert_eq!(
+            copies.cached("http://x/a.png"),
+            Some((kept, Some("\"e1\"".to_string())))
+        );
     }
 }

@@ -160,13 +160,13 @@ async fn fetch_to(
         .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
     let (shared, from_url, to) = (copies.clone(), url.to_string(), target.to_path_buf());
     let from_cache = tokio::task::spawn_blocking(move || {
-        let cached = shared.cached(&from_url)?;
-        copies::copy_whole(&cached, &to).ok()
+        let (cached, etag) = shared.cached(&from_url)?;
+        copies::copy_whole(&cached, &to).ok().map(|()| etag)
     })
     .await;
-    if let Ok(Some(())) = from_cache {
+    if let Ok(Some(etag)) = from_cache {
         tracing::info!("{} copied from the preview cache", target.display());
-        return Ok((target.to_path_buf(), None));
+        return Ok((target.to_path_buf(), etag));
     }
     let mut last: Option<Instant> = None;
     let mut progress = |done: u64, total: Option<u64>| {

@@ -236,18 +236,18 @@ impl Shared {
             // it, at the next pause.
             biased;
             () = stop.notified() => None,
-            r = self.downloader.fetch(url, scratch.path(), "download", false, &mut progress) => Some(r),
+            r = self.downloader.fetch_seen(url, scratch.path(), "download", false, &mut progress) => Some(r),
         };
         let result = match fetched {
             None => Ok(Err(decode::too_big(over.load(Ordering::SeqCst)))),
             Some(Err(ApiError::Invalid(reason))) => Ok(Err(reason)),
             Some(Err(e)) => Err(first_line(&e.to_string())),
-            Some(Ok(file)) => {
+            Some(Ok((file, etag))) => {
                 let (cache, key) = (self.cache.clone(), url.to_string());
                 blocking(move || match std::fs::metadata(&file) {
                     Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(decode::too_big(m.len()))),
                     _ => cache
-                        .admit(&file, &key)
+                        .admit(&file, &key, etag.as_deref())
                         .map(Ok)
                         .map_err(|e| format!("cannot write the preview cache: {e}")),
                 })

@@ -198,9 +198,11 @@ fn the_dashboards_automatic_download_writes_a_sidecar() {
     use common::pty::{Session, command};
     let id = "demo-image-done";
     let before = now();
+    // No preview: the file comes from the service, not from the preview's copy (the test
+    // after this one).
     let served = common::Served::with(
         &format!(
-            "{}auto_download = true\nsidecar = true\n",
+            "{}auto_download = true\nsidecar = true\nimage_preview = \"off\"\n",
             common::QUICK_TO_DL
         ),
         &[id],
@@ -237,6 +239,62 @@ fn the_dashboards_automatic_download_writes_a_sidecar() {
         v["service_reported"]["total_time_by_second"].is_number(),
         "{v}"
     );
+}
+
+/// A download copied from the preview's copy of the file (the picture was shown first, so the
+/// service is not asked again) still tells its sidecar the `ETag` the service sent with it.
+#[test]
+fn a_download_copied_from_the_preview_keeps_the_etag_in_its_sidecar() {
+    use common::pty::{Session, command};
+    let id = "demo-image-done";
+    let served = common::Served::with(&format!("{}sidecar = true\n", common::QUICK_TO_DL), &[id]);
+    let home = served.home.path();
+    let env = served.env();
+    let mut s = Session::spawn(command(home, &[], &env), 150, 40);
+    s.wait_row(id, "COMPLETED");
+    // The watch pane's detail shows the picture: the preview fetches it into its cache.
+    s.send("\t");
+    let cached = || {
+        walk(home)
+            .into_iter()
+            .any(|p| p.extension().is_some_and(|e| e == "img"))
+    };
+    s.wait_for("the preview's copy", Duration::from_secs(20), |_| cached());
+    s.send("D");
+    let file = home.join(format!("dl/{id}.png"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        t.contains(&format!("saved {}", file.display()))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let gets = served
+        .svc
+        .file_requests()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .count();
+    assert_eq!(gets, 1, "the download was the preview's copy");
+    let bytes = std::fs::read(&file).unwrap();
+    let v = sidecar_of(&file);
+    assert_eq!(v["sha256"], sha256_hex(&bytes));
+    assert_eq!(v["etag"], gendash::server::files::etag(&bytes), "{v}");
+}
+
+/// Every file under `dir`, at any depth.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
 }
 
 /// A sidecar that cannot be written (a directory has its name) is said on stderr; the file
