@@ -68,8 +68,9 @@ fn the_dashboard_saves_under_the_local_date() {
     let mut env = served.env().to_vec();
     env.push(("TZ", tz));
     let mut s = Session::spawn(command(served.path(), &[], &env), 120, 30);
-    s.wait_for("the completed task's file", Duration::from_secs(20), |_| {
-        saved_under_a_date(&dl, "sim-1-dated.png").0.is_some()
+    // The row's file name: the download is done, its `.part` files gone with it.
+    s.wait_for("the completed task's file", Duration::from_secs(20), |t| {
+        saved_under_a_date(&dl, "sim-1-dated.png").0.is_some() && t.contains("sim-1-dated.png")
     });
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);

@@ -80,6 +80,14 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     s.wait_text("· 2 new ·");
     s.send("n");
     s.wait_text("· 1 new ·");
+    // Both files saved before the quit: a download cut short by `q` is only resumed at the
+    // next start, which this test would race.
+    let saved = |id: &str| dl.join("sunset v2").join(format!("{id}.png"));
+    s.wait_for("both files saved", Duration::from_secs(30), |t| {
+        ["sim-3-a", "sim-4-b"]
+            .iter()
+            .all(|id| saved(id).exists() && t.contains(&format!("{id}.png")))
+    });
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
 
@@ -110,7 +118,7 @@ fn labels_new_tasks_and_stats_against_the_reference_service() {
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     // `{label}` in the download template.
     for id in ["sim-3-a", "sim-4-b"] {
-        let file = dl.join("sunset v2").join(format!("{id}.png"));
+        let file = saved(id);
         assert!(file.exists(), "{} is missing", file.display());
     }
 

@@ -35,8 +35,12 @@ fn type_at_start(answers: Answers) -> (Session, tempfile::TempDir) {
 }
 
 fn filtered(s: &Session) {
+    // The answer, not the `filtering…` that comes before it.
     s.wait_for("the typed filter", Duration::from_secs(20), |t| {
-        t.contains("/watercol") && t.contains("/320") && !t.contains("320/320")
+        t.contains("/watercol")
+            && t.contains("/320")
+            && !t.contains("320/320")
+            && !t.contains("filtering…")
     });
     let screen = s.contents();
     let first_row = screen.lines().nth(2).unwrap();

@@ -163,10 +163,15 @@ fn every_line_command_works_and_each_change_is_one_line() {
     let at = type_line(&mut s, &format!("open {DONE}"));
     let url = format!("{}files/{DONE}.png", setup.base);
     wait_after(&s, at, &format!("opened {url}"));
-    assert_eq!(
-        std::fs::read_to_string(&opener_log).unwrap(),
-        format!("{url}\n")
-    );
+    // "opened" says the opener started; its log line follows when it has run.
+    let logged = || std::fs::read_to_string(&opener_log).unwrap_or_default();
+    for _ in 0..500 {
+        if logged().ends_with('\n') {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(logged(), format!("{url}\n"));
     let at = type_line(&mut s, "filter");
     wait_after(&s, at, "no filter: 2 tasks\n");
 
