@@ -88,6 +88,8 @@ pub fn detect_in_background(
             };
             let detection = {
                 let mut ask = |query: &[u8], complete: fn(&[u8]) -> bool, bound: Duration| {
+                    #[cfg(any(test, debug_assertions, feature = "testing"))]
+                    let bound = crate::testing::query_bound().unwrap_or(bound);
                     reader.ask(query, complete, bound)
                 };
                 detect(&mut ask)

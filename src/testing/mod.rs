@@ -5,6 +5,7 @@
 //! | `GENDASH_TEST_PANIC=main` | `tests/it/dashboard/signals.rs` | the dashboard panics when `?` is pressed |
 //! | `GENDASH_TEST_PANIC=worker` | `tests/it/dashboard/signals.rs` | a worker task panics when the process gets `SIGUSR1` (the test sends it once the first frame is on screen) |
 //! | `GENDASH_TEST_RETRY_MS=N` | `tests/it/api/download.rs` | `gendash download` waits N ms (not 500) before its first resume |
+//! | `GENDASH_TEST_QUERY_BOUND_MS=N` | `tests/it/common/pty.rs` (a terminal that answers as a sixel one) | each question to the terminal waits N ms (not 200) for its answer, for a pseudo-terminal that answers but, on a loaded machine, late |
 //! | `GENDASH_TEST_STRESS_SAVE=FILE` (`GENDASH_TEST_STRESS_ROUNDS=N`, default 1000) | `tests/it/cli/durability.rs` | instead of anything else, saves FILE N times, alternating [`stress_lists`], so a test can kill it mid-save |
 //! | [`task_result`], [`download_url`] | reducer and view tests | sample lookup results |
 //! | [`quadrants`] | preview and view tests | a small PNG whose colours are known |
@@ -54,6 +55,17 @@ pub fn maybe_panic_in_main(help_pressed: bool) {
 /// half a second, so a test of its five attempts takes milliseconds.
 pub fn download_retry_base() -> Option<std::time::Duration> {
     let ms = std::env::var("GENDASH_TEST_RETRY_MS").ok()?.parse().ok()?;
+    Some(std::time::Duration::from_millis(ms))
+}
+
+/// With `GENDASH_TEST_QUERY_BOUND_MS=N`, each question to the terminal waits N ms for its
+/// answer instead of 200: the test's pseudo-terminal answers from a thread of the test, which
+/// twelve tests at once on two cores can delay past 200 ms.
+pub fn query_bound() -> Option<std::time::Duration> {
+    let ms = std::env::var("GENDASH_TEST_QUERY_BOUND_MS")
+        .ok()?
+        .parse()
+        .ok()?;
     Some(std::time::Duration::from_millis(ms))
 }
 

@@ -2,6 +2,7 @@
 //! it), transient failures reported and retried with backoff until the service answers. The
 //! copy last loaded for each filter is kept on disk and shown meanwhile when asked.
 
+use super::writes::Writes;
 use crate::api::Client;
 use crate::cmd::CatalogueRequest;
 use crate::msg::Msg;
@@ -22,10 +23,17 @@ pub struct Handle {
     cache_writes: Arc<std::sync::Mutex<()>>,
     msgs: mpsc::Sender<Msg>,
     in_flight: Option<JoinHandle<()>>,
+    /// The cached copies being written, held so that a quit waits for them.
+    writes: Writes,
 }
 
 /// The loader of `client`'s catalogue; it loads when asked (`Handle::fetch`).
-pub fn spawn(client: Client, cache: Option<CatalogueCache>, msgs: mpsc::Sender<Msg>) -> Handle {
+pub fn spawn(
+    client: Client,
+    cache: Option<CatalogueCache>,
+    msgs: mpsc::Sender<Msg>,
+    writes: Writes,
+) -> Handle {
     Handle {
         service_key: crate::store::watchlist::service_key(client.base_url()),
         client,
@@ -33,6 +41,7 @@ pub fn spawn(client: Client, cache: Option<CatalogueCache>, msgs: mpsc::Sender<M
         cache_writes: Arc::default(),
         msgs,
         in_flight: None,
+        writes,
     }
 }
 
@@ -61,7 +70,7 @@ impl Handle {
                 });
             }));
         }
-        let (client, msgs) = (self.client.clone(), self.msgs.clone());
+        let (client, msgs, writes) = (self.client.clone(), self.msgs.clone(), self.writes.clone());
         let cache = self
             .cache
             .clone()
@@ -89,7 +98,7 @@ impl Handle {
                     // The file is written first, so the entries are handed on, neither copied nor
                     // held again as bytes (either added 45-60 MiB to the peak with 100,000
                     // entries); it is synced and put in place after.
-                    tokio::task::spawn_blocking(move || {
+                    writes.spawn(move || {
                         let Ok(catalogue) = result else { return };
                         let _one_writer = lock.lock();
                         let now = crate::store::watchlist::unix_now();

@@ -20,6 +20,7 @@ pub mod remember;
 pub mod router;
 pub mod saver;
 mod superseding;
+pub mod writes;
 
 use crate::api::Client;
 use crate::api::download::Downloader;
@@ -83,6 +84,8 @@ pub struct Workers {
     ranker: ranker::Handle,
     comparer: comparer::Handle,
     remember: remember::Handle,
+    /// The files the loader and `remember` write, which a quit waits for.
+    writes: writes::Writes,
     clipboard: clipboard::Handle,
     opener: opener::Handle,
     hooks: Option<hooks::Handle>,
@@ -117,6 +120,7 @@ impl Workers {
             msgs: msgs.clone(),
         };
         let downloads = downloads::spawn(setup.placement, copies.clone(), msgs.clone());
+        let writes = writes::Writes::default();
         let archive = crate::store::archive::Archive::path_in(
             setup
                 .store
@@ -139,8 +143,19 @@ impl Workers {
             ),
             ranker: ranker::spawn(msgs.clone()),
             comparer: comparer::spawn(msgs.clone()),
-            catalogue: loader::spawn(setup.client, setup.catalogue_cache, msgs.clone()),
-            remember: remember::spawn(setup.recent_categories, service_key, msgs.clone()),
+            catalogue: loader::spawn(
+                setup.client,
+                setup.catalogue_cache,
+                msgs.clone(),
+                writes.clone(),
+            ),
+            remember: remember::spawn(
+                setup.recent_categories,
+                service_key,
+                msgs.clone(),
+                writes.clone(),
+            ),
+            writes,
             clipboard: clipboard::spawn(msgs.clone()),
             opener: opener::spawn(setup.opener, msgs.clone()),
             hooks: setup
@@ -176,7 +191,8 @@ impl Workers {
         ));
     }
 
-    /// Stops the workers and lets the saver write what is pending (waiting at most `grace`).
+    /// Stops the workers and lets the saver write what is pending, and the other files
+    /// under way end (waiting at most `grace` for both).
     pub async fn shutdown(self, grace: Duration) {
         let Workers {
             router,
@@ -186,10 +202,11 @@ impl Workers {
             comparer,
             previews,
             saver,
+            writes,
             ..
         } = self;
         drop((previews, router, poller, catalogue, ranker, comparer));
-        saver.finish(grace).await;
+        tokio::join!(saver.finish(grace), writes.finish(grace));
     }
 
     /// `Cmd::FetchCatalogue`.
@@ -276,5 +293,62 @@ impl Workers {
         if let Some(h) = &self.all_done {
             h.run_all_done(run);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ClientOptions, Secret};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// The quit's `shutdown` waits for the files still being written (the favourites, the
+    /// catalogue's copy), not only for the watch list: a write that takes half a second, far
+    /// longer than the runtime's last 200 ms, has ended when it returns.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn shutdown_waits_for_the_files_being_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let client = Client::new(&ClientOptions {
+            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
+            token: Secret::new("t"),
+            request_timeout: Duration::from_secs(1),
+            allow_insecure_http: false,
+        })
+        .expect("client");
+        let (msgs, _msg_rx) = mpsc::channel(64);
+        let workers = Workers::start(
+            Setup {
+                downloader: Downloader::for_service(&client).expect("downloader"),
+                client,
+                opener: Arc::new(opener::SystemOpener),
+                store: WatchStore::new(dir.path().join("watchlist.json")),
+                recent_categories: dir.path().join("recent-categories.json"),
+                poll_interval: Duration::from_secs(2),
+                max_concurrent_polls: 8,
+                adaptive_polling: false,
+                max_poll_interval: Duration::from_secs(30),
+                stall_after: Duration::from_secs(600),
+                failure_statuses: Vec::new(),
+                resolve: None,
+                on_complete: None,
+                placement: downloads::Placement {
+                    dir: dir.path().join("dl"),
+                    template: crate::api::download::Template::default(),
+                    sidecar: false,
+                },
+                catalogue_cache: None,
+                on_all_done: None,
+                archive_after: None,
+            },
+            msgs,
+        );
+        let written = Arc::new(AtomicBool::new(false));
+        let flag = written.clone();
+        workers.writes.spawn(move || {
+            std::thread::sleep(Duration::from_millis(500));
+            flag.store(true, Ordering::SeqCst);
+        });
+        workers.shutdown(Duration::from_secs(10)).await;
+        assert!(written.load(Ordering::SeqCst), "the write ended first");
     }
 }

@@ -2,6 +2,7 @@
 //! categories, the watch list's sort order and the current service's favourite models. Each is
 //! written off the UI loop; a failure is reported to the App.
 
+use super::writes::Writes;
 use crate::msg::Msg;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,14 +15,22 @@ pub struct Handle {
     /// The current service as saved, whose favourites these are.
     service_key: String,
     msgs: mpsc::Sender<Msg>,
+    /// Held so that a quit waits for them.
+    writes: Writes,
 }
 
 /// The savers for the files beside `recent_categories`.
-pub fn spawn(recent_categories: PathBuf, service_key: String, msgs: mpsc::Sender<Msg>) -> Handle {
+pub fn spawn(
+    recent_categories: PathBuf,
+    service_key: String,
+    msgs: mpsc::Sender<Msg>,
+    writes: Writes,
+) -> Handle {
     Handle {
         recent_categories,
         service_key,
         msgs,
+        writes,
     }
 }
 
@@ -63,7 +72,7 @@ impl Handle {
         write: impl FnOnce(&Path) -> std::io::Result<()> + Send + 'static,
     ) {
         let msgs = self.msgs.clone();
-        tokio::task::spawn_blocking(move || {
+        self.writes.spawn(move || {
             if let Err(e) = write(&path) {
                 let _ = msgs.blocking_send(Msg::StoreProblem(format!(
                     "cannot save {what} to {}: {e}",
@@ -82,13 +91,15 @@ mod tests {
     const WAIT: Duration = Duration::from_secs(10);
 
     /// Each choice lands in its own file beside the recent categories, where the next session
-    /// reads it; the favourites under the current service.
+    /// reads it; the favourites under the current service. All three are written once the
+    /// quit's wait (`Writes::finish`) returns.
     #[tokio::test]
     async fn each_choice_is_saved_where_the_next_session_reads_it() {
         let dir = tempfile::tempdir().expect("tempdir");
         let recent = dir.path().join("recent-categories.json");
         let (msgs, mut problems) = mpsc::channel(8);
-        let savers = spawn(recent.clone(), "http://a.test".into(), msgs);
+        let writes = Writes::default();
+        let savers = spawn(recent.clone(), "http://a.test".into(), msgs, writes.clone());
         savers.categories(vec!["anime".into(), "style".into()]);
         savers.sort("age".into());
         savers.favourites(BTreeSet::from(["m1".to_string()]));
@@ -105,13 +116,12 @@ mod tests {
             Some("age".to_string()),
             BTreeSet::from(["m1".to_string()]),
         );
-        tokio::time::timeout(WAIT, async {
-            while saved() != expected {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        })
-        .await
-        .expect("all three saved");
+        writes.finish(WAIT).await;
+        assert_eq!(
+            saved(),
+            expected,
+            "all three saved when the quit's wait ends"
+        );
         assert!(
             crate::store::favourites_file::load(&favourites, "http://b.test").is_empty(),
             "another service's favourites are its own"
@@ -128,7 +138,12 @@ mod tests {
         std::fs::write(&blocked, "x").expect("write");
         let recent = blocked.join("recent-categories.json");
         let (msgs, mut problems) = mpsc::channel(8);
-        let savers = spawn(recent.clone(), "http://a.test".into(), msgs);
+        let savers = spawn(
+            recent.clone(),
+            "http://a.test".into(),
+            msgs,
+            Writes::default(),
+        );
         savers.categories(vec!["anime".into()]);
         savers.sort("age".into());
         savers.favourites(BTreeSet::from(["m1".to_string()]));

@@ -327,8 +327,8 @@ impl Writer {
             let mut moved = Moved::default();
             let now = unix_now();
             let saved = s.update(|list| {
-                let before = list.clone();
-                answers = ops.iter().filter_map(|op| apply(list, op, &me)).collect();
+                let before;
+                (before, answers) = apply_all(list, &ops, &me);
                 if expire {
                     list.retain(|e| archiving.due(e).is_none_or(|t| t > now));
                 }
@@ -392,6 +392,30 @@ impl Writer {
 /// Writes the finished tasks that were in `before` and are not in `list` to the archive
 /// (before the watch list is saved without them); if the archive cannot take them, they are
 /// put back on `list`.
+/// Applies `ops` to `list` in order; returns the claims' answers, and the list as the
+/// archive must see it: each entry as it was when it was removed, so a task whose finish and
+/// removal come in one batch is archived as finished (never dropped as a running one).
+fn apply_all(
+    list: &mut Vec<WatchEntry>,
+    ops: &[PersistOp],
+    me: &Claimant,
+) -> (Vec<WatchEntry>, Vec<(TaskKey, bool)>) {
+    let mut before = list.clone();
+    let mut answers = Vec::new();
+    for op in ops {
+        if let PersistOp::Remove(keys) = op {
+            for e in list.iter().filter(|e| keys.contains(&TaskKey::of(e))) {
+                match before.iter_mut().find(|b| b.same_task(e)) {
+                    Some(b) => b.clone_from(e),
+                    None => before.push(e.clone()),
+                }
+            }
+        }
+        answers.extend(apply(list, op, me));
+    }
+    (before, answers)
+}
+
 fn archive_removed(
     before: &[WatchEntry],
     list: &mut Vec<WatchEntry>,
@@ -650,6 +674,43 @@ mod tests {
         .await;
         assert!(archived(&path).is_empty());
         assert_eq!(store.load().expect("load").entries.len(), 2);
+    }
+
+    /// A finish and a removal written in one batch (the finish's write waited for the one
+    /// before it): the task is archived as finished, not dropped as the running task the
+    /// file knew. So is a task added and removed in one batch.
+    #[tokio::test]
+    async fn a_finish_and_a_removal_in_one_batch_archive_the_task() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("watchlist.json"));
+        let path = Archive::path_in(dir.path());
+        let mut running = WatchEntry::new("r", TaskKind::Image);
+        running.last = Some(LastKnown {
+            status: "IN_PROGRESS".into(),
+            percent: 40,
+            ..LastKnown::default()
+        });
+        store.update(|l| l.push(running)).expect("list");
+        drop(Archive::open(&path).expect("archive"));
+        let archiving = Archiving {
+            path: Some(path.clone()),
+            after: None,
+        };
+        let finished = done("r", 100).last.expect("last");
+        let (r, c) = (
+            TaskKey::new(TaskKind::Image, "r"),
+            TaskKey::new(TaskKind::Image, "c"),
+        );
+        let ops = vec![
+            PersistOp::Status(r.clone(), finished),
+            PersistOp::Add(vec![done("c", 200)]),
+            PersistOp::Remove(vec![r, c]),
+        ];
+        let _ = save(&store, archiving, ops).await;
+        assert!(store.load().expect("load").entries.is_empty());
+        let mut kept = archived(&path);
+        kept.sort();
+        assert_eq!(kept, ["c", "r"], "in the archive, not lost");
     }
 
     /// When the archive cannot take them, the finished tasks stay on the watch list.

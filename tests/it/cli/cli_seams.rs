@@ -211,7 +211,7 @@ async fn errors_say_what_to_do() {
     .await;
     let (code, _, err) = run(
         &busy.url(),
-        &["wait", "--interval", "0.2", "--timeout", "1.5", "t"],
+        &["wait", "--interval", "0.2", "--timeout", "3", "t"],
     )
     .await;
     assert_eq!(code, 6, "{err}");
@@ -225,7 +225,7 @@ async fn errors_say_what_to_do() {
     );
     assert!(
         err.trim_end()
-            .ends_with("gendash: error: gave up waiting after 1.5s"),
+            .ends_with("gendash: error: gave up waiting after 3s"),
         "{err}"
     );
 
@@ -536,7 +536,8 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
     let base = svc.base_url();
     let home = tempfile::tempdir().unwrap();
     let ids = ["hold-a", "sim-1-a-much-longer-task-id", "late-1000-x"];
-    let mut args = vec!["wait", "--interval", "0.2", "--timeout", "2"];
+    // Time for sim-1's two answers on a loaded machine.
+    let mut args = vec!["wait", "--interval", "0.2", "--timeout", "4"];
     args.extend(ids);
     let env = [
         ("GENDASH_BASE_URL", base.as_str()),
@@ -544,7 +545,7 @@ async fn wait_on_a_terminal_keeps_every_line_at_the_timeout_and_the_bars_line_up
     ];
     let screen = tokio::task::block_in_place(|| exit_screen(home.path(), &args, &env, 6));
     assert!(
-        screen.contains("gendash: error: gave up waiting after 2s"),
+        screen.contains("gendash: error: gave up waiting after 4s"),
         "{screen}"
     );
     let columns: Vec<usize> = ids

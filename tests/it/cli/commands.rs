@@ -436,15 +436,7 @@ async fn wait_retries_through_errors_and_honours_retry_after() {
     let fs = fault_server(Fault::Raw(raw)).await;
     let (code, out, _) = run(
         &fs.url(),
-        &[
-            "wait",
-            "--json",
-            "--interval",
-            "0.2",
-            "--timeout",
-            "2.5",
-            "t",
-        ],
+        &["wait", "--json", "--interval", "0.2", "--timeout", "4", "t"],
     )
     .await;
     assert_eq!(code, 6);
@@ -452,7 +444,9 @@ async fn wait_retries_through_errors_and_honours_retry_after() {
         .into_iter()
         .filter(|e| e.get("error").is_some())
         .collect();
-    assert!(errors.len() >= 2 && errors.len() <= 4, "{out}");
+    // A second apart at least (Retry-After: 1), so at most five in four seconds; at least
+    // two even on a loaded machine.
+    assert!(errors.len() >= 2 && errors.len() <= 5, "{out}");
     assert!(
         errors
             .iter()

@@ -278,7 +278,7 @@ fn sigkill_during_watch_rm_never_loses_a_task() {
         assert!(status.success());
         started.elapsed()
     };
-    let kill_within = u64::try_from(whole.as_micros() * 2)
+    let mut kill_within = u64::try_from(whole.as_micros() * 2)
         .unwrap_or(u64::MAX)
         .max(1_000);
     let mut rng = rand::rngs::StdRng::seed_from_u64(0xa7c4);
@@ -302,6 +302,14 @@ fn sigkill_during_watch_rm_never_loses_a_task() {
         outcomes.insert(status.code().is_some());
         let (listed, _) = none_lost(dir.path(), &store, &all);
         assert!(listed <= all.len());
+        // The machine's speed may change after it was timed: while only one outcome has
+        // come, the range follows it (later kills while all were killed, earlier while all
+        // ended).
+        if outcomes == BTreeSet::from([false]) {
+            kill_within = kill_within.saturating_mul(2);
+        } else if outcomes == BTreeSet::from([true]) {
+            kill_within = (kill_within / 2).max(1_000);
+        }
     }
     assert!(
         outcomes.len() == 2,

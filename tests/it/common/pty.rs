@@ -55,7 +55,17 @@ impl Session {
         Self::spawn_answering(cmd, cols, rows, Answers::Cursor)
     }
 
-    pub fn spawn_answering(cmd: CommandBuilder, cols: u16, rows: u16, answers: Answers) -> Session {
+    pub fn spawn_answering(
+        mut cmd: CommandBuilder,
+        cols: u16,
+        rows: u16,
+        answers: Answers,
+    ) -> Session {
+        if answers == Answers::Sixel {
+            // This terminal answers every question, from the reader thread below: give it
+            // the time a loaded machine needs, not the 200 ms a real terminal gets.
+            cmd.env("GENDASH_TEST_QUERY_BOUND_MS", "10000");
+        }
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,

@@ -118,7 +118,10 @@ fn demo_filter_add_complete_help_quit() {
     s.send("/");
     s.type_text("watercol");
     s.wait_for("the list to narrow", Duration::from_secs(10), |t| {
-        t.contains("/watercol") && !t.contains("320/320") && t.contains("/320")
+        t.contains("/watercol")
+            && !t.contains("320/320")
+            && t.contains("/320")
+            && !t.contains("filtering…")
     });
     let screen = s.contents();
     let first_row = screen.lines().nth(2).unwrap();

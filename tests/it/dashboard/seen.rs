@@ -110,7 +110,7 @@ async fn a_hook_stopped_for_its_time_is_gone_from_proc() {
         ],
         1,
         // Long enough for the shell to start and write its pid on a loaded machine.
-        Duration::from_secs(2),
+        Duration::from_secs(5),
         tx,
     );
     let finished = gendash::cmd::Finished {

@@ -275,10 +275,12 @@ impl Harness {
     }
 }
 
+/// The kept files: not the download's scratch directory, whose removal nothing waits for.
 fn cache_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
         .map(|d| {
             d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| !name.starts_with('.'))
                 .collect()
         })
         .unwrap_or_default()
