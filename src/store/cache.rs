@@ -15,8 +15,10 @@ const STALE_SCRATCH: Duration = Duration::from_secs(24 * 3600);
 
 /// Kept pictures end in this; anything else in the directory is left alone by eviction.
 const EXTENSION: &str = "img";
-/// A kept picture's `ETag`, beside it: `<hash>.etag`.
+/// A kept picture's `ETag`, beside it: `<hash>.etag`, holding `<inode> <length> <ETag>`.
 const ETAG_EXTENSION: &str = "etag";
+/// More than a tag file ever holds (two numbers and a validator of at most 512 bytes).
+const TAG_MOST: u64 = 600;
 
 #[derive(Debug, Clone)]
 pub struct ImageCache {
@@ -45,11 +47,26 @@ impl ImageCache {
             .join(format!("{:016x}.{EXTENSION}", fnv1a(url.as_bytes())))
     }
 
-    /// The `ETag` `url`'s kept picture came with, if the server sent a strong one. Read
-    /// back as the downloader reads a validator: only printable ASCII of a sane length.
+    /// The `ETag` `url`'s kept picture came with, if the server sent a strong one. The tag
+    /// names the picture it belongs to (its inode and length): a picture put there since by
+    /// anything else (another gendash, an older one that knows no tags) has none. Read back
+    /// as the downloader reads a validator: only printable ASCII of a sane length.
     pub fn etag(&self, url: &str) -> Option<String> {
-        let text = std::fs::read_to_string(self.path_for(url).with_extension(ETAG_EXTENSION));
-        crate::api::download::usable_validator(text.ok()?.trim()).filter(|v| v.starts_with('"'))
+        use std::io::Read as _;
+        let path = self.path_for(url);
+        let mut text = String::new();
+        std::fs::File::open(path.with_extension(ETAG_EXTENSION))
+            .ok()?
+            .take(TAG_MOST)
+            .read_to_string(&mut text)
+            .ok()?;
+        let mut fields = text.trim_end().splitn(3, ' ');
+        let (ino, len, etag) = (fields.next()?, fields.next()?, fields.next()?);
+        let picture = std::fs::metadata(&path).ok()?;
+        (picture_id(&picture) == (ino.parse().ok()?, len.parse().ok()?))
+            .then(|| crate::api::download::usable_validator(etag))
+            .flatten()
+            .filter(|v| v.starts_with('"'))
     }
 
     /// The kept picture for `url`, if there is one; marked as just used.
@@ -77,19 +94,28 @@ impl ImageCache {
     }
 
     /// Moves a finished download in as `url`'s picture, with the `ETag` it came with, then
-    /// brings the cache under its cap (never removing the newcomer). The old tag goes first
-    /// and the new one comes last, so a reader in between finds no tag, never a wrong one.
+    /// brings the cache under its cap (never removing the newcomer). The tag is written
+    /// after the picture, naming it, so it is never read for another picture. A tag that
+    /// cannot be written is logged: the picture is kept all the same, and a copy of it says
+    /// `null` for its `ETag`.
     pub fn admit(&self, file: &Path, url: &str, etag: Option<&str>) -> io::Result<PathBuf> {
         let path = self.path_for(url);
         let tag = path.with_extension(ETAG_EXTENSION);
-        remove_if_there(&tag)?;
+        // The old picture's tag could name the new one too, were its inode reused.
+        let _ = remove_if_there(&tag);
         std::fs::rename(file, &path)?;
         if let Some(etag) = etag {
             // Staged beside the download, in its scratch directory: a crash leaves nothing
             // in the cache that a sweep would not remove.
             let staged = file.with_extension(ETAG_EXTENSION);
-            std::fs::write(&staged, etag)?;
-            std::fs::rename(&staged, &tag)?;
+            let written = std::fs::metadata(&path).and_then(|picture| {
+                let (ino, len) = picture_id(&picture);
+                std::fs::write(&staged, format!("{ino} {len} {etag}"))?;
+                std::fs::rename(&staged, &tag)
+            });
+            if let Err(e) = written {
+                tracing::warn!("cannot keep the ETag beside {}: {e}", path.display());
+            }
         }
         self.evict(&path)?;
         Ok(path)
@@ -140,6 +166,12 @@ impl ImageCache {
         }
         Ok(freed)
     }
+}
+
+/// Which file a tag belongs to: its inode and length.
+fn picture_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt as _;
+    (meta.ino(), meta.len())
 }
 
 fn remove_if_there(path: &Path) -> io::Result<()> {
@@ -230,12 +262,28 @@ mod tests {
         std::fs::remove_file(cache.path_for("https://x/b.png")).expect("remove b");
         cache.evict(Path::new("")).expect("evict");
         assert!(!tag_of("https://x/b.png").exists());
+        // The tag names its picture: one put in its place by anything else has none.
+        let d = admit("https://x/d.png", 100, Some("\"d1\""));
+        let other = dir.path().join("other");
+        std::fs::write(&other, vec![8u8; 100]).expect("write");
+        std::fs::rename(&other, &d).expect("replace d behind the cache's back");
+        assert!(tag_of("https://x/d.png").exists());
+        assert_eq!(
+            cache.etag("https://x/d.png"),
+            None,
+            "not the replaced picture's"
+        );
         // Only a strong ETag of printable text is read back.
         let c = cache.path_for("https://x/c.png");
+        let (ino, len) = picture_id(&std::fs::metadata(&c).expect("c"));
         for bad in ["W/\"weak\"", "\"esc\u{1b}[31m\"", "unquoted"] {
-            std::fs::write(c.with_extension(ETAG_EXTENSION), bad).expect("write tag");
+            let tag = format!("{ino} {len} {bad}");
+            std::fs::write(c.with_extension(ETAG_EXTENSION), tag).expect("write tag");
             assert_eq!(cache.etag("https://x/c.png"), None, "{bad:?}");
         }
+        let good = format!("{ino} {len} \"c1\"");
+        std::fs::write(c.with_extension(ETAG_EXTENSION), good).expect("write tag");
+        assert_eq!(cache.etag("https://x/c.png").as_deref(), Some("\"c1\""));
     }
 
     #[test]

@@ -4,8 +4,9 @@
 
 use super::writes::Writes;
 use crate::msg::Msg;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::mpsc;
 
 /// The App's handle on the savers.
@@ -17,6 +18,18 @@ pub struct Handle {
     msgs: mpsc::Sender<Msg>,
     /// Held so that a quit waits for them.
     writes: Writes,
+    order: Arc<Order>,
+}
+
+/// The writes one after another, each file's newest only: two quick `f`s on a slow disk
+/// must neither write one file at once (they share its temporary file) nor leave the older
+/// choice last.
+#[derive(Default)]
+struct Order {
+    /// The newest write asked for each file.
+    newest: Mutex<HashMap<PathBuf, u64>>,
+    /// Held while a file is written.
+    writing: Mutex<()>,
 }
 
 /// The savers for the files beside `recent_categories`.
@@ -31,6 +44,7 @@ pub fn spawn(
         service_key,
         msgs,
         writes,
+        order: Arc::default(),
     }
 }
 
@@ -71,8 +85,21 @@ impl Handle {
         path: PathBuf,
         write: impl FnOnce(&Path) -> std::io::Result<()> + Send + 'static,
     ) {
-        let msgs = self.msgs.clone();
+        let (msgs, order) = (self.msgs.clone(), self.order.clone());
+        let number = {
+            let mut newest = order.newest.lock().unwrap_or_else(PoisonError::into_inner);
+            let number = newest.values().max().map_or(0, |n| n + 1);
+            newest.insert(path.clone(), number);
+            number
+        };
         self.writes.spawn(move || {
+            let _one = order.writing.lock().unwrap_or_else(PoisonError::into_inner);
+            let newest = order.newest.lock().unwrap_or_else(PoisonError::into_inner);
+            if newest.get(&path) != Some(&number) {
+                // A newer choice for this file is written after this one.
+                return;
+            }
+            drop(newest);
             if let Err(e) = write(&path) {
                 let _ = msgs.blocking_send(Msg::StoreProblem(format!(
                     "cannot save {what} to {}: {e}",
@@ -125,6 +152,34 @@ mod tests {
         assert!(
             crate::store::favourites_file::load(&favourites, "http://b.test").is_empty(),
             "another service's favourites are its own"
+        );
+        assert!(problems.try_recv().is_err(), "no problem reported");
+    }
+
+    /// Fifty quick choices (a held `f`): the file ends with the last, and no write trips on
+    /// another's temporary file.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn quick_choices_end_with_the_last_one_and_no_problem() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let recent = dir.path().join("recent-categories.json");
+        let (msgs, mut problems) = mpsc::channel(64);
+        let writes = Writes::default();
+        let savers = spawn(recent.clone(), "http://a.test".into(), msgs, writes.clone());
+        let mut names = BTreeSet::new();
+        for i in 0..50 {
+            names.insert(format!("m{i}"));
+            savers.favourites(names.clone());
+            savers.sort(format!("sort {i}"));
+        }
+        writes.finish(WAIT).await;
+        let favourites = crate::store::recent::favourites_path(&recent);
+        assert_eq!(
+            crate::store::favourites_file::load(&favourites, "http://a.test"),
+            names
+        );
+        assert_eq!(
+            crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent)),
+            Some("sort 49".to_string())
         );
         assert!(problems.try_recv().is_err(), "no problem reported");
     }

@@ -389,9 +389,6 @@ impl Writer {
     }
 }
 
-/// Writes the finished tasks that were in `before` and are not in `list` to the archive
-/// (before the watch list is saved without them); if the archive cannot take them, they are
-/// put back on `list`.
 /// Applies `ops` to `list` in order; returns the claims' answers, and the list as the
 /// archive must see it: each entry as it was when it was removed, so a task whose finish and
 /// removal come in one batch is archived as finished (never dropped as a running one).
@@ -416,6 +413,9 @@ fn apply_all(
     (before, answers)
 }
 
+/// Writes the finished tasks that were in `before` and are not in `list` to the archive
+/// (before the watch list is saved without them); if the archive cannot take them, they are
+/// put back on `list`.
 fn archive_removed(
     before: &[WatchEntry],
     list: &mut Vec<WatchEntry>,
@@ -708,9 +708,25 @@ mod tests {
         ];
         let _ = save(&store, archiving, ops).await;
         assert!(store.load().expect("load").entries.is_empty());
-        let mut kept = archived(&path);
+        let mut kept: Vec<(String, String, bool)> = Archive::open(&path)
+            .expect("archive")
+            .list()
+            .expect("list")
+            .into_iter()
+            .map(|t| {
+                let last = t.entry.last.expect("last");
+                (t.entry.task_id, last.status, last.finished_at.is_some())
+            })
+            .collect();
         kept.sort();
-        assert_eq!(kept, ["c", "r"], "in the archive, not lost");
+        assert_eq!(
+            kept,
+            [
+                ("c".into(), "COMPLETED".into(), true),
+                ("r".into(), "COMPLETED".into(), true)
+            ],
+            "in the archive as finished, not lost"
+        );
     }
 
     /// When the archive cannot take them, the finished tasks stay on the watch list.
