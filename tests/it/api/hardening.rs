@@ -510,7 +510,7 @@ async fn the_token_leaks_nowhere() {
         "the other origin was never contacted"
     );
     // Nothing the program wrote holds the token.
-    for entry in walk(home.path()) {
+    for entry in common::files_under(home.path()) {
         let bytes = std::fs::read(&entry).unwrap_or_default();
         assert!(
             memchr::memmem::find(&bytes, CANARY.as_bytes()).is_none(),
@@ -527,19 +527,6 @@ async fn the_token_leaks_nowhere() {
             .mode();
         assert_eq!(mode & 0o777, 0o600, "the log file is private");
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -255,7 +255,7 @@ fn a_download_copied_from_the_preview_keeps_the_etag_in_its_sidecar() {
     // The watch pane's detail shows the picture: the preview fetches it into its cache.
     s.send("\t");
     let cached = || {
-        walk(home)
+        common::files_under(home)
             .into_iter()
             .any(|p| p.extension().is_some_and(|e| e == "img"))
     };
@@ -278,23 +278,6 @@ fn a_download_copied_from_the_preview_keeps_the_etag_in_its_sidecar() {
     let v = sidecar_of(&file);
     assert_eq!(v["sha256"], sha256_hex(&bytes));
     assert_eq!(v["etag"], gendash::server::files::etag(&bytes), "{v}");
-}
-
-/// Every file under `dir`, at any depth.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files
 }
 
 /// A sidecar that cannot be written (a directory has its name) is said on stderr; the file
