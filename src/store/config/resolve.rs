@@ -4,7 +4,7 @@
 use super::declare::{Key, Layered};
 use super::file::{config_path, key_lines, parse};
 use super::schema::{FileSettings, KEYS, Settings};
-use super::token::{check_one_way, loose_permissions, resolve_token};
+use super::token::{check_one_way, foreign_base_url, loose_permissions, resolve_token};
 use super::{ConfigError, EnvLookup, Overrides, Source};
 use std::path::PathBuf;
 
@@ -164,6 +164,28 @@ pub fn resolve_from(
     ) {
         Ok((t, o, s)) => (t, o, s, None),
         Err(e) => (None, None, Source::Default, Some(e.0)),
+    };
+    // The level the token came from names the base URL it is for: the profile's own, else
+    // the top level's (a profile inherits it).
+    let configured = profile
+        .as_ref()
+        .and_then(|p| p.base_url.as_ref())
+        .or(file.base_url.as_ref())
+        .map(|b| &b.0);
+    let foreign = settings.sources.get("base_url").and_then(|from| {
+        foreign_base_url(
+            &token_source,
+            from,
+            settings.base_url.as_ref(),
+            configured,
+            &path,
+        )
+    });
+    // Withheld rather than refused: what needs no token (`config show`, `watch add`) still
+    // works, and whatever needs it says why.
+    let (token, token_origin, token_problem) = match foreign {
+        Some(why) => (None, None, Some(why)),
+        None => (token, token_origin, token_problem),
     };
     settings.sources.insert("token", token_source);
 

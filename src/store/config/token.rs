@@ -172,3 +172,36 @@ pub fn loose_permissions(path: &Path) -> Option<String> {
 pub fn loose_permissions(_path: &Path) -> Option<String> {
     None
 }
+
+/// A token from the file goes only to the base URL the file names for it. With the base URL
+/// from a flag or the environment (`from`) at another origin than the one the token's level
+/// names (`configured`: the profile's own, else the top level's), the pair is refused: why,
+/// naming both sources. A level that names no base URL leaves its token for whichever is given.
+pub(super) fn foreign_base_url(
+    token_source: &Source,
+    from: &Source,
+    base_url: Option<&url::Url>,
+    configured: Option<&url::Url>,
+    path: &Path,
+) -> Option<String> {
+    let (Source::Env(outside) | Source::Flag(outside)) = from else {
+        return None;
+    };
+    let whose = match token_source {
+        Source::Profile(p) => format!("profile `{p}` in {}", path.display()),
+        Source::TopLevel => format!("the top level of {}", path.display()),
+        Source::SetToken => format!(
+            "the file `config set-token` wrote beside {}",
+            path.display()
+        ),
+        Source::Default | Source::Env(_) | Source::Flag(_) => return None,
+    };
+    let (given, configured) = (base_url?, configured?);
+    (given.origin() != configured.origin()).then(|| {
+        format!(
+            "the token comes from {whose} (for {configured}) but the base URL from {outside} \
+             ({given}); a token goes only to the service it was configured for: unset \
+             {outside}, or give that service's token in GENDASH_TOKEN"
+        )
+    })
+}

@@ -529,6 +529,92 @@ async fn the_token_leaks_nowhere() {
     }
 }
 
+/// A profile's token is never sent to a base URL from the environment or a flag: the run
+/// stops, naming both sources, and the other service sees no request at all. The same URL
+/// from outside, or the other service's own token beside it, is no mix.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_token_never_goes_to_a_base_url_from_outside() {
+    let home = tempfile::tempdir().unwrap();
+    let own = common::empty_catalogue_server().await;
+    let other = common::empty_catalogue_server().await;
+    let config = common::write_config(
+        home.path(),
+        &format!(
+            "[profiles.local]\nbase_url = \"{}\"\ntoken = \"{CANARY}\"\n",
+            own.url()
+        ),
+    );
+    let models = |envs: &[(&str, &str)], args: &[&str]| {
+        let out = common::gendash(home.path())
+            .env("GENDASH_PROFILE", "local")
+            .envs(envs.iter().copied())
+            .args(args)
+            .arg("models")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let other_url = other.url().to_string();
+    for (envs, args, outside) in [
+        (
+            vec![("GENDASH_BASE_URL", other_url.as_str())],
+            vec![],
+            "GENDASH_BASE_URL",
+        ),
+        (vec![], vec!["--base-url", other_url.as_str()], "--base-url"),
+    ] {
+        let (code, err) = tokio::task::block_in_place(|| models(&envs, &args));
+        assert_eq!(code, 1, "{err}");
+        for names in [
+            "the token comes from profile `local` in",
+            &config.display().to_string(),
+            &format!("but the base URL from {outside}"),
+        ] {
+            assert!(err.contains(names), "{names:?} in: {err}");
+        }
+        assert!(!err.contains(CANARY), "{err}");
+    }
+    assert!(
+        other.requests.lock().unwrap().is_empty(),
+        "the other service was never asked, so never given the token"
+    );
+    // The profile's own URL from outside is no mix; nor the other service's own token.
+    let own_url = own.url().to_string();
+    let (code, err) =
+        tokio::task::block_in_place(|| models(&[("GENDASH_BASE_URL", own_url.as_str())], &[]));
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = tokio::task::block_in_place(|| {
+        models(
+            &[
+                ("GENDASH_BASE_URL", other_url.as_str()),
+                ("GENDASH_TOKEN", "token-of-the-other"),
+            ],
+            &[],
+        )
+    });
+    assert_eq!(code, 0, "{err}");
+    let to_other = other.requests.lock().unwrap().clone();
+    assert!(!to_other.is_empty());
+    for r in &to_other {
+        assert!(!r.contains(CANARY), "{r}");
+        assert_eq!(
+            common::header(r, "authorization"),
+            Some("Bearer token-of-the-other")
+        );
+    }
+    let to_own = own.requests.lock().unwrap().clone();
+    assert!(!to_own.is_empty());
+    for r in &to_own {
+        assert_eq!(
+            common::header(r, "authorization"),
+            Some(format!("Bearer {CANARY}").as_str())
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn set_token_writes_a_private_file_that_is_then_used() {
     let home = tempfile::tempdir().unwrap();
