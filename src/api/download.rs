@@ -2,7 +2,7 @@
 //! into place only when complete, so a partial file never carries the real name.
 
 use super::error::ApiError;
-use super::http::{Deadline, Transport};
+use super::http::{Deadline, MAX_HOPS, Redirects, Transport, next_hop};
 use super::links::validate_link;
 use super::secret::Secret;
 use super::types::TaskKind;
@@ -208,7 +208,8 @@ pub struct Downloader {
 
 impl Downloader {
     pub fn new(service_base: Option<&Url>, token: Option<Secret>) -> Result<Self, ApiError> {
-        let transport = Transport::new(Deadline::BetweenReads(READ_TIMEOUT))?;
+        let transport =
+            Transport::with_redirects(Deadline::BetweenReads(READ_TIMEOUT), Redirects::ByCaller)?;
         let token = match (service_base, token) {
             (Some(base), Some(t)) if !t.is_empty() => Some((base.origin(), t)),
             _ => None,
@@ -255,11 +256,11 @@ impl Downloader {
     ) -> Result<PathBuf, ApiError> {
         self.fetch_seen(url, dir, name, force, progress)
             .await
-            .map(|(path, _)| path)
+            .map(|f| f.path)
     }
 
-    /// [`Self::fetch`], also returning the `ETag` the file's bytes came with, if the server
-    /// sent a strong one (for the provenance file beside it).
+    /// [`Self::fetch`], also returning what the download saw (for the provenance file beside
+    /// the file).
     pub async fn fetch_seen(
         &self,
         url: &str,
@@ -267,7 +268,7 @@ impl Downloader {
         name: &str,
         force: bool,
         progress: Progress<'_>,
-    ) -> Result<(PathBuf, Option<String>), ApiError> {
+    ) -> Result<Fetched, ApiError> {
         let url = validate_link(url).map_err(|e| ApiError::Invalid(e.to_string()))?;
         let target = dir.join(name);
         if !force && exists(&target).await {
@@ -275,9 +276,9 @@ impl Downloader {
         }
         let mut part = Part::open(dir, name).await?;
         let mut failures = 0;
-        loop {
+        let from = loop {
             match self.attempt(&url, &mut part, progress).await {
-                Ok(()) => break,
+                Ok(from) => break from,
                 Err(Attempt::Fatal(e)) => {
                     part.abandon().await;
                     return Err(e);
@@ -296,7 +297,7 @@ impl Downloader {
                     tokio::time::sleep(self.retry_base * 2u32.pow(failures - 1)).await;
                 }
             }
-        }
+        };
         if !force && exists(&target).await {
             // Someone else saved it meanwhile: theirs stays, the whole part too (a call with
             // `force` then only has to rename it).
@@ -304,23 +305,63 @@ impl Downloader {
         }
         let etag = part.validator().await.filter(|v| v.starts_with('"'));
         part.finish(&target).await?;
-        Ok((target, etag))
+        Ok(Fetched {
+            path: target,
+            etag,
+            url: from,
+        })
+    }
+
+    /// The token for a request to `url`: only the service's own origin is shown it.
+    fn token_for(&self, url: &Url) -> Option<&Secret> {
+        self.token
+            .as_ref()
+            .filter(|(service, _)| *service == url.origin())
+            .map(|(_, t)| t)
+    }
+
+    /// Sends the request `build` makes for `url`, following redirects hop by hop (at most
+    /// [`MAX_HOPS`], never from https to http: [`next_hop`]). The token goes along only while
+    /// every hop so far stayed at the service's origin: a redirect elsewhere is followed
+    /// without it, as curl and browsers do, and it is not given back on the way home. Returns
+    /// the answer, the URL that gave it, and the token that request carried.
+    async fn send_following(
+        &self,
+        url: &Url,
+        build: impl Fn(Url) -> reqwest::RequestBuilder,
+    ) -> Result<(reqwest::Response, Url, Option<&Secret>), ApiError> {
+        let mut at = url.clone();
+        let mut token = self.token_for(&at);
+        for _ in 0..=MAX_HOPS {
+            let origin = at.origin().ascii_serialization();
+            let response = self
+                .transport
+                .send(build(at.clone()), token, &origin)
+                .await?;
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok());
+            let Some(next) = next_hop(&at, response.status().as_u16(), location)? else {
+                return Ok((response, at, token));
+            };
+            token = token.and(self.token_for(&next));
+            at = next;
+        }
+        Err(ApiError::Invalid(format!(
+            "more than {MAX_HOPS} redirects from {}; gave up",
+            url.origin().ascii_serialization()
+        )))
     }
 
     /// The file's length as the server announces it to a `HEAD`, without a byte of the body
     /// (a video's size for its preview): `None` when it announces none.
     pub async fn announced_length(&self, url: &str) -> Result<Option<u64>, ApiError> {
         let url = validate_link(url).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        let origin_text = url.origin().ascii_serialization();
-        let token = self
-            .token
-            .as_ref()
-            .filter(|(service, _)| *service == url.origin())
-            .map(|(_, t)| t);
-        let response = self
-            .transport
-            .send(self.transport.head(url.clone()), token, &origin_text)
+        let (response, at, token) = self
+            .send_following(&url, |hop| self.transport.head(hop))
             .await?;
+        let origin_text = at.origin().ascii_serialization();
         if !response.status().is_success() {
             return Err(self
                 .transport
@@ -330,38 +371,34 @@ impl Downloader {
         Ok(header_text(&response, reqwest::header::CONTENT_LENGTH).and_then(|v| v.parse().ok()))
     }
 
-    /// One request: continues the part from where it ends, or starts it again.
+    /// One request: continues the part from where it ends, or starts it again. The URL the
+    /// bytes came from, after redirects.
     async fn attempt(
         &self,
         url: &Url,
         part: &mut Part,
         progress: Progress<'_>,
-    ) -> Result<(), Attempt> {
-        let origin_text = url.origin().ascii_serialization();
-        // The token goes to the service's own origin only; a redirect elsewhere is refused.
-        let token = self
-            .token
-            .as_ref()
-            .filter(|(service, _)| *service == url.origin())
-            .map(|(_, t)| t);
+    ) -> Result<Url, Attempt> {
         let have = part.len().await.map_err(|e| part.fatal(&e))?;
         let validator = if have > 0 {
             part.validator().await
         } else {
             None
         };
-        let mut request = self.transport.get(url.clone());
-        if have > 0 {
-            request = request.header(reqwest::header::RANGE, format!("bytes={have}-"));
-            if let Some(v) = &validator {
-                request = request.header(reqwest::header::IF_RANGE, v.as_str());
-            }
-        }
-        let response = self
-            .transport
-            .send(request, token, &origin_text)
+        let (response, from, token) = self
+            .send_following(url, |hop| {
+                let mut request = self.transport.get(hop);
+                if have > 0 {
+                    request = request.header(reqwest::header::RANGE, format!("bytes={have}-"));
+                    if let Some(v) = &validator {
+                        request = request.header(reqwest::header::IF_RANGE, v.as_str());
+                    }
+                }
+                request
+            })
             .await
             .map_err(again_if_transient)?;
+        let origin_text = from.origin().ascii_serialization();
         let status = response.status();
         if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE && have > 0 {
             // Nothing after the part's end. Its bytes are the whole file only if they are as
@@ -372,7 +409,7 @@ impl Downloader {
                 .and_then(|r| r.total);
             if validator.is_some() && total == Some(have) {
                 progress(have, Some(have));
-                return Ok(());
+                return Ok(from);
             }
             part.restart().await.map_err(|e| part.fatal(&e))?;
             return Err(Attempt::Again(not_continued(&origin_text)));
@@ -418,6 +455,7 @@ impl Downloader {
         }
         self.receive(response, part, start, total, progress, &origin_text)
             .await
+            .map(|()| from)
     }
 
     /// Appends the body to the part, from byte `start` of a file of `total` bytes.
@@ -466,6 +504,16 @@ impl Downloader {
         }
         Ok(())
     }
+}
+
+/// A saved file and what its download saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    pub path: PathBuf,
+    /// The strong `ETag` the file's bytes came with, if the server sent one.
+    pub etag: Option<String>,
+    /// Where the bytes came from: the URL asked for, or where its redirects led.
+    pub url: Url,
 }
 
 /// How an attempt ended badly: worth another try (the connection dropped), or not.

@@ -53,21 +53,66 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
+/// Who follows redirects: the HTTP client, within the origin the request started at (API
+/// calls: a redirect elsewhere is an error), or the caller, hop by hop ([`next_hop`]:
+/// downloads, which go on to another origin without the token).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Redirects {
+    SameOrigin,
+    ByCaller,
+}
+
+/// Redirects a download follows at most, as curl's and browsers' limits are of that order.
+pub const MAX_HOPS: usize = 10;
+
+/// Where a response sends the request next: `None` when it is no redirect (its status is the
+/// caller's to read). A redirect without a usable `Location`, to anything but http(s), or from
+/// https to http is refused: a file asked for over TLS never arrives in the clear.
+pub fn next_hop(from: &Url, status: u16, location: Option<&str>) -> Result<Option<Url>, ApiError> {
+    if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+        return Ok(None);
+    }
+    let origin = from.origin().ascii_serialization();
+    let to = location
+        .and_then(|l| from.join(l).ok())
+        .ok_or_else(|| ApiError::Invalid(format!("a redirect from {origin} leads nowhere")))?;
+    let shown = super::sanitize::sanitize(&to.origin().ascii_serialization());
+    match (from.scheme(), to.scheme()) {
+        ("https", "http") => Err(ApiError::Invalid(format!(
+            "refused a redirect from https to http ({shown})"
+        ))),
+        (_, "http" | "https") => Ok(Some(to)),
+        (_, other) => Err(ApiError::Invalid(format!(
+            "refused a redirect from {origin} to a {} link",
+            super::sanitize::sanitize(other)
+        ))),
+    }
+}
+
 /// A connection to one origin at a time, with the token it may present there.
 #[derive(Clone, Debug)]
 pub struct Transport {
     http: reqwest::Client,
     deadline: Deadline,
+    redirects: Redirects,
     /// Where each request is reported once it is done (the dashboard's request log).
     requests: Option<RequestSink>,
 }
 
 impl Transport {
     pub fn new(deadline: Deadline) -> Result<Self, ApiError> {
+        Self::with_redirects(deadline, Redirects::SameOrigin)
+    }
+
+    pub fn with_redirects(deadline: Deadline, redirects: Redirects) -> Result<Self, ApiError> {
         install_crypto_provider();
+        let policy = match redirects {
+            Redirects::SameOrigin => same_origin_redirects(),
+            Redirects::ByCaller => reqwest::redirect::Policy::none(),
+        };
         let builder = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
-            .redirect(same_origin_redirects())
+            .redirect(policy)
             .user_agent(concat!("gendash/", env!("CARGO_PKG_VERSION")));
         let builder = match deadline {
             Deadline::Whole(d) => builder.timeout(d),
@@ -79,6 +124,7 @@ impl Transport {
         Ok(Transport {
             http,
             deadline,
+            redirects,
             requests: None,
         })
     }
@@ -107,7 +153,8 @@ impl Transport {
     }
 
     /// Sends `request`, presenting `token` as a Bearer token when given. A redirect to another
-    /// origin is an error; any other status is the caller's to read.
+    /// origin is an error (unless the caller follows redirects); any other status is the
+    /// caller's to read.
     pub async fn send(
         &self,
         request: RequestBuilder,
@@ -145,7 +192,7 @@ impl Transport {
             // Reported when the response goes, its body read.
             response.extensions_mut().insert(f);
         }
-        if response.status().is_redirection() {
+        if self.redirects == Redirects::SameOrigin && response.status().is_redirection() {
             let to = response
                 .headers()
                 .get(reqwest::header::LOCATION)
@@ -535,6 +582,38 @@ mod tests {
         assert_eq!(excerpt(br#"{"error_description":"nope"}"#), "nope");
         assert_eq!(excerpt(&vec![b'a'; 5000]).chars().count(), EXCERPT_CHARS);
         assert_eq!(excerpt(b""), "(empty body)");
+    }
+
+    #[test]
+    fn redirects_lead_on_over_http_s_and_never_down_from_https() {
+        let url = |u: &str| Url::parse(u).expect("a URL");
+        let from = url("https://files.example/a/b.png");
+        let hop = |status, location| next_hop(&from, status, location);
+        assert_eq!(hop(200, Some("/x")), Ok(None));
+        assert_eq!(hop(304, Some("/x")), Ok(None));
+        for status in [301, 302, 303, 307, 308] {
+            assert_eq!(
+                hop(status, Some("c.png")),
+                Ok(Some(url("https://files.example/a/c.png")))
+            );
+        }
+        assert_eq!(
+            hop(302, Some("https://cdn.example/f")),
+            Ok(Some(url("https://cdn.example/f")))
+        );
+        assert_eq!(
+            hop(302, Some("http://cdn.example/f")),
+            Err(ApiError::Invalid(
+                "refused a redirect from https to http (http://cdn.example)".into()
+            ))
+        );
+        assert!(hop(302, Some("file:///etc/passwd")).is_err());
+        assert!(hop(302, None).is_err());
+        // Up from http to https, and http to http, are followed.
+        let plain = url("http://127.0.0.1:1/f");
+        for to in ["https://x.example/", "http://127.0.0.1:2/"] {
+            assert_eq!(next_hop(&plain, 307, Some(to)), Ok(Some(url(to))));
+        }
     }
 
     #[test]

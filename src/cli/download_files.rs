@@ -292,7 +292,7 @@ async fn download_one(
         b.finish_and_clear();
     }
     let resumed = first_report.is_some_and(|held| held > 0);
-    let (path, etag) = result.map_err(|e: ApiError| {
+    let fetched = result.map_err(|e: ApiError| {
         let mut failure: Failure = e.into();
         let part = part_path(parent, &name.to_string_lossy());
         if let Ok(kept) = std::fs::metadata(&part)
@@ -312,14 +312,16 @@ async fn download_one(
             client,
             place.profile.as_deref(),
             &task,
-            &url,
-            &path,
-            etag.as_deref(),
+            fetched.url.as_str(),
+            &fetched.path,
+            fetched.etag.as_deref(),
         );
     }
-    let bytes = tokio::fs::metadata(&path).await.map_or(0, |m| m.len());
+    let bytes = tokio::fs::metadata(&fetched.path)
+        .await
+        .map_or(0, |m| m.len());
     Ok(Saved {
-        path,
+        path: fetched.path,
         bytes,
         resumed,
     })

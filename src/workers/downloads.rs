@@ -5,7 +5,7 @@
 //! instead of fetched again.
 
 use super::copies::{self, Copies};
-use crate::api::download::{Downloader, Template, TemplateValues};
+use crate::api::download::{Downloader, Fetched, Template, TemplateValues};
 use crate::cmd::{DownloadJob, TaskKey};
 use crate::msg::{DownloadEvent, Msg};
 use crate::store::sidecar::{self, Provenance};
@@ -73,14 +73,14 @@ impl Handle {
             let mut known = copies.hold(&url).await;
             let fetched = fetch_to(&dl, &url, &target, force, &key, &msgs, &copies).await;
             let event = match fetched {
-                Ok((path, etag)) => {
+                Ok(Fetched { path, etag, url }) => {
                     *known = Some(path.clone());
                     if sidecar {
                         let written = write_sidecar(
                             &path,
                             &key,
                             label.as_deref(),
-                            &url,
+                            url.as_str(),
                             etag.as_deref(),
                             &provenance,
                         )
@@ -146,7 +146,7 @@ async fn fetch_to(
     key: &TaskKey,
     msgs: &mpsc::Sender<Msg>,
     copies: &Copies,
-) -> Result<(PathBuf, Option<String>), DownloadEvent> {
+) -> Result<Fetched, DownloadEvent> {
     if !force && tokio::fs::symlink_metadata(target).await.is_ok() {
         return Err(DownloadEvent::Exists(target.to_path_buf()));
     }
@@ -164,9 +164,13 @@ async fn fetch_to(
         copies::copy_whole(&cached, &to).ok().map(|()| etag)
     })
     .await;
-    if let Ok(Some(etag)) = from_cache {
+    if let (Ok(Some(etag)), Ok(asked)) = (from_cache, url::Url::parse(url)) {
         tracing::info!("{} copied from the preview cache", target.display());
-        return Ok((target.to_path_buf(), etag));
+        return Ok(Fetched {
+            path: target.to_path_buf(),
+            etag,
+            url: asked,
+        });
     }
     let mut last: Option<Instant> = None;
     let mut progress = |done: u64, total: Option<u64>| {

@@ -242,7 +242,9 @@ impl Shared {
             None => Ok(Err(decode::too_big(over.load(Ordering::SeqCst)))),
             Some(Err(ApiError::Invalid(reason))) => Ok(Err(reason)),
             Some(Err(e)) => Err(first_line(&e.to_string())),
-            Some(Ok((file, etag))) => {
+            Some(Ok(crate::api::download::Fetched {
+                path: file, etag, ..
+            })) => {
                 let (cache, key) = (self.cache.clone(), url.to_string());
                 blocking(move || match std::fs::metadata(&file) {
                     Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(decode::too_big(m.len()))),

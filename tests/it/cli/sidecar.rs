@@ -306,3 +306,46 @@ async fn a_sidecar_that_cannot_be_written_is_said_and_the_file_stays() {
         "no temporary file left behind"
     );
 }
+
+/// A file whose URL redirects to another origin: `gendash download` follows it without the
+/// token (each hop's wire is seen), and the sidecar records where the bytes came from.
+#[tokio::test]
+async fn a_redirected_download_records_the_final_url_and_shows_no_token_away() {
+    use crate::common::recorder::{Behind, in_front_of, recorder};
+    let svc = common::service().await;
+    // The service's file URLs name `hop`, which redirects each to `away`, in front of the
+    // same service: two other origins.
+    let away = in_front_of(svc.addr).await;
+    let hop = recorder(Behind::Redirect(away.url())).await;
+    let front = recorder(Behind::Service {
+        addr: svc.addr,
+        host: Some(hop.addr.to_string()),
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(home.path(), "sidecar = true\n");
+    let id = "demo-image-done";
+    let o = download(home.path(), &front.base(), &[id]).await;
+    assert!(o.status.success(), "{o:?}");
+    let file = home.path().join("out").join(format!("{id}.png"));
+    assert_eq!(std::fs::read(&file).unwrap(), *gendash::server::SAMPLE_PNG);
+    let v = sidecar_of(&file);
+    let url = v["download_url"].as_str().unwrap();
+    assert!(url.starts_with(&away.base()), "the final hop's URL: {url}");
+    let (hop_seen, away_seen) = (hop.seen(), away.seen());
+    assert_eq!(hop_seen.len(), 1, "{hop_seen:?}");
+    assert_eq!(away_seen.len(), 1, "{away_seen:?}");
+    assert_eq!(
+        url,
+        format!("{}{}", away.base().trim_end_matches('/'), away_seen[0].path)
+    );
+    assert_eq!(
+        hop.authorizations() + away.authorizations(),
+        0,
+        "no token away"
+    );
+    assert!(
+        front.authorizations() > 0,
+        "the service's own origin had it"
+    );
+}

@@ -79,6 +79,8 @@ pub enum Behind {
         addr: SocketAddr,
         host: Option<String>,
     },
+    /// Every request answered `302 Found` to the same path at this base (another origin).
+    Redirect(Url),
 }
 
 /// A recorder on an ephemeral loopback port.
@@ -158,6 +160,13 @@ async fn serve(mut stream: TcpStream, log: &Mutex<Vec<Seen>>, behind: &Behind) {
                     b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
                 )
                 .await;
+        }
+        Behind::Redirect(to) => {
+            let location = format!("{}{}", to.as_str().trim_end_matches('/'), seen.path);
+            let answer = format!(
+                "HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            let _ = stream.write_all(answer.as_bytes()).await;
         }
         Behind::Service { addr, host } => {
             let Ok(mut upstream) = TcpStream::connect(addr).await else {
