@@ -386,6 +386,48 @@ async fn a_range_other_than_the_one_asked_for_starts_again() {
     );
 }
 
+/// A resume answered `206` with another `ETag` than the part's (a server that ignored
+/// `If-Range`) sends the rest of another version: it is not glued on. The part starts over and
+/// the file ends as the new version whole, never old bytes with new ones after them.
+#[tokio::test]
+async fn a_resume_answered_with_another_etag_starts_over() {
+    let (old, new) = (numbered(1000), numbered(1000).to_uppercase());
+    let dir = tempfile::tempdir().unwrap();
+    write_part(dir.path(), "v.png", &old.as_bytes()[..400], "\"v1\"");
+    let v2 = "ETag: \"v2\"\r\n";
+    let fs = common::fault_server(Fault::Sequence(vec![
+        answer(
+            "206 Partial Content",
+            &format!("{v2}Content-Range: bytes 400-999/1000\r\n"),
+            600,
+            &new[400..],
+        ),
+        answer("200 OK", v2, 1000, &new),
+    ]))
+    .await;
+    let got = quick()
+        .fetch_seen(
+            &format!("{}files/v.png", fs.url()),
+            dir.path(),
+            "v.png",
+            false,
+            &mut |_, _| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&got.path).unwrap(), new);
+    assert_eq!(got.etag.as_deref(), Some("\"v2\""));
+    let requests = fs.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(common::header(&requests[0], "range"), Some("bytes=400-"));
+    assert_eq!(common::header(&requests[0], "if-range"), Some("\"v1\""));
+    assert_eq!(
+        common::header(&requests[1], "range"),
+        None,
+        "from the start"
+    );
+}
+
 fn quick() -> Downloader {
     Downloader::new(None, None)
         .unwrap()
