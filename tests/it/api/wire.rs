@@ -50,6 +50,49 @@ impl Wires {
     }
 }
 
+/// Previews on: a finished video's details ask its size with `HEAD` at the file's origin,
+/// another one than the service's, and that `HEAD` carries no token, as the download's `GET`
+/// carries none; the service's own origin is asked with it.
+#[test]
+fn a_video_preview_asks_its_size_at_another_origin_without_the_token() {
+    let w = Wires::new();
+    let home = tempfile::tempdir().unwrap();
+    common::write_config(
+        home.path(),
+        &format!(
+            "base_url = \"{}\"\ntoken = \"{TOKEN}\"\npoll_interval = 0.2\nbell = false\n\
+             desktop_notifications = false\nimage_preview = \"halfblocks\"\n",
+            w.front.base(),
+        ),
+    );
+    let id = "demo-video-done";
+    common::gendash_ok(home.path(), &["watch", "add", "--video", id]);
+    let mut s = Session::spawn(command(home.path(), &[], &[]), 150, 40);
+    s.wait_row(id, "COMPLETED");
+    s.send("\t");
+    s.wait_text(&gendash::fmt::human_bytes(
+        gendash::server::SAMPLE_MP4.len() as u64,
+    ));
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let file = format!("/files/{id}.mp4");
+    let away = w.away.seen();
+    assert!(
+        away.iter().any(|r| r.method == "HEAD" && r.path == file),
+        "the size was asked at the file's origin: {away:?}"
+    );
+    assert_eq!(w.away.authorizations(), 0, "no token there: {away:?}");
+    let front = w.front.seen();
+    assert!(!front.is_empty());
+    for r in &front {
+        assert_eq!(
+            r.header("authorization"),
+            Some(bearer(TOKEN).as_str()),
+            "{r:?}"
+        );
+    }
+}
+
 /// The dashboard polls a task at its configured service with that service's token; a task
 /// saved for a service it has no configuration for is never asked about; a download URL on
 /// another origin is fetched without the token. The recorders count the requests that reached
@@ -64,7 +107,7 @@ fn a_token_is_never_sent_to_a_service_it_was_not_configured_for() {
         &format!(
             "base_url = \"{}\"\ntoken = \"{TOKEN}\"\npoll_interval = 0.2\nbell = false\n\
              desktop_notifications = false\nauto_download = true\ndownload_dir = \"~/dl\"\n\
-             image_preview = \"off\"\n\n[profiles.beta]\nbase_url = \"{}\"\ntoken = \"token-beta\"\n",
+             image_preview = \"halfblocks\"\n\n[profiles.beta]\nbase_url = \"{}\"\ntoken = \"token-beta\"\n",
             w.front.base(),
             w.beta.base_url()
         ),
