@@ -217,8 +217,8 @@ fn input_waiting() -> bool {
     poll(&mut fds, Some(&Timespec::default())).is_ok_and(|n| n > 0)
 }
 
-/// Gives the terminal back: leaves the alternate screen, shows the cursor, cooked mode. Safe to
-/// call more than once and from a panic hook.
+/// Gives the terminal back: bracketed paste and mouse reporting off, the main screen, the
+/// cursor shown, cooked mode. Safe to call more than once and from a panic hook.
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();

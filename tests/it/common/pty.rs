@@ -217,7 +217,8 @@ impl Session {
     }
 
     /// The terminal was handed back: the last alternate-screen switch is a leave, the cursor
-    /// is shown, and mouse reporting is off.
+    /// is shown, and mouse reporting and bracketed paste are off (as the terminal's own
+    /// state, which a shell would inherit, tracks them).
     pub fn assert_restored(&self) {
         let raw = self.raw();
         let text = String::from_utf8_lossy(&raw);
@@ -234,8 +235,12 @@ impl Session {
             "the cursor must end visible"
         );
         let s = self.screen.lock().unwrap();
-        assert!(!s.parser.screen().alternate_screen());
-        assert!(!s.parser.screen().hide_cursor());
+        assert_modes_off(s.parser.screen());
+    }
+
+    /// The terminal's state as the program left it (the parser's screen).
+    pub fn with_screen<T>(&self, read: impl FnOnce(&vt100::Screen) -> T) -> T {
+        read(self.screen.lock().unwrap().parser.screen())
     }
 }
 
@@ -243,4 +248,22 @@ impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.child.kill();
     }
+}
+
+/// Every mode the dashboard takes is given back: the main screen, a visible cursor, no mouse
+/// reporting (a shell would receive mouse moves as typed garbage), no bracketed paste.
+pub fn assert_modes_off(screen: &vt100::Screen) {
+    assert!(!screen.alternate_screen(), "left the alternate screen");
+    assert!(!screen.hide_cursor(), "the cursor is shown");
+    assert_eq!(
+        screen.mouse_protocol_mode(),
+        vt100::MouseProtocolMode::None,
+        "mouse reporting is off"
+    );
+    assert_eq!(
+        screen.mouse_protocol_encoding(),
+        vt100::MouseProtocolEncoding::Default,
+        "mouse reports are back to the default encoding"
+    );
+    assert!(!screen.bracketed_paste(), "bracketed paste is off");
 }

@@ -53,7 +53,22 @@ fn dashboard(s: &Setup, extra: &[(&str, &str)]) -> Session {
     let session = Session::spawn(command(s.home.path(), &[], &env), 120, 36);
     session.wait_text("320/320");
     session.wait_text("demo-image-done");
+    assert_modes_on(&session);
     session
+}
+
+/// While it runs, the dashboard holds the modes it must give back (else their check after
+/// an exit would prove nothing).
+fn assert_modes_on(session: &Session) {
+    session.with_screen(|screen| {
+        assert!(screen.alternate_screen());
+        assert_ne!(
+            screen.mouse_protocol_mode(),
+            vt100::MouseProtocolMode::None,
+            "mouse reporting on while running"
+        );
+        assert!(screen.bracketed_paste(), "bracketed paste on while running");
+    });
 }
 
 fn assert_cooked(session: &Session) {
@@ -180,11 +195,7 @@ fn ctrl_z_suspends_and_sigcont_redraws_everything() {
                     .is_some_and(|shown| tail[shown..].find("\x1b[?25l").is_none())
         },
     );
-    {
-        let screen = d.screen.lock().unwrap();
-        assert!(!screen.parser.screen().alternate_screen());
-        assert!(!screen.parser.screen().hide_cursor());
-    }
+    d.with_screen(common::pty::assert_modes_off);
     assert_cooked(&d);
     let before = d.raw().len();
     kill(Pid::from_raw(pid), Signal::SIGCONT).unwrap();
@@ -198,6 +209,7 @@ fn ctrl_z_suspends_and_sigcont_redraws_everything() {
         after.contains("\x1b[?1049h"),
         "back on the alternate screen"
     );
+    assert_modes_on(&d);
     assert!(
         after.contains("\x1b[2J"),
         "the screen was cleared for a full redraw"
