@@ -310,9 +310,8 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
         }
         WatchCommand::List { json } => {
             let services = services(global)?;
-            let loaded = store.load()?;
-            tell_set_aside(&loaded);
-            print_list(&services, &loaded.entries, *json)?;
+            // A look only: an unreadable file is reported and left in place.
+            print_list(&services, &store.read()?, *json)?;
         }
         WatchCommand::Rm { ids } => {
             let services = services(global)?;
