@@ -418,6 +418,45 @@ pub fn split_ids(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Why task IDs given by the user (the add dialog, `watch add`, `watch rm`) were refused.
+#[derive(Debug, thiserror::Error)]
+pub enum IdsError {
+    /// Nothing but white space and commas.
+    #[error("no task ID given")]
+    None,
+    /// The `n`th (from 1) of `of` IDs is not one the service could have made.
+    #[error("{}{why}", if *of > 1 { format!("ID {n} of {of}: ") } else { String::new() })]
+    Invalid {
+        n: usize,
+        of: usize,
+        why: crate::api::ApiError,
+    },
+}
+
+/// The task IDs in what the user gave, the one check of the add dialog and the command line:
+/// split at white space and commas (so surrounding white space goes), each once in the order
+/// given, and each valid (`validate_task_id`: not `.` or `..`, not over 1,024 bytes, no
+/// control or invisible character).
+pub fn task_ids<'a>(given: impl IntoIterator<Item = &'a str>) -> Result<Vec<String>, IdsError> {
+    let mut seen = std::collections::HashSet::new();
+    let ids: Vec<String> = given
+        .into_iter()
+        .flat_map(split_ids)
+        .filter(|id| seen.insert(id.clone()))
+        .collect();
+    if ids.is_empty() {
+        return Err(IdsError::None);
+    }
+    for (n, id) in ids.iter().enumerate() {
+        crate::api::client::validate_task_id(id).map_err(|why| IdsError::Invalid {
+            n: n + 1,
+            of: ids.len(),
+            why,
+        })?;
+    }
+    Ok(ids)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -577,6 +616,19 @@ mod tests {
             clean_label(&"x".repeat(200)).map(|l| l.len()),
             Some(LABEL_MAX)
         );
+    }
+
+    #[test]
+    fn task_ids_are_trimmed_once_each_and_checked() {
+        assert_eq!(
+            task_ids(["  a1 ", "b,a1", "\tc\n"]).expect("ids"),
+            ["a1", "b", "c"]
+        );
+        assert!(matches!(task_ids(["", "  ", ","]), Err(IdsError::None)));
+        let bad = task_ids(["ok", ".."]).expect_err("refused");
+        assert_eq!(bad.to_string(), "ID 2 of 2: `..` is not a valid task ID");
+        let bad = task_ids(["a\u{1b}[31m"]).expect_err("refused");
+        assert!(bad.to_string().starts_with("task ID "), "{bad}");
     }
 
     #[test]
