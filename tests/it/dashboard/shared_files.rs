@@ -88,3 +88,50 @@ fn a_watch_list_that_turns_bad_is_set_aside_and_written_back() {
         .collect();
     assert!(logged.contains(said), "{logged}");
 }
+
+/// Two dashboards on one data directory: one has its Archive view open when the other
+/// removes a finished task; the open view shows it within a couple of seconds, with no key.
+#[test]
+fn an_open_archive_view_sees_what_another_dashboard_archives() {
+    let served = common::Served::new();
+    served.config("poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n");
+    let home = served.path();
+    // The archive exists, empty, before the task is added: its first open copies in the
+    // watch list's finished tasks, which would put the task there before it is removed.
+    drop(
+        gendash::store::archive::Archive::open(&home.join("data/gendash/archive.sqlite3")).unwrap(),
+    );
+    let id = "sim-1-archived-elsewhere";
+    served.watch_add(&[id]);
+    let [mut archiving, mut viewing] = two_dashboards(&served);
+    for s in [&archiving, &viewing] {
+        s.wait_row(id, "COMPLETED");
+    }
+    // The view opens from the watch list.
+    viewing.send("\t");
+    viewing.send("H");
+    viewing.wait_for("the empty archive view", Duration::from_secs(10), |t| {
+        t.contains("Archive · 0 tasks") && t.contains("The archive is empty.")
+    });
+    archiving.send("\t");
+    archiving.send("d");
+    archiving.wait_for(
+        "the task to leave its watch list",
+        Duration::from_secs(10),
+        |t| !t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")),
+    );
+    viewing.wait_for(
+        "the other dashboard's archived task in the open view",
+        Duration::from_secs(10),
+        |t| t.contains("Archive · 1 task") && t.lines().any(|l| l.contains(id)),
+    );
+    viewing.send("\x1b");
+    viewing.wait_for("the watch list again", Duration::from_secs(10), |t| {
+        !t.contains("Archive ·")
+    });
+    for s in [&mut archiving, &mut viewing] {
+        s.send("q");
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+        s.assert_restored();
+    }
+}
