@@ -173,7 +173,6 @@ pub async fn demo(
     let demo = Demo {
         token: service.token,
         downloads: downloads.clone(),
-        temporary: true,
     };
     let result = match demo_session(
         settings,
