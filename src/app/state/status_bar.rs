@@ -38,7 +38,10 @@ impl State {
     /// can try one, and the status bar says where downloads go (the download notice names
     /// each file in full too).
     pub fn begin_demo(&mut self, demo: Demo) {
-        self.say(format!("demo: downloads go to {}", demo.downloads.display()));
+        self.say(format!(
+            "demo: downloads go to {}",
+            demo.downloads.display()
+        ));
         self.requests.demo_token = Some(demo.token);
     }
 
