@@ -63,29 +63,18 @@ pub fn update(
         Action::Cancel => *popup = None,
         Action::Submit => {
             // Pastes were checked and typed controls dropped, so the text is clean; the
-            // check below refuses whatever is not. One typed twice is one task.
-            let mut seen = std::collections::HashSet::new();
-            let ids: Vec<String> = split_ids(&dialog.text)
-                .into_iter()
-                .filter(|id| seen.insert(id.clone()))
-                .collect();
-            if ids.is_empty() {
-                dialog.error = Some("type or paste at least one task ID".into());
-                return Effects::none();
-            }
-            if let Some((n, bad)) = ids.iter().enumerate().find_map(|(n, id)| {
-                crate::api::client::validate_task_id(id)
-                    .err()
-                    .map(|e| (n, e))
-            }) {
-                // In a long paste, where the bad one is.
-                dialog.error = Some(if ids.len() > 1 {
-                    format!("ID {} of {}: {bad}", n + 1, ids.len())
-                } else {
-                    bad.to_string()
-                });
-                return Effects::none();
-            }
+            // check refuses whatever is not. The same check as `gendash watch add`'s.
+            let ids = match crate::store::watchlist::task_ids([dialog.text.as_str()]) {
+                Ok(ids) => ids,
+                Err(crate::store::watchlist::IdsError::None) => {
+                    dialog.error = Some("type or paste at least one task ID".into());
+                    return Effects::none();
+                }
+                Err(bad) => {
+                    dialog.error = Some(bad.to_string());
+                    return Effects::none();
+                }
+            };
             let kind = dialog.kind;
             let label = clean_label(&dialog.label);
             *popup = None;

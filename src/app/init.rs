@@ -15,10 +15,8 @@ use std::collections::BTreeSet;
 pub struct Demo {
     /// The service's throwaway token, which the request log's curl lines may show.
     pub token: crate::api::Secret,
-    /// Where downloads go.
+    /// Where downloads go: the demo's own temporary directory.
     pub downloads: std::path::PathBuf,
-    /// `downloads` is the demo's own temporary directory, not a configured `download_dir`.
-    pub temporary: bool,
 }
 
 /// Settings the reducers need.

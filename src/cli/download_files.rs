@@ -162,9 +162,8 @@ fn label_of(template: &Template, id: &str) -> String {
 /// The task's entry on the watch list, if it is there (of `kind`, when given).
 fn watched(id: &str, kind: Option<TaskKind>) -> Option<crate::store::watchlist::WatchEntry> {
     crate::store::watchlist::WatchStore::new(crate::store::watchlist::WatchStore::default_path())
-        .load()
+        .read()
         .ok()?
-        .entries
         .into_iter()
         .find(|e| e.task_id == id && kind.is_none_or(|k| e.kind == k))
 }

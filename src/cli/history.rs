@@ -35,10 +35,8 @@ impl From<ArchiveError> for Failure {
 pub fn run(args: &HistoryArgs) -> CliResult {
     let path = Archive::default_path();
     let tasks = if path.exists() {
-        let archive = Archive::open(&path)?;
-        if let Some(aside) = archive.set_aside() {
-            output::note(&aside.to_string());
-        }
+        // A look only: an unreadable file is reported and left in place.
+        let archive = Archive::open_to_read(&path)?;
         // Without a filter the limit is the database's; with one, it applies to the matches.
         let limit = if args.filter.is_some() {
             None

@@ -40,7 +40,8 @@ pub const OTHER_VARIABLES: &[(&str, &str)] = &[
     ),
     (
         "GENDASH_PLAIN",
-        "1 runs the dashboard in plain mode (as --plain), 0 never (even with TERM=dumb)",
+        "1, true, yes or on runs the dashboard in plain mode (as --plain); 0, false, no or off \
+         never (even with TERM=dumb)",
     ),
     (
         "NO_COLOR",

@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and dispatch to the headless subcommands.
 
+mod completions;
 mod config_cmd;
 mod download_files;
 pub mod exit;
@@ -289,8 +290,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
         Some(Command::Keys(a)) => keys::run(&global, &a),
         Some(Command::Completions { shell }) => {
-            let mut cli = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(shell, &mut cli, "gendash", &mut std::io::stdout());
+            completions::run(&global, shell);
             Ok(exit::OK)
         }
         Some(Command::Man(a)) => man::run(&a),

@@ -39,7 +39,7 @@ impl Plain {
     /// Plain mode's options if it is wanted (the flags, then `GENDASH_PLAIN`, then `TERM`).
     fn options(&self, no_color: bool) -> Result<Option<dashboard::plain::Options>, Failure> {
         let wanted = dashboard::plain::wanted(self.flag, &crate::store::config::process_env)
-            .map_err(|e| Failure::new(exit::USAGE, e))?;
+            .map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
         Ok(wanted.then_some(dashboard::plain::Options {
             color: self.color == ColorWhen::Always && !no_color,
         }))

@@ -4,7 +4,7 @@
 //! the completed tasks' durations, and completions per hour. It reads the file only: no
 //! request is made.
 
-use super::watch_list::{service_of, services, tell_set_aside};
+use super::watch_list::{service_of, services};
 use super::{CliResult, Global, output};
 use crate::cli::exit;
 use crate::store::watchlist::figures::Figures;
@@ -60,9 +60,8 @@ fn cells(name: &str, kind: &str, f: &Figures) -> [String; 9] {
 pub fn run(global: &Global, args: &StatsArgs) -> CliResult {
     let settings = global.settings()?;
     let services = services(global)?;
-    let loaded = WatchStore::new(WatchStore::default_path()).load()?;
-    tell_set_aside(&loaded);
-    let entries = &loaded.entries;
+    // A look only: an unreadable file is reported and left in place.
+    let entries = &WatchStore::new(WatchStore::default_path()).read()?;
     // Per service (in the order first seen), then kind.
     let mut keys: Vec<(String, Option<String>, &'static str)> = Vec::new();
     for e in entries {

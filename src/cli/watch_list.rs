@@ -8,7 +8,7 @@ use crate::app::services::{Services, host_label};
 use crate::cli::exit;
 use crate::store::config;
 use crate::store::watchlist::{
-    StoreError, TroubleKind, WatchEntry, WatchStore, clean_label, service_key,
+    IdsError, StoreError, TroubleKind, WatchEntry, WatchStore, clean_label, service_key,
 };
 use clap::Subcommand;
 
@@ -100,25 +100,36 @@ pub(super) fn service_of(services: &Services, e: &WatchEntry) -> (String, Option
 /// The IDs given, where `-` stands for those read from standard input (separated by white
 /// space, commas or newlines).
 fn read_ids(given: &[String]) -> Result<Vec<String>, Failure> {
-    let mut ids = Vec::new();
+    let mut texts = Vec::new();
     for id in given {
         if id == "-" {
             let mut text = String::new();
             std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| {
                 Failure::new(exit::OTHER, format!("cannot read task IDs from stdin: {e}"))
             })?;
-            ids.extend(crate::store::watchlist::split_ids(&text));
+            texts.push(text);
         } else {
-            ids.push(id.clone());
+            texts.push(id.clone());
         }
     }
-    if ids.is_empty() {
-        return Err(Failure::new(
-            exit::USAGE,
-            "no task IDs given (stdin was empty)",
-        ));
-    }
-    Ok(ids)
+    let none = if given.iter().any(|id| id == "-") {
+        "stdin was empty"
+    } else {
+        "only white space or commas"
+    };
+    checked_ids(&texts, none)
+}
+
+/// The task IDs in `texts`, as the add dialog takes them (`watchlist::task_ids`: trimmed,
+/// each once, each valid); a refusal is a usage error, `none` saying why there were none.
+fn checked_ids(texts: &[String], none: &str) -> Result<Vec<String>, Failure> {
+    crate::store::watchlist::task_ids(texts.iter().map(String::as_str)).map_err(|e| {
+        let text = match e {
+            IdsError::None => format!("{e} ({none})"),
+            e @ IdsError::Invalid { .. } => e.to_string(),
+        };
+        Failure::new(exit::USAGE, text)
+    })
 }
 
 /// What `watch add` did, for the lines that say so.
@@ -281,10 +292,6 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             let kind = TaskKind::from_video_flag(*video);
             let label = label.as_deref().and_then(clean_label);
             let ids = read_ids(ids)?;
-            for id in &ids {
-                crate::api::client::validate_task_id(id)
-                    .map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
-            }
             let services = services(global)?;
             let service = (!services.current.is_empty()).then(|| services.current.clone());
             let mut report = AddReport::default();
@@ -310,11 +317,11 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
         }
         WatchCommand::List { json } => {
             let services = services(global)?;
-            let loaded = store.load()?;
-            tell_set_aside(&loaded);
-            print_list(&services, &loaded.entries, *json)?;
+            // A look only: an unreadable file is reported and left in place.
+            print_list(&services, &store.read()?, *json)?;
         }
         WatchCommand::Rm { ids } => {
+            let ids = &checked_ids(ids, "only white space or commas")?;
             let services = services(global)?;
             // With no service configured, an ID is removed whichever service it is for.
             let ours = |e: &WatchEntry| {
@@ -322,6 +329,7 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             };
             let mut missing = Vec::new();
             let mut elsewhere = Vec::new();
+            let mut removed = Vec::new();
             // Finished tasks move to the archive before the list drops them.
             let archive = crate::store::archive::Archive::path_in(
                 store.path().parent().unwrap_or(std::path::Path::new(".")),
@@ -330,11 +338,13 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             let loaded = store.update(|list| {
                 missing.clear();
                 elsewhere.clear();
+                removed.clear();
                 let before = list.clone();
                 for id in ids {
                     let before = list.len();
                     list.retain(|e| !(&e.task_id == id && ours(e)));
                     if list.len() < before {
+                        removed.push(id.as_str());
                         continue;
                     }
                     match list.iter().find(|e| &e.task_id == id) {
@@ -351,6 +361,9 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
                 );
             })?;
             tell_set_aside(&loaded);
+            if !removed.is_empty() {
+                output::line(&format!("removed: {}", removed.join(", ")));
+            }
             tell_archived(archived)?;
             let mut problems = Vec::new();
             if !missing.is_empty() {

@@ -13,8 +13,8 @@ use super::{Outcome, Session, Started, dispatch, start};
 use crate::api::TaskKind;
 use crate::app::action::Action;
 use crate::app::state::{Health, Init, Load, Pane, Popup, PreviewSlot, State};
-use crate::cmd::{Cmd, TaskKey};
-use crate::msg::Msg;
+use crate::cmd::{Clip, Cmd, TaskKey};
+use crate::msg::{CopiedVia, Msg};
 use crate::store::watchlist::unix_now;
 use crate::workers::Workers;
 use command::Command;
@@ -35,20 +35,42 @@ pub struct Options {
     pub color: bool,
 }
 
+/// The values of `GENDASH_PLAIN` that ask for plain mode, and those that keep the full screen
+/// (any case, white space around ignored); the docs name these, and a test holds them to it.
+pub const PLAIN_YES: [&str; 4] = ["1", "true", "yes", "on"];
+pub const PLAIN_NO: [&str; 4] = ["0", "false", "no", "off"];
+
+/// A `GENDASH_PLAIN` that says neither yes nor no.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "GENDASH_PLAIN is `{value}`: it takes {} (plain mode) or {} (the full screen)",
+    PLAIN_YES.join(", "),
+    PLAIN_NO.join(", ")
+)]
+pub struct PlainValueError {
+    /// The value, sanitised.
+    pub value: String,
+}
+
 /// Whether plain mode is wanted: `--plain` / `--no-plain` (`flag`) decide; else
-/// `GENDASH_PLAIN` (`1`, `true`, `yes`, `on`; `0`, `false`, `no`, `off`); else `TERM=dumb`.
-pub fn wanted(flag: Option<bool>, env: &dyn Fn(&str) -> Option<String>) -> Result<bool, String> {
+/// `GENDASH_PLAIN` (`PLAIN_YES`, `PLAIN_NO`); else `TERM=dumb`.
+pub fn wanted(
+    flag: Option<bool>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<bool, PlainValueError> {
     if let Some(flag) = flag {
         return Ok(flag);
     }
     if let Some(value) = env("GENDASH_PLAIN") {
-        return match value.trim().to_ascii_lowercase().as_str() {
-            "1" | "true" | "yes" | "on" => Ok(true),
-            "0" | "false" | "no" | "off" => Ok(false),
-            _ => Err(format!(
-                "GENDASH_PLAIN must be 1 or 0, not `{}`",
-                crate::api::sanitize::sanitize(&value)
-            )),
+        let said = value.trim().to_ascii_lowercase();
+        return if PLAIN_YES.contains(&said.as_str()) {
+            Ok(true)
+        } else if PLAIN_NO.contains(&said.as_str()) {
+            Ok(false)
+        } else {
+            Err(PlainValueError {
+                value: crate::api::sanitize::sanitize(&value),
+            })
         };
     }
     Ok(env("TERM").is_some_and(|term| term == "dumb"))
@@ -97,7 +119,7 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, String> 
                 // Ctrl-D, or the end of a piped input.
                 None => state.update(Action::Quit),
             },
-            Some(msg) = msg_rx.recv() => super::apply_waiting(&mut state, msg, &mut msg_rx),
+            Some(msg) = msg_rx.recv() => printer.apply_waiting(&mut state, msg, &mut msg_rx),
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
@@ -181,6 +203,38 @@ impl Printer {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{}", lines::render(line, self.color));
         let _ = out.flush();
+    }
+
+    /// Applies `first` and what else is waiting, as the dashboard does (`super::apply_waiting`),
+    /// but a copy that no clipboard program took is told here: the App would have the
+    /// terminal sent OSC 52, and plain mode sends no escape sequence, so nothing was copied.
+    fn apply_waiting(
+        &self,
+        state: &mut State,
+        first: Msg,
+        msgs: &mut tokio::sync::mpsc::Receiver<Msg>,
+    ) -> Vec<Cmd> {
+        let mut cmds = self.apply(state, first);
+        for _ in 0..super::DRAIN_BATCH {
+            match msgs.try_recv() {
+                Ok(m) => cmds.extend(self.apply(state, m)),
+                Err(_) => break,
+            }
+        }
+        cmds
+    }
+
+    fn apply(&self, state: &mut State, msg: Msg) -> Vec<Cmd> {
+        match msg {
+            Msg::Copied {
+                clip,
+                via: CopiedVia::Terminal { failed, .. },
+            } => {
+                self.print(&not_copied(&clip, failed.as_deref()));
+                Vec::new()
+            }
+            msg => state.apply(msg),
+        }
     }
 
     /// One line per change since the last report: each task's, then errors, notices, the
@@ -429,6 +483,20 @@ impl Printer {
     }
 }
 
+/// What plain mode says of a copy no clipboard program took: why, and the text itself, so it
+/// can be copied by hand.
+fn not_copied(clip: &Clip, failed: Option<&str>) -> Line {
+    let why = failed.map_or_else(
+        || "no clipboard program (wl-copy, xclip, xsel, pbcopy) is there".to_string(),
+        str::to_string,
+    );
+    let why = format!("not copied: {why}, and plain mode sends no escape sequence (OSC 52)");
+    Line::bad(match &clip.instead_of_opening {
+        Some(reason) => format!("{} · {reason} · {why}", clip.text),
+        None => format!("{why}; the {}: {}", clip.what, clip.text),
+    })
+}
+
 /// A notice as plain mode says it: the undo key it names is the `undo` command here.
 fn in_words(state: &State, text: &str) -> String {
     let undoes = format!(" — {} undoes", state.keymap.key("undo"));
@@ -487,9 +555,46 @@ mod tests {
             wanted(Some(false), &env(&[("GENDASH_PLAIN", "yes")])),
             Ok(false)
         );
+        assert_eq!(wanted(None, &env(&[("GENDASH_PLAIN", " Off ")])), Ok(false));
+        let refused = wanted(None, &env(&[("GENDASH_PLAIN", "maybe")])).expect_err("refused");
         assert_eq!(
-            wanted(None, &env(&[("GENDASH_PLAIN", "maybe")])),
-            Err("GENDASH_PLAIN must be 1 or 0, not `maybe`".into())
+            refused.to_string(),
+            "GENDASH_PLAIN is `maybe`: it takes 1, true, yes, on (plain mode) or 0, false, no, \
+             off (the full screen)"
         );
+    }
+
+    /// Every value the guide and the command-line page name is taken, and they name every
+    /// value taken.
+    #[test]
+    fn gendash_plain_takes_the_values_the_docs_name() {
+        let guide = include_str!("../../docs/guide.md");
+        let cli = include_str!("../../docs/cli.md");
+        for (docs, name) in [(guide, "guide"), (cli, "cli")] {
+            let line = docs
+                .lines()
+                .find(|l| l.contains("`GENDASH_PLAIN`") && l.contains("`true`"))
+                .unwrap_or_else(|| panic!("{name}.md names GENDASH_PLAIN's values"));
+            // The values are the words in backticks that are lower case letters or digits.
+            let named: Vec<String> = line
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|w| {
+                    w.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+                })
+                .map(str::to_string)
+                .collect();
+            let mut taken: Vec<&str> = PLAIN_YES.iter().chain(&PLAIN_NO).copied().collect();
+            let mut sorted: Vec<&str> = named.iter().map(String::as_str).collect();
+            taken.sort_unstable();
+            sorted.sort_unstable();
+            assert_eq!(sorted, taken, "{name}.md: {line}");
+            for value in named {
+                let env = move |name: &str| (name == "GENDASH_PLAIN").then(|| value.clone());
+                assert!(wanted(None, &env).is_ok(), "{name}.md: {line}");
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Building the dashboard's session: for the configured service (the other configured
 //! services, named, with how to make their clients; the user's watch list and caches; the
-//! key bindings and colours), or for `--demo` (a private, seeded watch list and caches, and
-//! a temporary download directory, all gone when the demo ends). The caller resolves the
+//! key bindings and colours), or for `--demo` (a private, seeded watch list, caches and
+//! archive, a temporary download directory, and none of the user's hooks). The caller resolves the
 //! settings and makes the current service's client; how the session ended is its to report.
 
 use super::{Outcome, Session, looks};
@@ -117,8 +117,15 @@ fn services<E: Display + 'static>(
 }
 
 /// Settings for the demo: the user's if they load, defaults otherwise (the demo needs none).
+/// The user's token is never looked up (no `token_command` runs): the demo has its own.
 pub fn demo_settings(overrides: &Overrides) -> Settings {
-    config::resolve(overrides, &config::process_env).unwrap_or_else(|e| {
+    let env = |name: &str| {
+        // Any value stops the lookup at the environment; the demo's client never uses it.
+        (name == "GENDASH_TOKEN")
+            .then(|| "unused-by-the-demo".to_string())
+            .or_else(|| config::process_env(name))
+    };
+    config::resolve(overrides, &env).unwrap_or_else(|e| {
         eprintln!("gendash: ignoring the configuration for the demo: {e}");
         let none = |_: &str| None;
         config::resolve_from(
@@ -142,28 +149,31 @@ pub struct DemoService<'a> {
     pub tasks: &'a [(&'a str, TaskKind)],
 }
 
-/// Runs the demo until it ends: a private watch list seeded with the service's tasks and
-/// private caches in a scratch directory, and downloads in a new temporary directory unless
-/// `download_dir` names one. The scratch directory goes afterwards; the downloads stay only
-/// if there are any. `[keys]` and `[styles]` are ignored, with a warning, when wrong.
+/// Runs the demo until it ends: a private watch list seeded with the service's tasks, private
+/// caches and archive in a scratch directory, and downloads in a new temporary directory. It
+/// touches nothing of the user's: no hook runs, `download_dir` and the data directory are left
+/// alone. The scratch directory goes afterwards; the downloads stay only if there are any.
+/// `[keys]` and `[styles]` are ignored, with a warning, when wrong.
 pub async fn demo(
     mut settings: Settings,
     service: DemoService<'_>,
     no_color: bool,
     plain: Option<super::plain::Options>,
 ) -> Result<Outcome, String> {
-    let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
-    let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
-    if temporary {
-        settings.download_dir =
-            demo_download_dir().map_err(|e| format!("cannot start the demo service: {e}"))?;
-    }
+    let cannot = |e: std::io::Error| format!("cannot start the demo service: {e}");
+    let scratch = private_temp_dir("gendash-demo").map_err(cannot)?;
+    let downloads = match private_temp_dir("gendash-demo-dl") {
+        Ok(dir) => dir,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&scratch);
+            return Err(cannot(e));
+        }
+    };
+    keep_to_itself(&mut settings, &downloads);
     let demo = Demo {
         token: service.token,
-        downloads: settings.download_dir.clone(),
-        temporary,
+        downloads: downloads.clone(),
     };
-    let downloads = demo.downloads.clone();
     let result = match demo_session(
         settings,
         service.client,
@@ -176,22 +186,27 @@ pub async fn demo(
         Err(e) => Err(e),
     };
     let _ = std::fs::remove_dir_all(&scratch);
-    if temporary {
-        keep_demo_downloads(&downloads);
-    }
+    keep_demo_downloads(&downloads);
     result
 }
 
-/// A new private directory for the demo's downloads: the user's download directory is left
-/// alone unless `download_dir` names one. Made here, so a name someone else took first is
-/// never used.
-fn demo_download_dir() -> std::io::Result<PathBuf> {
+/// The demo's settings keep it to itself: the user's hooks (`on_complete`, `on_all_done`)
+/// never run for demo tasks, and files go to `downloads`, never to the user's `download_dir`.
+fn keep_to_itself(settings: &mut Settings, downloads: &Path) {
+    settings.on_complete = None;
+    settings.on_all_done = None;
+    settings.download_dir = downloads.to_path_buf();
+}
+
+/// A new private directory (mode 0700) in the temporary directory, named `prefix-<random>`.
+/// Made here, so a name someone else took first is never used.
+fn private_temp_dir(prefix: &str) -> std::io::Result<PathBuf> {
     use rand::{Rng, SeedableRng};
     use std::os::unix::fs::DirBuilderExt;
     let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut last = None;
     for _ in 0..16 {
-        let dir = std::env::temp_dir().join(format!("gendash-demo-dl-{:08x}", rng.random::<u32>()));
+        let dir = std::env::temp_dir().join(format!("{prefix}-{:08x}", rng.random::<u32>()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) => last = Some(e),

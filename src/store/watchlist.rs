@@ -130,6 +130,14 @@ impl WatchEntry {
     }
 }
 
+/// What is in the file.
+enum Read {
+    Missing,
+    Entries(Vec<WatchEntry>),
+    /// It is there but not a watch list gendash can read: why.
+    Unreadable(String),
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WatchFile {
@@ -155,6 +163,9 @@ pub struct Loaded {
     pub entries: Vec<WatchEntry>,
     /// Where an unreadable file was moved to, so the user can be told.
     pub set_aside: Option<PathBuf>,
+    /// The file was unreadable (set aside) or gone, and the list the caller held was written
+    /// in its place (`load_keeping`, `update_keeping`).
+    pub wrote_back: bool,
     /// The file as it was when read or written, taken under the lock: a change by another
     /// process right after is then never mistaken for this one.
     pub stamp: Option<Stamp>,
@@ -216,12 +227,36 @@ impl WatchStore {
         Ok(file)
     }
 
-    /// Reads the list (under the lock, so never half-way through another writer's change).
+    /// Reads the list (under the lock, so never half-way through another writer's change);
+    /// a file that does not parse is set aside and the list is empty.
     pub fn load(&self) -> Result<Loaded, StoreError> {
+        self.load_keeping(&[])
+    }
+
+    /// [`WatchStore::load`] for a process that holds the list: when the file turned unreadable
+    /// (set aside) or vanished, `held` is written back in its place, so the list is never
+    /// lost while a dashboard shows it.
+    pub fn load_keeping(&self, held: &[WatchEntry]) -> Result<Loaded, StoreError> {
         let _guard = self.lock()?;
-        let mut loaded = self.load_unlocked()?;
+        let mut loaded = self.load_unlocked(held)?;
+        if loaded.wrote_back {
+            self.save_unlocked(&loaded.entries)?;
+        }
         loaded.stamp = self.stamp();
         Ok(loaded)
+    }
+
+    /// Reads the list for a look only (`watch list`, `stats`): nothing is written or renamed,
+    /// and a file that does not parse is an error that says it was left in place.
+    pub fn read(&self) -> Result<Vec<WatchEntry>, StoreError> {
+        match self.read_file()? {
+            Read::Missing => Ok(Vec::new()),
+            Read::Entries(entries) => Ok(entries),
+            Read::Unreadable(why) => Err(self.err(format!(
+                "cannot be read ({why}); it was left as it is (a dashboard or `gendash watch \
+                 add` sets it aside)"
+            ))),
+        }
     }
 
     /// The file's modification time and length now (`None` when it does not exist).
@@ -230,31 +265,50 @@ impl WatchStore {
         Some((m.modified().ok()?, m.len()))
     }
 
-    fn load_unlocked(&self) -> Result<Loaded, StoreError> {
+    fn read_file(&self) -> Result<Read, StoreError> {
         let bytes = match fs::read(&self.path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Read::Missing),
             Err(e) => return Err(self.err(format!("cannot read: {e}"))),
         };
-        match serde_json::from_slice::<WatchFile>(&bytes) {
-            Ok(mut f) if f.version == FORMAT_VERSION => Ok(Loaded {
-                entries: {
-                    // Labels are user text another process may have written anyhow.
-                    for e in &mut f.tasks {
-                        e.label = e.label.as_deref().and_then(clean_label);
-                    }
-                    dedup(f.tasks)
-                },
-                ..Loaded::default()
-            }),
-            _ => {
-                let aside = self.set_aside()?;
-                Ok(Loaded {
-                    set_aside: Some(aside),
-                    ..Loaded::default()
-                })
+        Ok(match serde_json::from_slice::<WatchFile>(&bytes) {
+            Ok(mut f) if f.version == FORMAT_VERSION => {
+                // Labels are user text another process may have written anyhow.
+                for e in &mut f.tasks {
+                    e.label = e.label.as_deref().and_then(clean_label);
+                }
+                Read::Entries(dedup(f.tasks))
             }
-        }
+            Ok(f) => Read::Unreadable(format!("format version {}", f.version)),
+            Err(e) => Read::Unreadable(e.to_string()),
+        })
+    }
+
+    /// The list under the lock; an unreadable file is set aside. When the file is unreadable
+    /// or missing and `held` is not empty, the list is `held` and `wrote_back` says it must be
+    /// saved.
+    fn load_unlocked(&self, held: &[WatchEntry]) -> Result<Loaded, StoreError> {
+        let (set_aside, gone) = match self.read_file()? {
+            Read::Entries(entries) => {
+                return Ok(Loaded {
+                    entries,
+                    ..Loaded::default()
+                });
+            }
+            Read::Missing => (None, true),
+            Read::Unreadable(_) => (Some(self.set_aside()?), false),
+        };
+        let wrote_back = !held.is_empty() && (set_aside.is_some() || gone);
+        Ok(Loaded {
+            entries: if wrote_back {
+                held.to_vec()
+            } else {
+                Vec::new()
+            },
+            set_aside,
+            wrote_back,
+            stamp: None,
+        })
     }
 
     /// Moves an unreadable file out of the way (rename keeps it byte for byte).
@@ -277,12 +331,26 @@ impl WatchStore {
     /// Applies `change` to the current list under the lock and saves the result atomically.
     /// Returns the list as saved, and where an unreadable old file went, if it had to.
     pub fn update(&self, change: impl FnOnce(&mut Vec<WatchEntry>)) -> Result<Loaded, StoreError> {
+        self.update_keeping(&[], change)
+    }
+
+    /// [`WatchStore::update`] for a process that holds the list: when the file turned
+    /// unreadable (set aside) or vanished, `change` applies to `held` instead of an empty list.
+    pub fn update_keeping(
+        &self,
+        held: &[WatchEntry],
+        change: impl FnOnce(&mut Vec<WatchEntry>),
+    ) -> Result<Loaded, StoreError> {
         let _guard = self.lock()?;
-        let mut loaded = self.load_unlocked()?;
+        let mut loaded = self.load_unlocked(held)?;
         let before = loaded.entries.clone();
         change(&mut loaded.entries);
         loaded.entries = dedup(std::mem::take(&mut loaded.entries));
-        if loaded.entries != before || loaded.set_aside.is_some() || !self.path.exists() {
+        if loaded.entries != before
+            || loaded.set_aside.is_some()
+            || loaded.wrote_back
+            || !self.path.exists()
+        {
             self.save_unlocked(&loaded.entries)?;
         }
         loaded.stamp = self.stamp();
@@ -348,6 +416,45 @@ pub fn split_ids(text: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// Why task IDs given by the user (the add dialog, `watch add`, `watch rm`) were refused.
+#[derive(Debug, thiserror::Error)]
+pub enum IdsError {
+    /// Nothing but white space and commas.
+    #[error("no task ID given")]
+    None,
+    /// The `n`th (from 1) of `of` IDs is not one the service could have made.
+    #[error("{}{why}", if *of > 1 { format!("ID {n} of {of}: ") } else { String::new() })]
+    Invalid {
+        n: usize,
+        of: usize,
+        why: crate::api::ApiError,
+    },
+}
+
+/// The task IDs in what the user gave, the one check of the add dialog and the command line:
+/// split at white space and commas (so surrounding white space goes), each once in the order
+/// given, and each valid (`validate_task_id`: not `.` or `..`, not over 1,024 bytes, no
+/// control or invisible character).
+pub fn task_ids<'a>(given: impl IntoIterator<Item = &'a str>) -> Result<Vec<String>, IdsError> {
+    let mut seen = std::collections::HashSet::new();
+    let ids: Vec<String> = given
+        .into_iter()
+        .flat_map(split_ids)
+        .filter(|id| seen.insert(id.clone()))
+        .collect();
+    if ids.is_empty() {
+        return Err(IdsError::None);
+    }
+    for (n, id) in ids.iter().enumerate() {
+        crate::api::client::validate_task_id(id).map_err(|why| IdsError::Invalid {
+            n: n + 1,
+            of: ids.len(),
+            why,
+        })?;
+    }
+    Ok(ids)
 }
 
 #[cfg(test)]
@@ -435,6 +542,33 @@ mod tests {
         }
     }
 
+    /// A process that holds the list writes it back when the file turned bad or vanished
+    /// (and applies its change to it); a look only (`read`) renames nothing and says why.
+    #[test]
+    fn a_held_list_is_written_back_and_a_look_renames_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("w.json");
+        let store = WatchStore::new(&path);
+        let held = vec![WatchEntry::new("a", TaskKind::Image)];
+        fs::write(&path, b"[1,2").expect("write");
+        let err = store.read().expect_err("unreadable");
+        assert!(err.to_string().contains("left as it is"), "{err}");
+        assert_eq!(fs::read(&path).expect("still there"), b"[1,2");
+        let loaded = store.load_keeping(&held).expect("load");
+        assert!(loaded.wrote_back && loaded.set_aside.is_some());
+        assert_eq!(store.read().expect("read"), held);
+        fs::remove_file(&path).expect("rm");
+        let loaded = store
+            .update_keeping(&held, |l| l.push(WatchEntry::new("b", TaskKind::Video)))
+            .expect("update");
+        assert!(loaded.wrote_back && loaded.set_aside.is_none());
+        assert_eq!(store.read().expect("read").len(), 2);
+        // Nothing held: an unreadable file leaves an empty list, as at start-up.
+        fs::write(&path, b"x").expect("write");
+        let loaded = store.load_keeping(&[]).expect("load");
+        assert!(!loaded.wrote_back && loaded.entries.is_empty());
+    }
+
     /// A label and the seen mark are kept in the file and read back; a file written before
     /// they existed (same format version) still loads, with no label and nothing new.
     #[test]
@@ -482,6 +616,19 @@ mod tests {
             clean_label(&"x".repeat(200)).map(|l| l.len()),
             Some(LABEL_MAX)
         );
+    }
+
+    #[test]
+    fn task_ids_are_trimmed_once_each_and_checked() {
+        assert_eq!(
+            task_ids(["  a1 ", "b,a1", "\tc\n"]).expect("ids"),
+            ["a1", "b", "c"]
+        );
+        assert!(matches!(task_ids(["", "  ", ","]), Err(IdsError::None)));
+        let bad = task_ids(["ok", ".."]).expect_err("refused");
+        assert_eq!(bad.to_string(), "ID 2 of 2: `..` is not a valid task ID");
+        let bad = task_ids(["a\u{1b}[31m"]).expect_err("refused");
+        assert!(bad.to_string().starts_with("task ID "), "{bad}");
     }
 
     #[test]

@@ -21,6 +21,10 @@ use tokio::sync::mpsc;
 /// How long after the start the list is first read, if nothing asked for it before.
 const PRELOAD_AFTER: Duration = Duration::from_millis(1500);
 
+/// How often, between requests, the file is checked for another process's change (a
+/// dashboard or `gendash watch rm` archiving), so an open view follows it.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
+
 /// The App's handle on the archiver; dropping it ends the worker once its queue is served.
 pub struct Handle {
     ops: std_mpsc::Sender<ArchiveOp>,
@@ -55,6 +59,8 @@ struct Worker<'a> {
     /// The list as of the archive's `data_version`, in the archive's order, and the filter's
     /// text of it.
     list: Option<(i64, Listed)>,
+    /// The `data_version` last told to the App as changed by another process: told once.
+    told: Option<i64>,
 }
 
 /// A list and the filter's text of it.
@@ -71,6 +77,7 @@ fn run(
         utc_offset,
         archive: None,
         list: None,
+        told: None,
     };
     let mut next = match queue.recv_timeout(PRELOAD_AFTER) {
         Ok(op) => Some(op),
@@ -86,9 +93,20 @@ fn run(
     loop {
         let op = match next.take() {
             Some(op) => op,
-            None => match queue.recv() {
+            None => match queue.recv_timeout(CHECK_EVERY) {
                 Ok(op) => op,
-                Err(_) => return,
+                Err(std_mpsc::RecvTimeoutError::Timeout) => {
+                    // An open view reloads (`Changed`); a closed one reads afresh when opened.
+                    if w.changed_elsewhere()
+                        && msgs
+                            .blocking_send(Msg::Archive(ArchiveReport::Changed))
+                            .is_err()
+                    {
+                        return;
+                    }
+                    continue;
+                }
+                Err(std_mpsc::RecvTimeoutError::Disconnected) => return,
             },
         };
         // Loads queued behind one another are answered once.
@@ -141,6 +159,22 @@ impl Worker<'_> {
         );
         self.list = Some((version, listed.clone()));
         Ok(listed)
+    }
+
+    /// Whether another connection changed the file since the kept list was read, not told
+    /// before. Nothing read yet, nothing to tell.
+    fn changed_elsewhere(&mut self) -> bool {
+        let (Some(archive), Some((kept, _))) = (&self.archive, &self.list) else {
+            return false;
+        };
+        let Ok(now) = archive.data_version() else {
+            return false;
+        };
+        if now == *kept || self.told == Some(now) {
+            return false;
+        }
+        self.told = Some(now);
+        true
     }
 
     /// Applies this worker's own change to the kept list (`data_version` does not see it).
@@ -297,12 +331,43 @@ mod tests {
 
     async fn load(h: &Handle, rx: &mut mpsc::Receiver<Msg>) -> Vec<(String, Option<String>)> {
         h.archive(ArchiveOp::Load);
-        let ArchiveReport::Listed(list, _) = answer(rx).await else {
-            panic!("listed")
+        // A check between requests may tell of another connection's change first.
+        let list = loop {
+            match answer(rx).await {
+                ArchiveReport::Listed(list, _) => break list,
+                ArchiveReport::Changed => {}
+                other => panic!("listed: {other:?}"),
+            }
         };
         list.iter()
             .map(|t| (t.entry.task_id.clone(), t.entry.saved.clone()))
             .collect()
+    }
+
+    /// Another process's change is told (`Changed`) with no request, once: not again while
+    /// nothing more changes, though the App may not load it (a closed view).
+    #[tokio::test]
+    async fn another_process_change_is_told_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = Archive::path_in(dir.path());
+        let mut e = WatchEntry::new("a", TaskKind::Image);
+        e.last = Some(LastKnown {
+            status: "COMPLETED".into(),
+            finished_at: Some(100),
+            ..LastKnown::default()
+        });
+        let mut other = Archive::open(&path).expect("open");
+        let (tx, mut rx) = mpsc::channel(16);
+        let h = spawn(path.clone(), 0, tx);
+        assert!(load(&h, &mut rx).await.is_empty());
+        other.insert(&[e], 200).expect("insert");
+        let told = tokio::time::timeout(CHECK_EVERY * 5, rx.recv()).await;
+        assert!(
+            matches!(told, Ok(Some(Msg::Archive(ArchiveReport::Changed)))),
+            "{told:?}"
+        );
+        let again = tokio::time::timeout(CHECK_EVERY * 5 / 2, rx.recv()).await;
+        assert!(again.is_err(), "told again: {again:?}");
     }
 
     /// The list kept between loads is current: another process's change is read, and this

@@ -232,11 +232,18 @@ pub async fn run(
         pending: Vec::new(),
         applied: 0,
         seen: None,
+        held: Vec::new(),
         next_due: None,
         archiving,
         me,
     };
     w.seen = w.store.stamp();
+    // The list as the dashboard started with it (its start-up read it, setting aside a bad
+    // file): what is written back should the file turn bad before the first write.
+    let s = w.store.clone();
+    if let Ok(Ok(entries)) = tokio::task::spawn_blocking(move || s.read()).await {
+        w.held = entries;
+    }
     // `archive_after` is checked at start, then whenever the list is written or read, and
     // when the earliest finished task falls due (no wake-up otherwise).
     if w.archiving.after.is_some() && w.archiving.path.is_some() {
@@ -264,13 +271,14 @@ pub async fn run(
                 if !w.pending.is_empty() || due {
                     w.flush(&msgs, due).await;
                 } else if w.store.stamp() != w.seen {
-                    let s = w.store.clone();
-                    match tokio::task::spawn_blocking(move || s.load()).await {
+                    let (s, held) = (w.store.clone(), w.held.clone());
+                    match tokio::task::spawn_blocking(move || s.load_keeping(&held)).await {
                         Ok(Ok(loaded)) => {
                             w.seen = loaded.stamp;
                             w.next_due = w.archiving.next_due(&loaded.entries);
-                            if let Some(p) = loaded.set_aside {
-                                let _ = msgs.send(Msg::StoreProblem(format!("the watch list could not be read and was set aside as {}", p.display()))).await;
+                            w.held.clone_from(&loaded.entries);
+                            if let Some(text) = set_aside_notice(&loaded) {
+                                let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
                             if msgs.send(Msg::WatchFile { entries: loaded.entries, applied: w.applied }).await.is_err() {
                                 return;
@@ -299,6 +307,9 @@ struct Writer {
     applied: u64,
     /// The file as last written or read.
     seen: Option<Stamp>,
+    /// The list as last written or read: the dashboard's view of it, written back when the
+    /// file turns unreadable or vanishes.
+    held: Vec<WatchEntry>,
     /// When the earliest finished task is due to move to the archive (`archive_after`).
     next_due: Option<u64>,
     archiving: Archiving,
@@ -322,11 +333,12 @@ impl Writer {
             })
             .collect();
         let (s, me, archiving) = (self.store.clone(), self.me.clone(), self.archiving.clone());
+        let held = self.held.clone();
         let result = tokio::task::spawn_blocking(move || {
             let mut answers = Vec::new();
             let mut moved = Moved::default();
             let now = unix_now();
-            let saved = s.update(|list| {
+            let saved = s.update_keeping(&held, |list| {
                 let before;
                 (before, answers) = apply_all(list, &ops, &me);
                 if expire {
@@ -351,13 +363,9 @@ impl Writer {
             Ok(Ok((loaded, _, moved))) => {
                 self.seen = loaded.stamp;
                 self.next_due = self.archiving.next_due(&loaded.entries);
-                if let Some(p) = loaded.set_aside {
-                    let _ = msgs
-                        .send(Msg::StoreProblem(format!(
-                            "the watch list could not be read and was set aside as {}",
-                            p.display()
-                        )))
-                        .await;
+                self.held.clone_from(&loaded.entries);
+                if let Some(text) = set_aside_notice(&loaded) {
+                    let _ = msgs.send(Msg::StoreProblem(text)).await;
                 }
                 for problem in moved.problems {
                     let _ = msgs.send(Msg::StoreProblem(problem)).await;
@@ -387,6 +395,36 @@ impl Writer {
             let _ = msgs.send(Msg::Claimed { key, won }).await;
         }
     }
+}
+
+/// What the user is told when the file was unreadable (set aside) or gone, and what this
+/// dashboard did about it; also written to the log.
+fn set_aside_notice(loaded: &crate::store::watchlist::Loaded) -> Option<String> {
+    let wrote_back = || {
+        let n = loaded.entries.len();
+        let tasks = if n == 1 {
+            "1 task".into()
+        } else {
+            format!("{n} tasks")
+        };
+        format!("this dashboard wrote back the {tasks} it shows")
+    };
+    let text = match (&loaded.set_aside, loaded.wrote_back) {
+        (Some(p), false) => format!(
+            "the watch list could not be read and was set aside as {}",
+            p.display()
+        ),
+        // What was done first: a narrow status bar keeps the start.
+        (Some(p), true) => format!(
+            "the watch list could not be read: {}; the bad file was set aside as {}",
+            wrote_back(),
+            p.display()
+        ),
+        (None, true) => format!("the watch list file was gone; {}", wrote_back()),
+        (None, false) => return None,
+    };
+    tracing::warn!("{}", crate::api::sanitize::sanitize(&text));
+    Some(text)
 }
 
 /// Applies `ops` to `list` in order; returns the claims' answers, and the list as the

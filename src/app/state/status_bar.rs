@@ -38,12 +38,10 @@ impl State {
     /// can try one, and the status bar says where downloads go (the download notice names
     /// each file in full too).
     pub fn begin_demo(&mut self, demo: Demo) {
-        let dir = demo.downloads.display();
-        self.say(if demo.temporary {
-            format!("demo: downloads go to {dir}")
-        } else {
-            format!("demo: downloads go to {dir} (download_dir)")
-        });
+        self.say(format!(
+            "demo: downloads go to {}",
+            demo.downloads.display()
+        ));
         self.requests.demo_token = Some(demo.token);
     }
 

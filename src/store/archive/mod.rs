@@ -281,6 +281,19 @@ impl Archive {
     /// Opens (creating it and its tables when missing) the archive at `path`; on its first
     /// open it copies in the finished tasks of the watch list beside it (`watchlist.json`).
     pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
+        Self::open_setting_aside(path, true)
+    }
+
+    /// [`Archive::open`] for a command that only reads it (`history`): a file that is not a
+    /// readable database is an error and stays where it is, never renamed.
+    pub fn open_to_read(path: &Path) -> Result<Archive, ArchiveError> {
+        Self::open_setting_aside(path, false)
+    }
+
+    fn open_setting_aside(
+        path: &Path,
+        set_aside_unreadable: bool,
+    ) -> Result<Archive, ArchiveError> {
         let err = |detail: String| ArchiveError {
             path: path.to_path_buf(),
             detail,
@@ -295,6 +308,12 @@ impl Archive {
         let conn = match connect(path) {
             Ok(conn) => conn,
             Err(OpenError::Other(detail)) => return Err(err(detail)),
+            Err(OpenError::Unreadable(reason)) if !set_aside_unreadable => {
+                return Err(err(format!(
+                    "cannot be read ({reason}); it was left as it is (a dashboard or `gendash \
+                     watch rm` sets it aside)"
+                )));
+            }
             Err(OpenError::Unreadable(reason)) => {
                 let to = set_aside_file(path).map_err(err)?;
                 set_aside = Some(SetAside { to, reason });

@@ -26,7 +26,9 @@ pub use common::{
 pub use declare::{Key, Layered, Show};
 pub use describe::{JSON_SCHEMA_DIALECT, KEY_TABLE_BEGIN, KEY_TABLE_END, json_schema, key_table};
 pub use file::{config_path, declared_keys, nearest, parse};
-pub use resolve::{Configured, configured_services, resolve, resolve_from, resolve_service};
+pub use resolve::{
+    Configured, configured_services, profile_names, resolve, resolve_from, resolve_service,
+};
 pub use schema::{ALL_DONE_PLACEHOLDERS, AllDoneHook, NotifyPolicy};
 pub use schema::{FileSettings, KEYS, NAMES, Settings};
 pub use token::{default_token_file, loose_permissions, write_token_file};

@@ -87,6 +87,15 @@ pub fn configured_services(
     Ok(top_level.into_iter().chain(profiles).collect())
 }
 
+/// The names of the profiles in the file in force (`[profiles.NAME]`), in order.
+pub fn profile_names(
+    overrides: &Overrides,
+    env: EnvLookup<'_>,
+) -> Result<Vec<String>, ConfigError> {
+    let (file, _, _) = load(overrides, env)?;
+    Ok(file.profiles.unwrap_or_default().into_keys().collect())
+}
+
 /// The settings of the top level (`profile` `None`) or of a profile on its own, for polling
 /// its tasks beside the current service's: the flags and variables that choose the current
 /// service (its base URL, token and profile) do not apply to it.

@@ -175,12 +175,12 @@ fn an_unreadable_list_is_set_aside_and_the_user_told() {
     ] {
         std::fs::write(&file, bad).unwrap();
         let out = common::gendash(dir.path())
-            .args(["watch", "list"])
+            .args(["watch", "add", "task-new"])
             .env("GENDASH_DATA_DIR", dir.path())
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success());
+        assert!(out.status.success(), "{err}");
         assert!(
             err.contains("could not be read and was set aside as"),
             "{err}"
@@ -196,6 +196,61 @@ fn an_unreadable_list_is_set_aside_and_the_user_told() {
             "set aside byte for byte"
         );
         std::fs::remove_file(aside).unwrap();
-        assert!(!file.exists(), "nothing was written over it");
+        let ids: Vec<String> = WatchStore::new(&file)
+            .read()
+            .unwrap()
+            .into_iter()
+            .map(|e| e.task_id)
+            .collect();
+        assert_eq!(ids, ["task-new"], "a new list, not the old bytes");
+        std::fs::remove_file(&file).unwrap();
+    }
+}
+
+/// The commands that only read (`watch list`, `stats`, `history`) report an unreadable watch
+/// list or archive, naming it, exit 1, and leave it where it was, byte for byte.
+#[test]
+fn read_only_commands_report_unreadable_files_and_rename_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (list, archive) = (
+        dir.path().join("watchlist.json"),
+        dir.path().join("archive.sqlite3"),
+    );
+    let bad = b"{\"version\":1,\"tasks\":[{\"task_id\":";
+    std::fs::write(&list, bad).unwrap();
+    std::fs::write(
+        &archive,
+        b"not a database, not at all, but long enough to be read",
+    )
+    .unwrap();
+    let archive_bytes = std::fs::read(&archive).unwrap();
+    for (args, file) in [
+        (&["watch", "list"][..], &list),
+        (&["watch", "list", "--json"][..], &list),
+        (&["stats"][..], &list),
+        (&["history"][..], &archive),
+    ] {
+        let out = common::gendash(dir.path())
+            .args(args)
+            .env("GENDASH_DATA_DIR", dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&file.display().to_string()) && err.contains("left as it is"),
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().all(|n| !n.contains("corrupt")),
+            "{args:?}: {names:?}"
+        );
+        assert_eq!(std::fs::read(&list).unwrap(), bad, "{args:?}");
+        assert_eq!(std::fs::read(&archive).unwrap(), archive_bytes, "{args:?}");
     }
 }

@@ -121,7 +121,10 @@ fn watch_rm_archives_finished_tasks_and_history_prints_them() {
     );
     assert_eq!(
         (code, out.as_str()),
-        (0, "archived: sim-2-a, fail-1-c\n"),
+        (
+            0,
+            "removed: sim-2-a, fail-1-c, hold-d\narchived: sim-2-a, fail-1-c\n"
+        ),
         "{err}"
     );
     let listed: Vec<String> = store

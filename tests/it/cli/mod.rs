@@ -11,4 +11,5 @@ mod local_date;
 mod promises;
 mod sidecar;
 mod stats;
+mod watch_ids;
 mod watch_list;

@@ -14,5 +14,6 @@ mod plain;
 mod progress;
 mod seen;
 mod services;
+mod shared_files;
 mod signals;
 mod terminal;

@@ -295,7 +295,9 @@ fn a_gendash_plain_of_neither_1_nor_0_and_plain_with_a_subcommand_are_usage_erro
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("GENDASH_PLAIN must be 1 or 0, not `maybe`"),
+        String::from_utf8_lossy(&out.stderr).contains(
+            "GENDASH_PLAIN is `maybe`: it takes 1, true, yes, on (plain mode) or 0, false, no, off"
+        ),
         "{out:?}"
     );
     let out = common::gendash(home.path())
@@ -307,4 +309,31 @@ fn a_gendash_plain_of_neither_1_nor_0_and_plain_with_a_subcommand_are_usage_erro
         String::from_utf8_lossy(&out.stderr).contains("--plain runs the dashboard"),
         "{out:?}"
     );
+}
+
+/// `open` where nothing can show a link (no display, no opener) copies it instead; with no
+/// clipboard program either, plain mode says it did not copy it and why, with the link itself,
+/// rather than claiming the OSC 52 it does not send.
+#[test]
+fn plain_mode_never_says_it_copied_what_it_did_not() {
+    let setup = Served::with(common::QUICK_TO_DL, &[DONE]);
+    // No opener and no display: `DISPLAY` and `WAYLAND_DISPLAY` are not in the clean
+    // environment, so no clipboard program fits either.
+    let mut s = plain(&setup, &["--plain"], &[("GENDASH_OPENER", "")]);
+    wait_after(&s, 0, &format!("{DONE} completed 100%"));
+    let at = type_line(&mut s, &format!("open {DONE}"));
+    let url = format!("{}files/{DONE}.png", setup.base);
+    wait_after(
+        &s,
+        at,
+        &format!(
+            "{url} · no display to open it on · not copied: no clipboard program (wl-copy, \
+             xclip, xsel, pbcopy) is there, and plain mode sends no escape sequence (OSC 52)"
+        ),
+    );
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let t = transcript(&s);
+    assert!(!t.contains("sent it") && !t.contains("copied it"), "{t}");
+    assert!(!s.raw().contains(&0x1b), "no escape sequence: {t:?}");
 }

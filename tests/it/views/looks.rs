@@ -253,48 +253,75 @@ fn the_demo_downloads_into_its_own_directory_and_its_curl_line_works() {
     );
 }
 
-/// With `download_dir` configured, the demo saves there and says so at start.
+/// The demo keeps to itself, whatever the config says: with `download_dir`, `auto_download`,
+/// `on_complete`, `on_all_done` and `token_command` configured, the task that finishes is
+/// saved in the demo's own directory, and no hook or token command runs; nothing is written
+/// into the download directory or the data directory.
 #[test]
-fn the_demo_uses_a_configured_download_dir() {
+fn the_demo_runs_no_hooks_and_writes_nothing_of_the_users() {
     use crate::common::pty::{Session, command};
     use std::time::Duration;
     let home = tempfile::tempdir().unwrap();
     let tmp = home.path().join("tmp");
-    let out = home.path().join("mine");
     std::fs::create_dir_all(&tmp).unwrap();
+    let (out, data, ran) = (
+        home.path().join("mine"),
+        home.path().join("data-mine"),
+        home.path().join("ran"),
+    );
     let config = home.path().join("config/gendash");
     std::fs::create_dir_all(&config).unwrap();
+    let touch = |name: &str| format!("[\"touch\", \"{}/{name}\"]", ran.display());
     std::fs::write(
         config.join("config.toml"),
-        format!("download_dir = \"{}\"\n", out.display()),
+        format!(
+            "poll_interval = 0.2\nauto_download = true\nbell = false\n\
+             download_dir = \"{}\"\non_complete = {}\non_all_done = {}\ntoken_command = {}\n",
+            out.display(),
+            touch("on_complete"),
+            touch("on_all_done"),
+            touch("token_command"),
+        ),
     )
     .unwrap();
+    std::fs::create_dir_all(&ran).unwrap();
+    let data_text = data.display().to_string();
     let mut s = Session::spawn(
         command(
             home.path(),
             &["--demo"],
-            &[("TMPDIR", tmp.to_str().unwrap())],
+            &[
+                ("TMPDIR", tmp.to_str().unwrap()),
+                ("GENDASH_DATA_DIR", data_text.as_str()),
+            ],
         ),
         200,
         40,
     );
-    s.wait_text(&format!(
-        "demo: downloads go to {} (download_dir)",
-        out.display()
-    ));
-    s.wait_row("demo-video-done", "COMPLETED");
-    s.send("\t");
-    s.send("G");
-    s.send("D");
-    let saved = out.join("demo-video-done.mp4");
-    s.wait_text(&format!("saved {}", saved.display()));
-    assert!(saved.exists());
-    assert!(
-        demo_download_dirs(&tmp).is_empty(),
-        "no directory of its own"
-    );
+    s.wait_text("demo-video-done");
+    let dirs = demo_download_dirs(&tmp);
+    assert_eq!(dirs.len(), 1, "one download directory of its own: {dirs:?}");
+    s.wait_text(&format!("demo: downloads go to {}", dirs[0].display()));
+    // The task that finishes within seconds is saved automatically, in the demo's directory.
+    let saved = dirs[0].join("sim-3-sunset-over-harbor.png");
+    s.wait_for("the automatic download", Duration::from_secs(30), |_| {
+        saved.exists()
+    });
+    // on_complete would run right after the download: give it the time it would take.
+    std::thread::sleep(Duration::from_secs(2));
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let ran: Vec<_> = std::fs::read_dir(&ran).unwrap().collect();
+    assert!(
+        ran.is_empty(),
+        "a hook or command of the user's ran: {ran:?}"
+    );
+    assert!(!out.exists(), "the demo wrote into download_dir");
+    assert!(!data.exists(), "the demo wrote into the data directory");
+    assert!(
+        !home.path().join("data").exists(),
+        "the demo wrote into the platform data directory"
+    );
 }
 
 /// The address the README's screenshot shows for the demo service (the demo's own port is
