@@ -13,7 +13,6 @@ mod notifications;
 mod screen;
 mod status_bar;
 
-use super::action::Action;
 use super::archive_view as archive;
 use super::effects::Effects;
 use super::{add, browser, confirm, help, request_log, watch};
@@ -21,6 +20,7 @@ use crate::cmd::{Cmd, PollCmd};
 use crate::msg::Msg;
 
 // Everything the view reads is reachable from here: the view imports this module only.
+pub use super::action::Action;
 pub use super::archive_view::{
     ArchiveAreas, ArchiveSort, ArchiveView, areas as archive_areas, completed as archive_completed,
 };
@@ -28,7 +28,7 @@ pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::help::help_scroll_max;
 pub use super::init::{Demo, Init, UiSettings};
-pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
+pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, TextField};
 pub use super::layout::{Areas, Pane};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
 pub use super::preview_slot::PreviewSlot;

@@ -11,67 +11,120 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-/// Every action `[keys]` can rebind. One name may stand for bindings of several contexts
-/// that mean the same (`open` in the browser and in the watch list).
-pub const ACTION_NAMES: &[&str] = &[
-    "filter",
-    "type",
-    "category",
-    "open",
-    "open_file",
-    "copy_url",
-    "copy_name",
-    "clear_filter",
-    "reload",
-    "favourite",
-    "favourites_only",
-    "download",
-    "auto_download",
-    "yes",
-    "no",
-    "remove",
-    "undo",
-    "sort",
-    "details",
-    "poll_now",
-    "add",
-    "switch_pane",
-    "up",
-    "down",
-    "page_up",
-    "page_down",
-    "top",
-    "bottom",
-    "help",
-    "quit",
-    "interrupt",
-    "suspend",
-    "submit",
-    "pick_previous",
-    "pick_next",
-    "backspace",
-    "clear_input",
-    "image_video",
-    "cancel",
-    "close_help",
-    "request_log",
-    "copy_curl",
-    "close_log",
-    "mark",
-    "remove_completed",
-    "zoom",
-    "search",
-    "next_match",
-    "previous_match",
-    "next_unseen",
-    "label",
-    "label_field",
-    "clear_marks",
-    "sort_direction",
-    "archive",
-    "close_archive",
-    "watch_again",
-];
+/// Declares [`ActionName`] and [`ACTION_NAMES`] from one list: each variant with its name in
+/// `[keys]`.
+macro_rules! action_names {
+    ($($variant:ident => $name:literal,)+) => {
+        /// Every action `[keys]` can rebind, by its name in the file. One name may stand for
+        /// bindings of several contexts that mean the same (`open` in the browser and in the
+        /// watch list). The names are the file's schema, so they live here, below `app`, where
+        /// the parser checks them; the keymap (`app::keymap`) binds each to its keys by this
+        /// enum, so a misspelt name does not compile.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum ActionName {
+            $($variant,)+
+        }
+
+        impl ActionName {
+            /// Every action, in the order the keymap's table first binds them.
+            pub const ALL: &'static [ActionName] = &[$(ActionName::$variant,)+];
+
+            /// Its name in `[keys]`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ActionName::$variant => $name,)+
+                }
+            }
+        }
+
+        /// Every name `[keys]` takes, as [`ActionName::as_str`] says them.
+        pub const ACTION_NAMES: &[&str] = &[$($name,)+];
+    };
+}
+
+#[rustfmt::skip]
+action_names! {
+    Filter => "filter",
+    Type => "type",
+    Category => "category",
+    Open => "open",
+    OpenFile => "open_file",
+    CopyUrl => "copy_url",
+    CopyName => "copy_name",
+    ClearFilter => "clear_filter",
+    Reload => "reload",
+    Favourite => "favourite",
+    FavouritesOnly => "favourites_only",
+    Download => "download",
+    AutoDownload => "auto_download",
+    Yes => "yes",
+    No => "no",
+    Remove => "remove",
+    Undo => "undo",
+    Sort => "sort",
+    Details => "details",
+    PollNow => "poll_now",
+    Add => "add",
+    SwitchPane => "switch_pane",
+    Up => "up",
+    Down => "down",
+    PageUp => "page_up",
+    PageDown => "page_down",
+    Top => "top",
+    Bottom => "bottom",
+    Help => "help",
+    Quit => "quit",
+    Interrupt => "interrupt",
+    Suspend => "suspend",
+    Submit => "submit",
+    PickPrevious => "pick_previous",
+    PickNext => "pick_next",
+    Backspace => "backspace",
+    ClearInput => "clear_input",
+    ImageVideo => "image_video",
+    Cancel => "cancel",
+    CloseHelp => "close_help",
+    RequestLog => "request_log",
+    CopyCurl => "copy_curl",
+    CloseLog => "close_log",
+    Mark => "mark",
+    RemoveCompleted => "remove_completed",
+    Zoom => "zoom",
+    Search => "search",
+    NextMatch => "next_match",
+    PreviousMatch => "previous_match",
+    NextUnseen => "next_unseen",
+    Label => "label",
+    LabelField => "label_field",
+    ClearMarks => "clear_marks",
+    SortDirection => "sort_direction",
+    Archive => "archive",
+    CloseArchive => "close_archive",
+    WatchAgain => "watch_again",
+}
+
+impl fmt::Display for ActionName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ActionName {
+    type Err = UnknownAction;
+
+    fn from_str(name: &str) -> Result<Self, UnknownAction> {
+        ActionName::ALL
+            .iter()
+            .copied()
+            .find(|a| a.as_str() == name)
+            .ok_or_else(|| UnknownAction(name.to_string()))
+    }
+}
+
+/// A name that is not one of [`ACTION_NAMES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("keys.{0}: no such action")]
+pub struct UnknownAction(pub String);
 
 /// Every style `[styles]` can set.
 pub const STYLE_NAMES: &[&str] = &[

@@ -9,6 +9,7 @@ use gendash::app::action::Action;
 use gendash::app::state::{Keymap, Popup, State, UiSettings};
 use gendash::cmd::{CatalogueRequest, Cmd, PersistOp, PollCmd, TaskKey};
 use gendash::msg::{DownloadEvent, Msg};
+use gendash::store::config::ActionName;
 use gendash::store::config::{ACTION_NAMES, KeyCombo};
 use gendash::store::watchlist::WatchEntry;
 use gendash::testing::task_result as result;
@@ -381,12 +382,12 @@ fn with_every_action_rebound_no_screen_names_a_default_key() {
         .collect::<Vec<_>>()
         .join("\n");
     for said in [
-        format!("{} undoes", keymap.key("undo")),
-        format!("{} adds task IDs", keymap.key("add")),
-        format!("{} asks again", keymap.key("poll_now")),
-        format!("{} replaces it", keymap.key("download")),
-        format!("{} closes", keymap.key("close_help")),
-        format!("{} zooms", keymap.key("zoom")),
+        format!("{} undoes", keymap.key(ActionName::Undo)),
+        format!("{} adds task IDs", keymap.key(ActionName::Add)),
+        format!("{} asks again", keymap.key(ActionName::PollNow)),
+        format!("{} replaces it", keymap.key(ActionName::Download)),
+        format!("{} closes", keymap.key(ActionName::CloseHelp)),
+        format!("{} zooms", keymap.key(ActionName::Zoom)),
     ] {
         assert!(all.contains(&said), "{said:?} is said");
     }
