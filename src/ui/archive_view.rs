@@ -91,7 +91,7 @@ fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
             Span::styled(
                 state
                     .keymap
-                    .key_for(Context::Browser, &Action::FocusFilter)
+                    .key_for(Context::Archive, &Action::FocusFilter)
                     .to_string(),
                 theme.key(),
             ),
@@ -101,7 +101,7 @@ fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
                     usize::from(area.width).saturating_sub(
                         state
                             .keymap
-                            .key_for(Context::Browser, &Action::FocusFilter)
+                            .key_for(Context::Archive, &Action::FocusFilter)
                             .len(),
                     ),
                 ),
@@ -216,7 +216,7 @@ fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
     }
     vec![Line::from(vec![
         d("No archived task matches the filter ("),
-        k(Context::Browser, &Action::FocusFilter),
+        k(Context::Archive, &Action::FocusFilter),
         d(" then "),
         k(Context::TextInput, &Action::ClearInput),
         d(" clears it)."),
@@ -334,7 +334,7 @@ fn file_span(state: &State, theme: Theme) -> Span<'static> {
             None => Span::styled(
                 format!(
                     "not saved ({} downloads it)",
-                    state.keymap.key_for(Context::Watch, &Action::Download)
+                    state.keymap.key_for(Context::Archive, &Action::Download)
                 ),
                 theme.dim(),
             ),
