@@ -240,11 +240,12 @@ fn every_line_command_works_and_each_change_is_one_line() {
 #[test]
 fn with_every_action_rebound_no_line_names_a_key() {
     let pairs = super::keys::rebound_pairs();
-    let keys: String = pairs
+    let keys: Vec<String> = pairs
         .iter()
-        .map(|(name, key)| format!("{name} = \"{key}\"\n"))
+        .map(|(name, key)| format!("{name} = \"{key}\""))
         .collect();
-    let setup = Served::with(&format!("{}[keys]\n{keys}", common::QUICK_TO_DL), &[DONE]);
+    let keys = keys.join("\n");
+    let setup = Served::with(&format!("{}[keys]\n{keys}\n", common::QUICK_TO_DL), &[DONE]);
     let mut s = plain(&setup, &["--plain"], &[]);
     wait_after(&s, 0, &format!("{DONE} completed 100%"));
     help_lists_every_command(&mut s);
