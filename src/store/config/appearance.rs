@@ -159,17 +159,24 @@ impl KeyCombo {
     }
 }
 
-impl FromStr for KeyCombo {
-    type Err = String;
+/// Why a key name in `[keys]` is not one key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyNameError {
+    #[error(
+        "`{0}` is not a key: write a letter, digit or sign, or enter, esc, tab, backtab, space, \
+         backspace, delete, up, down, left, right, home, end, pageup, pagedown or f1–f12, with \
+         ctrl-, alt- or shift- before it"
+    )]
+    Unknown(String),
+    #[error("`{0}` is several keys at once; bind one key (with ctrl-, alt- or shift-)")]
+    Several(String),
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
-        let unknown = || {
-            format!(
-                "`{text}` is not a key: write a letter, digit or sign, or enter, esc, tab, \
-                 backtab, space, backspace, delete, up, down, left, right, home, end, pageup, \
-                 pagedown or f1–f12, with ctrl-, alt- or shift- before it"
-            )
-        };
+impl FromStr for KeyCombo {
+    type Err = KeyNameError;
+
+    fn from_str(text: &str) -> Result<Self, KeyNameError> {
+        let unknown = || KeyNameError::Unknown(text.to_string());
         let mut chars = text.chars();
         // One character stands for itself, in its case: `G` is shift-g (the parser below
         // would lower it).
@@ -186,9 +193,7 @@ impl FromStr for KeyCombo {
         }
         let combo = crokey::parse(text).map_err(|_| unknown())?;
         let crokey::OneToThree::One(code) = combo.codes else {
-            return Err(format!(
-                "`{text}` is several keys at once; bind one key (with ctrl-, alt- or shift-)"
-            ));
+            return Err(KeyNameError::Several(text.to_string()));
         };
         if combo.modifiers.contains(KeyModifiers::SUPER) || matches!(code, KeyCode::F(n) if n > 12)
         {
@@ -375,18 +380,29 @@ impl ThemeName {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StyleSpec(pub Style);
 
-impl FromStr for StyleSpec {
-    type Err = String;
+/// Why a `[styles]` value is not a style.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StyleError {
+    #[error(
+        "`{0}` is not a colour or an emphasis: use a colour name (red, lightblue, darkgray…), \
+         #rrggbb, a number 0–255, `on <colour>` for the background, or bold, italic, \
+         underline, dim, reversed"
+    )]
+    NotAColour(String),
+    #[error("`{0}`: `on` needs a colour after it")]
+    OnWithoutColour(String),
+    #[error("`{0}` names two text colours; write `on <colour>` for the background")]
+    TwoColours(String),
+    #[error("`{0}` sets nothing: give a colour, `on <colour>` or an emphasis")]
+    Nothing(String),
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl FromStr for StyleSpec {
+    type Err = StyleError;
+
+    fn from_str(text: &str) -> Result<Self, StyleError> {
         let colour = |word: &str| {
-            Color::from_str(word).map_err(|_| {
-                format!(
-                    "`{word}` is not a colour or an emphasis: use a colour name (red, \
-                     lightblue, darkgray…), #rrggbb, a number 0–255, `on <colour>` for the \
-                     background, or bold, italic, underline, dim, reversed"
-                )
-            })
+            Color::from_str(word).map_err(|_| StyleError::NotAColour(word.to_string()))
         };
         let mut style = Style::new();
         let mut words = text.split_whitespace();
@@ -406,21 +422,17 @@ impl FromStr for StyleSpec {
             } else if lower == "on" {
                 let bg = words
                     .next()
-                    .ok_or_else(|| format!("`{text}`: `on` needs a colour after it"))?;
+                    .ok_or_else(|| StyleError::OnWithoutColour(text.to_string()))?;
                 style = style.bg(colour(bg)?);
             } else if fg_set {
-                return Err(format!(
-                    "`{text}` names two text colours; write `on <colour>` for the background"
-                ));
+                return Err(StyleError::TwoColours(text.to_string()));
             } else {
                 style = style.fg(colour(word)?);
                 fg_set = true;
             }
         }
         if style == Style::new() {
-            return Err(format!(
-                "`{text}` sets nothing: give a colour, `on <colour>` or an emphasis"
-            ));
+            return Err(StyleError::Nothing(text.to_string()));
         }
         Ok(StyleSpec(style))
     }
@@ -437,7 +449,7 @@ impl<'de> Deserialize<'de> for StyleSpec {
 mod tests {
     use super::*;
 
-    fn key(text: &str) -> Result<KeyCombo, String> {
+    fn key(text: &str) -> Result<KeyCombo, KeyNameError> {
         text.parse()
     }
 
@@ -484,7 +496,7 @@ mod tests {
             Ok(KeyCombo::new(Left, KeyModifiers::ALT | KeyModifiers::SHIFT))
         );
         for bad in ["", "enterr", "ctrl-", "f13", "a-b", "cmd-x", " "] {
-            let e = key(bad).expect_err(bad);
+            let e = key(bad).expect_err(bad).to_string();
             assert!(e.contains(&format!("`{bad}`")), "{e}");
         }
     }
@@ -521,7 +533,7 @@ mod tests {
             ("", "sets nothing"),
             ("#12345g", "not a colour"),
         ] {
-            let e = s(bad).expect_err(bad);
+            let e = s(bad).expect_err(bad).to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
     }
