@@ -1,9 +1,10 @@
 //! The App's state and its two reducers: `update` (an input's `Action`) and `apply` (a worker's
 //! `Msg`). Both only route: each pane, popup and view has its reducer in its own module
 //! (`browser`, `watch`, `archive_view`, `add`, `confirm`, `help`, `request_log`), which returns
-//! `Effects`. The rest of `State` lives in `state/`: `new` (made from one `Init`), `screen` (the
-//! layout, the screen's own keys and clicks, the keymap contexts, the picture and the rows
-//! polled first, the clock), `status_bar` (`absorb`, which carries the `Effects` out, and the
+//! `Effects`; `update` routes on `mode()`, the one answer to what has the keys, which the
+//! keymap's contexts come from too. The rest of `State` lives in `state/`: `new` (made from one
+//! `Init`), `screen` (the layout, the screen's own keys and clicks, the mode, the picture and
+//! the rows polled first, the clock), `status_bar` (`absorb`, which carries the `Effects` out, and the
 //! health), `notifications` (finishes and stalls to the notification policy) and
 //! `archive_routing` (the archive view's keys). Whatever changes what is on screen sets `dirty`.
 
@@ -13,7 +14,6 @@ mod notifications;
 mod screen;
 mod status_bar;
 
-use super::action::Action;
 use super::archive_view as archive;
 use super::effects::Effects;
 use super::{add, browser, confirm, help, request_log, watch};
@@ -21,6 +21,7 @@ use crate::cmd::{Cmd, PollCmd};
 use crate::msg::Msg;
 
 // Everything the view reads is reachable from here: the view imports this module only.
+pub use super::action::Action;
 pub use super::archive_view::{
     ArchiveAreas, ArchiveSort, ArchiveView, areas as archive_areas, completed as archive_completed,
 };
@@ -28,7 +29,7 @@ pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
 pub use super::help::help_scroll_max;
 pub use super::init::{Demo, Init, UiSettings};
-pub use super::keymap::{Binding, Context, HelpLine, Keymap, Priority};
+pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, TextField};
 pub use super::layout::{Areas, Pane};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
 pub use super::preview_slot::PreviewSlot;
@@ -111,8 +112,9 @@ impl State {
         self.dirty = true;
         // Typed and pasted text can carry controls and escape sequences too.
         // The add dialog checks its pastes itself: an ID is refused, not cleaned into another.
+        let mode = self.mode();
         let action = match action {
-            Action::Paste(text) if !matches!(self.popup, Some(Popup::Add(_))) => {
+            Action::Paste(text) if !matches!(mode, Mode::AddDialog | Mode::LabelEditor) => {
                 Action::Paste(add::clean_paste(&text))
             }
             other => other,
@@ -136,7 +138,9 @@ impl State {
                 self.click(column, row);
                 Effects::none()
             }
-            w @ Action::Wheel { .. } if self.archive.open && self.popup.is_none() => {
+            w @ Action::Wheel { .. }
+                if matches!(mode, Mode::Archive | Mode::Typing(TextField::ArchiveFilter)) =>
+            {
                 self.update_archive(w)
             }
             Action::Wheel { column, row, down } => {
@@ -151,47 +155,47 @@ impl State {
                 self.suspend = true;
                 Effects::none()
             }
-            _ => match &self.popup {
-                Some(Popup::Help { .. }) if self.search.editing => {
+            _ => match mode {
+                Mode::Typing(TextField::HelpSearch) => {
                     help::search(&mut self.popup, &mut self.search, action, keys, help)
                 }
-                Some(Popup::Requests) if self.search.editing => {
+                Mode::Typing(TextField::LogSearch) => {
                     request_log::search(&mut self.search, &mut self.requests, action)
                 }
-                Some(Popup::RemoveCompleted { .. }) => {
+                Mode::RemoveCompleted => {
                     confirm::remove_completed(&mut self.popup, &mut self.watch, &action, keys, now)
                 }
-                Some(Popup::Help { .. }) => {
-                    help::update(&mut self.popup, &mut self.search, &action, keys, help)
-                }
-                Some(Popup::Add(_)) => add::update(
+                Mode::Help => help::update(&mut self.popup, &mut self.search, &action, keys, help),
+                Mode::AddDialog | Mode::LabelEditor => add::update(
                     &mut self.popup,
                     &mut self.focus,
                     &mut self.watch,
                     action,
                     now,
                 ),
-                Some(Popup::Confirm(_)) => confirm::update(
+                Mode::Confirm => confirm::update(
                     &mut self.popup,
                     &mut self.watch,
                     &mut self.archive,
                     &action,
                     keys,
                 ),
-                Some(Popup::Requests) => request_log::update(
+                Mode::Requests => request_log::update(
                     &mut self.popup,
                     &mut self.search,
                     &mut self.requests,
                     &action,
                 ),
-                None if self.archive.open => self.update_archive(action),
-                None if self.browser.editing.is_some() && self.focus == Pane::Browser => {
+                Mode::Archive | Mode::Typing(TextField::ArchiveFilter) => {
+                    self.update_archive(action)
+                }
+                Mode::Typing(TextField::Browser) => {
                     browser::update_field(&mut self.browser, action)
                 }
-                None if self.watch.editing && self.focus == Pane::Watch => {
+                Mode::Typing(TextField::WatchFilter) => {
                     watch::reducer::update_filter(&mut self.watch, action, now)
                 }
-                None => self.update_normal(action),
+                Mode::Pane(_) => self.update_normal(action),
             },
         };
         // The selected task is looked at: the watch pane has the keys, or its detail shows.

@@ -6,6 +6,7 @@ use crate::app::effects::Effects;
 use crate::app::keymap::Keymap;
 use crate::cmd::{Clip, Cmd};
 use crate::msg::{CopiedVia, Opened, PollLoad};
+use crate::store::config::ActionName;
 
 /// How long a notice stays on the status bar, in seconds of the reducers' clock.
 pub const NOTICE_SECONDS: u64 = 5;
@@ -74,7 +75,7 @@ pub fn opened(opened: Opened, keymap: &Keymap) -> Effects {
         Opened::Failed(e) => Effects::fail(e),
         Opened::Missing(path) => Effects::say(format!(
             "{path} is not there any more: {} downloads it again",
-            keymap.key("download")
+            keymap.key(ActionName::Download)
         ))
         .whole(),
         Opened::NoDisplay(text) => Effects::cmds(vec![Cmd::Copy(Clip {

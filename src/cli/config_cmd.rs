@@ -28,6 +28,9 @@ pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
         }
         ConfigCommand::Show => {
             let settings = global.settings()?;
+            // `[keys]` is refused here as the dashboard and `gendash keys` refuse it.
+            crate::dashboard::looks(&settings, true)
+                .map_err(|e| Failure::new(crate::cli::exit::OTHER, e))?;
             for l in settings.describe() {
                 output::line(&l);
             }

@@ -23,17 +23,27 @@ pub fn run(global: &Global, args: &KeysArgs) -> CliResult {
             .map(|b| {
                 serde_json::json!({
                     "context": b.context.name(),
-                    "action": b.name,
-                    "keys": b.keys.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                    "action": b.name.as_str(),
+                    "keys": b.all_keys().map(ToString::to_string).collect::<Vec<_>>(),
                     "label": b.label,
                     "description": b.description,
                 })
             })
             .collect();
         output::json_line(serde_json::Value::Array(rows));
+        // JSON readers read standard output only; the person running it reads this.
+        for given in keymap.given_up() {
+            eprintln!("{given}");
+        }
     } else {
         for line in table(&keymap).lines() {
             output::line(line);
+        }
+        if !keymap.given_up().is_empty() {
+            output::line("Built-in keys your [keys] took");
+            for given in keymap.given_up() {
+                output::line(&format!("  {given}"));
+            }
         }
     }
     Ok(exit::OK)
@@ -47,8 +57,8 @@ pub(super) fn table(keymap: &Keymap) -> String {
         .bindings()
         .iter()
         .map(|b| {
-            let keys: Vec<String> = b.keys.iter().map(ToString::to_string).collect();
-            (b.context, b.name, keys.join(" "), b.description)
+            let keys: Vec<String> = b.all_keys().map(ToString::to_string).collect();
+            (b.context, b.name.as_str(), keys.join(" "), b.description)
         })
         .collect();
     let name_w = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);

@@ -72,7 +72,7 @@ pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), Str
         format!(
             "{}: {e}{}",
             settings.config_file.display(),
-            lines_named(&e, &settings.keys_lines)
+            lines_named(&e.actions(), &settings.keys_lines)
         )
     })?;
     Ok((
@@ -81,14 +81,12 @@ pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), Str
     ))
 }
 
-/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries an error names are in
-/// the file (the keymap's errors name actions as `keys.NAME:` or `` `NAME` ``).
-fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
+/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries of `actions` are in
+/// the file.
+fn lines_named(actions: &[&str], lines: &BTreeMap<String, usize>) -> String {
     let mut named: Vec<usize> = lines
         .iter()
-        .filter(|(action, _)| {
-            error.contains(&format!("keys.{action}:")) || error.contains(&format!("`{action}`"))
-        })
+        .filter(|(action, _)| actions.contains(&action.as_str()))
         .map(|(_, &line)| line)
         .collect();
     named.sort_unstable();

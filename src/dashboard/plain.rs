@@ -15,6 +15,7 @@ use crate::app::action::Action;
 use crate::app::state::{Health, Init, Load, Pane, Popup, PreviewSlot, State};
 use crate::cmd::{Clip, Cmd, TaskKey};
 use crate::msg::{CopiedVia, Msg};
+use crate::store::config::ActionName;
 use crate::store::watchlist::unix_now;
 use crate::workers::Workers;
 use command::Command;
@@ -499,7 +500,7 @@ fn not_copied(clip: &Clip, failed: Option<&str>) -> Line {
 
 /// A notice as plain mode says it: the undo key it names is the `undo` command here.
 fn in_words(state: &State, text: &str) -> String {
-    let undoes = format!(" — {} undoes", state.keymap.key("undo"));
+    let undoes = format!(" — {} undoes", state.keymap.key(ActionName::Undo));
     match text.strip_suffix(&undoes) {
         Some(head) => format!("{head} — undo brings it back"),
         None => text.to_string(),

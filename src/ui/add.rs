@@ -4,6 +4,7 @@
 //! has rows of its own between the input and the kind, so no amount of text pushes it away.
 
 use crate::app::state::Theme;
+use crate::app::state::{Action, Context};
 use crate::app::state::{AddDialog, Keymap};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
@@ -75,7 +76,10 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
             dialog,
             width,
             theme,
-            &format!("   ({} moves here)", keymap.key("label_field")),
+            &format!(
+                "   ({} moves here)",
+                keymap.key_for(Context::AddDialog, &Action::PickNext)
+            ),
         )),
         name_area,
     );
@@ -94,7 +98,10 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
             Span::raw(" "),
             video,
             Span::styled(
-                format!("   ({} switches)", keymap.key("image_video")),
+                format!(
+                    "   ({} switches)",
+                    keymap.key_for(Context::AddDialog, &Action::ToggleKind)
+                ),
                 theme.dim(),
             ),
         ])),
@@ -104,8 +111,8 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         Paragraph::new(Span::styled(
             format!(
                 "{} add · {} cancel · several IDs: space, comma or newline",
-                keymap.key("submit"),
-                keymap.key("cancel")
+                keymap.key_for(Context::TextInput, &Action::Submit),
+                keymap.key_for(Context::TextInput, &Action::Cancel)
             ),
             theme.dim(),
         )),
@@ -207,8 +214,8 @@ fn render_relabel(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut
         Paragraph::new(Span::styled(
             format!(
                 "{} save · {} cancel · empty clears the label",
-                keymap.key("submit"),
-                keymap.key("cancel")
+                keymap.key_for(Context::TextInput, &Action::Submit),
+                keymap.key_for(Context::TextInput, &Action::Cancel)
             ),
             theme.dim(),
         )),

@@ -3,6 +3,7 @@
 //! file) and the selected task's detail with its picture. Every key it names is the keymap's.
 
 use super::browser::ellipsis;
+use crate::app::state::{Action, Context};
 use crate::app::state::{
     ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed,
 };
@@ -87,11 +88,22 @@ fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
         Line::from(spans)
     } else {
         Line::from(vec![
-            Span::styled(state.keymap.key("filter").to_string(), theme.key()),
+            Span::styled(
+                state
+                    .keymap
+                    .key_for(Context::Archive, &Action::FocusFilter)
+                    .to_string(),
+                theme.key(),
+            ),
             Span::styled(
                 ellipsis(
                     " filters: ID, label:, status:, kind:, service:, finished:>2026-11-01, added:",
-                    usize::from(area.width).saturating_sub(state.keymap.key("filter").len()),
+                    usize::from(area.width).saturating_sub(
+                        state
+                            .keymap
+                            .key_for(Context::Archive, &Action::FocusFilter)
+                            .len(),
+                    ),
                 ),
                 theme.dim(),
             ),
@@ -173,7 +185,12 @@ fn render_list(state: &State, header: Rect, list: Rect, theme: Theme, frame: &mu
 /// What an empty view says: how tasks get here, or that the filter matches none.
 fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
     let view = &state.archive;
-    let k = |name: &str| Span::styled(state.keymap.key(name).to_string(), theme.key());
+    let k = |context: Context, action: &Action| {
+        Span::styled(
+            state.keymap.key_for(context, action).to_string(),
+            theme.key(),
+        )
+    };
     let d = |text: &str| Span::styled(text.to_string(), theme.dim());
     if !view.loaded {
         return vec![Line::from(d("Reading the archive…"))];
@@ -183,22 +200,25 @@ fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
             Line::from(d("The archive is empty.")),
             Line::from(vec![
                 d("A finished task removed from the watch list ("),
-                k("remove"),
+                k(Context::Watch, &Action::Remove),
                 d(" there, or "),
-                k("remove_completed"),
+                k(Context::Watch, &Action::RemoveCompleted),
                 d(
                     " for every completed one) is kept here with its status history, times, URL \
                    and saved file.",
                 ),
             ]),
-            Line::from(vec![k("close_archive"), d(" goes back to the watch list.")]),
+            Line::from(vec![
+                k(Context::Archive, &Action::ToggleArchive),
+                d(" goes back to the watch list."),
+            ]),
         ];
     }
     vec![Line::from(vec![
         d("No archived task matches the filter ("),
-        k("filter"),
+        k(Context::Archive, &Action::FocusFilter),
         d(" then "),
-        k("clear_input"),
+        k(Context::TextInput, &Action::ClearInput),
         d(" clears it)."),
     ])]
 }
@@ -312,7 +332,10 @@ fn file_span(state: &State, theme: Theme) -> Span<'static> {
         _ => match view.saved_file(t) {
             Some(p) => Span::raw(p),
             None => Span::styled(
-                format!("not saved ({} downloads it)", state.keymap.key("download")),
+                format!(
+                    "not saved ({} downloads it)",
+                    state.keymap.key_for(Context::Archive, &Action::Download)
+                ),
                 theme.dim(),
             ),
         },

@@ -3,6 +3,7 @@
 use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
+use crate::app::state::{Action, Context};
 use crate::app::state::{Field, Load, Pane, State};
 use crate::filter::FuzzyFilter;
 use crate::filter::query::Flag;
@@ -141,8 +142,8 @@ fn filter_line(state: &State, theme: Theme) -> Line<'static> {
                 spans.push(Span::styled(
                     format!(
                         "  {} {}: {}",
-                        keys.key("pick_previous"),
-                        keys.key("pick_next"),
+                        keys.key_for(Context::TextInput, &Action::PickPrevious),
+                        keys.key_for(Context::TextInput, &Action::PickNext),
                         known.join(", ")
                     ),
                     theme.dim(),
@@ -164,9 +165,9 @@ fn filter_line(state: &State, theme: Theme) -> Line<'static> {
             Line::from(Span::styled(
                 format!(
                     "{} to filter · {} type · {} category",
-                    keys.key("filter"),
-                    keys.key("type"),
-                    keys.key("category")
+                    keys.key_for(Context::Browser, &Action::FocusFilter),
+                    keys.key_for(Context::Browser, &Action::CycleType),
+                    keys.key_for(Context::Browser, &Action::EditCategory)
                 ),
                 theme.dim(),
             ))
@@ -190,7 +191,10 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 Span::styled("Cannot load the catalogue: ", theme.error()),
                 Span::raw(e.clone()),
                 Span::styled(
-                    format!("  ({} reloads)", state.keymap.key("reload")),
+                    format!(
+                        "  ({} reloads)",
+                        state.keymap.key_for(Context::Browser, &Action::Refresh)
+                    ),
                     theme.dim(),
                 ),
             ]),
@@ -202,8 +206,12 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             _ if b.only_favourites => Line::from(Span::styled(
                 format!(
                     "No favourite matches ({} marks a model; {} lists everything again).",
-                    state.keymap.key("favourite"),
-                    state.keymap.key("favourites_only")
+                    state
+                        .keymap
+                        .key_for(Context::Browser, &Action::ToggleFavourite),
+                    state
+                        .keymap
+                        .key_for(Context::Browser, &Action::OnlyFavourites)
                 ),
                 theme.dim(),
             )),
@@ -411,7 +419,10 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
         let zoom = if state.zoomed.is_some() {
             String::new()
         } else {
-            format!(" · {} zooms", state.keymap.key("zoom"))
+            format!(
+                " · {} zooms",
+                state.keymap.key_for(Context::Global, &Action::Zoom)
+            )
         };
         let more = if below == 1 { "row" } else { "rows" };
         lines.push(Line::from(Span::styled(

@@ -1,6 +1,7 @@
 //! A yes/no question over everything: replace a file that is already there? remove every
 //! completed task?
 
+use crate::app::state::{Action, Context};
 use crate::app::state::{Keymap, Theme};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
@@ -26,9 +27,19 @@ pub fn render(q: &Question, keymap: &Keymap, theme: Theme, frame: &mut Frame) {
         Line::from(q.text.to_string()),
         Line::from(""),
         Line::from(vec![
-            Span::styled(keymap.key("yes").to_string(), theme.key()),
+            Span::styled(
+                keymap
+                    .key_for(Context::Confirm, &Action::Submit)
+                    .to_string(),
+                theme.key(),
+            ),
             Span::styled(format!(" {}   ", q.yes), theme.dim()),
-            Span::styled(keymap.key("no").to_string(), theme.key()),
+            Span::styled(
+                keymap
+                    .key_for(Context::Confirm, &Action::Cancel)
+                    .to_string(),
+                theme.key(),
+            ),
             Span::styled(format!(" {}", q.no), theme.dim()),
         ]),
     ];

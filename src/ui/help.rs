@@ -2,6 +2,7 @@
 //! taller than the overlay, the bottom border says which lines are shown and which way more is;
 //! a search (`/`) marks the line it is at and says how many match.
 
+use crate::app::state::{Action, Context};
 use crate::app::state::{HelpLine, Keymap, State, Theme, help_scroll_max};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -53,8 +54,8 @@ pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut 
     let scroll = scroll.min(max);
     let title = format!(
         " Keys · {} closes · {} searches ",
-        keymap.key("close_help"),
-        keymap.key("search")
+        keymap.key_for(Context::Help, &Action::ToggleHelp),
+        keymap.key_for(Context::Requests, &Action::Search)
     );
     let mut block = Block::bordered()
         .title(Span::styled(title, theme.title()))

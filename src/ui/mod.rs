@@ -10,6 +10,7 @@ mod request_log;
 mod status;
 pub mod watch;
 
+use crate::app::state::{Action, Context};
 use crate::app::state::{Popup, State};
 use ratatui::Frame;
 
@@ -56,7 +57,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
         ),
         Some(Popup::RemoveCompleted { count }) => {
             let tasks = if *count == 1 { "task" } else { "tasks" };
-            let undo = state.keymap.key("undo");
+            let undo = state.keymap.key_for(Context::Watch, &Action::Undo);
             let question =
                 format!("remove {count} completed {tasks} from the watch list? ({undo} undoes)");
             confirm::render(

@@ -2,6 +2,7 @@
 //! selected request's whole URL and what went wrong with it.
 
 use crate::app::layout::Areas;
+use crate::app::state::{Action, Context};
 use crate::app::state::{Keymap, RequestLog, State, Theme};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -30,9 +31,9 @@ fn title(state: &State) -> String {
         " Requests · {} of the last {} · {load}{search}{} copies as curl · {} searches · {} closes ",
         state.requests.entries.len(),
         crate::app::state::REQUESTS_KEPT,
-        keys.key("copy_curl"),
-        keys.key("search"),
-        keys.key("close_log"),
+        keys.key_for(Context::Requests, &Action::CopyCurl),
+        keys.key_for(Context::Requests, &Action::Search),
+        keys.key_for(Context::Requests, &Action::ToggleRequests),
     )
 }
 
@@ -130,7 +131,7 @@ fn how_sent(log: &RequestLog, keys: &Keymap, theme: Theme) -> Line<'static> {
     let Some(sel) = log.selected() else {
         return Line::default();
     };
-    let copy = keys.key("copy_curl");
+    let copy = keys.key_for(Context::Requests, &Action::CopyCurl);
     match &sel.error {
         Some(e) => Line::styled(e.clone(), theme.error()),
         None if sel.authorized && log.demo_token.is_some() => Line::from(vec![

@@ -145,8 +145,9 @@ mod tests {
     fn hint(word: &'static str, priority: Priority) -> Binding {
         Binding {
             context: Context::Global,
-            name: "quit",
+            name: Keymap::default().bindings()[0].name,
             keys: Vec::new(),
+            also: Vec::new(),
             label: "k".into(),
             // Any action: the fitting reads only the label, the word and the priority.
             action: Keymap::default().bindings()[0].action.clone(),

@@ -4,6 +4,7 @@
 use super::browser::ellipsis;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
+use crate::app::state::{Action, Context};
 use crate::app::state::{
     DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, count_of,
 };
@@ -207,7 +208,13 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> 
             vec![
                 Line::from(Span::styled("No tasks watched yet.", theme.dim())),
                 Line::from(vec![
-                    Span::styled(state.keymap.key("add").to_string(), theme.key()),
+                    Span::styled(
+                        state
+                            .keymap
+                            .key_for(Context::Global, &Action::OpenAddDialog)
+                            .to_string(),
+                        theme.key(),
+                    ),
                     Span::styled(" adds task IDs (paste several at once).", theme.dim()),
                 ]),
             ]
@@ -215,7 +222,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> 
             vec![Line::from(Span::styled(
                 format!(
                     "No task matches the filter ({} clears it).",
-                    state.keymap.key("clear_filter")
+                    state.keymap.key_for(Context::Browser, &Action::Cancel)
                 ),
                 theme.dim(),
             ))]
@@ -246,7 +253,7 @@ fn render_table(
         .unwrap_or(7);
     let services = services_shown(state);
     let focused = state.is_focused(Pane::Watch);
-    let poll_key = state.keymap.key("poll_now");
+    let poll_key = state.keymap.key_for(Context::Watch, &Action::PollNow);
     let shown: Vec<(usize, &WatchRow)> = w
         .order
         .iter()
@@ -962,7 +969,9 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
             "file",
             format!(
                 "downloaded by itself when it completes ({} turns this off)",
-                state.keymap.key("auto_download")
+                state
+                    .keymap
+                    .key_for(Context::Watch, &Action::ToggleAutoDownload)
             ),
             theme.dim(),
         ));

@@ -10,6 +10,7 @@ use crate::app::watch::{DownloadView, Watch};
 use crate::cmd::{ArchiveOp, Cmd, TaskKey};
 use crate::msg::{ArchiveReport, DownloadEvent};
 use crate::store::archive::ArchivedTask;
+use crate::store::config::ActionName;
 
 /// The view's keys (the watch list is where "watch again" puts a task back).
 pub fn update(
@@ -116,7 +117,7 @@ pub fn report(view: &mut ArchiveView, report: ArchiveReport, keymap: &Keymap) ->
             Effects::say(format!(
                 "deleted {} from the archive — {} undoes",
                 tasks(&ids),
-                keymap.key("undo")
+                keymap.key(ActionName::Undo)
             ))
         }
         ArchiveReport::Changed if view.open => Effects::cmds(vec![Cmd::Archive(ArchiveOp::Load)]),
@@ -165,7 +166,7 @@ pub fn downloaded(
             *shown = DownloadView::Failed(format!(
                 "{} exists; {} replaces it",
                 path.display(),
-                keymap.key("download")
+                keymap.key(ActionName::Download)
             ));
             Effects::none().redraw_if(true)
         }
@@ -202,7 +203,7 @@ fn empty(view: &ArchiveView, keymap: &Keymap) -> String {
         format!(
             "the archive is empty: a finished task removed from the watch list ({} there) \
              comes here",
-            keymap.key("remove")
+            keymap.key(ActionName::Remove)
         )
     } else {
         "no archived task matches the filter".to_string()
@@ -226,7 +227,7 @@ fn open_file(view: &ArchiveView, keymap: &Keymap) -> Effects {
         format!(
             "no file saved for {}: {} downloads it",
             t.entry.task_id,
-            keymap.key("download")
+            keymap.key(ActionName::Download)
         )
     } else {
         no_file(t, "open")
@@ -277,6 +278,6 @@ fn watch_again(view: &mut ArchiveView, watch: &mut Watch, keymap: &Keymap, now: 
     cmds.push(Cmd::Archive(ArchiveOp::Unarchive(vec![row])));
     Effects::cmds(cmds).with_notice(format!(
         "{id} is on the watch list again ({} goes back to it)",
-        keymap.key("close_archive")
+        keymap.key(ActionName::CloseArchive)
     ))
 }

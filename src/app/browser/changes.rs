@@ -9,6 +9,7 @@ use crate::app::keymap::Keymap;
 use crate::cmd::{Cmd, CompareJob};
 use crate::filter::query::Flag;
 use crate::store::catalogue_cache::{Change, Diff, Mark};
+use crate::store::config::ActionName;
 use std::sync::Arc;
 
 impl Browser {
@@ -121,7 +122,7 @@ impl Browser {
         if self.sort.field.key().is_none() {
             return Effects::say(format!(
                 "sorted by relevance: {} picks a field first",
-                keymap.key("sort")
+                keymap.key(ActionName::Sort)
             ));
         }
         self.sort.descending = !self.sort.descending;

@@ -32,6 +32,7 @@ use crate::app::keymap::Keymap;
 use crate::cmd::Cmd;
 use crate::filter::Query;
 use crate::filter::query::IsTerm;
+use crate::store::config::ActionName;
 pub use marks::Marks;
 pub use sort::{Sort, SortField};
 use std::sync::Arc;
@@ -304,7 +305,7 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
         Action::OnlyFavourites => {
             let fx = Effects::cmd(browser.toggle_only_favourites());
             if browser.only_favourites && browser.favourites.is_empty() {
-                let mark = keymap.key("favourite");
+                let mark = keymap.key(ActionName::Favourite);
                 return fx.with_notice(format!(
                     "no favourites yet: {mark} marks the selected model"
                 ));

@@ -1,12 +1,12 @@
 //! The screen's side of the state: its layout on resize, the screen's own keys (moves, zoom,
-//! focus, the detail section), mouse clicks and the wheel, which keymap contexts apply, the
+//! focus, the detail section), mouse clicks and the wheel, the mode (what has the keys), the
 //! picture and the rows the poller serves first (kept in step after every input and report),
 //! and what the clock changes on screen.
 
 use super::State;
 use crate::api::TaskState;
 use crate::app::action::Action;
-use crate::app::keymap::Context;
+use crate::app::keymap::{Context, Mode, TextField};
 use crate::app::layout::{Areas, ContainsPoint, Pane};
 use crate::app::popup::Popup;
 use crate::app::watch::{DownloadView, Row};
@@ -32,33 +32,36 @@ impl State {
         self.dirty = true;
     }
 
-    /// Which keymap contexts apply now, most specific first; derived, never stored.
+    /// What has the keys now, named once: the reducer routes on it and the keymap's contexts
+    /// come from it. A popup first, then the archive view, then a field being typed in, then
+    /// the focused pane.
+    pub fn mode(&self) -> Mode {
+        match &self.popup {
+            Some(Popup::Help { .. }) if self.search.editing => Mode::Typing(TextField::HelpSearch),
+            Some(Popup::Requests) if self.search.editing => Mode::Typing(TextField::LogSearch),
+            Some(Popup::Help { .. }) => Mode::Help,
+            Some(Popup::Requests) => Mode::Requests,
+            Some(Popup::Add(d)) if d.relabel.is_some() => Mode::LabelEditor,
+            Some(Popup::Add(_)) => Mode::AddDialog,
+            Some(Popup::Confirm(_)) => Mode::Confirm,
+            Some(Popup::RemoveCompleted { .. }) => Mode::RemoveCompleted,
+            None if self.archive.open && self.archive.editing => {
+                Mode::Typing(TextField::ArchiveFilter)
+            }
+            None if self.archive.open => Mode::Archive,
+            None if self.focus == Pane::Browser && self.browser.editing.is_some() => {
+                Mode::Typing(TextField::Browser)
+            }
+            None if self.focus == Pane::Watch && self.watch.editing => {
+                Mode::Typing(TextField::WatchFilter)
+            }
+            None => Mode::Pane(self.focus),
+        }
+    }
+
+    /// Which keymap contexts apply now, most specific first: the mode's.
     pub fn contexts(&self) -> Vec<Context> {
-        let mut contexts = match (&self.popup, self.browser.editing) {
-            (Some(Popup::Help { .. } | Popup::Requests), _) if self.search.editing => {
-                vec![Context::TextInput]
-            }
-            (Some(Popup::Help { .. }), _) => vec![Context::Help],
-            // The label editor is one text field.
-            (Some(Popup::Add(d)), _) if d.relabel.is_some() => vec![Context::TextInput],
-            (Some(Popup::Add(_)), _) => vec![Context::AddDialog],
-            (Some(Popup::Confirm(_) | Popup::RemoveCompleted { .. }), _) => {
-                vec![Context::Confirm]
-            }
-            (Some(Popup::Requests), _) => vec![Context::Requests],
-            (None, Some(_)) if self.focus == Pane::Browser => vec![Context::TextInput],
-            (None, _) if self.archive.open && self.archive.editing => vec![Context::TextInput],
-            (None, _) if self.archive.open => vec![Context::Archive],
-            (None, _) if self.focus == Pane::Watch && self.watch.editing => {
-                vec![Context::TextInput]
-            }
-            _ => match self.focus {
-                Pane::Browser => vec![Context::Browser, Context::Global],
-                Pane::Watch => vec![Context::Watch, Context::Global],
-            },
-        };
-        contexts.push(Context::Always);
-        contexts
+        self.mode().contexts().to_vec()
     }
 
     /// Whether a suspend was asked for since the last call; asking again clears it.

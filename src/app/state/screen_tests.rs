@@ -459,3 +459,74 @@ fn a_failed_suspend_is_shown_on_the_status_bar_and_survives_the_redraw() {
     s.drawn();
     assert!(!s.dirty);
 }
+
+// ---- the mode: what has the keys -------------------------------------------------------------
+
+/// Every mode is reached by its keys, `mode()` names it, and the keymap's contexts are the
+/// mode's: what routes an action and what resolves a key are one answer.
+#[test]
+fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
+    use crate::app::keymap::{Mode, TextField};
+    use crate::app::layout::Pane;
+    let mut s = state_with(
+        vec![
+            entry("w-1", Some(("IN_PROGRESS", 40))),
+            entry("done-1", Some(("COMPLETED", 100))),
+        ],
+        ui(false, false),
+    );
+    s.update(Action::Resize {
+        width: 120,
+        height: 40,
+    });
+    let mut seen = Vec::new();
+    let mut expect = |s: &State, mode: Mode| {
+        assert_eq!(s.mode(), mode);
+        assert_eq!(s.contexts(), mode.contexts(), "{mode:?}");
+        seen.push(mode);
+    };
+    let steps: [(KeyEvent, Mode); 28] = [
+        (ch('/'), Mode::Typing(TextField::Browser)),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
+        (ch('?'), Mode::Help),
+        (ch('/'), Mode::Typing(TextField::HelpSearch)),
+        (key(KeyCode::Enter), Mode::Help),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
+        (ch('L'), Mode::Requests),
+        (ch('/'), Mode::Typing(TextField::LogSearch)),
+        (key(KeyCode::Enter), Mode::Requests),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
+        (ch('a'), Mode::AddDialog),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
+        (key(KeyCode::Tab), Mode::Pane(Pane::Watch)),
+        (ch('/'), Mode::Typing(TextField::WatchFilter)),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Watch)),
+        (ch('e'), Mode::LabelEditor),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Watch)),
+        (ch('C'), Mode::RemoveCompleted),
+        (ch('n'), Mode::Pane(Pane::Watch)),
+        (ch('H'), Mode::Archive),
+        (ch('/'), Mode::Typing(TextField::ArchiveFilter)),
+        (key(KeyCode::Esc), Mode::Archive),
+        (ch('?'), Mode::Help),
+        (key(KeyCode::Esc), Mode::Archive),
+        (ch('q'), Mode::Pane(Pane::Watch)),
+        (ch('j'), Mode::Pane(Pane::Watch)),
+        (ch('D'), Mode::Pane(Pane::Watch)),
+        (key(KeyCode::Tab), Mode::Pane(Pane::Browser)),
+    ];
+    expect(&s, Mode::Pane(Pane::Browser));
+    for (k, mode) in steps {
+        press(&mut s, k);
+        expect(&s, mode);
+    }
+    // A file already there asks before it is replaced.
+    s.apply(Msg::Download {
+        key: image("done-1"),
+        event: crate::msg::DownloadEvent::Exists("/dl/done-1.png".into()),
+    });
+    expect(&s, Mode::Confirm);
+    for mode in Mode::ALL {
+        assert!(seen.contains(&mode), "{mode:?} was never reached");
+    }
+}

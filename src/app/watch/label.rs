@@ -7,6 +7,7 @@ use crate::app::effects::{Effects, tasks};
 use crate::app::keymap::Keymap;
 use crate::app::popup::{AddDialog, Popup};
 use crate::cmd::{Cmd, PersistOp, TaskKey};
+use crate::store::config::ActionName;
 use crate::store::watchlist::{WatchEntry, clean_label};
 
 /// The label key: the dialog that edits the label of the marked tasks, or the selected one,
@@ -16,7 +17,7 @@ pub fn edit(watch: &Watch, popup: &mut Option<Popup>, keymap: &Keymap) -> Effect
     if keys.is_empty() {
         return Effects::say(format!(
             "no task selected: the watch list is empty ({} adds tasks)",
-            keymap.key("add")
+            keymap.key(ActionName::Add)
         ));
     }
     let labels: Vec<Option<&String>> = keys

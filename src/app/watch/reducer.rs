@@ -13,6 +13,7 @@ use crate::app::keymap::Keymap;
 use crate::app::popup::{Confirm, Popup};
 use crate::cmd::{Cmd, PollCmd, TaskKey};
 use crate::msg::DownloadEvent;
+use crate::store::config::ActionName;
 
 /// The watch pane's keys (the popup is the one they may open, `now` the reducers' clock).
 pub fn update(
@@ -203,7 +204,7 @@ pub fn download(
                 DownloadEvent::Saved(path) => Effects::say(format!("saved {}", path.display())),
                 _ => Effects::none(),
             };
-            said.and(watch.download(&key, event, keymap.key("download")))
+            said.and(watch.download(&key, event, keymap.key(ActionName::Download)))
         }
     }
 }
@@ -277,7 +278,7 @@ pub fn remove(watch: &mut Watch, keys: &[TaskKey], keymap: &Keymap, now: u64) ->
     if ids.is_empty() {
         return fx;
     }
-    let undo = keymap.key("undo");
+    let undo = keymap.key(ActionName::Undo);
     fx.with_notice(format!("removed {} — {undo} undoes", tasks(&ids)))
 }
 
@@ -285,7 +286,7 @@ pub fn remove(watch: &mut Watch, keys: &[TaskKey], keymap: &Keymap, now: u64) ->
 fn no_task(keymap: &Keymap) -> String {
     format!(
         "no task selected: the watch list is empty ({} adds tasks)",
-        keymap.key("add")
+        keymap.key(ActionName::Add)
     )
 }
 
@@ -315,7 +316,7 @@ fn open_file(watch: &Watch, keymap: &Keymap) -> Effects {
         format!(
             "no file saved for {}: {} downloads it",
             r.entry.task_id,
-            keymap.key("download")
+            keymap.key(ActionName::Download)
         )
     } else {
         no_file(r, "open")

@@ -6,6 +6,7 @@ use super::{Row, Watch};
 use crate::app::effects::Effects;
 use crate::app::keymap::Keymap;
 use crate::cmd::{Cmd, PersistOp};
+use crate::store::config::ActionName;
 
 /// Row `row` finished while watched: new until looked at. The file records it with the
 /// status (the saver marks an entry new when its status first turns finished there), so
@@ -61,7 +62,7 @@ pub fn next(watch: &mut Watch, keymap: &Keymap) -> Effects {
         } else {
             format!("the {all} new tasks are")
         },
-        keymap.key("clear_filter")
+        keymap.key(ActionName::ClearFilter)
     ))
 }
 

@@ -11,67 +11,120 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-/// Every action `[keys]` can rebind. One name may stand for bindings of several contexts
-/// that mean the same (`open` in the browser and in the watch list).
-pub const ACTION_NAMES: &[&str] = &[
-    "filter",
-    "type",
-    "category",
-    "open",
-    "open_file",
-    "copy_url",
-    "copy_name",
-    "clear_filter",
-    "reload",
-    "favourite",
-    "favourites_only",
-    "download",
-    "auto_download",
-    "yes",
-    "no",
-    "remove",
-    "undo",
-    "sort",
-    "details",
-    "poll_now",
-    "add",
-    "switch_pane",
-    "up",
-    "down",
-    "page_up",
-    "page_down",
-    "top",
-    "bottom",
-    "help",
-    "quit",
-    "interrupt",
-    "suspend",
-    "submit",
-    "pick_previous",
-    "pick_next",
-    "backspace",
-    "clear_input",
-    "image_video",
-    "cancel",
-    "close_help",
-    "request_log",
-    "copy_curl",
-    "close_log",
-    "mark",
-    "remove_completed",
-    "zoom",
-    "search",
-    "next_match",
-    "previous_match",
-    "next_unseen",
-    "label",
-    "label_field",
-    "clear_marks",
-    "sort_direction",
-    "archive",
-    "close_archive",
-    "watch_again",
-];
+/// Declares [`ActionName`] and [`ACTION_NAMES`] from one list: each variant with its name in
+/// `[keys]`.
+macro_rules! action_names {
+    ($($variant:ident => $name:literal,)+) => {
+        /// Every action `[keys]` can rebind, by its name in the file. One name may stand for
+        /// bindings of several contexts that mean the same (`open` in the browser and in the
+        /// watch list). The names are the file's schema, so they live here, below `app`, where
+        /// the parser checks them; the keymap (`app::keymap`) binds each to its keys by this
+        /// enum, so a misspelt name does not compile.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum ActionName {
+            $($variant,)+
+        }
+
+        impl ActionName {
+            /// Every action, in the order the keymap's table first binds them.
+            pub const ALL: &'static [ActionName] = &[$(ActionName::$variant,)+];
+
+            /// Its name in `[keys]`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ActionName::$variant => $name,)+
+                }
+            }
+        }
+
+        /// Every name `[keys]` takes, as [`ActionName::as_str`] says them.
+        pub const ACTION_NAMES: &[&str] = &[$($name,)+];
+    };
+}
+
+#[rustfmt::skip]
+action_names! {
+    Filter => "filter",
+    Type => "type",
+    Category => "category",
+    Open => "open",
+    OpenFile => "open_file",
+    CopyUrl => "copy_url",
+    CopyName => "copy_name",
+    ClearFilter => "clear_filter",
+    Reload => "reload",
+    Favourite => "favourite",
+    FavouritesOnly => "favourites_only",
+    Download => "download",
+    AutoDownload => "auto_download",
+    Yes => "yes",
+    No => "no",
+    Remove => "remove",
+    Undo => "undo",
+    Sort => "sort",
+    Details => "details",
+    PollNow => "poll_now",
+    Add => "add",
+    SwitchPane => "switch_pane",
+    Up => "up",
+    Down => "down",
+    PageUp => "page_up",
+    PageDown => "page_down",
+    Top => "top",
+    Bottom => "bottom",
+    Help => "help",
+    Quit => "quit",
+    Interrupt => "interrupt",
+    Suspend => "suspend",
+    Submit => "submit",
+    PickPrevious => "pick_previous",
+    PickNext => "pick_next",
+    Backspace => "backspace",
+    ClearInput => "clear_input",
+    ImageVideo => "image_video",
+    Cancel => "cancel",
+    CloseHelp => "close_help",
+    RequestLog => "request_log",
+    CopyCurl => "copy_curl",
+    CloseLog => "close_log",
+    Mark => "mark",
+    RemoveCompleted => "remove_completed",
+    Zoom => "zoom",
+    Search => "search",
+    NextMatch => "next_match",
+    PreviousMatch => "previous_match",
+    NextUnseen => "next_unseen",
+    Label => "label",
+    LabelField => "label_field",
+    ClearMarks => "clear_marks",
+    SortDirection => "sort_direction",
+    Archive => "archive",
+    CloseArchive => "close_archive",
+    WatchAgain => "watch_again",
+}
+
+impl fmt::Display for ActionName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ActionName {
+    type Err = UnknownAction;
+
+    fn from_str(name: &str) -> Result<Self, UnknownAction> {
+        ActionName::ALL
+            .iter()
+            .copied()
+            .find(|a| a.as_str() == name)
+            .ok_or_else(|| UnknownAction(name.to_string()))
+    }
+}
+
+/// A name that is not one of [`ACTION_NAMES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("keys.{0}: no such action")]
+pub struct UnknownAction(pub String);
 
 /// Every style `[styles]` can set.
 pub const STYLE_NAMES: &[&str] = &[
@@ -106,17 +159,24 @@ impl KeyCombo {
     }
 }
 
-impl FromStr for KeyCombo {
-    type Err = String;
+/// Why a key name in `[keys]` is not one key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyNameError {
+    #[error(
+        "`{0}` is not a key: write a letter, digit or sign, or enter, esc, tab, backtab, space, \
+         backspace, delete, up, down, left, right, home, end, pageup, pagedown or f1–f12, with \
+         ctrl-, alt- or shift- before it"
+    )]
+    Unknown(String),
+    #[error("`{0}` is several keys at once; bind one key (with ctrl-, alt- or shift-)")]
+    Several(String),
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
-        let unknown = || {
-            format!(
-                "`{text}` is not a key: write a letter, digit or sign, or enter, esc, tab, \
-                 backtab, space, backspace, delete, up, down, left, right, home, end, pageup, \
-                 pagedown or f1–f12, with ctrl-, alt- or shift- before it"
-            )
-        };
+impl FromStr for KeyCombo {
+    type Err = KeyNameError;
+
+    fn from_str(text: &str) -> Result<Self, KeyNameError> {
+        let unknown = || KeyNameError::Unknown(text.to_string());
         let mut chars = text.chars();
         // One character stands for itself, in its case: `G` is shift-g (the parser below
         // would lower it).
@@ -133,9 +193,7 @@ impl FromStr for KeyCombo {
         }
         let combo = crokey::parse(text).map_err(|_| unknown())?;
         let crokey::OneToThree::One(code) = combo.codes else {
-            return Err(format!(
-                "`{text}` is several keys at once; bind one key (with ctrl-, alt- or shift-)"
-            ));
+            return Err(KeyNameError::Several(text.to_string()));
         };
         if combo.modifiers.contains(KeyModifiers::SUPER) || matches!(code, KeyCode::F(n) if n > 12)
         {
@@ -322,18 +380,29 @@ impl ThemeName {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StyleSpec(pub Style);
 
-impl FromStr for StyleSpec {
-    type Err = String;
+/// Why a `[styles]` value is not a style.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StyleError {
+    #[error(
+        "`{0}` is not a colour or an emphasis: use a colour name (red, lightblue, darkgray…), \
+         #rrggbb, a number 0–255, `on <colour>` for the background, or bold, italic, \
+         underline, dim, reversed"
+    )]
+    NotAColour(String),
+    #[error("`{0}`: `on` needs a colour after it")]
+    OnWithoutColour(String),
+    #[error("`{0}` names two text colours; write `on <colour>` for the background")]
+    TwoColours(String),
+    #[error("`{0}` sets nothing: give a colour, `on <colour>` or an emphasis")]
+    Nothing(String),
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl FromStr for StyleSpec {
+    type Err = StyleError;
+
+    fn from_str(text: &str) -> Result<Self, StyleError> {
         let colour = |word: &str| {
-            Color::from_str(word).map_err(|_| {
-                format!(
-                    "`{word}` is not a colour or an emphasis: use a colour name (red, \
-                     lightblue, darkgray…), #rrggbb, a number 0–255, `on <colour>` for the \
-                     background, or bold, italic, underline, dim, reversed"
-                )
-            })
+            Color::from_str(word).map_err(|_| StyleError::NotAColour(word.to_string()))
         };
         let mut style = Style::new();
         let mut words = text.split_whitespace();
@@ -353,21 +422,17 @@ impl FromStr for StyleSpec {
             } else if lower == "on" {
                 let bg = words
                     .next()
-                    .ok_or_else(|| format!("`{text}`: `on` needs a colour after it"))?;
+                    .ok_or_else(|| StyleError::OnWithoutColour(text.to_string()))?;
                 style = style.bg(colour(bg)?);
             } else if fg_set {
-                return Err(format!(
-                    "`{text}` names two text colours; write `on <colour>` for the background"
-                ));
+                return Err(StyleError::TwoColours(text.to_string()));
             } else {
                 style = style.fg(colour(word)?);
                 fg_set = true;
             }
         }
         if style == Style::new() {
-            return Err(format!(
-                "`{text}` sets nothing: give a colour, `on <colour>` or an emphasis"
-            ));
+            return Err(StyleError::Nothing(text.to_string()));
         }
         Ok(StyleSpec(style))
     }
@@ -384,7 +449,7 @@ impl<'de> Deserialize<'de> for StyleSpec {
 mod tests {
     use super::*;
 
-    fn key(text: &str) -> Result<KeyCombo, String> {
+    fn key(text: &str) -> Result<KeyCombo, KeyNameError> {
         text.parse()
     }
 
@@ -431,7 +496,7 @@ mod tests {
             Ok(KeyCombo::new(Left, KeyModifiers::ALT | KeyModifiers::SHIFT))
         );
         for bad in ["", "enterr", "ctrl-", "f13", "a-b", "cmd-x", " "] {
-            let e = key(bad).expect_err(bad);
+            let e = key(bad).expect_err(bad).to_string();
             assert!(e.contains(&format!("`{bad}`")), "{e}");
         }
     }
@@ -468,7 +533,7 @@ mod tests {
             ("", "sets nothing"),
             ("#12345g", "not a colour"),
         ] {
-            let e = s(bad).expect_err(bad);
+            let e = s(bad).expect_err(bad).to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
     }

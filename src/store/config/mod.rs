@@ -18,7 +18,10 @@ mod schema;
 mod token;
 mod values;
 
-pub use appearance::{ACTION_NAMES, KeyCombo, STYLE_NAMES, ThemeName};
+pub use appearance::{
+    ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
+    UnknownAction,
+};
 pub use common::{
     ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
     DEFAULT_STALL_AFTER, EnvLookup, Overrides, Source, TokenOrigin, process_env,

@@ -292,13 +292,16 @@ async fn config_errors_suggest_the_nearest_key_and_name_the_lines() {
         home.path(),
         "bell = false\n[keys]\nopen = \"x\"\n\nremove = \"x\"\n",
     );
-    let (code, _, err) = run_env(home.path(), &[], &["keys"]).await;
-    assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("config.toml: keys: `x` is bound to both `open`")
-            && err.trim_end().ends_with("[keys] (at lines 3 and 5)"),
-        "{err}"
-    );
+    // Refused the same way by every command that reads the settings, `config show` too.
+    for args in [&["keys"][..], &["config", "show"]] {
+        let (code, _, err) = run_env(home.path(), &[], args).await;
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(
+            err.contains("config.toml: keys: `x` is bound to both `open`")
+                && err.trim_end().ends_with("[keys] (at lines 3 and 5)"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -479,7 +482,7 @@ fn man_writes_every_page_it_names_and_gendash_1_has_the_user_s_sections() {
     let keys = section("KEYS");
     for binding in gendash::app::state::Keymap::default().bindings() {
         assert!(
-            keys.contains(&binding.name.replace('-', "\\-")),
+            keys.contains(&binding.name.as_str().replace('-', "\\-")),
             "{}",
             binding.name
         );

@@ -1000,11 +1000,26 @@ fn keys_prints_the_bindings_in_force_as_text_and_json() {
             .all(|r| r["description"].as_str().is_some_and(|d| !d.is_empty()))
     );
 
-    std::fs::write(&cfg, "[keys]\nremove = \"s\"\n").unwrap();
+    // The docs' example: the user's key wins, and the built-in action that had it is named.
+    std::fs::write(&cfg, "[keys]\nundo = \"ctrl-z\"\n").unwrap();
+    let (code, stdout, stderr) = keys(&["keys"]);
+    assert_eq!(code, 0, "{stderr}");
+    let undo = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("undo "))
+        .unwrap();
+    assert!(undo.contains(" ctrl-z "), "{undo}");
+    assert!(
+        stdout
+            .contains("Built-in keys your [keys] took\n  `ctrl-z` is `undo`'s ([keys]); `suspend`")
+            && stdout.contains("gave it up and has no key left"),
+        "{stdout}"
+    );
+    std::fs::write(&cfg, "[keys]\nremove = \"s\"\nundo = \"s\"\n").unwrap();
     let (code, _, stderr) = keys(&["keys"]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("`s` is bound to both `remove`") && stderr.contains("`sort`"),
+        stderr.contains("`s` is bound to both `remove`") && stderr.contains("`undo`"),
         "{stderr}"
     );
     std::fs::write(&cfg, "[keys]\nremvoe = \"x\"\n").unwrap();

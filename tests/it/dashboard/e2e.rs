@@ -480,8 +480,9 @@ fn the_cached_catalogue_is_shown_when_the_service_is_gone() {
 }
 
 /// `[keys]` and `theme` from the config file, as the user meets them: the hint line shows the
-/// rebound key, the old one does nothing, the new one quits; a conflicting `[keys]` stops the
-/// dashboard before it takes the terminal, naming the key.
+/// rebound key, the old one does nothing, the new one quits; a key taken from a built-in
+/// action (`undo = "ctrl-z"`, suspend's) does not stop it; two of the user's actions on one
+/// key stop the dashboard before it takes the terminal, naming the key.
 #[test]
 fn rebound_keys_and_a_theme_from_the_config_file() {
     let home = tempfile::tempdir().unwrap();
@@ -489,7 +490,7 @@ fn rebound_keys_and_a_theme_from_the_config_file() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("config.toml"),
-        "theme = \"high-contrast\"\n[keys]\nquit = \"x\"\nhelp = \"f1\"\n",
+        "theme = \"high-contrast\"\n[keys]\nquit = \"x\"\nhelp = \"f1\"\nundo = \"ctrl-z\"\n",
     )
     .unwrap();
     let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 150, 40);
@@ -509,7 +510,11 @@ fn rebound_keys_and_a_theme_from_the_config_file() {
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 
-    std::fs::write(dir.join("config.toml"), "[keys]\ndownload = \"a\"\n").unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "[keys]\ndownload = \"a\"\nadd = \"a\"\n",
+    )
+    .unwrap();
     let out = common::gendash(home.path())
         .env("GENDASH_BASE_URL", "http://127.0.0.1:9/")
         .env("GENDASH_TOKEN", "t")

@@ -8,9 +8,12 @@ use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind};
 use gendash::app::action::Action;
 use gendash::app::state::{Keymap, Popup, State, UiSettings};
 use gendash::cmd::{CatalogueRequest, Cmd, PersistOp, PollCmd, TaskKey};
+use gendash::msg::ArchiveReport;
 use gendash::msg::{DownloadEvent, Msg};
+use gendash::store::archive::ArchivedTask;
+use gendash::store::config::ActionName;
 use gendash::store::config::{ACTION_NAMES, KeyCombo};
-use gendash::store::watchlist::WatchEntry;
+use gendash::store::watchlist::{LastKnown, WatchEntry};
 use gendash::testing::task_result as result;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,6 +56,28 @@ fn task(id: &str) -> WatchEntry {
         label: None,
         seen: None,
         trouble: None,
+    }
+}
+
+/// A task in the archive, finished `ago` seconds before `NOW`, never saved.
+fn archived(id: i64, task_id: &str, status: &str, ago: u64) -> ArchivedTask {
+    let finished = NOW - ago;
+    ArchivedTask {
+        id,
+        entry: WatchEntry {
+            last: Some(LastKnown {
+                status: status.into(),
+                percent: 100,
+                url_download: Some(format!("http://127.0.0.1:8787/files/{task_id}.png")),
+                updated_at: finished,
+                running_since: Some(finished - 60),
+                finished_at: Some(finished),
+                start_seen: true,
+                history: Vec::new(),
+            }),
+            ..task(task_id)
+        },
+        archived_at: finished,
     }
 }
 
@@ -104,24 +129,30 @@ fn screen(s: &State) -> Vec<String> {
         .collect()
 }
 
-/// Every action bound to a key no default uses: `alt-a`, `alt-b`, …, then function keys.
-fn rebound_everything() -> Keymap {
+/// Every action with a key no default uses, as `[keys]` writes it: `alt-a`, `alt-b`, …, then
+/// function keys.
+pub(super) fn rebound_pairs() -> Vec<(&'static str, String)> {
     let pool = "abcdefghijklmnopqrstuvwxyz0123456789"
         .chars()
         .map(|c| format!("alt-{c}"))
         .chain((1..=12).map(|n| format!("f{n}")))
         .chain((1..=12).map(|n| format!("ctrl-f{n}")));
-    let keys: BTreeMap<String, Vec<KeyCombo>> = ACTION_NAMES
-        .iter()
-        .zip(pool)
-        .map(|(name, key)| ((*name).to_string(), vec![key.parse().unwrap()]))
+    let pairs: Vec<(&str, String)> = ACTION_NAMES.iter().copied().zip(pool).collect();
+    assert_eq!(pairs.len(), ACTION_NAMES.len(), "a key for every action");
+    pairs
+}
+
+/// Every action bound to a key no default uses.
+fn rebound_everything() -> Keymap {
+    let keys: BTreeMap<String, Vec<KeyCombo>> = rebound_pairs()
+        .into_iter()
+        .map(|(name, key)| (name.to_string(), vec![key.parse().unwrap()]))
         .collect();
-    assert_eq!(keys.len(), ACTION_NAMES.len(), "a key for every action");
     Keymap::configured(&keys).unwrap()
 }
 
 /// How the default keymap writes its keys: each label whole (`n/Esc`) and each key of it.
-fn default_labels() -> BTreeSet<String> {
+pub(super) fn default_labels() -> BTreeSet<String> {
     let mut labels = BTreeSet::new();
     for b in Keymap::default().bindings() {
         labels.insert(b.label.to_string());
@@ -151,7 +182,7 @@ fn after_a_key(word: &str) -> bool {
 
 /// Where a line names a default key: the key as a word of its own, followed by what it does.
 /// Keys of more than one character (`Esc`, `PgUp`, `^U`) count wherever they stand alone.
-fn default_keys_named(line: &str, labels: &BTreeSet<String>) -> Vec<String> {
+pub(super) fn default_keys_named(line: &str, labels: &BTreeSet<String>) -> Vec<String> {
     let trim = |w: &str| -> String {
         if w.chars().count() == 1 {
             return w.to_string();
@@ -320,6 +351,38 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
     // The demo's throwaway token: the line offers the curl command to copy.
     w.requests.demo_token = Some(gendash::api::Secret::new("gd-demo-token"));
     shot("request log, the demo's token", &w);
+
+    // The archive view: its list and detail (a file not saved names the download key), a
+    // delete, its filter, and empty (the help over it is the help of the scenes above).
+    let mut a = loaded(keymap, &[], 220, 40, 0);
+    a.update(Action::FocusNext);
+    a.update(Action::ToggleArchive);
+    a.apply(Msg::Archive(ArchiveReport::listed(
+        vec![
+            archived(1, "arch-1", "COMPLETED", 60),
+            archived(2, "arch-2", "FAILED", 3_600),
+            archived(3, "arch-3", "COMPLETED", 86_400),
+        ]
+        .into(),
+        0,
+    )));
+    shot("archive", &a);
+    a.update(Action::Down);
+    shot("archive, a failed task", &a);
+    a.update(Action::Remove);
+    shot("archive, a task deleted", &a);
+    a.update(Action::FocusFilter);
+    for c in "zzz".chars() {
+        a.update(Action::Type(c));
+    }
+    shot("archive filter typed", &a);
+    a.update(Action::Submit);
+    shot("archive filter matching nothing", &a);
+    let mut empty = loaded(keymap, &[], 220, 30, 0);
+    empty.update(Action::FocusNext);
+    empty.update(Action::ToggleArchive);
+    empty.apply(Msg::Archive(ArchiveReport::listed(Vec::new().into(), 0)));
+    shot("empty archive", &empty);
     out
 }
 
@@ -345,6 +408,8 @@ fn the_default_keys_are_named_on_the_scenes() {
         "`A turns`",
         "`z zooms`",
         "`y copies`",
+        "`D downloads`",
+        "`Esc/H/q goes`",
     ] {
         assert!(
             named.iter().any(|n| n == expected),
@@ -381,12 +446,16 @@ fn with_every_action_rebound_no_screen_names_a_default_key() {
         .collect::<Vec<_>>()
         .join("\n");
     for said in [
-        format!("{} undoes", keymap.key("undo")),
-        format!("{} adds task IDs", keymap.key("add")),
-        format!("{} asks again", keymap.key("poll_now")),
-        format!("{} replaces it", keymap.key("download")),
-        format!("{} closes", keymap.key("close_help")),
-        format!("{} zooms", keymap.key("zoom")),
+        format!("{} undoes", keymap.key(ActionName::Undo)),
+        format!("{} adds task IDs", keymap.key(ActionName::Add)),
+        format!("{} asks again", keymap.key(ActionName::PollNow)),
+        format!("{} replaces it", keymap.key(ActionName::Download)),
+        format!(
+            "not saved ({} downloads it)",
+            keymap.key(ActionName::Download)
+        ),
+        format!("{} closes", keymap.key(ActionName::CloseHelp)),
+        format!("{} zooms", keymap.key(ActionName::Zoom)),
     ] {
         assert!(all.contains(&said), "{said:?} is said");
     }

@@ -234,6 +234,68 @@ fn every_line_command_works_and_each_change_is_one_line() {
     assert_cooked(&s);
 }
 
+/// The rebound-keys sweep in plain mode: with every action bound elsewhere in `[keys]`, no
+/// line names a default key, nor a rebound one (plain mode takes commands, not keys): the
+/// notice that names the undo key says the `undo` command instead.
+#[test]
+fn with_every_action_rebound_no_line_names_a_key() {
+    let pairs = super::keys::rebound_pairs();
+    let keys: Vec<String> = pairs
+        .iter()
+        .map(|(name, key)| format!("{name} = \"{key}\""))
+        .collect();
+    let keys = keys.join("\n");
+    let setup = Served::with(&format!("{}[keys]\n{keys}\n", common::QUICK_TO_DL), &[DONE]);
+    let mut s = plain(&setup, &["--plain"], &[]);
+    wait_after(&s, 0, &format!("{DONE} completed 100%"));
+    help_lists_every_command(&mut s);
+    for (line, answer) in [
+        ("list".to_string(), format!("{DONE} completed 100%\n")),
+        (
+            format!("download {DONE}"),
+            format!("{DONE} saved ~/dl/{DONE}.png\n"),
+        ),
+        (format!("download {DONE}"), "? (yes or no)\n".to_string()),
+        ("no".to_string(), "kept the file".to_string()),
+        ("add sim-3-x".to_string(), "added sim-3-x\n".to_string()),
+        (
+            "rm sim-3-x".to_string(),
+            "removed sim-3-x — undo brings it back\n".to_string(),
+        ),
+        ("undo".to_string(), "restored sim-3-x\n".to_string()),
+        (
+            "filter zzz".to_string(),
+            "filter \"zzz\": 0 of 2 tasks\n".to_string(),
+        ),
+        ("filter".to_string(), "no filter: 2 tasks\n".to_string()),
+        (
+            "models water".to_string(),
+            "models match \"water\"\n".to_string(),
+        ),
+        (
+            "frobnicate".to_string(),
+            "type help for the commands\n".to_string(),
+        ),
+    ] {
+        let at = type_line(&mut s, &line);
+        wait_after(&s, at, &answer);
+    }
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let t = transcript(&s);
+    let labels = super::keys::default_labels();
+    let named: Vec<String> = t
+        .lines()
+        .flat_map(|l| super::keys::default_keys_named(l, &labels))
+        // The help's `yes / no` names two commands, the slash between them.
+        .filter(|n| n != "`/ no`")
+        .collect();
+    assert!(named.is_empty(), "default keys named: {named:?} in\n{t}");
+    for rebound in ["Alt-", "alt-", "F1", "f1"] {
+        assert!(!t.contains(rebound), "{rebound} in\n{t}");
+    }
+}
+
 /// `--color always` colours lines with SGR and nothing else; `NO_COLOR` wins over it.
 #[test]
 fn colours_are_sgr_only_when_asked_and_none_with_no_color() {

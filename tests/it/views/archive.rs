@@ -117,6 +117,20 @@ fn the_empty_view_names_the_keys_as_configured() {
     assert!(text.contains("F4 goes back"), "{text}");
 }
 
+/// The detail of a task not saved names the download key `[keys]` gives, not a built-in `D`.
+#[test]
+fn the_detail_names_the_download_key_as_configured() {
+    let mut keys = std::collections::BTreeMap::new();
+    keys.insert("download".to_string(), vec!["ctrl-d".parse().unwrap()]);
+    let mut s = archive_of(220, 30, tasks());
+    s.keymap = gendash::app::state::Keymap::configured(&keys).unwrap();
+    // The second row, never saved.
+    s.update(Action::Down);
+    let text = crate::common::rendered_text(&s, 220, 30);
+    assert!(text.contains("not saved (^D downloads it)"), "{text}");
+    assert!(!text.contains("(D downloads"), "{text}");
+}
+
 /// A keystroke in a long list draws its first matches before their count is known: the title
 /// says the list is being filtered, then the count once the rest is read.
 #[test]

@@ -1,0 +1,161 @@
+//! Every key binding, once: the dispatcher, the hint line and the help overlay all read this
+//! keymap, so a binding and its description are never written twice. `binding`: what a
+//! binding is and how its keys are written; `table`: the built-in bindings as data, one line
+//! each; `configure`: `[keys]` applied on top (a user's key wins over a built-in one; two of
+//! the user's own on one key are refused); `mode`: which screen has the keys, and so which
+//! contexts are in force together.
+
+mod binding;
+mod configure;
+mod mode;
+mod table;
+
+pub use binding::{Binding, Context, HelpLine, Priority};
+pub use configure::{GivenUp, KeymapError};
+pub use mode::{Mode, TextField};
+
+use super::action::Action;
+use crate::store::config::{ActionName, KeyCombo};
+use binding::{NO_KEY, matches};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use table::bindings;
+
+/// The effective key bindings; the dispatcher, the hint line and the help all read it.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: Arc<[Binding]>,
+    /// The built-in keys that `[keys]` took for other actions, for `gendash keys` to say.
+    given_up: Arc<[GivenUp]>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Keymap {
+            bindings: Arc::clone(bindings()),
+            given_up: Arc::from([]),
+        }
+    }
+}
+
+impl Keymap {
+    /// The built-in table with `[keys]` applied: each named action answers to the given keys
+    /// instead of its own, in every context it has; see `configure`.
+    pub fn configured(keys: &BTreeMap<String, Vec<KeyCombo>>) -> Result<Keymap, KeymapError> {
+        let (bindings, given_up) = configure::apply(bindings(), keys)?;
+        Ok(Keymap {
+            bindings: Arc::from(bindings),
+            given_up: Arc::from(given_up),
+        })
+    }
+
+    /// How the keys of the action `name` are written, for any message that tells the user
+    /// which key to press: "removed x — u undoes" follows `[keys]`. The first binding with
+    /// that name gives the label.
+    pub fn key(&self, name: ActionName) -> &str {
+        self.bindings
+            .iter()
+            .find(|b| b.name == name)
+            .map_or(NO_KEY, |b| &b.label)
+    }
+
+    /// How the keys of `action` in `context` are written: the view's way to name a key
+    /// (an action means one binding in a context; a test says so).
+    pub fn key_for(&self, context: Context, action: &Action) -> &str {
+        self.bindings
+            .iter()
+            .find(|b| b.context == context && b.action == *action)
+            .map_or(NO_KEY, |b| &b.label)
+    }
+
+    pub fn bindings(&self) -> &[Binding] {
+        &self.bindings
+    }
+
+    /// The built-in keys `[keys]` gave to other actions.
+    pub fn given_up(&self) -> &[GivenUp] {
+        &self.given_up
+    }
+
+    /// What `key` means in `contexts` (most specific first). Printable characters in text
+    /// contexts are typed when no binding claims them.
+    pub fn resolve(&self, contexts: &[Context], key: &KeyEvent) -> Option<Action> {
+        for ctx in contexts {
+            if let Some(b) = self
+                .bindings
+                .iter()
+                .find(|b| b.context == *ctx && matches(b, key))
+            {
+                return Some(b.action.clone());
+            }
+        }
+        let texty = contexts.iter().any(|c| c.types());
+        match key.code {
+            KeyCode::Char(c)
+                if texty
+                    && !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+            {
+                Some(Action::Type(c))
+            }
+            _ => None,
+        }
+    }
+
+    /// The hint line's bindings for these contexts (those that still have a key).
+    pub fn hints<'a>(&'a self, contexts: &[Context]) -> impl Iterator<Item = &'a Binding> + 'a {
+        let contexts = contexts.to_vec();
+        self.bindings.iter().filter(move |b| {
+            b.hint.is_some() && !b.keys.is_empty() && contexts.contains(&b.context)
+        })
+    }
+
+    /// The help overlay's lines: each context's bindings under its title, then the mouse.
+    pub fn help_lines(&self) -> Vec<HelpLine<'_>> {
+        let mut lines = Vec::new();
+        for ctx in Context::ALL {
+            lines.push(HelpLine::Title(ctx));
+            lines.extend(
+                self.bindings
+                    .iter()
+                    .filter(|b| b.context == ctx)
+                    .map(HelpLine::Binding),
+            );
+            lines.push(HelpLine::Blank);
+        }
+        lines.push(HelpLine::Note(
+            "Mouse: click selects a row and focuses its pane; the wheel scrolls.",
+        ));
+        lines
+    }
+
+    /// The keymap as Markdown tables, one per context, for the README (a test keeps them
+    /// equal).
+    pub fn markdown(&self) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for ctx in Context::ALL {
+            let _ = write!(
+                out,
+                "**{}**\n\n| key | action | `[keys]` name |\n|---|---|---|\n",
+                ctx.title()
+            );
+            for b in self.bindings.iter().filter(|b| b.context == ctx) {
+                let _ = writeln!(
+                    out,
+                    "| `{}` | {} | `{}` |",
+                    b.label.replace('|', "\\|"),
+                    b.description,
+                    b.name
+                );
+            }
+            out.push('\n');
+        }
+        out.trim_end().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;

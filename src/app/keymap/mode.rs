@@ -1,0 +1,95 @@
+//! Which screen has the keys, named once: `State::mode` works it out, the reducer routes on
+//! it, and the keymap's contexts come from it, so which contexts are in force together is
+//! never a list of its own.
+
+use super::binding::Context;
+use crate::app::layout::Pane;
+
+/// A text field that has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextField {
+    /// The help's search.
+    HelpSearch,
+    /// The request log's search.
+    LogSearch,
+    /// The browser's filter or category field.
+    Browser,
+    /// The watch list's filter.
+    WatchFilter,
+    /// The archive view's filter.
+    ArchiveFilter,
+}
+
+/// What has the keys, most specific first: a popup, then the archive view, then a field being
+/// typed in, then a pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Help,
+    Requests,
+    AddDialog,
+    /// The add dialog's relabelling form: one text field.
+    LabelEditor,
+    /// A yes/no question about a file (replace it?).
+    Confirm,
+    /// A yes/no question: remove every completed task?
+    RemoveCompleted,
+    Archive,
+    Typing(TextField),
+    Pane(Pane),
+}
+
+impl Mode {
+    /// Every mode. `contexts` says what each one means for the keymap; the keymap checks that
+    /// no key means two things in any of them.
+    pub const ALL: [Mode; 14] = [
+        Mode::Help,
+        Mode::Requests,
+        Mode::AddDialog,
+        Mode::LabelEditor,
+        Mode::Confirm,
+        Mode::RemoveCompleted,
+        Mode::Archive,
+        Mode::Typing(TextField::HelpSearch),
+        Mode::Typing(TextField::LogSearch),
+        Mode::Typing(TextField::Browser),
+        Mode::Typing(TextField::WatchFilter),
+        Mode::Typing(TextField::ArchiveFilter),
+        Mode::Pane(Pane::Browser),
+        Mode::Pane(Pane::Watch),
+    ];
+
+    /// Its place in [`Mode::ALL`]: a mode added to the enum does not compile until it has one,
+    /// and a test checks `ALL` holds it there.
+    pub const fn index(self) -> usize {
+        match self {
+            Mode::Help => 0,
+            Mode::Requests => 1,
+            Mode::AddDialog => 2,
+            Mode::LabelEditor => 3,
+            Mode::Confirm => 4,
+            Mode::RemoveCompleted => 5,
+            Mode::Archive => 6,
+            Mode::Typing(TextField::HelpSearch) => 7,
+            Mode::Typing(TextField::LogSearch) => 8,
+            Mode::Typing(TextField::Browser) => 9,
+            Mode::Typing(TextField::WatchFilter) => 10,
+            Mode::Typing(TextField::ArchiveFilter) => 11,
+            Mode::Pane(Pane::Browser) => 12,
+            Mode::Pane(Pane::Watch) => 13,
+        }
+    }
+
+    /// The keymap contexts in force in this mode, most specific first.
+    pub fn contexts(self) -> &'static [Context] {
+        match self {
+            Mode::Help => &[Context::Help, Context::Always],
+            Mode::Requests => &[Context::Requests, Context::Always],
+            Mode::AddDialog => &[Context::AddDialog, Context::Always],
+            Mode::Confirm | Mode::RemoveCompleted => &[Context::Confirm, Context::Always],
+            Mode::Archive => &[Context::Archive, Context::Always],
+            Mode::LabelEditor | Mode::Typing(_) => &[Context::TextInput, Context::Always],
+            Mode::Pane(Pane::Browser) => &[Context::Browser, Context::Global, Context::Always],
+            Mode::Pane(Pane::Watch) => &[Context::Watch, Context::Global, Context::Always],
+        }
+    }
+}
