@@ -10,9 +10,8 @@ use crate::api::Secret;
 use crate::api::types::TaskKind;
 use crate::app::services::{Services, host_label};
 use crate::app::state::{Demo, Keymap, Theme};
-use crate::store::cache::ImageCache;
-use crate::store::catalogue_cache::CatalogueCache;
 use crate::store::config::{self, ConfigError, Overrides, Settings};
+use crate::store::paths::DataFiles;
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
 use crate::workers::router::Resolve;
 use std::collections::BTreeMap;
@@ -45,18 +44,13 @@ pub fn for_settings<E: Display + 'static>(
     let client = client_for(&settings).map_err(Refused::Client)?;
     let (services, resolve) =
         services(overrides, &settings, &client, client_for).map_err(Refused::Config)?;
-    let store = WatchStore::new(WatchStore::default_path());
-    let recent_categories = store.path().with_file_name("recent-categories.json");
     Ok(Session {
         settings,
         client,
-        store,
-        recent_categories,
+        files: DataFiles::user(),
         no_color,
         services,
         resolve: Some(resolve),
-        preview_cache: ImageCache::default_dir(),
-        catalogue_cache: CatalogueCache::default_dir(),
         keymap,
         theme,
         demo: None,
@@ -217,8 +211,9 @@ fn demo_session(
     no_color: bool,
     demo: Demo,
 ) -> Result<Session, String> {
-    let store = WatchStore::new(scratch.join("watchlist.json"));
-    store
+    // The demo leaves the user's files and caches alone.
+    let files = DataFiles::new(scratch, &scratch.join("cache"));
+    WatchStore::new(files.watchlist.clone())
         .update(|list| {
             list.clear();
             list.extend(tasks.iter().map(|(id, kind)| WatchEntry::new(*id, *kind)));
@@ -233,14 +228,10 @@ fn demo_session(
     Ok(Session {
         settings,
         client,
-        store,
-        recent_categories: scratch.join("recent-categories.json"),
+        files,
         no_color,
         services,
         resolve: None,
-        // The demo leaves the user's cache alone.
-        preview_cache: scratch.join("previews"),
-        catalogue_cache: scratch.join("catalogues"),
         keymap,
         theme,
         demo: Some(demo),

@@ -275,7 +275,7 @@ impl Archive {
     /// The user's archive: in `GENDASH_DATA_DIR` or the platform data dir, beside the watch
     /// list.
     pub fn default_path() -> PathBuf {
-        crate::store::watchlist::WatchStore::default_path().with_file_name(FILE_NAME)
+        crate::store::paths::DataFiles::user().archive
     }
 
     /// Opens (creating it and its tables when missing) the archive at `path`; on its first
