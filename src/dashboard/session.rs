@@ -13,7 +13,7 @@ use crate::app::state::{Demo, Keymap, Theme};
 use crate::store::config::{self, ConfigError, Overrides, Settings};
 use crate::store::paths::DataFiles;
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
-use crate::workers::router::Resolve;
+use crate::workers::router::{Resolve, Unreachable};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -98,14 +98,18 @@ fn services<E: Display + 'static>(
     let resolve: Resolve = Arc::new(move |key: &str| {
         let owner = owners
             .get(key)
-            .ok_or_else(|| format!("neither the top level nor a profile has the base_url {key}"))?;
+            .ok_or_else(|| Unreachable::NoOwner(key.to_string()))?;
         let whose = owner.as_ref().map_or_else(
             || "the top level".to_string(),
             |name| format!("profile `{name}`"),
         );
+        let failed = |reason: &dyn Display| Unreachable::Owner {
+            whose: whose.clone(),
+            reason: reason.to_string(),
+        };
         let settings = config::resolve_service(&overrides, &config::process_env, owner.as_deref())
-            .map_err(|e| format!("{whose}: {e}"))?;
-        client_for(&settings).map_err(|e| format!("{whose}: {e}"))
+            .map_err(|e| failed(&e))?;
+        client_for(&settings).map_err(|e| failed(&e))
     });
     Ok((services, resolve))
 }

@@ -281,7 +281,7 @@ mod tests {
             &self,
             target: &std::ffi::OsStr,
             _: opener::Opening,
-        ) -> Result<opener::Launch, String> {
+        ) -> Result<opener::Launch, opener::OpenError> {
             self.0
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
