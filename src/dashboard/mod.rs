@@ -106,9 +106,25 @@ fn lines_named(error: &str, lines: &BTreeMap<String, usize>) -> String {
 /// Why the dashboard ended, for the caller to turn into an exit code.
 pub type Outcome = Quit;
 
+/// Why the dashboard could not start, or stopped: one line.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    WatchList(#[from] crate::store::watchlist::StoreError),
+    /// The current service's downloader could not be made.
+    #[error(transparent)]
+    Client(#[from] crate::api::ApiError),
+    #[error("cannot use the terminal: {0}")]
+    Enter(std::io::Error),
+    #[error("terminal error: {0}")]
+    Terminal(#[from] std::io::Error),
+    #[error("cannot start the demo service: {0}")]
+    DemoDownloads(std::io::Error),
+}
+
 /// Runs the dashboard until the user quits or a signal ends it (in plain mode if the session
 /// asks for it). The error is one line.
-pub async fn run(mut session: Session) -> Result<Outcome, String> {
+pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
     if let Some(options) = session.plain.take() {
         // Boxed: the dashboard's own future stays its size.
         return Box::pin(plain::run(session, options)).await;
@@ -125,7 +141,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, String> {
     progress::install_panic_hook();
     terminal::install_panic_hook();
     let _guard = terminal::Guard;
-    let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
+    let mut tui = terminal::enter().map_err(RunError::Enter)?;
     let _progress = progress::Guard;
     progress::start(
         settings.terminal_progress,
@@ -142,7 +158,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, String> {
     crate::testing::maybe_panic_in_worker();
 
     let mut state = State::new(Init { preview, ..init });
-    let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
+    let size = tui.size()?;
     let mut first = state.update(Action::Resize {
         width: size.width,
         height: size.height,
@@ -166,8 +182,8 @@ async fn event_loop(
     workers: &mut Workers,
     msgs: &mut mpsc::Receiver<Msg>,
     mut asking: Option<Asking>,
-) -> Result<Outcome, String> {
-    let io = |e: std::io::Error| format!("terminal error: {e}");
+) -> Result<Outcome, RunError> {
+    let io = RunError::Terminal;
     // While the graphics question is out, its thread reads the input and passes keys on.
     let mut events = asking.is_none().then(EventStream::new);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
@@ -295,7 +311,7 @@ struct Started {
 
 /// Loads the watch list, starts the workers and makes the App's first value: the one start of
 /// both front ends.
-fn start(session: Session) -> Result<Started, String> {
+fn start(session: Session) -> Result<Started, RunError> {
     let Session {
         settings,
         client,
@@ -308,15 +324,13 @@ fn start(session: Session) -> Result<Started, String> {
         demo,
         plain: _,
     } = session;
-    let loaded = WatchStore::new(files.watchlist.clone())
-        .load()
-        .map_err(|e| e.to_string())?;
+    let loaded = WatchStore::new(files.watchlist.clone()).load()?;
     let (msg_tx, msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
     let (client, resolve) = log_requests(client, resolve, &msg_tx);
     let remembered = remembered(&files, client.base_url().as_str());
     let preview_cache = files.previews.clone();
     let setup = workers::Setup {
-        downloader: Downloader::for_service(&client).map_err(|e| e.to_string())?,
+        downloader: Downloader::for_service(&client)?,
         client,
         opener: Arc::new(SystemOpener),
         resolve,

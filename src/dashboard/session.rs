@@ -4,7 +4,7 @@
 //! a temporary download directory, all gone when the demo ends). The caller resolves the
 //! settings and makes the current service's client; how the session ended is its to report.
 
-use super::{Outcome, Session, looks};
+use super::{Outcome, RunError, Session, looks};
 use crate::api::Client;
 use crate::api::Secret;
 use crate::api::types::TaskKind;
@@ -149,12 +149,11 @@ pub async fn demo(
     service: DemoService<'_>,
     no_color: bool,
     plain: Option<super::plain::Options>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, RunError> {
     let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
     let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
     if temporary {
-        settings.download_dir =
-            demo_download_dir().map_err(|e| format!("cannot start the demo service: {e}"))?;
+        settings.download_dir = demo_download_dir().map_err(RunError::DemoDownloads)?;
     }
     let demo = Demo {
         token: service.token,
@@ -214,15 +213,13 @@ fn demo_session(
     scratch: &Path,
     no_color: bool,
     demo: Demo,
-) -> Result<Session, String> {
+) -> Result<Session, RunError> {
     // The demo leaves the user's files and caches alone.
     let files = DataFiles::new(scratch, &scratch.join("cache"));
-    WatchStore::new(files.watchlist.clone())
-        .update(|list| {
-            list.clear();
-            list.extend(tasks.iter().map(|(id, kind)| WatchEntry::new(*id, *kind)));
-        })
-        .map_err(|e| e.to_string())?;
+    WatchStore::new(files.watchlist.clone()).update(|list| {
+        list.clear();
+        list.extend(tasks.iter().map(|(id, kind)| WatchEntry::new(*id, *kind)));
+    })?;
     let services = Services::single(&service_key(client.base_url()));
     let (keymap, theme) = looks(&settings, no_color).unwrap_or_else(|e| {
         eprintln!("gendash: ignoring [keys] and [styles] for the demo: {e}");

@@ -296,7 +296,8 @@ impl Archive {
             Ok(conn) => conn,
             Err(OpenError::Other(detail)) => return Err(err(detail)),
             Err(OpenError::Unreadable(reason)) => {
-                let to = set_aside_file(path).map_err(err)?;
+                let to = set_aside_file(path)
+                    .map_err(|e| err(format!("cannot set the unreadable file aside: {e}")))?;
                 set_aside = Some(SetAside { to, reason });
                 match connect(path) {
                     Ok(conn) => conn,
@@ -605,7 +606,7 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 
 /// Renames an unreadable archive (and its write-ahead log and index, which belong to it) to
 /// `<file>.corrupt-<UTC time>`, byte for byte.
-fn set_aside_file(path: &Path) -> Result<PathBuf, String> {
+fn set_aside_file(path: &Path) -> std::io::Result<PathBuf> {
     let fmt = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]-[minute]-[second].[subsecond digits:3]Z"
     );
@@ -622,7 +623,7 @@ fn set_aside_file(path: &Path) -> Result<PathBuf, String> {
         Ok(()) => {}
         // Another process set it aside first.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot set the unreadable file aside: {e}")),
+        Err(e) => return Err(e),
     }
     for part in ["-wal", "-shm"] {
         let _ = std::fs::rename(with(part), with(&format!(".corrupt-{stamp}{part}")));
