@@ -36,6 +36,9 @@ pub fn cache_dir() -> PathBuf {
     )
 }
 
+/// The archive's file name in the data directory.
+pub const ARCHIVE_FILE: &str = "archive.sqlite3";
+
 /// Every file the dashboard keeps, made once from its data and cache directories: the workers
 /// and the runtime take their paths from here, never from another file's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,7 +63,7 @@ impl DataFiles {
     pub fn new(data: &Path, cache: &Path) -> Self {
         DataFiles {
             watchlist: data.join("watchlist.json"),
-            archive: data.join(crate::store::archive::FILE_NAME),
+            archive: data.join(ARCHIVE_FILE),
             dashboards: data.join("dashboards"),
             recent_categories: data.join("recent-categories.json"),
             sort: data.join("watch-sort"),

@@ -24,7 +24,7 @@ use std::time::Duration;
 pub use schema::VERSION;
 
 /// The archive's file in the data directory.
-pub const FILE_NAME: &str = "archive.sqlite3";
+pub const FILE_NAME: &str = crate::store::paths::ARCHIVE_FILE;
 
 /// One archived task.
 #[derive(Debug, Clone, PartialEq)]
