@@ -78,31 +78,35 @@ pub enum PreviewError {
 
 /// What is wrong with a picture's data, in words: a decoder's own message can be its debug
 /// text (a quoted string, a chunk's struct), so it goes to the log, not the screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Unreadable {
-    #[error("the file ends too soon")]
+    #[error("the file ends too early")]
     CutShort,
-    /// `PNG`, `JPEG` or `WebP`.
-    #[error("its {0} data is damaged")]
-    Damaged(&'static str),
-    #[error("it uses a {0} feature the previewer cannot read")]
-    Unsupported(&'static str),
+    #[error("the file could not be read through")]
+    Io,
+    /// The format's name, as its extension says it (`PNG`, `JPG`, `WEBP`).
+    #[error("the {0} file is damaged")]
+    Damaged(String),
+    #[error("the {0} file uses a feature that cannot be previewed")]
+    Unsupported(String),
 }
 
 impl Unreadable {
     fn of(e: &image::ImageError, format: ImageFormat) -> Self {
         tracing::debug!("a picture cannot be decoded: {e}");
-        let name = match format {
-            ImageFormat::Png => "PNG",
-            ImageFormat::Jpeg => "JPEG",
-            _ => "WebP",
+        let name = || {
+            format
+                .extensions_str()
+                .first()
+                .map_or_else(|| "image".to_string(), |ext| ext.to_uppercase())
         };
         match e {
             image::ImageError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
                 Unreadable::CutShort
             }
-            image::ImageError::Unsupported(_) => Unreadable::Unsupported(name),
-            _ => Unreadable::Damaged(name),
+            image::ImageError::IoError(_) => Unreadable::Io,
+            image::ImageError::Unsupported(_) => Unreadable::Unsupported(name()),
+            _ => Unreadable::Damaged(name()),
         }
     }
 }
@@ -396,17 +400,17 @@ mod tests {
         image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
             .write_image(img.as_raw(), 64, 64, image::ExtendedColorType::Rgb8)
             .expect("webp");
-        for (name, bytes) in [("PNG", quadrants(64, 64)), ("JPEG", jpeg), ("WebP", webp)] {
+        for (name, bytes) in [("PNG", quadrants(64, 64)), ("JPG", jpeg), ("WEBP", webp)] {
             let cut = bytes[..bytes.len() / 3].to_vec();
             let mut scrambled = bytes.clone();
             for b in &mut scrambled[30..] {
                 *b ^= 0xa5;
             }
             let words = [
-                "the image cannot be read: the file ends too soon".to_string(),
-                format!("the image cannot be read: its {name} data is damaged"),
+                "the image cannot be read: the file ends too early".to_string(),
+                format!("the image cannot be read: the {name} file is damaged"),
                 format!(
-                    "the image cannot be read: it uses a {name} feature the previewer cannot read"
+                    "the image cannot be read: the {name} file uses a feature that cannot be previewed"
                 ),
             ];
             for broken in [cut, scrambled] {
