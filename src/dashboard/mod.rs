@@ -118,8 +118,9 @@ pub enum RunError {
     Enter(std::io::Error),
     #[error("terminal error: {0}")]
     Terminal(#[from] std::io::Error),
+    /// The demo's private folders could not be made.
     #[error("cannot start the demo service: {0}")]
-    DemoDownloads(std::io::Error),
+    DemoDir(std::io::Error),
 }
 
 /// Runs the dashboard until the user quits or a signal ends it (in plain mode if the session

@@ -153,7 +153,7 @@ pub async fn demo(
     let scratch = std::env::temp_dir().join(format!("gendash-demo-{}", std::process::id()));
     let temporary = settings.sources.get("download_dir") == Some(&config::Source::Default);
     if temporary {
-        settings.download_dir = demo_download_dir().map_err(RunError::DemoDownloads)?;
+        settings.download_dir = demo_download_dir().map_err(RunError::DemoDir)?;
     }
     let demo = Demo {
         token: service.token,
