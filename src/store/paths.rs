@@ -84,3 +84,37 @@ impl DataFiles {
 pub fn user_data_dir() -> PathBuf {
     std::env::var_os("GENDASH_DATA_DIR").map_or_else(data_dir, PathBuf::from)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each file's path is named here once: the workers, the runtime and the commands take it
+    /// from `DataFiles`, never make it from another file's path.
+    #[test]
+    fn no_data_path_is_derived_from_another() {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut derived = Vec::new();
+        let mut dirs = vec![src.join("workers"), src.join("dashboard"), src.join("cli")];
+        // Bounded: the source tree is a few hundred files.
+        for _ in 0..10_000 {
+            let Some(dir) = dirs.pop() else { break };
+            for entry in std::fs::read_dir(&dir).expect("source dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).expect("source");
+                    if text.contains(".with_file_name(") {
+                        derived.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+        assert_eq!(derived, Vec::<String>::new());
+        let files = DataFiles::new(Path::new("/d"), Path::new("/c"));
+        assert_eq!(files.archive, Path::new("/d/archive.sqlite3"));
+        assert_eq!(files.dashboards, Path::new("/d/dashboards"));
+        assert_eq!(files.previews, Path::new("/c/previews"));
+    }
+}
