@@ -416,6 +416,8 @@ mod tests {
         let to_workers = worker_commands(dir.path(), &key);
         for cmd in to_workers {
             let shown = format!("{cmd:?}");
+            // The runtime sends these after the frame: they must not be the terminal's.
+            assert!(!cmd.writes_to_terminal(), "{shown}");
             assert_eq!(workers.send(cmd), None, "{shown} is a worker's");
         }
         let terminal: Vec<_> = [
@@ -430,7 +432,10 @@ mod tests {
             },
         ]
         .into_iter()
-        .map(|cmd| workers.send(cmd))
+        .map(|cmd| {
+            assert!(cmd.writes_to_terminal(), "{cmd:?} goes ahead of the frame");
+            workers.send(cmd)
+        })
         .collect();
         assert_eq!(
             terminal,
@@ -475,11 +480,14 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert!(hooks_ran(), "on_complete and on_all_done ran");
+        // Each is opened on a thread of its own: in either order.
+        let mut opened = opened.0.lock().expect("lock").clone();
+        opened.sort();
         assert_eq!(
-            *opened.0.lock().expect("lock"),
+            opened,
             [
+                dir.path().join("a.png").display().to_string(),
                 "https://example.com/".to_string(),
-                dir.path().join("a.png").display().to_string()
             ]
         );
         workers.shutdown(Duration::from_secs(10)).await;
