@@ -56,7 +56,7 @@ pub enum DownloadEvent {
 pub struct PreviewReport {
     pub key: TaskKey,
     pub area: ratatui::layout::Size,
-    pub result: Result<Picture, String>,
+    pub result: Result<Picture, crate::picture::decode::PreviewError>,
 }
 
 /// A report from a worker, carried by value over the one channel into the App.

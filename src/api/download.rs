@@ -92,10 +92,31 @@ impl Default for Template {
     }
 }
 
+/// Why a `download_template` is refused, naming the template as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error("the download template is empty")]
+    Empty,
+    #[error("`{0}` is absolute; it is a path inside download_dir")]
+    Absolute(String),
+    #[error("`{0}` has a `}}` without its `{{`")]
+    Unopened(String),
+    #[error("`{0}` has a `{{` without its `}}`")]
+    Unclosed(String),
+    #[error("`{{{name}}}` is not a placeholder of download_template (known: {})",
+        TEMPLATE_PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", "))]
+    NoSuchPlaceholder { name: String },
+    #[error("`{text}` has a `{part}` component")]
+    Dots { text: String, part: String },
+    #[error("`{0}` has an empty path component")]
+    EmptyPart(String),
+}
+
 impl Template {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, TemplateError> {
+        let given = || text.to_string();
         if text.trim().is_empty() {
-            return Err("the download template is empty".into());
+            return Err(TemplateError::Empty);
         }
         // `C:\…` and `C:…` name a drive on Windows: a path outside download_dir there.
         let drive = text
@@ -103,34 +124,34 @@ impl Template {
             .get(..2)
             .is_some_and(|p| p[0].is_ascii_alphabetic() && p[1] == b':');
         if text.starts_with('/') || text.starts_with('\\') || text.starts_with('~') || drive {
-            return Err(format!(
-                "`{text}` is absolute; it is a path inside download_dir"
-            ));
+            return Err(TemplateError::Absolute(given()));
         }
         let mut rest = text;
         while let Some(at) = rest.find(['{', '}']) {
             if rest[at..].starts_with('}') {
-                return Err(format!("`{text}` has a `}}` without its `{{`"));
+                return Err(TemplateError::Unopened(given()));
             }
             let after = &rest[at + 1..];
             let end = after
                 .find('}')
-                .ok_or_else(|| format!("`{text}` has a `{{` without its `}}`"))?;
+                .ok_or_else(|| TemplateError::Unclosed(given()))?;
             let name = &after[..end];
             if !TEMPLATE_PLACEHOLDERS.contains(&name) {
-                return Err(format!(
-                    "`{{{name}}}` is not a placeholder of download_template (known: {})",
-                    TEMPLATE_PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
-                ));
+                return Err(TemplateError::NoSuchPlaceholder {
+                    name: name.to_string(),
+                });
             }
             rest = &after[end + 1..];
         }
         for part in text.split(['/', '\\']) {
             if part == ".." || part == "." {
-                return Err(format!("`{text}` has a `{part}` component"));
+                return Err(TemplateError::Dots {
+                    text: given(),
+                    part: part.to_string(),
+                });
             }
             if part.is_empty() {
-                return Err(format!("`{text}` has an empty path component"));
+                return Err(TemplateError::EmptyPart(given()));
             }
         }
         Ok(Template(text.to_string()))
@@ -825,7 +846,7 @@ mod tests {
             ("{task_id", "without its `}`"),
             ("task}", "without its `{`"),
         ] {
-            let e = Template::parse(text).expect_err(text);
+            let e = Template::parse(text).expect_err(text).to_string();
             assert!(e.contains(says), "{text}: {e}");
         }
     }

@@ -111,7 +111,7 @@ impl PreviewSlot {
                 PreviewView::Ready(Picture::Image(image))
             }
             Ok(picture) => PreviewView::Ready(picture),
-            Err(reason) => PreviewView::Failed(reason),
+            Err(reason) => PreviewView::Failed(reason.to_string()),
         };
         true
     }
@@ -166,7 +166,11 @@ mod tests {
         .expect("encode")
     }
 
-    fn report(id: &str, area: Size, result: Result<Picture, String>) -> PreviewReport {
+    fn report(
+        id: &str,
+        area: Size,
+        result: Result<Picture, crate::picture::decode::PreviewError>,
+    ) -> PreviewReport {
         PreviewReport {
             key: key(id),
             area,
@@ -220,7 +224,7 @@ mod tests {
         assert!(slot.apply(report(
             "a",
             Size::new(20, 8),
-            Err("the file is not a PNG, JPEG or WebP image".into())
+            Err(crate::picture::decode::PreviewError::NotAnImage)
         )));
         assert_eq!(
             slot.show(&a, &url("http://x/a.png"), Size::new(30, 8)),

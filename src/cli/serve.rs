@@ -36,10 +36,21 @@ pub struct ServeArgs {
 /// The longest `--latency`.
 const MAX_LATENCY: std::time::Duration = std::time::Duration::from_secs(60);
 
+/// A `--latency` or `--capacity` clap refuses, naming the text given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum FlagError {
+    #[error("'{0}' is not a duration: give a number and a unit, e.g. 50ms or 1s")]
+    NotDuration(String),
+    #[error("'{0}' is longer than the longest latency, 60s")]
+    TooLong(String),
+    #[error("'{0}' is not a capacity: give a whole number of requests per second, at least 1")]
+    NotCapacity(String),
+}
+
 /// `--latency`: a number and a unit (`ms`, `s`), e.g. `50ms`, `1.5s`; `0` for none.
-fn parse_latency(text: &str) -> Result<std::time::Duration, String> {
+fn parse_latency(text: &str) -> Result<std::time::Duration, FlagError> {
     let t = text.trim();
-    let bad = || format!("'{text}' is not a duration: give a number and a unit, e.g. 50ms or 1s");
+    let bad = || FlagError::NotDuration(text.to_string());
     if t == "0" {
         return Ok(std::time::Duration::ZERO);
     }
@@ -56,18 +67,16 @@ fn parse_latency(text: &str) -> Result<std::time::Duration, String> {
     }
     let d = std::time::Duration::from_secs_f64(value * scale);
     if d > MAX_LATENCY {
-        return Err(format!("'{text}' is longer than the longest latency, 60s"));
+        return Err(FlagError::TooLong(text.to_string()));
     }
     Ok(d)
 }
 
 /// `--capacity`: a whole number of requests per second, at least 1.
-fn parse_capacity(text: &str) -> Result<u32, String> {
+fn parse_capacity(text: &str) -> Result<u32, FlagError> {
     match text.trim().parse::<u32>() {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "'{text}' is not a capacity: give a whole number of requests per second, at least 1"
-        )),
+        _ => Err(FlagError::NotCapacity(text.to_string())),
     }
 }
 
@@ -188,13 +197,13 @@ mod argument_tests {
     #[test]
     fn a_bad_latency_or_capacity_is_named_in_the_error() {
         for bad in ["50", "fast", "5xs", "-1s", "ms", "NaNs", "2m"] {
-            let e = parse_latency(bad).expect_err(bad);
+            let e = parse_latency(bad).expect_err(bad).to_string();
             assert!(e.contains(&format!("'{bad}'")), "{e}");
         }
-        let e = parse_latency("61s").expect_err("too long");
+        let e = parse_latency("61s").expect_err("too long").to_string();
         assert!(e.contains("'61s'") && e.contains("60s"), "{e}");
         for bad in ["0", "-5", "ten", "1.5"] {
-            let e = parse_capacity(bad).expect_err(bad);
+            let e = parse_capacity(bad).expect_err(bad).to_string();
             assert!(e.contains(&format!("'{bad}'")), "{e}");
         }
         assert_eq!(parse_capacity("100"), Ok(100));

@@ -64,7 +64,7 @@ pub async fn run(global: &Global, demo: bool, plain: Plain) -> CliResult {
         session.plain = plain;
         dashboard::run(session)
             .await
-            .map_err(|e| Failure::new(exit::OTHER, e))?
+            .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?
     };
     Ok(exit_code(outcome))
 }
@@ -112,7 +112,7 @@ async fn run_demo(
     };
     let result = session::demo(settings, demo, no_color, plain)
         .await
-        .map_err(|e| Failure::new(exit::OTHER, e));
+        .map_err(|e| Failure::new(exit::OTHER, e.to_string()));
     drop(service);
     result
 }

@@ -286,7 +286,8 @@ fn tell_archived(
 }
 
 pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
-    let store = WatchStore::new(WatchStore::default_path());
+    let files = crate::store::paths::DataFiles::user();
+    let store = WatchStore::new(files.watchlist.clone());
     match cmd {
         WatchCommand::Add { video, label, ids } => {
             let kind = TaskKind::from_video_flag(*video);
@@ -331,9 +332,7 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             let mut elsewhere = Vec::new();
             let mut removed = Vec::new();
             // Finished tasks move to the archive before the list drops them.
-            let archive = crate::store::archive::Archive::path_in(
-                store.path().parent().unwrap_or(std::path::Path::new(".")),
-            );
+            let archive = files.archive.clone();
             let mut archived = Ok(crate::store::archive::Dropped::default());
             let loaded = store.update(|list| {
                 missing.clear();

@@ -15,8 +15,9 @@ use crate::api::recording::RequestSink;
 use crate::cmd::Cmd;
 use crate::msg::Msg;
 use crate::store::config::{self, Settings};
+use crate::store::paths::DataFiles;
 use crate::store::watchlist::{WatchStore, unix_now};
-use crate::workers::{self, Workers, opener::SystemOpener};
+use crate::workers::{self, ToTerminal, Workers, opener::SystemOpener};
 use terminal::Tui;
 
 use crate::app::action::Action;
@@ -26,7 +27,7 @@ use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
@@ -43,19 +44,14 @@ const FRAME: Duration = Duration::from_millis(16);
 pub struct Session {
     pub settings: Settings,
     pub client: Client,
-    pub store: WatchStore,
-    /// The recently used categories' file.
-    pub recent_categories: PathBuf,
+    /// Where the watch list and the files beside it are, and the caches.
+    pub files: DataFiles,
     /// `NO_COLOR` was set.
     pub no_color: bool,
     /// The configured services: the current one and every profile's, with their names.
     pub services: services::Services,
     /// Makes the clients of the other configured services, on first use.
     pub resolve: Option<workers::router::Resolve>,
-    /// Where previews' downloads are cached.
-    pub preview_cache: PathBuf,
-    /// Where the catalogue last loaded for each filter is cached.
-    pub catalogue_cache: PathBuf,
     /// The key bindings and the colours, from `looks`.
     pub keymap: Keymap,
     pub theme: Theme,
@@ -108,9 +104,26 @@ fn lines_named(actions: &[&str], lines: &BTreeMap<String, usize>) -> String {
 /// Why the dashboard ended, for the caller to turn into an exit code.
 pub type Outcome = Quit;
 
+/// Why the dashboard could not start, or stopped: one line.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    WatchList(#[from] crate::store::watchlist::StoreError),
+    /// The current service's downloader could not be made.
+    #[error(transparent)]
+    Client(#[from] crate::api::ApiError),
+    #[error("cannot use the terminal: {0}")]
+    Enter(std::io::Error),
+    #[error("terminal error: {0}")]
+    Terminal(#[from] std::io::Error),
+    /// The demo's private folders could not be made.
+    #[error("cannot start the demo service: {0}")]
+    DemoDir(std::io::Error),
+}
+
 /// Runs the dashboard until the user quits or a signal ends it (in plain mode if the session
 /// asks for it). The error is one line.
-pub async fn run(mut session: Session) -> Result<Outcome, String> {
+pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
     if let Some(options) = session.plain.take() {
         // Boxed: the dashboard's own future stays its size.
         return Box::pin(plain::run(session, options)).await;
@@ -127,7 +140,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, String> {
     progress::install_panic_hook();
     terminal::install_panic_hook();
     let _guard = terminal::Guard;
-    let mut tui = terminal::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
+    let mut tui = terminal::enter().map_err(RunError::Enter)?;
     let _progress = progress::Guard;
     progress::start(
         settings.terminal_progress,
@@ -144,7 +157,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, String> {
     crate::testing::maybe_panic_in_worker();
 
     let mut state = State::new(Init { preview, ..init });
-    let size = tui.size().map_err(|e| format!("terminal error: {e}"))?;
+    let size = tui.size()?;
     let mut first = state.update(Action::Resize {
         width: size.width,
         height: size.height,
@@ -168,8 +181,8 @@ async fn event_loop(
     workers: &mut Workers,
     msgs: &mut mpsc::Receiver<Msg>,
     mut asking: Option<Asking>,
-) -> Result<Outcome, String> {
-    let io = |e: std::io::Error| format!("terminal error: {e}");
+) -> Result<Outcome, RunError> {
+    let io = RunError::Terminal;
     // While the graphics question is out, its thread reads the input and passes keys on.
     let mut events = asking.is_none().then(EventStream::new);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
@@ -297,35 +310,32 @@ struct Started {
 
 /// Loads the watch list, starts the workers and makes the App's first value: the one start of
 /// both front ends.
-fn start(session: Session) -> Result<Started, String> {
+fn start(session: Session) -> Result<Started, RunError> {
     let Session {
         settings,
         client,
-        store,
-        recent_categories,
+        files,
         no_color,
         services,
         resolve,
-        preview_cache,
-        catalogue_cache,
         keymap,
         theme,
         demo,
         plain: _,
     } = session;
-    let loaded = store.load().map_err(|e| e.to_string())?;
+    let loaded = WatchStore::new(files.watchlist.clone()).load()?;
     let (msg_tx, msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
     let (client, resolve) = log_requests(client, resolve, &msg_tx);
-    let workers = start_workers(
-        &settings,
-        &client,
-        store,
-        recent_categories.clone(),
+    let remembered = remembered(&files, client.base_url().as_str());
+    let preview_cache = files.previews.clone();
+    let setup = workers::Setup {
+        downloader: Downloader::for_service(&client)?,
+        client,
+        opener: Arc::new(SystemOpener),
         resolve,
-        catalogue_cache,
-        msg_tx,
-    )?;
-    let remembered = remembered(&recent_categories, client.base_url().as_str());
+        files,
+    };
+    let workers = Workers::start(&settings, setup, msg_tx);
     let init = Init {
         categories: settings.categories.clone(),
         watch: loaded.entries,
@@ -385,58 +395,17 @@ fn log_requests(
 
 /// What the files beside the watch list remember for the service at `service_url`: the
 /// categories used lately, the favourites, the sort.
-fn remembered(recent_categories: &Path, service_url: &str) -> Init {
+fn remembered(files: &DataFiles, service_url: &str) -> Init {
     Init {
         service_url: service_url.to_string(),
-        recent_categories: crate::store::recent::load(recent_categories),
+        recent_categories: crate::store::recent::load(&files.recent_categories),
         favourites: crate::store::favourites_file::load(
-            &crate::store::recent::favourites_path(recent_categories),
+            &files.favourites,
             service_url.trim_end_matches('/'),
         ),
-        sort: crate::store::recent::load_sort(&crate::store::recent::sort_path(recent_categories))
-            .map(|label| SortKey::from_label(&label)),
+        sort: crate::store::recent::load_sort(&files.sort).map(|label| SortKey::from_label(&label)),
         ..Init::default()
     }
-}
-
-/// Starts the workers with the settings they need.
-fn start_workers(
-    settings: &Settings,
-    client: &Client,
-    store: WatchStore,
-    recent_categories: PathBuf,
-    resolve: Option<workers::router::Resolve>,
-    catalogue_cache: PathBuf,
-    msg_tx: mpsc::Sender<Msg>,
-) -> Result<Workers, String> {
-    Ok(Workers::start(
-        workers::Setup {
-            downloader: Downloader::for_service(client).map_err(|e| e.to_string())?,
-            client: client.clone(),
-            opener: Arc::new(SystemOpener),
-            store,
-            recent_categories,
-            poll_interval: settings.poll_interval,
-            max_concurrent_polls: settings.max_concurrent_polls,
-            adaptive_polling: settings.adaptive_polling,
-            max_poll_interval: settings.max_poll_interval,
-            stall_after: settings.stall_after,
-            failure_statuses: settings.failure_statuses.clone(),
-            resolve,
-            on_complete: settings.on_complete.clone(),
-            placement: workers::downloads::Placement {
-                dir: settings.download_dir.clone(),
-                template: settings.download_template.clone(),
-                sidecar: settings.sidecar,
-            },
-            catalogue_cache: Some(crate::store::catalogue_cache::CatalogueCache::new(
-                catalogue_cache,
-            )),
-            on_all_done: settings.on_all_done.clone(),
-            archive_after: settings.archive_after,
-        },
-        msg_tx,
-    ))
 }
 
 /// The previews, when the environment tells what the terminal can show; otherwise the terminal
@@ -676,32 +645,17 @@ fn apply_waiting(state: &mut State, first: Msg, msgs: &mut mpsc::Receiver<Msg>) 
     cmds
 }
 
-/// Carries out commands: workers get theirs, terminal-side ones are written to `tui` (the
-/// dashboard's terminal, or plain mode's output).
+/// Carries out commands: each goes to `Workers::send`, which hands back what only the terminal
+/// can do, written to `tui` (the dashboard's terminal, or plain mode's output) in order.
 fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut dyn Write) {
     for cmd in cmds {
-        match cmd {
-            Cmd::FetchCatalogue(request) => workers.fetch_catalogue(request),
-            Cmd::Poll(poll) => workers.poll(poll),
-            Cmd::Persist(op) => workers.persist(op),
-            Cmd::Rank(job) => workers.rank(job),
-            Cmd::Compare(job) => workers.compare(job),
-            Cmd::Open(url) => workers.open(url),
-            Cmd::OpenFile(path) => workers.open_file(path),
-            Cmd::Download(job) => workers.download(job),
-            Cmd::RememberCategories(list) => workers.remember_categories(list),
-            Cmd::RememberSort(label) => workers.remember_sort(label),
-            Cmd::RememberFavourites(names) => workers.remember_favourites(names),
-            Cmd::Preview(request) => workers.preview(request),
-            Cmd::Finished(task) => workers.finished(task),
-            Cmd::Copy(clip) => workers.copy(clip),
-            Cmd::CopyToTerminal { text, tmux } => {
+        match workers.send(cmd) {
+            None => {}
+            Some(ToTerminal::Clipboard { text, tmux }) => {
                 write_raw(tui, &terminal::clipboard_sequence(&text, tmux));
             }
-            Cmd::Bell => write_raw(tui, "\x07"),
-            Cmd::AllDone(run) => workers.all_done(run),
-            Cmd::Archive(op) => workers.archive(op),
-            Cmd::Notify { title, body } => write_raw(
+            Some(ToTerminal::Bell) => write_raw(tui, "\x07"),
+            Some(ToTerminal::Notify { title, body }) => write_raw(
                 tui,
                 &terminal::notify_sequence(&title, &body, &config::process_env),
             ),

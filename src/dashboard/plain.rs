@@ -78,14 +78,14 @@ pub fn wanted(
 }
 
 /// Runs plain mode until `quit`, the end of the input, or a signal. The error is one line.
-pub async fn run(session: Session, options: Options) -> Result<Outcome, String> {
+pub async fn run(session: Session, options: Options) -> Result<Outcome, super::RunError> {
     let Started {
         mut workers,
         mut msg_rx,
         init,
         ..
     } = start(session)?;
-    let io = |e: std::io::Error| format!("terminal error: {e}");
+    let io = super::RunError::Terminal;
     // Before the first line is printed: a Ctrl-C typed as soon as something shows must end
     // plain mode as one (exit 130), not by the signal's default action.
     let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;

@@ -4,17 +4,16 @@
 //! archive, a temporary download directory, and none of the user's hooks). The caller resolves the
 //! settings and makes the current service's client; how the session ended is its to report.
 
-use super::{Outcome, Session, looks};
+use super::{Outcome, RunError, Session, looks};
 use crate::api::Client;
 use crate::api::Secret;
 use crate::api::types::TaskKind;
 use crate::app::services::{Services, host_label};
 use crate::app::state::{Demo, Keymap, Theme};
-use crate::store::cache::ImageCache;
-use crate::store::catalogue_cache::CatalogueCache;
 use crate::store::config::{self, ConfigError, Overrides, Settings};
+use crate::store::paths::DataFiles;
 use crate::store::watchlist::{WatchEntry, WatchStore, service_key};
-use crate::workers::router::Resolve;
+use crate::workers::router::{Resolve, Unreachable};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -45,18 +44,13 @@ pub fn for_settings<E: Display + 'static>(
     let client = client_for(&settings).map_err(Refused::Client)?;
     let (services, resolve) =
         services(overrides, &settings, &client, client_for).map_err(Refused::Config)?;
-    let store = WatchStore::new(WatchStore::default_path());
-    let recent_categories = store.path().with_file_name("recent-categories.json");
     Ok(Session {
         settings,
         client,
-        store,
-        recent_categories,
+        files: DataFiles::user(),
         no_color,
         services,
         resolve: Some(resolve),
-        preview_cache: ImageCache::default_dir(),
-        catalogue_cache: CatalogueCache::default_dir(),
         keymap,
         theme,
         demo: None,
@@ -104,14 +98,18 @@ fn services<E: Display + 'static>(
     let resolve: Resolve = Arc::new(move |key: &str| {
         let owner = owners
             .get(key)
-            .ok_or_else(|| format!("neither the top level nor a profile has the base_url {key}"))?;
+            .ok_or_else(|| Unreachable::NoOwner(key.to_string()))?;
         let whose = owner.as_ref().map_or_else(
             || "the top level".to_string(),
             |name| format!("profile `{name}`"),
         );
+        let failed = |reason: &dyn Display| Unreachable::Owner {
+            whose: whose.clone(),
+            reason: reason.to_string(),
+        };
         let settings = config::resolve_service(&overrides, &config::process_env, owner.as_deref())
-            .map_err(|e| format!("{whose}: {e}"))?;
-        client_for(&settings).map_err(|e| format!("{whose}: {e}"))
+            .map_err(|e| failed(&e))?;
+        client_for(&settings).map_err(|e| failed(&e))
     });
     Ok((services, resolve))
 }
@@ -159,14 +157,13 @@ pub async fn demo(
     service: DemoService<'_>,
     no_color: bool,
     plain: Option<super::plain::Options>,
-) -> Result<Outcome, String> {
-    let cannot = |e: std::io::Error| format!("cannot start the demo service: {e}");
-    let scratch = private_temp_dir("gendash-demo").map_err(cannot)?;
+) -> Result<Outcome, RunError> {
+    let scratch = private_temp_dir("gendash-demo").map_err(RunError::DemoDir)?;
     let downloads = match private_temp_dir("gendash-demo-dl") {
         Ok(dir) => dir,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&scratch);
-            return Err(cannot(e));
+            return Err(RunError::DemoDir(e));
         }
     };
     keep_to_itself(&mut settings, &downloads);
@@ -231,14 +228,13 @@ fn demo_session(
     scratch: &Path,
     no_color: bool,
     demo: Demo,
-) -> Result<Session, String> {
-    let store = WatchStore::new(scratch.join("watchlist.json"));
-    store
-        .update(|list| {
-            list.clear();
-            list.extend(tasks.iter().map(|(id, kind)| WatchEntry::new(*id, *kind)));
-        })
-        .map_err(|e| e.to_string())?;
+) -> Result<Session, RunError> {
+    // The demo leaves the user's files and caches alone.
+    let files = DataFiles::new(scratch, &scratch.join("cache"));
+    WatchStore::new(files.watchlist.clone()).update(|list| {
+        list.clear();
+        list.extend(tasks.iter().map(|(id, kind)| WatchEntry::new(*id, *kind)));
+    })?;
     let services = Services::single(&service_key(client.base_url()));
     let (keymap, theme) = looks(&settings, no_color).unwrap_or_else(|e| {
         eprintln!("gendash: ignoring [keys] and [styles] for the demo: {e}");
@@ -248,14 +244,10 @@ fn demo_session(
     Ok(Session {
         settings,
         client,
-        store,
-        recent_categories: scratch.join("recent-categories.json"),
+        files,
         no_color,
         services,
         resolve: None,
-        // The demo leaves the user's cache alone.
-        preview_cache: scratch.join("previews"),
-        catalogue_cache: scratch.join("catalogues"),
         keymap,
         theme,
         demo: Some(demo),

@@ -33,37 +33,110 @@ pub struct Decoded {
     pub pixels: (u32, u32),
 }
 
-/// Decodes a picture: PNG, JPEG or WebP, within [`MAX_SIDE`] and [`MAX_ALLOC`]. The error is
-/// one line saying why, fit to show in place of the picture.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+/// Why there is no picture: one line of words, fit to show in place of it. The refusals
+/// (what the file is) are kept for the file; the others may go another time.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PreviewError {
+    #[error("{}", too_big_text(*.0))]
+    TooBig(u64),
+    #[error("the file is a video, not an image")]
+    Video,
+    #[error("the file is not a PNG, JPEG or WebP image")]
+    NotAnImage,
+    /// The format's name, as `GIF`.
+    #[error("{0} images cannot be previewed (PNG, JPEG and WebP can)")]
+    OtherFormat(String),
+    #[error("the image cannot be read: {0}")]
+    Unreadable(Unreadable),
+    #[error(
+        "the image is too large to preview ({width}x{height} pixels; at most {MAX_SIDE} a side)"
+    )]
+    TooManyPixels { width: u32, height: u32 },
+    #[error("the image is too large to preview ({width}x{height} pixels)")]
+    TooMuchMemory { width: u32, height: u32 },
+    #[error("no room for a preview")]
+    NoRoom,
+    /// The encoder's reason, made one line.
+    #[error("cannot encode the preview: {0}")]
+    Encode(String),
+    #[error("cannot read {path}: {reason}")]
+    Read {
+        path: std::path::PathBuf,
+        reason: String,
+    },
+    #[error("cannot write the preview cache: {0}")]
+    Cache(String),
+    /// The link check's or the download's refusal, as it says it.
+    #[error("{0}")]
+    Refused(String),
+    /// The download failed (the first line of its error); worth trying again.
+    #[error("{0}")]
+    Fetch(String),
+    #[error("the preview worker failed: {0}")]
+    Worker(String),
+}
+
+/// What is wrong with a picture's data, in words: a decoder's own message can be its debug
+/// text (a quoted string, a chunk's struct), so it goes to the log, not the screen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    #[error("the file ends too early")]
+    CutShort,
+    #[error("the file could not be read through")]
+    Io,
+    /// The format's name, as its extension says it (`PNG`, `JPG`, `WEBP`).
+    #[error("the {0} file is damaged")]
+    Damaged(String),
+    #[error("the {0} file uses a feature that cannot be previewed")]
+    Unsupported(String),
+}
+
+impl Unreadable {
+    fn of(e: &image::ImageError, format: ImageFormat) -> Self {
+        tracing::debug!("a picture cannot be decoded: {e}");
+        let name = || {
+            format
+                .extensions_str()
+                .first()
+                .map_or_else(|| "image".to_string(), |ext| ext.to_uppercase())
+        };
+        match e {
+            image::ImageError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+                Unreadable::CutShort
+            }
+            image::ImageError::IoError(_) => Unreadable::Io,
+            image::ImageError::Unsupported(_) => Unreadable::Unsupported(name()),
+            _ => Unreadable::Damaged(name()),
+        }
+    }
+}
+
+/// Decodes a picture: PNG, JPEG or WebP, within [`MAX_SIDE`] and [`MAX_ALLOC`].
+pub fn decode(bytes: &[u8]) -> Result<Decoded, PreviewError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_big(bytes.len() as u64));
+        return Err(PreviewError::TooBig(bytes.len() as u64));
     }
     if bytes.len() >= 12 && &bytes[4..8] == b"ftyp" {
-        return Err("the file is a video, not an image".into());
+        return Err(PreviewError::Video);
     }
-    let format = image::guess_format(bytes)
-        .map_err(|_| "the file is not a PNG, JPEG or WebP image".to_string())?;
+    let format = image::guess_format(bytes).map_err(|_| PreviewError::NotAnImage)?;
     if !matches!(
         format,
         ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::WebP
     ) {
-        return Err(format!(
-            "{} images cannot be previewed (PNG, JPEG and WebP can)",
+        return Err(PreviewError::OtherFormat(
             format
                 .extensions_str()
                 .first()
                 .unwrap_or(&"these")
-                .to_uppercase()
+                .to_uppercase(),
         ));
     }
     let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
         .into_dimensions()
-        .map_err(|e| one_line(&format!("the image cannot be read: {e}")))?;
+        .map_err(|e| PreviewError::Unreadable(Unreadable::of(&e, format)))?;
     if width > MAX_SIDE || height > MAX_SIDE {
-        return Err(format!(
-            "the image is too large to preview ({width}x{height} pixels; at most {MAX_SIDE} a side)"
-        ));
+        return Err(PreviewError::TooManyPixels { width, height });
     }
     let mut limits = Limits::default();
     limits.max_image_width = Some(MAX_SIDE);
@@ -72,10 +145,8 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
     let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
     reader.limits(limits);
     let image = reader.decode().map_err(|e| match e {
-        image::ImageError::Limits(_) => {
-            format!("the image is too large to preview ({width}x{height} pixels)")
-        }
-        e => one_line(&format!("the image cannot be read: {e}")),
+        image::ImageError::Limits(_) => PreviewError::TooMuchMemory { width, height },
+        e => PreviewError::Unreadable(Unreadable::of(&e, format)),
     })?;
     let image = if width > KEPT_SIDE || height > KEPT_SIDE {
         image.resize(KEPT_SIDE, KEPT_SIDE, FilterType::Triangle)
@@ -88,8 +159,8 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
     })
 }
 
-/// The reason a file of `bytes` is not previewed.
-pub fn too_big(bytes: u64) -> String {
+/// How [`PreviewError::TooBig`] says a file of `bytes` is not previewed.
+fn too_big_text(bytes: u64) -> String {
     let limit = human_bytes(MAX_FILE_BYTES);
     // Rounded, a size just over the limit would read as the limit itself.
     if bytes < MAX_FILE_BYTES + MAX_FILE_BYTES / 20 {
@@ -161,9 +232,9 @@ pub fn encode(
     graphics: &Graphics,
     area: Size,
     id: u32,
-) -> Result<PreviewImage, String> {
+) -> Result<PreviewImage, PreviewError> {
     if area.width == 0 || area.height == 0 {
-        return Err("no room for a preview".into());
+        return Err(PreviewError::NoRoom);
     }
     let font = FontSize::new(graphics.cell.0.max(1), graphics.cell.1.max(1));
     let resize = Resize::Scale(Some(FilterType::Triangle));
@@ -173,8 +244,7 @@ pub fn encode(
         covers.height.clamp(1, area.height),
     );
     let image = resize.resize(&decoded.image, font, covers, None);
-    let fail =
-        |e: ratatui_image::errors::Errors| one_line(&format!("cannot encode the preview: {e}"));
+    let fail = |e: ratatui_image::errors::Errors| PreviewError::Encode(one_line(&e.to_string()));
     let protocol = match graphics.protocol {
         GraphicsProtocol::Halfblocks => {
             Protocol::Halfblocks(Halfblocks::new(image, covers).map_err(fail)?)
@@ -270,8 +340,8 @@ mod tests {
     }
     use crate::testing::claimed_png;
 
-    fn one_line_reason(r: Result<Decoded, String>) -> String {
-        let reason = r.err().expect("refused");
+    fn one_line_reason(r: Result<Decoded, PreviewError>) -> String {
+        let reason = r.err().expect("refused").to_string();
         assert!(
             !reason.contains('\n') && reason.chars().count() <= 160,
             "{reason}"
@@ -313,13 +383,50 @@ mod tests {
         assert!(one_line_reason(decode(&[])).contains("not a PNG"));
     }
 
+    /// A PNG, a JPEG and a WebP cut short or scrambled: each reason is one of the few
+    /// sentences the previewer says, never a decoder's debug text (zune-jpeg's messages are
+    /// quoted strings, png's name chunks as structs).
+    #[test]
+    fn a_picture_that_cannot_be_decoded_is_one_line_of_words() {
+        use image::ImageEncoder;
+        let img = image::RgbImage::from_fn(64, 64, |x, y| {
+            image::Rgb([(x * 4) as u8, (y * 4) as u8, ((x ^ y) * 4) as u8])
+        });
+        let mut jpeg = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new(&mut jpeg)
+            .encode_image(&img)
+            .expect("jpeg");
+        let mut webp = Vec::new();
+        image::codecs::webp::WebPEncoder::new_lossless(&mut webp)
+            .write_image(img.as_raw(), 64, 64, image::ExtendedColorType::Rgb8)
+            .expect("webp");
+        for (name, bytes) in [("PNG", quadrants(64, 64)), ("JPG", jpeg), ("WEBP", webp)] {
+            let cut = bytes[..bytes.len() / 3].to_vec();
+            let mut scrambled = bytes.clone();
+            for b in &mut scrambled[30..] {
+                *b ^= 0xa5;
+            }
+            let words = [
+                "the image cannot be read: the file ends too early".to_string(),
+                format!("the image cannot be read: the {name} file is damaged"),
+                format!(
+                    "the image cannot be read: the {name} file uses a feature that cannot be previewed"
+                ),
+            ];
+            for broken in [cut, scrambled] {
+                let reason = one_line_reason(decode(&broken));
+                assert!(words.contains(&reason), "{name}: {reason}");
+            }
+        }
+    }
+
     #[test]
     fn a_file_over_the_limit_is_refused() {
         let big = vec![0u8; MAX_FILE_BYTES as usize + 1];
         let reason = one_line_reason(decode(&big));
         assert_eq!(reason, "the file is too large to preview (over 20 MB)");
         assert_eq!(
-            too_big(35_000_000),
+            PreviewError::TooBig(35_000_000).to_string(),
             "the file is too large to preview (35 MB; at most 20 MB)"
         );
     }

@@ -33,7 +33,7 @@ impl ImageCache {
 
     /// `~/.cache/gendash/previews` on Linux.
     pub fn default_dir() -> PathBuf {
-        super::paths::cache_dir().join("previews")
+        super::paths::DataFiles::user().previews
     }
 
     pub fn dir(&self) -> &Path {

@@ -84,7 +84,7 @@ impl CatalogueCache {
 
     /// `~/.cache/gendash/catalogues` on Linux, beside the preview cache.
     pub fn default_dir() -> PathBuf {
-        super::paths::cache_dir().join("catalogues")
+        super::paths::DataFiles::user().catalogue_cache
     }
 
     pub fn dir(&self) -> &Path {

@@ -29,16 +29,6 @@ pub fn save_sort(path: &Path, label: &str) -> std::io::Result<()> {
     write_atomic(path, format!("{label}\n").as_bytes(), None)
 }
 
-/// Where the sort order is kept: beside the recently used categories.
-pub fn sort_path(recent_categories: &Path) -> std::path::PathBuf {
-    recent_categories.with_file_name("watch-sort")
-}
-
-/// Where the favourite models are kept: beside the recently used categories.
-pub fn favourites_path(recent_categories: &Path) -> std::path::PathBuf {
-    recent_categories.with_file_name("favourites.json")
-}
-
 /// Saves the list atomically.
 pub fn save(path: &Path, categories: &[String]) -> std::io::Result<()> {
     let body = serde_json::to_vec(categories).map_err(std::io::Error::other)?;

@@ -193,9 +193,7 @@ impl WatchStore {
 
     /// The user's list: `GENDASH_DATA_DIR` or the platform data dir, `watchlist.json`.
     pub fn default_path() -> PathBuf {
-        std::env::var_os("GENDASH_DATA_DIR")
-            .map_or_else(super::paths::data_dir, PathBuf::from)
-            .join("watchlist.json")
+        super::paths::DataFiles::user().watchlist
     }
 
     pub fn path(&self) -> &Path {

@@ -55,40 +55,81 @@ fn is_executable(file: &Path) -> bool {
     }
 }
 
+/// Why a clipboard program did not take the text.
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    #[error("no clipboard program")]
+    NoProgram,
+    #[error("{program} could not start: {source}")]
+    Start {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{program} did not take the text: {source}")]
+    Write {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{program} failed ({status})")]
+    Failed {
+        program: String,
+        status: std::process::ExitStatus,
+    },
+    #[error("{program} did not finish within {}s", PROGRAM_BOUND.as_secs())]
+    TooSlow { program: String },
+    #[error("{program}: {source}")]
+    Wait {
+        program: String,
+        source: std::io::Error,
+    },
+}
+
 /// Gives `text` to the program on its standard input and waits for it to exit 0.
-pub fn copy_with(argv: &[String], text: &str) -> Result<(), String> {
-    let (program, rest) = argv
-        .split_first()
-        .ok_or_else(|| "no clipboard program".to_string())?;
+pub fn copy_with(argv: &[String], text: &str) -> Result<(), CopyError> {
+    let (program, rest) = argv.split_first().ok_or(CopyError::NoProgram)?;
+    let named = || program.clone();
     let mut child = std::process::Command::new(program)
         .args(rest)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .map_err(|e| format!("{program} could not start: {e}"))?;
+        .map_err(|source| CopyError::Start {
+            program: named(),
+            source,
+        })?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
             .write_all(text.as_bytes())
-            .map_err(|e| format!("{program} did not take the text: {e}"))?;
+            .map_err(|source| CopyError::Write {
+                program: named(),
+                source,
+            })?;
     }
     let deadline = Instant::now() + PROGRAM_BOUND;
     loop {
         match child.try_wait() {
             Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("{program} failed ({status})")),
+            Ok(Some(status)) => {
+                return Err(CopyError::Failed {
+                    program: named(),
+                    status,
+                });
+            }
             Ok(None) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(10));
             }
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!(
-                    "{program} did not finish within {}s",
-                    PROGRAM_BOUND.as_secs()
-                ));
+                return Err(CopyError::TooSlow { program: named() });
             }
-            Err(e) => return Err(format!("{program}: {e}")),
+            Err(source) => {
+                return Err(CopyError::Wait {
+                    program: named(),
+                    source,
+                });
+            }
         }
     }
 }
@@ -127,7 +168,7 @@ pub fn copy(text: &str, env: &dyn Fn(&str) -> Option<String>, macos: bool) -> Co
     let failed = match found {
         Some(argv) => match copy_with(&argv, text) {
             Ok(()) => return CopiedVia::Program(argv[0].clone()),
-            Err(e) => Some(e),
+            Err(e) => Some(e.to_string()),
         },
         None => None,
     };
@@ -190,16 +231,22 @@ pub(super) mod tests {
             "-c".into(),
             format!("cat > '{}'", out.display()),
         ];
-        assert_eq!(copy_with(&ok, "hello"), Ok(()));
+        assert!(copy_with(&ok, "hello").is_ok());
         assert_eq!(std::fs::read_to_string(&out).expect("read"), "hello");
         let failing = vec![
             "sh".to_string(),
             "-c".into(),
             "cat >/dev/null; exit 3".into(),
         ];
-        assert!(copy_with(&failing, "x").is_err_and(|e| e.contains("failed")));
+        assert!(matches!(
+            copy_with(&failing, "x"),
+            Err(CopyError::Failed { .. })
+        ));
         let missing = vec!["/nonexistent/xclip".to_string()];
-        assert!(copy_with(&missing, "x").is_err_and(|e| e.contains("could not start")));
+        assert!(matches!(
+            copy_with(&missing, "x"),
+            Err(CopyError::Start { .. })
+        ));
         // Without a program, the terminal gets it: wrapped for tmux inside tmux.
         assert_eq!(
             copy("x", &env_of(&[("TMUX", "/tmp/tmux-1/default,1,0")]), false),

@@ -88,7 +88,7 @@ impl Handle {
                         if let Err(e) = written {
                             // The file stays: only its provenance is missing, and said so.
                             tracing::warn!("{e}");
-                            let _ = msgs.send(Msg::StoreProblem(e)).await;
+                            let _ = msgs.send(Msg::StoreProblem(e.to_string())).await;
                         }
                     }
                     DownloadEvent::Saved(path)
@@ -101,6 +101,14 @@ impl Handle {
     }
 }
 
+/// A provenance file that could not be written: which, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {}: {source}", path.display())]
+pub struct SidecarError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
 /// Writes the provenance file of the complete file at `path`; the error says which file
 /// lacks one, and why.
 async fn write_sidecar(
@@ -110,7 +118,7 @@ async fn write_sidecar(
     url: &str,
     etag: Option<&str>,
     provenance: &Provenance,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, SidecarError> {
     let (path, id, kind) = (path.to_path_buf(), key.id.clone(), key.kind);
     let (label, url, etag) = (
         label.map(str::to_string),
@@ -133,7 +141,10 @@ async fn write_sidecar(
     .await
     .map_err(std::io::Error::other)
     .and_then(|r| r)
-    .map_err(|e| format!("cannot write {}: {e}", target.display()))
+    .map_err(|source| SidecarError {
+        path: target,
+        source,
+    })
 }
 
 /// Fetches (or copies from the previews' cache) the file; its path and the `ETag` it came

@@ -88,7 +88,7 @@ impl Handle {
             };
             if let Err(why) = run_one(name, &args, timeout).await {
                 tracing::warn!("{why}");
-                let _ = msgs.send(Msg::HookFailed(why)).await;
+                let _ = msgs.send(Msg::HookFailed(why.to_string())).await;
             }
         })
     }
@@ -107,9 +107,41 @@ impl Handle {
     }
 }
 
-async fn run_one(hook: &str, args: &[String], timeout: Duration) -> Result<(), String> {
+/// Why a hook did not run to a good end; each names the hook (`on_complete`, `on_all_done`)
+/// and its program (sanitised).
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error("{hook} names no program")]
+    NoProgram { hook: &'static str },
+    #[error("{hook}: cannot run {program}: {source}")]
+    Start {
+        hook: &'static str,
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{hook}: {program} took longer than {}s and was stopped", timeout.as_secs())]
+    TooSlow {
+        hook: &'static str,
+        program: String,
+        timeout: Duration,
+    },
+    #[error("{hook}: {program}: {source}")]
+    Wait {
+        hook: &'static str,
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{hook}: {program} failed ({status})")]
+    Failed {
+        hook: &'static str,
+        program: String,
+        status: std::process::ExitStatus,
+    },
+}
+
+async fn run_one(hook: &'static str, args: &[String], timeout: Duration) -> Result<(), HookError> {
     let Some((program, rest)) = args.split_first() else {
-        return Err(format!("{hook} names no program"));
+        return Err(HookError::NoProgram { hook });
     };
     let name = sanitize(program);
     let child = tokio::process::Command::new(program)
@@ -120,16 +152,23 @@ async fn run_one(hook: &str, args: &[String], timeout: Duration) -> Result<(), S
         // A hook that outlives its time (or the dashboard) is stopped, never left behind.
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("{hook}: cannot run {name}: {e}"))?;
+        .map_err(|source| HookError::Start {
+            hook,
+            program: name.clone(),
+            source,
+        })?;
     let output = tokio::time::timeout(timeout, child.wait_with_output())
         .await
-        .map_err(|_| {
-            format!(
-                "{hook}: {name} took longer than {}s and was stopped",
-                timeout.as_secs()
-            )
+        .map_err(|_| HookError::TooSlow {
+            hook,
+            program: name.clone(),
+            timeout,
         })?
-        .map_err(|e| format!("{hook}: {name}: {e}"))?;
+        .map_err(|source| HookError::Wait {
+            hook,
+            program: name.clone(),
+            source,
+        })?;
     let shown = |bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
         sanitize(&text.chars().take(LOGGED).collect::<String>())
@@ -144,7 +183,11 @@ async fn run_one(hook: &str, args: &[String], timeout: Duration) -> Result<(), S
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("{hook}: {name} failed ({})", output.status))
+        Err(HookError::Failed {
+            hook,
+            program: name,
+            status: output.status,
+        })
     }
 }
 

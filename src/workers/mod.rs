@@ -3,7 +3,7 @@
 //!
 //! One file per worker, each of the same shape: `spawn(..) -> Handle`, the handle owning the
 //! worker's task or queue (dropping it stops the worker) and taking the `Cmd`'s payload as it
-//! is. `Workers` is the set of handles, with one method per `Cmd`.
+//! is. `Workers` is the set of handles; `Workers::send` routes each `Cmd` to its worker.
 
 pub mod archiver;
 pub mod clipboard;
@@ -24,48 +24,44 @@ pub mod writes;
 
 use crate::api::Client;
 use crate::api::download::Downloader;
-use crate::cmd::{
-    CatalogueRequest, Clip, DownloadJob, Finished, PersistOp, PollCmd, PreviewRequest, RankJob,
-};
+use crate::cmd::Cmd;
 use crate::msg::{Msg, PreviewReport};
 use crate::picture::Graphics;
 use crate::store::cache::ImageCache;
 use crate::store::catalogue_cache::CatalogueCache;
+use crate::store::config::Settings;
+use crate::store::paths::DataFiles;
 use crate::store::watchlist::WatchStore;
-use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-/// What the workers need to know.
+/// What the workers run with besides the settings: the current service's client and its
+/// downloader, how links and files are opened, how the other services' clients are made, and
+/// where the files are.
 pub struct Setup {
     pub client: Client,
     pub downloader: Downloader,
     pub opener: Arc<dyn opener::Opener>,
-    pub store: WatchStore,
-    /// Where the recently used categories are kept.
-    pub recent_categories: PathBuf,
-    pub poll_interval: Duration,
-    pub max_concurrent_polls: usize,
-    /// `adaptive_polling`, `max_poll_interval` and `stall_after`: the poller's cadence.
-    pub adaptive_polling: bool,
-    pub max_poll_interval: Duration,
-    pub stall_after: Duration,
-    pub failure_statuses: Vec<String>,
     /// Makes the clients of the other configured services; `None` knows only the current one.
     pub resolve: Option<router::Resolve>,
-    /// `on_complete`'s program and arguments.
-    pub on_complete: Option<Vec<String>>,
-    /// Where downloads go.
-    pub placement: downloads::Placement,
-    /// Where the catalogue last loaded for each filter is kept; `None` keeps none.
-    pub catalogue_cache: Option<CatalogueCache>,
-    /// `on_all_done`'s program and arguments.
-    pub on_all_done: Option<Vec<String>>,
-    /// `archive_after`: finished tasks move to the archive (beside the watch list) this long
-    /// after they finished; `None` leaves them until removed.
-    pub archive_after: Option<Duration>,
+    pub files: DataFiles,
+}
+
+/// What the runtime writes to the terminal itself (no worker takes these), in the order the
+/// commands came.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToTerminal {
+    /// OSC 52 for `text`; inside tmux, sent so that tmux can take it.
+    Clipboard {
+        text: String,
+        tmux: bool,
+    },
+    Bell,
+    Notify {
+        title: String,
+        body: String,
+    },
 }
 
 /// The App's handles on its workers.
@@ -97,75 +93,82 @@ pub struct Workers {
 impl Workers {
     /// Starts the poller, the router, the watch-list saver, the ranker and the comparer; the
     /// others work per request.
-    pub fn start(setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
-        let service_key = crate::store::watchlist::service_key(setup.client.base_url());
+    pub fn start(settings: &Settings, setup: Setup, msgs: mpsc::Sender<Msg>) -> Self {
+        let Setup {
+            client,
+            downloader,
+            opener,
+            resolve,
+            files,
+        } = setup;
+        let service_key = crate::store::watchlist::service_key(client.base_url());
         let cadence = poller::Cadence {
-            interval: setup.poll_interval,
-            max_interval: setup.max_poll_interval,
-            adaptive: setup.adaptive_polling,
-            stall_after: setup.stall_after,
+            interval: settings.poll_interval,
+            max_interval: settings.max_poll_interval,
+            adaptive: settings.adaptive_polling,
+            stall_after: settings.stall_after,
         };
         let poller = poller::spawn(
             cadence,
-            setup.max_concurrent_polls,
-            setup.failure_statuses,
+            settings.max_concurrent_polls,
+            settings.failure_statuses.clone(),
             msgs.clone(),
         );
         let copies = copies::Copies::default();
         let routing = router::Router {
-            current: setup.client.clone(),
-            current_downloader: setup.downloader.clone(),
-            resolve: setup.resolve,
+            current: client.clone(),
+            current_downloader: downloader.clone(),
+            resolve,
             polls: poller.commands(),
             msgs: msgs.clone(),
         };
-        let downloads = downloads::spawn(setup.placement, copies.clone(), msgs.clone());
+        let placement = downloads::Placement {
+            dir: settings.download_dir.clone(),
+            template: settings.download_template.clone(),
+            sidecar: settings.sidecar,
+        };
+        let downloads = downloads::spawn(placement, copies.clone(), msgs.clone());
         let writes = writes::Writes::default();
-        let archive = crate::store::archive::Archive::path_in(
-            setup
-                .store
-                .path()
-                .parent()
-                .unwrap_or(std::path::Path::new(".")),
-        );
         let archiving = saver::Archiving {
-            path: Some(archive.clone()),
-            after: setup.archive_after,
+            path: Some(files.archive.clone()),
+            after: settings.archive_after,
         };
         Workers {
             router: router::spawn(routing, downloads),
             poller,
-            saver: saver::spawn(setup.store, archiving, msgs.clone()),
+            saver: saver::spawn(
+                WatchStore::new(files.watchlist.clone()),
+                files.dashboards.clone(),
+                archiving,
+                msgs.clone(),
+            ),
             archiver: archiver::spawn(
-                archive,
+                files.archive.clone(),
                 crate::clock::local_offset().whole_seconds(),
                 msgs.clone(),
             ),
             ranker: ranker::spawn(msgs.clone()),
             comparer: comparer::spawn(msgs.clone()),
             catalogue: loader::spawn(
-                setup.client,
-                setup.catalogue_cache,
+                client,
+                Some(CatalogueCache::new(files.catalogue_cache.clone())),
                 msgs.clone(),
                 writes.clone(),
             ),
-            remember: remember::spawn(
-                setup.recent_categories,
-                service_key,
-                msgs.clone(),
-                writes.clone(),
-            ),
+            remember: remember::spawn(&files, service_key, msgs.clone(), writes.clone()),
             writes,
             clipboard: clipboard::spawn(msgs.clone()),
-            opener: opener::spawn(setup.opener, msgs.clone()),
-            hooks: setup
+            opener: opener::spawn(opener, msgs.clone()),
+            hooks: settings
                 .on_complete
+                .clone()
                 .map(|argv| hooks::spawn(argv, msgs.clone())),
-            all_done: setup
+            all_done: settings
                 .on_all_done
+                .clone()
                 .map(|argv| hooks::spawn_all_done(argv, msgs.clone())),
             previews: None,
-            downloader: setup.downloader,
+            downloader,
             copies,
             msgs,
         }
@@ -209,98 +212,121 @@ impl Workers {
         tokio::join!(saver.finish(grace), writes.finish(grace));
     }
 
-    /// `Cmd::FetchCatalogue`.
-    pub fn fetch_catalogue(&mut self, request: CatalogueRequest) {
-        self.catalogue.fetch(request);
-    }
-
-    /// `Cmd::Poll`: to the router, which polls each task at the service it was added for.
-    pub fn poll(&self, cmd: PollCmd) {
-        self.router.poll(cmd);
-    }
-
-    /// `Cmd::Persist`.
-    pub fn persist(&self, op: PersistOp) {
-        self.saver.persist(op);
-    }
-
-    /// `Cmd::Archive`.
-    pub fn archive(&self, op: crate::cmd::ArchiveOp) {
-        self.archiver.archive(op);
-    }
-
-    /// `Cmd::Rank`.
-    pub fn rank(&self, job: RankJob) {
-        self.ranker.rank(job);
-    }
-
-    /// `Cmd::Compare`: the catalogue diff, off the UI loop.
-    pub fn compare(&self, job: crate::cmd::CompareJob) {
-        self.comparer.compare(job);
-    }
-
-    /// `Cmd::RememberCategories`.
-    pub fn remember_categories(&self, categories: Vec<String>) {
-        self.remember.categories(categories);
-    }
-
-    /// `Cmd::RememberSort`.
-    pub fn remember_sort(&self, label: String) {
-        self.remember.sort(label);
-    }
-
-    /// `Cmd::RememberFavourites`.
-    pub fn remember_favourites(&self, names: BTreeSet<String>) {
-        self.remember.favourites(names);
-    }
-
-    /// `Cmd::Open`.
-    pub fn open(&self, url: String) {
-        self.opener.open(url);
-    }
-
-    /// `Cmd::OpenFile`.
-    pub fn open_file(&self, path: PathBuf) {
-        self.opener.open_file(path);
-    }
-
-    /// `Cmd::Copy`.
-    pub fn copy(&self, clip: Clip) {
-        self.clipboard.copy(clip);
-    }
-
-    /// `Cmd::Download`: with the task's service's token (the router picks its downloader).
-    pub fn download(&self, job: DownloadJob) {
-        self.router.download(job);
-    }
-
-    /// `Cmd::Preview`; dropped when previews are off.
-    pub fn preview(&mut self, request: PreviewRequest) {
-        if let Some(p) = &mut self.previews {
-            p.request(request);
+    /// Hands `cmd` to the worker that carries it out; what only the terminal can do comes
+    /// back for the runtime to write. One match over every `Cmd`: a new command does not
+    /// compile until it is routed.
+    pub fn send(&mut self, cmd: Cmd) -> Option<ToTerminal> {
+        match cmd {
+            Cmd::FetchCatalogue(request) => self.catalogue.fetch(request),
+            // The router polls and downloads each task at the service it was added for.
+            Cmd::Poll(poll) => self.router.poll(poll),
+            Cmd::Download(job) => self.router.download(job),
+            Cmd::Persist(op) => self.saver.persist(op),
+            Cmd::Archive(op) => self.archiver.archive(op),
+            Cmd::Rank(job) => self.ranker.rank(job),
+            Cmd::Compare(job) => self.comparer.compare(job),
+            Cmd::RememberCategories(list) => self.remember.categories(list),
+            Cmd::RememberSort(label) => self.remember.sort(label),
+            Cmd::RememberFavourites(names) => self.remember.favourites(names),
+            Cmd::Open(url) => self.opener.open(url),
+            Cmd::OpenFile(path) => self.opener.open_file(path),
+            Cmd::Copy(clip) => self.clipboard.copy(clip),
+            Cmd::Preview(request) => {
+                // Dropped when previews are off.
+                if let Some(p) = &mut self.previews {
+                    p.request(request);
+                }
+            }
+            Cmd::Finished(task) => {
+                if let Some(h) = &self.hooks {
+                    h.run(task);
+                }
+            }
+            Cmd::AllDone(run) => {
+                if let Some(h) = &self.all_done {
+                    h.run_all_done(run);
+                }
+            }
+            Cmd::CopyToTerminal { text, tmux } => {
+                return Some(ToTerminal::Clipboard { text, tmux });
+            }
+            Cmd::Bell => return Some(ToTerminal::Bell),
+            Cmd::Notify { title, body } => return Some(ToTerminal::Notify { title, body }),
         }
-    }
-
-    /// `Cmd::Finished`: runs `on_complete`, if it is configured.
-    pub fn finished(&self, task: Finished) {
-        if let Some(h) = &self.hooks {
-            h.run(task);
-        }
-    }
-
-    /// `Cmd::AllDone`: runs `on_all_done`, if it is configured.
-    pub fn all_done(&self, run: crate::cmd::AllDone) {
-        if let Some(h) = &self.all_done {
-            h.run_all_done(run);
-        }
+        None
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{ClientOptions, Secret};
+    use crate::api::{ClientOptions, Secret, TaskKind};
+    use crate::cmd::{
+        AllDone, ArchiveOp, CatalogueRequest, CompareJob, DownloadJob, Finished, PersistOp,
+        PollCmd, RankJob, TaskKey,
+    };
+    use crate::store::config::{FileSettings, Overrides};
+    use crate::store::watchlist::WatchEntry;
+    use std::collections::BTreeSet;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Records what it is asked to open instead of starting a program.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl opener::Opener for Recorder {
+        fn launch(
+            &self,
+            target: &std::ffi::OsStr,
+            _: opener::Opening,
+        ) -> Result<opener::Launch, opener::OpenError> {
+            self.0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(target.to_string_lossy().into_owned());
+            Ok(opener::Launch::Started)
+        }
+    }
+
+    /// The default settings, downloading into `dir`, with hooks that leave a file each.
+    fn settings(dir: &Path) -> Settings {
+        let none = |_: &str| None;
+        let mut settings = crate::store::config::resolve_from(
+            FileSettings::default(),
+            false,
+            PathBuf::new(),
+            &Overrides::default(),
+            &none,
+        )
+        .expect("defaults resolve");
+        settings.download_dir = dir.join("dl");
+        let touch = |name: &str| Some(vec!["touch".into(), dir.join(name).display().to_string()]);
+        settings.on_complete = touch("completed");
+        settings.on_all_done = touch("all-done");
+        settings
+    }
+
+    /// Workers for a service nobody answers at (a closed loopback port), their files in `dir`.
+    fn start_in(dir: &Path, opener: Arc<dyn opener::Opener>) -> (Workers, mpsc::Receiver<Msg>) {
+        let client = Client::new(&ClientOptions {
+            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
+            token: Secret::new("t"),
+            request_timeout: Duration::from_secs(1),
+            allow_insecure_http: true,
+        })
+        .expect("client");
+        let (msgs, msg_rx) = mpsc::channel(256);
+        let setup = Setup {
+            downloader: Downloader::for_service(&client).expect("downloader"),
+            client,
+            opener,
+            resolve: None,
+            files: DataFiles::new(dir, &dir.join("cache")),
+        };
+        (Workers::start(&settings(dir), setup, msgs), msg_rx)
+    }
 
     /// The quit's `shutdown` waits for the files still being written (the favourites, the
     /// catalogue's copy), not only for the watch list: a write that takes half a second, far
@@ -308,40 +334,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn shutdown_waits_for_the_files_being_written() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let client = Client::new(&ClientOptions {
-            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
-            token: Secret::new("t"),
-            request_timeout: Duration::from_secs(1),
-            allow_insecure_http: false,
-        })
-        .expect("client");
-        let (msgs, _msg_rx) = mpsc::channel(64);
-        let workers = Workers::start(
-            Setup {
-                downloader: Downloader::for_service(&client).expect("downloader"),
-                client,
-                opener: Arc::new(opener::SystemOpener),
-                store: WatchStore::new(dir.path().join("watchlist.json")),
-                recent_categories: dir.path().join("recent-categories.json"),
-                poll_interval: Duration::from_secs(2),
-                max_concurrent_polls: 8,
-                adaptive_polling: false,
-                max_poll_interval: Duration::from_secs(30),
-                stall_after: Duration::from_secs(600),
-                failure_statuses: Vec::new(),
-                resolve: None,
-                on_complete: None,
-                placement: downloads::Placement {
-                    dir: dir.path().join("dl"),
-                    template: crate::api::download::Template::default(),
-                    sidecar: false,
-                },
-                catalogue_cache: None,
-                on_all_done: None,
-                archive_after: None,
-            },
-            msgs,
-        );
+        let (workers, _msg_rx) = start_in(dir.path(), Arc::new(opener::SystemOpener));
         let written = Arc::new(AtomicBool::new(false));
         let flag = written.clone();
         workers.writes.spawn(move || {
@@ -350,5 +343,164 @@ mod tests {
         });
         workers.shutdown(Duration::from_secs(10)).await;
         assert!(written.load(Ordering::SeqCst), "the write ended first");
+    }
+
+    /// One command for each worker that can be watched here.
+    fn worker_commands(dir: &Path, key: &TaskKey) -> Vec<Cmd> {
+        let finished = Finished {
+            task_id: "t-1".into(),
+            kind: TaskKind::Image,
+            status: "COMPLETED".into(),
+            status_failed: false,
+            percent: 100,
+            url: None,
+            file: None,
+            no_file: None,
+            label: None,
+        };
+        vec![
+            Cmd::Persist(PersistOp::Add(vec![WatchEntry::new(
+                "t-1",
+                TaskKind::Image,
+            )])),
+            Cmd::Poll(PollCmd::Watch(key.clone(), None)),
+            Cmd::FetchCatalogue(CatalogueRequest {
+                generation: 3,
+                lora_type: None,
+                cate: None,
+                cached: false,
+            }),
+            Cmd::Download(DownloadJob {
+                key: key.clone(),
+                url: "http://127.0.0.1:9/t-1.png".into(),
+                service: None,
+                status: "COMPLETED".into(),
+                force: false,
+                label: None,
+                provenance: Box::default(),
+            }),
+            Cmd::Archive(ArchiveOp::Load),
+            Cmd::Rank(RankJob {
+                generation: 5,
+                query: "x".into(),
+                text: Arc::default(),
+            }),
+            Cmd::Compare(CompareJob {
+                generation: 6,
+                before: Arc::from([]),
+                after: Arc::from([]),
+            }),
+            Cmd::RememberCategories(vec!["anime".into()]),
+            Cmd::RememberSort("age".into()),
+            Cmd::RememberFavourites(BTreeSet::from(["m1".to_string()])),
+            Cmd::Open("https://example.com/".into()),
+            Cmd::OpenFile(dir.join("a.png")),
+            Cmd::Finished(finished),
+            Cmd::AllDone(AllDone::default()),
+        ]
+    }
+
+    /// Every command `send` takes reaches the worker that carries it out, seen where that
+    /// worker leaves its mark (a report on the channel, a file on disk, a program run, the
+    /// opener called); the terminal's come back in order. (`Copy` and `Preview` are left to
+    /// their workers' tests: one needs the machine's clipboard, the other a terminal's
+    /// graphics; the match in `send` is exhaustive, so none is forgotten.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_command_reaches_its_worker() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let opened = Arc::new(Recorder::default());
+        let (mut workers, mut msg_rx) = start_in(dir.path(), opened.clone());
+        let files = DataFiles::new(dir.path(), &dir.path().join("cache"));
+        std::fs::write(dir.path().join("a.png"), b"png").expect("write");
+        let key = TaskKey::new(TaskKind::Image, "t-1");
+        let to_workers = worker_commands(dir.path(), &key);
+        for cmd in to_workers {
+            let shown = format!("{cmd:?}");
+            // The runtime sends these after the frame: they must not be the terminal's.
+            assert!(!cmd.writes_to_terminal(), "{shown}");
+            assert_eq!(workers.send(cmd), None, "{shown} is a worker's");
+        }
+        let terminal: Vec<_> = [
+            Cmd::CopyToTerminal {
+                text: "x".into(),
+                tmux: false,
+            },
+            Cmd::Bell,
+            Cmd::Notify {
+                title: "t".into(),
+                body: "b".into(),
+            },
+        ]
+        .into_iter()
+        .map(|cmd| {
+            assert!(cmd.writes_to_terminal(), "{cmd:?} goes ahead of the frame");
+            workers.send(cmd)
+        })
+        .collect();
+        assert_eq!(
+            terminal,
+            [
+                Some(ToTerminal::Clipboard {
+                    text: "x".into(),
+                    tmux: false
+                }),
+                Some(ToTerminal::Bell),
+                Some(ToTerminal::Notify {
+                    title: "t".into(),
+                    body: "b".into()
+                }),
+            ]
+        );
+        // The reports of the poller, the loader, the downloads, the archiver, the ranker and
+        // the comparer, each at least once.
+        let mut seen = BTreeSet::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while seen.len() < 6 {
+            let msg = tokio::time::timeout_at(deadline, msg_rx.recv())
+                .await
+                .unwrap_or_else(|_| panic!("only {seen:?} reported"))
+                .expect("open channel");
+            let worker = match msg {
+                Msg::Polled { key: k, .. } if k == key => "poller",
+                Msg::Catalogue { generation: 3, .. } => "loader",
+                Msg::Download { key: k, .. } if k == key => "downloads",
+                Msg::Archive(_) => "archiver",
+                Msg::Ranked { generation: 5, .. } => "ranker",
+                Msg::Compared { generation: 6, .. } => "comparer",
+                _ => continue,
+            };
+            seen.insert(worker);
+        }
+        let hooks_ran =
+            || dir.path().join("completed").exists() && dir.path().join("all-done").exists();
+        for _ in 0..200 {
+            if hooks_ran() && opened.0.lock().expect("lock").len() == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(hooks_ran(), "on_complete and on_all_done ran");
+        // Each is opened on a thread of its own: in either order.
+        let mut opened = opened.0.lock().expect("lock").clone();
+        opened.sort();
+        assert_eq!(
+            opened,
+            [
+                dir.path().join("a.png").display().to_string(),
+                "https://example.com/".to_string(),
+            ]
+        );
+        workers.shutdown(Duration::from_secs(10)).await;
+        let list = std::fs::read_to_string(&files.watchlist).expect("watch list saved");
+        assert!(list.contains("t-1"), "{list}");
+        assert_eq!(
+            crate::store::recent::load(&files.recent_categories),
+            ["anime"]
+        );
+        assert_eq!(
+            crate::store::recent::load_sort(&files.sort).as_deref(),
+            Some("age")
+        );
+        assert!(files.favourites.exists(), "favourites saved");
     }
 }

@@ -28,14 +28,26 @@ pub enum Launch {
 
 /// Something that can open a checked URL or a saved file; injected so tests can record calls.
 pub trait Opener: Send + Sync {
-    fn launch(&self, target: &OsStr, what: Opening) -> Result<Launch, String>;
+    fn launch(&self, target: &OsStr, what: Opening) -> Result<Launch, OpenError>;
+}
+
+/// Why the opener could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("the opener names no program")]
+    NoProgram,
+    #[error("cannot run {program}: {source}")]
+    Run {
+        program: String,
+        source: std::io::Error,
+    },
 }
 
 /// Opens with the program [`opener_command`] picks from the process environment.
 pub struct SystemOpener;
 
 impl Opener for SystemOpener {
-    fn launch(&self, target: &OsStr, what: Opening) -> Result<Launch, String> {
+    fn launch(&self, target: &OsStr, what: Opening) -> Result<Launch, OpenError> {
         let Some(argv) = opener_command(
             what,
             &crate::store::config::process_env,
@@ -43,9 +55,7 @@ impl Opener for SystemOpener {
         ) else {
             return Ok(Launch::NoDisplay);
         };
-        let (program, rest) = argv
-            .split_first()
-            .ok_or_else(|| "the opener names no program".to_string())?;
+        let (program, rest) = argv.split_first().ok_or(OpenError::NoProgram)?;
         let mut command = std::process::Command::new(program);
         command.args(arguments(rest, target));
         let mut child = command
@@ -53,7 +63,10 @@ impl Opener for SystemOpener {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot run {program}: {e}"))?;
+            .map_err(|source| OpenError::Run {
+                program: program.clone(),
+                source,
+            })?;
         // Reap it in the background so no zombie is left.
         std::thread::spawn(move || child.wait());
         Ok(Launch::Started)
@@ -162,7 +175,7 @@ pub fn open_link(opener: &dyn Opener, raw: &str) -> Opened {
     match opener.launch(OsStr::new(url.as_str()), Opening::Link) {
         Ok(Launch::Started) => Opened::Launched(url.to_string()),
         Ok(Launch::NoDisplay) => Opened::NoDisplay(url.to_string()),
-        Err(e) => Opened::Failed(e),
+        Err(e) => Opened::Failed(e.to_string()),
     }
 }
 
@@ -178,7 +191,7 @@ pub fn open_file(opener: &dyn Opener, path: &Path) -> Opened {
     match opener.launch(path.as_os_str(), Opening::File) {
         Ok(Launch::Started) => Opened::Launched(shown),
         Ok(Launch::NoDisplay) => Opened::NoDisplay(shown),
-        Err(e) => Opened::Failed(e),
+        Err(e) => Opened::Failed(e.to_string()),
     }
 }
 
@@ -192,10 +205,10 @@ mod tests {
     struct Recorder(Mutex<Vec<String>>);
 
     impl Opener for Recorder {
-        fn launch(&self, target: &OsStr, _: Opening) -> Result<Launch, String> {
+        fn launch(&self, target: &OsStr, _: Opening) -> Result<Launch, OpenError> {
             self.0
                 .lock()
-                .map_err(|e| e.to_string())?
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .push(target.to_string_lossy().into_owned());
             Ok(Launch::Started)
         }

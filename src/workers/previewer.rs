@@ -12,7 +12,7 @@ use crate::api::download::Downloader;
 use crate::api::types::TaskKind;
 use crate::cmd::{PreviewRequest, PreviewSource};
 use crate::msg::PreviewReport;
-use crate::picture::decode::{self as decode, Decoded, MAX_FILE_BYTES};
+use crate::picture::decode::{self as decode, Decoded, MAX_FILE_BYTES, PreviewError};
 use crate::picture::{Graphics, Picture};
 use crate::store::cache::ImageCache;
 use std::collections::VecDeque;
@@ -32,7 +32,7 @@ enum Fetched {
     Video(Option<u64>),
     /// It will not be shown however often it is asked for: too big, not an image, a
     /// refused link. (Transport errors are not kept: the next request tries again.)
-    Refused(String),
+    Refused(PreviewError),
 }
 
 type Slot = Arc<OnceCell<Fetched>>;
@@ -148,7 +148,7 @@ impl Shared {
         req: &PreviewRequest,
         id: u32,
         copies: &Copies,
-    ) -> Result<Picture, String> {
+    ) -> Result<Picture, PreviewError> {
         let slot = self.slot(&req.source);
         let fetched = slot
             .get_or_try_init(|| self.fetch(req.key.kind, &req.source, copies))
@@ -172,7 +172,7 @@ impl Shared {
         kind: TaskKind,
         source: &PreviewSource,
         copies: &Copies,
-    ) -> Result<Fetched, String> {
+    ) -> Result<Fetched, PreviewError> {
         if kind == TaskKind::Video {
             return Ok(Fetched::Video(match source {
                 PreviewSource::File(path) => tokio::fs::metadata(path).await.ok().map(|m| m.len()),
@@ -203,7 +203,7 @@ impl Shared {
         &self,
         url: &str,
         copies: &Copies,
-    ) -> Result<Result<PathBuf, String>, String> {
+    ) -> Result<Result<PathBuf, PreviewError>, PreviewError> {
         let mut known = copies.hold(url).await;
         let (cache, key) = (self.cache.clone(), url.to_string());
         if let Some(path) = blocking(move || cache.hit(&key)).await? {
@@ -218,7 +218,7 @@ impl Shared {
         let cache = self.cache.clone();
         let scratch = blocking(move || cache.scratch())
             .await?
-            .map_err(|e| format!("cannot write the preview cache: {e}"))?;
+            .map_err(|e| PreviewError::Cache(e.to_string()))?;
         let over = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(Notify::new());
         let mut progress = {
@@ -239,19 +239,19 @@ impl Shared {
             r = self.downloader.fetch_seen(url, scratch.path(), "download", false, &mut progress) => Some(r),
         };
         let result = match fetched {
-            None => Ok(Err(decode::too_big(over.load(Ordering::SeqCst)))),
-            Some(Err(ApiError::Invalid(reason))) => Ok(Err(reason)),
-            Some(Err(e)) => Err(first_line(&e.to_string())),
+            None => Ok(Err(PreviewError::TooBig(over.load(Ordering::SeqCst)))),
+            Some(Err(ApiError::Invalid(reason))) => Ok(Err(PreviewError::Refused(reason))),
+            Some(Err(e)) => Err(PreviewError::Fetch(first_line(&e.to_string()))),
             Some(Ok(crate::api::download::Fetched {
                 path: file, etag, ..
             })) => {
                 let (cache, key) = (self.cache.clone(), url.to_string());
                 blocking(move || match std::fs::metadata(&file) {
-                    Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(decode::too_big(m.len()))),
+                    Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(PreviewError::TooBig(m.len()))),
                     _ => cache
                         .admit(&file, &key, etag.as_deref())
                         .map(Ok)
-                        .map_err(|e| format!("cannot write the preview cache: {e}")),
+                        .map_err(|e| PreviewError::Cache(e.to_string())),
                 })
                 .await?
             }
@@ -303,20 +303,25 @@ impl Shared {
 }
 
 /// A file's bytes, unless it is over the cap (then the inner `Err` says so).
-fn read_capped(path: &Path) -> Result<Result<Vec<u8>, String>, String> {
-    let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
+fn read_capped(path: &Path) -> Result<Result<Vec<u8>, PreviewError>, PreviewError> {
+    let cannot = |e: std::io::Error| PreviewError::Read {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
     let len = std::fs::metadata(path).map_err(cannot)?.len();
     if len > MAX_FILE_BYTES {
-        return Ok(Err(decode::too_big(len)));
+        return Ok(Err(PreviewError::TooBig(len)));
     }
     std::fs::read(path).map(Ok).map_err(cannot)
 }
 
 /// Runs slow work on a blocking thread, off the App's one-thread runtime.
-async fn blocking<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, String> {
+async fn blocking<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, PreviewError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| format!("the preview worker failed: {e}"))
+        .map_err(|e| PreviewError::Worker(e.to_string()))
 }
 
 fn first_line(text: &str) -> String {

@@ -4,6 +4,7 @@
 
 use super::writes::Writes;
 use crate::msg::Msg;
+use crate::store::paths::DataFiles;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,8 +12,9 @@ use tokio::sync::mpsc;
 
 /// The App's handle on the savers.
 pub struct Handle {
-    /// Where the recently used categories are kept; the others are beside it.
     recent_categories: PathBuf,
+    sort: PathBuf,
+    favourites: PathBuf,
     /// The current service as saved, whose favourites these are.
     service_key: String,
     msgs: mpsc::Sender<Msg>,
@@ -32,15 +34,17 @@ struct Order {
     writing: Mutex<()>,
 }
 
-/// The savers for the files beside `recent_categories`.
+/// The savers for the recent categories, the sort and the favourites in `files`.
 pub fn spawn(
-    recent_categories: PathBuf,
+    files: &DataFiles,
     service_key: String,
     msgs: mpsc::Sender<Msg>,
     writes: Writes,
 ) -> Handle {
     Handle {
-        recent_categories,
+        recent_categories: files.recent_categories.clone(),
+        sort: files.sort.clone(),
+        favourites: files.favourites.clone(),
         service_key,
         msgs,
         writes,
@@ -60,21 +64,17 @@ impl Handle {
 
     /// Saves the watch list's sort order, its label (`Cmd::RememberSort`).
     pub fn sort(&self, label: String) {
-        self.save(
-            "the sort order",
-            crate::store::recent::sort_path(&self.recent_categories),
-            move |path| crate::store::recent::save_sort(path, &label),
-        );
+        self.save("the sort order", self.sort.clone(), move |path| {
+            crate::store::recent::save_sort(path, &label)
+        });
     }
 
     /// Saves the current service's favourite models (`Cmd::RememberFavourites`).
     pub fn favourites(&self, names: BTreeSet<String>) {
         let service = self.service_key.clone();
-        self.save(
-            "the favourites",
-            crate::store::recent::favourites_path(&self.recent_categories),
-            move |path| crate::store::favourites_file::save(path, &service, &names),
-        );
+        self.save("the favourites", self.favourites.clone(), move |path| {
+            crate::store::favourites_file::save(path, &service, &names)
+        });
     }
 
     /// Writes `what` to `path` on a blocking thread; a failure reaches the App as
@@ -123,18 +123,19 @@ mod tests {
     #[tokio::test]
     async fn each_choice_is_saved_where_the_next_session_reads_it() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let recent = dir.path().join("recent-categories.json");
+        let files = DataFiles::new(dir.path(), dir.path());
+        let recent = files.recent_categories.clone();
         let (msgs, mut problems) = mpsc::channel(8);
         let writes = Writes::default();
-        let savers = spawn(recent.clone(), "http://a.test".into(), msgs, writes.clone());
+        let savers = spawn(&files, "http://a.test".into(), msgs, writes.clone());
         savers.categories(vec!["anime".into(), "style".into()]);
         savers.sort("age".into());
         savers.favourites(BTreeSet::from(["m1".to_string()]));
-        let favourites = crate::store::recent::favourites_path(&recent);
+        let favourites = files.favourites.clone();
         let saved = || {
             (
                 crate::store::recent::load(&recent),
-                crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent)),
+                crate::store::recent::load_sort(&files.sort),
                 crate::store::favourites_file::load(&favourites, "http://a.test"),
             )
         };
@@ -161,10 +162,10 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn quick_choices_end_with_the_last_one_and_no_problem() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let recent = dir.path().join("recent-categories.json");
+        let files = DataFiles::new(dir.path(), dir.path());
         let (msgs, mut problems) = mpsc::channel(64);
         let writes = Writes::default();
-        let savers = spawn(recent.clone(), "http://a.test".into(), msgs, writes.clone());
+        let savers = spawn(&files, "http://a.test".into(), msgs, writes.clone());
         let mut names = BTreeSet::new();
         for i in 0..50 {
             names.insert(format!("m{i}"));
@@ -172,13 +173,13 @@ mod tests {
             savers.sort(format!("sort {i}"));
         }
         writes.finish(WAIT).await;
-        let favourites = crate::store::recent::favourites_path(&recent);
+        let favourites = files.favourites.clone();
         assert_eq!(
             crate::store::favourites_file::load(&favourites, "http://a.test"),
             names
         );
         assert_eq!(
-            crate::store::recent::load_sort(&crate::store::recent::sort_path(&recent)),
+            crate::store::recent::load_sort(&files.sort),
             Some("sort 49".to_string())
         );
         assert!(problems.try_recv().is_err(), "no problem reported");
@@ -191,14 +192,10 @@ mod tests {
         // The savers' folder is a file: nothing can be written in it.
         let blocked = dir.path().join("not-a-folder");
         std::fs::write(&blocked, "x").expect("write");
-        let recent = blocked.join("recent-categories.json");
+        let files = DataFiles::new(&blocked, &blocked);
+        let recent = files.recent_categories.clone();
         let (msgs, mut problems) = mpsc::channel(8);
-        let savers = spawn(
-            recent.clone(),
-            "http://a.test".into(),
-            msgs,
-            Writes::default(),
-        );
+        let savers = spawn(&files, "http://a.test".into(), msgs, Writes::default());
         savers.categories(vec!["anime".into()]);
         savers.sort("age".into());
         savers.favourites(BTreeSet::from(["m1".to_string()]));
@@ -211,8 +208,8 @@ mod tests {
         }
         said.sort();
         let shown = |p: PathBuf| p.display().to_string();
-        let sort = crate::store::recent::sort_path(&recent);
-        let favourites = crate::store::recent::favourites_path(&recent);
+        let sort = files.sort.clone();
+        let favourites = files.favourites.clone();
         let expect = [
             format!("cannot save recent categories to {}", shown(recent.clone())),
             format!("cannot save the favourites to {}", shown(favourites)),

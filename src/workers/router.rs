@@ -16,7 +16,26 @@ use tokio::task::JoinHandle;
 /// Makes the client of a configured service other than the current one, from its base URL
 /// as saved in the watch list; the error says why it cannot (no such profile, no token).
 /// It may run a token command, so it is called off the async threads.
-pub type Resolve = Arc<dyn Fn(&str) -> Result<Client, String> + Send + Sync>;
+pub type Resolve = Arc<dyn Fn(&str) -> Result<Client, Unreachable> + Send + Sync>;
+
+/// Why a task's service cannot be asked; told to the App once per service.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Unreachable {
+    /// The dashboard knows only the current service (the demo).
+    #[error("not a configured service")]
+    NotConfigured,
+    #[error("neither the top level nor a profile has the base_url {0}")]
+    NoOwner(String),
+    /// The settings or the client of the level that owns it (`the top level`,
+    /// ``profile `w` ``) could not be made: that level's own error, in its words.
+    #[error("{whose}: {reason}")]
+    Owner { whose: String, reason: String },
+    #[error("cannot make its client: {0}")]
+    Worker(String),
+    /// Its downloader could not be made: the client's error, in its words.
+    #[error("{0}")]
+    Downloader(String),
+}
 
 /// A command that needs the task's service.
 #[derive(Debug)]
@@ -76,7 +95,7 @@ impl Router {
         mut cmds: mpsc::UnboundedReceiver<Routed>,
         download: impl Fn(Downloader, DownloadJob),
     ) {
-        let mut known: HashMap<String, Result<(Client, Downloader), String>> = HashMap::new();
+        let mut known: HashMap<String, Result<(Client, Downloader), Unreachable>> = HashMap::new();
         while let Some(cmd) = cmds.recv().await {
             match cmd {
                 Routed::Poll(PollCmd::Watch(key, service)) => {
@@ -114,21 +133,22 @@ impl Router {
     /// is reported to the App the first time.
     async fn reach(
         &self,
-        known: &mut HashMap<String, Result<(Client, Downloader), String>>,
+        known: &mut HashMap<String, Result<(Client, Downloader), Unreachable>>,
         service: String,
     ) -> Option<(Client, Downloader)> {
         if let Some(k) = known.get(&service) {
             return k.as_ref().ok().cloned();
         }
         let made = match &self.resolve {
-            None => Err("not a configured service".to_string()),
+            None => Err(Unreachable::NotConfigured),
             Some(resolve) => {
                 let (resolve, s) = (resolve.clone(), service.clone());
                 tokio::task::spawn_blocking(move || resolve(&s))
                     .await
-                    .unwrap_or_else(|e| Err(format!("cannot make its client: {e}")))
+                    .unwrap_or_else(|e| Err(Unreachable::Worker(e.to_string())))
                     .and_then(|c| {
-                        let dl = Downloader::for_service(&c).map_err(|e| e.to_string())?;
+                        let dl = Downloader::for_service(&c)
+                            .map_err(|e| Unreachable::Downloader(e.to_string()))?;
                         Ok((c, dl))
                     })
             }
@@ -138,7 +158,7 @@ impl Router {
                 .msgs
                 .send(Msg::ServiceUnusable {
                     service: service.clone(),
-                    error: error.clone(),
+                    error: error.to_string(),
                 })
                 .await;
         }

@@ -95,11 +95,15 @@ pub struct Handle {
     registration: Registration,
 }
 
-/// Saves the App's changes to `store`. This dashboard registers beside the watch list: the
-/// dashboards that share it are the ones that claim from it. Finished tasks that leave it go
-/// to the archive as `archiving` says.
-pub fn spawn(store: WatchStore, archiving: Archiving, msgs: mpsc::Sender<Msg>) -> Handle {
-    let dashboards = store.path().with_file_name("dashboards");
+/// Saves the App's changes to `store`. This dashboard registers in `dashboards` (beside the
+/// watch list): the dashboards that share it are the ones that claim from it. Finished tasks
+/// that leave it go to the archive as `archiving` says.
+pub fn spawn(
+    store: WatchStore,
+    dashboards: std::path::PathBuf,
+    archiving: Archiving,
+    msgs: mpsc::Sender<Msg>,
+) -> Handle {
     let registration = Registration::register(&dashboards);
     let claimant = Claimant {
         id: registration.id().to_string(),
@@ -599,7 +603,12 @@ mod tests {
         let registered =
             || std::fs::read_dir(dir.path().join("dashboards")).map_or(0, Iterator::count);
         let (msgs, _answers) = mpsc::channel(16);
-        let saver = spawn(store.clone(), Archiving::default(), msgs);
+        let saver = spawn(
+            store.clone(),
+            dir.path().join("dashboards"),
+            Archiving::default(),
+            msgs,
+        );
         assert_eq!(registered(), 1, "registered while it runs");
         let key = TaskKey::new(TaskKind::Image, "t-1");
         saver.persist(PersistOp::Add(vec![WatchEntry::new(

@@ -108,7 +108,11 @@ impl Browser {
 
     /// Fetch `generation` failed because the service could not be reached: the list shown
     /// (a cached copy, say) stays, marked offline.
-    pub fn unreachable(&mut self, generation: u64, error: String) -> Option<Vec<Cmd>> {
+    pub fn unreachable(
+        &mut self,
+        generation: u64,
+        error: crate::api::ApiError,
+    ) -> Option<Vec<Cmd>> {
         let cmds = self.loaded(generation, Err(error))?;
         self.offline = true;
         Some(cmds)
@@ -164,7 +168,7 @@ impl Browser {
     pub fn loaded(
         &mut self,
         generation: u64,
-        result: Result<Catalogue, String>,
+        result: Result<Catalogue, crate::api::ApiError>,
     ) -> Option<Vec<Cmd>> {
         if generation != self.generation {
             return None;
@@ -187,7 +191,7 @@ impl Browser {
             }
             // Keep what was shown: an error must not empty a list the user is reading.
             Err(e) => {
-                self.load = Load::Failed(e);
+                self.load = Load::Failed(e.to_string());
                 Some(Vec::new())
             }
         }

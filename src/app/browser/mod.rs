@@ -383,8 +383,8 @@ pub fn catalogue(
     result: Result<Catalogue, ApiError>,
 ) -> Option<Effects> {
     let cmds = match result {
-        Err(e) if e.is_unreachable() => browser.unreachable(generation, e.to_string()),
-        result => browser.loaded(generation, result.map_err(|e| e.to_string())),
+        Err(e) if e.is_unreachable() => browser.unreachable(generation, e),
+        result => browser.loaded(generation, result),
     }?;
     Some(Effects::cmds(cmds).redraw_if(true))
 }

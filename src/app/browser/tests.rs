@@ -191,7 +191,8 @@ fn stale_fetches_are_ignored_and_errors_keep_the_list() {
     let old = b.generation;
     b.reload();
     assert_eq!(b.loaded(old, Ok(Catalogue::default())), None);
-    assert_eq!(b.loaded(b.generation, Err("down".into())), Some(Vec::new()));
+    let down = ApiError::Invalid("down".into());
+    assert_eq!(b.loaded(b.generation, Err(down)), Some(Vec::new()));
     assert_eq!(b.entries.len(), 2, "a failed reload keeps the list");
     assert_eq!(b.load, Load::Failed("down".into()));
 }

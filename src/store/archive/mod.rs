@@ -24,7 +24,7 @@ use std::time::Duration;
 pub use schema::VERSION;
 
 /// The archive's file in the data directory.
-pub const FILE_NAME: &str = "archive.sqlite3";
+pub const FILE_NAME: &str = crate::store::paths::ARCHIVE_FILE;
 
 /// One archived task.
 #[derive(Debug, Clone, PartialEq)]
@@ -275,7 +275,7 @@ impl Archive {
     /// The user's archive: in `GENDASH_DATA_DIR` or the platform data dir, beside the watch
     /// list.
     pub fn default_path() -> PathBuf {
-        crate::store::watchlist::WatchStore::default_path().with_file_name(FILE_NAME)
+        crate::store::paths::DataFiles::user().archive
     }
 
     /// Opens (creating it and its tables when missing) the archive at `path`; on its first
@@ -315,7 +315,8 @@ impl Archive {
                 )));
             }
             Err(OpenError::Unreadable(reason)) => {
-                let to = set_aside_file(path).map_err(err)?;
+                let to = set_aside_file(path)
+                    .map_err(|e| err(format!("cannot set the unreadable file aside: {e}")))?;
                 set_aside = Some(SetAside { to, reason });
                 match connect(path) {
                     Ok(conn) => conn,
@@ -624,7 +625,7 @@ fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 
 /// Renames an unreadable archive (and its write-ahead log and index, which belong to it) to
 /// `<file>.corrupt-<UTC time>`, byte for byte.
-fn set_aside_file(path: &Path) -> Result<PathBuf, String> {
+fn set_aside_file(path: &Path) -> std::io::Result<PathBuf> {
     let fmt = time::macros::format_description!(
         "[year]-[month]-[day]T[hour]-[minute]-[second].[subsecond digits:3]Z"
     );
@@ -641,7 +642,7 @@ fn set_aside_file(path: &Path) -> Result<PathBuf, String> {
         Ok(()) => {}
         // Another process set it aside first.
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot set the unreadable file aside: {e}")),
+        Err(e) => return Err(e),
     }
     for part in ["-wal", "-shm"] {
         let _ = std::fs::rename(with(part), with(&format!(".corrupt-{stamp}{part}")));

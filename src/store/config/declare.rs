@@ -45,7 +45,7 @@ pub struct Layered<S, F> {
 }
 
 /// Takes a flag's or a variable's text into the settings.
-pub type TakeText<S> = fn(&mut S, &str) -> Result<(), String>;
+pub type TakeText<S> = fn(&mut S, &str) -> Result<(), super::values::ValueError>;
 
 /// `f(x)`: the declaration's closures are called through this, their types written by the
 /// macro (a closure called where it is written is what clippy calls redundant).
@@ -100,8 +100,8 @@ macro_rules! declare_keys {
 
     (@outside $name:ident, $file:ty, $value:ty, $read:tt, $merge:tt, []) => { None };
     (@outside $name:ident, $file:ty, $value:ty, $read:tt, $merge:tt, [$parse:expr]) => {
-        Some(|s: &mut Settings, text: &str| -> Result<(), String> {
-            let v = &call::<&str, Result<$file, String>>($parse, text)?;
+        Some(|s: &mut Settings, text: &str| -> Result<(), ValueError> {
+            let v = &call::<&str, Result<$file, ValueError>>($parse, text)?;
             declare_keys!(@take s.$name, v, $file, $value, $read, $merge);
             Ok(())
         })

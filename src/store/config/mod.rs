@@ -37,7 +37,7 @@ pub use schema::{FileSettings, KEYS, NAMES, Settings};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
-    check_seconds,
+    ValueError, check_seconds,
 };
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
-use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds};
+use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds, ValueError};
 use super::{
     DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
     DEFAULT_STALL_AFTER, Source, TokenOrigin,
@@ -346,17 +346,17 @@ pub enum NotifyPolicy {
 impl NotifyPolicy {
     pub const NAMES: [&'static str; 4] = ["each", "batch", "failures", "off"];
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         Ok(match text.trim().to_ascii_lowercase().as_str() {
             "each" => NotifyPolicy::Each,
             "batch" => NotifyPolicy::Batch,
             "failures" => NotifyPolicy::Failures,
             "off" => NotifyPolicy::Off,
             _ => {
-                return Err(format!(
-                    "`{text}` is not one of {}",
-                    Self::NAMES.map(|n| format!("\"{n}\"")).join(", ")
-                ));
+                return Err(ValueError::NotOneOf {
+                    text: text.to_string(),
+                    names: &Self::NAMES,
+                });
             }
         })
     }
@@ -403,15 +403,15 @@ impl ArchiveAfter {
     /// The longest wait, in days.
     pub const MAX_DAYS: f64 = 3650.0;
 
-    fn from_days(days: f64) -> Result<Self, String> {
+    fn from_days(days: f64) -> Result<Self, ValueError> {
         if days.is_nan() || days < 0.0 {
-            return Err(format!("{days} is not a number of days (0 or more)"));
+            return Err(ValueError::NotDays(days));
         }
         if days > Self::MAX_DAYS {
-            return Err(format!(
-                "{days} is too long: it must be at most {} days",
-                Self::MAX_DAYS
-            ));
+            return Err(ValueError::TooManyDays {
+                days,
+                max: Self::MAX_DAYS,
+            });
         }
         Ok(ArchiveAfter(
             (days > 0.0).then(|| Duration::from_secs_f64(days * 86_400.0)),

@@ -34,21 +34,79 @@ pub fn seconds_text(d: Duration) -> String {
     }
 }
 
+/// Why a value of the configuration (in the file, a flag or a variable) is refused; the
+/// caller puts the key, the flag or the file's line before it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("`{0}` is not a number of seconds")]
+    NotSeconds(String),
+    #[error("not a number of seconds")]
+    NotANumber,
+    #[error("{n} is too short: it must be at least {}", seconds_text(*floor))]
+    TooShort { n: f64, floor: Duration },
+    #[error("{n} is too long: it must be at most {DAY_SECS} seconds (a day)")]
+    TooLong { n: f64 },
+    #[error("`{0}` has no scheme; did you mean `http://{0}` (or https)?")]
+    NoScheme(String),
+    #[error("`{text}` is not an absolute URL: {source}")]
+    NotAbsolute {
+        text: String,
+        source: url::ParseError,
+    },
+    #[error("`{0}` is not an http or https URL")]
+    NotHttp(String),
+    #[error("{0} names no program: give it as [\"program\", \"arg\", …]")]
+    NoProgram(String),
+    #[error("`{0}` has a `{{` without its `}}`")]
+    Unclosed(String),
+    #[error(
+        "`{{{name}}}` is not a placeholder of {key} (known: {})",
+        braced(placeholders)
+    )]
+    NoSuchPlaceholder {
+        name: String,
+        key: String,
+        placeholders: &'static [&'static str],
+    },
+    #[error("`{text}` is not one of {}", quoted(names))]
+    NotOneOf {
+        text: String,
+        names: &'static [&'static str],
+    },
+    #[error("{0} is not a number of days (0 or more)")]
+    NotDays(f64),
+    #[error("{days} is too long: it must be at most {max} days")]
+    TooManyDays { days: f64, max: f64 },
+}
+
+/// `{task_id}, {kind}, …`
+fn braced(placeholders: &[&str]) -> String {
+    placeholders
+        .iter()
+        .map(|p| format!("{{{p}}}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `"auto", "kitty", …`
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Checks a number of seconds against a floor and a day; the error says the bound broken.
-pub fn check_seconds(n: f64, floor: Duration) -> Result<Duration, String> {
+pub fn check_seconds(n: f64, floor: Duration) -> Result<Duration, ValueError> {
     if n.is_nan() {
-        return Err("not a number of seconds".into());
+        return Err(ValueError::NotANumber);
     }
     if n < floor.as_secs_f64() {
-        return Err(format!(
-            "{n} is too short: it must be at least {}",
-            seconds_text(floor)
-        ));
+        return Err(ValueError::TooShort { n, floor });
     }
     if n > DAY_SECS {
-        return Err(format!(
-            "{n} is too long: it must be at most {DAY_SECS} seconds (a day)"
-        ));
+        return Err(ValueError::TooLong { n });
     }
     Ok(Duration::from_secs_f64(n))
 }
@@ -56,14 +114,14 @@ pub fn check_seconds(n: f64, floor: Duration) -> Result<Duration, String> {
 impl<const MIN_MS: u64> Seconds<MIN_MS> {
     pub const FLOOR: Duration = Duration::from_millis(MIN_MS);
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         let n: f64 = text
             .trim()
             .parse()
-            .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+            .map_err(|_| ValueError::NotSeconds(text.to_string()))?;
         Self::from_f64(n)
     }
-    fn from_f64(n: f64) -> Result<Self, String> {
+    fn from_f64(n: f64) -> Result<Self, ValueError> {
         check_seconds(n, Self::FLOOR).map(Seconds)
     }
 }
@@ -112,17 +170,18 @@ pub fn at_least_one<'de, D: Deserializer<'de>>(
 pub struct BaseUrl(pub Url);
 
 impl BaseUrl {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         let text = text.trim();
         // `127.0.0.1:8787` and `localhost:8787` lack a scheme (the second would parse as one).
         if !text.contains("://") {
-            return Err(format!(
-                "`{text}` has no scheme; did you mean `http://{text}` (or https)?"
-            ));
+            return Err(ValueError::NoScheme(text.to_string()));
         }
-        let url = Url::parse(text).map_err(|e| format!("`{text}` is not an absolute URL: {e}"))?;
+        let url = Url::parse(text).map_err(|source| ValueError::NotAbsolute {
+            text: text.to_string(),
+            source,
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("`{text}` is not an http or https URL"));
+            return Err(ValueError::NotHttp(text.to_string()));
         }
         Ok(BaseUrl(url))
     }
@@ -205,26 +264,28 @@ impl<'de> Deserialize<'de> for Hook {
 
 /// A hook's argument list is a program and its arguments, and every `{name}` in it is one of
 /// `placeholders`; else what is wrong, naming `key`.
-pub fn check_hook(key: &str, argv: &[String], placeholders: &[&str]) -> Result<(), String> {
+pub fn check_hook(
+    key: &str,
+    argv: &[String],
+    placeholders: &'static [&'static str],
+) -> Result<(), ValueError> {
     if argv.first().is_none_or(|p| p.trim().is_empty()) {
-        return Err(format!(
-            "{key} names no program: give it as [\"program\", \"arg\", …]"
-        ));
+        return Err(ValueError::NoProgram(key.to_string()));
     }
     for arg in argv {
         let mut rest = arg.as_str();
         while let Some(at) = rest.find('{') {
             let after = &rest[at + 1..];
             let Some(end) = after.find('}') else {
-                return Err(format!("`{arg}` has a `{{` without its `}}`"));
+                return Err(ValueError::Unclosed(arg.clone()));
             };
             let name = &after[..end];
             if !placeholders.contains(&name) {
-                let known: Vec<String> = placeholders.iter().map(|p| format!("{{{p}}}")).collect();
-                return Err(format!(
-                    "`{{{name}}}` is not a placeholder of {key} (known: {})",
-                    known.join(", ")
-                ));
+                return Err(ValueError::NoSuchPlaceholder {
+                    name: name.to_string(),
+                    key: key.to_string(),
+                    placeholders,
+                });
             }
             rest = &after[end + 1..];
         }
@@ -248,7 +309,7 @@ pub enum ImagePreview {
 impl ImagePreview {
     pub const NAMES: [&'static str; 6] = ["auto", "kitty", "sixel", "iterm2", "halfblocks", "off"];
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ValueError> {
         Ok(match text.trim().to_ascii_lowercase().as_str() {
             "auto" => ImagePreview::Auto,
             "kitty" => ImagePreview::Kitty,
@@ -257,10 +318,10 @@ impl ImagePreview {
             "halfblocks" => ImagePreview::Halfblocks,
             "off" => ImagePreview::Off,
             _ => {
-                return Err(format!(
-                    "`{text}` is not one of {}",
-                    Self::NAMES.map(|n| format!("\"{n}\"")).join(", ")
-                ));
+                return Err(ValueError::NotOneOf {
+                    text: text.to_string(),
+                    names: &Self::NAMES,
+                });
             }
         })
     }
@@ -292,5 +353,55 @@ impl<'de> Deserialize<'de> for ImagePreview {
             }
         }
         d.deserialize_str(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed errors say what the strings said: the file's and the flags' messages, which
+    /// users (and the CLI's tests) read, kept word for word.
+    #[test]
+    fn each_refusal_says_what_it_said() {
+        let said = |e: ValueError| e.to_string();
+        let hook = |argv: &[&str]| {
+            let argv: Vec<String> = argv.iter().map(ToString::to_string).collect();
+            said(check_hook("on_complete", &argv, &HOOK_PLACEHOLDERS).expect_err("refused"))
+        };
+        assert_eq!(
+            said(ImagePreview::parse("sixels").expect_err("refused")),
+            "`sixels` is not one of \"auto\", \"kitty\", \"sixel\", \"iterm2\", \"halfblocks\", \"off\""
+        );
+        assert_eq!(
+            said(BaseUrl::parse("localhost:8787").expect_err("refused")),
+            "`localhost:8787` has no scheme; did you mean `http://localhost:8787` (or https)?"
+        );
+        assert_eq!(
+            said(BaseUrl::parse("ftp://a.test/").expect_err("refused")),
+            "`ftp://a.test/` is not an http or https URL"
+        );
+        assert_eq!(
+            hook(&[""]),
+            "on_complete names no program: give it as [\"program\", \"arg\", …]"
+        );
+        assert_eq!(hook(&["x", "{id"]), "`{id` has a `{` without its `}`");
+        assert_eq!(
+            hook(&["x", "{id}"]),
+            "`{id}` is not a placeholder of on_complete (known: {task_id}, {kind}, {status}, \
+             {percent}, {url}, {file}, {label})"
+        );
+        assert_eq!(
+            said(Seconds::<1000>::parse("soon").expect_err("refused")),
+            "`soon` is not a number of seconds"
+        );
+        assert_eq!(
+            said(PollSeconds::parse("0.1").expect_err("refused")),
+            "0.1 is too short: it must be at least 0.2 seconds"
+        );
+        assert_eq!(
+            said(check_seconds(90_000.0, POLL_FLOOR).expect_err("refused")),
+            "90000 is too long: it must be at most 86400 seconds (a day)"
+        );
     }
 }

@@ -266,7 +266,7 @@ impl Harness {
 
     async fn refused(&mut self, source: PreviewSource) -> String {
         let report = self.ask(TaskKind::Image, source, Size::new(20, 8)).await;
-        let reason = report.result.expect_err("refused");
+        let reason = report.result.expect_err("refused").to_string();
         assert!(
             !reason.contains('\n') && reason.chars().count() <= 160,
             "{reason}"
