@@ -5,7 +5,7 @@
 
 use super::Browser;
 use crate::cmd::{Cmd, RankJob};
-use crate::filter::Query;
+use crate::filter::{Query, Scope};
 use std::sync::Arc;
 
 impl Browser {
@@ -81,7 +81,9 @@ impl Browser {
     /// (by the ranking worker, for the first field term): never built here, on the UI loop.
     pub(super) fn describe(&self, query: &Query) -> String {
         let fields = self.text.built_fields();
-        query.describe(|key| fields.is_none_or(|f| f.column(key).is_some()))
+        query.describe(&Scope::BROWSER, |key| {
+            fields.map(|f| f.column(key).is_some())
+        })
     }
 
     /// The worker's answer to a `Cmd::Rank`; whether it was the latest and is now shown.

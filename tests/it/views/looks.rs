@@ -89,7 +89,7 @@ fn the_examples_are_read_from_the_table_with_escaped_bars() {
 #[test]
 fn the_guide_s_detail_line_example_is_the_product_s() {
     let said = gendash::filter::Query::parse("pixel author:^pix !license:rail type:sdxl")
-        .describe(|_| true);
+        .describe(&gendash::filter::Scope::BROWSER, |_| Some(true));
     let text = section(&guide(), FILTER_LANGUAGE);
     assert!(
         text.contains(&format!("`{said}`")),
