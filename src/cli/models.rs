@@ -4,7 +4,7 @@
 
 use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::api::{LoraType, SearchText};
-use crate::filter::{FuzzyFilter, Query, Scope};
+use crate::filter::{FuzzyFilter, Issue, Query, Scope};
 use crate::store::catalogue_cache::{CatalogueCache, Key};
 use crate::store::watchlist::{service_key, unix_now};
 use serde_json::Value;
@@ -69,7 +69,11 @@ pub fn request(args: &ModelsArgs) -> Result<(Option<LoraType>, Option<String>), 
     let query = Query::parse(filter);
     // The fields are known once the catalogue is in (`refuse_unknown_fields`).
     if let Some(issue) = query.issues(&Scope::MODELS, |_| None).first() {
-        return Err(usage(issue.to_string()));
+        let hint = match issue {
+            Issue::FlagNotHere { .. } => "; --diff lists what is new or changed",
+            _ => "",
+        };
+        return Err(usage(format!("{issue}{hint}")));
     }
     let lora_type = match query.lora_type.map(|t| t.value) {
         None => flag_type,
@@ -394,7 +398,11 @@ mod tests {
         );
         assert_eq!(
             asked(None, None, "x !is:new"),
-            Err("--filter: is:new is the dashboard's (its marks and favourites); --diff lists what is new or changed".into())
+            Err(
+                "--filter: is:new is the model browser's marks and favourites; gendash models has \
+                 none; --diff lists what is new or changed"
+                    .into()
+            )
         );
         assert_eq!(
             asked(None, None, "rating:>4 sort:-downloads"),
