@@ -476,9 +476,14 @@ impl Query {
     }
 
     /// The detail line: what each term does, `·` between them, then what is ignored or wrong
-    /// in `scope` (a term still being typed is not told yet). `metadata` says whether some
-    /// entry of the catalogue has a key (`None`: not known yet).
-    pub fn describe(&self, scope: &Scope, metadata: impl Fn(&str) -> Option<bool>) -> String {
+    /// in `scope` (while `typing`, not the term still being typed). `metadata` says whether
+    /// some entry of the catalogue has a key (`None`: not known yet).
+    pub fn describe(
+        &self,
+        scope: &Scope,
+        metadata: impl Fn(&str) -> Option<bool>,
+        typing: bool,
+    ) -> String {
         let mut parts: Vec<String> = self
             .groups
             .iter()
@@ -517,7 +522,7 @@ impl Query {
         if let Some(c) = self.cate.as_ref().filter(|_| scope.service_terms) {
             parts.push(format!("cate {}", quoted(&c.value)));
         }
-        let told = self.problems.iter().filter(|(_, complete)| *complete);
+        let told = (self.problems.iter()).filter(|(_, complete)| *complete || !typing);
         parts.extend(told.map(|(issue, _)| issue.told()));
         // An unknown field is told beside its term, above.
         let out_of_place = self.out_of_place(scope, |_| Some(true));
@@ -706,7 +711,7 @@ mod tests {
     use super::*;
 
     fn describe(q: &str) -> String {
-        Query::parse(q).describe(&Scope::BROWSER, |k| Some(k != "nokey"))
+        Query::parse(q).describe(&Scope::BROWSER, |k| Some(k != "nokey"), true)
     }
 
     fn kinds(q: &str) -> Vec<Vec<(AtomKind, bool, String)>> {

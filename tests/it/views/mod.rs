@@ -315,6 +315,26 @@ fn filter_detail_line_at_80_and_140() {
     }
 }
 
+/// A field no model has is named on the detail line once the ranking built the fields, and a
+/// comparison with no number once its term is finished.
+#[test]
+fn the_detail_line_names_what_the_filter_cannot_use() {
+    let mut s = loaded(140, 30, Vec::new());
+    s.update(Action::FocusFilter);
+    typed_settled(&mut s, "nosuchfield:x author:>abc ^w");
+    assert_eq!(
+        s.browser.filter_detail.as_deref(),
+        Some(
+            "nosuchfield ~ x (no such field) · name ^w · author:>abc: not a number or a date; ignored"
+        )
+    );
+    let screen = draw(&s).backend().to_string();
+    assert!(
+        screen.contains("nosuchfield ~ x (no such field) · name ^w · author:>abc"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn no_match() {
     let mut s = loaded(100, 20, Vec::new());
