@@ -5,6 +5,7 @@ mod archive;
 mod cadence;
 mod catalogue_marks;
 mod contrast;
+mod doc_examples;
 mod looks;
 mod news;
 mod preview;
