@@ -114,3 +114,114 @@ impl Scope {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::Query;
+
+    const TASKS: Scope = Scope::tasks("the archive", &["label", "status", "finished"]);
+
+    /// What each list says of a query, the term being typed included (the command line's).
+    fn issues(scope: &Scope, query: &str) -> Vec<String> {
+        let metadata = |key: &str| Some(["rating", "updated"].contains(&key));
+        let found = Query::parse(query).issues(scope, metadata);
+        found.iter().map(ToString::to_string).collect()
+    }
+
+    /// A query, and what the browser, `gendash models` and a list of tasks name in it.
+    type Row = (
+        &'static str,
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+    );
+
+    #[test]
+    fn each_list_names_what_it_cannot_use() {
+        let table: &[Row] = &[
+            // query, the browser, gendash models, a list of tasks
+            (
+                "rating:>4.5 status:done",
+                &["status: no such field"],
+                &["status: no such field"],
+                &["rating: no such field (fields: label, status, finished)"],
+            ),
+            (
+                "rating:>abc",
+                &["rating:>abc: not a number or a date"],
+                &["rating:>abc: not a number or a date"],
+                // The term is dropped: its key is not named besides.
+                &["rating:>abc: not a number or a date"],
+            ),
+            (
+                "is:new",
+                &[],
+                &["is:new is the model browser's marks and favourites; gendash models has none"],
+                &["is:new is the model browser's marks and favourites; the archive has none"],
+            ),
+            (
+                "is:foo",
+                &["is:foo is not new, changed or fav"],
+                &["is:foo is not new, changed or fav"],
+                &["is:foo is not new, changed or fav"],
+            ),
+            (
+                "type:sdxl sort:-rating",
+                &[],
+                &[],
+                &[
+                    "type:sdxl is the catalogue's filter; the archive has none",
+                    "sort:-rating: the archive keeps its own order (its sort key sets it)",
+                ],
+            ),
+            (
+                "!type:sd",
+                &["!type:sd cannot be negated"],
+                &["!type:sd cannot be negated"],
+                &["!type:sd cannot be negated"],
+            ),
+            (
+                r#"finished:>"2026-11-28 12:32" label:x"#,
+                &["finished: no such field", "label: no such field"],
+                &["finished: no such field", "label: no such field"],
+                &[],
+            ),
+            (
+                r"finished:>2026-11-28\ 12:32",
+                &["finished: no such field"],
+                &["finished: no such field"],
+                &[],
+            ),
+            (
+                r#"updated:>"2026-06-01""#,
+                &[],
+                &[],
+                &["updated: no such field (fields: label, status, finished)"],
+            ),
+        ];
+        for &(query, browser, models, tasks) in table {
+            assert_eq!(issues(&Scope::BROWSER, query), browser, "browser: {query}");
+            assert_eq!(issues(&Scope::MODELS, query), models, "models: {query}");
+            assert_eq!(issues(&TASKS, query), tasks, "tasks: {query}");
+        }
+    }
+
+    /// The dashboard tells the term being typed once it is finished; a list with no fixed
+    /// fields names none before the catalogue's are known.
+    #[test]
+    fn the_term_being_typed_and_fields_not_known_yet() {
+        let q = Query::parse("rating:>4.");
+        assert!(q.told(&Scope::BROWSER, |_| None).is_empty());
+        assert_eq!(q.issues(&Scope::BROWSER, |_| None).len(), 1);
+        assert!(
+            Query::parse("nokey:x")
+                .issues(&Scope::MODELS, |_| None)
+                .is_empty()
+        );
+        assert_eq!(
+            Query::parse("nokey:x").issues(&TASKS, |_| None)[0].told(),
+            "nokey: no such field (fields: label, status, finished); matches nothing"
+        );
+    }
+}

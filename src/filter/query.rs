@@ -10,7 +10,11 @@
 //! against the entry's metadata field instead of its name, ignoring case; `!key:value` excludes.
 //!
 //! A value that starts with `>`, `>=`, `<`, `<=` or `=` is a comparison ([`super::compare`]):
-//! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing.
+//! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing. The
+//! operator may stand before quotes (`finished:>"2026-11-28 12:32"`; a quoted operator is
+//! text), and a `\ ` in the operand is a space. Every list (the browser, the watch list, the
+//! archive, `models` and `history`) parses here; what a list cannot use is an [`Issue`], told
+//! against its [`Scope`].
 //! `sort:key` / `sort:-key` orders the matches by a field instead of best first. `is:new`,
 //! `is:changed` and `is:fav` are kept apart in [`Query::is`] for the browser to apply (its marks
 //! and favourites), always combined with the rest by AND.
@@ -412,7 +416,7 @@ impl Query {
     }
 
     /// A comparison term `key:>value` (`None`: an operator still being typed, or a value that
-    /// is neither a number nor a date, noted once the term is finished).
+    /// is neither a number nor a date: a problem).
     fn comparison(
         &mut self,
         target: Target,
