@@ -336,6 +336,39 @@ fn the_detail_line_names_what_the_filter_cannot_use() {
     );
 }
 
+/// The watch list's filter reads a task's dates in the dashboard's local time, as the archive
+/// does, and its title names what the filter cannot use.
+#[test]
+fn the_watch_list_filters_on_local_dates_and_names_what_it_cannot_use() {
+    let east = 7200;
+    let mut s = State::new(gendash::app::state::Init {
+        watch: vec![
+            task("render-001", TaskKind::Image),
+            task("clip-002", TaskKind::Video),
+        ],
+        failure_statuses: default_failure_statuses(),
+        utc_offset: time::UtcOffset::from_whole_seconds(east).unwrap(),
+        now: NOW,
+        ..gendash::app::state::Init::default()
+    });
+    s.update(Action::Resize {
+        width: 200,
+        height: 30,
+    });
+    let added = |offset| gendash::fmt::local_minute(NOW - 95, offset);
+    s.watch
+        .set_query(format!("added:=\"{}\" kind:video", added(east)), NOW);
+    assert_eq!(s.watch.order.len(), 1, "the local minute");
+    s.watch.set_query(format!("added:=\"{}\"", added(0)), NOW);
+    assert!(s.watch.order.is_empty(), "not the UTC one");
+    s.watch.set_query("render is:new".into(), NOW);
+    let screen = draw(&s).backend().to_string();
+    assert!(
+        screen.contains("/render is:new 1/2 · is:new is the model browser's marks and favourites"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn no_match() {
     let mut s = loaded(100, 20, Vec::new());
