@@ -194,6 +194,12 @@ mod tests {
                 &[],
             ),
             (
+                "sort:-nokey",
+                &["nokey: no such field"],
+                &["nokey: no such field"],
+                &["sort:-nokey: the archive keeps its own order (its sort key sets it)"],
+            ),
+            (
                 r#"updated:>"2026-06-01""#,
                 &[],
                 &[],

@@ -589,6 +589,18 @@ impl Query {
                 }
             }
         }
+        if let Some(SortBy {
+            target: Target::Field(key),
+            label,
+            ..
+        }) = self.sort.as_ref().filter(|_| scope.sort)
+            && !scope.has_field(key, &metadata)
+        {
+            out.push(Issue::NoSuchField {
+                key: label.to_string(),
+                known: scope.fields,
+            });
+        }
         let place = scope.place;
         if !scope.flags {
             out.extend(self.is.iter().map(|t| Issue::FlagNotHere {
