@@ -4,7 +4,7 @@
 
 use super::{CliResult, Failure, output};
 use crate::cli::exit;
-use crate::filter::FuzzyFilter;
+use crate::filter::{FuzzyFilter, Query, Scope};
 use crate::store::archive::{
     Archive, ArchiveError, ArchivedTask, SEARCH_KEYS, SearchKey, SearchValue,
 };
@@ -32,7 +32,20 @@ impl From<ArchiveError> for Failure {
     }
 }
 
+/// The filter's terms that `history` cannot use (a field the archive does not have, `is:`,
+/// `type:`, `rating:>abc`…): a usage error naming the first, before the archive is read.
+fn check_filter(filter: &str) -> Result<(), Failure> {
+    let scope = Scope::tasks("gendash history", SEARCH_KEYS);
+    match Query::parse(filter).issues(&scope, |_| None).first() {
+        Some(issue) => Err(Failure::new(exit::USAGE, format!("--filter: {issue}"))),
+        None => Ok(()),
+    }
+}
+
 pub fn run(args: &HistoryArgs) -> CliResult {
+    if let Some(filter) = args.filter.as_deref() {
+        check_filter(filter)?;
+    }
     let path = Archive::default_path();
     let tasks = if path.exists() {
         // A look only: an unreadable file is reported and left in place.

@@ -4,7 +4,7 @@
 
 use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::api::{LoraType, SearchText};
-use crate::filter::{FuzzyFilter, Query};
+use crate::filter::{FuzzyFilter, Issue, Query, Scope};
 use crate::store::catalogue_cache::{CatalogueCache, Key};
 use crate::store::watchlist::{service_key, unix_now};
 use serde_json::Value;
@@ -60,29 +60,24 @@ pub struct ModelsArgs {
 /// disagree, is a usage error.
 pub fn request(args: &ModelsArgs) -> Result<(Option<LoraType>, Option<String>), Failure> {
     // The dashboard ignores what it cannot use and says so; here it is an error instead.
-    let usage = |m: String| {
-        let m = m.trim_end_matches("; ignored");
-        Failure::new(exit::USAGE, format!("--filter: {m}"))
-    };
+    let usage = |m: String| Failure::new(exit::USAGE, format!("--filter: {m}"));
     let flag_type = args.lora_type.map(LoraType::from);
     let flag_cate = args.cate.clone();
     let Some(filter) = args.filter.as_deref() else {
         return Ok((flag_type, flag_cate));
     };
     let query = Query::parse(filter);
-    if let Some(note) = query.notes.first() {
-        return Err(usage(note.clone()));
-    }
-    if let Some(t) = query.is.first() {
-        return Err(usage(format!(
-            "is:{} is the dashboard's (its marks and favourites); --diff lists what is new or \
-             changed",
-            t.flag.as_str()
-        )));
+    // The fields are known once the catalogue is in (`refuse_unknown_fields`).
+    if let Some(issue) = query.issues(&Scope::MODELS, |_| None).first() {
+        let hint = match issue {
+            Issue::FlagNotHere { .. } => "; --diff lists what is new or changed",
+            _ => "",
+        };
+        return Err(usage(format!("{issue}{hint}")));
     }
     let lora_type = match query.lora_type.map(|t| t.value) {
         None => flag_type,
-        Some(Err(e)) => return Err(usage(e)),
+        Some(Err(e)) => return Err(usage(e.to_string())),
         Some(Ok(t)) if args.lora_type.is_some() && t != flag_type => {
             return Err(usage(format!(
                 "type:{} and --type {} disagree; give one",
@@ -103,6 +98,32 @@ pub fn request(args: &ModelsArgs) -> Result<(Option<LoraType>, Option<String>), 
         Some(c) => Some(c).filter(|c| !c.is_empty()),
     };
     Ok((lora_type, cate))
+}
+
+/// A usage error naming the filter's first field that no model of `text` has (it would match
+/// nothing); an empty catalogue tells nothing of its fields.
+fn refuse_unknown_fields(filter: &str, text: &SearchText) -> Result<(), Failure> {
+    if text.is_empty() {
+        return Ok(());
+    }
+    let fields = text.fields();
+    let issues =
+        Query::parse(filter).issues(&Scope::MODELS, |key| Some(fields.column(key).is_some()));
+    match issues.first() {
+        Some(issue) => Err(Failure::new(exit::USAGE, format!("--filter: {issue}"))),
+        None => Ok(()),
+    }
+}
+
+/// The entries `filter` keeps, best first (all, in order, without one).
+fn matches(filter: Option<&str>, entries: &[crate::api::LoraEntry]) -> Result<Vec<usize>, Failure> {
+    let Some(q) = filter else {
+        return Ok((0..entries.len()).collect());
+    };
+    let text = SearchText::new(entries.to_vec().into());
+    refuse_unknown_fields(q, &text)?;
+    let ranked = FuzzyFilter::new().rank_text(q, &text);
+    Ok(ranked.into_iter().map(|r| r.index as usize).collect())
 }
 
 pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
@@ -149,14 +170,7 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
         let _ = blocking(move || cache.save(&key, &copy, unix_now())).await;
         catalogue
     };
-    let order: Vec<usize> = match args.filter.as_deref() {
-        Some(q) => FuzzyFilter::new()
-            .rank_text(q, &SearchText::new(catalogue.entries.clone().into()))
-            .into_iter()
-            .map(|r| r.index as usize)
-            .collect(),
-        None => (0..catalogue.entries.len()).collect(),
-    };
+    let order = matches(args.filter.as_deref(), &catalogue.entries)?;
     if args.json {
         let items: Vec<Value> = order
             .iter()
@@ -242,6 +256,9 @@ async fn diff(
         }
         keep
     };
+    if let Some(q) = args.filter.as_deref() {
+        refuse_unknown_fields(q, &SearchText::new(fresh.entries.clone().into()))?;
+    }
     let (keep_fresh, keep_old) = (kept(&fresh.entries), kept(&old));
     let mut new = Vec::new();
     let mut changed = Vec::new();
@@ -381,7 +398,11 @@ mod tests {
         );
         assert_eq!(
             asked(None, None, "x !is:new"),
-            Err("--filter: is:new is the dashboard's (its marks and favourites); --diff lists what is new or changed".into())
+            Err(
+                "--filter: is:new is the model browser's marks and favourites; gendash models has \
+                 none; --diff lists what is new or changed"
+                    .into()
+            )
         );
         assert_eq!(
             asked(None, None, "rating:>4 sort:-downloads"),

@@ -15,12 +15,16 @@
 //! sorts after narrowing, which works on the matches in input order whatever the sort.
 
 pub mod compare;
+#[cfg(test)]
+pub(crate) mod forms_tests;
+pub mod issue;
 pub mod matching;
 pub mod query;
 pub mod texts;
 
 use crate::api::SearchText;
 use crate::api::search::Fields;
+pub use issue::{Issue, Scope};
 use nucleo_matcher::chars;
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 pub use query::Query;

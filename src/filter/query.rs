@@ -10,7 +10,11 @@
 //! against the entry's metadata field instead of its name, ignoring case; `!key:value` excludes.
 //!
 //! A value that starts with `>`, `>=`, `<`, `<=` or `=` is a comparison ([`super::compare`]):
-//! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing.
+//! `downloads:>1k`, `rating:>=4.5`, `updated:<2026-01`; it filters and scores nothing. The
+//! operator may stand before quotes (`finished:>"2026-11-28 12:32"`; a quoted operator is
+//! text), and a `\ ` in the operand is a space. Every list (the browser, the watch list, the
+//! archive, `models` and `history`) parses here; what a list cannot use is an [`Issue`], told
+//! against its [`Scope`].
 //! `sort:key` / `sort:-key` orders the matches by a field instead of best first. `is:new`,
 //! `is:changed` and `is:fav` are kept apart in [`Query::is`] for the browser to apply (its marks
 //! and favourites), always combined with the rest by AND.
@@ -22,6 +26,7 @@
 //! set the service's filters (see [`Query::lora_type`]).
 
 use super::compare::Comparison;
+use super::issue::{Issue, Scope};
 use crate::api::LoraType;
 use nucleo_matcher::chars;
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
@@ -120,7 +125,7 @@ pub struct Query {
     pub groups: Vec<Vec<Term>>,
     /// `type:` (the last one): the type to ask the service for (`type:all` is every type), or
     /// why the value is not one.
-    pub lora_type: Option<ServerTerm<Result<Option<LoraType>, String>>>,
+    pub lora_type: Option<ServerTerm<Result<Option<LoraType>, Issue>>>,
     /// `cate:` (the last one): the category to ask the service for.
     pub cate: Option<ServerTerm<String>>,
     /// `is:new`, `is:changed`, `is:fav` (and negated): every one must hold; the browser
@@ -128,8 +133,11 @@ pub struct Query {
     pub is: Vec<IsTerm>,
     /// `sort:key` or `sort:-key` (the last one): the order of the matches.
     pub sort: Option<SortBy>,
-    /// What was ignored, and why (a negated `type:` or `cate:`).
-    pub notes: Vec<String>,
+    /// What was ignored, and why (a negated `type:`, `rating:>abc`, `is:foo`), and whether
+    /// its term was finished (a space followed it): one still being typed is not told yet.
+    pub problems: Vec<(Issue, bool)>,
+    /// The `type:` and `cate:` terms as typed, for a list where they mean nothing.
+    pub service_typed: Vec<(&'static str, String)>,
     /// Whether the query uses more than plain fuzzy words on names: a `|` (even dangling),
     /// operators, fields or the service's filters. Only those get a detail line.
     pub explained: bool,
@@ -142,6 +150,9 @@ struct Token {
     /// Byte offset in `text` of the first `:` outside quotes, when no quote came before it.
     colon: Option<usize>,
     quoted: bool,
+    /// Byte offset in `text` where the first quote opened: an operator before it is one
+    /// (`finished:>"2026-11-28 12:32"`), one after it is text (`name:">1"`).
+    quote_at: Option<usize>,
     /// A space (or the end of a closed quote then a space) follows it.
     complete: bool,
 }
@@ -152,6 +163,7 @@ fn tokens(query: &str) -> Vec<Token> {
     let mut out = Vec::new();
     let mut text = String::new();
     let (mut colon, mut quoted, mut in_quotes, mut backslash) = (None, false, false, false);
+    let mut quote_at = None;
     for c in query.chars() {
         if c == ' ' && !backslash && !in_quotes {
             if !text.is_empty() || quoted {
@@ -159,6 +171,7 @@ fn tokens(query: &str) -> Vec<Token> {
                     text: std::mem::take(&mut text),
                     colon: colon.take(),
                     quoted,
+                    quote_at: quote_at.take(),
                     complete: true,
                 });
             }
@@ -173,6 +186,7 @@ fn tokens(query: &str) -> Vec<Token> {
             } else {
                 in_quotes = !in_quotes;
                 quoted = true;
+                quote_at.get_or_insert(text.len());
             }
             continue;
         }
@@ -187,6 +201,7 @@ fn tokens(query: &str) -> Vec<Token> {
             text,
             colon,
             quoted,
+            quote_at,
             complete: false,
         });
     }
@@ -276,15 +291,29 @@ fn parse_flag(value: &str) -> Option<Flag> {
     }
 }
 
-fn parse_type(value: &str) -> Result<Option<LoraType>, String> {
+fn parse_type(value: &str) -> Result<Option<LoraType>, Issue> {
     match value.to_ascii_lowercase().as_str() {
         "sd" => Ok(Some(LoraType::Sd)),
         "sdxl" => Ok(Some(LoraType::Sdxl)),
         "all" | "any" => Ok(None),
-        _ => Err(format!(
-            "type:{value} is not a type (sd, sdxl or all); ignored"
-        )),
+        _ => Err(Issue::NotAType {
+            value: value.to_string(),
+        }),
     }
+}
+
+/// A comparison's text as the comparison reads it: `\ ` is a space there as in a word
+/// (`finished:>2026-11-28\ 12:32`), and any other escaped character is itself.
+fn unescaped(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 impl Query {
@@ -310,18 +339,19 @@ impl Query {
                         continue; // still being typed
                     }
                     match key.as_str() {
-                        "type" if negated => {
-                            q.notes
-                                .push(format!("!type:{value} cannot be negated; ignored"));
-                            continue;
-                        }
-                        "cate" if negated => {
-                            q.notes.push(format!(
-                                "!cate:{value} cannot be negated (the service lists one category); ignored"
+                        key @ ("type" | "cate") if negated => {
+                            let key = if key == "type" { "type" } else { "cate" };
+                            q.problems.push((
+                                Issue::CannotNegate {
+                                    key,
+                                    value: value.to_string(),
+                                },
+                                true,
                             ));
                             continue;
                         }
                         "type" => {
+                            q.service_typed.push(("type", value.to_string()));
                             q.lora_type = Some(ServerTerm {
                                 value: parse_type(value),
                                 complete: token.complete,
@@ -329,6 +359,7 @@ impl Query {
                             continue;
                         }
                         "cate" => {
+                            q.service_typed.push(("cate", value.to_string()));
                             q.cate = Some(ServerTerm {
                                 value: value.to_string(),
                                 complete: token.complete,
@@ -342,8 +373,10 @@ impl Query {
                         _ => {}
                     }
                     let target = target_of(&key);
-                    if !token.quoted && value.starts_with(['<', '>', '=']) {
-                        q.comparison(target, &key, value, negated, token.complete)
+                    // An operator typed outside the quotes, whatever is quoted after it.
+                    let operator = token.quote_at.is_none_or(|q| q > at + 1);
+                    if operator && value.starts_with(['<', '>', '=']) {
+                        q.comparison(target, &key, &unescaped(value), negated, token.complete)
                     } else {
                         let value = if negated {
                             format!("!{value}")
@@ -378,12 +411,12 @@ impl Query {
             || q.cate.is_some()
             || !q.is.is_empty()
             || q.sort.is_some()
-            || !q.notes.is_empty();
+            || !q.problems.is_empty();
         q
     }
 
     /// A comparison term `key:>value` (`None`: an operator still being typed, or a value that
-    /// is neither a number nor a date, noted once the term is finished).
+    /// is neither a number nor a date: a problem).
     fn comparison(
         &mut self,
         target: Target,
@@ -396,10 +429,11 @@ impl Query {
             return None;
         }
         let Some(compare) = Comparison::parse(value) else {
-            if complete {
-                self.notes
-                    .push(format!("{key}:{value}: not a number or a date; ignored"));
-            }
+            let issue = Issue::NotComparable {
+                key: key.to_string(),
+                value: value.to_string(),
+            };
+            self.problems.push((issue, complete));
             return None;
         };
         Some(comparison(target, key, compare, negated))
@@ -410,16 +444,19 @@ impl Query {
         if key == "is" {
             match parse_flag(value) {
                 Some(flag) => self.is.push(IsTerm { flag, negated }),
-                None if complete => self
-                    .notes
-                    .push(format!("is:{value} is not new, changed or fav; ignored")),
-                None => {} // still being typed
+                None => self.problems.push((
+                    Issue::NotAFlag {
+                        value: value.to_string(),
+                    },
+                    complete,
+                )),
             }
             return;
         }
         if negated {
-            self.notes
-                .push(format!("!sort:{value} cannot be negated; ignored"));
+            let value = value.to_string();
+            self.problems
+                .push((Issue::CannotNegate { key: "sort", value }, true));
             return;
         }
         let (descending, key) = match value.strip_prefix('-') {
@@ -442,9 +479,15 @@ impl Query {
         self.groups.is_empty() && self.sort.is_none()
     }
 
-    /// The detail line: what each term does, `·` between them; `known` says whether some entry
-    /// has a metadata key.
-    pub fn describe(&self, known: impl Fn(&str) -> bool) -> String {
+    /// The detail line: what each term does, `·` between them, then what is ignored or wrong
+    /// in `scope` (while `typing`, not the term still being typed). `metadata` says whether
+    /// some entry of the catalogue has a key (`None`: not known yet).
+    pub fn describe(
+        &self,
+        scope: &Scope,
+        metadata: impl Fn(&str) -> Option<bool>,
+        typing: bool,
+    ) -> String {
         let mut parts: Vec<String> = self
             .groups
             .iter()
@@ -453,7 +496,9 @@ impl Query {
                     .iter()
                     .map(|t| {
                         let unknown = match &t.target {
-                            Target::Field(key) if !known(key) => " (no such field)",
+                            Target::Field(key) if !scope.has_field(key, &metadata) => {
+                                " (no such field)"
+                            }
                             _ => "",
                         };
                         format!("{}{unknown}", t.describe())
@@ -462,25 +507,126 @@ impl Query {
                     .join(" or ")
             })
             .collect();
-        for t in &self.is {
-            let not = if t.negated { "not " } else { "" };
-            parts.push(format!("{not}is {}", t.flag.as_str()));
+        if scope.flags {
+            for t in &self.is {
+                let not = if t.negated { "not " } else { "" };
+                parts.push(format!("{not}is {}", t.flag.as_str()));
+            }
         }
-        if let Some(sort) = &self.sort {
+        if let Some(sort) = self.sort.as_ref().filter(|_| scope.sort) {
             parts.push(format!("sort {}", sort.describe()));
         }
-        if let Some(t) = &self.lora_type {
+        if let Some(t) = self.lora_type.as_ref().filter(|_| scope.service_terms) {
             parts.push(match &t.value {
                 Ok(Some(ty)) => format!("type {}", ty.as_str()),
                 Ok(None) => "type all".to_string(),
-                Err(e) => e.clone(),
+                Err(e) => e.told(),
             });
         }
-        if let Some(c) = &self.cate {
+        if let Some(c) = self.cate.as_ref().filter(|_| scope.service_terms) {
             parts.push(format!("cate {}", quoted(&c.value)));
         }
-        parts.extend(self.notes.iter().cloned());
+        let told = (self.problems.iter()).filter(|(_, complete)| *complete || !typing);
+        parts.extend(told.map(|(issue, _)| issue.told()));
+        // An unknown field is told beside its term, above.
+        let out_of_place = self.out_of_place(scope, |_| Some(true));
+        parts.extend(
+            out_of_place
+                .iter()
+                .filter(|i| !matches!(i, Issue::NoSuchField { .. }))
+                .map(Issue::told),
+        );
         parts.join(" · ")
+    }
+
+    /// Every term that is ignored or wrong in `scope`, the one being typed included: what the
+    /// command line refuses. `metadata` as in `describe`.
+    pub fn issues(&self, scope: &Scope, metadata: impl Fn(&str) -> Option<bool>) -> Vec<Issue> {
+        self.issues_of(scope, metadata, true)
+    }
+
+    /// As `issues`, but not the term still being typed (`rating:>4.` on its way to `4.5`):
+    /// what the dashboard tells while the user types.
+    pub fn told(&self, scope: &Scope, metadata: impl Fn(&str) -> Option<bool>) -> Vec<Issue> {
+        self.issues_of(scope, metadata, false)
+    }
+
+    fn issues_of(
+        &self,
+        scope: &Scope,
+        metadata: impl Fn(&str) -> Option<bool>,
+        typing: bool,
+    ) -> Vec<Issue> {
+        let mut issues: Vec<Issue> = self
+            .problems
+            .iter()
+            .filter(|(_, complete)| typing || *complete)
+            .map(|(i, _)| i.clone())
+            .collect();
+        if scope.service_terms
+            && let Some(Err(e)) = self.lora_type.as_ref().map(|t| &t.value)
+        {
+            issues.push(e.clone());
+        }
+        issues.extend(self.out_of_place(scope, metadata));
+        issues
+    }
+
+    /// The terms `scope` has no place for: fields it does not have, and the browser's or the
+    /// service's terms where they mean nothing.
+    fn out_of_place(&self, scope: &Scope, metadata: impl Fn(&str) -> Option<bool>) -> Vec<Issue> {
+        let mut out = Vec::new();
+        for term in self.groups.iter().flatten() {
+            if let Target::Field(key) = &term.target
+                && !scope.has_field(key, &metadata)
+            {
+                let issue = Issue::NoSuchField {
+                    key: term.label.to_string(),
+                    known: scope.fields,
+                };
+                if !out.contains(&issue) {
+                    out.push(issue);
+                }
+            }
+        }
+        if let Some(SortBy {
+            target: Target::Field(key),
+            label,
+            ..
+        }) = self.sort.as_ref().filter(|_| scope.sort)
+            && !scope.has_field(key, &metadata)
+        {
+            out.push(Issue::NoSuchField {
+                key: label.to_string(),
+                known: scope.fields,
+            });
+        }
+        let place = scope.place;
+        if !scope.flags {
+            out.extend(self.is.iter().map(|t| Issue::FlagNotHere {
+                value: t.flag.as_str().to_string(),
+                place,
+            }));
+        }
+        if !scope.service_terms {
+            out.extend(
+                self.service_typed
+                    .iter()
+                    .map(|(key, value)| Issue::ServiceTermNotHere {
+                        key,
+                        value: value.clone(),
+                        place,
+                    }),
+            );
+        }
+        if let Some(sort) = self.sort.as_ref().filter(|_| !scope.sort) {
+            let minus = if sort.descending { "-" } else { "" };
+            out.push(Issue::SortNotHere {
+                value: format!("{minus}{}", sort.label),
+                place,
+            });
+        }
+        out
     }
 
     /// Whether every entry this query matches is matched by `shorter` too, so that this query
@@ -581,7 +727,7 @@ mod tests {
     use super::*;
 
     fn describe(q: &str) -> String {
-        Query::parse(q).describe(|k| k != "nokey")
+        Query::parse(q).describe(&Scope::BROWSER, |k| Some(k != "nokey"), true)
     }
 
     fn kinds(q: &str) -> Vec<Vec<(AtomKind, bool, String)>> {
@@ -697,7 +843,7 @@ mod tests {
         let bad = Query::parse("type:xl ");
         assert_eq!(
             bad.lora_type.expect("type").value,
-            Err("type:xl is not a type (sd, sdxl or all); ignored".into())
+            Err(Issue::NotAType { value: "xl".into() })
         );
         assert!(Query::parse("type:sd").matches_all());
     }
@@ -747,7 +893,7 @@ mod tests {
             Query::parse("downloads:>").matches_all(),
             "an operator being typed"
         );
-        assert!(Query::parse("is:ne").matches_all() && Query::parse("is:ne").notes.is_empty());
+        assert!(Query::parse("is:ne").matches_all() && describe("is:ne").is_empty());
         assert_eq!(
             describe("is:old rating:>x "),
             "is:old is not new, changed or fav; ignored · rating:>x: not a number or a date; ignored"

@@ -85,6 +85,9 @@ fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
         if view.editing {
             spans.push(Span::styled("▏", theme.key()));
         }
+        for issue in view.filter_issues() {
+            spans.push(Span::styled(format!(" · {}", issue.told()), theme.error()));
+        }
         Line::from(spans)
     } else {
         Line::from(vec![

@@ -14,7 +14,7 @@ use super::watch::DownloadView;
 use crate::cmd::{ArchiveOp, Cmd, PreviewSource, TaskKey};
 use crate::filter::matching::{every_row, has_row};
 use crate::filter::texts::{Rows, Table};
-use crate::filter::{FuzzyFilter, Query};
+use crate::filter::{FuzzyFilter, Issue, Query, Scope};
 use crate::store::archive::{ArchivedTask, SEARCH_KEYS, latest_first};
 use ratatui::layout::{Rect, Size};
 use std::collections::HashMap;
@@ -552,6 +552,23 @@ impl ArchiveView {
             self.ranked.remove(0);
         }
         self.ranked.push((self.query.clone(), parsed, matched));
+    }
+}
+
+/// The archive's fields and terms, as the filter's problems name them.
+pub const FILTER_SCOPE: Scope = Scope::tasks("the archive", SEARCH_KEYS);
+
+impl ArchiveView {
+    /// What the filter ignores or cannot match here (`is:new`, `nosuchfield:x`,
+    /// `finished:>abc`), for the filter line; the term being typed is told once the field is
+    /// left.
+    pub fn filter_issues(&self) -> Vec<Issue> {
+        let query = Query::parse(&self.query);
+        if self.editing {
+            query.told(&FILTER_SCOPE, |_| None)
+        } else {
+            query.issues(&FILTER_SCOPE, |_| None)
+        }
     }
 }
 

@@ -437,3 +437,70 @@ fn a_first_reading_goes_as_far_as_the_selected_task() {
     press(&mut s, ch('f'));
     assert_eq!(s.archive.cursor.selected, 0);
 }
+
+/// Every date form the docs list, in the archive view as the archiver lists it (local
+/// minutes at the offset given), and what the filter cannot use named on the filter line.
+#[test]
+fn every_date_form_in_the_archive_view_and_what_it_cannot_use_named() {
+    use crate::filter::forms_tests::{FORMS, MOMENTS, NAMES};
+    // UTC, 2026-11-28 00:00 and a minute's seconds.
+    const DAY: u64 = 1_795_824_000;
+    let minute = |m: &str| -> u64 {
+        let n = |r: std::ops::Range<usize>| m[r].parse::<u64>().expect("digits");
+        DAY - (28 - n(8..10)) * 86_400 + n(11..13) * 3600 + n(14..16) * 60
+    };
+    let tasks: Vec<ArchivedTask> = NAMES[..4]
+        .iter()
+        .zip(MOMENTS)
+        .enumerate()
+        .map(|(i, (name, moment))| {
+            let mut a = archived(i64::try_from(i).unwrap_or(0), name, "COMPLETED", None, 0);
+            if let Some(l) = a.entry.last.as_mut() {
+                l.finished_at = Some(minute(moment) - 3600);
+            }
+            a
+        })
+        .collect();
+    let (mut s, _) = opened(Vec::new());
+    // An hour east of UTC: each moment above is the local minute.
+    s.apply(Msg::Archive(ArchiveReport::listed(tasks.into(), 3600)));
+    for &(query, kept) in FORMS {
+        typed(&mut s, query);
+        let mut seen = shown(&s);
+        seen.sort_unstable();
+        let want: Vec<&str> = kept.iter().copied().filter(|n| *n != "e").collect();
+        assert_eq!(seen, want, "{query}");
+        assert!(s.archive.filter_issues().is_empty(), "{query}");
+    }
+    let told = |s: &State| -> Vec<String> {
+        s.archive
+            .filter_issues()
+            .iter()
+            .map(crate::filter::Issue::told)
+            .collect()
+    };
+    typed(&mut s, "is:new a");
+    assert_eq!(
+        told(&s),
+        ["is:new is the model browser's marks and favourites; the archive has none; ignored"]
+    );
+    press(&mut s, ch('/'));
+    for c in " finished:>abc".chars() {
+        press(&mut s, ch(c));
+    }
+    assert_eq!(told(&s).len(), 1, "the term being typed is not told yet");
+    press(&mut s, key(KeyCode::Enter));
+    let left = told(&s);
+    assert!(
+        left.len() == 2 && left.contains(&"finished:>abc: not a number or a date; ignored".into()),
+        "told once the field is left: {left:?}"
+    );
+    typed(&mut s, "nosuchfield:x");
+    assert_eq!(
+        told(&s),
+        [
+            "nosuchfield: no such field (fields: label, status, kind, service, finished, added, \
+          saved, id); matches nothing"
+        ]
+    );
+}

@@ -277,6 +277,8 @@ impl Browser {
     /// Leaving the filter field finishes its `type:`/`cate:` terms.
     fn leave_filter(&mut self) -> Option<Cmd> {
         let query = Query::parse(&self.query);
+        // The last term is finished now: what is wrong with it is told.
+        self.filter_detail = query.explained.then(|| self.describe(&query));
         self.apply_server_terms(&query, true)
     }
 }

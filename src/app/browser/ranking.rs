@@ -5,7 +5,7 @@
 
 use super::Browser;
 use crate::cmd::{Cmd, RankJob};
-use crate::filter::Query;
+use crate::filter::{Query, Scope};
 use std::sync::Arc;
 
 impl Browser {
@@ -78,10 +78,16 @@ impl Browser {
     }
 
     /// The detail line's text. A key is marked unknown once the metadata columns were built
-    /// (by the ranking worker, for the first field term): never built here, on the UI loop.
+    /// (by the ranking worker, for the first field term): never built here, on the UI loop. A
+    /// term still being typed is told once the field is left.
     pub(super) fn describe(&self, query: &Query) -> String {
         let fields = self.text.built_fields();
-        query.describe(|key| fields.is_none_or(|f| f.column(key).is_some()))
+        let typing = self.editing == Some(super::Field::Filter);
+        query.describe(
+            &Scope::BROWSER,
+            |key| fields.map(|f| f.column(key).is_some()),
+            typing,
+        )
     }
 
     /// The worker's answer to a `Cmd::Rank`; whether it was the latest and is now shown.

@@ -413,3 +413,51 @@ fn only_the_service_in_force_tells_the_health() {
         s.health
     );
 }
+
+// ---- the filter's detail line -----------------------------------------------------------------
+
+/// What the filter cannot use is named on the detail line: a finished term at once, the one
+/// being typed once Enter leaves the field (`rating:>4.` on its way to `4.5` is not an error
+/// yet); an unknown field once the catalogue's fields are known.
+#[test]
+fn the_detail_line_names_what_the_filter_ignores() {
+    let mut s = state();
+    s.start();
+    let g = s.browser.generation;
+    let meta = serde_json::json!({"rating": 4.5, "updated": "2026-07-14"});
+    s.apply(catalogue(
+        g,
+        Ok(Catalogue {
+            entries: vec![LoraEntry::new("pixel", meta.as_object().expect("object"))],
+            skipped: 0,
+        }),
+    ));
+    let typed = |s: &mut State, text: &str| {
+        press(s, ch('/'));
+        press(s, ctrl('u'));
+        for c in text.chars() {
+            press(s, ch(c));
+        }
+        s.browser.filter_detail.clone().unwrap_or_default()
+    };
+    assert_eq!(
+        typed(&mut s, "rating:>abc x"),
+        "name ~ x · rating:>abc: not a number or a date; ignored"
+    );
+    assert_eq!(typed(&mut s, "rating:>4."), "", "still being typed");
+    press(&mut s, key(KeyCode::Enter));
+    assert_eq!(
+        s.browser.filter_detail.as_deref(),
+        Some("rating:>4.: not a number or a date; ignored"),
+        "the field left, the term is finished"
+    );
+    assert_eq!(
+        typed(&mut s, "is:foo "),
+        "is:foo is not new, changed or fav; ignored"
+    );
+    assert_eq!(
+        typed(&mut s, r#"updated:>"2026-06-01" rating:>=4.5"#),
+        "updated > 2026-06-01 · rating >= 4.5",
+        "a quoted date is a comparison"
+    );
+}

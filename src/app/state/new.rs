@@ -42,6 +42,7 @@ impl State {
         let mut watch = Watch::new(watch, failure_statuses);
         watch.stall_after = stall_after;
         watch.auto_download = auto_download;
+        watch.matcher.utc_offset = utc_offset.whole_seconds();
         let mut browser = Browser::new(categories, recent_categories);
         browser.favourites = favourites;
         let requests = RequestLog {

@@ -2,6 +2,7 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod filter_fields;
 pub mod label;
 pub mod next_poll;
 pub mod notify;
@@ -16,7 +17,6 @@ use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::cmd::{Cmd, DownloadJob, Finished, PersistOp, PollCmd, TaskKey};
 use crate::eta::Progress;
-use crate::filter::FuzzyFilter;
 use crate::msg::DownloadEvent;
 use crate::store::sidecar::Provenance;
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind, WatchEntry};
@@ -311,7 +311,7 @@ pub struct Watch {
     pub hook_failed: bool,
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
-    matcher: FuzzyFilter,
+    pub matcher: filter_fields::WatchFilter,
     /// The usual durations (`timing::Usual`) and how many rows they were worked out over:
     /// worked out again when first asked for after rows came, went or finished.
     usual: std::cell::Cell<Option<(usize, timing::Usual)>>,
@@ -385,7 +385,7 @@ impl Watch {
             hook_failed: false,
             undo: Vec::new(),
             failure_statuses,
-            matcher: FuzzyFilter::new(),
+            matcher: filter_fields::WatchFilter::default(),
             usual: std::cell::Cell::new(None),
             index: std::cell::RefCell::default(),
         };
@@ -523,35 +523,7 @@ impl Watch {
         let mut order: Vec<usize> = if self.query.trim().is_empty() {
             (0..self.rows.len()).collect()
         } else {
-            let haystacks: Vec<String> = self
-                .rows
-                .iter()
-                .map(|r| {
-                    let status = r.entry.last.as_ref().map_or("", |l| l.status.as_str());
-                    let label = r.entry.label.as_deref().unwrap_or("");
-                    format!("{} {status} {label}", r.entry.task_id)
-                })
-                .collect();
-            let labels: Vec<[&str; 1]> = self
-                .rows
-                .iter()
-                .map(|r| [r.entry.label.as_deref().unwrap_or("")])
-                .collect();
-            let mut matched: Vec<usize> = self
-                .matcher
-                .rank_fields(
-                    &self.query,
-                    &["label"],
-                    haystacks
-                        .iter()
-                        .map(String::as_str)
-                        .zip(labels.iter().map(|l| &l[..])),
-                )
-                .into_iter()
-                .map(|m| m.index as usize)
-                .collect();
-            matched.sort_unstable();
-            matched
+            self.matcher.matching(&self.query, &self.rows)
         };
         let stall_after = self.stall_after;
         let rows = &self.rows;

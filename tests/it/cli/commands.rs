@@ -144,17 +144,95 @@ async fn models_filter_language() {
         assert!(["SD 1.5", "Pony"].contains(&base_model), "{base_model}");
         assert!(item["model"].as_str().unwrap().ends_with("xl"));
     }
-    let (code, out, _) = run(&base, &["models", "--filter", "nokey:x", "--json"]).await;
+    let (code, out, err) = run(&base, &["models", "--filter", "nokey:x", "--json"]).await;
     assert_eq!(
-        (code, models(&out).len()),
-        (0, 0),
-        "an unknown key matches nothing"
+        (code, out.as_str(), err.trim()),
+        (2, "", "gendash: error: --filter: nokey: no such field"),
+        "an unknown key is named, not a silent empty list"
     );
     let (code, _, err) = run(&base, &["models", "--filter", "type:xl"]).await;
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("type:xl is not a type (sd, sdxl or all)"),
         "{err}"
+    );
+}
+
+/// What `models --filter` cannot use is named on stderr with exit 2 and nothing on stdout: a
+/// comparison with no number, a field no model has, the browser's `is:` terms, `!type:`.
+#[tokio::test]
+async fn models_filter_names_what_it_cannot_use() {
+    let svc = service().await;
+    let base = svc.base_url();
+    for (filter, said) in [
+        (
+            "rating:>abc",
+            "gendash: error: --filter: rating:>abc: not a number or a date",
+        ),
+        (
+            "nosuchfield:x",
+            "gendash: error: --filter: nosuchfield: no such field",
+        ),
+        (
+            "pixel rating:>4 nosuchfield:>2",
+            "gendash: error: --filter: nosuchfield: no such field",
+        ),
+        (
+            "is:foo",
+            "gendash: error: --filter: is:foo is not new, changed or fav",
+        ),
+        (
+            "is:new",
+            "gendash: error: --filter: is:new is the model browser's marks and favourites; gendash models has none; --diff lists what is new or changed",
+        ),
+        (
+            "!type:sd",
+            "gendash: error: --filter: !type:sd cannot be negated",
+        ),
+    ] {
+        let (code, out, err) = run(&base, &["models", "--filter", filter, "--json"]).await;
+        assert_eq!((code, out.as_str(), err.trim()), (2, "", said), "{filter}");
+    }
+}
+
+/// Every date form the docs list works in `models --filter`, quoted, escaped or with a `T`.
+#[tokio::test]
+async fn models_filter_takes_every_date_form() {
+    let svc = service().await;
+    let base = svc.base_url();
+    let updated = |filter: &'static str| {
+        let base = base.clone();
+        async move {
+            let (code, out, err) = run(&base, &["models", "--filter", filter, "--json"]).await;
+            assert_eq!(code, 0, "{filter}: {err}");
+            let items = json_lines(&out).remove(0);
+            let mut dates: Vec<String> = items
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["metadata"]["updated"].as_str().unwrap().to_string())
+                .collect();
+            dates.sort();
+            dates
+        }
+    };
+    let after_june = updated(r#"updated:>"2026-06-01""#).await;
+    assert!(!after_june.is_empty() && after_june.iter().all(|d| d.as_str() > "2026-06-01"));
+    assert!(after_june.len() < gendash::server::served_catalogue::embedded().len());
+    for same in [
+        "updated:>2026-06-01",
+        r#"updated:>"2026-06-01 23:59""#,
+        r"updated:>2026-06-01\ 23:59",
+        "updated:>2026-06-01T23:59",
+        "updated:>=2026-06-02T00:00:00",
+    ] {
+        assert_eq!(updated(same).await, after_june, "{same}");
+    }
+    assert!(
+        updated(r#"updated:>"2026-06-01" | updated:<"2026-06-01""#)
+            .await
+            .len()
+            > after_june.len()
     );
 }
 

@@ -477,4 +477,67 @@ fn history_filters_by_finish_date() {
         ids("finished:>=2026-11 !finished:>2026-11-01", "UTC"),
         ["dated-1"]
     );
+    // Every form the docs list: quoted, with an escaped space, with a `T`, at the minute.
+    for (filter, want) in [
+        (
+            r#"finished:>"2026-11-01 11:59""#,
+            &["dated-1", "dated-2"][..],
+        ),
+        (r"finished:>2026-11-01\ 12:00", &["dated-2"]),
+        ("finished:>2026-11-01T12:00", &["dated-2"]),
+        (r#"finished:<="2026-11-01 12:00""#, &["dated-0", "dated-1"]),
+        (r#"finished:="2026-11-01 12:00""#, &["dated-1"]),
+        (r#"finished:>"2026-11-01""#, &["dated-2"]),
+    ] {
+        assert_eq!(ids(filter, "UTC"), want, "{filter}");
+    }
+    assert_eq!(
+        ids(r#"finished:>"2026-11-01 13:00""#, "EET"),
+        ["dated-1", "dated-2"],
+        "local minutes: 12:00 UTC is 14:00 two hours east"
+    );
+}
+
+/// What `history --filter` cannot use is named on stderr with exit 2, before the archive is
+/// read: `is:` terms (the browser's), a field the archive does not have, a comparison with no
+/// date, the catalogue's `type:`, `sort:`.
+#[test]
+fn history_filter_names_what_it_cannot_use() {
+    let (dir, _store) = data_dir_with(&[]);
+    Archive::open(&Archive::path_in(dir.path()))
+        .unwrap()
+        .insert(&finished(2, "named"), unix_now())
+        .unwrap();
+    for (filter, said) in [
+        (
+            "is:foo",
+            "gendash: error: --filter: is:foo is not new, changed or fav",
+        ),
+        (
+            "is:new",
+            "gendash: error: --filter: is:new is the model browser's marks and favourites; gendash history has none",
+        ),
+        (
+            "nosuchfield:x",
+            "gendash: error: --filter: nosuchfield: no such field (fields: label, status, kind, service, \
+             finished, added, saved, id)",
+        ),
+        (
+            "finished:>abc",
+            "gendash: error: --filter: finished:>abc: not a number or a date",
+        ),
+        (
+            "type:sd named",
+            "gendash: error: --filter: type:sd is the catalogue's filter; gendash history has none",
+        ),
+        (
+            "sort:-finished",
+            "gendash: error: --filter: sort:-finished: gendash history keeps its own order (its sort key sets it)",
+        ),
+    ] {
+        let (code, out, err) = run(dir.path(), dir.path(), &["history", "--filter", filter]);
+        assert_eq!((code, out.as_str(), err.trim()), (2, "", said), "{filter}");
+    }
+    let (code, out, _) = run(dir.path(), dir.path(), &["history", "--filter", "named-1"]);
+    assert_eq!((code, out.lines().count()), (0, 1), "{out}");
 }

@@ -165,3 +165,20 @@ fn a_long_lists_title_says_filtering_until_the_count_is_known() {
         "{text}"
     );
 }
+
+/// The filter line names what the archive's filter cannot use, beside the query.
+#[test]
+fn the_filter_line_names_what_the_archive_cannot_use() {
+    let mut s = archive_of(140, 24, tasks());
+    s.archive.set_query("render is:new nosuchfield:x".into());
+    let screen = draw(&s).backend().to_string();
+    assert!(
+        screen.contains(
+            "/ render is:new nosuchfield:x · nosuchfield: no such field (fields: label, status,"
+        ),
+        "{screen}"
+    );
+    s.archive.set_query("render".into());
+    let screen = draw(&s).backend().to_string();
+    assert!(!screen.contains("no such field"), "{screen}");
+}

@@ -88,8 +88,11 @@ fn the_examples_are_read_from_the_table_with_escaped_bars() {
 /// The guide's example of the detail line is what the filter says of its query.
 #[test]
 fn the_guide_s_detail_line_example_is_the_product_s() {
-    let said = gendash::filter::Query::parse("pixel author:^pix !license:rail type:sdxl")
-        .describe(|_| true);
+    let said = gendash::filter::Query::parse("pixel author:^pix !license:rail type:sdxl").describe(
+        &gendash::filter::Scope::BROWSER,
+        |_| Some(true),
+        false,
+    );
     let text = section(&guide(), FILTER_LANGUAGE);
     assert!(
         text.contains(&format!("`{said}`")),

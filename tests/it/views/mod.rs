@@ -5,6 +5,7 @@ mod archive;
 mod cadence;
 mod catalogue_marks;
 mod contrast;
+mod doc_examples;
 mod looks;
 mod news;
 mod preview;
@@ -313,6 +314,59 @@ fn filter_detail_line_at_80_and_140() {
         assert!(shown.contains(&"watercolor_v2") && shown.contains(&"ink_wash"));
         insta::assert_snapshot!(format!("filter_detail_{width}"), draw(&s).backend());
     }
+}
+
+/// A field no model has is named on the detail line once the ranking built the fields, and a
+/// comparison with no number once its term is finished.
+#[test]
+fn the_detail_line_names_what_the_filter_cannot_use() {
+    let mut s = loaded(140, 30, Vec::new());
+    s.update(Action::FocusFilter);
+    typed_settled(&mut s, "nosuchfield:x author:>abc ^w");
+    assert_eq!(
+        s.browser.filter_detail.as_deref(),
+        Some(
+            "nosuchfield ~ x (no such field) · name ^w · author:>abc: not a number or a date; ignored"
+        )
+    );
+    let screen = draw(&s).backend().to_string();
+    assert!(
+        screen.contains("nosuchfield ~ x (no such field) · name ^w · author:>abc"),
+        "{screen}"
+    );
+}
+
+/// The watch list's filter reads a task's dates in the dashboard's local time, as the archive
+/// does, and its title names what the filter cannot use.
+#[test]
+fn the_watch_list_filters_on_local_dates_and_names_what_it_cannot_use() {
+    let east = 7200;
+    let mut s = State::new(gendash::app::state::Init {
+        watch: vec![
+            task("render-001", TaskKind::Image),
+            task("clip-002", TaskKind::Video),
+        ],
+        failure_statuses: default_failure_statuses(),
+        utc_offset: time::UtcOffset::from_whole_seconds(east).unwrap(),
+        now: NOW,
+        ..gendash::app::state::Init::default()
+    });
+    s.update(Action::Resize {
+        width: 200,
+        height: 30,
+    });
+    let added = |offset| gendash::fmt::local_minute(NOW - 95, offset);
+    s.watch
+        .set_query(format!("added:=\"{}\" kind:video", added(east)), NOW);
+    assert_eq!(s.watch.order.len(), 1, "the local minute");
+    s.watch.set_query(format!("added:=\"{}\"", added(0)), NOW);
+    assert!(s.watch.order.is_empty(), "not the UTC one");
+    s.watch.set_query("render is:new".into(), NOW);
+    let screen = draw(&s).backend().to_string();
+    assert!(
+        screen.contains("/render is:new 1/2 · is:new is the model browser's marks and favourites"),
+        "{screen}"
+    );
 }
 
 #[test]
