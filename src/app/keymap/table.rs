@@ -89,7 +89,7 @@ static TABLE: &[Row] = &[
     b(Watch,     N::RemoveCompleted, "C",              A::RemoveCompleted,   NO,                      "remove every completed task (asks first; one undo brings them all back)"),
     b(Watch,     N::ClearFilter,     SHARED,           A::Cancel,            NO,                      "in the pane: clear the filter, else unmark every task"),
     b(Watch,     N::Undo,            "u",              A::Undo,              h("undo", Low),          "undo the last add or remove; again undoes the one before (up to 50)"),
-    b(Watch,     N::Filter,          SHARED,           A::FocusFilter,       h("filter", Normal),     "filter tasks by ID, status and label (fuzzy; label:… for the label alone)"),
+    b(Watch,     N::Filter,          SHARED,           A::FocusFilter,       h("filter", Normal),     "filter tasks (fuzzy by ID, status and label; status: kind: label: service: finished: …)"),
     b(Watch,     N::Sort,            SHARED,           A::CycleSort,         h("sort", Normal),       "sort: added → status → progress → ETA → task ID"),
     b(Watch,     N::Details,         "i",              A::ToggleDetail,      NO,                      "show or hide the selected task's details"),
     b(Watch,     N::PollNow,         "R",              A::PollNow,           h("poll now", Low),      "poll the selected task now"),
