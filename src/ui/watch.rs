@@ -68,7 +68,7 @@ pub fn file_name(url: &str) -> &str {
 fn status_text(r: &WatchRow, phase: Phase) -> String {
     match phase {
         // Asked, but no answer yet: "not polled" would contradict the error beside it.
-        Phase::NotPolled if r.error.is_some() => "no answer".into(),
+        Phase::NotPolled if r.error().is_some() => "no answer".into(),
         Phase::NotPolled => "not polled".into(),
         Phase::NotFound => "NOT FOUND".into(),
         Phase::NoService => "no service".into(),
@@ -93,7 +93,7 @@ fn eta_text(r: &WatchRow, phase: Phase, now: u64) -> String {
 /// What happens next to a task in trouble: `retry in 4s` while waiting for the retry; once it
 /// is due the request is under way, so no countdown stuck at 0s.
 fn retry_text(r: &WatchRow, now: u64, poll_key: &str) -> String {
-    match r.next_retry_at {
+    match r.next_retry_at() {
         Some(at) if at > now => format!("retry in {}", countdown(at - now)),
         Some(_) => "asking again".into(),
         None => format!("{poll_key} asks again"),
@@ -102,10 +102,10 @@ fn retry_text(r: &WatchRow, now: u64, poll_key: &str) -> String {
 
 /// The info cell: the error, the unknown task, the download, else the file's name.
 fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
-    if let Some(e) = &r.error {
+    if let Some(e) = r.error() {
         return (format!("⚠ {e} · {}", retry_text(r, now, poll_key)), true);
     }
-    if let Some(d) = &r.not_found {
+    if let Some(d) = r.not_found() {
         return (format!("{d} · {}", retry_text(r, now, poll_key)), true);
     }
     match &r.download {
@@ -477,7 +477,7 @@ fn table_row(
     info_width: usize,
 ) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
-    let style = theme.phase(phase, r.error.is_some());
+    let style = theme.phase(phase, r.error().is_some());
     let percent = r.percent();
     let (mut info, troubled) = info_text(r, now, poll_key);
     if !troubled && usual.slower(&r.entry, phase, now).is_some() {
@@ -801,7 +801,7 @@ fn detail_lines(
         "status",
         &status.join(" · "),
         width,
-        theme.phase(phase, r.error.is_some()),
+        theme.phase(phase, r.error().is_some()),
         theme,
     ));
     let offset = state.requests.utc_offset;
@@ -901,7 +901,7 @@ fn polled(state: &State, r: &WatchRow, phase: Phase) -> String {
                 .unwrap_or_else(|| "its service is not configured".into())
         ),
         Phase::Completed | Phase::Failed => "finished, so not polled again".into(),
-        _ => match r.next_retry_at {
+        _ => match r.next_retry_at() {
             Some(at) if at > now => format!("retry in {}", countdown(at - now)),
             Some(_) => "asking again now".into(),
             None if r.polled_at.is_none() => "first poll of this start under way".into(),
@@ -922,21 +922,21 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
         )
     });
     let mut out = Vec::new();
-    if let Some(e) = &r.error {
-        let mut text = vec![e.clone()];
-        if r.retries > 0 {
-            text.push(format!("attempt {}", r.retries));
+    if let Some(e) = r.error() {
+        let mut text = vec![e.to_string()];
+        if r.retries() > 0 {
+            text.push(format!("attempt {}", r.retries()));
         }
         text.extend(since.clone());
         out.push(("error", text.join(" · "), theme.error()));
     }
-    if let Some(d) = &r.not_found {
+    if let Some(d) = r.not_found() {
         let mut text = vec![format!("the service does not know this task: {d}")];
-        if r.retries > 0 {
+        if r.retries() > 0 {
             text.push(format!(
                 "asked {} {}",
-                r.retries,
-                if r.retries == 1 { "time" } else { "times" }
+                r.retries(),
+                if r.retries() == 1 { "time" } else { "times" }
             ));
         }
         text.extend(since);

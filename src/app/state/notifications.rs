@@ -21,12 +21,11 @@ impl State {
             },
             line: format!("{} {} — {}", f.kind.as_str(), f.task_id, f.status),
         };
-        let last = !self.watch.rows.iter().any(|r| {
-            r.awaiting_claim
-                .as_ref()
-                .is_some_and(|d| d.announce.is_some())
-                || notify::runs(r)
-        });
+        let last = !self
+            .watch
+            .rows
+            .iter()
+            .any(|r| r.end.claiming().is_some_and(|d| d.announce.is_some()) || notify::runs(r));
         let out = self.notifier.finished(event, ours, last, self.now);
         told(out)
     }

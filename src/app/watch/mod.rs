@@ -2,11 +2,13 @@
 //! progress, stalls, unknown tasks, errors), downloads, the order rows are shown in (sort and
 //! filter), and merging changes other processes made to the saved list.
 
+pub mod end;
 pub mod label;
 pub mod next_poll;
 pub mod notify;
 pub mod reducer;
 pub mod timing;
+pub mod trouble;
 pub mod unseen;
 
 use super::cursor::Cursor;
@@ -20,7 +22,9 @@ use crate::filter::FuzzyFilter;
 use crate::msg::DownloadEvent;
 use crate::store::sidecar::Provenance;
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind, WatchEntry};
+pub use end::{Duties, End, Stage};
 use std::time::Duration;
+pub use trouble::{PollTrouble, Problem};
 
 /// How many undo steps are kept.
 const UNDO_DEPTH: usize = 50;
@@ -111,44 +115,21 @@ impl SortKey {
 pub struct Row {
     pub entry: WatchEntry,
     pub state: TaskState,
-    /// The last poll's error (transport, HTTP), cleared by the next answer.
-    pub error: Option<String>,
-    /// The service's description when it said it does not know the task.
-    pub not_found: Option<String>,
-    /// Failed attempts in a row (errors or unknown task), 0 after an answer.
-    pub retries: u32,
-    pub retry_in: Option<Duration>,
-    /// When the next retry is due, on the reducer's clock.
-    pub next_retry_at: Option<u64>,
+    /// What went wrong the last times the task was asked about; `None` after an answer.
+    pub trouble: Option<PollTrouble>,
     pub download: Option<DownloadView>,
     /// The percent over time, for the ETA and stalls; not saved.
     pub progress: Progress,
     /// Set when no configured service matches the entry's.
     pub no_service: bool,
-    /// The download under way was started by auto-download, not by `D`.
-    pub auto_started: bool,
     /// When a poll last came back (answer or error) in this session, on the reducer's clock.
     pub polled_at: Option<u64>,
     /// When the poller asks next, and why, as its last answer said.
     pub next_poll: Option<next_poll::Planned>,
-    /// What waits for this dashboard's claim on the task's end (`PersistOp::Claim`).
-    pub awaiting_claim: Option<Duties>,
-    /// Another running dashboard took the task's end on: it is not announced, nor its file
-    /// fetched by itself, here.
-    pub claimed_elsewhere: bool,
-    /// `on_complete` for the task, waiting for its download to end (so `{file}` is the file).
-    pub hook_after_download: Option<Finished>,
+    /// Where the task's end is (claimed, downloading, hook waiting).
+    pub end: End,
     /// The service's last answer's times, for the provenance file (`sidecar`); not saved.
     pub reported: Option<crate::api::types::Envelope>,
-}
-
-/// What the dashboard that claims a finished task does for it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Duties {
-    /// It finished while watched: the notification and `on_complete`.
-    pub announce: Option<Finished>,
-    /// Its file is fetched by itself (`auto_download`, `A`).
-    pub download: bool,
 }
 
 impl Row {
@@ -158,36 +139,42 @@ impl Row {
         let state = entry.last.as_ref().map_or(TaskState::Running, |l| {
             classify(&l.status, failure_statuses)
         });
-        // The trouble the last session saw stands until a poll says otherwise.
-        let trouble = |kind: TroubleKind| {
-            entry
-                .trouble
-                .as_ref()
-                .filter(|t| t.kind == kind)
-                .map(|t| t.text.clone())
-        };
         Row {
-            error: trouble(TroubleKind::Error),
-            not_found: trouble(TroubleKind::NotFound),
+            // The trouble the last session saw stands until a poll says otherwise.
+            trouble: entry.trouble.as_ref().map(PollTrouble::kept),
             entry,
             state,
-            retries: 0,
-            retry_in: None,
-            next_retry_at: None,
             progress: Progress::default(),
             download,
             no_service,
-            auto_started: false,
             polled_at: None,
             next_poll: None,
-            awaiting_claim: None,
-            claimed_elsewhere: false,
-            hook_after_download: None,
+            end: End::Open,
             reported: None,
         }
     }
     pub fn key(&self) -> TaskKey {
         TaskKey::of(&self.entry)
+    }
+
+    /// The last attempt's error, when asking about the task failed.
+    pub fn error(&self) -> Option<&str> {
+        self.trouble.as_ref().and_then(PollTrouble::error)
+    }
+
+    /// The service's description, when it said it does not know the task.
+    pub fn not_found(&self) -> Option<&str> {
+        self.trouble.as_ref().and_then(PollTrouble::not_found)
+    }
+
+    /// Failed attempts in a row, 0 after an answer.
+    pub fn retries(&self) -> u32 {
+        self.trouble.as_ref().map_or(0, |t| t.retries)
+    }
+
+    /// When the next retry is due, on the reducer's clock.
+    pub fn next_retry_at(&self) -> Option<u64> {
+        self.trouble.as_ref().and_then(|t| t.retry_at)
     }
     pub fn url(&self) -> Option<&str> {
         self.entry
@@ -214,7 +201,7 @@ impl Row {
     pub fn phase(&self, now: u64, stall_after: u64) -> Phase {
         if self.no_service {
             Phase::NoService
-        } else if self.not_found.is_some() {
+        } else if self.not_found().is_some() {
             Phase::NotFound
         } else if self.entry.last.is_none() {
             Phase::NotPolled
@@ -232,7 +219,7 @@ impl Row {
 
     /// Seconds to completion, for a running task whose percent moved twice.
     pub fn eta(&self, now: u64) -> Option<u64> {
-        (self.state == TaskState::Running && self.not_found.is_none() && !self.no_service)
+        (self.state == TaskState::Running && self.not_found().is_none() && !self.no_service)
             .then(|| self.progress.eta(now as f64))
             .flatten()
     }
@@ -312,13 +299,13 @@ pub struct Watch {
     undo: Vec<Undo>,
     failure_statuses: Vec<String>,
     matcher: FuzzyFilter,
-    /// The usual durations (`timing::Usual`) and how many rows they were worked out over:
-    /// worked out again when first asked for after rows came, went or finished.
-    usual: std::cell::Cell<Option<(usize, timing::Usual)>>,
-    /// Where each task ID's row was last found: a poll's answer finds its row without a scan
-    /// of every row (issue 19: 10,000 tasks). Checked on every use and remade when found out
-    /// of date, so no change to `rows` can make it answer wrongly.
-    index: std::cell::RefCell<std::collections::HashMap<String, usize>>,
+    /// The usual durations (`timing::Usual`), worked out again by the reducer whenever rows
+    /// come, go or finish (`rows_changed`).
+    usual: timing::Usual,
+    /// Where each task ID's row is: a poll's answer finds its row without a scan of every row
+    /// (issue 19: 10,000 tasks). Remade whenever rows come or go (`rows_changed`), and checked
+    /// on every use, so a change it missed costs a scan, never a wrong row.
+    index: std::collections::HashMap<String, usize>,
 }
 
 /// Counts for the pane's title.
@@ -386,9 +373,10 @@ impl Watch {
             undo: Vec::new(),
             failure_statuses,
             matcher: FuzzyFilter::new(),
-            usual: std::cell::Cell::new(None),
-            index: std::cell::RefCell::default(),
+            usual: timing::Usual::default(),
+            index: std::collections::HashMap::new(),
         };
+        watch.rows_changed();
         watch.reorder(0);
         watch
     }
@@ -446,10 +434,10 @@ impl Watch {
                 Phase::NotFound => c.not_found += 1,
                 Phase::NoService => c.no_service += 1,
                 // Asked, but every answer so far was an error: counted as erroring.
-                Phase::NotPolled if r.error.is_some() => {}
+                Phase::NotPolled if r.error().is_some() => {}
                 Phase::NotPolled => c.not_polled += 1,
             }
-            if r.error.is_some() {
+            if r.error().is_some() {
                 c.erroring += 1;
             }
         }
@@ -482,22 +470,26 @@ impl Watch {
 
     fn position(&self, key: &TaskKey) -> Option<usize> {
         let is = |r: &Row| r.entry.kind == key.kind && r.entry.task_id == key.id;
-        let known = self.index.borrow().get(&key.id).copied();
-        if let Some(i) = known
-            && self.rows.get(i).is_some_and(is)
-        {
-            return Some(i);
+        match self.index.get(&key.id) {
+            Some(&i) if self.rows.get(i).is_some_and(is) => Some(i),
+            _ => self.rows.iter().position(is),
         }
-        let found = self.rows.iter().position(is);
-        if found.is_some() {
-            *self.index.borrow_mut() = self
-                .rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.entry.task_id.clone(), i))
-                .collect();
-        }
-        found
+    }
+
+    /// Rows came, went or finished: the index and the usual durations follow.
+    fn rows_changed(&mut self) {
+        self.index = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.entry.task_id.clone(), i))
+            .collect();
+        self.usual = timing::Usual::work_out(self);
+    }
+
+    /// The usual durations of the list's kinds (see `timing::Usual`).
+    pub fn usual(&self) -> timing::Usual {
+        self.usual
     }
 
     pub fn move_by(&mut self, delta: isize) {
@@ -655,6 +647,7 @@ impl Watch {
             .collect();
         cmds.extend(rows.iter().filter_map(|r| self.poll_cmd(r)));
         self.rows.extend(rows);
+        self.rows_changed();
         self.reorder(now);
         // The newest shown of those added (a filter may hide them).
         self.select_one_of(&keys, true);
@@ -728,6 +721,7 @@ impl Watch {
                 what: Vec::new(),
             };
         }
+        self.rows_changed();
         let keys: Vec<TaskKey> = removed.iter().map(|(_, e)| TaskKey::of(e)).collect();
         let ids = removed.iter().map(|(_, e)| e.task_id.clone()).collect();
         for k in &keys {
@@ -762,6 +756,7 @@ impl Watch {
                     cmds.extend(self.poll_cmd(&row));
                     let at = at.min(self.rows.len());
                     self.rows.insert(at, row);
+                    self.rows_changed();
                     restored.push(entry);
                 }
                 let ids: Vec<String> = restored.iter().map(|e| e.task_id.clone()).collect();
@@ -777,6 +772,7 @@ impl Watch {
             Undo::Added(keys) => {
                 let selected = self.selected_row().map(Row::key);
                 self.rows.retain(|r| !keys.contains(&r.key()));
+                self.rows_changed();
                 self.marked.retain(|k| !keys.contains(k));
                 self.reorder_keeping(selected, now);
                 let mut cmds: Vec<Cmd> = keys
@@ -809,48 +805,53 @@ impl Watch {
         let row = &mut self.rows[i];
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
         row.polled_at = Some(now);
-        let (mut cmds, changed, announce) = match result {
-            Ok(t) => {
-                let before = row.state;
-                let answer = answered(row, &t, failure_statuses, now);
-                if row.state != before {
-                    self.usual.set(None);
+        let (mut cmds, changed, announce) =
+            match result {
+                Ok(t) => {
+                    let before = row.state;
+                    let answer = answered(row, &t, failure_statuses, now);
+                    if row.state != before {
+                        self.usual = timing::Usual::work_out(self);
+                    }
+                    answer
                 }
-                answer
-            }
-            Err(ApiError::Lookup { description }) => {
-                let changed = row.not_found.as_deref() != Some(description.as_str())
-                    || row.next_retry_at != next_retry_at
-                    || row.error.is_some();
-                row.not_found = Some(description.clone());
-                row.error = None;
-                row.retries += 1;
-                row.retry_in = retry_in;
-                row.next_retry_at = next_retry_at;
-                (
-                    keep_trouble(row, TroubleKind::NotFound, description, now),
-                    changed,
-                    None,
-                )
-            }
-            Err(e) => {
-                let text = e.to_string();
-                let changed = row.error.as_deref() != Some(text.as_str())
-                    || row.next_retry_at != next_retry_at;
-                row.error = Some(text.clone());
-                row.retries += 1;
-                row.retry_in = retry_in;
-                row.next_retry_at = next_retry_at;
-                // What the service said of the task outlasts a failure to ask it again: the
-                // file keeps NOT FOUND.
-                let kept = if row.not_found.is_some() {
-                    Vec::new()
-                } else {
-                    keep_trouble(row, TroubleKind::Error, text, now)
-                };
-                (kept, changed, None)
-            }
-        };
+                Err(ApiError::Lookup { description }) => {
+                    let found = Problem::NotFound {
+                        description: description.clone(),
+                        error: None,
+                    };
+                    let trouble = trouble::after(row.trouble.as_ref(), found, next_retry_at);
+                    let changed = row.trouble.as_ref().is_none_or(|t| {
+                        t.problem != trouble.problem || t.retry_at != trouble.retry_at
+                    });
+                    row.trouble = Some(trouble);
+                    (
+                        keep_trouble(row, TroubleKind::NotFound, description, now),
+                        changed,
+                        None,
+                    )
+                }
+                Err(e) => {
+                    let text = e.to_string();
+                    let trouble = trouble::after(
+                        row.trouble.as_ref(),
+                        Problem::Error(text.clone()),
+                        next_retry_at,
+                    );
+                    let changed = row.trouble.as_ref().is_none_or(|t| {
+                        t.problem != trouble.problem || t.retry_at != trouble.retry_at
+                    });
+                    // What the service said of the task outlasts a failure to ask it again: the
+                    // file keeps NOT FOUND.
+                    let kept = if trouble.not_found().is_some() {
+                        Vec::new()
+                    } else {
+                        keep_trouble(row, TroubleKind::Error, text, now)
+                    };
+                    row.trouble = Some(trouble);
+                    (kept, changed, None)
+                }
+            };
         cmds.extend(self.claim(i, announce));
         if changed && self.order_moves() {
             self.reorder(now);
@@ -876,12 +877,15 @@ impl Watch {
             && self.auto_for(row)
     }
 
-    /// The download of row `i`'s file, if it is to be fetched by itself now.
+    /// The download of row `i`'s file, if it is to be fetched by itself now: its end is
+    /// then this dashboard's, fetching (a hook already waiting still waits).
     fn auto_download(&mut self, i: usize) -> Option<Cmd> {
         let wanted = self.wants_auto_download(i);
         let cmd = self.download_cmd(&self.rows[i], false).filter(|_| wanted)?;
-        self.rows[i].auto_started = true;
-        self.rows[i].download = Some(DownloadView::Running {
+        let row = &mut self.rows[i];
+        let hook = row.end.take_hook();
+        row.end = End::Ours(Stage::Fetching { hook });
+        row.download = Some(DownloadView::Running {
             done: 0,
             total: None,
         });
@@ -902,22 +906,32 @@ impl Watch {
     fn claim(&mut self, i: usize, announce: Option<Finished>) -> Option<Cmd> {
         let download = self.wants_auto_download(i);
         let row = &mut self.rows[i];
-        if row.claimed_elsewhere || (announce.is_none() && !download) {
+        if announce.is_none() && !download {
             return None;
         }
-        if let Some(waiting) = &mut row.awaiting_claim {
-            waiting.announce = waiting.announce.take().or(announce);
-            waiting.download |= download;
-            return None;
+        match &mut row.end {
+            End::Claiming(waiting) => {
+                waiting.announce = waiting.announce.take().or(announce);
+                waiting.download |= download;
+                None
+            }
+            // A finish taken on here whose download is under way: announced after it.
+            End::Ours(Stage::Fetching { hook }) if announce.is_some() => {
+                *hook = hook.take().or(announce);
+                None
+            }
+            End::Theirs | End::Ours(Stage::Fetching { .. } | Stage::HookWaits(_)) => None,
+            End::Open | End::Ours(Stage::Done) => {
+                row.end = End::Claiming(Duties { announce, download });
+                Some(Cmd::Persist(PersistOp::Claim(row.key())))
+            }
         }
-        row.awaiting_claim = Some(Duties { announce, download });
-        Some(Cmd::Persist(PersistOp::Claim(row.key())))
     }
 
     /// The finish waiting for `key`'s claim to be answered, if one does.
     pub fn awaiting_announce(&self, key: &TaskKey) -> Option<Finished> {
         let i = self.position(key)?;
-        self.rows[i].awaiting_claim.as_ref()?.announce.clone()
+        self.rows[i].end.claiming()?.announce.clone()
     }
 
     /// The answer to a claim: when this dashboard took the task's end on, the notification,
@@ -927,14 +941,14 @@ impl Watch {
         let Some(i) = self.position(key) else {
             return Vec::new();
         };
-        let Some(duties) = self.rows[i].awaiting_claim.take() else {
+        let End::Claiming(duties) = std::mem::take(&mut self.rows[i].end) else {
             return Vec::new();
         };
         if !won {
-            self.rows[i].claimed_elsewhere = true;
+            self.rows[i].end = End::Theirs;
             return Vec::new();
         }
-        // The notice is the notification policy's (`notify`), told by the state.
+        self.rows[i].end = End::Ours(Stage::Done);
         let mut cmds: Vec<Cmd> = Vec::new();
         let download = if duties.download {
             self.auto_download(i)
@@ -942,15 +956,18 @@ impl Watch {
             None
         };
         let row = &mut self.rows[i];
-        // A download of its own (`D`) may be under way as well: the hook waits for either.
-        let downloading =
-            download.is_some() || matches!(row.download, Some(DownloadView::Running { .. }));
         if let Some(mut finished) = duties.announce {
-            if downloading {
-                row.hook_after_download = Some(finished);
-            } else {
-                (finished.file, finished.no_file) = file_of(row, self.auto_download);
-                cmds.push(Cmd::Finished(finished));
+            // The hook waits for the download under way, its own or one the user started
+            // (`D`), so `{file}` is the file.
+            match &mut row.end {
+                End::Ours(Stage::Fetching { hook }) => *hook = Some(finished),
+                _ if matches!(row.download, Some(DownloadView::Running { .. })) => {
+                    row.end = End::Ours(Stage::HookWaits(finished));
+                }
+                _ => {
+                    (finished.file, finished.no_file) = file_of(row, self.auto_download);
+                    cmds.push(Cmd::Finished(finished));
+                }
             }
         }
         cmds.extend(download);
@@ -1062,8 +1079,7 @@ impl Watch {
             )),
             DownloadEvent::Failed(e) => DownloadView::Failed(e),
         });
-        row.auto_started = false;
-        if let Some(mut finished) = ended.then(|| row.hook_after_download.take()).flatten() {
+        if let Some(mut finished) = ended.then(|| row.end.take_hook()).flatten() {
             (finished.file, finished.no_file) = match &row.download {
                 Some(DownloadView::Saved(path)) => (Some(path.into()), None),
                 Some(DownloadView::Failed(why)) => {
@@ -1086,9 +1102,8 @@ impl Watch {
         let auto_download = self.auto_download;
         let row = &mut self.rows[i];
         let before = row.entry.saved.clone().map(DownloadView::Saved);
-        row.auto_started = false;
         let changed = std::mem::replace(&mut row.download, before) != row.download;
-        let hook = row.hook_after_download.take().map(|mut finished| {
+        let hook = row.end.take_hook().map(|mut finished| {
             (finished.file, finished.no_file) = file_of(row, auto_download);
             Cmd::Finished(finished)
         });
@@ -1156,7 +1171,7 @@ impl Watch {
             || saved_elsewhere
             || relabelled;
         if changed {
-            self.usual.set(None);
+            self.rows_changed();
             self.reorder_keeping(selected, now);
         }
         Effects::cmds(cmds).redraw_if(changed)
@@ -1243,10 +1258,7 @@ fn answered(
         l.status != last.status || l.percent != last.percent || l.url_download != last.url_download
     });
     row.reported = Some(t.envelope.clone());
-    let had_trouble = row.error.take().is_some() | row.not_found.take().is_some();
-    row.retry_in = None;
-    row.next_retry_at = None;
-    row.retries = 0;
+    let had_trouble = row.trouble.take().is_some();
     if state == TaskState::Running {
         row.progress.observe(now as f64, t.percent);
     }
@@ -1486,7 +1498,7 @@ mod tests {
             &cmds[..],
             [Cmd::Persist(PersistOp::Trouble(_, Some(_)))]
         ));
-        assert_eq!(w.rows[0].error.as_deref(), Some("HTTP 502: bad"));
+        assert_eq!(w.rows[0].error(), Some("HTTP 502: bad"));
         assert_eq!(w.counts(200).erroring, 1);
         let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
         assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
@@ -1495,7 +1507,7 @@ mod tests {
         // The notice is the state's (the notification policy's): here only `on_complete`.
         assert!(matches!(&cmds[..], [Cmd::Finished(f)] if f.task_id == "t"));
         assert_eq!(w.rows[0].state, TaskState::Completed);
-        assert_eq!(w.rows[0].error, None);
+        assert_eq!(w.rows[0].error(), None);
         assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
         let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
         assert!(
@@ -1625,16 +1637,16 @@ mod tests {
             ]
         );
         let gone = &w.rows[1];
-        assert_eq!(gone.not_found.as_deref(), Some("task not found"));
-        assert_eq!(gone.next_retry_at, Some(25), "the next retry is shown");
-        assert!(gone.error.is_none(), "an unknown task is not an error");
+        assert_eq!(gone.not_found(), Some("task not found"));
+        assert_eq!(gone.next_retry_at(), Some(25), "the next retry is shown");
+        assert!(gone.error().is_none(), "an unknown task is not an error");
         let err = &w.rows[2];
         assert_eq!(
             err.entry.last.as_ref().map(|l| l.percent),
             Some(50),
             "last status kept"
         );
-        assert_eq!((err.retries, err.next_retry_at), (1, Some(16)));
+        assert_eq!((err.retries(), err.next_retry_at()), (1, Some(16)));
         let c = w.counts(12);
         assert_eq!(
             (
@@ -1649,7 +1661,7 @@ mod tests {
         // Found after all: the unknown task becomes an ordinary one.
         let _ = w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
         assert_eq!(w.rows[1].phase(30, 300), Phase::Running);
-        assert_eq!(w.rows[1].retries, 0);
+        assert_eq!(w.rows[1].retries(), 0);
     }
 
     #[test]
@@ -1916,8 +1928,8 @@ mod tests {
         assert_eq!(saved[1].trouble, Some(err));
         let mut again = Watch::new(saved, statuses());
         assert_eq!(again.rows[0].phase(30, 300), Phase::NotFound);
-        assert_eq!(again.rows[0].not_found.as_deref(), Some("task not found"));
-        assert_eq!(again.rows[1].error.as_deref(), Some("HTTP 502: bad"));
+        assert_eq!(again.rows[0].not_found(), Some("task not found"));
+        assert_eq!(again.rows[1].error(), Some("HTTP 502: bad"));
         assert_eq!(again.rows[1].percent(), 40, "the last status stays too");
         let c = again.counts(30);
         assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));

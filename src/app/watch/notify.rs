@@ -165,7 +165,7 @@ impl Notifier {
 /// Whether a row's task still runs, for the last finish and the terminal's progress: running
 /// by its last answer, at a configured service that knows it.
 pub fn runs(row: &Row) -> bool {
-    row.state == TaskState::Running && !row.no_service && row.not_found.is_none()
+    row.state == TaskState::Running && !row.no_service && row.not_found().is_none()
 }
 
 /// The whole watch list's progress, for the terminal's tab or taskbar (OSC 9;4) and the window
@@ -232,7 +232,7 @@ impl Watch {
         for r in self
             .rows
             .iter()
-            .filter(|r| !r.no_service && r.not_found.is_none())
+            .filter(|r| !r.no_service && r.not_found().is_none())
         {
             o.total += 1;
             match r.state {

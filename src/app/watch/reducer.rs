@@ -181,7 +181,7 @@ pub fn download(
                     .rows
                     .iter()
                     .find(|r| r.key() == key)
-                    .is_some_and(|r| !r.auto_started);
+                    .is_some_and(|r| !r.end.fetching_by_itself());
             match &event {
                 DownloadEvent::Exists(path) if by_user && popup.is_none() => {
                     *popup = Some(Popup::Confirm(Confirm {
