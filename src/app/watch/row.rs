@@ -1,0 +1,234 @@
+//! A watched task's row: what it knows of its task and what it shows (its phase, its ETA, its
+//! download), and the pane title's counts of them.
+
+use super::{End, PollTrouble, Watch};
+use crate::api::types::{TaskState, classify};
+use crate::app::services::Services;
+use crate::cmd::TaskKey;
+use crate::eta::Progress;
+use crate::store::watchlist::WatchEntry;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DownloadView {
+    Running { done: u64, total: Option<u64> },
+    Saved(String),
+    Failed(String),
+}
+
+/// What a row says about its task, derived from what the polls found and the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Not asked yet (since it was added or the dashboard started).
+    NotPolled,
+    Running,
+    /// Running, but the percent has not moved for `stall_after`.
+    Stalled,
+    Completed,
+    Failed,
+    /// The service answered that it does not know the task (`is_success: false`).
+    NotFound,
+    /// No configured service matches the one the task was added for: never polled.
+    NoService,
+}
+
+impl Phase {
+    /// The order of the status sort: what needs attention first.
+    pub(super) fn urgency(self) -> u8 {
+        match self {
+            Phase::Failed => 0,
+            Phase::NotFound => 1,
+            Phase::NoService => 2,
+            Phase::Stalled => 3,
+            Phase::Running => 4,
+            Phase::NotPolled => 5,
+            Phase::Completed => 6,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub entry: WatchEntry,
+    pub state: TaskState,
+    /// What went wrong the last times the task was asked about; `None` after an answer.
+    pub trouble: Option<PollTrouble>,
+    pub download: Option<DownloadView>,
+    /// The percent over time, for the ETA and stalls; not saved.
+    pub progress: Progress,
+    /// Set when no configured service matches the entry's.
+    pub no_service: bool,
+    /// When a poll last came back (answer or error) in this session, on the reducer's clock.
+    pub polled_at: Option<u64>,
+    /// When the poller asks next, and why, as its last answer said.
+    pub next_poll: Option<super::next_poll::Planned>,
+    /// Where the task's end is (claimed, downloading, hook waiting).
+    pub end: End,
+    /// The service's last answer's times, for the provenance file (`sidecar`); not saved.
+    pub reported: Option<crate::api::types::Envelope>,
+}
+
+impl Row {
+    pub(super) fn new(entry: WatchEntry, failure_statuses: &[String], services: &Services) -> Self {
+        let download = entry.saved.clone().map(DownloadView::Saved);
+        let no_service = !services.usable(services.of(entry.service.as_deref()));
+        let state = entry.last.as_ref().map_or(TaskState::Running, |l| {
+            classify(&l.status, failure_statuses)
+        });
+        Row {
+            // The trouble the last session saw stands until a poll says otherwise.
+            trouble: entry.trouble.as_ref().map(PollTrouble::kept),
+            entry,
+            state,
+            progress: Progress::default(),
+            download,
+            no_service,
+            polled_at: None,
+            next_poll: None,
+            end: End::Open,
+            reported: None,
+        }
+    }
+    pub fn key(&self) -> TaskKey {
+        TaskKey::of(&self.entry)
+    }
+
+    /// The last attempt's error, when asking about the task failed.
+    pub fn error(&self) -> Option<&str> {
+        self.trouble.as_ref().and_then(PollTrouble::error)
+    }
+
+    /// The service's description, when it said it does not know the task.
+    pub fn not_found(&self) -> Option<&str> {
+        self.trouble.as_ref().and_then(PollTrouble::not_found)
+    }
+
+    /// Failed attempts in a row, 0 after an answer.
+    pub fn retries(&self) -> u32 {
+        self.trouble.as_ref().map_or(0, |t| t.retries)
+    }
+
+    /// When the next retry is due, on the reducer's clock.
+    pub fn next_retry_at(&self) -> Option<u64> {
+        self.trouble.as_ref().and_then(|t| t.retry_at)
+    }
+    pub fn url(&self) -> Option<&str> {
+        self.entry
+            .last
+            .as_ref()
+            .and_then(|l| l.url_download.as_deref())
+    }
+
+    /// The download URL if it may be opened or made a link (http or https, nothing a
+    /// terminal would obey): what the view links, never anything else.
+    pub fn openable_url(&self) -> Option<&str> {
+        self.url()
+            .filter(|u| crate::api::links::validate_link(u).is_ok())
+    }
+    pub fn percent(&self) -> u8 {
+        self.entry.last.as_ref().map_or(0, |l| l.percent.min(100))
+    }
+
+    /// The service said the task failed (one of the failure statuses).
+    pub fn failed(&self) -> bool {
+        self.state == TaskState::Failed
+    }
+
+    pub fn phase(&self, now: u64, stall_after: u64) -> Phase {
+        if self.no_service {
+            Phase::NoService
+        } else if self.not_found().is_some() {
+            Phase::NotFound
+        } else if self.entry.last.is_none() {
+            Phase::NotPolled
+        } else {
+            match self.state {
+                TaskState::Completed => Phase::Completed,
+                TaskState::Failed => Phase::Failed,
+                TaskState::Running if self.progress.stalled(now as f64, stall_after as f64) => {
+                    Phase::Stalled
+                }
+                TaskState::Running => Phase::Running,
+            }
+        }
+    }
+
+    /// Seconds to completion, for a running task whose percent moved twice.
+    pub fn eta(&self, now: u64) -> Option<u64> {
+        (self.state == TaskState::Running && self.not_found().is_none() && !self.no_service)
+            .then(|| self.progress.eta(now as f64))
+            .flatten()
+    }
+
+    /// Seconds since the percent last moved (or the task was first seen running).
+    pub fn still_for(&self, now: u64) -> Option<u64> {
+        self.progress
+            .last_move_at()
+            .map(|at| now.saturating_sub(at as u64))
+    }
+}
+
+/// Counts for the pane's title.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Counts {
+    pub running: usize,
+    pub stalled: usize,
+    pub completed: usize,
+    pub failed: usize,
+    pub not_found: usize,
+    pub no_service: usize,
+    pub not_polled: usize,
+    pub erroring: usize,
+}
+
+impl Counts {
+    /// Every state there is a task in, what needs attention first: `1 failed`, `2 running`.
+    /// A task whose polls fail is counted as erroring besides its state.
+    pub fn parts(&self) -> Vec<String> {
+        [
+            (self.failed, "failed"),
+            (self.not_found, "not found"),
+            (self.erroring, "erroring"),
+            (self.stalled, "stalled"),
+            (self.no_service, "no service"),
+            (self.running, "running"),
+            (self.not_polled, "not polled"),
+            (self.completed, "done"),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect()
+    }
+}
+
+/// `1 task`, `3 tasks`: a count with its noun in the right number.
+pub fn count_of(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+impl Watch {
+    pub fn counts(&self, now: u64) -> Counts {
+        let mut c = Counts::default();
+        for r in &self.rows {
+            match r.phase(now, self.stall_after) {
+                Phase::Running => c.running += 1,
+                Phase::Stalled => c.stalled += 1,
+                Phase::Completed => c.completed += 1,
+                Phase::Failed => c.failed += 1,
+                Phase::NotFound => c.not_found += 1,
+                Phase::NoService => c.no_service += 1,
+                // Asked, but every answer so far was an error: counted as erroring.
+                Phase::NotPolled if r.error().is_some() => {}
+                Phase::NotPolled => c.not_polled += 1,
+            }
+            if r.error().is_some() {
+                c.erroring += 1;
+            }
+        }
+        c
+    }
+}
