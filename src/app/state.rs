@@ -287,9 +287,12 @@ impl State {
             Msg::Claimed { key, won } => {
                 let finish = self.watch.awaiting_announce(&key);
                 let fx = Effects::cmds(self.watch.claimed(&key, won)).redraw_if(true);
-                let told = finish.map_or_else(Effects::none, |f| self.told_finish(&f, won));
-                self.as_configured(fx.and(told))
+                if let Some(f) = finish {
+                    self.told_finish(&f, won);
+                }
+                self.as_configured(fx)
             }
+            Msg::RunEnded { here } => self.run_ended(here),
             Msg::Download { key, event } => watch::reducer::download(
                 &mut self.watch,
                 &mut self.archive,

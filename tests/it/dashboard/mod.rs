@@ -1,6 +1,7 @@
 //! The dashboard as users meet it: the real binary in a pseudo-terminal (keys in, screen out,
 //! terminal restored) against the reference service.
 
+mod all_done;
 mod archive;
 mod cadence;
 mod degrade;
