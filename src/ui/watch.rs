@@ -135,7 +135,7 @@ fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
 }
 
 /// The pane's title, cut to `width` cells: the counts go from the least urgent (completed)
-/// first, and the sort and the filter, which the user set, stay.
+/// first, then the whole list's ETA; the sort and the filter, which the user set, stay.
 fn title(state: &State, width: usize) -> String {
     let w = &state.watch;
     // Every state there is a task in, what needs attention first; an empty list says so below.
@@ -148,7 +148,7 @@ fn title(state: &State, width: usize) -> String {
         }
         counts.extend(w.counts(state.now).parts());
     }
-    // Shown only where every count fits too; it goes first, and without a `…`.
+    // The whole list's ETA outlasts the counts: they give way first, least urgent first.
     let all_done = w.all_done(state.now).map(|done| {
         format!(
             "all done ~{}{}",
@@ -182,7 +182,9 @@ fn title(state: &State, width: usize) -> String {
         parts.extend(tail.iter().cloned());
         format!("{} ", parts.join(" · "))
     };
-    std::iter::once(compose(counts.len(), all_done.as_ref()))
+    (0..=counts.len())
+        .rev()
+        .map(|shown| compose(shown, all_done.as_ref()))
         .chain((0..=counts.len()).rev().map(|shown| compose(shown, None)))
         .find(|t| t.width() <= width)
         .unwrap_or_else(|| ellipsis(&compose(0, None), width))

@@ -182,7 +182,7 @@ pub struct Counts {
 
 impl Counts {
     /// Every state there is a task in, what needs attention first: `1 failed`, `2 running`.
-    /// A task whose polls fail is counted as erroring besides its state.
+    /// Each task is counted once, so they add up to the total.
     pub fn parts(&self) -> Vec<String> {
         [
             (self.failed, "failed"),
@@ -211,23 +211,26 @@ pub fn count_of(n: usize, noun: &str) -> String {
 }
 
 impl Watch {
+    /// How many tasks are in each state, each task in one: a task whose polls fail is
+    /// erroring rather than what its last answer said (a finished one stays finished, and what
+    /// the service said of an unknown task stands).
     pub fn counts(&self, now: u64) -> Counts {
         let mut c = Counts::default();
         for r in &self.rows {
-            match r.phase(now, self.stall_after) {
-                Phase::Running => c.running += 1,
-                Phase::Stalled => c.stalled += 1,
-                Phase::Completed => c.completed += 1,
-                Phase::Failed => c.failed += 1,
-                Phase::NotFound => c.not_found += 1,
-                Phase::NoService => c.no_service += 1,
-                // Asked, but every answer so far was an error: counted as erroring.
-                Phase::NotPolled if r.error().is_some() => {}
-                Phase::NotPolled => c.not_polled += 1,
-            }
-            if r.error().is_some() {
-                c.erroring += 1;
-            }
+            let phase = r.phase(now, self.stall_after);
+            let count = match phase {
+                Phase::Running | Phase::Stalled | Phase::NotPolled if r.error().is_some() => {
+                    &mut c.erroring
+                }
+                Phase::Running => &mut c.running,
+                Phase::Stalled => &mut c.stalled,
+                Phase::Completed => &mut c.completed,
+                Phase::Failed => &mut c.failed,
+                Phase::NotFound => &mut c.not_found,
+                Phase::NoService => &mut c.no_service,
+                Phase::NotPolled => &mut c.not_polled,
+            };
+            *count += 1;
         }
         c
     }

@@ -304,7 +304,8 @@ fn each_state_is_its_own_and_counted_apart() {
             c.completed,
             c.not_polled
         ),
-        (2, 1, 1, 1, 1)
+        (1, 1, 1, 1, 1),
+        "each task counted once: 5 in all"
     );
     // Found after all: the unknown task becomes an ordinary one.
     let _ = w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);

@@ -104,3 +104,24 @@ fn label_editor() {
     }
     insta::assert_snapshot!(draw(&s).backend());
 }
+
+/// A crowded title keeps the whole list's ETA: the counts give way first, the least urgent
+/// first (`…` says so), and every count shown is of tasks counted once.
+#[test]
+fn a_crowded_title_keeps_all_done_and_drops_counts_first() {
+    for width in [56u16, 64, 72] {
+        let mut s = news(width, 30);
+        s.watch.cycle_sort(NOW);
+        let text = crate::common::rendered_text(&s, width, 30);
+        let at = text
+            .find("Watch list")
+            .unwrap_or_else(|| panic!("no title at {width}: {text}"));
+        let title = text[at..].split('┐').next().unwrap_or_default();
+        assert!(title.contains("all done ~08:01+"), "{width}: {title}");
+        assert!(title.contains("sort status"), "{width}: {title}");
+        assert!(
+            title.contains('…') && !title.contains("6 done"),
+            "{width}: {title}"
+        );
+    }
+}
