@@ -130,7 +130,7 @@ fn render_list(state: &State, header: Rect, list: Rect, theme: Theme, frame: &mu
             let saved = match view.download_of(t) {
                 Some(DownloadView::Running { .. }) => "↓",
                 Some(DownloadView::Failed(_)) => "!",
-                Some(DownloadView::Saved(_)) => "⤓",
+                Some(DownloadView::Saved(_) | DownloadView::Kept(_)) => "⤓",
                 None if t.entry.saved.is_some() => "⤓",
                 None => " ",
             };

@@ -100,8 +100,16 @@ fn retry_text(r: &WatchRow, now: u64, poll_key: &str) -> String {
     }
 }
 
+/// The keys the watch rows name, as the keymap labels them.
+#[derive(Clone, Copy)]
+struct Keys<'a> {
+    poll: &'a str,
+    download: &'a str,
+}
+
 /// The info cell: the error, the unknown task, the download, else the file's name.
-fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
+fn info_text(r: &WatchRow, now: u64, keys: Keys) -> (String, bool) {
+    let poll_key = keys.poll;
     if let Some(e) = r.error() {
         return (format!("⚠ {e} · {}", retry_text(r, now, poll_key)), true);
     }
@@ -129,6 +137,8 @@ fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
             ),
             false,
         ),
+        // Nothing went wrong: the reason first, so it survives a narrow column.
+        Some(DownloadView::Kept(_)) => (format!("kept · {} replaces", keys.download), false),
         Some(DownloadView::Failed(e)) => (format!("download failed: {e}"), true),
         None => (r.url().map_or("", file_name).to_string(), false),
     }
@@ -248,7 +258,10 @@ fn render_table(
         .unwrap_or(7);
     let services = services_shown(state);
     let focused = state.is_focused(Pane::Watch);
-    let poll_key = state.keymap.key("poll_now");
+    let keys = Keys {
+        poll: state.keymap.key("poll_now"),
+        download: state.keymap.key("download"),
+    };
     let shown: Vec<(usize, &WatchRow)> = w
         .order
         .iter()
@@ -287,7 +300,7 @@ fn render_table(
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
-            let row = table_row(r, w, now, theme, &cols, (poll_key, usual), info_width);
+            let row = table_row(r, w, now, theme, &cols, (keys, usual), info_width);
             if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
@@ -310,7 +323,7 @@ fn render_table(
         .enumerate()
         .filter_map(|(line, &(_, r))| {
             let url = r.openable_url()?;
-            let (text, _) = info_text(r, now, poll_key);
+            let (text, _) = info_text(r, now, keys);
             let name = file_name(url);
             // After the label, when it has no column of its own.
             let skip = label_prefix(r, &cols).width() as u16;
@@ -475,13 +488,13 @@ fn table_row(
     now: u64,
     theme: Theme,
     cols: &Columns,
-    (poll_key, usual): (&str, Usual),
+    (keys, usual): (Keys, Usual),
     info_width: usize,
 ) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
     let style = theme.phase(phase, r.error().is_some());
     let percent = r.percent();
-    let (mut info, troubled) = info_text(r, now, poll_key);
+    let (mut info, troubled) = info_text(r, now, keys);
     if !troubled && usual.slower(&r.entry, phase, now).is_some() {
         info = if info.is_empty() {
             "slower than usual".to_string()
@@ -956,6 +969,11 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
                 None => format!("downloading: {}", crate::fmt::human_bytes(*done)),
             },
             DownloadView::Saved(p) => format!("saved to {p}"),
+            // The reason first: a long path is what a narrow pane cuts.
+            DownloadView::Kept(p) => format!(
+                "kept, {} replaces it: {p} was there already",
+                state.keymap.key("download")
+            ),
             DownloadView::Failed(e) => format!("download failed: {e}"),
         };
         out.push(("file", text, Style::new()));

@@ -193,8 +193,8 @@ impl Watch {
     }
 
     /// A download's progress or end: the commands (saving where the file went); a file
-    /// already there says which key (`download_key`) replaces it.
-    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent, download_key: &str) -> Effects {
+    /// already there is kept, and the row says so.
+    pub fn download(&mut self, key: &TaskKey, event: DownloadEvent) -> Effects {
         let Some(i) = self.position(key) else {
             return Effects::none();
         };
@@ -209,15 +209,16 @@ impl Watch {
                 cmds.push(Cmd::Persist(PersistOp::Saved(row.key(), path.clone())));
                 DownloadView::Saved(path)
             }
-            DownloadEvent::Exists(p) => DownloadView::Failed(format!(
-                "{} exists; {download_key} replaces it",
-                p.display()
-            )),
+            DownloadEvent::Exists(p) => DownloadView::Kept(p.display().to_string()),
             DownloadEvent::Failed(e) => DownloadView::Failed(e),
         });
         if let Some(mut finished) = ended.then(|| row.end.take_hook()).flatten() {
             (finished.file, finished.no_file) = match &row.download {
                 Some(DownloadView::Saved(path)) => (Some(path.into()), None),
+                Some(DownloadView::Kept(path)) => (
+                    None,
+                    Some(format!("a file was already there, kept: {path}")),
+                ),
                 Some(DownloadView::Failed(why)) => {
                     (None, Some(format!("the download failed: {why}")))
                 }
@@ -252,6 +253,7 @@ impl Watch {
 fn file_of(row: &Row, auto_download: bool) -> (Option<std::path::PathBuf>, Option<String>) {
     let why = match &row.download {
         Some(DownloadView::Saved(path)) => return (Some(path.into()), None),
+        Some(DownloadView::Kept(path)) => format!("a file was already there, kept: {path}"),
         Some(DownloadView::Failed(e)) => format!("its download failed: {e}"),
         None if row.state == TaskState::Failed => "the task failed".into(),
         None if row.url().is_none() => "the service gave no url_download".into(),

@@ -203,7 +203,7 @@ pub fn download(
                 DownloadEvent::Saved(path) => Effects::say(format!("saved {}", path.display())),
                 _ => Effects::none(),
             };
-            said.and(watch.download(&key, event, keymap.key("download")))
+            said.and(watch.download(&key, event))
         }
     }
 }

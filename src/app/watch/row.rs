@@ -10,8 +10,14 @@ use crate::store::watchlist::WatchEntry;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum DownloadView {
-    Running { done: u64, total: Option<u64> },
+    Running {
+        done: u64,
+        total: Option<u64>,
+    },
     Saved(String),
+    /// A file was already where this one would go and was kept (nothing went wrong): the
+    /// download key replaces it.
+    Kept(String),
     Failed(String),
 }
 

@@ -124,6 +124,9 @@ pub fn status(row: &Row, now: u64, stall_after: u64, home: Option<&str>) -> Line
     let percent = row.percent();
     let saved = match &row.download {
         Some(DownloadView::Saved(path)) => format!(" · saved {}", home_relative(path, home)),
+        Some(DownloadView::Kept(path)) => {
+            format!(" · kept {} (already there)", home_relative(path, home))
+        }
         _ => String::new(),
     };
     match row.phase(now, stall_after) {

@@ -125,3 +125,47 @@ fn a_crowded_title_keeps_all_done_and_drops_counts_first() {
         );
     }
 }
+
+/// A file already there when a task's file is fetched by itself is kept, which is no failure:
+/// the row says so with the download key as the keymap names it, reason first so it survives
+/// 80 columns, and the detail names the file.
+#[test]
+fn a_file_already_there_is_kept_and_the_row_names_the_key_that_replaces_it() {
+    for rebound in [None, Some("f9")] {
+        let mut s = news(80, 60);
+        if let Some(key) = rebound {
+            let mut keys = BTreeMap::new();
+            keys.insert("download".to_string(), vec![key.parse().unwrap()]);
+            s.keymap = Keymap::configured(&keys).unwrap();
+        }
+        let row = s
+            .watch
+            .rows
+            .iter()
+            .position(|r| r.entry.task_id == "clip-002")
+            .unwrap();
+        s.watch.rows[row].end =
+            gendash::app::watch::End::Ours(gendash::app::watch::Stage::Fetching { hook: None });
+        let key = TaskKey::new(TaskKind::Video, "clip-002");
+        s.apply(Msg::Download {
+            key,
+            event: gendash::msg::DownloadEvent::Exists("/home/ann/gen/clip-002.mp4".into()),
+        });
+        assert!(s.popup.is_none(), "nobody asked for it: no question");
+        let at = s.watch.order.iter().position(|&i| i == row).unwrap();
+        s.watch.select(at);
+        let name = rebound.map_or("D", |_| "F9");
+        let chars: Vec<char> = crate::common::rendered_text(&s, 80, 60).chars().collect();
+        let lines: Vec<String> = chars.chunks(80).map(|l| l.iter().collect()).collect();
+        let line = lines.iter().find(|l| l.contains("clip-002")).unwrap();
+        assert!(line.contains(&format!("kept · {name} replaces")), "{line}");
+        assert!(!line.contains("failed"), "{line}");
+        let text = lines.join("\n");
+        assert!(
+            text.contains(&format!(
+                "kept, {name} replaces it: /home/ann/gen/clip-002.mp4"
+            )),
+            "{text}"
+        );
+    }
+}
