@@ -274,11 +274,10 @@ impl State {
                 retry_in,
                 next,
             } => {
-                if self.watch.at_current_service(&key) {
-                    match &result {
-                        Ok(_) => self.connected(),
-                        Err(e) => self.note_error(e),
-                    }
+                match self.watch.service_says(&key, &result) {
+                    watch::ServiceSays::Nothing => {}
+                    watch::ServiceSays::Answers => self.connected(),
+                    watch::ServiceSays::Reports(e) => self.note_error(e),
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
                 let shown = self.watch.plan_next(&key, next, self.now);

@@ -27,6 +27,7 @@ use crate::filter::FuzzyFilter;
 use crate::store::watchlist::WatchEntry;
 pub use end::{Duties, End, Stage};
 pub use order::{SortKey, natural_cmp};
+pub use poll::ServiceSays;
 pub use row::{Counts, DownloadView, Phase, Row, count_of};
 pub use trouble::{PollTrouble, Problem};
 use undo::Undo;

@@ -10,7 +10,50 @@ use crate::cmd::{Cmd, Finished, PersistOp, PollCmd, TaskKey};
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind};
 use std::time::Duration;
 
+/// What a poll's result says of the service in force, for the status bar's health.
+#[derive(Debug, PartialEq)]
+pub enum ServiceSays<'a> {
+    /// Nothing: another service's task, or one task's own trouble.
+    Nothing,
+    /// It answers.
+    Answers,
+    /// This error, for the status bar to weigh (unreachable, refusing the token, answering
+    /// garbage throughout are trouble; an unknown task says it answers).
+    Reports(&'a ApiError),
+}
+
 impl Watch {
+    /// What `key`'s poll result says of the service in force. Only its own tasks' answers
+    /// speak of it; one task whose answer could not be read while another of its tasks
+    /// answers well is that task's trouble, shown on its row: the health does not flap
+    /// between `trouble` and `reconnected` with it.
+    pub fn service_says<'a>(
+        &self,
+        key: &TaskKey,
+        result: &'a Result<TaskResult, ApiError>,
+    ) -> ServiceSays<'a> {
+        if !self.at_current_service(key) {
+            return ServiceSays::Nothing;
+        }
+        match result {
+            Ok(_) => ServiceSays::Answers,
+            Err(e @ (ApiError::Decode { .. } | ApiError::TooLarge { .. })) => {
+                let others_answer = self.rows.iter().any(|r| {
+                    r.key() != *key
+                        && r.polled_at.is_some()
+                        && r.trouble.is_none()
+                        && self.services.of(r.entry.service.as_deref()) == self.services.current
+                });
+                if others_answer {
+                    ServiceSays::Nothing
+                } else {
+                    ServiceSays::Reports(e)
+                }
+            }
+            Err(e) => ServiceSays::Reports(e),
+        }
+    }
+
     /// The tasks to poll at start: everything not known to be finished.
     pub fn start_polling(&self) -> Vec<Cmd> {
         self.rows.iter().filter_map(|r| self.poll_cmd(r)).collect()

@@ -7,6 +7,7 @@ mod cadence;
 mod degrade;
 mod e2e;
 mod first_keys;
+mod health;
 mod keys;
 mod notices;
 mod offline;
