@@ -40,6 +40,8 @@ pub enum Opened {
 /// A download's progress, reported by the downloader.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DownloadEvent {
+    /// The preview is fetching the same file: the download waits to copy it.
+    WaitingForPreview,
     Progress {
         done: u64,
         total: Option<u64>,

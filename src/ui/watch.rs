@@ -117,6 +117,7 @@ fn info_text(r: &WatchRow, now: u64, keys: Keys) -> (String, bool) {
         return (format!("{d} · {}", retry_text(r, now, poll_key)), true);
     }
     match &r.download {
+        Some(DownloadView::Waiting) => ("⤓ waits for the preview's copy".into(), false),
         Some(DownloadView::Running {
             done,
             total: Some(t),
@@ -959,6 +960,9 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
     }
     if let Some(d) = &r.download {
         let text = match d {
+            DownloadView::Waiting => {
+                "waiting for the preview's fetch of the same file, to copy it".to_string()
+            }
             DownloadView::Running { done, total } => match total {
                 Some(t) => format!(
                     "downloading: {} of {} ({}%)",

@@ -179,7 +179,7 @@ impl Watch {
             // (`D`), so `{file}` is the file.
             match &mut row.end {
                 End::Ours(Stage::Fetching { hook }) => *hook = Some(finished),
-                _ if matches!(row.download, Some(DownloadView::Running { .. })) => {
+                _ if row.download.as_ref().is_some_and(DownloadView::under_way) => {
                     row.end = End::Ours(Stage::HookWaits(finished));
                 }
                 _ => {
@@ -200,8 +200,12 @@ impl Watch {
         };
         let row = &mut self.rows[i];
         let mut cmds = Vec::new();
-        let ended = !matches!(event, DownloadEvent::Progress { .. });
+        let ended = !matches!(
+            event,
+            DownloadEvent::Progress { .. } | DownloadEvent::WaitingForPreview
+        );
         row.download = Some(match event {
+            DownloadEvent::WaitingForPreview => DownloadView::Waiting,
             DownloadEvent::Progress { done, total } => DownloadView::Running { done, total },
             DownloadEvent::Saved(p) => {
                 let path = p.display().to_string();

@@ -20,7 +20,7 @@ impl Watch {
                 continue;
             };
             if row.entry.saved.as_ref() != Some(path)
-                && !matches!(row.download, Some(DownloadView::Running { .. }))
+                && !row.download.as_ref().is_some_and(DownloadView::under_way)
             {
                 row.entry.saved = Some(path.clone());
                 row.download = Some(DownloadView::Saved(path.clone()));

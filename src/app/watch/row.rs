@@ -10,6 +10,8 @@ use crate::store::watchlist::WatchEntry;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum DownloadView {
+    /// Waiting for the preview's fetch of the same file, to copy it.
+    Waiting,
     Running {
         done: u64,
         total: Option<u64>,
@@ -19,6 +21,13 @@ pub enum DownloadView {
     /// download key replaces it.
     Kept(String),
     Failed(String),
+}
+
+impl DownloadView {
+    /// A download is under way (fetching, or waiting for the preview's copy).
+    pub fn under_way(&self) -> bool {
+        matches!(self, DownloadView::Waiting | DownloadView::Running { .. })
+    }
 }
 
 /// What a row says about its task, derived from what the polls found and the clock.

@@ -89,7 +89,7 @@ pub fn changed(
     }
     let phase_moved = before.is_none_or(|b| b.phase != seen.phase || b.percent != seen.percent);
     let fetching =
-        matches!(row.download, Some(DownloadView::Running { .. })) || row.end.will_fetch();
+        row.download.as_ref().is_some_and(DownloadView::under_way) || row.end.will_fetch();
     if seen.phase == Phase::Completed && phase_moved && fetching {
         return (Vec::new(), None);
     }

@@ -169,3 +169,15 @@ fn a_file_already_there_is_kept_and_the_row_names_the_key_that_replaces_it() {
         );
     }
 }
+
+/// A download waiting for the preview's fetch of the same file says so on its row at once.
+#[test]
+fn a_download_behind_the_preview_says_so_on_its_row() {
+    let mut s = news(80, 30);
+    s.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Video, "clip-002"),
+        event: gendash::msg::DownloadEvent::WaitingForPreview,
+    });
+    let text = crate::common::rendered_text(&s, 80, 30);
+    assert!(text.contains("waits for the preview"), "{text}");
+}
