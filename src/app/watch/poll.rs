@@ -168,6 +168,17 @@ fn answered(
 ) -> (Vec<Cmd>, bool, Option<Finished>) {
     let state = classify(&t.status, failure_statuses);
     let previous = row.entry.last.clone().unwrap_or_default();
+    // One clock, in order: the reducer's ticks once a second, so a task another process added
+    // (on the wall clock) can be answered before the tick catches up; nothing it records is
+    // earlier than what was recorded before it (added ≤ each transition ≤ running ≤ finished).
+    let now = [
+        Some(row.entry.added_at),
+        previous.history.last().map(|h| h.at),
+        previous.running_since,
+    ]
+    .into_iter()
+    .flatten()
+    .fold(now, u64::max);
     let status_moved = row.entry.last.is_none() || previous.status != t.status;
     let mut history = previous.history;
     if status_moved {

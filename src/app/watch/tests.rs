@@ -628,3 +628,23 @@ fn task_ids_sort_naturally() {
     w.reorder(0);
     assert_eq!(ids(&w), ["sim-3", "sim-20", "sim-100"]);
 }
+
+/// A task another process added on the wall clock, answered before the reducer's tick caught
+/// up: its times are in order, added ≤ each transition ≤ running ≤ finished.
+#[test]
+fn a_tasks_times_are_in_order_whatever_the_tick() {
+    let key = TaskKey::new(TaskKind::Image, "t");
+    let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 100)], statuses());
+    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 0)), None, 99);
+    let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 98);
+    let e = &w.rows[0].entry;
+    let last = e.last.as_ref().expect("known");
+    let running = last.running_since.expect("running");
+    let finished = last.finished_at.expect("finished");
+    assert!(e.added_at <= running && running <= finished, "{e:?}");
+    let at: Vec<u64> = last.history.iter().map(|h| h.at).collect();
+    assert!(
+        at.windows(2).all(|p| p[0] <= p[1]) && at[0] >= e.added_at,
+        "{at:?}"
+    );
+}
