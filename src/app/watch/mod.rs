@@ -1,11 +1,12 @@
-//! The watch list's state: the `Watch` and its rows, split by concern: `row` (what a row knows
-//! and shows), `order` (sort and filter), `undo` (add, remove, undo), `poll` (poll results),
-//! `trouble` (a row's poll trouble), `end` (a finished task's claim, automatic download and
-//! hook), `download` (fetching a file), `merge` (the file other processes wrote), and the
-//! pane's keys in `reducer`.
+//! The watch list's state: the `Watch` and the types it holds are defined here; what is done
+//! to them is split by concern, each file importing this one and never the reverse: `row`
+//! (what a row knows and shows), `order` (sort and filter), `undo` (add, remove, undo), `poll`
+//! (poll results), `trouble` (a row's poll trouble), `end` (a finished task's claim, automatic
+//! download and hook), `fetch` (fetching a file), `merge` (the file other processes wrote),
+//! and the pane's keys in `reducer`.
 
-mod download;
 pub mod end;
+mod fetch;
 pub mod label;
 mod merge;
 pub mod next_poll;
@@ -21,16 +22,209 @@ pub mod unseen;
 
 use super::cursor::Cursor;
 use super::services::Services;
+use crate::api::ApiError;
 use crate::api::types::TaskState;
-use crate::cmd::{Cmd, PersistOp, PollCmd, TaskKey};
+use crate::cmd::{Cmd, Finished, PersistOp, PollCmd, TaskKey};
+use crate::eta::Progress;
 use crate::filter::FuzzyFilter;
 use crate::store::watchlist::WatchEntry;
-pub use end::{Duties, End, Stage};
-pub use order::{SortKey, natural_cmp};
-pub use poll::ServiceSays;
-pub use row::{Counts, DownloadView, Phase, Row, count_of};
-pub use trouble::{PollTrouble, Problem};
-use undo::Undo;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DownloadView {
+    /// Waiting for the preview's fetch of the same file, to copy it.
+    Waiting,
+    Running {
+        done: u64,
+        total: Option<u64>,
+    },
+    Saved(String),
+    /// A file was already where this one would go and was kept (nothing went wrong): the
+    /// download key replaces it.
+    Kept(String),
+    Failed(String),
+}
+
+/// What a row says about its task, derived from what the polls found and the clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Not asked yet (since it was added or the dashboard started).
+    NotPolled,
+    Running,
+    /// Running, but the percent has not moved for `stall_after`.
+    Stalled,
+    Completed,
+    Failed,
+    /// The service answered that it does not know the task (`is_success: false`).
+    NotFound,
+    /// No configured service matches the one the task was added for: never polled.
+    NoService,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub entry: WatchEntry,
+    pub state: TaskState,
+    /// What went wrong the last times the task was asked about; `None` after an answer.
+    pub trouble: Option<PollTrouble>,
+    pub download: Option<DownloadView>,
+    /// The percent over time, for the ETA and stalls; not saved.
+    pub progress: Progress,
+    /// Set when no configured service matches the entry's.
+    pub no_service: bool,
+    /// When a poll last came back (answer or error) in this session, on the reducer's clock.
+    pub polled_at: Option<u64>,
+    /// When the poller asks next, and why, as its last answer said.
+    pub next_poll: Option<next_poll::Planned>,
+    /// Where the task's end is (claimed, downloading, hook waiting).
+    pub end: End,
+    /// The service's last answer's times, for the provenance file (`sidecar`); not saved.
+    pub reported: Option<crate::api::types::Envelope>,
+}
+
+/// Counts for the pane's title.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Counts {
+    pub running: usize,
+    pub stalled: usize,
+    pub completed: usize,
+    pub failed: usize,
+    pub not_found: usize,
+    pub no_service: usize,
+    pub not_polled: usize,
+    pub erroring: usize,
+}
+
+/// `1 task`, `3 tasks`: a count with its noun in the right number.
+pub fn count_of(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// What the dashboard that claims a finished task does for it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Duties {
+    /// It finished while watched: the notification and `on_complete`.
+    pub announce: Option<Finished>,
+    /// Its file is fetched by itself (`auto_download`, `A`).
+    pub download: bool,
+}
+
+/// A row's task's end.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum End {
+    /// Running, or finished with nothing taken on for it here (yet).
+    #[default]
+    Open,
+    /// This dashboard asked to take it on (`PersistOp::Claim`); what waits for the answer.
+    Claiming(Duties),
+    /// Taken on here; what of it is still under way.
+    Ours(Stage),
+    /// Another running dashboard took it on: it is not announced, nor its file fetched by
+    /// itself, here.
+    Theirs,
+}
+
+/// What of a task's end taken on here is still under way.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    /// Its file is fetched by itself (so a file already there is kept, never asked about);
+    /// `hook`: `on_complete` waits for the download's end, so `{file}` is the file.
+    Fetching { hook: Option<Finished> },
+    /// A download the user started (`D`) is under way: `on_complete` waits for its end.
+    HookWaits(Finished),
+    /// Nothing more.
+    Done,
+}
+
+/// What the last polls of a task found wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// Asking failed (transport, HTTP, an answer that could not be read).
+    Error(String),
+    /// The service said it does not know the task (its description); `error` when asking
+    /// again failed since: what the service said outlasts a failure to ask it again.
+    NotFound {
+        description: String,
+        error: Option<String>,
+    },
+}
+
+/// A row's poll trouble; a row without trouble has none (`Row::trouble` is `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollTrouble {
+    pub problem: Problem,
+    /// Failed attempts in a row in this session (0 for trouble the last session saw).
+    pub retries: u32,
+    /// When the next retry is due, on the reducer's clock, if the poller said.
+    pub retry_at: Option<u64>,
+}
+
+/// The orders the watch list can be shown in, cycled by `s`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    #[default]
+    Added,
+    Status,
+    Progress,
+    Eta,
+    TaskId,
+}
+
+/// The order a person expects of IDs: runs of digits compare as numbers, so `sim-3` comes
+/// before `sim-20` (and `sim-03` beside `sim-3`); equal under that, the plain order decides.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    natural_parts(a)
+        .cmp(natural_parts(b))
+        .then_with(|| a.cmp(b))
+}
+
+/// A part of an ID for [`natural_cmp`]: text, or a number as its digits without leading zeros
+/// (a longer number is larger, then digit by digit, so any length compares right).
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Part<'a> {
+    Number(usize, &'a str),
+    Text(&'a str),
+}
+
+fn natural_parts(id: &str) -> impl Iterator<Item = Part<'_>> {
+    let mut rest = id;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let digits = first.is_ascii_digit();
+        let end = rest
+            .find(|c: char| c.is_ascii_digit() != digits)
+            .unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some(if digits {
+            let value = run.trim_start_matches('0');
+            Part::Number(value.len(), value)
+        } else {
+            Part::Text(run)
+        })
+    })
+}
+
+/// What a poll's result says of the service in force, for the status bar's health.
+#[derive(Debug, PartialEq)]
+pub enum ServiceSays<'a> {
+    /// Nothing: another service's task, or one task's own trouble.
+    Nothing,
+    /// It answers.
+    Answers,
+    /// This error, for the status bar to weigh (unreachable, refusing the token, answering
+    /// garbage throughout are trouble; an unknown task says it answers).
+    Reports(&'a ApiError),
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Undo {
+    Removed(Vec<(usize, WatchEntry)>),
+    Added(Vec<TaskKey>),
+}
 
 /// What a change to the list did: the commands it calls for, and `what` the reducer's message
 /// about it names.

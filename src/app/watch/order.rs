@@ -1,18 +1,7 @@
 //! The order rows are shown in: the sort (`s`) and the watch list's filter, in one place.
 
-use super::{Row, Watch};
+use super::{Row, SortKey, Watch, natural_cmp};
 use crate::cmd::TaskKey;
-
-/// The orders the watch list can be shown in, cycled by `s`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SortKey {
-    #[default]
-    Added,
-    Status,
-    Progress,
-    Eta,
-    TaskId,
-}
 
 impl SortKey {
     pub const ALL: [SortKey; 5] = [
@@ -146,39 +135,4 @@ impl Watch {
             self.reorder(now);
         }
     }
-}
-
-/// The order a person expects of IDs: runs of digits compare as numbers, so `sim-3` comes
-/// before `sim-20` (and `sim-03` beside `sim-3`); equal under that, the plain order decides.
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    natural_parts(a)
-        .cmp(natural_parts(b))
-        .then_with(|| a.cmp(b))
-}
-
-/// A part of an ID for [`natural_cmp`]: text, or a number as its digits without leading zeros
-/// (a longer number is larger, then digit by digit, so any length compares right).
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Part<'a> {
-    Number(usize, &'a str),
-    Text(&'a str),
-}
-
-fn natural_parts(id: &str) -> impl Iterator<Item = Part<'_>> {
-    let mut rest = id;
-    std::iter::from_fn(move || {
-        let first = rest.chars().next()?;
-        let digits = first.is_ascii_digit();
-        let end = rest
-            .find(|c: char| c.is_ascii_digit() != digits)
-            .unwrap_or(rest.len());
-        let (run, tail) = rest.split_at(end);
-        rest = tail;
-        Some(if digits {
-            let value = run.trim_start_matches('0');
-            Part::Number(value.len(), value)
-        } else {
-            Part::Text(run)
-        })
-    })
 }

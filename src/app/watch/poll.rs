@@ -1,26 +1,14 @@
 //! Poll results: the status history, progress and the poll trouble of a row, and the finish
 //! they may announce (once claimed: see `end`).
 
-use super::trouble::{self, Problem};
-use super::{Row, Watch, timing, unseen};
+use super::trouble;
+use super::{Problem, Row, ServiceSays, Watch, timing, unseen};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::app::effects::Effects;
 use crate::cmd::{Cmd, Finished, PersistOp, PollCmd, TaskKey};
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind};
 use std::time::Duration;
-
-/// What a poll's result says of the service in force, for the status bar's health.
-#[derive(Debug, PartialEq)]
-pub enum ServiceSays<'a> {
-    /// Nothing: another service's task, or one task's own trouble.
-    Nothing,
-    /// It answers.
-    Answers,
-    /// This error, for the status bar to weigh (unreachable, refusing the token, answering
-    /// garbage throughout are trouble; an unknown task says it answers).
-    Reports(&'a ApiError),
-}
 
 impl Watch {
     /// What `key`'s poll result says of the service in force. Only its own tasks' answers

@@ -1,49 +1,18 @@
 //! A watched task's row: what it knows of its task and what it shows (its phase, its ETA, its
 //! download), and the pane title's counts of them.
 
-use super::{End, PollTrouble, Watch};
+use super::{Counts, DownloadView, End, Phase, PollTrouble, Row, Watch};
 use crate::api::types::{TaskState, classify};
 use crate::app::services::Services;
 use crate::cmd::TaskKey;
 use crate::eta::Progress;
 use crate::store::watchlist::WatchEntry;
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum DownloadView {
-    /// Waiting for the preview's fetch of the same file, to copy it.
-    Waiting,
-    Running {
-        done: u64,
-        total: Option<u64>,
-    },
-    Saved(String),
-    /// A file was already where this one would go and was kept (nothing went wrong): the
-    /// download key replaces it.
-    Kept(String),
-    Failed(String),
-}
-
 impl DownloadView {
     /// A download is under way (fetching, or waiting for the preview's copy).
     pub fn under_way(&self) -> bool {
         matches!(self, DownloadView::Waiting | DownloadView::Running { .. })
     }
-}
-
-/// What a row says about its task, derived from what the polls found and the clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Phase {
-    /// Not asked yet (since it was added or the dashboard started).
-    NotPolled,
-    Running,
-    /// Running, but the percent has not moved for `stall_after`.
-    Stalled,
-    Completed,
-    Failed,
-    /// The service answered that it does not know the task (`is_success: false`).
-    NotFound,
-    /// No configured service matches the one the task was added for: never polled.
-    NoService,
 }
 
 impl Phase {
@@ -59,27 +28,6 @@ impl Phase {
             Phase::Completed => 6,
         }
     }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    pub entry: WatchEntry,
-    pub state: TaskState,
-    /// What went wrong the last times the task was asked about; `None` after an answer.
-    pub trouble: Option<PollTrouble>,
-    pub download: Option<DownloadView>,
-    /// The percent over time, for the ETA and stalls; not saved.
-    pub progress: Progress,
-    /// Set when no configured service matches the entry's.
-    pub no_service: bool,
-    /// When a poll last came back (answer or error) in this session, on the reducer's clock.
-    pub polled_at: Option<u64>,
-    /// When the poller asks next, and why, as its last answer said.
-    pub next_poll: Option<super::next_poll::Planned>,
-    /// Where the task's end is (claimed, downloading, hook waiting).
-    pub end: End,
-    /// The service's last answer's times, for the provenance file (`sidecar`); not saved.
-    pub reported: Option<crate::api::types::Envelope>,
 }
 
 impl Row {
@@ -182,19 +130,6 @@ impl Row {
     }
 }
 
-/// Counts for the pane's title.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Counts {
-    pub running: usize,
-    pub stalled: usize,
-    pub completed: usize,
-    pub failed: usize,
-    pub not_found: usize,
-    pub no_service: usize,
-    pub not_polled: usize,
-    pub erroring: usize,
-}
-
 impl Counts {
     /// Every state there is a task in, what needs attention first: `1 failed`, `2 running`.
     /// Each task is counted once, so they add up to the total.
@@ -213,15 +148,6 @@ impl Counts {
         .filter(|&(n, _)| n > 0)
         .map(|(n, what)| format!("{n} {what}"))
         .collect()
-    }
-}
-
-/// `1 task`, `3 tasks`: a count with its noun in the right number.
-pub fn count_of(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
     }
 }
 

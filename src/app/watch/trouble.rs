@@ -1,30 +1,8 @@
 //! A row's poll trouble: what went wrong the last times its task was asked about, how many
 //! times in a row, and when it is asked again. One value, so an answer clears all of it.
 
+use super::{PollTrouble, Problem};
 use crate::store::watchlist::{Trouble, TroubleKind};
-
-/// What the last polls of a task found wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Problem {
-    /// Asking failed (transport, HTTP, an answer that could not be read).
-    Error(String),
-    /// The service said it does not know the task (its description); `error` when asking
-    /// again failed since: what the service said outlasts a failure to ask it again.
-    NotFound {
-        description: String,
-        error: Option<String>,
-    },
-}
-
-/// A row's poll trouble; a row without trouble has none (`Row::trouble` is `None`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PollTrouble {
-    pub problem: Problem,
-    /// Failed attempts in a row in this session (0 for trouble the last session saw).
-    pub retries: u32,
-    /// When the next retry is due, on the reducer's clock, if the poller said.
-    pub retry_at: Option<u64>,
-}
 
 impl PollTrouble {
     /// The trouble the last session saw, as the file kept it.

@@ -1,17 +1,11 @@
 //! Adding and removing tasks, as steps the user can undo.
 
-use super::{Added, Changed, Row, Undone, Watch};
+use super::{Added, Changed, Row, Undo, Undone, Watch};
 use crate::cmd::{Cmd, PersistOp, PollCmd, TaskKey};
 use crate::store::watchlist::WatchEntry;
 
 /// How many undo steps are kept.
 const UNDO_DEPTH: usize = 50;
-
-#[derive(Debug, Clone)]
-pub(super) enum Undo {
-    Removed(Vec<(usize, WatchEntry)>),
-    Added(Vec<TaskKey>),
-}
 
 impl Watch {
     fn push_undo(&mut self, u: Undo) {
