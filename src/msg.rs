@@ -40,6 +40,8 @@ pub enum Opened {
 /// A download's progress, reported by the downloader.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DownloadEvent {
+    /// The preview is fetching the same file: the download waits to copy it.
+    WaitingForPreview,
     Progress {
         done: u64,
         total: Option<u64>,
@@ -106,6 +108,12 @@ pub enum Msg {
     Claimed {
         key: TaskKey,
         won: bool,
+    },
+    /// The watch list file holds no running task any more after holding some: `here` when this
+    /// dashboard's write (under the file's lock) made it so, which happens in exactly one
+    /// dashboard's write; `false` when another's did. Sent after that write's claim answers.
+    RunEnded {
+        here: bool,
     },
     /// A configured service whose client could not be made (its token is missing, say): its
     /// tasks are not polled.

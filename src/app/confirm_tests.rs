@@ -59,17 +59,18 @@ fn d_asks_before_replacing_a_file() {
         Some("/dl/done-1.png")
     );
     // A hook that waited for this download runs when it does not start, with the file there.
-    s.watch.rows[0].hook_after_download = Some(crate::cmd::Finished {
-        task_id: "done-1".into(),
-        kind: TaskKind::Image,
-        status: "COMPLETED".into(),
-        status_failed: false,
-        percent: 100,
-        url: None,
-        file: None,
-        no_file: None,
-        label: None,
-    });
+    s.watch.rows[0].end =
+        crate::app::watch::End::Ours(crate::app::watch::Stage::HookWaits(crate::cmd::Finished {
+            task_id: "done-1".into(),
+            kind: TaskKind::Image,
+            status: "COMPLETED".into(),
+            status_failed: false,
+            percent: 100,
+            url: None,
+            file: None,
+            no_file: None,
+            label: None,
+        }));
     // Saved, then D and n: still `saved …`, never `download failed`.
     s.update(Action::Download);
     let cmds = s.apply(Msg::Download {

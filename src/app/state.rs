@@ -278,11 +278,10 @@ impl State {
                 retry_in,
                 next,
             } => {
-                if self.watch.at_current_service(&key) {
-                    match &result {
-                        Ok(_) => self.connected(),
-                        Err(e) => self.note_error(e),
-                    }
+                match self.watch.service_says(&key, &result) {
+                    watch::ServiceSays::Nothing => {}
+                    watch::ServiceSays::Answers => self.connected(),
+                    watch::ServiceSays::Reports(e) => self.note_error(e),
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
                 let shown = self.watch.plan_next(&key, next, self.now);
@@ -291,9 +290,12 @@ impl State {
             Msg::Claimed { key, won } => {
                 let finish = self.watch.awaiting_announce(&key);
                 let fx = Effects::cmds(self.watch.claimed(&key, won)).redraw_if(true);
-                let told = finish.map_or_else(Effects::none, |f| self.told_finish(&f, won));
-                self.as_configured(fx.and(told))
+                if let Some(f) = finish {
+                    self.told_finish(&f, won);
+                }
+                self.as_configured(fx)
             }
+            Msg::RunEnded { here } => self.run_ended(here),
             Msg::Download { key, event } => watch::reducer::download(
                 &mut self.watch,
                 &mut self.archive,

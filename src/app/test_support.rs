@@ -209,8 +209,14 @@ pub(crate) fn finish_unticked(
             _ => None,
         })
         .collect();
+    let claims = !claimed.is_empty();
     for key in claimed {
         cmds.extend(s.apply(Msg::Claimed { key, won }));
+    }
+    // As the saver says after the write of those claims: nothing runs any more, and the write
+    // that made it so was this dashboard's when it won.
+    if claims && !s.watch.rows.iter().any(crate::app::watch::notify::runs) {
+        cmds.extend(s.apply(Msg::RunEnded { here: won }));
     }
     cmds
 }

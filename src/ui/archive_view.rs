@@ -143,9 +143,9 @@ fn render_list(state: &State, header: Rect, list: Rect, theme: Theme, frame: &mu
             let ok = archive_completed(t);
             let status = t.entry.last.as_ref().map_or("", |l| l.status.as_str());
             let saved = match view.download_of(t) {
-                Some(DownloadView::Running { .. }) => "↓",
+                Some(DownloadView::Running { .. } | DownloadView::Waiting) => "↓",
                 Some(DownloadView::Failed(_)) => "!",
-                Some(DownloadView::Saved(_)) => "⤓",
+                Some(DownloadView::Saved(_) | DownloadView::Kept(_)) => "⤓",
                 None if t.entry.saved.is_some() => "⤓",
                 None => " ",
             };

@@ -69,7 +69,7 @@ pub fn file_name(url: &str) -> &str {
 fn status_text(r: &WatchRow, phase: Phase) -> String {
     match phase {
         // Asked, but no answer yet: "not polled" would contradict the error beside it.
-        Phase::NotPolled if r.error.is_some() => "no answer".into(),
+        Phase::NotPolled if r.error().is_some() => "no answer".into(),
         Phase::NotPolled => "not polled".into(),
         Phase::NotFound => "NOT FOUND".into(),
         Phase::NoService => "no service".into(),
@@ -94,22 +94,31 @@ fn eta_text(r: &WatchRow, phase: Phase, now: u64) -> String {
 /// What happens next to a task in trouble: `retry in 4s` while waiting for the retry; once it
 /// is due the request is under way, so no countdown stuck at 0s.
 fn retry_text(r: &WatchRow, now: u64, poll_key: &str) -> String {
-    match r.next_retry_at {
+    match r.next_retry_at() {
         Some(at) if at > now => format!("retry in {}", countdown(at - now)),
         Some(_) => "asking again".into(),
         None => format!("{poll_key} asks again"),
     }
 }
 
+/// The keys the watch rows name, as the keymap labels them.
+#[derive(Clone, Copy)]
+struct Keys<'a> {
+    poll: &'a str,
+    download: &'a str,
+}
+
 /// The info cell: the error, the unknown task, the download, else the file's name.
-fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
-    if let Some(e) = &r.error {
+fn info_text(r: &WatchRow, now: u64, keys: Keys) -> (String, bool) {
+    let poll_key = keys.poll;
+    if let Some(e) = r.error() {
         return (format!("⚠ {e} · {}", retry_text(r, now, poll_key)), true);
     }
-    if let Some(d) = &r.not_found {
+    if let Some(d) = r.not_found() {
         return (format!("{d} · {}", retry_text(r, now, poll_key)), true);
     }
     match &r.download {
+        Some(DownloadView::Waiting) => ("⤓ waits for the preview's copy".into(), false),
         Some(DownloadView::Running {
             done,
             total: Some(t),
@@ -130,13 +139,15 @@ fn info_text(r: &WatchRow, now: u64, poll_key: &str) -> (String, bool) {
             ),
             false,
         ),
+        // Nothing went wrong: the reason first, so it survives a narrow column.
+        Some(DownloadView::Kept(_)) => (format!("kept · {} replaces", keys.download), false),
         Some(DownloadView::Failed(e)) => (format!("download failed: {e}"), true),
         None => (r.url().map_or("", file_name).to_string(), false),
     }
 }
 
 /// The pane's title, cut to `width` cells: the counts go from the least urgent (completed)
-/// first, and the sort and the filter, which the user set, stay.
+/// first, then the whole list's ETA; the sort and the filter, which the user set, stay.
 fn title(state: &State, width: usize) -> String {
     let w = &state.watch;
     // Every state there is a task in, what needs attention first; an empty list says so below.
@@ -149,7 +160,7 @@ fn title(state: &State, width: usize) -> String {
         }
         counts.extend(w.counts(state.now).parts());
     }
-    // Shown only where every count fits too; it goes first, and without a `…`.
+    // The whole list's ETA outlasts the counts: they give way first, least urgent first.
     let all_done = w.all_done(state.now).map(|done| {
         format!(
             "all done ~{}{}",
@@ -184,7 +195,9 @@ fn title(state: &State, width: usize) -> String {
         parts.extend(tail.iter().cloned());
         format!("{} ", parts.join(" · "))
     };
-    std::iter::once(compose(counts.len(), all_done.as_ref()))
+    (0..=counts.len())
+        .rev()
+        .map(|shown| compose(shown, all_done.as_ref()))
         .chain((0..=counts.len()).rev().map(|shown| compose(shown, None)))
         .find(|t| t.width() <= width)
         .unwrap_or_else(|| ellipsis(&compose(0, None), width))
@@ -254,7 +267,10 @@ fn render_table(
         .unwrap_or(7);
     let services = services_shown(state);
     let focused = state.is_focused(Pane::Watch);
-    let poll_key = state.keymap.key_for(Context::Watch, &Action::PollNow);
+    let keys = Keys {
+        poll: state.keymap.key_for(Context::Watch, &Action::PollNow),
+        download: state.keymap.key_for(Context::Watch, &Action::Download),
+    };
     let shown: Vec<(usize, &WatchRow)> = w
         .order
         .iter()
@@ -293,7 +309,7 @@ fn render_table(
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
-            let row = table_row(r, w, now, theme, &cols, (poll_key, usual), info_width);
+            let row = table_row(r, w, now, theme, &cols, (keys, usual), info_width);
             if at == w.cursor.selected {
                 row.style(if focused {
                     theme.selected()
@@ -316,7 +332,7 @@ fn render_table(
         .enumerate()
         .filter_map(|(line, &(_, r))| {
             let url = r.openable_url()?;
-            let (text, _) = info_text(r, now, poll_key);
+            let (text, _) = info_text(r, now, keys);
             let name = file_name(url);
             // After the label, when it has no column of its own.
             let skip = label_prefix(r, &cols).width() as u16;
@@ -481,13 +497,13 @@ fn table_row(
     now: u64,
     theme: Theme,
     cols: &Columns,
-    (poll_key, usual): (&str, Usual),
+    (keys, usual): (Keys, Usual),
     info_width: usize,
 ) -> Row<'static> {
     let phase = r.phase(now, w.stall_after);
-    let style = theme.phase(phase, r.error.is_some());
+    let style = theme.phase(phase, r.error().is_some());
     let percent = r.percent();
-    let (mut info, troubled) = info_text(r, now, poll_key);
+    let (mut info, troubled) = info_text(r, now, keys);
     if !troubled && usual.slower(&r.entry, phase, now).is_some() {
         info = if info.is_empty() {
             "slower than usual".to_string()
@@ -809,7 +825,7 @@ fn detail_lines(
         "status",
         &status.join(" · "),
         width,
-        theme.phase(phase, r.error.is_some()),
+        theme.phase(phase, r.error().is_some()),
         theme,
     ));
     let offset = state.requests.utc_offset;
@@ -909,7 +925,7 @@ fn polled(state: &State, r: &WatchRow, phase: Phase) -> String {
                 .unwrap_or_else(|| "its service is not configured".into())
         ),
         Phase::Completed | Phase::Failed => "finished, so not polled again".into(),
-        _ => match r.next_retry_at {
+        _ => match r.next_retry_at() {
             Some(at) if at > now => format!("retry in {}", countdown(at - now)),
             Some(_) => "asking again now".into(),
             None if r.polled_at.is_none() => "first poll of this start under way".into(),
@@ -930,21 +946,21 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
         )
     });
     let mut out = Vec::new();
-    if let Some(e) = &r.error {
-        let mut text = vec![e.clone()];
-        if r.retries > 0 {
-            text.push(format!("attempt {}", r.retries));
+    if let Some(e) = r.error() {
+        let mut text = vec![e.to_string()];
+        if r.retries() > 0 {
+            text.push(format!("attempt {}", r.retries()));
         }
         text.extend(since.clone());
         out.push(("error", text.join(" · "), theme.error()));
     }
-    if let Some(d) = &r.not_found {
+    if let Some(d) = r.not_found() {
         let mut text = vec![format!("the service does not know this task: {d}")];
-        if r.retries > 0 {
+        if r.retries() > 0 {
             text.push(format!(
                 "asked {} {}",
-                r.retries,
-                if r.retries == 1 { "time" } else { "times" }
+                r.retries(),
+                if r.retries() == 1 { "time" } else { "times" }
             ));
         }
         text.extend(since);
@@ -952,6 +968,9 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
     }
     if let Some(d) = &r.download {
         let text = match d {
+            DownloadView::Waiting => {
+                "waiting for the preview's fetch of the same file, to copy it".to_string()
+            }
             DownloadView::Running { done, total } => match total {
                 Some(t) => format!(
                     "downloading: {} of {} ({}%)",
@@ -962,6 +981,11 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
                 None => format!("downloading: {}", crate::fmt::human_bytes(*done)),
             },
             DownloadView::Saved(p) => format!("saved to {p}"),
+            // The reason first: a long path is what a narrow pane cuts.
+            DownloadView::Kept(p) => format!(
+                "kept, {} replaces it: {p} was there already",
+                state.keymap.key_for(Context::Watch, &Action::Download)
+            ),
             DownloadView::Failed(e) => format!("download failed: {e}"),
         };
         out.push(("file", text, Style::new()));

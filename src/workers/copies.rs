@@ -37,6 +37,19 @@ impl Copies {
         slot.lock_owned().await
     }
 
+    /// `url`'s guard at once if no one else fetches it.
+    pub fn try_hold(&self, url: &str) -> Option<Known> {
+        let slot = {
+            let mut urls = self
+                .0
+                .urls
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            urls.entry(url.to_string()).or_default().clone()
+        };
+        slot.try_lock_owned().ok()
+    }
+
     pub fn set_cache(&self, cache: ImageCache) {
         let _ = self.0.cache.set(cache);
     }

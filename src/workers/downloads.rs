@@ -70,7 +70,20 @@ impl Handle {
                 provenance,
                 ..
             } = job;
-            let mut known = copies.hold(&url).await;
+            // A preview fetching the same file goes first: the row says so at once, since a
+            // slow file can take a while.
+            let mut known = if let Some(known) = copies.try_hold(&url) {
+                known
+            } else {
+                let waiting = DownloadEvent::WaitingForPreview;
+                let _ = msgs
+                    .send(Msg::Download {
+                        key: key.clone(),
+                        event: waiting,
+                    })
+                    .await;
+                copies.hold(&url).await
+            };
             let fetched = fetch_to(&dl, &url, &target, force, &key, &msgs, &copies).await;
             let event = match fetched {
                 Ok(Fetched { path, etag, url }) => {
@@ -211,6 +224,71 @@ fn failure_event(e: crate::api::ApiError) -> DownloadEvent {
 mod tests {
     use super::*;
     use crate::api::ApiError;
+
+    /// A download of a file the preview is fetching says it waits, at once, then goes on
+    /// once the preview let go of it.
+    #[tokio::test]
+    async fn a_download_behind_the_preview_says_it_waits_at_once() {
+        use crate::api::{Client, ClientOptions, Secret, TaskKind};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let client = Client::new(&ClientOptions {
+            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
+            token: Secret::new("t"),
+            request_timeout: std::time::Duration::from_secs(1),
+            allow_insecure_http: false,
+        })
+        .expect("client");
+        let (msgs, mut rx) = mpsc::channel(16);
+        let copies = Copies::default();
+        let downloads = spawn(
+            Placement {
+                dir: dir.path().to_path_buf(),
+                template: crate::api::download::Template::parse("{task_id}.{ext}")
+                    .expect("template"),
+                sidecar: false,
+            },
+            copies.clone(),
+            msgs,
+        );
+        let url = "http://127.0.0.1:9/files/t.png";
+        let preview = copies.hold(url).await;
+        let entry = crate::store::watchlist::WatchEntry::new("t", TaskKind::Image);
+        let key = TaskKey::of(&entry);
+        downloads.start(
+            Downloader::for_service(&client).expect("downloader"),
+            DownloadJob {
+                key: key.clone(),
+                url: url.into(),
+                service: None,
+                status: "COMPLETED".into(),
+                force: false,
+                label: None,
+                provenance: Box::new(crate::store::sidecar::Provenance::of_entry(
+                    &entry,
+                    "http://127.0.0.1:9/",
+                    None,
+                )),
+            },
+        );
+        let first = tokio::time::timeout(std::time::Duration::from_secs(2), rx.recv())
+            .await
+            .expect("said at once");
+        assert!(
+            matches!(
+                &first,
+                Some(Msg::Download { key: k, event: DownloadEvent::WaitingForPreview }) if *k == key
+            ),
+            "{first:?}"
+        );
+        drop(preview);
+        let next = tokio::time::timeout(std::time::Duration::from_secs(60), rx.recv())
+            .await
+            .expect("went on");
+        assert!(
+            matches!(&next, Some(Msg::Download { event, .. }) if *event != DownloadEvent::WaitingForPreview),
+            "{next:?}"
+        );
+    }
 
     #[test]
     fn a_file_that_appeared_mid_download_is_asked_about_not_failed() {

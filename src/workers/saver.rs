@@ -12,7 +12,7 @@ use crate::cmd::{PersistOp, TaskKey};
 use crate::msg::{ArchiveReport, Msg};
 use crate::store::archive::{self, Archive};
 use crate::store::dashboards::Registration;
-use crate::store::watchlist::{Stamp, WatchEntry, WatchStore, unix_now};
+use crate::store::watchlist::{Stamp, TroubleKind, WatchEntry, WatchStore, unix_now};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,6 +174,12 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
         PersistOp::Remove(keys) => list.retain(|e| !keys.contains(&TaskKey::of(e))),
         PersistOp::Status(key, known) => {
             if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+                // A task never runs again once finished: a status another dashboard saw
+                // earlier, written after the finish, is older news and leaves the finish be
+                // (else the list would run again, and its end be told twice).
+                if archive::is_finished(e) && known.finished_at.is_none() {
+                    return None;
+                }
                 // Finished while watched (the file knew it running): new until looked at.
                 // Only the first dashboard to record the finish marks it, so a look another
                 // one recorded meanwhile stands.
@@ -219,6 +225,27 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
     None
 }
 
+/// Whether `entry`'s task still runs as the file says: not known finished, nor unknown to
+/// its service (it goes nowhere).
+fn runs(entry: &WatchEntry) -> bool {
+    !archive::is_finished(entry)
+        && entry
+            .trouble
+            .as_ref()
+            .is_none_or(|t| t.kind != TroubleKind::NotFound)
+}
+
+/// Whether a write that turned `before` into `after` ended a run: some task ran before it,
+/// none runs after it, and one that ran finished in it (a run whose last running task was
+/// removed rather than finished ends untold). Writes are made under the file's lock one after
+/// another, so of the dashboards sharing the file exactly one makes this write.
+fn ends_run(before: &[WatchEntry], after: &[WatchEntry]) -> bool {
+    !after.iter().any(runs)
+        && after
+            .iter()
+            .any(|e| !runs(e) && before.iter().any(|b| b.same_task(e) && runs(b)))
+}
+
 /// What polls bring, written at most once a second; the user's own changes go at once.
 fn routine(op: &PersistOp) -> bool {
     matches!(op, PersistOp::Status(..) | PersistOp::Trouble(..))
@@ -240,6 +267,7 @@ pub async fn run(
         next_due: None,
         archiving,
         me,
+        running: false,
     };
     w.seen = w.store.stamp();
     // The list as the dashboard started with it (its start-up read it, setting aside a bad
@@ -284,9 +312,14 @@ pub async fn run(
                             if let Some(text) = set_aside_notice(&loaded) {
                                 let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
+                            let running = loaded.entries.iter().any(runs);
                             if msgs.send(Msg::WatchFile { entries: loaded.entries, applied: w.applied }).await.is_err() {
                                 return;
                             }
+                            if w.running && !running {
+                                let _ = msgs.send(Msg::RunEnded { here: false }).await;
+                            }
+                            w.running = running;
                         }
                         Ok(Err(e)) => {
                             let _ = msgs.send(Msg::StoreProblem(e.to_string())).await;
@@ -318,6 +351,9 @@ struct Writer {
     next_due: Option<u64>,
     archiving: Archiving,
     me: Claimant,
+    /// Some task ran in the file as last written or read: a file found with none running
+    /// since then was ended by another dashboard's write.
+    running: bool,
 }
 
 impl Writer {
@@ -342,7 +378,9 @@ impl Writer {
             let mut answers = Vec::new();
             let mut moved = Moved::default();
             let now = unix_now();
+            let mut found = Vec::new();
             let saved = s.update_keeping(&held, |list| {
+                found.clone_from(list);
                 let before;
                 (before, answers) = apply_all(list, &ops, &me);
                 if expire {
@@ -353,18 +391,29 @@ impl Writer {
             if let Ok(loaded) = &saved {
                 forget_added(&ops, &loaded.entries, &archiving, &mut moved);
             }
-            saved.map(|loaded| (loaded, answers, moved))
+            saved.map(|loaded| (loaded, answers, moved, found))
         })
         .await;
         self.applied += count;
         let answers = match &result {
-            Ok(Ok((_, answers, _))) => answers.clone(),
+            Ok(Ok((_, answers, _, _))) => answers.clone(),
             // The file cannot say whether another dashboard took them on: better twice than
             // never.
             _ => claims.into_iter().map(|key| (key, true)).collect(),
         };
+        // The file as this write found it (under the lock) ran a task no longer running once
+        // written: this write ended the run; one found with none running after some ran here
+        // was ended by another dashboard's write meanwhile.
+        let mut run_ended = None;
         match result {
-            Ok(Ok((loaded, _, moved))) => {
+            Ok(Ok((loaded, _, moved, found))) => {
+                let running = loaded.entries.iter().any(runs);
+                if ends_run(&found, &loaded.entries) {
+                    run_ended = Some(true);
+                } else if self.running && !found.iter().any(runs) {
+                    run_ended = Some(false);
+                }
+                self.running = running;
                 self.seen = loaded.stamp;
                 self.next_due = self.archiving.next_due(&loaded.entries);
                 self.held.clone_from(&loaded.entries);
@@ -397,6 +446,10 @@ impl Writer {
         }
         for (key, won) in answers {
             let _ = msgs.send(Msg::Claimed { key, won }).await;
+        }
+        // After the claims' answers, so the finish this write claimed is counted in the run.
+        if let Some(here) = run_ended {
+            let _ = msgs.send(Msg::RunEnded { here }).await;
         }
     }
 }
@@ -547,6 +600,33 @@ mod tests {
     use crate::store::watchlist::LastKnown;
     use std::sync::atomic::{AtomicBool, Ordering};
 
+    /// Another dashboard's older status (running) written after the finish leaves it finished.
+    #[test]
+    fn a_finished_task_never_runs_again_in_the_file() {
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let key = TaskKey::new(TaskKind::Image, "t");
+        let status = |text: &str, percent: u8, finished: Option<u64>| {
+            PersistOp::Status(
+                key.clone(),
+                LastKnown {
+                    status: text.into(),
+                    percent,
+                    finished_at: finished,
+                    ..LastKnown::default()
+                },
+            )
+        };
+        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
+        let _ = apply(&mut list, &status("IN_PROGRESS", 40, None), &me);
+        let _ = apply(&mut list, &status("COMPLETED", 100, Some(5)), &me);
+        let _ = apply(&mut list, &status("IN_PROGRESS", 90, None), &me);
+        let kept = list[0].last.as_ref().expect("known");
+        assert_eq!((kept.status.as_str(), kept.percent), ("COMPLETED", 100));
+    }
+
     /// Claims `key` through a saver of `store` as `me`; the answer it sent.
     async fn claim(store: &WatchStore, me: Claimant, key: &TaskKey) -> bool {
         let (ops, rx) = mpsc::channel(4);
@@ -592,6 +672,68 @@ mod tests {
         assert!(claim(&store, me("second"), &key).await);
         let gone = TaskKey::new(TaskKind::Image, "not-listed");
         assert!(!claim(&store, me("second"), &gone).await);
+    }
+
+    /// Two dashboards write the finishes of two running tasks, each its own and the other's
+    /// again: exactly one write, the one that left nothing running, says it ended the run.
+    #[tokio::test]
+    async fn one_write_of_the_two_dashboards_ends_the_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let running = |id: &str| {
+            let mut e = WatchEntry::new(id, TaskKind::Image);
+            e.last = Some(LastKnown {
+                status: "IN_PROGRESS".into(),
+                ..LastKnown::default()
+            });
+            e
+        };
+        store
+            .update(|l| l.extend([running("t-1"), running("t-2")]))
+            .expect("add");
+        let finish = |id: &str| {
+            let key = TaskKey::new(TaskKind::Image, id);
+            let last = LastKnown {
+                status: "COMPLETED".into(),
+                percent: 100,
+                finished_at: Some(5),
+                ..LastKnown::default()
+            };
+            vec![PersistOp::Status(key.clone(), last), PersistOp::Claim(key)]
+        };
+        let me = |id: &str| Claimant {
+            id: id.into(),
+            running: Arc::new(|_: &str| true),
+        };
+        // Each write by a saver of its own, as the dashboards' are: the run's ends it said.
+        let write = |who: &str, ops: Vec<PersistOp>| {
+            let (store, me) = (store.clone(), me(who));
+            async move {
+                let (tx, rx) = mpsc::channel(8);
+                let (msgs, mut answers) = mpsc::channel(16);
+                let saver = tokio::spawn(run(store, rx, msgs, me, Archiving::default()));
+                for op in ops {
+                    tx.send(op).await.expect("send");
+                }
+                drop(tx);
+                saver.await.expect("saver");
+                let mut ended = Vec::new();
+                while let Ok(msg) = answers.try_recv() {
+                    if let Msg::RunEnded { here } = msg {
+                        ended.push(here);
+                    }
+                }
+                ended
+            }
+        };
+        assert_eq!(write("a", finish("t-1")).await, Vec::<bool>::new());
+        assert_eq!(
+            write("b", finish("t-2")).await,
+            [true],
+            "b's write ended it"
+        );
+        assert_eq!(write("a", finish("t-2")).await, Vec::<bool>::new());
+        assert_eq!(write("b", finish("t-1")).await, Vec::<bool>::new());
     }
 
     /// A status update waits for the next write (a second); `finish` writes it before the

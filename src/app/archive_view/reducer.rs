@@ -151,6 +151,10 @@ pub fn downloaded(
     };
     let id = *id;
     match event {
+        DownloadEvent::WaitingForPreview => {
+            *shown = DownloadView::Waiting;
+            Effects::none().redraw_if(true)
+        }
         DownloadEvent::Progress { done, total } => {
             *shown = DownloadView::Running { done, total };
             Effects::none().redraw_if(true)

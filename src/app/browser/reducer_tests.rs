@@ -372,7 +372,7 @@ fn a_wrong_base_path_is_not_connected() {
     s.apply(polled("w-1", Err(task_wrong.clone())));
     assert_eq!(s.health, Health::WrongPath(task_wrong.to_string()));
     let row = &s.watch.rows[0];
-    assert!(row.not_found.is_none() && row.error.is_some());
+    assert!(row.not_found().is_none() && row.error().is_some());
 }
 
 /// Under a profile, tasks of the top level's service (or another profile's) are polled too:

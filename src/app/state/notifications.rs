@@ -9,9 +9,8 @@ use crate::cmd::Cmd;
 
 impl State {
     /// A finish seen while watched, for the notification policy: `ours` when this dashboard
-    /// claimed it. The last of a run (nothing runs, no other finish awaits its claim) may bring
-    /// `batch`'s notice and `on_all_done`.
-    pub(super) fn told_finish(&mut self, f: &crate::cmd::Finished, ours: bool) -> Effects {
+    /// claimed it.
+    pub(super) fn told_finish(&mut self, f: &crate::cmd::Finished, ours: bool) {
         use notify::{Event, What};
         let event = Event {
             what: if f.status_failed {
@@ -21,14 +20,14 @@ impl State {
             },
             line: format!("{} {} — {}", f.kind.as_str(), f.task_id, f.status),
         };
-        let last = !self.watch.rows.iter().any(|r| {
-            r.awaiting_claim
-                .as_ref()
-                .is_some_and(|d| d.announce.is_some())
-                || notify::runs(r)
-        });
-        let out = self.notifier.finished(event, ours, last, self.now);
-        told(out)
+        self.notifier.finished(event, ours, self.now);
+    }
+
+    /// The run ended (`Msg::RunEnded`): `here`, this dashboard's write to the watch list file
+    /// left nothing running, so `batch`'s notice and `on_all_done` are its to give.
+    pub(super) fn run_ended(&mut self, here: bool) -> Effects {
+        let out = self.notifier.run_ended(here);
+        self.as_configured(told(out))
     }
 
     /// The clock moved: stalls newly seen are told once, and a window whose time is up.

@@ -315,7 +315,9 @@ impl State {
                 .hash(&mut h);
             r.eta(now).map(crate::fmt::format_eta).hash(&mut h);
             r.phase(now, self.watch.stall_after).hash(&mut h);
-            r.next_retry_at.map(|t| t.saturating_sub(now)).hash(&mut h);
+            r.next_retry_at()
+                .map(|t| t.saturating_sub(now))
+                .hash(&mut h);
             // The detail's "polled 5s ago", which an error answers too.
             r.polled_at
                 .map(|t| crate::fmt::age_label(t, now))

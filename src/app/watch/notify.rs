@@ -9,10 +9,11 @@
 //! - `off`: nothing.
 //!
 //! A task that stalls is told once (with `notify_on_stall`, in every policy but `off`, windowed
-//! with the rest), and again only after it moved and stalled anew. The last finish of a run
-//! (nothing runs any more) brings `on_all_done`, whatever the policy; its counts are the
-//! finishes seen since the last run ended, claimed here or by another dashboard, so that
-//! whichever dashboard claimed the last one tells the same numbers.
+//! with the rest), and again only after it moved and stalled anew. The end of a run (nothing
+//! runs any more) brings `on_all_done`, whatever the policy; its counts are the finishes seen
+//! since the last run ended, claimed here or by another dashboard. Which dashboard ends the run
+//! is the watch list file's to say (`Msg::RunEnded`): the one whose write left no task running,
+//! under the file's lock, so exactly one of them does.
 
 use super::{Row, Watch};
 use crate::api::types::TaskState;
@@ -95,8 +96,8 @@ impl Notifier {
     }
 
     /// A task finished while watched. `ours`: this dashboard claimed its finish (only those
-    /// are told); `last`: nothing runs any more.
-    pub fn finished(&mut self, event: Event, ours: bool, last: bool, now: u64) -> Out {
+    /// are told).
+    pub fn finished(&mut self, event: Event, ours: bool, now: u64) {
         let failed = event.what == What::Failed;
         self.run.count += 1;
         if failed {
@@ -104,7 +105,6 @@ impl Notifier {
         } else {
             self.run.completed += 1;
         }
-        let mut out = Out::default();
         let told = match self.settings.policy {
             NotifyPolicy::Each => true,
             NotifyPolicy::Failures => failed,
@@ -113,14 +113,20 @@ impl Notifier {
         if ours && told {
             self.hold(event, now);
         }
-        if last {
-            let run = std::mem::take(&mut self.run);
-            if ours {
-                if self.settings.policy == NotifyPolicy::Batch {
-                    out.notices.push(all_done_notice(run));
-                }
-                out.all_done = Some(run);
+    }
+
+    /// The run ended: nothing on the list runs any more. `here`: this dashboard's write to the
+    /// watch list file ended it, so it tells it (`batch`) and runs `on_all_done`; else another
+    /// dashboard does, and the counts start again here too. A run of no finish seen while
+    /// watched (every task found finished) is not told.
+    pub fn run_ended(&mut self, here: bool) -> Out {
+        let run = std::mem::take(&mut self.run);
+        let mut out = Out::default();
+        if here && run.count > 0 {
+            if self.settings.policy == NotifyPolicy::Batch {
+                out.notices.push(all_done_notice(run));
             }
+            out.all_done = Some(run);
         }
         out
     }
@@ -165,7 +171,7 @@ impl Notifier {
 /// Whether a row's task still runs, for the last finish and the terminal's progress: running
 /// by its last answer, at a configured service that knows it.
 pub fn runs(row: &Row) -> bool {
-    row.state == TaskState::Running && !row.no_service && row.not_found.is_none()
+    row.state == TaskState::Running && !row.no_service && row.not_found().is_none()
 }
 
 /// The whole watch list's progress, for the terminal's tab or taskbar (OSC 9;4) and the window
@@ -232,7 +238,7 @@ impl Watch {
         for r in self
             .rows
             .iter()
-            .filter(|r| !r.no_service && r.not_found.is_none())
+            .filter(|r| !r.no_service && r.not_found().is_none())
         {
             o.total += 1;
             match r.state {
@@ -349,7 +355,13 @@ mod tests {
             told.extend(bodies(&out).into_iter().map(|b| (t, b)));
             for (i, &(at, what, ours, last)) in finishes.iter().enumerate() {
                 if at == t {
-                    let out = n.finished(ev(what, &format!("t-{i}")), ours, last, t);
+                    n.finished(ev(what, &format!("t-{i}")), ours, t);
+                    // The run ends after it, by the write of the dashboard that claimed it.
+                    let out = if last {
+                        n.run_ended(ours)
+                    } else {
+                        Out::default()
+                    };
                     told.extend(bodies(&out).into_iter().map(|b| (t, b)));
                     done.extend(out.all_done);
                 }
@@ -562,7 +574,7 @@ mod tests {
         }
         // Stalls within a window join the finishes there.
         let mut n = notifier(Each, true);
-        n.finished(ev(C, "a"), true, false, T);
+        n.finished(ev(C, "a"), true, T);
         let out = n.tick(vec![(key("s"), ev(What::Stalled, "s"))], T + 1);
         assert!(out.notices.is_empty());
         assert_eq!(n.due(), Some(T + 2));

@@ -182,7 +182,7 @@ pub fn download(
                     .rows
                     .iter()
                     .find(|r| r.key() == key)
-                    .is_some_and(|r| !r.auto_started);
+                    .is_some_and(|r| !r.end.fetching_by_itself());
             match &event {
                 DownloadEvent::Exists(path) if by_user && popup.is_none() => {
                     *popup = Some(Popup::Confirm(Confirm {
@@ -204,7 +204,7 @@ pub fn download(
                 DownloadEvent::Saved(path) => Effects::say(format!("saved {}", path.display())),
                 _ => Effects::none(),
             };
-            said.and(watch.download(&key, event, keymap.key(ActionName::Download)))
+            said.and(watch.download(&key, event))
         }
     }
 }

@@ -20,20 +20,13 @@ pub struct Usual {
 }
 
 impl Usual {
-    /// The watch list's, kept until the finished rows change (see `Watch::usual`).
+    /// The watch list's, as its reducer last worked them out (see `Watch::usual`).
     pub fn of(watch: &Watch) -> Self {
-        let rows = watch.rows.len();
-        if let Some((over, usual)) = watch.usual.get()
-            && over == rows
-        {
-            return usual;
-        }
-        let usual = Self::work_out(watch);
-        watch.usual.set(Some((rows, usual)));
-        usual
+        watch.usual()
     }
 
-    fn work_out(watch: &Watch) -> Self {
+    /// Worked out from the rows (by the reducer, when they change).
+    pub(super) fn work_out(watch: &Watch) -> Self {
         let p90 = |kind: TaskKind| {
             let f = Figures::of(
                 watch

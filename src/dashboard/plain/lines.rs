@@ -68,7 +68,7 @@ impl Seen {
                 Some(DownloadView::Failed(why)) => Some(why.clone()),
                 _ => None,
             },
-            trouble: row.error.clone(),
+            trouble: row.error().map(str::to_string),
         }
     }
 }
@@ -88,8 +88,8 @@ pub fn changed(
         return (Vec::new(), None);
     }
     let phase_moved = before.is_none_or(|b| b.phase != seen.phase || b.percent != seen.percent);
-    let fetching = matches!(row.download, Some(DownloadView::Running { .. }))
-        || row.awaiting_claim.as_ref().is_some_and(|d| d.download);
+    let fetching =
+        row.download.as_ref().is_some_and(DownloadView::under_way) || row.end.will_fetch();
     if seen.phase == Phase::Completed && phase_moved && fetching {
         return (Vec::new(), None);
     }
@@ -124,6 +124,9 @@ pub fn status(row: &Row, now: u64, stall_after: u64, home: Option<&str>) -> Line
     let percent = row.percent();
     let saved = match &row.download {
         Some(DownloadView::Saved(path)) => format!(" · saved {}", home_relative(path, home)),
+        Some(DownloadView::Kept(path)) => {
+            format!(" · kept {} (already there)", home_relative(path, home))
+        }
         _ => String::new(),
     };
     match row.phase(now, stall_after) {
@@ -160,9 +163,7 @@ pub fn status(row: &Row, now: u64, stall_after: u64, home: Option<&str>) -> Line
         }
         Phase::NotFound => Line::bad(format!(
             "{id} not found: {}",
-            row.not_found
-                .as_deref()
-                .unwrap_or("the service does not know it")
+            row.not_found().unwrap_or("the service does not know it")
         )),
         Phase::NoService => Line::bad(format!("{id}: no configured service polls it")),
     }

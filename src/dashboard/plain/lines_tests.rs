@@ -1,7 +1,7 @@
 use super::*;
 use crate::api::TaskKind;
 use crate::app::state::{Row, Watch};
-use crate::app::watch::Duties;
+use crate::app::watch::{Duties, End};
 use crate::store::watchlist::LastKnown;
 
 const STALL: u64 = 300;
@@ -88,13 +88,13 @@ fn a_finish_whose_file_is_fetched_waits_for_it_and_is_one_line() {
     let seen = seen.expect("known");
     r.state = crate::api::TaskState::Completed;
     r.entry.last.as_mut().expect("known").percent = 100;
-    r.awaiting_claim = Some(Duties {
+    r.end = End::Claiming(Duties {
         announce: None,
         download: true,
     });
     let (out, next) = changed(&r, Some(&seen), 61, STALL, None);
     assert!(out.is_empty() && next.is_none(), "{out:?}");
-    r.awaiting_claim = None;
+    r.end = End::Ours(crate::app::watch::Stage::Done);
     r.download = Some(DownloadView::Saved("/home/ann/gen/sim-3.png".into()));
     let (out, _) = changed(&r, Some(&seen), 61, STALL, Some("/home/ann/"));
     assert_eq!(
@@ -108,7 +108,11 @@ fn troubles_and_failed_downloads_are_lines_of_their_own() {
     let mut r = row("sim-4", "RUNNING", 20);
     let (_, seen) = changed(&r, None, 61, STALL, None);
     let seen = seen.expect("known");
-    r.error = Some("connection refused".into());
+    r.trouble = Some(crate::app::watch::PollTrouble {
+        problem: crate::app::watch::Problem::Error("connection refused".into()),
+        retries: 1,
+        retry_at: None,
+    });
     let (out, next) = changed(&r, Some(&seen), 61, STALL, None);
     assert_eq!(out, [Line::bad("sim-4 error: connection refused")]);
     let (again, _) = changed(&r, next.as_ref(), 61, STALL, None);

@@ -299,7 +299,7 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
         .iter_mut()
         .filter(|r| r.entry.task_id == "done-4")
     {
-        r.auto_started = true;
+        r.end = gendash::app::watch::End::Ours(gendash::app::watch::Stage::Fetching { hook: None });
     }
     w.apply(file_there());
     shot("file found by an automatic download", &w);

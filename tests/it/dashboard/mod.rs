@@ -1,11 +1,13 @@
 //! The dashboard as users meet it: the real binary in a pseudo-terminal (keys in, screen out,
 //! terminal restored) against the reference service.
 
+mod all_done;
 mod archive;
 mod cadence;
 mod degrade;
 mod e2e;
 mod first_keys;
+mod health;
 mod keys;
 mod notices;
 mod offline;

@@ -104,3 +104,80 @@ fn label_editor() {
     }
     insta::assert_snapshot!(draw(&s).backend());
 }
+
+/// A crowded title keeps the whole list's ETA: the counts give way first, the least urgent
+/// first (`…` says so), and every count shown is of tasks counted once.
+#[test]
+fn a_crowded_title_keeps_all_done_and_drops_counts_first() {
+    for width in [56u16, 64, 72] {
+        let mut s = news(width, 30);
+        s.watch.cycle_sort(NOW);
+        let text = crate::common::rendered_text(&s, width, 30);
+        let at = text
+            .find("Watch list")
+            .unwrap_or_else(|| panic!("no title at {width}: {text}"));
+        let title = text[at..].split('┐').next().unwrap_or_default();
+        assert!(title.contains("all done ~08:01+"), "{width}: {title}");
+        assert!(title.contains("sort status"), "{width}: {title}");
+        assert!(
+            title.contains('…') && !title.contains("6 done"),
+            "{width}: {title}"
+        );
+    }
+}
+
+/// A file already there when a task's file is fetched by itself is kept, which is no failure:
+/// the row says so with the download key as the keymap names it, reason first so it survives
+/// 80 columns, and the detail names the file.
+#[test]
+fn a_file_already_there_is_kept_and_the_row_names_the_key_that_replaces_it() {
+    for rebound in [None, Some("f9")] {
+        let mut s = news(80, 60);
+        if let Some(key) = rebound {
+            let mut keys = BTreeMap::new();
+            keys.insert("download".to_string(), vec![key.parse().unwrap()]);
+            s.keymap = Keymap::configured(&keys).unwrap();
+        }
+        let row = s
+            .watch
+            .rows
+            .iter()
+            .position(|r| r.entry.task_id == "clip-002")
+            .unwrap();
+        s.watch.rows[row].end =
+            gendash::app::watch::End::Ours(gendash::app::watch::Stage::Fetching { hook: None });
+        let key = TaskKey::new(TaskKind::Video, "clip-002");
+        s.apply(Msg::Download {
+            key,
+            event: gendash::msg::DownloadEvent::Exists("/home/ann/gen/clip-002.mp4".into()),
+        });
+        assert!(s.popup.is_none(), "nobody asked for it: no question");
+        let at = s.watch.order.iter().position(|&i| i == row).unwrap();
+        s.watch.select(at);
+        let name = rebound.map_or("D", |_| "F9");
+        let chars: Vec<char> = crate::common::rendered_text(&s, 80, 60).chars().collect();
+        let lines: Vec<String> = chars.chunks(80).map(|l| l.iter().collect()).collect();
+        let line = lines.iter().find(|l| l.contains("clip-002")).unwrap();
+        assert!(line.contains(&format!("kept · {name} replaces")), "{line}");
+        assert!(!line.contains("failed"), "{line}");
+        let text = lines.join("\n");
+        assert!(
+            text.contains(&format!(
+                "kept, {name} replaces it: /home/ann/gen/clip-002.mp4"
+            )),
+            "{text}"
+        );
+    }
+}
+
+/// A download waiting for the preview's fetch of the same file says so on its row at once.
+#[test]
+fn a_download_behind_the_preview_says_so_on_its_row() {
+    let mut s = news(80, 30);
+    s.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Video, "clip-002"),
+        event: gendash::msg::DownloadEvent::WaitingForPreview,
+    });
+    let text = crate::common::rendered_text(&s, 80, 30);
+    assert!(text.contains("waits for the preview"), "{text}");
+}

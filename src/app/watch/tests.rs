@@ -1,0 +1,650 @@
+use super::*;
+use crate::api::TaskKind;
+use crate::api::types::default_failure_statuses;
+use crate::api::{ApiError, TaskResult};
+use crate::app::effects::Effects;
+use crate::store::watchlist::{LastKnown, Trouble, TroubleKind};
+use std::time::Duration;
+
+fn statuses() -> Vec<String> {
+    default_failure_statuses()
+}
+
+use crate::testing::task_result as result;
+
+#[test]
+fn only_a_plain_http_or_https_url_is_openable() {
+    let with_url = |url: &str| {
+        let mut e = new_entry("t", TaskKind::Image, 0);
+        e.last = Some(LastKnown {
+            status: "COMPLETED".into(),
+            url_download: Some(url.into()),
+            ..LastKnown::default()
+        });
+        Watch::new(vec![e], statuses())
+    };
+    let https = "https://cdn.example/t.png";
+    assert_eq!(with_url(https).rows[0].openable_url(), Some(https));
+    for refused in [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "https://a b/c.png",
+    ] {
+        let w = with_url(refused);
+        assert_eq!(w.rows[0].url(), Some(refused));
+        assert_eq!(w.rows[0].openable_url(), None, "{refused}");
+    }
+    assert_eq!(
+        Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses()).rows[0].openable_url(),
+        None
+    );
+}
+
+#[test]
+fn add_remove_undo() {
+    let mut w = Watch::new(Vec::new(), statuses());
+    let Changed {
+        cmds,
+        what: Added {
+            keys: added,
+            skipped,
+        },
+    } = w.add(
+        vec![
+            new_entry("a", TaskKind::Image, 0),
+            new_entry("b", TaskKind::Video, 0),
+            new_entry("a", TaskKind::Image, 0),
+        ],
+        0,
+    );
+    assert_eq!((added.len(), skipped), (2, 1));
+    assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v.len() == 2));
+    assert_eq!(
+        cmds[1..],
+        [
+            Cmd::Poll(PollCmd::Watch(TaskKey::new(TaskKind::Image, "a"), None)),
+            Cmd::Poll(PollCmd::Watch(TaskKey::new(TaskKind::Video, "b"), None))
+        ]
+    );
+    assert_eq!(
+        w.add(vec![new_entry("a", TaskKind::Image, 0)], 0)
+            .what
+            .skipped,
+        1,
+        "duplicates are not added"
+    );
+    w.select(0);
+    let Changed { cmds, what: id } = w.remove_selected(0);
+    assert_eq!(id.as_deref(), Some("a"));
+    assert_eq!(
+        cmds[0],
+        Cmd::Poll(PollCmd::Unwatch(TaskKey::new(TaskKind::Image, "a")))
+    );
+    assert_eq!(w.rows.len(), 1);
+    let Changed { cmds, what: undone } = w.undo(0).expect("undo remove");
+    assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
+    assert_eq!(undone, Undone::Restored(vec!["a".into()]));
+    assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
+    let Changed { cmds, what: undone } = w.undo(0).expect("undo add");
+    assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
+    assert!(w.rows.is_empty());
+    assert!(cmds.contains(&Cmd::Poll(PollCmd::Unwatch(TaskKey::new(
+        TaskKind::Video,
+        "b"
+    )))));
+    assert!(w.undo(0).is_none());
+}
+
+#[test]
+fn an_answer_reaches_its_own_row_after_rows_come_and_go() {
+    let entries = ["a", "b", "c"].map(|id| new_entry(id, TaskKind::Image, 0));
+    let mut w = Watch::new(entries.to_vec(), statuses());
+    let key = |id: &str| TaskKey::new(TaskKind::Image, id);
+    let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 10)), None, 100);
+    // "a" goes: every row after it moves up one.
+    w.remove(&[key("a")], 101);
+    let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 30)), None, 102);
+    let _ = w.polled(&key("b"), Ok(result("b", "IN_PROGRESS", 20)), None, 103);
+    let percents: Vec<(&str, u8)> = w
+        .rows
+        .iter()
+        .map(|r| (r.entry.task_id.as_str(), r.percent()))
+        .collect();
+    assert_eq!(percents, [("b", 20), ("c", 30)]);
+    // Same ID, the other kind: not this row.
+    let _ = w.polled(
+        &TaskKey::new(TaskKind::Video, "b"),
+        Ok(result("b", "IN_PROGRESS", 90)),
+        None,
+        104,
+    );
+    assert_eq!(w.rows[0].percent(), 20);
+}
+
+#[test]
+fn polls_update_rows_and_notify_once_on_finish() {
+    let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
+    let key = TaskKey::new(TaskKind::Image, "t");
+    let Effects {
+        cmds,
+        redraw: changed,
+        ..
+    } = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
+    assert!(changed);
+    assert!(matches!(&cmds[..], [Cmd::Persist(PersistOp::Status(_, l))] if l.percent == 40));
+    let Effects { cmds, .. } = w.polled(
+        &key,
+        Err(ApiError::Http {
+            status: 502,
+            excerpt: "bad".into(),
+            retry_after: None,
+        }),
+        Some(Duration::from_secs(4)),
+        101,
+    );
+    assert!(matches!(
+        &cmds[..],
+        [Cmd::Persist(PersistOp::Trouble(_, Some(_)))]
+    ));
+    assert_eq!(w.rows[0].error(), Some("HTTP 502: bad"));
+    assert_eq!(w.counts(200).erroring, 1);
+    let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
+    assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
+    assert_eq!(cmds[2], Cmd::Persist(PersistOp::Claim(key.clone())));
+    let cmds = w.claimed(&key, true);
+    // The notice is the state's (the notification policy's): here only `on_complete`.
+    assert!(matches!(&cmds[..], [Cmd::Finished(f)] if f.task_id == "t"));
+    assert_eq!(w.rows[0].state, TaskState::Completed);
+    assert_eq!(w.rows[0].error(), None);
+    assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
+    let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
+    assert!(
+        cmds.is_empty(),
+        "no second notification, nothing to persist"
+    );
+    let c = w.counts(200);
+    assert_eq!((c.running, c.completed, c.failed, c.erroring), (0, 1, 0, 0));
+}
+
+#[test]
+fn finished_tasks_from_disk_are_not_polled() {
+    let mut done = new_entry("d", TaskKind::Image, 0);
+    done.last = Some(LastKnown {
+        status: "FAILED".into(),
+        percent: 10,
+        url_download: None,
+        updated_at: 1,
+        ..LastKnown::default()
+    });
+    let w = Watch::new(vec![done, new_entry("r", TaskKind::Image, 0)], statuses());
+    assert_eq!(
+        w.start_polling(),
+        [Cmd::Poll(PollCmd::Watch(
+            TaskKey::new(TaskKind::Image, "r"),
+            None
+        ))]
+    );
+}
+
+#[test]
+fn external_changes_are_merged() {
+    let mut w = Watch::new(
+        vec![
+            new_entry("a", TaskKind::Image, 0),
+            new_entry("b", TaskKind::Image, 0),
+        ],
+        statuses(),
+    );
+    let Effects {
+        cmds,
+        redraw: changed,
+        ..
+    } = w.merge_external(
+        &[
+            new_entry("b", TaskKind::Image, 0),
+            new_entry("c", TaskKind::Video, 0),
+        ],
+        0,
+    );
+    assert!(changed);
+    assert_eq!(
+        cmds,
+        [
+            Cmd::Poll(PollCmd::Unwatch(TaskKey::new(TaskKind::Image, "a"))),
+            Cmd::Poll(PollCmd::Watch(TaskKey::new(TaskKind::Video, "c"), None))
+        ]
+    );
+    let ids: Vec<_> = w.rows.iter().map(|r| r.entry.task_id.as_str()).collect();
+    assert_eq!(ids, ["b", "c"]);
+    assert!(
+        !w.merge_external(
+            &[
+                new_entry("b", TaskKind::Image, 0),
+                new_entry("c", TaskKind::Video, 0)
+            ],
+            0
+        )
+        .redraw
+    );
+}
+
+fn lookup_failed() -> Result<TaskResult, ApiError> {
+    Err(ApiError::Lookup {
+        description: "task not found".into(),
+    })
+}
+
+fn ids(w: &Watch) -> Vec<&str> {
+    w.order
+        .iter()
+        .map(|&i| w.rows[i].entry.task_id.as_str())
+        .collect()
+}
+
+#[test]
+fn each_state_is_its_own_and_counted_apart() {
+    let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+    let mut w = Watch::new(
+        ["run", "gone", "err", "done", "new"]
+            .iter()
+            .map(|id| new_entry(id, TaskKind::Image, 0))
+            .collect(),
+        statuses(),
+    );
+    let _ = w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
+    let Effects {
+        redraw: changed, ..
+    } = w.polled(
+        &k("gone"),
+        lookup_failed(),
+        Some(Duration::from_secs(15)),
+        10,
+    );
+    assert!(changed);
+    let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
+    let _ = w.polled(
+        &k("err"),
+        Err(ApiError::Http {
+            status: 503,
+            excerpt: "busy".into(),
+            retry_after: None,
+        }),
+        Some(Duration::from_secs(4)),
+        12,
+    );
+    let _ = w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
+    let phases: Vec<Phase> = w.rows.iter().map(|r| r.phase(12, 300)).collect();
+    assert_eq!(
+        phases,
+        [
+            Phase::Running,
+            Phase::NotFound,
+            Phase::Running,
+            Phase::Completed,
+            Phase::NotPolled
+        ]
+    );
+    let gone = &w.rows[1];
+    assert_eq!(gone.not_found(), Some("task not found"));
+    assert_eq!(gone.next_retry_at(), Some(25), "the next retry is shown");
+    assert!(gone.error().is_none(), "an unknown task is not an error");
+    let err = &w.rows[2];
+    assert_eq!(
+        err.entry.last.as_ref().map(|l| l.percent),
+        Some(50),
+        "last status kept"
+    );
+    assert_eq!((err.retries(), err.next_retry_at()), (1, Some(16)));
+    let c = w.counts(12);
+    assert_eq!(
+        (
+            c.running,
+            c.not_found,
+            c.erroring,
+            c.completed,
+            c.not_polled
+        ),
+        (1, 1, 1, 1, 1),
+        "each task counted once: 5 in all"
+    );
+    // Found after all: the unknown task becomes an ordinary one.
+    let _ = w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
+    assert_eq!(w.rows[1].phase(30, 300), Phase::Running);
+    assert_eq!(w.rows[1].retries(), 0);
+}
+
+#[test]
+fn progress_gives_an_eta_and_stalls_follow_the_clock() {
+    let key = TaskKey::new(TaskKind::Image, "t");
+    let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
+    w.stall_after = 300;
+    for (at, percent) in [(100, 10), (110, 20)] {
+        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
+    }
+    assert_eq!(w.rows[0].eta(110), None, "one move is not enough");
+    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
+    assert_eq!(w.rows[0].eta(120), Some(70));
+    // Unchanged polls until stall_after has passed since the last move.
+    for at in (122..420).step_by(2) {
+        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
+        assert_eq!(w.rows[0].phase(at, 300), Phase::Running, "at {at}");
+    }
+    assert_eq!(w.rows[0].phase(420, 300), Phase::Stalled);
+    assert_eq!(w.counts(420).stalled, 1);
+    assert_eq!(w.rows[0].eta(420), w.rows[0].progress.eta(420.0));
+    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
+    assert_eq!(w.rows[0].phase(422, 300), Phase::Running, "moving again");
+    let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
+    let last = w.rows[0].entry.last.clone().expect("known");
+    assert_eq!(
+        (last.running_since, last.finished_at),
+        (Some(100), Some(430))
+    );
+    let history: Vec<(u64, &str)> = last
+        .history
+        .iter()
+        .map(|t| (t.at, t.status.as_str()))
+        .collect();
+    assert_eq!(history, [(100, "IN_PROGRESS"), (430, "COMPLETED")]);
+    assert_eq!(w.rows[0].eta(430), None, "no ETA once finished");
+}
+
+#[test]
+fn sorts_cycle_and_keep_the_selection() {
+    let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+    let mut w = Watch::new(
+        ["b-run", "a-fail", "c-done", "d-gone", "e-stuck"]
+            .iter()
+            .map(|id| new_entry(id, TaskKind::Image, 0))
+            .collect(),
+        statuses(),
+    );
+    w.stall_after = 100;
+    for (at, p) in [(0, 10), (10, 20), (20, 30)] {
+        let _ = w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
+    }
+    let _ = w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
+    let _ = w.polled(
+        &k("c-done"),
+        Ok(result("c-done", "COMPLETED", 100)),
+        None,
+        20,
+    );
+    let _ = w.polled(&k("d-gone"), lookup_failed(), None, 20);
+    let _ = w.polled(
+        &k("e-stuck"),
+        Ok(result("e-stuck", "IN_PROGRESS", 5)),
+        None,
+        0,
+    );
+    // e-stuck has not moved for 110 s, b-run for 90 s.
+    let now = 110;
+    w.select(2);
+    assert_eq!(ids(&w), ["b-run", "a-fail", "c-done", "d-gone", "e-stuck"]);
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        let sort = w.cycle_sort(now);
+        assert_eq!(
+            w.selected_row().map(|r| r.entry.task_id.as_str()),
+            Some("c-done"),
+            "{sort:?} keeps the selected task selected"
+        );
+        seen.push((sort, ids(&w).join(" ")));
+    }
+    assert_eq!(
+        seen,
+        [
+            (
+                SortKey::Status,
+                "a-fail d-gone e-stuck b-run c-done".to_string()
+            ),
+            (
+                SortKey::Progress,
+                "c-done a-fail b-run e-stuck d-gone".to_string()
+            ),
+            (
+                SortKey::Eta,
+                "b-run a-fail c-done d-gone e-stuck".to_string()
+            ),
+            (
+                SortKey::TaskId,
+                "a-fail b-run c-done d-gone e-stuck".to_string()
+            ),
+            (
+                SortKey::Added,
+                "b-run a-fail c-done d-gone e-stuck".to_string()
+            ),
+        ]
+    );
+    assert_eq!(SortKey::from_label("status"), SortKey::Status);
+    assert_eq!(SortKey::from_label("nonsense"), SortKey::Added);
+}
+
+#[test]
+fn the_filter_matches_ids_and_statuses() {
+    let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+    let mut w = Watch::new(
+        ["render-1", "clip-2", "render-3"]
+            .iter()
+            .map(|id| new_entry(id, TaskKind::Image, 0))
+            .collect(),
+        statuses(),
+    );
+    let _ = w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
+    w.set_query("rend".into(), 1);
+    assert_eq!(ids(&w), ["render-1", "render-3"]);
+    w.set_query("failed".into(), 1);
+    assert_eq!(ids(&w), ["clip-2"]);
+    assert_eq!(
+        w.selected_row().map(|r| r.entry.task_id.as_str()),
+        Some("clip-2")
+    );
+    w.set_query("zzz".into(), 1);
+    assert!(ids(&w).is_empty() && w.selected_row().is_none());
+    w.set_query(String::new(), 1);
+    assert_eq!(ids(&w).len(), 3);
+}
+
+/// Each task is polled at its own service: the current one (`None`), another configured
+/// one by its base URL, and none at all when its service is not configured.
+#[test]
+fn each_task_is_polled_at_its_own_service() {
+    let (a, b, c) = ("http://a:1", "http://b:2", "http://c:3");
+    let mut services = Services::single(a);
+    services.names.insert(b.into(), "staging".into());
+    let entry = |id: &str, service: Option<&str>| WatchEntry {
+        service: service.map(str::to_string),
+        ..new_entry(id, TaskKind::Image, 0)
+    };
+    let mut w = Watch::new(
+        vec![
+            entry("old", None),
+            entry("on-a", Some(a)),
+            entry("on-b", Some(b)),
+            entry("on-c", Some(c)),
+        ],
+        statuses(),
+    );
+    assert!(
+        w.set_services(services).is_empty(),
+        "nothing was polled yet"
+    );
+    let key = |id: &str| TaskKey::new(TaskKind::Image, id);
+    assert_eq!(
+        w.start_polling(),
+        [
+            Cmd::Poll(PollCmd::Watch(key("old"), None)),
+            Cmd::Poll(PollCmd::Watch(key("on-a"), None)),
+            Cmd::Poll(PollCmd::Watch(key("on-b"), Some(b.into()))),
+        ],
+        "on-c's service is not configured: never polled"
+    );
+    assert_eq!(w.counts(0).no_service, 1);
+    let on_c = w
+        .rows
+        .iter()
+        .find(|r| r.entry.task_id == "on-c")
+        .expect("on-c");
+    assert_eq!(on_c.phase(0, 300), Phase::NoService);
+
+    // Entries saved before entries remembered a service adopt the current one, in the file.
+    assert_eq!(w.adopt(), [Cmd::Persist(PersistOp::Adopt(a.into()))]);
+    assert_eq!(w.rows[0].entry.service.as_deref(), Some(a));
+    assert!(w.adopt().is_empty(), "once");
+
+    // Added tasks (the dialog, another process) remember the current service.
+    let Changed { cmds, .. } = w.add(vec![entry("new", None)], 0);
+    assert!(cmds.contains(&Cmd::Poll(PollCmd::Watch(key("new"), None))));
+    assert_eq!(
+        w.rows.last().expect("added").entry.service.as_deref(),
+        Some(a)
+    );
+    let mut external: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
+    external.push(entry("ext-b", Some(b)));
+    external.push(entry("ext-c", Some(c)));
+    let Effects { cmds, .. } = w.merge_external(&external, 0);
+    assert_eq!(
+        cmds,
+        [Cmd::Poll(PollCmd::Watch(key("ext-b"), Some(b.into())))]
+    );
+
+    // A configured service whose client cannot be made stops being polled.
+    let mut unusable = w.services.clone();
+    unusable.unusable.insert(b.into(), "no token".into());
+    let cmds = w.set_services(unusable);
+    assert_eq!(
+        cmds,
+        [
+            Cmd::Poll(PollCmd::Unwatch(key("on-b"))),
+            Cmd::Poll(PollCmd::Unwatch(key("ext-b")))
+        ]
+    );
+    assert_eq!(w.counts(0).no_service, 4);
+}
+
+/// NOT FOUND and the last error go to the file when they are news, and come back from it:
+/// a restarted dashboard shows them before its first poll; an answer clears them.
+#[test]
+fn troubles_are_kept_in_the_file_and_restored() {
+    let k = |id: &str| TaskKey::new(TaskKind::Image, id);
+    let mut w = Watch::new(
+        vec![
+            new_entry("gone", TaskKind::Image, 0),
+            new_entry("err", TaskKind::Image, 0),
+        ],
+        statuses(),
+    );
+    let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 10);
+    let gone = Trouble {
+        kind: TroubleKind::NotFound,
+        text: "task not found".into(),
+        since: 10,
+    };
+    assert_eq!(
+        cmds,
+        [Cmd::Persist(PersistOp::Trouble(
+            k("gone"),
+            Some(gone.clone())
+        ))]
+    );
+    let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 20);
+    assert!(cmds.is_empty(), "the same trouble again is not news");
+    let http = |status| {
+        Err(ApiError::Http {
+            status,
+            excerpt: "bad".into(),
+            retry_after: None,
+        })
+    };
+    let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
+    let Effects { cmds, .. } = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
+    let err = Trouble {
+        kind: TroubleKind::Error,
+        text: "HTTP 502: bad".into(),
+        since: 11,
+    };
+    assert_eq!(
+        cmds,
+        [Cmd::Persist(PersistOp::Trouble(
+            k("err"),
+            Some(err.clone())
+        ))]
+    );
+
+    // A restart: the entries as saved.
+    let saved: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
+    assert_eq!(saved[0].trouble, Some(gone));
+    assert_eq!(saved[1].trouble, Some(err));
+    let mut again = Watch::new(saved, statuses());
+    assert_eq!(again.rows[0].phase(30, 300), Phase::NotFound);
+    assert_eq!(again.rows[0].not_found(), Some("task not found"));
+    assert_eq!(again.rows[1].error(), Some("HTTP 502: bad"));
+    assert_eq!(again.rows[1].percent(), 40, "the last status stays too");
+    let c = again.counts(30);
+    assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));
+
+    // Asking fails afterwards: the file still says NOT FOUND.
+    let Effects { cmds, .. } =
+        again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert_eq!(
+        again.rows[0].entry.trouble.as_ref().map(|t| t.kind),
+        Some(TroubleKind::NotFound)
+    );
+    // Found after all: the file forgets the trouble.
+    let Effects { cmds, .. } = again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
+    assert!(
+        cmds.contains(&Cmd::Persist(PersistOp::Trouble(k("gone"), None))),
+        "{cmds:?}"
+    );
+    assert_eq!(again.rows[0].entry.trouble, None);
+}
+
+#[test]
+fn task_ids_sort_naturally() {
+    let mut sorted = vec![
+        "sim-20", "sim-3", "sim-100", "sim-03", "sim-2b", "sim-2a", "abc", "sim-", "sim-9x1",
+        "sim-9x10", "sim-9x2",
+    ];
+    sorted.sort_by(|a, b| natural_cmp(a, b));
+    assert_eq!(
+        sorted,
+        [
+            "abc", "sim-", "sim-2a", "sim-2b", "sim-03", "sim-3", "sim-9x1", "sim-9x2", "sim-9x10",
+            "sim-20", "sim-100"
+        ]
+    );
+    // Numbers longer than any integer type still compare right.
+    assert!(natural_cmp("t-99999999999999999999999", "t-100000000000000000000000").is_lt());
+    // The watch list's sort by task ID uses it.
+    let mut w = Watch::new(
+        ["sim-20", "sim-3", "sim-100"]
+            .iter()
+            .map(|id| new_entry(id, TaskKind::Image, 0))
+            .collect(),
+        statuses(),
+    );
+    w.sort = SortKey::TaskId;
+    w.reorder(0);
+    assert_eq!(ids(&w), ["sim-3", "sim-20", "sim-100"]);
+}
+
+/// A task another process added on the wall clock, answered before the reducer's tick caught
+/// up: its times are in order, added ≤ each transition ≤ running ≤ finished.
+#[test]
+fn a_tasks_times_are_in_order_whatever_the_tick() {
+    let key = TaskKey::new(TaskKind::Image, "t");
+    let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 100)], statuses());
+    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 0)), None, 99);
+    let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 98);
+    let e = &w.rows[0].entry;
+    let last = e.last.as_ref().expect("known");
+    let running = last.running_since.expect("running");
+    let finished = last.finished_at.expect("finished");
+    assert!(e.added_at <= running && running <= finished, "{e:?}");
+    let at: Vec<u64> = last.history.iter().map(|h| h.at).collect();
+    assert!(
+        at.windows(2).all(|p| p[0] <= p[1]) && at[0] >= e.added_at,
+        "{at:?}"
+    );
+}

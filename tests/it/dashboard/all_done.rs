@@ -1,0 +1,91 @@
+//! `on_all_done` with two dashboards on one data directory (`auto_download`, `notify =
+//! "batch"`, `on_complete`): it runs exactly once each time the whole list is done, whichever
+//! dashboard claimed which finish (the write to the watch list file that left nothing running
+//! decides, under the file's lock).
+
+use crate::common;
+use common::pty::{Session, command};
+use std::time::Duration;
+
+/// How many runs the test makes.
+const RUNS: usize = 3;
+
+/// Three runs of three tasks (two complete, one fails) watched by two dashboards at once: the
+/// hook's record on disk has one line per run, never two, never none.
+#[test]
+fn two_dashboards_run_on_all_done_exactly_once_per_run() {
+    let served = common::Served::new();
+    let home = served.path();
+    let all_done = home.join("all-done.jsonl");
+    let hooked = home.join("complete.tsv");
+    let program = "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
+    common::write_config(
+        home,
+        &format!(
+            "base_url = \"{}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
+             auto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\
+             notify = \"batch\"\n\
+             on_complete = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> \\\"$0\\\"\", \"{}\", \"{{task_id}}\"]\n\
+             on_all_done = [\"python3\", \"-c\", \"{program}\", \"{}\", \"{{count}}\"]\n",
+            served.base,
+            common::TOKEN,
+            hooked.display(),
+            all_done.display(),
+        ),
+    );
+    let lines = |path: &std::path::Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let run = |n: usize| {
+        [
+            format!("sim-20-run{n}a"),
+            format!("sim-30-run{n}b"),
+            format!("fail-25-run{n}c"),
+        ]
+    };
+    let first = run(1);
+    common::gendash_ok(home, &["watch", "add", &first[0], &first[1], &first[2]]);
+    let dashboard = || Session::spawn(command(home, &[], &[]), 150, 40);
+    let mut sessions = [dashboard(), dashboard()];
+    for n in 1..=RUNS {
+        if n > 1 {
+            // The next run: new tasks added while both dashboards run (each reads the file).
+            let ids = run(n);
+            common::gendash_ok(home, &["watch", "add", &ids[0], &ids[1], &ids[2]]);
+        }
+        sessions[0].wait_for(
+            &format!("on_complete for the 3 tasks of run {n}"),
+            Duration::from_secs(60),
+            |_| lines(&hooked).len() >= 3 * n,
+        );
+        sessions[0].wait_for(
+            &format!("on_all_done of run {n}"),
+            Duration::from_secs(20),
+            |_| lines(&all_done).len() >= n,
+        );
+        // Time for a second run of it, were the other dashboard to end the run too (the
+        // file is read every second).
+        std::thread::sleep(Duration::from_millis(2500));
+        assert_eq!(
+            lines(&all_done).len(),
+            n,
+            "run {n}: on_all_done once: {:?}",
+            lines(&all_done)
+        );
+    }
+    for s in &mut sessions {
+        s.send("q");
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+        s.assert_restored();
+    }
+    let mut ran = lines(&hooked);
+    ran.sort();
+    let mut expected: Vec<String> = (1..=RUNS).flat_map(run).collect();
+    expected.sort();
+    assert_eq!(ran, expected, "on_complete once per task");
+    assert_eq!(lines(&all_done).len(), RUNS, "{:?}", lines(&all_done));
+}
