@@ -59,7 +59,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
     }
     let (width, height) = ImageReader::with_format(Cursor::new(bytes), format)
         .into_dimensions()
-        .map_err(|e| one_line(&format!("the image cannot be read: {e}")))?;
+        .map_err(|e| unreadable(&e, format))?;
     if width > MAX_SIDE || height > MAX_SIDE {
         return Err(format!(
             "the image is too large to preview ({width}x{height} pixels; at most {MAX_SIDE} a side)"
@@ -75,7 +75,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, String> {
         image::ImageError::Limits(_) => {
             format!("the image is too large to preview ({width}x{height} pixels)")
         }
-        e => one_line(&format!("the image cannot be read: {e}")),
+        e => unreadable(&e, format),
     })?;
     let image = if width > KEPT_SIDE || height > KEPT_SIDE {
         image.resize(KEPT_SIDE, KEPT_SIDE, FilterType::Triangle)
@@ -102,7 +102,27 @@ pub fn too_big(bytes: u64) -> String {
     }
 }
 
-/// At most one line of at most 160 characters, without control characters: a decoder's message
+/// Why a file of `format` could not be decoded, in words: never the decoder's own message,
+/// which can hold its debug text (`ChunkType { type: IDA… }`).
+fn unreadable(e: &image::ImageError, format: ImageFormat) -> String {
+    let name = format
+        .extensions_str()
+        .first()
+        .map_or_else(|| "image".to_string(), |ext| ext.to_uppercase());
+    let why = match e {
+        image::ImageError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "the file ends too early".to_string()
+        }
+        image::ImageError::IoError(_) => "the file could not be read through".to_string(),
+        image::ImageError::Unsupported(_) => {
+            format!("the {name} file uses a feature that cannot be previewed")
+        }
+        _ => format!("the {name} file is damaged"),
+    };
+    format!("the image cannot be read: {why}")
+}
+
+/// At most one line of at most 160 characters, without control characters: an encoder's message
 /// ends up on screen.
 fn one_line(text: &str) -> String {
     let line: String = text
@@ -111,9 +131,8 @@ fn one_line(text: &str) -> String {
         .join(" ")
         .chars()
         .filter(|c| !c.is_control())
-        .take(160)
         .collect();
-    line
+    crate::fit::cut(&line, 160)
 }
 
 /// A picture encoded for one area of the terminal, ready to draw. The view draws it through
@@ -300,7 +319,26 @@ mod tests {
         for b in &mut scrambled[40..] {
             *b ^= 0x5a;
         }
-        assert!(one_line_reason(decode(&scrambled)).starts_with("the image cannot be read"));
+        assert_eq!(
+            one_line_reason(decode(&scrambled)),
+            "the image cannot be read: the PNG file is damaged"
+        );
+        // A checksum that does not match, a JPEG cut short, a WebP feature not supported: the
+        // decoders' messages hold their debug text, never shown.
+        let mut crc = png.clone();
+        crc[30] ^= 1;
+        let jpeg =
+            b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xdb\x00";
+        let webp = b"RIFF\x10\x00\x00\x00WEBPVP8 \x04\x00\x00\x00abcd";
+        for (bytes, said) in [
+            (&crc[..], "the PNG file is damaged"),
+            (&png[..png.len() / 2], "the file ends too early"),
+            (&jpeg[..], "the JPG file is damaged"),
+            (&webp[..], "the WEBP file is damaged"),
+        ] {
+            let reason = one_line_reason(decode(bytes));
+            assert_eq!(reason, format!("the image cannot be read: {said}"));
+        }
         let reason = one_line_reason(decode(b"<html>502 Bad Gateway</html>"));
         assert_eq!(reason, "the file is not a PNG, JPEG or WebP image");
         let reason = one_line_reason(decode(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;"));

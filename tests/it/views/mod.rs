@@ -5,6 +5,7 @@ mod archive;
 mod cadence;
 mod catalogue_marks;
 mod contrast;
+mod fitting;
 mod looks;
 mod news;
 mod preview;
