@@ -195,16 +195,16 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
         }
         let skipped = if catalogue.skipped > 0 {
             format!(
-                " ({} entries could not be read and were skipped)",
-                catalogue.skipped
+                " ({} could not be read and were skipped)",
+                crate::fmt::count(catalogue.skipped, "entry")
             )
         } else {
             String::new()
         };
         eprintln!(
-            "{} of {} models{skipped}",
-            order.len(),
-            catalogue.entries.len()
+            "{} of {}{skipped}",
+            crate::fmt::grouped(order.len()),
+            crate::fmt::count(catalogue.entries.len(), "model")
         );
     }
     Ok(crate::cli::exit::OK)

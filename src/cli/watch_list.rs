@@ -137,16 +137,13 @@ impl AddReport {
     fn lines(&self, kind: TaskKind) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.added.is_empty() {
-            lines.push(format!(
-                "added {} {}: {}",
-                kind.as_str(),
-                if self.added.len() == 1 {
-                    "task"
-                } else {
-                    "tasks"
-                },
-                self.added.join(", ")
-            ));
+            let noun = format!("{} task", kind.as_str());
+            let noun = if self.added.len() == 1 {
+                noun
+            } else {
+                crate::fmt::plural(&noun)
+            };
+            lines.push(format!("added {noun}: {}", self.added.join(", ")));
         }
         if !self.already.is_empty() {
             let ids: Vec<String> = self
