@@ -32,8 +32,8 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     let c = state.watch.counts(state.now);
     let bar = |text: &'static str| Span::styled(text, theme.dim());
     // The bar's parts in the order shown, each with its rank (docs/decisions.md, "Fitting
-    // text"): what just happened and what went wrong stay whole before the address and the
-    // health; the counts after them, which the panes' titles also give, are cut first.
+    // text"): what just happened stays whole before the address and the health; what went
+    // wrong and the counts after it, which the panes' titles also give, are cut at the end.
     let mut parts: Vec<(Rank, Vec<Span<'static>>)> = vec![
         (
             Rank::Address,
@@ -84,10 +84,10 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// What a part of the status bar is, from the first to give way to the news to the last.
+/// What a part of the status bar is, from the first to give way to the notice to the last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Rank {
-    /// The counts and the load, after the news: cut with `…` at the bar's end, never dropped.
+    /// After the notice: cut with `…` at the bar's end, never dropped.
     Count,
     Address,
     Health,
@@ -95,10 +95,11 @@ enum Rank {
     Notice,
 }
 
-/// The spans of `parts` for a bar `width` columns wide: while the news (the notice, else the
-/// last error) would be cut, the lowest ranked part before it goes (the address, then the
-/// health). What still does not fit (the news itself on a narrow terminal, then what follows
-/// it) is the caller's to cut with `…`, so the news keeps its first words, its subject.
+/// The spans of `parts` for a bar `width` columns wide: while the notice would be cut, the
+/// lowest ranked part before it goes (the address, then the health word, back when the notice
+/// is gone, five seconds later). What still does not fit (the notice itself on a narrow
+/// terminal, then what follows it) is the caller's to cut with `…`, so the notice keeps its
+/// first words, its subject.
 fn keep_ranked(mut parts: Vec<(Rank, Vec<Span<'static>>)>, width: usize) -> Vec<Span<'static>> {
     let wide = |parts: &[(Rank, Vec<Span>)]| -> usize {
         parts
@@ -107,16 +108,7 @@ fn keep_ranked(mut parts: Vec<(Rank, Vec<Span<'static>>)>, width: usize) -> Vec<
             .map(Span::width)
             .sum()
     };
-    // The news that must stay whole: the notice, else the last error.
-    let most = |parts: &[(Rank, Vec<Span>)]| {
-        parts
-            .iter()
-            .enumerate()
-            .filter(|(_, (rank, _))| *rank >= Rank::Error)
-            .max_by_key(|(_, (rank, _))| *rank)
-            .map(|(i, _)| i)
-    };
-    while let Some(news) = most(&parts) {
+    while let Some(news) = parts.iter().position(|(rank, _)| *rank == Rank::Notice) {
         // When parts follow the news, its last column is not the bar's: the mark takes one.
         let mark = usize::from(news + 1 < parts.len());
         if wide(&parts[..=news]) + mark <= width {
