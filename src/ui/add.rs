@@ -25,7 +25,13 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
     let area = crate::app::layout::centered(frame.area(), 64, 11);
     frame.render_widget(Clear, area);
     let block = Block::bordered()
-        .title(Span::styled(" Add tasks to the watch list ", theme.title()))
+        .title(Span::styled(
+            fit::cut(
+                " Add tasks to the watch list ",
+                usize::from(area.width.saturating_sub(2)),
+            ),
+            theme.title(),
+        ))
         .border_style(theme.border(true));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -87,25 +93,29 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
             Span::styled(format!(" {name} "), theme.dim())
         }
     });
+    let kind = vec![
+        Span::styled("Kind: ", theme.dim()),
+        image,
+        Span::raw(" "),
+        video,
+        Span::styled(
+            format!("   ({} switches)", keymap.key("image_video")),
+            theme.dim(),
+        ),
+    ];
     frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled("Kind: ", theme.dim()),
-            image,
-            Span::raw(" "),
-            video,
-            Span::styled(
-                format!("   ({} switches)", keymap.key("image_video")),
-                theme.dim(),
-            ),
-        ])),
+        Paragraph::new(Line::from(fit::cut_spans(kind, width))),
         kind_area,
     );
     frame.render_widget(
         Paragraph::new(Span::styled(
-            format!(
-                "{} add · {} cancel · several IDs: space, comma or newline",
-                keymap.key("submit"),
-                keymap.key("cancel")
+            fit::cut(
+                &format!(
+                    "{} add · {} cancel · several IDs: space, comma or newline",
+                    keymap.key("submit"),
+                    keymap.key("cancel")
+                ),
+                width,
             ),
             theme.dim(),
         )),
@@ -172,7 +182,7 @@ fn label_line(
     } else if dialog.label.is_empty() {
         spans.push(Span::styled(hint.to_string(), theme.dim()));
     }
-    Line::from(spans)
+    Line::from(fit::cut_spans(spans, width))
 }
 
 /// The label key's dialog: the label of the tasks `keys`, alone.
@@ -209,10 +219,13 @@ fn render_relabel(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut
     );
     frame.render_widget(
         Paragraph::new(Span::styled(
-            format!(
-                "{} save · {} cancel · empty clears the label",
-                keymap.key("submit"),
-                keymap.key("cancel")
+            fit::cut(
+                &format!(
+                    "{} save · {} cancel · empty clears the label",
+                    keymap.key("submit"),
+                    keymap.key("cancel")
+                ),
+                usize::from(inner.width),
             ),
             theme.dim(),
         )),
