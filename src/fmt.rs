@@ -49,6 +49,49 @@ pub fn format_eta(seconds: u64) -> String {
     }
 }
 
+/// `1,234,567`: a whole number with its thousands grouped, as every count is said.
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `1 model`, `0 models`, `1,234 tasks`, `3 matches`, `2 entries`: a count with its noun in
+/// the right number, the one way the dashboard and the CLI say how many. `noun` is the
+/// singular; the plural is made by the regular English rule ([`plural`]).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {}", grouped(n), plural(noun))
+    }
+}
+
+/// The regular plural of an English noun: `tasks`, `matches`, `boxes`, `entries` (but `days`).
+pub fn plural(noun: &str) -> String {
+    let consonant_y = noun.strip_suffix('y').filter(|stem| {
+        stem.chars()
+            .last()
+            .is_some_and(|c| !"aeiou".contains(c.to_ascii_lowercase()))
+    });
+    if let Some(stem) = consonant_y {
+        format!("{stem}ies")
+    } else if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| noun.ends_with(end))
+    {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    }
+}
+
 /// `532 bytes`, `48.2 kB`, `3.4 MB`, `20 MB`: decimal units, as file sizes are usually given.
 pub fn human_bytes(n: u64) -> String {
     if n < 1000 {
@@ -156,6 +199,22 @@ mod tests {
         assert_eq!(format_eta(3599), "~1h00m");
         assert_eq!(format_eta(3900), "~1h05m");
         assert_eq!(format_eta(100 * 3600), "~100h00m");
+    }
+
+    #[test]
+    fn counts_agree_in_number_and_group_thousands() {
+        assert_eq!(count(0, "model"), "0 models");
+        assert_eq!(count(1, "model"), "1 model");
+        assert_eq!(count(2, "task"), "2 tasks");
+        assert_eq!(count(1_234, "task"), "1,234 tasks");
+        assert_eq!(count(3, "match"), "3 matches");
+        assert_eq!(count(2, "entry"), "2 entries");
+        assert_eq!(count(2, "day"), "2 days");
+        assert_eq!(count(1, "entry"), "1 entry");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(0), "0");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod dashboard;
 pub mod eta;
 pub mod filter;
+pub mod fit;
 pub mod fmt;
 pub mod logging;
 pub mod msg;

@@ -36,7 +36,7 @@ pub use super::preview_slot::PreviewSlot;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
-pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch, count_of};
+pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch};
 
 /// Why the dashboard ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

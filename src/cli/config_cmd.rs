@@ -16,7 +16,7 @@ pub enum ConfigCommand {
     /// beside the config file, readable by you only (mode 0600).
     SetToken,
     /// Print a JSON Schema (draft-07) of config.toml, for editors: save it beside the config
-    /// file and add `#:schema ./gendash.schema.json` at its top (Taplo, Even Better TOML).
+    /// file and add "#:schema ./gendash.schema.json" at its top (Taplo, Even Better TOML).
     Schema,
 }
 

@@ -17,8 +17,8 @@ pub struct HistoryArgs {
     /// One JSON array of objects, each with every field the archive keeps.
     #[arg(long)]
     json: bool,
-    /// Only the tasks that match, in the dashboard's filter language (`label:cat`,
-    /// `status:failed`, `kind:video`, `finished:>2026-11-01`, `!word`, `a | b`).
+    /// Only the tasks that match, in the dashboard's filter language (label:cat,
+    /// status:failed, kind:video, finished:>2026-11-01, !word, a | b).
     #[arg(long, value_name = "QUERY")]
     filter: Option<String>,
     /// At most N tasks (the most recently finished).

@@ -34,14 +34,25 @@ pub struct Cli {
     /// Run the dashboard against an embedded reference service with demo tasks (no setup).
     #[arg(long, global = false)]
     pub demo: bool,
-    /// Plain mode: no full screen, one line per change, line commands (also `TERM=dumb` or `GENDASH_PLAIN=1`).
-    #[arg(long, overrides_with = "no_plain")]
+    #[arg(
+        long,
+        overrides_with = "no_plain",
+        help = "Plain mode: no full screen, one line per change, line commands (also TERM=dumb or GENDASH_PLAIN=1)"
+    )]
     pub plain: bool,
-    /// The full-screen dashboard even with `TERM=dumb` or `GENDASH_PLAIN=1`.
-    #[arg(long, overrides_with = "plain")]
+    #[arg(
+        long,
+        overrides_with = "plain",
+        help = "The full-screen dashboard even with TERM=dumb or GENDASH_PLAIN=1"
+    )]
     pub no_plain: bool,
-    /// Colours in plain mode: never (the default) or always; `NO_COLOR` means none whatever this says.
-    #[arg(long, value_enum, value_name = "WHEN", default_value = "never")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "never",
+        help = "Colours in plain mode: never (the default) or always; NO_COLOR means none whatever this says"
+    )]
     pub color: start::ColorWhen,
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -46,12 +46,16 @@ pub struct ModelsArgs {
     /// broader filters (type all, any category), narrowed here.
     #[arg(long)]
     pub offline: bool,
-    /// Print what changed since the copy cached by the last load (the dashboard's or this
-    /// command's): new models (+), changed ones (~, with what changed) and those gone (-). The
-    /// fresh catalogue then becomes the cached copy, as any load makes it. With --json, one
-    /// object: `{"new":[names], "changed":[{"name", "changes":[{"field","before","after"}]}],
-    /// "gone":[names], "cached_at": seconds since the epoch or null}`.
-    #[arg(long, conflicts_with = "offline")]
+    #[arg(
+        long,
+        conflicts_with = "offline",
+        help = "Print what changed since the copy cached by the last load (the dashboard's or this \
+                command's): new models (+), changed ones (~, with what changed) and those gone (-). \
+                The fresh catalogue then becomes the cached copy, as any load makes it. With \
+                --json, one object: {\"new\":[names], \"changed\":[{\"name\", \"changes\":\
+                [{\"field\",\"before\",\"after\"}]}], \"gone\":[names], \"cached_at\": seconds \
+                since the epoch or null}"
+    )]
     pub diff: bool,
 }
 
@@ -189,7 +193,7 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             .clamp(5, 40);
         output::line(&format!(
             "{}  {:<5}  {:<12}  SOURCE",
-            output::fit("MODEL", width),
+            crate::fit::pad("MODEL", width),
             "TYPE",
             "CATEGORY"
         ));
@@ -197,24 +201,24 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             let e = &catalogue.entries[i];
             output::line(&format!(
                 "{}  {:<5}  {}  {}",
-                output::fit(&e.model, width),
+                crate::fit::pad(&e.model, width),
                 e.lora_type().unwrap_or(""),
-                output::fit(e.category().unwrap_or(""), 12),
+                crate::fit::pad(e.category().unwrap_or(""), 12),
                 e.source().unwrap_or("-")
             ));
         }
         let skipped = if catalogue.skipped > 0 {
             format!(
-                " ({} entries could not be read and were skipped)",
-                catalogue.skipped
+                " ({} could not be read and were skipped)",
+                crate::fmt::count(catalogue.skipped, "entry")
             )
         } else {
             String::new()
         };
         eprintln!(
-            "{} of {} models{skipped}",
-            order.len(),
-            catalogue.entries.len()
+            "{} of {}{skipped}",
+            crate::fmt::grouped(order.len()),
+            crate::fmt::count(catalogue.entries.len(), "model")
         );
     }
     Ok(crate::cli::exit::OK)

@@ -48,28 +48,6 @@ pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
 }
 
-/// Pads or cuts `s` to `width` display columns.
-pub fn fit(s: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut out = String::new();
-    let mut used = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w > width {
-            if let Some(last) = out.pop() {
-                used -= last.width().unwrap_or(0);
-            }
-            out.push('…');
-            used += 1;
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push_str(&" ".repeat(width.saturating_sub(used)));
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

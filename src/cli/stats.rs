@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// One JSON object: `groups` (per service and kind) and `all`.
+    /// One JSON object: "groups" (per service and kind) and "all".
     #[arg(long)]
     json: bool,
 }

@@ -86,7 +86,7 @@ fn plain(t: &TaskResult, id_width: usize) -> String {
     format!(
         "{:<5}  {}  {}  {:>3}%  {}",
         t.kind.as_str(),
-        output::fit(&t.task_id, id_width),
+        crate::fit::pad(&t.task_id, id_width),
         pad(&t.status, STATUS_WIDTH),
         t.percent,
         t.url_download.as_deref().unwrap_or("-")
@@ -114,7 +114,7 @@ fn id_width(ids: &[String]) -> usize {
 /// A progress bar's prefix: the ID in a column as wide as the widest, so every bar starts in
 /// the same column.
 fn bar_prefix(id: &str, id_width: usize) -> String {
-    output::fit(&output::sanitize_line(id), id_width)
+    crate::fit::pad(&output::sanitize_line(id), id_width)
 }
 
 /// How `wait` reports changes.
@@ -416,7 +416,9 @@ pub async fn wait(global: &Global, args: &WaitArgs) -> CliResult {
         "stopped by --fail-fast"
     };
     for bar in bars.iter().flatten().filter(|b| !b.is_finished()) {
-        bar.abandon_with_message(format!("{}  ({why})", bar.message()));
+        // Why it stopped stays whole: the status before it is what is cut to make room.
+        let why = format!("  ({why})");
+        bar.abandon_with_message(fitted(id_width, &bar.message(), &why, stderr_columns()));
     }
     if timed_out {
         let t = args.timeout.unwrap_or_default();
@@ -450,6 +452,41 @@ fn new_bar(multi: &indicatif::MultiProgress, id: &str, id_width: usize) -> indic
     bar
 }
 
+/// Columns of a bar's line before its message: the ID, ` [`, the 30-column bar, `] `, `100%`
+/// and a space.
+const BAR_BEFORE_MESSAGE: usize = 2 + 30 + 2 + 4 + 1;
+
+/// Says `text` on `bar`, cut with `…` to what is left of the terminal's width after the ID and
+/// the bar, so a long status or error never wraps the line (indicatif would then redraw the
+/// wrong lines). The width is asked each time: the terminal may have been resized.
+fn say(bar: &indicatif::ProgressBar, id_width: usize, text: &str) {
+    bar.set_message(fitted(id_width, text, "", stderr_columns()));
+}
+
+/// `text` then `tail` as a bar's message in a terminal `columns` wide (unknown: whole), `text`
+/// cut with `…` where both do not fit.
+fn fitted(id_width: usize, text: &str, tail: &str, columns: Option<usize>) -> String {
+    let text = output::sanitize_line(text);
+    match columns {
+        // The last column is left empty: a terminal wraps a line that reaches it.
+        Some(columns) => {
+            let room = columns.saturating_sub(id_width + BAR_BEFORE_MESSAGE + 1);
+            let tail = crate::fit::cut(tail, room);
+            let text = crate::fit::cut(&text, room - crate::fit::width(&tail));
+            format!("{text}{tail}")
+        }
+        None => format!("{text}{tail}"),
+    }
+}
+
+/// The width of the terminal the bars are drawn on (standard error), when it is one.
+fn stderr_columns() -> Option<usize> {
+    rustix::termios::tcgetwinsize(std::io::stderr())
+        .ok()
+        .map(|size| usize::from(size.ws_col))
+        .filter(|&columns| columns > 0)
+}
+
 async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>) -> Ended {
     let mut rng = rand::rngs::StdRng::from_os_rng();
     let mut failures = 0u32;
@@ -471,11 +508,11 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                 if let Some(b) = &bar {
                     // Every poll: the ETA counts down between changes.
                     b.set_position(u64::from(t.percent));
-                    b.set_message(output::sanitize_line(&bar_message(
-                        &t,
-                        state,
-                        reading.as_ref(),
-                    )));
+                    say(
+                        b,
+                        w.style.id_width,
+                        &bar_message(&t, state, reading.as_ref()),
+                    );
                 } else if changed || turned {
                     report(id, &t, state, reading.as_ref(), w.style, changed);
                 }
@@ -492,7 +529,7 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                 let grace = w.not_found_grace.as_secs_f64();
                 let note = format!("not found yet; asking again until {grace}s have passed");
                 if let Some(b) = &bar {
-                    b.set_message(note);
+                    say(b, w.style.id_width, &note);
                 } else if !said_unknown {
                     if w.style.json {
                         let mut v = error_json(id, w.kind, &e);
@@ -518,7 +555,7 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                     v["retry_in_ms"] = json!(delay.as_millis() as u64);
                     output::json_line(v);
                 } else if let Some(b) = &bar {
-                    b.set_message(output::sanitize_line(&text));
+                    say(b, w.style.id_width, &text);
                 } else {
                     // Not an `error:`: the wait goes on, and may yet end well.
                     output::note(&format!("{id}: {text}"));
@@ -530,7 +567,8 @@ async fn wait_one(w: &Waiting<'_>, id: &str, bar: Option<indicatif::ProgressBar>
                     output::json_line(error_json(id, w.kind, &e));
                 }
                 if let Some(b) = &bar {
-                    b.abandon_with_message(output::sanitize_line(&super::explain(&e)));
+                    say(b, w.style.id_width, &super::explain(&e));
+                    b.abandon();
                 }
                 return Ended::Error(e);
             }

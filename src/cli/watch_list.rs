@@ -20,10 +20,13 @@ pub enum WatchCommand {
         /// The tasks are video tasks (default: image).
         #[arg(long)]
         video: bool,
-        /// One label for the tasks given (shown in the dashboard, matched by its filter,
-        /// `{label}` in `download_template` and `on_complete`); control characters are
-        /// removed.
-        #[arg(long, value_name = "TEXT")]
+        #[arg(
+            long,
+            value_name = "TEXT",
+            help = "One label for the tasks given (shown in the dashboard, matched by its \
+                    filter, {label} in download_template and on_complete); control characters \
+                    are removed"
+        )]
         label: Option<String>,
         #[arg(required = true, value_name = "TASK_ID")]
         ids: Vec<String>,
@@ -145,16 +148,13 @@ impl AddReport {
     fn lines(&self, kind: TaskKind) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.added.is_empty() {
-            lines.push(format!(
-                "added {} {}: {}",
-                kind.as_str(),
-                if self.added.len() == 1 {
-                    "task"
-                } else {
-                    "tasks"
-                },
-                self.added.join(", ")
-            ));
+            let noun = format!("{} task", kind.as_str());
+            let noun = if self.added.len() == 1 {
+                noun
+            } else {
+                crate::fmt::plural(&noun)
+            };
+            lines.push(format!("added {noun}: {}", self.added.join(", ")));
         }
         if !self.already.is_empty() {
             let ids: Vec<String> = self
@@ -194,6 +194,11 @@ fn trouble_of(e: &WatchEntry) -> String {
     }
 }
 
+/// The widest each column of `watch list` may be, in columns: kind, task ID (longer ones are
+/// whole in `--json`), label, status, percent, service; the last column, what went wrong, is
+/// last on its line and never widens another.
+const COLUMN_CAPS: [usize; 6] = [5, 64, 24, 20, 4, 24];
+
 /// `watch list`: aligned columns, or a JSON array with each entry's service.
 fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result<(), Failure> {
     if json {
@@ -231,17 +236,17 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
                 ]
             })
             .collect();
-        // Columns as wide as their widest cell (in display width), so they line up.
+        // Columns as wide as their widest cell (in display width), so they line up, but no
+        // wider than their cap: a service's 2,048-character status is cut with `…` on its own
+        // line rather than pushing every other line's later columns off the screen.
         let width = |c: usize| {
             rows.iter()
-                .map(|r| unicode_width::UnicodeWidthStr::width(r[c].as_str()))
+                .map(|r| crate::fit::width(&r[c]))
                 .max()
                 .unwrap_or(0)
+                .min(COLUMN_CAPS[c])
         };
-        let pad = |text: &str, w: usize| {
-            let used = unicode_width::UnicodeWidthStr::width(text);
-            format!("{text}{}", " ".repeat(w.saturating_sub(used)))
-        };
+        let pad = crate::fit::pad;
         let (w0, w1, w2, w3, w4, w5) = (width(0), width(1), width(2), width(3), width(4), width(5));
         for [kind, id, label, status, percent, service, trouble] in &rows {
             let label = if labelled {
@@ -250,7 +255,8 @@ fn print_list(services: &Services, entries: &[WatchEntry], json: bool) -> Result
                 String::new()
             };
             let line = format!(
-                "{kind:<w0$}  {}  {label}{}  {percent:>w4$}  {}  {trouble}",
+                "{}  {}  {label}{}  {percent:>w4$}  {}  {trouble}",
+                pad(kind, w0),
                 pad(id, w1),
                 pad(status, w3),
                 pad(service, w5)

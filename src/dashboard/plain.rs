@@ -98,7 +98,7 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, super::R
     let mut printer = Printer::new(options.color);
     printer.print(&Line::plain(format!(
         "gendash plain mode · {} watched at {} · type help for the commands",
-        crate::app::state::count_of(state.watch.rows.len(), "task"),
+        crate::fmt::count(state.watch.rows.len(), "task"),
         state.service_url.trim_end_matches('/'),
     )));
     // No screen: a size of its own, so the reducers have rows "on screen" to poll first.
@@ -356,11 +356,8 @@ impl Printer {
         self.print(&Line::plain(match (total, filter.is_empty()) {
             (0, true) => "the catalogue lists no model".to_string(),
             (0, false) => format!("no model matches \"{filter}\""),
-            (_, true) => crate::app::state::count_of(total, "model"),
-            (_, false) => format!(
-                "{} match \"{filter}\"",
-                crate::app::state::count_of(total, "model")
-            ),
+            (_, true) => crate::fmt::count(total, "model"),
+            (_, false) => format!("{} match \"{filter}\"", crate::fmt::count(total, "model")),
         }));
         for &i in browser.matches.iter().take(MODELS_SHOWN) {
             let Some(entry) = browser.entries.get(i as usize) else {
@@ -441,7 +438,7 @@ impl Printer {
                 cmds.extend(filter_watch(state, &text));
                 let (shown, all) = (state.watch.order.len(), state.watch.rows.len());
                 self.print(&Line::plain(if text.is_empty() {
-                    format!("no filter: {}", crate::app::state::count_of(all, "task"))
+                    format!("no filter: {}", crate::fmt::count(all, "task"))
                 } else {
                     format!("filter \"{}\": {shown} of {all} tasks", state.watch.query)
                 }));

@@ -173,7 +173,7 @@ fn too_big_text(bytes: u64) -> String {
     }
 }
 
-/// At most one line of at most 160 characters, without control characters: a decoder's message
+/// At most one line of at most 160 characters, without control characters: an encoder's message
 /// ends up on screen.
 fn one_line(text: &str) -> String {
     let line: String = text
@@ -182,9 +182,8 @@ fn one_line(text: &str) -> String {
         .join(" ")
         .chars()
         .filter(|c| !c.is_control())
-        .take(160)
         .collect();
-    line
+    crate::fit::cut(&line, 160)
 }
 
 /// A picture encoded for one area of the terminal, ready to draw. The view draws it through
@@ -370,7 +369,26 @@ mod tests {
         for b in &mut scrambled[40..] {
             *b ^= 0x5a;
         }
-        assert!(one_line_reason(decode(&scrambled)).starts_with("the image cannot be read"));
+        assert_eq!(
+            one_line_reason(decode(&scrambled)),
+            "the image cannot be read: the PNG file is damaged"
+        );
+        // A checksum that does not match, a JPEG cut short, a WebP feature not supported: the
+        // decoders' messages hold their debug text, never shown.
+        let mut crc = png.clone();
+        crc[30] ^= 1;
+        let jpeg =
+            b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xdb\x00";
+        let webp = b"RIFF\x10\x00\x00\x00WEBPVP8 \x04\x00\x00\x00abcd";
+        for (bytes, said) in [
+            (&crc[..], "the PNG file is damaged"),
+            (&png[..png.len() / 2], "the file ends too early"),
+            (&jpeg[..], "the JPG file is damaged"),
+            (&webp[..], "the WEBP file is damaged"),
+        ] {
+            let reason = one_line_reason(decode(bytes));
+            assert_eq!(reason, format!("the image cannot be read: {said}"));
+        }
         let reason = one_line_reason(decode(b"<html>502 Bad Gateway</html>"));
         assert_eq!(reason, "the file is not a PNG, JPEG or WebP image");
         let reason = one_line_reason(decode(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;"));

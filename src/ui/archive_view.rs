@@ -2,11 +2,11 @@
 //! filter line, the list (status, finished time, kind, task ID, label, a mark for a saved
 //! file) and the selected task's detail with its picture. Every key it names is the keymap's.
 
-use super::browser::ellipsis;
 use crate::app::state::{Action, Context};
 use crate::app::state::{
     ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed,
 };
+use crate::fit::cut as ellipsis;
 use crate::fmt::local_minute;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -44,33 +44,19 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
 /// `Archive · 1,234 tasks · filtered 12 · sorted by finished ↓`.
 pub fn title(view: &ArchiveView) -> String {
     let n = view.count();
-    let tasks = if n == 1 { "task" } else { "tasks" };
     let filtered = if view.query.trim().is_empty() {
         String::new()
     } else if view.first_only() {
         // The first matches are on screen; the rest of the list is read after this frame.
         " · filtering…".to_string()
     } else {
-        format!(" · filtered {}", grouped(view.order.len()))
+        format!(" · filtered {}", crate::fmt::grouped(view.order.len()))
     };
     format!(
-        " Archive · {} {tasks}{filtered} · sorted by {} ",
-        grouped(n),
+        " Archive · {}{filtered} · sorted by {} ",
+        crate::fmt::count(n, "task"),
         view.sort.label()
     )
-}
-
-/// `1,234,567`.
-fn grouped(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn render_filter(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {

@@ -8,8 +8,9 @@ use crate::app::state::{Field, Load, Pane, State};
 use crate::filter::FuzzyFilter;
 use crate::filter::query::Flag;
 use ratatui::Frame;
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 use serde_json::Value;
 use std::cell::RefCell;
 
@@ -83,18 +84,23 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             extra(&short)
         )
     };
+    let title = crate::fit::cut(&title, usize::from(areas.browser.width.saturating_sub(2)));
     let block = Block::bordered()
         .title(Span::styled(title, theme.title()))
         .border_style(theme.border(state.is_focused(Pane::Browser)));
     frame.render_widget(block, areas.browser);
 
+    let filter = filter_line(state, theme);
     frame.render_widget(
-        Paragraph::new(filter_line(state, theme)),
+        Paragraph::new(Line::from(crate::fit::cut_spans(
+            filter.spans,
+            usize::from(areas.browser_filter.width),
+        ))),
         areas.browser_filter,
     );
     if let Some(detail) = &b.filter_detail {
         let area = areas.browser_filter_detail;
-        let text = ellipsis(&format!("  {detail}"), usize::from(area.width));
+        let text = crate::fit::cut(&format!("  {detail}"), usize::from(area.width));
         frame.render_widget(
             Paragraph::new(Line::from(Span::styled(text, theme.dim()))),
             area,
@@ -102,28 +108,6 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     }
     render_list(state, areas, theme, frame);
     render_detail(state, areas, theme, frame);
-}
-
-/// `text` in at most `width` columns: cut with `…` where it is wider.
-pub(super) fn ellipsis(text: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    if unicode_width::UnicodeWidthStr::width(text) <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = c.width().unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
 }
 
 fn filter_line(state: &State, theme: Theme) -> Line<'static> {
@@ -221,12 +205,11 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             )),
         };
         // Offline with nothing cached to stand in: said first, the failure's reason below.
-        let lines: Vec<Line> = nothing_cached
+        let lines = nothing_cached
             .map(|n| Line::from(Span::styled(n, theme.dim())))
             .into_iter()
-            .chain([text])
-            .collect();
-        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
+            .chain([text]);
+        frame.render_widget(Paragraph::new(wrapped_in(lines, area)), area);
         return;
     }
     let rows = usize::from(area.height);
@@ -263,7 +246,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 if !tag.is_empty() {
                     spans.push(Span::styled(format!("  {tag}"), theme.dim()));
                 }
-                let mut line = Line::from(spans);
+                let mut line = Line::from(crate::fit::cut_spans(spans, usize::from(area.width)));
                 if pos == b.cursor.selected {
                     line = line.style(if focused {
                         theme.selected()
@@ -276,6 +259,30 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             .collect()
     });
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// `lines` wrapped at their spaces to `area`'s width; when they take more than its rows, the
+/// last row shown ends in `…`.
+fn wrapped_in(lines: impl Iterator<Item = Line<'static>>, area: Rect) -> Vec<Line<'static>> {
+    let width = usize::from(area.width);
+    let mut rows: Vec<Line> = lines
+        .flat_map(|line| crate::fit::wrap_spans(&line.spans, width))
+        .map(Line::from)
+        .collect();
+    let height = usize::from(area.height);
+    if rows.len() > height
+        && let Some(last) = rows.get_mut(height.saturating_sub(1))
+    {
+        let mut spans = std::mem::take(&mut last.spans);
+        spans.push(Span::raw(format!(
+            "{}{}",
+            crate::fit::MORE,
+            crate::fit::MORE
+        )));
+        *last = Line::from(crate::fit::cut_spans(spans, width));
+        rows.truncate(height);
+    }
+    rows
 }
 
 fn highlight(name: &str, hits: &[u32], theme: Theme) -> Vec<Span<'static>> {
@@ -305,36 +312,6 @@ fn highlight(name: &str, hits: &[u32], theme: Theme) -> Vec<Span<'static>> {
         });
     }
     spans
-}
-
-/// `text` in rows of at most `width` columns, broken between words where it can be and inside
-/// a word only when it is wider than a row (metadata values are often long URLs).
-fn chunks(text: &str, width: usize) -> Vec<String> {
-    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
-    let mut rows = vec![String::new()];
-    let mut used = 0;
-    for word in text.split_inclusive(' ') {
-        let w = word.trim_end().width();
-        if used > 0 && used + w > width {
-            rows.push(String::new());
-            used = 0;
-        }
-        for c in word.chars() {
-            let cw = c.width().unwrap_or(0);
-            if used + cw > width && used > 0 {
-                if c == ' ' {
-                    continue;
-                }
-                rows.push(String::new());
-                used = 0;
-            }
-            used += cw;
-            if let Some(row) = rows.last_mut() {
-                row.push(c);
-            }
-        }
-    }
-    rows
 }
 
 /// The selected model's every field, wrapped to the section's width. When they do not fit,
@@ -379,7 +356,7 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
         };
         fields.push((k.clone(), value));
     }
-    let mut lines: Vec<Line> = chunks(&entry.model, width)
+    let mut lines: Vec<Line> = crate::fit::wrap(&entry.model, width)
         .into_iter()
         .map(|c| Line::from(Span::styled(c, theme.title())))
         .collect();
@@ -393,13 +370,13 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
         )));
     }
     for change in b.selected_changes() {
-        for piece in chunks(&format!("~ {change}"), width) {
+        for piece in crate::fit::wrap(&format!("~ {change}"), width) {
             lines.push(Line::from(Span::styled(piece, theme.key())));
         }
     }
     for (k, value) in fields {
         let label = format!("{k} ");
-        let pieces = chunks(&format!("{label}{value}"), width);
+        let pieces = crate::fit::wrap(&format!("{label}{value}"), width);
         for (i, piece) in pieces.into_iter().enumerate() {
             // The label is dim on the field's first row; a label never wraps in a narrow pane.
             let line = match piece.strip_prefix(label.as_str()) {
@@ -407,6 +384,8 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
                     Span::styled(label.clone(), theme.dim()),
                     Span::raw(rest.to_string()),
                 ]),
+                // A value too long for the label's row starts on the next.
+                _ if i == 0 && piece == k => Line::from(Span::styled(piece, theme.dim())),
                 _ => Line::from(Span::raw(piece)),
             };
             lines.push(line);
@@ -424,9 +403,8 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
                 state.keymap.key_for(Context::Global, &Action::Zoom)
             )
         };
-        let more = if below == 1 { "row" } else { "rows" };
         lines.push(Line::from(Span::styled(
-            format!("↓ {below} more {more}{zoom}"),
+            format!("↓ {}{zoom}", crate::fmt::count(below, "more row")),
             theme.key(),
         )));
     }

@@ -4,6 +4,7 @@
 
 use crate::app::state::{Action, Context};
 use crate::app::state::{HelpLine, Keymap, State, Theme, help_scroll_max};
+use crate::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -35,8 +36,7 @@ pub fn search_label(state: &State) -> Option<String> {
     let found = match s.matches {
         _ if s.query.is_empty() => String::new(),
         0 => " · no match".to_string(),
-        1 => " · 1 match".to_string(),
-        n => format!(" · {n} matches"),
+        n => format!(" · {}", crate::fmt::count(n, "match")),
     };
     Some(format!("/{}{cursor}{found}", s.query))
 }
@@ -45,7 +45,12 @@ pub fn search_label(state: &State) -> Option<String> {
 pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut Frame) {
     let keymap = &state.keymap;
     frame.render_widget(Clear, area);
-    let mut lines = lines(keymap, theme);
+    // Each line within the border, cut with `…` where the overlay is narrower.
+    let inner = usize::from(area.width.saturating_sub(2));
+    let mut lines: Vec<Line<'static>> = lines(keymap, theme)
+        .into_iter()
+        .map(|line| Line::from(fit::cut_spans(line.spans, inner)).style(line.style))
+        .collect();
     if let Some(line) = state.search.at.and_then(|at| lines.get_mut(at)) {
         *line = std::mem::take(line).style(theme.selected());
     }
@@ -58,7 +63,7 @@ pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut 
         keymap.key_for(Context::Requests, &Action::Search)
     );
     let mut block = Block::bordered()
-        .title(Span::styled(title, theme.title()))
+        .title(Span::styled(fit::cut(&title, inner), theme.title()))
         .border_style(theme.border(true));
     let mut bottom = Vec::new();
     if let Some(search) = search_label(state) {
@@ -78,7 +83,7 @@ pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut 
     if !bottom.is_empty() {
         block = block.title_bottom(
             Line::from(Span::styled(
-                format!(" {} ", bottom.join(" · ")),
+                fit::cut(&format!(" {} ", bottom.join(" · ")), inner),
                 theme.key(),
             ))
             .right_aligned(),

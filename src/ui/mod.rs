@@ -56,10 +56,11 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
             frame,
         ),
         Some(Popup::RemoveCompleted { count }) => {
-            let tasks = if *count == 1 { "task" } else { "tasks" };
             let undo = state.keymap.key_for(Context::Watch, &Action::Undo);
-            let question =
-                format!("remove {count} completed {tasks} from the watch list? ({undo} undoes)");
+            let question = format!(
+                "remove {} from the watch list? ({undo} undoes)",
+                crate::fmt::count(*count, "completed task")
+            );
             confirm::render(
                 &confirm::Question {
                     title: " Remove the completed tasks? ",

@@ -27,7 +27,10 @@ pub fn render(frame: &mut Frame, area: Rect, view: &PreviewView) {
         }
         other => describe(other),
     };
-    let line = Line::styled(text, Style::new().add_modifier(Modifier::DIM));
+    let line = Line::styled(
+        crate::fit::cut(&text, usize::from(area.width)),
+        Style::new().add_modifier(Modifier::DIM),
+    );
     frame.render_widget(Paragraph::new(line), Rect { height: 1, ..area });
 }
 

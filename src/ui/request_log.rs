@@ -46,7 +46,10 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     }
     frame.render_widget(Clear, area);
     let block = Block::bordered()
-        .title(Span::styled(title(state), theme.title()))
+        .title(Span::styled(
+            crate::fit::cut(&title(state), usize::from(area.width.saturating_sub(2))),
+            theme.title(),
+        ))
         .border_style(theme.border(true));
     frame.render_widget(block, area);
 
@@ -58,6 +61,9 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let header =
         Row::new(["", zone, "method", "status", "took", "size", "path"]).style(theme.title());
     let first = log.cursor.offset;
+    // The path's column: what the six before it and the gaps between the seven leave.
+    let path_width =
+        usize::from(areas.requests_rows.width).saturating_sub(1 + 8 + 6 + 6 + 8 + 8 + 6);
     let rows = log
         .entries
         .iter()
@@ -83,7 +89,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 Cell::from(Span::styled(status, style)),
                 Cell::from(crate::fmt::took(r.duration)),
                 Cell::from(crate::fmt::size_short(r.bytes)),
-                Cell::from(path_of(&r.url).to_string()),
+                Cell::from(crate::fit::cut(path_of(&r.url), path_width)),
             ]);
             if i == log.cursor.selected {
                 row.style(theme.selected())
@@ -122,6 +128,11 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             lines.push(how_sent(log, keys, theme));
         }
     }
+    let width = usize::from(r.width);
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|line| Line::from(crate::fit::cut_spans(line.spans, width)).style(line.style))
+        .collect();
     frame.render_widget(Paragraph::new(lines), below);
 }
 

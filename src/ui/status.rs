@@ -2,7 +2,8 @@
 //! least important hints give way, never `? help` and `q quit`).
 
 use crate::app::state::Theme;
-use crate::app::state::{Binding, Counts, Health, Priority, State, count_of};
+use crate::app::state::{Binding, Counts, Health, Priority, State};
+use crate::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -10,10 +11,14 @@ use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
+    let width = usize::from(area.width);
     if let Some(n) = state.notice.as_ref().filter(|n| n.whole) {
         // How a copy went, or a URL that could not be opened: the whole bar, read whole.
-        let line = Line::from(vec![Span::raw(" "), Span::raw(n.text.clone())]);
-        frame.render_widget(Paragraph::new(line), area);
+        let line = vec![Span::raw(" "), Span::raw(n.text.clone())];
+        frame.render_widget(
+            Paragraph::new(Line::from(fit::cut_spans(line, width))),
+            area,
+        );
         return;
     }
     let (dot, health_style, health) = match &state.health {
@@ -25,67 +30,115 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         Health::WrongPath(why) => ("✖", theme.error(), why.clone()),
     };
     let c = state.watch.counts(state.now);
-    let mut spans = vec![
-        Span::styled(format!(" {} ", state.service_url), theme.title()),
-        Span::styled(format!("{dot} {health}"), health_style),
+    let bar = |text: &'static str| Span::styled(text, theme.dim());
+    // The bar's parts in the order shown, each with its rank (docs/decisions.md, "Fitting
+    // text"): what just happened stays whole before the address and the health; what went
+    // wrong and the counts after it, which the panes' titles also give, are cut at the end.
+    let mut parts: Vec<(Rank, Vec<Span<'static>>)> = vec![
+        (
+            Rank::Address,
+            vec![Span::styled(
+                format!(" {}", state.service_url),
+                theme.title(),
+            )],
+        ),
+        (
+            Rank::Health,
+            vec![Span::styled(format!(" {dot} {health}"), health_style)],
+        ),
     ];
-    // What just happened and what went wrong come before the counts: on a narrow terminal the
-    // counts, which the panes' titles also give, are what is cut, never the news.
     if let Some(n) = &state.notice {
-        spans.push(Span::styled(" │ ", theme.dim()));
-        spans.push(Span::raw(n.text.clone()));
+        parts.push((Rank::Notice, vec![bar(" │ "), Span::raw(n.text.clone())]));
     }
     let said = match &state.health {
         Health::WrongPath(why) => Some(why),
         _ => None,
     };
     if let Some(e) = state.last_error.as_ref().filter(|e| Some(*e) != said) {
-        spans.push(Span::styled(" │ last error: ", theme.dim()));
-        spans.push(Span::styled(e.clone(), theme.error()));
+        parts.push((
+            Rank::Error,
+            vec![
+                bar(" │ last error: "),
+                Span::styled(e.clone(), theme.error()),
+            ],
+        ));
     }
-    spans.extend([
-        Span::styled(" │ ", theme.dim()),
-        Span::raw(format!("{} models", state.browser.entries.len())),
-        Span::styled(" │ ", theme.dim()),
-        Span::raw(tasks_text(state.watch.rows.len(), &c)),
-    ]);
+    parts.push((
+        Rank::Count,
+        vec![
+            bar(" │ "),
+            Span::raw(crate::fmt::count(state.browser.entries.len(), "model")),
+        ],
+    ));
+    parts.push((
+        Rank::Count,
+        vec![
+            bar(" │ "),
+            Span::raw(tasks_text(state.watch.rows.len(), &c)),
+        ],
+    ));
     if let Some(load) = crate::app::status::load_text(&state.poll_load) {
-        spans.push(Span::styled(" │ ", theme.dim()));
-        spans.push(Span::raw(load));
+        parts.push((Rank::Count, vec![bar(" │ "), Span::raw(load)]));
     }
-    cut_short(&mut spans, usize::from(area.width));
+    let spans = fit::cut_spans(keep_ranked(parts, width), width);
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Cuts `spans` to `width` columns, the last one kept ending in `…`, so a status bar too long
-/// for the terminal says that there is more.
-fn cut_short(spans: &mut Vec<Span<'static>>, width: usize) {
-    let mut used = 0;
-    for i in 0..spans.len() {
-        let w = spans[i].width();
-        if used + w > width {
-            let room = width - used;
-            let style = spans[i].style;
-            let cut = super::browser::ellipsis(&spans[i].content, room);
-            spans.truncate(i);
-            if room > 0 {
-                spans.push(Span::styled(cut, style));
-            } else if let Some(last) = spans.last_mut() {
-                // No column left for the mark: the span before gives up its last one.
-                let full = format!("{}…", last.content);
-                last.content = super::browser::ellipsis(&full, last.width()).into();
-            }
-            return;
+/// What a part of the status bar is, from the first to give way to the notice to the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Rank {
+    /// After the notice: cut with `…` at the bar's end, never dropped.
+    Count,
+    Address,
+    Health,
+    Error,
+    Notice,
+}
+
+/// The spans of `parts` for a bar `width` columns wide: while the notice would be cut, the
+/// lowest ranked part before it goes (the address, then the health word, back when the notice
+/// is gone, five seconds later). What still does not fit (the notice itself on a narrow
+/// terminal, then what follows it) is the caller's to cut with `…`, so the notice keeps its
+/// first words, its subject.
+fn keep_ranked(mut parts: Vec<(Rank, Vec<Span<'static>>)>, width: usize) -> Vec<Span<'static>> {
+    let wide = |parts: &[(Rank, Vec<Span>)]| -> usize {
+        parts
+            .iter()
+            .flat_map(|(_, spans)| spans)
+            .map(Span::width)
+            .sum()
+    };
+    while let Some(news) = parts.iter().position(|(rank, _)| *rank == Rank::Notice) {
+        // When parts follow the news, its last column is not the bar's: the mark takes one.
+        let mark = usize::from(news + 1 < parts.len());
+        if wide(&parts[..=news]) + mark <= width {
+            break;
         }
-        used += w;
+        let Some(lowest) = parts[..news]
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, (rank, _))| (*rank, std::cmp::Reverse(*i)))
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        parts.remove(lowest);
     }
+    let mut spans: Vec<Span<'static>> = parts.into_iter().flat_map(|(_, s)| s).collect();
+    // A bar that lost its first parts starts with a space, not the separator's line.
+    if let Some(first) = spans.first_mut()
+        && let Some(rest) = first.content.strip_prefix(" │ ")
+    {
+        first.content = format!(" {rest}").into();
+    }
+    spans
 }
 
 /// `1 task (1 running)`, `4 tasks (1 failed, 1 not found, 2 done)`: every state there is a
 /// task in, as the watch pane's title counts them.
 fn tasks_text(total: usize, counts: &Counts) -> String {
     let parts = counts.parts();
-    let total = count_of(total, "task");
+    let total = crate::fmt::count(total, "task");
     if parts.is_empty() {
         total
     } else {
@@ -105,6 +158,12 @@ pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) 
             theme.dim(),
         ));
     }
+    // The last hint's gap after it is no part of it; the hints that must stay are cut with `…`
+    // when even they do not fit.
+    if let Some(last) = spans.last_mut() {
+        last.content = last.content.trim_end().to_string().into();
+    }
+    let spans = fit::cut_spans(spans, usize::from(area.width));
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 

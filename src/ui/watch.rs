@@ -1,22 +1,20 @@
 //! The watch pane: one row per task (ID, status, percent, ETA, and the error, the download or
 //! the file), the title's counts, sort and filter, and the selected task's details below.
 
-use super::browser::ellipsis;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{Action, Context};
-use crate::app::state::{
-    DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch, count_of,
-};
+use crate::app::state::{DownloadView, Pane, Phase, Row as WatchRow, SortKey, State, Watch};
 use crate::app::watch::timing::Usual;
 use crate::app::watch::unseen;
+use crate::fit::cut as ellipsis;
 use crate::fmt::{age_label, ago, clock_minute, countdown, duration_label, format_eta, wall_time};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
-use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+use unicode_width::UnicodeWidthStr;
 
 /// A clickable link on screen: the cells from (`x`, `y`), `width` wide, open `url` (an
 /// http/https URL, checked). The event loop wraps them in OSC 8 after drawing.
@@ -153,7 +151,7 @@ fn title(state: &State, width: usize) -> String {
     // Every state there is a task in, what needs attention first; an empty list says so below.
     let mut counts = Vec::new();
     if !w.rows.is_empty() {
-        counts.push(count_of(w.rows.len(), "task"));
+        counts.push(crate::fmt::count(w.rows.len(), "task"));
         let new = unseen::count(w);
         if new > 0 {
             counts.push(format!("{new} new"));
@@ -306,6 +304,16 @@ fn render_table(
         .spacing(1)
         .split(Rect::new(0, 0, area.width, 1));
     let info_width = usize::from(rects[rects.len() - 1].width);
+    // In a pane narrower than the columns, the ID and the headers are cut to what they got.
+    let cols = Columns {
+        id: cols.id.min(rects[usize::from(cols.kind)].width),
+        ..cols
+    };
+    let header: Vec<String> = header
+        .iter()
+        .zip(rects.iter())
+        .map(|(h, r)| ellipsis(h, usize::from(r.width)))
+        .collect();
     let rows: Vec<Row> = shown
         .iter()
         .map(|&(at, r)| {
@@ -611,7 +619,7 @@ fn wrapped(
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let room = width.saturating_sub(LABEL).max(1);
-    word_wrap(value, room)
+    crate::fit::wrap(value, room)
         .into_iter()
         .enumerate()
         .map(|(i, chunk)| {
@@ -626,60 +634,6 @@ fn wrapped(
             ])
         })
         .collect()
-}
-
-/// `text` in lines at most `room` cells wide, broken at spaces (the space where a line breaks
-/// is dropped); a word wider than `room` is split where the line is full.
-pub fn word_wrap(text: &str, room: usize) -> Vec<String> {
-    let room = room.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let used = line.width();
-        let gap = usize::from(used > 0);
-        if used + gap + word.width() <= room {
-            if gap == 1 {
-                line.push(' ');
-            }
-            line.push_str(word);
-            continue;
-        }
-        if used > 0 {
-            lines.push(std::mem::take(&mut line));
-        }
-        let mut rest = word;
-        while rest.width() > room {
-            let (head, tail) = split_long_word(rest, room);
-            lines.push(head.to_string());
-            rest = tail;
-        }
-        line.push_str(rest);
-    }
-    lines.push(line);
-    lines
-}
-
-/// The most of a word wider than `room` that fits on a line: up to its last `/`, `-`, `_`,
-/// `.`, `?`, `&` or `=` that fits (a URL breaks between its parts), else as much as fits.
-fn split_long_word(word: &str, room: usize) -> (&str, &str) {
-    let mut used = 0;
-    let mut fits = 0;
-    let mut after_mark = None;
-    for (at, c) in word.char_indices() {
-        used += c.width().unwrap_or(0);
-        if used > room {
-            break;
-        }
-        fits = at + c.len_utf8();
-        if matches!(c, '/' | '-' | '_' | '.' | '?' | '&' | '=') {
-            after_mark = Some(fits);
-        }
-    }
-    // At least one character per line, whatever the room.
-    let cut = after_mark
-        .unwrap_or(fits)
-        .max(word.chars().next().map_or(0, char::len_utf8));
-    word.split_at(cut)
 }
 
 /// The selected task, every fact about it; the URL is returned as links, one per line it takes.
@@ -760,12 +714,7 @@ fn mark_cut(lines: &mut Vec<Line<'static>>, rows: usize, width: usize) {
         return;
     };
     let room = width.saturating_sub(last.spans.iter().map(Span::width).sum());
-    let trimmed = text.content.trim_end();
-    let cut = if trimmed.width() + 2 <= room {
-        format!("{trimmed} …")
-    } else {
-        ellipsis(&format!("{trimmed}…"), room)
-    };
+    let cut = crate::fit::ending_cut(&text.content, room);
     last.spans.push(Span::styled(cut, text.style));
 }
 
@@ -1038,35 +987,6 @@ mod tests {
             50 - (STATUS_WIDTH + 4 + 3) - 14,
             "{squeezed:?}"
         );
-    }
-
-    #[test]
-    fn text_wraps_at_spaces_and_long_words_between_their_parts() {
-        assert_eq!(
-            word_wrap("added 07:58:25 · started 08:00:40", 20),
-            ["added 07:58:25 ·", "started 08:00:40"]
-        );
-        assert_eq!(word_wrap("exactly ten", 11), ["exactly ten"]);
-        assert_eq!(word_wrap("", 5), [""]);
-        assert_eq!(
-            word_wrap("url http://127.0.0.1:8787/files/pic-done.png", 30),
-            ["url", "http://127.0.0.1:8787/files/", "pic-done.png"]
-        );
-        assert_eq!(word_wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
-        assert_eq!(
-            word_wrap("漢字漢字", 5),
-            ["漢字", "漢字"],
-            "by display width"
-        );
-        // No line is wider than the room, and no word is split where a space could break.
-        let text = "the service does not know this task: no image generation task with ID x";
-        for room in 10..40 {
-            let lines = word_wrap(text, room);
-            assert!(lines.iter().all(|l| l.width() <= room), "{room}: {lines:?}");
-            let words: Vec<&str> = text.split(' ').collect();
-            let rejoined: Vec<&str> = lines.iter().flat_map(|l| l.split(' ')).collect();
-            assert_eq!(rejoined, words, "{room}: {lines:?}");
-        }
     }
 
     #[test]

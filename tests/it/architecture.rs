@@ -32,10 +32,11 @@ const RULES: &[(&str, &[&str])] = &[
     ("api", &[]),
     ("eta", &[]),
     ("fmt", &[]),
+    ("fit", &[]),
     ("clock", &[]),
     ("filter", &["api"]),
     ("store", &["api"]),
-    ("picture", &["store", "testing", "fmt"]),
+    ("picture", &["store", "testing", "fmt", "fit"]),
     ("cmd", &["api", "store"]),
     ("msg", &["api", "store", "picture", "cmd", "filter", "fmt"]),
     (
@@ -47,15 +48,15 @@ const RULES: &[(&str, &[&str])] = &[
     (
         "app",
         &[
-            "msg", "cmd", "store", "api", "testing", "eta", "picture", "filter", "fmt",
+            "msg", "cmd", "store", "api", "testing", "eta", "picture", "filter", "fmt", "fit",
         ],
     ),
-    ("ui", &["app", "eta", "picture", "fmt", "filter"]),
+    ("ui", &["app", "eta", "picture", "fmt", "fit", "filter"]),
     (
         "dashboard",
         &[
             "app", "ui", "workers", "msg", "cmd", "store", "api", "testing", "picture", "filter",
-            "clock", "fmt",
+            "clock", "fmt", "fit",
         ],
     ),
     ("server", &["api"]),
@@ -66,6 +67,7 @@ const RULES: &[(&str, &[&str])] = &[
         &[
             "dashboard",
             "fmt",
+            "fit",
             "clock",
             "app",
             "server",

@@ -94,15 +94,6 @@ pub struct Counts {
     pub erroring: usize,
 }
 
-/// `1 task`, `3 tasks`: a count with its noun in the right number.
-pub fn count_of(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 /// What the dashboard that claims a finished task does for it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Duties {

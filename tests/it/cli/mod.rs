@@ -6,6 +6,7 @@ mod cli_seams;
 mod commands;
 mod config_schema;
 mod durability;
+mod fitting;
 mod history;
 mod local_date;
 mod promises;
