@@ -90,26 +90,7 @@ pub fn render(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut Fra
         name_area,
     );
 
-    let [image, video] = dialog.kinds().map(|(name, chosen)| {
-        if chosen {
-            Span::styled(format!("[{name}]"), theme.key())
-        } else {
-            Span::styled(format!(" {name} "), theme.dim())
-        }
-    });
-    let kind = vec![
-        Span::styled("Kind: ", theme.dim()),
-        image,
-        Span::raw(" "),
-        video,
-        Span::styled(
-            format!(
-                "   ({} switches)",
-                keymap.key_for(Context::AddDialog, &Action::ToggleKind)
-            ),
-            theme.dim(),
-        ),
-    ];
+    let kind = kind_line(dialog, keymap, theme);
     frame.render_widget(
         Paragraph::new(Line::from(fit::cut_spans(kind, width))),
         kind_area,
@@ -238,4 +219,28 @@ fn render_relabel(dialog: &AddDialog, keymap: &Keymap, theme: Theme, frame: &mut
         )),
         help_area,
     );
+}
+
+/// The kind chooser: both kinds, the chosen one marked, and the key that switches.
+fn kind_line(dialog: &AddDialog, keymap: &Keymap, theme: Theme) -> Vec<Span<'static>> {
+    let [image, video] = dialog.kinds().map(|(name, chosen)| {
+        if chosen {
+            Span::styled(format!("[{name}]"), theme.key())
+        } else {
+            Span::styled(format!(" {name} "), theme.dim())
+        }
+    });
+    vec![
+        Span::styled("Kind: ", theme.dim()),
+        image,
+        Span::raw(" "),
+        video,
+        Span::styled(
+            format!(
+                "   ({} switches)",
+                keymap.key_for(Context::AddDialog, &Action::ToggleKind)
+            ),
+            theme.dim(),
+        ),
+    ]
 }
