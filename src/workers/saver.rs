@@ -281,6 +281,7 @@ pub async fn run(
     // file): what is written back should the file turn bad before the first write.
     let s = w.store.clone();
     if let Ok(Ok(entries)) = tokio::task::spawn_blocking(move || s.read()).await {
+        w.running = entries.iter().any(|e| runs(e, &w.pollable));
         w.held = entries;
     }
     // `archive_after` is checked at start, then whenever the list is written or read, and
@@ -412,7 +413,8 @@ impl Writer {
         };
         // The file as this write found it (under the lock) ran a task no longer running once
         // written: this write ended the run; one found with none running after some ran here
-        // was ended by another dashboard's write meanwhile.
+        // was ended by another dashboard's write meanwhile. A run whose last running task this
+        // write removed ends untold, here as in the other dashboards (they read the file).
         let mut run_ended = None;
         match result {
             Ok(Ok((loaded, _, moved, found))) => {
@@ -420,7 +422,7 @@ impl Writer {
                 let running = loaded.entries.iter().any(runs);
                 if ends_run(&found, &loaded.entries, &self.pollable) {
                     run_ended = Some(true);
-                } else if self.running && !found.iter().any(runs) {
+                } else if (self.running || found.iter().any(runs)) && !running {
                     run_ended = Some(false);
                 }
                 self.running = running;
@@ -814,6 +816,82 @@ mod tests {
             }
         }
         assert_eq!(ended, [true], "t-1's finish ended the run");
+    }
+
+    /// The last running task removed rather than finished ends the run untold, in the
+    /// dashboard that removed it as in the others: its finishes are not counted in the next.
+    #[tokio::test]
+    async fn removing_the_last_running_task_ends_the_run_untold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let mut e = WatchEntry::new("t-1", TaskKind::Image);
+        e.last = Some(LastKnown {
+            status: "IN_PROGRESS".into(),
+            ..LastKnown::default()
+        });
+        store.update(|l| l.push(e)).expect("add");
+        let remove = PersistOp::Remove(vec![TaskKey::new(TaskKind::Image, "t-1")]);
+        let ended: Vec<bool> = save(&store, Archiving::default(), vec![remove])
+            .await
+            .into_iter()
+            .filter_map(|m| match m {
+                Msg::RunEnded { here } => Some(here),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ended, [false]);
+    }
+
+    /// A dashboard that starts while a run goes, and never writes, is told that another
+    /// dashboard's write ended it (its App's counts start anew).
+    #[tokio::test]
+    async fn a_run_going_at_start_that_another_ends_is_told() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let mut e = WatchEntry::new("t-1", TaskKind::Image);
+        e.last = Some(LastKnown {
+            status: "IN_PROGRESS".into(),
+            ..LastKnown::default()
+        });
+        store.update(|l| l.push(e)).expect("add");
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let (tx, rx) = mpsc::channel(8);
+        let (msgs, mut told) = mpsc::channel(16);
+        let saver = tokio::spawn(run(
+            store.clone(),
+            rx,
+            msgs,
+            me,
+            Archiving::default(),
+            polls_svc(),
+        ));
+        // Its first read (of the running list) is done long before.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        store
+            .update(|l| {
+                l[0].last = Some(LastKnown {
+                    status: "COMPLETED".into(),
+                    finished_at: Some(5),
+                    ..LastKnown::default()
+                });
+            })
+            .expect("the other dashboard's write");
+        let ended = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                match told.recv().await {
+                    Some(Msg::RunEnded { here }) => return Some(here),
+                    Some(_) => {}
+                    None => return None,
+                }
+            }
+        })
+        .await;
+        drop(tx);
+        saver.await.expect("saver");
+        assert_eq!(ended.ok().flatten(), Some(false));
     }
 
     /// A status update waits for the next write (a second); `finish` writes it before the
