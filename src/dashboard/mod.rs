@@ -333,6 +333,15 @@ fn start(session: Session) -> Result<Started, RunError> {
         client,
         opener: Arc::new(SystemOpener),
         resolve,
+        // The saver's rule of a run's end counts the tasks the rows count (`no service`).
+        pollable: workers::pollable::Pollable::new(
+            &services.current,
+            services
+                .names
+                .keys()
+                .filter(|k| services.usable(k))
+                .cloned(),
+        ),
         files,
     };
     let workers = Workers::start(&settings, setup, msg_tx);

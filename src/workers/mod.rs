@@ -13,6 +13,7 @@ pub mod downloads;
 pub mod hooks;
 pub mod loader;
 pub mod opener;
+pub mod pollable;
 pub mod poller;
 pub mod previewer;
 pub mod ranker;
@@ -45,6 +46,8 @@ pub struct Setup {
     pub opener: Arc<dyn opener::Opener>,
     /// Makes the clients of the other configured services; `None` knows only the current one.
     pub resolve: Option<router::Resolve>,
+    /// Which services the settings configure: a task of another does not keep a run going.
+    pub pollable: pollable::Pollable,
     pub files: DataFiles,
 }
 
@@ -99,6 +102,7 @@ impl Workers {
             downloader,
             opener,
             resolve,
+            pollable,
             files,
         } = setup;
         let service_key = crate::store::watchlist::service_key(client.base_url());
@@ -119,6 +123,7 @@ impl Workers {
             current: client.clone(),
             current_downloader: downloader.clone(),
             resolve,
+            pollable: pollable.clone(),
             polls: poller.commands(),
             msgs: msgs.clone(),
         };
@@ -140,6 +145,7 @@ impl Workers {
                 WatchStore::new(files.watchlist.clone()),
                 files.dashboards.clone(),
                 archiving,
+                pollable,
                 msgs.clone(),
             ),
             archiver: archiver::spawn(
@@ -320,6 +326,10 @@ mod tests {
         let (msgs, msg_rx) = mpsc::channel(256);
         let setup = Setup {
             downloader: Downloader::for_service(&client).expect("downloader"),
+            pollable: pollable::Pollable::new(
+                &crate::store::watchlist::service_key(client.base_url()),
+                [],
+            ),
             client,
             opener,
             resolve: None,

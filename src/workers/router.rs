@@ -50,6 +50,8 @@ pub struct Router {
     pub current: Client,
     pub current_downloader: Downloader,
     pub resolve: Option<Resolve>,
+    /// Told of each service found unusable, for the saver's rule of a run's end.
+    pub pollable: super::pollable::Pollable,
     pub polls: mpsc::Sender<PollCmd<Client>>,
     pub msgs: mpsc::Sender<Msg>,
 }
@@ -154,6 +156,7 @@ impl Router {
             }
         };
         if let Err(error) = &made {
+            self.pollable.unusable(&service);
             let _ = self
                 .msgs
                 .send(Msg::ServiceUnusable {
@@ -191,6 +194,7 @@ mod tests {
             current_downloader: Downloader::for_service(&client).expect("downloader"),
             current: client,
             resolve: None,
+            pollable: crate::workers::pollable::Pollable::new("http://127.0.0.1:9", []),
             polls,
             msgs,
         };
@@ -209,5 +213,42 @@ mod tests {
         }
         routing.await.expect("the router ends with its queue");
         assert_eq!(seen, 10_000);
+    }
+
+    /// A configured service whose client cannot be made is told to the App and to the
+    /// saver's `Pollable`: its tasks no longer keep a run going.
+    #[tokio::test]
+    async fn a_service_found_unusable_is_not_polled_from_then_on() {
+        let client = Client::new(&ClientOptions {
+            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
+            token: Secret::new("t"),
+            request_timeout: std::time::Duration::from_secs(1),
+            allow_insecure_http: false,
+        })
+        .expect("client");
+        let pollable =
+            crate::workers::pollable::Pollable::new("http://127.0.0.1:9", ["http://b:2".into()]);
+        let (polls, _poll_rx) = mpsc::channel(16);
+        let (msgs, mut msg_rx) = mpsc::channel(16);
+        let router = Router {
+            current_downloader: Downloader::for_service(&client).expect("downloader"),
+            current: client,
+            resolve: None,
+            pollable: pollable.clone(),
+            polls,
+            msgs,
+        };
+        assert!(pollable.polls(Some("http://b:2")));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let key = TaskKey::new(TaskKind::Image, "t-1");
+        tx.send(Routed::Poll(PollCmd::Watch(key, Some("http://b:2".into()))))
+            .expect("send");
+        drop(tx);
+        router.run(rx, |_, _| {}).await;
+        assert!(matches!(
+            msg_rx.try_recv(),
+            Ok(Msg::ServiceUnusable { service, .. }) if service == "http://b:2"
+        ));
+        assert!(!pollable.polls(Some("http://b:2")));
     }
 }

@@ -8,6 +8,7 @@
 //! stay on the watch list and the problem is reported. A task put back on the watch list
 //! (undo, watch again) leaves the archive, after the watch list has it.
 
+use super::pollable::Pollable;
 use crate::cmd::{PersistOp, TaskKey};
 use crate::msg::{ArchiveReport, Msg};
 use crate::store::archive::{self, Archive};
@@ -97,11 +98,13 @@ pub struct Handle {
 
 /// Saves the App's changes to `store`. This dashboard registers in `dashboards` (beside the
 /// watch list): the dashboards that share it are the ones that claim from it. Finished tasks
-/// that leave it go to the archive as `archiving` says.
+/// that leave it go to the archive as `archiving` says. Tasks of services outside `pollable`
+/// do not keep a run going.
 pub fn spawn(
     store: WatchStore,
     dashboards: std::path::PathBuf,
     archiving: Archiving,
+    pollable: Pollable,
     msgs: mpsc::Sender<Msg>,
 ) -> Handle {
     let registration = Registration::register(&dashboards);
@@ -110,7 +113,7 @@ pub fn spawn(
         running: Arc::new(move |id: &str| crate::store::dashboards::running(&dashboards, id)),
     };
     let (ops, queue) = mpsc::channel(OPS);
-    let task = tokio::spawn(run(store, queue, msgs, claimant, archiving));
+    let task = tokio::spawn(run(store, queue, msgs, claimant, archiving, pollable));
     Handle {
         ops,
         task,
@@ -226,9 +229,10 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
 }
 
 /// Whether `entry`'s task still runs as the file says: not known finished, nor unknown to
-/// its service (it goes nowhere).
-fn runs(entry: &WatchEntry) -> bool {
+/// its service, nor of a service this dashboard cannot poll (it goes nowhere).
+fn runs(entry: &WatchEntry, pollable: &Pollable) -> bool {
     !archive::is_finished(entry)
+        && pollable.polls(entry.service.as_deref())
         && entry
             .trouble
             .as_ref()
@@ -239,7 +243,8 @@ fn runs(entry: &WatchEntry) -> bool {
 /// none runs after it, and one that ran finished in it (a run whose last running task was
 /// removed rather than finished ends untold). Writes are made under the file's lock one after
 /// another, so of the dashboards sharing the file exactly one makes this write.
-fn ends_run(before: &[WatchEntry], after: &[WatchEntry]) -> bool {
+fn ends_run(before: &[WatchEntry], after: &[WatchEntry], pollable: &Pollable) -> bool {
+    let runs = |e: &WatchEntry| runs(e, pollable);
     !after.iter().any(runs)
         && after
             .iter()
@@ -257,6 +262,7 @@ pub async fn run(
     msgs: mpsc::Sender<Msg>,
     me: Claimant,
     archiving: Archiving,
+    pollable: Pollable,
 ) {
     let mut w = Writer {
         store,
@@ -267,6 +273,7 @@ pub async fn run(
         next_due: None,
         archiving,
         me,
+        pollable,
         running: false,
     };
     w.seen = w.store.stamp();
@@ -274,6 +281,7 @@ pub async fn run(
     // file): what is written back should the file turn bad before the first write.
     let s = w.store.clone();
     if let Ok(Ok(entries)) = tokio::task::spawn_blocking(move || s.read()).await {
+        w.running = entries.iter().any(|e| runs(e, &w.pollable));
         w.held = entries;
     }
     // `archive_after` is checked at start, then whenever the list is written or read, and
@@ -312,7 +320,7 @@ pub async fn run(
                             if let Some(text) = set_aside_notice(&loaded) {
                                 let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
-                            let running = loaded.entries.iter().any(runs);
+                            let running = loaded.entries.iter().any(|e| runs(e, &w.pollable));
                             if msgs.send(Msg::WatchFile { entries: loaded.entries, applied: w.applied }).await.is_err() {
                                 return;
                             }
@@ -351,6 +359,8 @@ struct Writer {
     next_due: Option<u64>,
     archiving: Archiving,
     me: Claimant,
+    /// Which services' tasks can run here.
+    pollable: Pollable,
     /// Some task ran in the file as last written or read: a file found with none running
     /// since then was ended by another dashboard's write.
     running: bool,
@@ -403,14 +413,16 @@ impl Writer {
         };
         // The file as this write found it (under the lock) ran a task no longer running once
         // written: this write ended the run; one found with none running after some ran here
-        // was ended by another dashboard's write meanwhile.
+        // was ended by another dashboard's write meanwhile. A run whose last running task this
+        // write removed ends untold, here as in the other dashboards (they read the file).
         let mut run_ended = None;
         match result {
             Ok(Ok((loaded, _, moved, found))) => {
+                let runs = |e: &WatchEntry| runs(e, &self.pollable);
                 let running = loaded.entries.iter().any(runs);
-                if ends_run(&found, &loaded.entries) {
+                if ends_run(&found, &loaded.entries, &self.pollable) {
                     run_ended = Some(true);
-                } else if self.running && !found.iter().any(runs) {
+                } else if (self.running || found.iter().any(runs)) && !running {
                     run_ended = Some(false);
                 }
                 self.running = running;
@@ -600,6 +612,11 @@ mod tests {
     use crate::store::watchlist::LastKnown;
     use std::sync::atomic::{AtomicBool, Ordering};
 
+    /// A dashboard whose one service (and its entries' with none recorded) is `http://svc`.
+    fn polls_svc() -> Pollable {
+        Pollable::new("http://svc", [])
+    }
+
     /// Another dashboard's older status (running) written after the finish leaves it finished.
     #[test]
     fn a_finished_task_never_runs_again_in_the_file() {
@@ -631,7 +648,14 @@ mod tests {
     async fn claim(store: &WatchStore, me: Claimant, key: &TaskKey) -> bool {
         let (ops, rx) = mpsc::channel(4);
         let (msgs, mut answers) = mpsc::channel(16);
-        let saver = tokio::spawn(run(store.clone(), rx, msgs, me, Archiving::default()));
+        let saver = tokio::spawn(run(
+            store.clone(),
+            rx,
+            msgs,
+            me,
+            Archiving::default(),
+            polls_svc(),
+        ));
         ops.send(PersistOp::Claim(key.clone())).await.expect("send");
         drop(ops);
         saver.await.expect("saver");
@@ -711,7 +735,8 @@ mod tests {
             async move {
                 let (tx, rx) = mpsc::channel(8);
                 let (msgs, mut answers) = mpsc::channel(16);
-                let saver = tokio::spawn(run(store, rx, msgs, me, Archiving::default()));
+                let saver =
+                    tokio::spawn(run(store, rx, msgs, me, Archiving::default(), polls_svc()));
                 for op in ops {
                     tx.send(op).await.expect("send");
                 }
@@ -736,6 +761,139 @@ mod tests {
         assert_eq!(write("b", finish("t-1")).await, Vec::<bool>::new());
     }
 
+    /// A task whose service this dashboard cannot poll (not configured, or its client could
+    /// not be made) goes nowhere: the write that finishes the last other running task ends
+    /// the run, as the rows' `no service` says.
+    #[tokio::test]
+    async fn a_task_of_no_usable_service_does_not_keep_the_run_going() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let running = |id: &str, service: Option<&str>| {
+            let mut e = WatchEntry::new(id, TaskKind::Image);
+            e.service = service.map(Into::into);
+            e.last = Some(LastKnown {
+                status: "IN_PROGRESS".into(),
+                ..LastKnown::default()
+            });
+            e
+        };
+        store
+            .update(|l| {
+                l.extend([
+                    running("t-1", None),
+                    running("t-2", Some("http://nowhere:1")),
+                    running("t-3", Some("http://broken:2")),
+                ]);
+            })
+            .expect("add");
+        let pollable = Pollable::new("http://svc", ["http://broken:2".to_string()]);
+        // The router found its client cannot be made.
+        pollable.clone().unusable("http://broken:2");
+        let key = TaskKey::new(TaskKind::Image, "t-1");
+        let last = LastKnown {
+            status: "COMPLETED".into(),
+            percent: 100,
+            finished_at: Some(5),
+            ..LastKnown::default()
+        };
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let (tx, rx) = mpsc::channel(8);
+        let (msgs, mut told) = mpsc::channel(16);
+        let saver = tokio::spawn(run(store, rx, msgs, me, Archiving::default(), pollable));
+        tx.send(PersistOp::Status(key.clone(), last))
+            .await
+            .expect("send");
+        tx.send(PersistOp::Claim(key)).await.expect("send");
+        drop(tx);
+        saver.await.expect("saver");
+        let mut ended = Vec::new();
+        while let Ok(msg) = told.try_recv() {
+            if let Msg::RunEnded { here } = msg {
+                ended.push(here);
+            }
+        }
+        assert_eq!(ended, [true], "t-1's finish ended the run");
+    }
+
+    /// The last running task removed rather than finished ends the run untold, in the
+    /// dashboard that removed it as in the others: its finishes are not counted in the next.
+    #[tokio::test]
+    async fn removing_the_last_running_task_ends_the_run_untold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let mut e = WatchEntry::new("t-1", TaskKind::Image);
+        e.last = Some(LastKnown {
+            status: "IN_PROGRESS".into(),
+            ..LastKnown::default()
+        });
+        store.update(|l| l.push(e)).expect("add");
+        let remove = PersistOp::Remove(vec![TaskKey::new(TaskKind::Image, "t-1")]);
+        let ended: Vec<bool> = save(&store, Archiving::default(), vec![remove])
+            .await
+            .into_iter()
+            .filter_map(|m| match m {
+                Msg::RunEnded { here } => Some(here),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ended, [false]);
+    }
+
+    /// A dashboard that starts while a run goes, and never writes, is told that another
+    /// dashboard's write ended it (its App's counts start anew).
+    #[tokio::test]
+    async fn a_run_going_at_start_that_another_ends_is_told() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = WatchStore::new(dir.path().join("w.json"));
+        let mut e = WatchEntry::new("t-1", TaskKind::Image);
+        e.last = Some(LastKnown {
+            status: "IN_PROGRESS".into(),
+            ..LastKnown::default()
+        });
+        store.update(|l| l.push(e)).expect("add");
+        let me = Claimant {
+            id: "me".into(),
+            running: Arc::new(|_: &str| true),
+        };
+        let (tx, rx) = mpsc::channel(8);
+        let (msgs, mut told) = mpsc::channel(16);
+        let saver = tokio::spawn(run(
+            store.clone(),
+            rx,
+            msgs,
+            me,
+            Archiving::default(),
+            polls_svc(),
+        ));
+        // Its first read (of the running list) is done long before.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        store
+            .update(|l| {
+                l[0].last = Some(LastKnown {
+                    status: "COMPLETED".into(),
+                    finished_at: Some(5),
+                    ..LastKnown::default()
+                });
+            })
+            .expect("the other dashboard's write");
+        let ended = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                match told.recv().await {
+                    Some(Msg::RunEnded { here }) => return Some(here),
+                    Some(_) => {}
+                    None => return None,
+                }
+            }
+        })
+        .await;
+        drop(tx);
+        saver.await.expect("saver");
+        assert_eq!(ended.ok().flatten(), Some(false));
+    }
+
     /// A status update waits for the next write (a second); `finish` writes it before the
     /// dashboard ends, and only then takes this dashboard off the running ones.
     #[tokio::test]
@@ -749,6 +907,7 @@ mod tests {
             store.clone(),
             dir.path().join("dashboards"),
             Archiving::default(),
+            polls_svc(),
             msgs,
         );
         assert_eq!(registered(), 1, "registered while it runs");
@@ -790,7 +949,7 @@ mod tests {
         };
         let (tx, rx) = mpsc::channel(64);
         let (msgs, mut told) = mpsc::channel(64);
-        let saver = tokio::spawn(run(store.clone(), rx, msgs, me, archiving));
+        let saver = tokio::spawn(run(store.clone(), rx, msgs, me, archiving, polls_svc()));
         for op in ops {
             tx.send(op).await.expect("send");
         }

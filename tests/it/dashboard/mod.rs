@@ -2,6 +2,7 @@
 //! terminal restored) against the reference service.
 
 mod all_done;
+mod all_done_unpolled;
 mod archive;
 mod cadence;
 mod degrade;
