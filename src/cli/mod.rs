@@ -236,7 +236,7 @@ pub fn main() -> ExitCode {
     let _log_guard = match crate::logging::init(args.global.verbose) {
         Ok(g) => g,
         Err(e) => {
-            output::error(&e);
+            output::error(&e.to_string());
             return ExitCode::from(exit::OTHER);
         }
     };
