@@ -98,7 +98,7 @@ fn ms(d: Duration) -> String {
 
 /// How long the archiver (the dashboard's worker) takes to answer `Load`: the first one reads
 /// the archive, the next ones answer from the list it keeps.
-fn archiver_loads(path: &std::path::Path) {
+fn archiver_loads(files: &gendash::store::archive::Files) {
     use gendash::cmd::ArchiveOp;
     use gendash::msg::{ArchiveReport, Msg};
     let Ok(rt) = tokio::runtime::Builder::new_current_thread().build() else {
@@ -106,7 +106,7 @@ fn archiver_loads(path: &std::path::Path) {
     };
     rt.block_on(async {
         let (tx, mut rx) = tokio::sync::mpsc::channel(4);
-        let archiver = gendash::workers::archiver::spawn(path.to_path_buf(), 0, tx);
+        let archiver = gendash::workers::archiver::spawn(files.clone(), 0, tx);
         for which in [
             "first (reads the file)",
             "second (kept list)",
@@ -157,11 +157,12 @@ fn main() -> ExitCode {
         eprintln!("usage: archive_fill --data-dir DIR [--count N] [--files URL]");
         return ExitCode::FAILURE;
     };
-    let path = Archive::path_in(&dir);
+    let stored = gendash::store::archive::Files::in_dir(&dir);
+    let path = &stored.archive;
     let now = gendash::store::watchlist::unix_now();
     let entries: Vec<WatchEntry> = (0..count).map(|i| entry(i, now, &files)).collect();
     let run = || -> Result<(), gendash::store::archive::ArchiveError> {
-        let mut archive = Archive::open(&path)?;
+        let mut archive = Archive::open(&stored)?;
         let at = Instant::now();
         let written = archive.insert(&entries, now)?;
         println!(
@@ -171,7 +172,7 @@ fn main() -> ExitCode {
             archive.count()?
         );
         drop(archive);
-        let (best, median, opened) = timed(5, || Archive::open(&path));
+        let (best, median, opened) = timed(5, || Archive::open(&stored));
         let archive = opened?;
         println!("open:        best {}, median {}", ms(best), ms(median));
         let (best, median, list) = timed(5, || archive.list());
@@ -188,7 +189,7 @@ fn main() -> ExitCode {
             ms(median),
             list?.len()
         );
-        archiver_loads(&path);
+        archiver_loads(&stored);
         Ok(())
     };
     match run() {

@@ -19,22 +19,42 @@ pub fn log_path() -> PathBuf {
     )
 }
 
-pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
+/// Why logging could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    #[error("cannot create {}: {source}", dir.display())]
+    Dir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the log file {}: {source}", path.display())]
+    Open {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start logging: {0}")]
+    Start(#[from] tracing_subscriber::util::TryInitError),
+}
+
+pub fn init(verbose: u8) -> Result<Option<LogGuard>, LogError> {
     if verbose == 0 {
         return Ok(None);
     }
     let path = log_path();
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| LogError::Dir {
+            dir: dir.to_path_buf(),
+            source,
+        })?;
     }
     let mut options = OpenOptions::new();
     options.create(true).append(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let file = options
-        .open(&path)
-        .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+    let file = options.open(&path).map_err(|source| LogError::Open {
+        path: path.clone(),
+        source,
+    })?;
     // gendash's own events at the asked level, its dependencies' one level quieter.
     let (ours, theirs) = match verbose {
         1 => (Level::INFO, Level::WARN),
@@ -50,8 +70,7 @@ pub fn init(verbose: u8) -> Result<Option<LogGuard>, String> {
         .with_ansi(false)
         .finish()
         .with(targets)
-        .try_init()
-        .map_err(|e| format!("cannot start logging: {e}"))?;
+        .try_init()?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "gendash started");
     Ok(Some(LogGuard))
 }

@@ -28,7 +28,8 @@ pub fn archive_and_rounds(
     };
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(3);
     let pause: u64 = args.next().and_then(|r| r.parse().ok()).unwrap_or(pause);
-    let path = Archive::path_in(Path::new(&dir));
+    let files = gendash::store::archive::Files::in_dir(Path::new(&dir));
+    let path = &files.archive;
     // Opening makes an empty archive where there is none: that would time nothing.
     if !path.exists() {
         eprintln!(
@@ -37,7 +38,7 @@ pub fn archive_and_rounds(
         );
         return Err(ExitCode::FAILURE);
     }
-    match Archive::open(&path).and_then(|a| a.list()) {
+    match Archive::open(&files).and_then(|a| a.list()) {
         Ok(list) => Ok((list.into(), rounds, pause)),
         Err(e) => {
             eprintln!("{name}: {e}");

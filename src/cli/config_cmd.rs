@@ -30,7 +30,7 @@ pub fn run(global: &Global, cmd: &ConfigCommand) -> CliResult {
             let settings = global.settings()?;
             // `[keys]` is refused here as the dashboard and `gendash keys` refuse it.
             crate::dashboard::looks(&settings, true)
-                .map_err(|e| Failure::new(crate::cli::exit::OTHER, e))?;
+                .map_err(|e| Failure::new(crate::cli::exit::OTHER, e.to_string()))?;
             for l in settings.describe() {
                 output::line(&l);
             }

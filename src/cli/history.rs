@@ -46,10 +46,10 @@ pub fn run(args: &HistoryArgs) -> CliResult {
     if let Some(filter) = args.filter.as_deref() {
         check_filter(filter)?;
     }
-    let path = Archive::default_path();
-    let tasks = if path.exists() {
+    let files = Archive::user_files();
+    let tasks = if files.archive.exists() {
         // A look only: an unreadable file is reported and left in place.
-        let archive = Archive::open_to_read(&path)?;
+        let archive = Archive::open_to_read(&files)?;
         // Without a filter the limit is the database's; with one, it applies to the matches.
         let limit = if args.filter.is_some() {
             None

@@ -14,8 +14,8 @@ pub struct KeysArgs {
 
 pub fn run(global: &Global, args: &KeysArgs) -> CliResult {
     let settings = global.settings()?;
-    let (keymap, _) =
-        crate::dashboard::looks(&settings, true).map_err(|e| Failure::new(exit::OTHER, e))?;
+    let (keymap, _) = crate::dashboard::looks(&settings, true)
+        .map_err(|e| Failure::new(exit::OTHER, e.to_string()))?;
     if args.json {
         let rows: Vec<serde_json::Value> = keymap
             .bindings()

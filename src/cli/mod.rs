@@ -170,12 +170,12 @@ pub fn no_token(profile: Option<&str>) -> String {
 impl From<config::ConfigError> for Failure {
     fn from(e: config::ConfigError) -> Self {
         // A bad flag is a usage error, as clap's own are; a bad file or variable is not.
-        let code = if e.0.starts_with("--") {
+        let code = if e.is_usage() {
             exit::USAGE
         } else {
             exit::OTHER
         };
-        Failure::new(code, e.0)
+        Failure::new(code, e.to_string())
     }
 }
 
@@ -214,10 +214,10 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
     let token = settings.token.clone().ok_or_else(|| {
         Failure::new(
             exit::OTHER,
-            settings
-                .token_problem
-                .clone()
-                .unwrap_or_else(|| no_token(settings.profile.as_deref())),
+            settings.token_problem.as_ref().map_or_else(
+                || no_token(settings.profile.as_deref()),
+                ToString::to_string,
+            ),
         )
     })?;
     Ok(Client::new(&ClientOptions {
@@ -247,7 +247,7 @@ pub fn main() -> ExitCode {
     let _log_guard = match crate::logging::init(args.global.verbose) {
         Ok(g) => g,
         Err(e) => {
-            output::error(&e);
+            output::error(&e.to_string());
             return ExitCode::from(exit::OTHER);
         }
     };

@@ -56,7 +56,7 @@ pub async fn run(global: &Global, demo: bool, plain: Plain) -> CliResult {
         let mut session =
             session::for_settings(settings, global.overrides(), no_color, client_from).map_err(
                 |refused| match refused {
-                    session::Refused::Looks(e) => Failure::new(exit::OTHER, e),
+                    session::Refused::Looks(e) => Failure::new(exit::OTHER, e.to_string()),
                     session::Refused::Client(failure) => failure,
                     session::Refused::Config(e) => Failure::from(e),
                 },

@@ -338,7 +338,7 @@ pub fn run(global: &Global, cmd: &WatchCommand) -> CliResult {
             let mut elsewhere = Vec::new();
             let mut removed = Vec::new();
             // Finished tasks move to the archive before the list drops them.
-            let archive = files.archive.clone();
+            let archive = crate::store::archive::Files::from(&files);
             let mut archived = Ok(crate::store::archive::Dropped::default());
             let loaded = store.update(|list| {
                 missing.clear();

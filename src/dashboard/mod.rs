@@ -61,15 +61,25 @@ pub struct Session {
     pub plain: Option<plain::Options>,
 }
 
+/// `[keys]` cannot be applied: the config file, why, and the lines of the entries it is
+/// about.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{}: {error}{}", file.display(), lines_text(lines))]
+pub struct LooksError {
+    pub file: PathBuf,
+    #[source]
+    pub error: crate::app::keymap::KeymapError,
+    /// In order, each once.
+    pub lines: Vec<usize>,
+}
+
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
-/// ask for; the error names the config file and the key.
-pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), String> {
-    let keymap = Keymap::configured(&settings.keys).map_err(|e| {
-        format!(
-            "{}: {e}{}",
-            settings.config_file.display(),
-            lines_named(&e.actions(), &settings.keys_lines)
-        )
+/// ask for; the error names the config file and the lines.
+pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), LooksError> {
+    let keymap = Keymap::configured(&settings.keys).map_err(|error| LooksError {
+        file: settings.config_file.clone(),
+        lines: lines_named(&error.actions(), &settings.keys_lines),
+        error,
     })?;
     Ok((
         keymap,
@@ -77,9 +87,8 @@ pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), Str
     ))
 }
 
-/// " (at line 3)" or " (at lines 2 and 5)": where the `[keys]` entries of `actions` are in
-/// the file.
-fn lines_named(actions: &[&str], lines: &BTreeMap<String, usize>) -> String {
+/// Where the `[keys]` entries of `actions` are in the file.
+fn lines_named(actions: &[&str], lines: &BTreeMap<String, usize>) -> Vec<usize> {
     let mut named: Vec<usize> = lines
         .iter()
         .filter(|(action, _)| actions.contains(&action.as_str()))
@@ -87,7 +96,12 @@ fn lines_named(actions: &[&str], lines: &BTreeMap<String, usize>) -> String {
         .collect();
     named.sort_unstable();
     named.dedup();
-    match named.as_slice() {
+    named
+}
+
+/// " (at line 3)" or " (at lines 2 and 5)".
+fn lines_text(lines: &[usize]) -> String {
+    match lines {
         [] => String::new(),
         [one] => format!(" (at line {one})"),
         [first @ .., last] => format!(

@@ -384,7 +384,7 @@ impl Printer {
         let command = match command::parse(line) {
             Ok(c) => c,
             Err(e) => {
-                self.print(&Line::bad(e));
+                self.print(&Line::bad(e.to_string()));
                 return Vec::new();
             }
         };

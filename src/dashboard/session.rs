@@ -22,8 +22,8 @@ use std::sync::Arc;
 /// Why the session for the configured service could not be built, in the order checked.
 #[derive(Debug)]
 pub enum Refused<E> {
-    /// `[keys]` or `[styles]` is wrong; the message names the file and the lines.
-    Looks(String),
+    /// `[keys]` is wrong.
+    Looks(super::LooksError),
     /// The current service's client could not be made: the caller's own error.
     Client(E),
     /// The configured services could not be read.

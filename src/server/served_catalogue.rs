@@ -33,13 +33,30 @@ fn meta_str<'a>(e: &'a ServedEntry, key: &str) -> Option<&'a str> {
     e.metadata.get(key).and_then(Value::as_str)
 }
 
+/// Why a catalogue file is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogueError {
+    #[error("catalogue is not a JSON array of entries: {0}")]
+    NotEntries(#[from] serde_json::Error),
+    #[error(
+        "model `{model}`: {field} `{listed}` disagrees with metadata.{meta} `{said}`; make them \
+         the same or leave one out"
+    )]
+    Disagrees {
+        model: String,
+        field: &'static str,
+        listed: String,
+        meta: &'static str,
+        said: String,
+    },
+}
+
 /// Parses a catalogue file: a JSON array of `{model, type, cate, metadata}`. An entry whose
 /// `type` or `cate` disagrees with its `metadata.type` or `metadata.category` is refused: a
 /// client narrowing a cached list by the metadata it was served must find what the service
 /// would list.
-pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, String> {
-    let entries: Vec<ServedEntry> = serde_json::from_slice(bytes)
-        .map_err(|e| format!("catalogue is not a JSON array of entries: {e}"))?;
+pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, CatalogueError> {
+    let entries: Vec<ServedEntry> = serde_json::from_slice(bytes)?;
     for e in &entries {
         for (field, listed, meta) in [
             ("type", e.lora_type.as_deref(), "type"),
@@ -48,11 +65,13 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, String> {
             if let (Some(listed), Some(said)) = (listed, meta_str(e, meta))
                 && !listed.eq_ignore_ascii_case(said)
             {
-                return Err(format!(
-                    "model `{}`: {field} `{listed}` disagrees with metadata.{meta} `{said}`; \
-                     make them the same or leave one out",
-                    e.model
-                ));
+                return Err(CatalogueError::Disagrees {
+                    model: e.model.clone(),
+                    field,
+                    listed: listed.to_string(),
+                    meta,
+                    said: said.to_string(),
+                });
             }
         }
     }
@@ -167,7 +186,8 @@ mod tests {
         assert_eq!(names(None, Some("poses")), ["meta"]);
         assert_eq!(names(Some("sd"), Some("style")), ["top"]);
         let refused = parse(br#"[{"model": "liar", "type": "sd", "metadata": {"type": "sdxl"}}]"#)
-            .expect_err("disagrees");
+            .expect_err("disagrees")
+            .to_string();
         assert!(
             refused.contains("model `liar`") && refused.contains("metadata.type `sdxl`"),
             "{refused}"

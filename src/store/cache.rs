@@ -1,6 +1,7 @@
 //! Downloaded pictures kept for previews, under the platform cache directory: one file per
-//! URL, with the `ETag` it came with beside it (so a download copied from here still tells
-//! its provenance file which version it is), the whole held under a cap by removing the least
+//! URL, with the `ETag` it came with and the URL its fetch ended at (after redirects) beside
+//! it (so a download copied from here still tells its provenance file which version it is and
+//! where it came from), the whole held under a cap by removing the least
 //! recently used first. Everything here is blocking file work, for a worker's blocking thread.
 
 use std::io;
@@ -15,10 +16,20 @@ const STALE_SCRATCH: Duration = Duration::from_secs(24 * 3600);
 
 /// Kept pictures end in this; anything else in the directory is left alone by eviction.
 const EXTENSION: &str = "img";
-/// A kept picture's `ETag`, beside it: `<hash>.etag`, holding `<inode> <length> <ETag>`.
+/// A kept picture's origin, beside it: `<hash>.etag`, holding `<inode> <length>`, then its
+/// `ETag` and its final URL, each on a line of its own (empty when unknown). A tag of another
+/// form (an older gendash's) is not read.
 const ETAG_EXTENSION: &str = "etag";
-/// More than a tag file ever holds (two numbers and a validator of at most 512 bytes).
-const TAG_MOST: u64 = 600;
+/// More than a tag file ever holds (two numbers, a validator of at most 512 bytes, a URL).
+const TAG_MOST: u64 = 16_384;
+
+/// What a kept picture came with: the `ETag` the server sent (a strong one) and the URL its
+/// fetch ended at, after redirects.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub etag: Option<String>,
+    pub url: Option<url::Url>,
+}
 
 #[derive(Debug, Clone)]
 pub struct ImageCache {
@@ -47,11 +58,16 @@ impl ImageCache {
             .join(format!("{:016x}.{EXTENSION}", fnv1a(url.as_bytes())))
     }
 
-    /// The `ETag` `url`'s kept picture came with, if the server sent a strong one. The tag
-    /// names the picture it belongs to (its inode and length): a picture put there since by
-    /// anything else (another gendash, an older one that knows no tags) has none. Read back
-    /// as the downloader reads a validator: only printable ASCII of a sane length.
-    pub fn etag(&self, url: &str) -> Option<String> {
+    /// What `url`'s kept picture came with, as far as known. The tag names the picture it
+    /// belongs to (its inode and length): a picture put there since by anything else
+    /// (another gendash, an older one that knows no tags) has none. The `ETag` is read back
+    /// as the downloader reads a validator (only a strong one of printable ASCII and a sane
+    /// length), the URL only when it is http(s).
+    pub fn origin(&self, url: &str) -> Origin {
+        self.read_origin(url).unwrap_or_default()
+    }
+
+    fn read_origin(&self, url: &str) -> Option<Origin> {
         use std::io::Read as _;
         let path = self.path_for(url);
         let mut text = String::new();
@@ -60,13 +76,19 @@ impl ImageCache {
             .take(TAG_MOST)
             .read_to_string(&mut text)
             .ok()?;
-        let mut fields = text.trim_end().splitn(3, ' ');
-        let (ino, len, etag) = (fields.next()?, fields.next()?, fields.next()?);
-        let picture = std::fs::metadata(&path).ok()?;
-        (picture_id(&picture) == (ino.parse().ok()?, len.parse().ok()?))
-            .then(|| crate::api::download::usable_validator(etag))
-            .flatten()
-            .filter(|v| v.starts_with('"'))
+        let mut lines = text.split('\n');
+        let mut id = lines.next()?.split(' ');
+        let (ino, len) = (id.next()?.parse().ok()?, id.next()?.parse().ok()?);
+        let (etag, final_url) = (lines.next()?, lines.next()?);
+        if id.next().is_some() || picture_id(&std::fs::metadata(&path).ok()?) != (ino, len) {
+            return None;
+        }
+        Some(Origin {
+            etag: crate::api::download::usable_validator(etag).filter(|v| v.starts_with('"')),
+            url: url::Url::parse(final_url)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https")),
+        })
     }
 
     /// The kept picture for `url`, if there is one; marked as just used.
@@ -93,24 +115,28 @@ impl ImageCache {
         Ok(Scratch(dir))
     }
 
-    /// Moves a finished download in as `url`'s picture, with the `ETag` it came with, then
-    /// brings the cache under its cap (never removing the newcomer). The tag is written
-    /// after the picture, naming it, so it is never read for another picture. A tag that
-    /// cannot be written is logged: the picture is kept all the same, and a copy of it says
-    /// `null` for its `ETag`.
-    pub fn admit(&self, file: &Path, url: &str, etag: Option<&str>) -> io::Result<PathBuf> {
+    /// Moves a finished download in as `url`'s picture, with what it came with, then brings
+    /// the cache under its cap (never removing the newcomer). The tag is written after the
+    /// picture, naming it, so it is never read for another picture. A tag that cannot be
+    /// written is logged: the picture is kept all the same, and a copy of it says `null` for
+    /// its `ETag` and the URL asked for as its own.
+    pub fn admit(&self, file: &Path, url: &str, origin: &Origin) -> io::Result<PathBuf> {
         let path = self.path_for(url);
         let tag = path.with_extension(ETAG_EXTENSION);
         // The old picture's tag could name the new one too, were its inode reused.
         let _ = remove_if_there(&tag);
         std::fs::rename(file, &path)?;
-        if let Some(etag) = etag {
+        if *origin != Origin::default() {
             // Staged beside the download, in its scratch directory: a crash leaves nothing
             // in the cache that a sweep would not remove.
             let staged = file.with_extension(ETAG_EXTENSION);
+            let (etag, to) = (
+                origin.etag.as_deref().unwrap_or(""),
+                origin.url.as_ref().map_or("", url::Url::as_str),
+            );
             let written = std::fs::metadata(&path).and_then(|picture| {
                 let (ino, len) = picture_id(&picture);
-                std::fs::write(&staged, format!("{ino} {len} {etag}"))?;
+                std::fs::write(&staged, format!("{ino} {len}\n{etag}\n{to}\n"))?;
                 std::fs::rename(&staged, &tag)
             });
             if let Err(e) = written {
@@ -216,7 +242,7 @@ mod tests {
         let scratch = cache.scratch().expect("scratch");
         let file = scratch.path().join("f");
         std::fs::write(&file, vec![7u8; len]).expect("write");
-        let path = cache.admit(&file, url, None).expect("admit");
+        let path = cache.admit(&file, url, &Origin::default()).expect("admit");
         let when = SystemTime::now() - Duration::from_secs(age_secs);
         std::fs::File::options()
             .append(true)
@@ -238,15 +264,20 @@ mod tests {
             let scratch = cache.scratch().expect("scratch");
             let file = scratch.path().join("f");
             std::fs::write(&file, vec![7u8; len]).expect("write");
-            cache.admit(&file, url, etag).expect("admit")
+            let origin = Origin {
+                etag: etag.map(str::to_string),
+                url: None,
+            };
+            cache.admit(&file, url, &origin).expect("admit")
         };
+        let etag = |url: &str| cache.origin(url).etag;
         let a = admit("https://x/a.png", 400, Some("\"v1\""));
-        assert_eq!(cache.etag("https://x/a.png").as_deref(), Some("\"v1\""));
-        assert_eq!(cache.etag("https://x/b.png"), None);
+        assert_eq!(etag("https://x/a.png").as_deref(), Some("\"v1\""));
+        assert_eq!(etag("https://x/b.png"), None);
         admit("https://x/a.png", 400, None);
-        assert_eq!(cache.etag("https://x/a.png"), None, "not the old version's");
+        assert_eq!(etag("https://x/a.png"), None, "not the old version's");
         admit("https://x/a.png", 400, Some("\"v2\""));
-        assert_eq!(cache.etag("https://x/a.png").as_deref(), Some("\"v2\""));
+        assert_eq!(etag("https://x/a.png").as_deref(), Some("\"v2\""));
         // b and c push a out (the cap is 1,000 bytes): its tag goes too.
         admit("https://x/b.png", 400, Some("\"b\""));
         std::fs::File::options()
@@ -268,22 +299,45 @@ mod tests {
         std::fs::write(&other, vec![8u8; 100]).expect("write");
         std::fs::rename(&other, &d).expect("replace d behind the cache's back");
         assert!(tag_of("https://x/d.png").exists());
-        assert_eq!(
-            cache.etag("https://x/d.png"),
-            None,
-            "not the replaced picture's"
-        );
+        assert_eq!(etag("https://x/d.png"), None, "not the replaced picture's");
         // Only a strong ETag of printable text is read back.
         let c = cache.path_for("https://x/c.png");
         let (ino, len) = picture_id(&std::fs::metadata(&c).expect("c"));
         for bad in ["W/\"weak\"", "\"esc\u{1b}[31m\"", "unquoted"] {
-            let tag = format!("{ino} {len} {bad}");
+            let tag = format!("{ino} {len}\n{bad}\n\n");
             std::fs::write(c.with_extension(ETAG_EXTENSION), tag).expect("write tag");
-            assert_eq!(cache.etag("https://x/c.png"), None, "{bad:?}");
+            assert_eq!(etag("https://x/c.png"), None, "{bad:?}");
         }
-        let good = format!("{ino} {len} \"c1\"");
+        let old = format!("{ino} {len} \"c1\"");
+        std::fs::write(c.with_extension(ETAG_EXTENSION), old).expect("write tag");
+        assert_eq!(etag("https://x/c.png"), None, "an older gendash's tag");
+        let good = format!("{ino} {len}\n\"c1\"\n\n");
         std::fs::write(c.with_extension(ETAG_EXTENSION), good).expect("write tag");
-        assert_eq!(cache.etag("https://x/c.png").as_deref(), Some("\"c1\""));
+        assert_eq!(etag("https://x/c.png").as_deref(), Some("\"c1\""));
+    }
+
+    /// The URL a kept picture's fetch ended at is read back with it (a download copied from
+    /// here records it), and only an http(s) one.
+    #[test]
+    fn each_picture_keeps_its_final_url() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = ImageCache::new(dir.path().join("previews"), 1000);
+        let scratch = cache.scratch().expect("scratch");
+        let file = scratch.path().join("f");
+        std::fs::write(&file, b"picture").expect("write");
+        let origin = Origin {
+            etag: Some("\"v1\"".into()),
+            url: Some(url::Url::parse("http://away:9/files/a.png?sig=1").expect("url")),
+        };
+        let kept = cache
+            .admit(&file, "http://x/a.png", &origin)
+            .expect("admit");
+        assert_eq!(cache.origin("http://x/a.png"), origin);
+        assert_eq!(cache.origin("http://x/b.png"), Origin::default());
+        let (ino, len) = picture_id(&std::fs::metadata(&kept).expect("kept"));
+        let tag = format!("{ino} {len}\n\nfile:///etc/passwd\n");
+        std::fs::write(kept.with_extension(ETAG_EXTENSION), tag).expect("write tag");
+        assert_eq!(cache.origin("http://x/a.png"), Origin::default());
     }
 
     #[test]

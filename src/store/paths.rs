@@ -89,13 +89,21 @@ pub fn user_data_dir() -> PathBuf {
 mod tests {
     use super::*;
 
-    /// Each file's path is named here once: the workers, the runtime and the commands take it
-    /// from `DataFiles`, never make it from another file's path.
+    /// Each file's path is named here once: the store, the workers, the runtime and the
+    /// commands take it from `DataFiles`, never make it from another file's path.
     #[test]
     fn no_data_path_is_derived_from_another() {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        // A download's sidecar is named after the download by design (it is no data file);
+        // this file names the call it looks for.
+        let allowed = [src.join("store/sidecar.rs"), src.join("store/paths.rs")];
         let mut derived = Vec::new();
-        let mut dirs = vec![src.join("workers"), src.join("dashboard"), src.join("cli")];
+        let mut dirs = vec![
+            src.join("store"),
+            src.join("workers"),
+            src.join("dashboard"),
+            src.join("cli"),
+        ];
         // Bounded: the source tree is a few hundred files.
         for _ in 0..10_000 {
             let Some(dir) = dirs.pop() else { break };
@@ -103,7 +111,7 @@ mod tests {
                 let path = entry.path();
                 if path.is_dir() {
                     dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
+                } else if path.extension().is_some_and(|e| e == "rs") && !allowed.contains(&path) {
                     let text = std::fs::read_to_string(&path).expect("source");
                     if text.contains(".with_file_name(") {
                         derived.push(path.display().to_string());

@@ -11,8 +11,7 @@
 use crate::cmd::ArchiveOp;
 use crate::filter::texts::Table;
 use crate::msg::{ArchiveReport, Msg, search_table};
-use crate::store::archive::{Archive, ArchiveError, ArchivedTask};
-use std::path::{Path, PathBuf};
+use crate::store::archive::{Archive, ArchiveError, ArchivedTask, Files};
 use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
@@ -30,13 +29,13 @@ pub struct Handle {
     ops: std_mpsc::Sender<ArchiveOp>,
 }
 
-/// Serves requests on the archive at `path`; its dates are read at `utc_offset` seconds from
+/// Serves requests on the archive in `files`; its dates are read at `utc_offset` seconds from
 /// UTC (the filter's `finished:` and `added:`).
-pub fn spawn(path: PathBuf, utc_offset: i32, msgs: mpsc::Sender<Msg>) -> Handle {
+pub fn spawn(files: Files, utc_offset: i32, msgs: mpsc::Sender<Msg>) -> Handle {
     let (ops, queue) = std_mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("archiver".into())
-        .spawn(move || run(&path, utc_offset, &queue, &msgs));
+        .spawn(move || run(&files, utc_offset, &queue, &msgs));
     if let Err(e) = spawned {
         tracing::warn!("the archiver could not start: {e}");
     }
@@ -53,7 +52,7 @@ impl Handle {
 
 /// The open archive and the list last read from it.
 struct Worker<'a> {
-    path: &'a Path,
+    files: &'a Files,
     utc_offset: i32,
     archive: Option<Archive>,
     /// The list as of the archive's `data_version`, in the archive's order, and the filter's
@@ -67,13 +66,13 @@ struct Worker<'a> {
 type Listed = (Arc<[ArchivedTask]>, Arc<Table>);
 
 fn run(
-    path: &Path,
+    files: &Files,
     utc_offset: i32,
     queue: &std_mpsc::Receiver<ArchiveOp>,
     msgs: &mpsc::Sender<Msg>,
 ) {
     let mut w = Worker {
-        path,
+        files,
         utc_offset,
         archive: None,
         list: None,
@@ -83,7 +82,7 @@ fn run(
         Ok(op) => Some(op),
         Err(std_mpsc::RecvTimeoutError::Timeout) => {
             // Only an archive that exists is read: starting the dashboard makes none.
-            if path.exists() {
+            if files.archive.exists() {
                 let _ = w.current(msgs);
             }
             None
@@ -131,7 +130,7 @@ impl Worker<'_> {
     /// The archive, opened if it is not yet (a file set aside on the way is reported).
     fn archive(&mut self, msgs: &mpsc::Sender<Msg>) -> Result<&mut Archive, ArchiveError> {
         if self.archive.is_none() {
-            let a = Archive::open(self.path)?;
+            let a = Archive::open(self.files)?;
             if let Some(aside) = a.set_aside() {
                 let _ = msgs.blocking_send(Msg::StoreProblem(aside.to_string()));
             }
@@ -139,7 +138,7 @@ impl Worker<'_> {
         }
         // Just opened or already open.
         self.archive.as_mut().ok_or_else(|| ArchiveError {
-            path: self.path.to_path_buf(),
+            path: self.files.archive.clone(),
             detail: "not open".into(),
         })
     }
@@ -270,7 +269,7 @@ mod tests {
     #[tokio::test]
     async fn every_request_is_answered() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = Archive::path_in(dir.path());
+        let path = Files::in_dir(dir.path());
         let mut e = WatchEntry::new("t-1", TaskKind::Image);
         e.last = Some(LastKnown {
             status: "COMPLETED".into(),
@@ -317,15 +316,15 @@ mod tests {
     async fn a_failure_is_one_line_naming_the_file() {
         let dir = tempfile::tempdir().expect("tempdir");
         // A directory where the file should be.
-        let path = dir.path().join("archive.sqlite3");
-        std::fs::create_dir(&path).expect("dir");
+        let path = Files::in_dir(dir.path());
+        std::fs::create_dir(&path.archive).expect("dir");
         let (tx, mut rx) = mpsc::channel(16);
         let h = spawn(path.clone(), 0, tx);
         h.archive(ArchiveOp::Load);
         let ArchiveReport::Failed(text) = answer(&mut rx).await else {
             panic!("failed")
         };
-        assert!(text.contains(&path.display().to_string()), "{text}");
+        assert!(text.contains(&path.archive.display().to_string()), "{text}");
         assert!(!text.contains('\n'));
     }
 
@@ -349,7 +348,7 @@ mod tests {
     #[tokio::test]
     async fn another_process_change_is_told_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = Archive::path_in(dir.path());
+        let path = Files::in_dir(dir.path());
         let mut e = WatchEntry::new("a", TaskKind::Image);
         e.last = Some(LastKnown {
             status: "COMPLETED".into(),
@@ -375,7 +374,7 @@ mod tests {
     #[tokio::test]
     async fn a_kept_list_follows_every_change() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let path = Archive::path_in(dir.path());
+        let path = Files::in_dir(dir.path());
         let task = |id: &str, at: u64| {
             let mut e = WatchEntry::new(id, TaskKind::Image);
             e.last = Some(LastKnown {

@@ -3,7 +3,7 @@
 //! saved file), so the service sees the file asked for once (`A` right after the detail showed
 //! the picture).
 
-use crate::store::cache::ImageCache;
+use crate::store::cache::{ImageCache, Origin};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -54,11 +54,11 @@ impl Copies {
         let _ = self.0.cache.set(cache);
     }
 
-    /// The preview cache's whole copy of `url`'s file, if it holds one, and the `ETag` it
-    /// came with. Blocking file work.
-    pub fn cached(&self, url: &str) -> Option<(PathBuf, Option<String>)> {
+    /// The preview cache's whole copy of `url`'s file, if it holds one, and what it came
+    /// with (its `ETag`, the URL its fetch ended at). Blocking file work.
+    pub fn cached(&self, url: &str) -> Option<(PathBuf, Origin)> {
         let cache = self.0.cache.get()?;
-        Some((cache.hit(url)?, cache.etag(url)))
+        Some((cache.hit(url)?, cache.origin(url)))
     }
 }
 
@@ -99,13 +99,14 @@ mod tests {
         let cache = ImageCache::new(dir.path().join("cache"), 1_000_000);
         let scratch = cache.scratch().expect("scratch");
         std::fs::write(scratch.path().join("f"), b"whole").expect("write");
+        let origin = Origin {
+            etag: Some("\"e1\"".into()),
+            url: Some(url::Url::parse("http://y/a.png").expect("url")),
+        };
         let kept = cache
-            .admit(&scratch.path().join("f"), "http://x/a.png", Some("\"e1\""))
+            .admit(&scratch.path().join("f"), "http://x/a.png", &origin)
             .expect("admitted");
         copies.set_cache(cache);
-        assert_eq!(
-            copies.cached("http://x/a.png"),
-            Some((kept, Some("\"e1\"".to_string())))
-        );
+        assert_eq!(copies.cached("http://x/a.png"), Some((kept, origin)));
     }
 }

@@ -184,16 +184,18 @@ async fn fetch_to(
         .map_err(|e| DownloadEvent::Failed(format!("cannot create {}: {e}", dir.display())))?;
     let (shared, from_url, to) = (copies.clone(), url.to_string(), target.to_path_buf());
     let from_cache = tokio::task::spawn_blocking(move || {
-        let (cached, etag) = shared.cached(&from_url)?;
-        copies::copy_whole(&cached, &to).ok().map(|()| etag)
+        let (cached, origin) = shared.cached(&from_url)?;
+        copies::copy_whole(&cached, &to).ok().map(|()| origin)
     })
     .await;
-    if let (Ok(Some(etag)), Ok(asked)) = (from_cache, url::Url::parse(url)) {
+    if let (Ok(Some(origin)), Ok(asked)) = (from_cache, url::Url::parse(url)) {
         tracing::info!("{} copied from the preview cache", target.display());
         return Ok(Fetched {
             path: target.to_path_buf(),
-            etag,
-            url: asked,
+            etag: origin.etag,
+            // Where the preview's fetch ended, after redirects; the URL asked for when the
+            // cache does not know (a picture kept by an older gendash).
+            url: origin.url.unwrap_or(asked),
         });
     }
     let mut last: Option<Instant> = None;

@@ -135,7 +135,7 @@ impl Workers {
         let downloads = downloads::spawn(placement, copies.clone(), msgs.clone());
         let writes = writes::Writes::default();
         let archiving = saver::Archiving {
-            path: Some(files.archive.clone()),
+            files: Some(crate::store::archive::Files::from(&files)),
             after: settings.archive_after,
         };
         Workers {
@@ -149,7 +149,7 @@ impl Workers {
                 msgs.clone(),
             ),
             archiver: archiver::spawn(
-                files.archive.clone(),
+                crate::store::archive::Files::from(&files),
                 crate::clock::local_offset().whole_seconds(),
                 msgs.clone(),
             ),

@@ -243,13 +243,19 @@ impl Shared {
             Some(Err(ApiError::Invalid(reason))) => Ok(Err(PreviewError::Refused(reason))),
             Some(Err(e)) => Err(PreviewError::Fetch(first_line(&e.to_string()))),
             Some(Ok(crate::api::download::Fetched {
-                path: file, etag, ..
+                path: file,
+                etag,
+                url: ended_at,
             })) => {
                 let (cache, key) = (self.cache.clone(), url.to_string());
+                let origin = crate::store::cache::Origin {
+                    etag,
+                    url: Some(ended_at),
+                };
                 blocking(move || match std::fs::metadata(&file) {
                     Ok(m) if m.len() > MAX_FILE_BYTES => Ok(Err(PreviewError::TooBig(m.len()))),
                     _ => cache
-                        .admit(&file, &key, etag.as_deref())
+                        .admit(&file, &key, &origin)
                         .map(Ok)
                         .map_err(|e| PreviewError::Cache(e.to_string())),
                 })

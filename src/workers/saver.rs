@@ -14,7 +14,6 @@ use crate::msg::{ArchiveReport, Msg};
 use crate::store::archive::{self, Archive};
 use crate::store::dashboards::Registration;
 use crate::store::watchlist::{Stamp, TroubleKind, WatchEntry, WatchStore, unix_now};
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -48,8 +47,8 @@ impl Claimant {
 /// Where finished tasks go when they leave the watch list, and when they leave it unasked.
 #[derive(Debug, Clone, Default)]
 pub struct Archiving {
-    /// The archive's file; `None` archives nothing.
-    pub path: Option<PathBuf>,
+    /// The archive's file and the watch list it imports; `None` archives nothing.
+    pub files: Option<archive::Files>,
     /// `archive_after`: finished tasks move to the archive this long after they finished.
     pub after: Option<Duration>,
 }
@@ -58,7 +57,7 @@ impl Archiving {
     /// When `entry` is due to move to the archive by `archive_after`, if ever.
     fn due(&self, entry: &WatchEntry) -> Option<u64> {
         let after = self.after?.as_secs();
-        self.path.as_ref()?;
+        self.files.as_ref()?;
         if !archive::is_finished(entry) {
             return None;
         }
@@ -286,7 +285,7 @@ pub async fn run(
     }
     // `archive_after` is checked at start, then whenever the list is written or read, and
     // when the earliest finished task falls due (no wake-up otherwise).
-    if w.archiving.after.is_some() && w.archiving.path.is_some() {
+    if w.archiving.after.is_some() && w.archiving.files.is_some() {
         w.flush(&msgs, true).await;
     }
     let mut ticker = tokio::time::interval(CHECK_EVERY);
@@ -530,10 +529,10 @@ fn archive_removed(
     now: u64,
     moved: &mut Moved,
 ) {
-    let Some(path) = &archiving.path else {
+    let Some(files) = &archiving.files else {
         return;
     };
-    match archive::archive_dropped(path, before, list, now) {
+    match archive::archive_dropped(files, before, list, now) {
         Ok(dropped) => {
             if let Some(aside) = dropped.set_aside {
                 moved.problems.push(aside.to_string());
@@ -549,7 +548,7 @@ fn archive_removed(
 /// Takes the tasks the App put back on the watch list (`PersistOp::Add`: undo, watch again)
 /// out of the archive, now that the watch list has them.
 fn forget_added(ops: &[PersistOp], list: &[WatchEntry], archiving: &Archiving, moved: &mut Moved) {
-    let Some(path) = archiving.path.as_ref().filter(|p| p.exists()) else {
+    let Some(files) = archiving.files.as_ref().filter(|f| f.archive.exists()) else {
         return;
     };
     let added: Vec<WatchEntry> = ops
@@ -564,7 +563,7 @@ fn forget_added(ops: &[PersistOp], list: &[WatchEntry], archiving: &Archiving, m
     if added.is_empty() {
         return;
     }
-    match Archive::open(path).and_then(|mut a| a.forget(&added)) {
+    match Archive::open(files).and_then(|mut a| a.forget(&added)) {
         Ok(n) => moved.forgotten += n,
         Err(e) => moved.problems.push(e.to_string()),
     }
@@ -962,7 +961,7 @@ mod tests {
         out
     }
 
-    fn archived(path: &std::path::Path) -> Vec<String> {
+    fn archived(path: &archive::Files) -> Vec<String> {
         Archive::open(path)
             .expect("archive")
             .list()
@@ -978,7 +977,7 @@ mod tests {
     async fn removed_finished_tasks_move_to_the_archive() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = Archive::path_in(dir.path());
+        let path = archive::Files::in_dir(dir.path());
         let running = WatchEntry::new("running", TaskKind::Image);
         store
             .update(|l| {
@@ -992,7 +991,7 @@ mod tests {
         let all: Vec<i64> = first.list().expect("list").iter().map(|t| t.id).collect();
         first.delete(&all).expect("delete");
         let archiving = Archiving {
-            path: Some(path.clone()),
+            files: Some(path.clone()),
             after: None,
         };
         let keys = vec![
@@ -1031,7 +1030,7 @@ mod tests {
     async fn a_finish_and_a_removal_in_one_batch_archive_the_task() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = Archive::path_in(dir.path());
+        let path = archive::Files::in_dir(dir.path());
         let mut running = WatchEntry::new("r", TaskKind::Image);
         running.last = Some(LastKnown {
             status: "IN_PROGRESS".into(),
@@ -1041,7 +1040,7 @@ mod tests {
         store.update(|l| l.push(running)).expect("list");
         drop(Archive::open(&path).expect("archive"));
         let archiving = Archiving {
-            path: Some(path.clone()),
+            files: Some(path.clone()),
             after: None,
         };
         let finished = done("r", 100).last.expect("last");
@@ -1082,11 +1081,11 @@ mod tests {
     async fn a_failing_archive_keeps_them_on_the_list() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = dir.path().join("archive.sqlite3");
-        std::fs::create_dir(&path).expect("a directory in the way");
+        let path = archive::Files::in_dir(dir.path());
+        std::fs::create_dir(&path.archive).expect("a directory in the way");
         store.update(|l| l.push(done("a", 100))).expect("list");
         let archiving = Archiving {
-            path: Some(path),
+            files: Some(path),
             after: None,
         };
         let keys = vec![TaskKey::new(TaskKind::Image, "a")];
@@ -1103,7 +1102,7 @@ mod tests {
     async fn archive_after_moves_old_finished_tasks_at_start() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = Archive::path_in(dir.path());
+        let path = archive::Files::in_dir(dir.path());
         let now = unix_now();
         // Open it first so the import has happened on an empty list.
         drop(Archive::open(&path).expect("archive"));
@@ -1115,7 +1114,7 @@ mod tests {
             })
             .expect("list");
         let archiving = Archiving {
-            path: Some(path.clone()),
+            files: Some(path.clone()),
             after: Some(Duration::from_secs(2 * 86_400)),
         };
         let told = save(&store, archiving.clone(), Vec::new()).await;

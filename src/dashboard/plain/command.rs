@@ -41,23 +41,42 @@ pub const HELP: &[&str] = &[
     "quit — end gendash (so does Ctrl-D)",
 ];
 
+/// A line that is no command: what is wrong and what to type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// The first word, as typed.
+    #[error("unknown command \"{0}\": type help for the commands")]
+    Unknown(String),
+    #[error("{0} needs a task ID: {0} ID")]
+    NeedsId(&'static str),
+    #[error("{0} takes one task ID: {0} ID")]
+    OneId(&'static str),
+    /// The command, as typed.
+    #[error("{0} takes no arguments")]
+    NoArguments(String),
+    #[error("add: unknown option {0} (add [--video] ID…)")]
+    UnknownOption(String),
+    #[error("add needs at least one task ID: add [--video] ID…")]
+    AddNeedsIds,
+}
+
 /// The command a line asks for; the error names what is wrong and what to type.
-pub fn parse(line: &str) -> Result<Command, String> {
+pub fn parse(line: &str) -> Result<Command, CommandError> {
     let line = line.trim();
     let (word, rest) = line
         .split_once(char::is_whitespace)
         .map_or((line, ""), |(w, r)| (w, r.trim()));
     let args: Vec<&str> = rest.split_whitespace().collect();
-    let one = |name: &str| match args.as_slice() {
+    let one = |name: &'static str| match args.as_slice() {
         [id] => Ok((*id).to_string()),
-        [] => Err(format!("{name} needs a task ID: {name} ID")),
-        _ => Err(format!("{name} takes one task ID: {name} ID")),
+        [] => Err(CommandError::NeedsId(name)),
+        _ => Err(CommandError::OneId(name)),
     };
     let none = |command: Command| {
         if args.is_empty() {
             Ok(command)
         } else {
-            Err(format!("{word} takes no arguments"))
+            Err(CommandError::NoArguments(word.to_string()))
         }
     };
     match word.to_lowercase().as_str() {
@@ -74,14 +93,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "no" | "n" => none(Command::Answer(false)),
         "help" | "?" => none(Command::Help),
         "quit" | "exit" | "q" => none(Command::Quit),
-        _ => Err(format!(
-            "unknown command \"{word}\": type help for the commands"
-        )),
+        _ => Err(CommandError::Unknown(word.to_string())),
     }
 }
 
 /// `add [--video|--image] ID…`: the IDs are one kind, as in the dashboard's add dialog.
-fn add(args: &[&str]) -> Result<Command, String> {
+fn add(args: &[&str]) -> Result<Command, CommandError> {
     let mut kind = TaskKind::Image;
     let mut ids = Vec::new();
     for arg in args {
@@ -89,13 +106,13 @@ fn add(args: &[&str]) -> Result<Command, String> {
             "--video" | "-v" => kind = TaskKind::Video,
             "--image" | "-i" => kind = TaskKind::Image,
             flag if flag.starts_with('-') => {
-                return Err(format!("add: unknown option {flag} (add [--video] ID…)"));
+                return Err(CommandError::UnknownOption(flag.to_string()));
             }
             id => ids.push(id.to_string()),
         }
     }
     if ids.is_empty() {
-        return Err("add needs at least one task ID: add [--video] ID…".into());
+        return Err(CommandError::AddNeedsIds);
     }
     Ok(Command::Add { ids, kind })
 }
@@ -139,26 +156,32 @@ mod tests {
         assert_eq!(parse("QUIT"), Ok(Command::Quit));
     }
 
+    /// What a line says back: the command, or the words of its mistake.
+    // Text on purpose: the words the user reads are what is checked.
+    fn said(line: &str) -> Result<Command, String> {
+        parse(line).map_err(|e| e.to_string())
+    }
+
     #[test]
     fn mistakes_are_one_line_each_saying_what_to_type() {
         assert_eq!(
-            parse("frobnicate now"),
+            said("frobnicate now"),
             Err("unknown command \"frobnicate\": type help for the commands".into())
         );
         assert_eq!(
-            parse("add"),
+            said("add"),
             Err("add needs at least one task ID: add [--video] ID…".into())
         );
         assert_eq!(
-            parse("add --gif x"),
+            said("add --gif x"),
             Err("add: unknown option --gif (add [--video] ID…)".into())
         );
-        assert_eq!(parse("rm"), Err("rm needs a task ID: rm ID".into()));
+        assert_eq!(said("rm"), Err("rm needs a task ID: rm ID".into()));
         assert_eq!(
-            parse("open a b"),
+            said("open a b"),
             Err("open takes one task ID: open ID".into())
         );
-        assert_eq!(parse("list all"), Err("list takes no arguments".into()));
+        assert_eq!(said("list all"), Err("list takes no arguments".into()));
         for line in HELP {
             assert!(!line.contains('\n'), "{line}");
         }
@@ -174,7 +197,7 @@ mod tests {
                 "{word} is not in help"
             );
             assert_ne!(
-                parse(&format!("{word} x")).err().as_deref(),
+                said(&format!("{word} x")).err().as_deref(),
                 Some(format!("unknown command \"{word}\": type help for the commands").as_str())
             );
         }

@@ -26,6 +26,30 @@ pub use schema::VERSION;
 /// The archive's file in the data directory.
 pub const FILE_NAME: &str = crate::store::paths::ARCHIVE_FILE;
 
+/// The archive's file and the watch list its first open copies finished tasks from: both
+/// taken from [`DataFiles`](crate::store::paths::DataFiles), neither made from the other's path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Files {
+    pub archive: PathBuf,
+    pub watchlist: PathBuf,
+}
+
+impl Files {
+    /// The archive and watch list of the data directory `data`.
+    pub fn in_dir(data: &Path) -> Files {
+        Files::from(&crate::store::paths::DataFiles::new(data, data))
+    }
+}
+
+impl From<&crate::store::paths::DataFiles> for Files {
+    fn from(files: &crate::store::paths::DataFiles) -> Files {
+        Files {
+            archive: files.archive.clone(),
+            watchlist: files.watchlist.clone(),
+        }
+    }
+}
+
 /// One archived task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchivedTask {
@@ -205,13 +229,13 @@ pub struct Dropped {
     pub set_aside: Option<SetAside>,
 }
 
-/// Moves the finished tasks of `before` that `list` no longer has to the archive at `path`,
+/// Moves the finished tasks of `before` that `list` no longer has to the archive in `files`,
 /// archived at `now`: called under the watch list's lock, before the list is saved without
 /// them, so a crash in between leaves them in both, never in neither. If the archive cannot
 /// take them, they are put back on `list` and the error returned. Unfinished tasks are not
 /// archived.
 pub fn archive_dropped(
-    path: &Path,
+    files: &Files,
     before: &[WatchEntry],
     list: &mut Vec<WatchEntry>,
     now: u64,
@@ -225,7 +249,7 @@ pub fn archive_dropped(
         return Ok(Dropped::default());
     }
     let mut set_aside = None;
-    let written = Archive::open(path).and_then(|mut a| {
+    let written = Archive::open(files).and_then(|mut a| {
         set_aside = a.set_aside.take();
         a.insert(&gone, now)
     });
@@ -272,28 +296,28 @@ impl Archive {
         data_dir.join(FILE_NAME)
     }
 
-    /// The user's archive: in `GENDASH_DATA_DIR` or the platform data dir, beside the watch
-    /// list.
-    pub fn default_path() -> PathBuf {
-        crate::store::paths::DataFiles::user().archive
+    /// The user's archive and watch list: in `GENDASH_DATA_DIR` or the platform data dir.
+    pub fn user_files() -> Files {
+        Files::from(&crate::store::paths::DataFiles::user())
     }
 
-    /// Opens (creating it and its tables when missing) the archive at `path`; on its first
-    /// open it copies in the finished tasks of the watch list beside it (`watchlist.json`).
-    pub fn open(path: &Path) -> Result<Archive, ArchiveError> {
-        Self::open_setting_aside(path, true)
+    /// Opens (creating it and its tables when missing) the archive `files.archive`; on its
+    /// first open it copies in the finished tasks of `files.watchlist`.
+    pub fn open(files: &Files) -> Result<Archive, ArchiveError> {
+        Self::open_setting_aside(files, true)
     }
 
     /// [`Archive::open`] for a command that only reads it (`history`): a file that is not a
     /// readable database is an error and stays where it is, never renamed.
-    pub fn open_to_read(path: &Path) -> Result<Archive, ArchiveError> {
-        Self::open_setting_aside(path, false)
+    pub fn open_to_read(files: &Files) -> Result<Archive, ArchiveError> {
+        Self::open_setting_aside(files, false)
     }
 
     fn open_setting_aside(
-        path: &Path,
+        files: &Files,
         set_aside_unreadable: bool,
     ) -> Result<Archive, ArchiveError> {
+        let path = files.archive.as_path();
         let err = |detail: String| ArchiveError {
             path: path.to_path_buf(),
             detail,
@@ -330,10 +354,8 @@ impl Archive {
             set_aside,
             imported: 0,
         };
-        archive.imported = archive.import_watch_list_once(
-            &path.with_file_name("watchlist.json"),
-            crate::store::watchlist::unix_now(),
-        )?;
+        archive.imported = archive
+            .import_watch_list_once(&files.watchlist, crate::store::watchlist::unix_now())?;
         Ok(archive)
     }
 

@@ -28,7 +28,7 @@ fn finished(id: &str, at: u64) -> WatchEntry {
 }
 
 fn open_in(dir: &tempfile::TempDir) -> Archive {
-    Archive::open(&Archive::path_in(dir.path())).expect("open")
+    Archive::open(&Files::in_dir(dir.path())).expect("open")
 }
 
 fn ids(list: &[ArchivedTask]) -> Vec<&str> {
@@ -141,14 +141,15 @@ fn set_saved_records_the_file() {
 #[test]
 fn a_newer_schema_is_refused_with_the_files_name() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = Archive::path_in(dir.path());
+    let files = Files::in_dir(dir.path());
+    let path = &files.archive;
     {
         let a = open_in(&dir);
         a.conn
             .pragma_update(None, "user_version", VERSION + 1)
             .expect("bump");
     }
-    let e = Archive::open(&path).expect_err("newer");
+    let e = Archive::open(&files).expect_err("newer");
     let text = e.to_string();
     assert!(text.contains(&path.display().to_string()), "{text}");
     assert!(text.contains("newer gendash"), "{text}");
@@ -158,10 +159,11 @@ fn a_newer_schema_is_refused_with_the_files_name() {
 #[test]
 fn an_unreadable_file_is_set_aside_byte_for_byte() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = Archive::path_in(dir.path());
+    let files = Files::in_dir(dir.path());
+    let path = &files.archive;
     let junk = b"this is not a database, it is junk that fills a page or so".repeat(100);
-    std::fs::write(&path, &junk).expect("write");
-    let mut a = Archive::open(&path).expect("open");
+    std::fs::write(path, &junk).expect("write");
+    let mut a = Archive::open(&files).expect("open");
     let aside = a.set_aside().expect("set aside").clone();
     assert_eq!(std::fs::read(&aside.to).expect("aside"), junk);
     assert!(aside.to.to_string_lossy().contains(".corrupt-"));
@@ -218,6 +220,26 @@ fn the_watch_lists_finished_tasks_are_copied_in_once() {
     let a = open_in(&dir);
     assert_eq!(a.imported(), 0);
     assert_eq!(a.count().expect("count"), 0);
+}
+
+/// The watch list imported is the one named in `Files`, wherever it is: not a file found
+/// beside the archive.
+#[test]
+fn the_watch_list_imported_is_the_one_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let named = dir.path().join("elsewhere/list.json");
+    crate::store::watchlist::WatchStore::new(named.clone())
+        .update(|l| l.push(finished("named", 1000)))
+        .expect("named list");
+    crate::store::watchlist::WatchStore::new(dir.path().join("watchlist.json"))
+        .update(|l| l.push(finished("beside", 1000)))
+        .expect("list beside");
+    let files = Files {
+        archive: Archive::path_in(dir.path()),
+        watchlist: named,
+    };
+    let a = Archive::open(&files).expect("open");
+    assert_eq!(ids(&a.list_full(None).expect("list")), ["named"]);
 }
 
 #[test]

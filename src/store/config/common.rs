@@ -1,5 +1,5 @@
 //! What every part of the configuration shares: where a value came from, what the command
-//! line overrides, the error type and the environment's lookup.
+//! line overrides and the environment's lookup.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -52,11 +52,6 @@ pub struct Overrides {
     pub profile: Option<String>,
     pub base_url: Option<String>,
 }
-
-/// A configuration problem, naming the file and, where known, the line and key.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ConfigError(pub String);
 
 /// Reads the environment through a function, so tests need not touch the process's own.
 pub type EnvLookup<'a> = &'a dyn Fn(&str) -> Option<String>;

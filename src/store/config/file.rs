@@ -2,7 +2,7 @@
 //! errors), whose errors name the file, the line and the dotted key.
 
 use super::schema::FileSettings;
-use super::{ConfigError, EnvLookup, Overrides};
+use super::{ConfigError, EnvLookup, Overrides, Place};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -21,34 +21,29 @@ pub fn config_path(overrides: &Overrides, env: EnvLookup<'_>) -> (PathBuf, bool)
 pub fn parse(text: &str, path: &Path) -> Result<FileSettings, ConfigError> {
     let parsed: FileSettings = toml::from_str(text).map_err(|e| {
         let message = e.message().trim().to_string();
-        let location = e.span().map(|span| {
+        let at = e.span().map(|span| {
             let at = span.start.min(text.len());
-            let line = text[..at].matches('\n').count() + 1;
-            match key_at(text, at) {
+            Place {
+                line: text[..at].matches('\n').count() + 1,
                 // Unknown-key messages already name the key.
-                Some(key)
-                    if !message
-                        .contains(&format!("`{}`", key.rsplit('.').next().unwrap_or(&key))) =>
-                {
-                    format!(" line {line}, key `{key}`")
-                }
-                _ => format!(" line {line}"),
+                key: key_at(text, at).filter(|key| {
+                    !message.contains(&format!("`{}`", key.rsplit('.').next().unwrap_or(key)))
+                }),
             }
         });
-        ConfigError(format!(
-            "{}{}: {}",
-            path.display(),
-            location.unwrap_or_default(),
-            with_suggestion(&message)
-        ))
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
+            at,
+            message: with_suggestion(&message),
+        }
     })?;
     if let Some(profiles) = &parsed.profiles {
         for (name, p) in profiles {
             if p.profiles.is_some() {
-                return Err(ConfigError(format!(
-                    "{}: profile `{name}` has its own `profiles` table; profiles do not nest",
-                    path.display()
-                )));
+                return Err(ConfigError::NestedProfiles {
+                    path: path.to_path_buf(),
+                    name: name.clone(),
+                });
             }
         }
     }

@@ -5,14 +5,16 @@
 //! `schema`: every key, declared once (`declare`: how that declaration becomes the types and
 //! the table below); `values`: the checked value types; `file`: the parser (errors name the
 //! file, line and key); `resolve`: the precedence, a loop over the keys; `token`: the token's
-//! sources; `describe`: `config show` and the manual's key list; `common`: what they all share
-//! (the sources of a value, the overrides, the error, the environment's lookup).
+//! sources; `describe`: `config show` and the manual's key list; `refused`: why it cannot be used;
+//! `common`: what they all share (the sources of a value, the overrides, the environment's
+//! lookup).
 
 mod appearance;
 mod common;
 mod declare;
 mod describe;
 mod file;
+mod refused;
 mod resolve;
 mod schema;
 mod token;
@@ -23,12 +25,13 @@ pub use appearance::{
     UnknownAction,
 };
 pub use common::{
-    ConfigError, DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
+    DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
     DEFAULT_STALL_AFTER, EnvLookup, Overrides, Source, TokenOrigin, process_env,
 };
 pub use declare::{Key, Layered, Show};
 pub use describe::{JSON_SCHEMA_DIALECT, KEY_TABLE_BEGIN, KEY_TABLE_END, json_schema, key_table};
 pub use file::{config_path, declared_keys, nearest, parse};
+pub use refused::{ConfigError, Mismatch, Outside, Place, TokenLevel};
 pub use resolve::{
     Configured, configured_services, profile_names, resolve, resolve_from, resolve_service,
 };

@@ -5,7 +5,7 @@ use super::declare::{Key, Layered};
 use super::file::{config_path, key_lines, parse};
 use super::schema::{FileSettings, KEYS, Settings};
 use super::token::{check_one_way, foreign_base_url, loose_permissions, resolve_token};
-use super::{ConfigError, EnvLookup, Overrides, Source};
+use super::{ConfigError, EnvLookup, Outside, Overrides, Source};
 use std::path::PathBuf;
 
 /// Loads and resolves everything.
@@ -49,7 +49,10 @@ fn load_with_text(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
             Ok((FileSettings::default(), false, path, String::new()))
         }
-        Err(e) => Err(ConfigError(format!("cannot read {}: {e}", path.display()))),
+        Err(e) => Err(ConfigError::Unreadable {
+            path,
+            source: std::sync::Arc::new(e),
+        }),
     }
 }
 
@@ -129,18 +132,15 @@ pub fn resolve_from(
     let profile_name = overrides.profile.clone().or_else(|| env("GENDASH_PROFILE"));
     let mut profiles = file.profiles.take().unwrap_or_default();
     let profile = match &profile_name {
-        Some(name) => Some(profiles.remove(name).ok_or_else(|| {
-            let known: Vec<_> = profiles.keys().map(String::as_str).collect();
-            ConfigError(format!(
-                "{}: no profile `{name}` (known: {})",
-                path.display(),
-                if known.is_empty() {
-                    "none".into()
-                } else {
-                    known.join(", ")
-                }
-            ))
-        })?),
+        Some(name) => Some(
+            profiles
+                .remove(name)
+                .ok_or_else(|| ConfigError::NoProfile {
+                    path: path.clone(),
+                    name: name.clone(),
+                    known: profiles.keys().cloned().collect(),
+                })?,
+        ),
         None => None,
     };
     let profile_source = Source::Profile(profile_name.clone().unwrap_or_default());
@@ -172,7 +172,7 @@ pub fn resolve_from(
         &mut settings.warnings,
     ) {
         Ok((t, o, s)) => (t, o, s, None),
-        Err(e) => (None, None, Source::Default, Some(e.0)),
+        Err(e) => (None, None, Source::Default, Some(e)),
     };
     // The level the token came from names the base URL it is for: the profile's own, else
     // the top level's (a profile inherits it).
@@ -232,10 +232,15 @@ fn through_layers(
     // Outside the file: the flag, else the variable; only the one in force is read.
     let outside = key
         .flag
-        .and_then(|f| (layers.flag_value)(overrides).map(|v| (v, f, Source::Flag(f))))
-        .or_else(|| key.env.and_then(|e| env(e).map(|v| (v, e, Source::Env(e)))));
-    if let (Some((text, said, source)), Some(take)) = (outside, layers.outside) {
-        take(settings, &text).map_err(|e| ConfigError(format!("{said}: {e}")))?;
+        .and_then(|f| {
+            (layers.flag_value)(overrides).map(|v| (v, Outside::Flag(f), Source::Flag(f)))
+        })
+        .or_else(|| {
+            key.env
+                .and_then(|e| env(e).map(|v| (v, Outside::Env(e), Source::Env(e))))
+        });
+    if let (Some((text, given_by, source)), Some(take)) = (outside, layers.outside) {
+        take(settings, &text).map_err(|problem| ConfigError::Outside { given_by, problem })?;
         return Ok(source);
     }
     // The file's levels from the bottom up: the profile's value replaces the top level's, or

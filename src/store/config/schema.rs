@@ -39,7 +39,7 @@ declare_keys! {
         pub token_origin: Option<TokenOrigin>,
         /// Why no token could be read (a `token_file` that is missing, a failing
         /// `token_command`): said by whatever needs the token, and by `config show`.
-        pub token_problem: Option<String>,
+        pub token_problem: Option<super::ConfigError>,
         /// `[keys]` action name → the line of the config file that binds it, so an error found
         /// when the keymap is built names the line.
         pub keys_lines: BTreeMap<String, usize>,
@@ -302,7 +302,13 @@ fn keys_line(keys: &BTreeMap<String, Vec<KeyCombo>>) -> String {
 fn token_line(s: &Settings) -> String {
     match (&s.token, &s.token_origin) {
         (None, _) if s.token_problem.is_some() => {
-            format!("(unreadable: {})", s.token_problem.as_deref().unwrap_or(""))
+            format!(
+                "(unreadable: {})",
+                s.token_problem
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            )
         }
         (None, _) => "(not set)".to_string(),
         (Some(_), Some(TokenOrigin::File(p))) => {

@@ -75,23 +75,27 @@ fn unknown_keys_and_bad_values_name_line_and_key() {
         &path,
     )
     .expect_err("bad");
-    assert!(e.0.contains("/etc/g.toml line 2"), "{e}");
-    assert!(e.0.contains("poll_intervall"), "{e}");
+    assert!(e.to_string().contains("/etc/g.toml line 2"), "{e}");
+    assert!(e.to_string().contains("poll_intervall"), "{e}");
     let e = parse("\n\npoll_interval = -1\n", &path).expect_err("bad");
-    assert!(e.0.contains("line 3, key `poll_interval`"), "{e}");
+    assert!(e.to_string().contains("line 3, key `poll_interval`"), "{e}");
     let e = parse(
         "bell = true\n[profiles.work]\nmax_concurrent_polls = \"many\"\n",
         &path,
     )
     .expect_err("bad");
     assert!(
-        e.0.contains("line 3, key `profiles.work.max_concurrent_polls`"),
+        e.to_string()
+            .contains("line 3, key `profiles.work.max_concurrent_polls`"),
         "{e}"
     );
     let e = parse("[profiles.a]\nbase_url = \"ftp://x\"\n", &path).expect_err("bad");
-    assert!(e.0.contains("line 2") && e.0.contains("http"), "{e}");
+    assert!(
+        e.to_string().contains("line 2") && e.to_string().contains("http"),
+        "{e}"
+    );
     let e = parse("[profiles.a]\nfoo = 1\n", &path).expect_err("bad");
-    assert!(e.0.contains("foo"), "{e}");
+    assert!(e.to_string().contains("foo"), "{e}");
 }
 
 #[test]
@@ -101,7 +105,7 @@ fn unknown_profile_lists_known_ones() {
         ..Overrides::default()
     };
     let e = resolve_text(FILE, &o, &env_of(&[])).expect_err("bad");
-    assert!(e.0.contains("known: work"), "{e}");
+    assert!(e.to_string().contains("known: work"), "{e}");
 }
 
 #[test]
@@ -112,7 +116,7 @@ fn one_token_way_per_level_and_command_runs_without_shell() {
         &env_of(&[]),
     )
     .expect_err("bad");
-    assert!(e.0.contains("only one of"), "{e}");
+    assert!(e.to_string().contains("only one of"), "{e}");
     let s = resolve_text(
         "token_command = [\"echo\", \"tok from cmd\", \"$HOME\"]\n",
         &Overrides::default(),
@@ -174,16 +178,19 @@ fn image_preview_takes_six_values_and_names_line_and_key_otherwise() {
     let path = PathBuf::from("/etc/g.toml");
     let e = parse("bell = true\n\nimage_preview = \"ascii\"\n", &path).expect_err("bad");
     assert!(
-        e.0.contains("/etc/g.toml line 3, key `image_preview`"),
+        e.to_string()
+            .contains("/etc/g.toml line 3, key `image_preview`"),
         "{e}"
     );
     assert!(
-        e.0.contains("`ascii` is not one of \"auto\", \"kitty\""),
+        e.to_string()
+            .contains("`ascii` is not one of \"auto\", \"kitty\""),
         "{e}"
     );
     let e = parse("[profiles.a]\nimage_preview = 1\n", &path).expect_err("bad");
     assert!(
-        e.0.contains("line 2, key `profiles.a.image_preview`"),
+        e.to_string()
+            .contains("line 2, key `profiles.a.image_preview`"),
         "{e}"
     );
 }
@@ -251,13 +258,14 @@ fn bad_download_templates_name_line_and_key() {
         let text = format!("bell = true\n\n[profiles.p]\ndownload_template = \"{template}\"\n");
         let e = parse(&text, &path).expect_err(template);
         assert!(
-            e.0.contains("/etc/g.toml line 4, key `profiles.p.download_template`")
-                && e.0.contains(says),
+            e.to_string()
+                .contains("/etc/g.toml line 4, key `profiles.p.download_template`")
+                && e.to_string().contains(says),
             "{template}: {e}"
         );
     }
     let e = parse("auto_download = \"yes\"\n", &path).expect_err("not a bool");
-    assert!(e.0.contains("line 1, key `auto_download`"), "{e}");
+    assert!(e.to_string().contains("line 1, key `auto_download`"), "{e}");
 }
 
 #[test]
@@ -350,7 +358,7 @@ fn bad_keys_themes_and_styles_name_the_line_and_the_key() {
     ] {
         let e = resolve_text(text, &Overrides::default(), &none)
             .expect_err(text)
-            .0;
+            .to_string();
         assert!(e.starts_with("/tmp/x/"), "{e}");
         assert!(
             e.contains(wanted),
@@ -393,7 +401,7 @@ fn durations_and_the_poll_count_have_floors_said_plainly() {
         ),
         ("max_concurrent_polls = -2", "-2 is too few"),
     ] {
-        let e = parse(text, &path).expect_err(text).0;
+        let e = parse(text, &path).expect_err(text).to_string();
         assert!(e.contains(wanted), "{text}\n  got: {e}\n  wanted: {wanted}");
     }
     let ok = parse(
@@ -412,7 +420,7 @@ fn durations_and_the_poll_count_have_floors_said_plainly() {
     let env = env_of(&[("GENDASH_REQUEST_TIMEOUT", "0")]);
     let e = resolve_text("", &Overrides::default(), &env).expect_err("zero");
     assert_eq!(
-        e.0,
+        e.to_string(),
         "GENDASH_REQUEST_TIMEOUT: 0 is too short: it must be at least 1 second"
     );
 }
@@ -420,9 +428,11 @@ fn durations_and_the_poll_count_have_floors_said_plainly() {
 #[test]
 fn an_unknown_key_suggests_the_nearest_only_when_near() {
     let path = PathBuf::from("c.toml");
-    let e = parse("poll_intreval = 2\n", &path).expect_err("unknown").0;
+    let e = parse("poll_intreval = 2\n", &path)
+        .expect_err("unknown")
+        .to_string();
     assert!(e.starts_with("c.toml line 1: unknown field `poll_intreval` (did you mean `poll_interval`?), expected one of `base_url`"), "{e}");
-    let e = parse("zzz = 2\n", &path).expect_err("unknown").0;
+    let e = parse("zzz = 2\n", &path).expect_err("unknown").to_string();
     assert!(
         e.starts_with("c.toml line 1: unknown field `zzz`, expected one of"),
         "{e}"
@@ -449,7 +459,7 @@ fn the_declared_keys_are_the_schema_s() {
     // Each one parses (as some value), none is invented.
     let e = parse("nope = 1", Path::new("c.toml"))
         .expect_err("unknown")
-        .0;
+        .to_string();
     for k in keys {
         assert!(
             e.contains(&format!("`{k}`")),
@@ -463,7 +473,7 @@ fn the_declared_keys_are_the_schema_s() {
 fn parser_keys() -> Vec<String> {
     let e = parse("nope = 1", Path::new("c.toml"))
         .expect_err("unknown")
-        .0;
+        .to_string();
     let known = e.split_once("expected one of").expect("a list").1;
     known
         .split('`')
@@ -574,7 +584,46 @@ fn a_key_with_a_flag_or_a_variable_reads_its_text_and_each_layered_key_has_a_sou
     assert_eq!(s.sources["base_url"], Source::Flag("--base-url"));
     let e = resolve_text("", &Overrides::default(), &env).expect_err("bad variable");
     assert!(
-        e.0.starts_with("GENDASH_BASE_URL: `not a url` has no scheme"),
+        e.to_string()
+            .starts_with("GENDASH_BASE_URL: `not a url` has no scheme"),
         "{e}"
     );
+}
+
+/// A profile's token with a base URL from the environment is withheld, and the error names
+/// both sources as its fields (the words are checked on the wire in `api::hardening`); a
+/// flag's bad value is a usage error, a variable's is not.
+#[test]
+fn a_token_and_base_url_from_two_sources_name_both() {
+    let text = "[profiles.p]\nbase_url = \"https://p.example\"\ntoken = \"t\"\n";
+    let o = Overrides {
+        profile: Some("p".into()),
+        ..Overrides::default()
+    };
+    let env = env_of(&[("GENDASH_BASE_URL", "https://other.example")]);
+    let s = resolve_text(text, &o, &env).expect("resolves");
+    assert!(s.token.is_none(), "withheld");
+    let Some(ConfigError::ForeignBaseUrl(m)) = s.token_problem else {
+        panic!("{:?}", s.token_problem);
+    };
+    assert_eq!(
+        m.token_from,
+        TokenLevel::Profile {
+            name: "p".into(),
+            file: PathBuf::from("/tmp/x/config.toml")
+        }
+    );
+    assert_eq!(m.base_url_from, Outside::Env("GENDASH_BASE_URL"));
+    assert_eq!(m.given.as_str(), "https://other.example/");
+    assert_eq!(m.configured.as_str(), "https://p.example/");
+
+    let flag = Overrides {
+        base_url: Some("not a url".into()),
+        ..Overrides::default()
+    };
+    let e = resolve_text("", &flag, &env_of(&[])).expect_err("bad flag");
+    assert!(e.is_usage(), "{e}");
+    let env = env_of(&[("GENDASH_BASE_URL", "not a url")]);
+    let e = resolve_text("", &Overrides::default(), &env).expect_err("bad variable");
+    assert!(!e.is_usage(), "{e}");
 }

@@ -4,9 +4,10 @@
 
 use super::schema::{FileSettings, expand_home};
 use super::values::CommandSpec;
-use super::{ConfigError, EnvLookup, Source, TokenOrigin};
+use super::{ConfigError, EnvLookup, Mismatch, Outside, Source, TokenLevel, TokenOrigin};
 use crate::api::Secret;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The token: environment, then the profile's, then the top level's.
 pub(super) fn resolve_token(
@@ -88,10 +89,10 @@ pub fn check_one_way(level: &FileSettings, path: &Path, what: &str) -> Result<()
         + usize::from(level.token_file.is_some())
         + usize::from(level.token_command.is_some());
     if ways > 1 {
-        return Err(ConfigError(format!(
-            "{} ({what}): set only one of token, token_file, token_command",
-            path.display()
-        )));
+        return Err(ConfigError::TokenTwice {
+            path: path.to_path_buf(),
+            level: what.to_string(),
+        });
     }
     Ok(())
 }
@@ -106,17 +107,17 @@ fn read_level(
     }
     if let Some(file) = &level.token_file {
         let file = expand_home(file);
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| ConfigError(format!("cannot read token_file {}: {e}", file.display())))?;
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| ConfigError::TokenFileUnreadable {
+                path: file.clone(),
+                source: Arc::new(e),
+            })?;
         if let Some(w) = loose_permissions(&file) {
             warnings.push(w);
         }
         let token = text.lines().next().unwrap_or("").trim().to_string();
         if token.is_empty() {
-            return Err(ConfigError(format!(
-                "token_file {} is empty",
-                file.display()
-            )));
+            return Err(ConfigError::TokenFileEmpty { path: file });
         }
         return Ok(Some((Secret::new(token), TokenOrigin::File(file))));
     }
@@ -137,19 +138,22 @@ fn run_token_command(cmd: &CommandSpec) -> Result<Secret, ConfigError> {
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::inherit())
         .output()
-        .map_err(|e| ConfigError(format!("token_command `{program}` could not run: {e}")))?;
+        .map_err(|e| ConfigError::TokenCommandDidNotRun {
+            program: program.clone(),
+            source: Arc::new(e),
+        })?;
     if !output.status.success() {
-        return Err(ConfigError(format!(
-            "token_command `{program}` failed ({})",
-            output.status
-        )));
+        return Err(ConfigError::TokenCommandFailed {
+            program: program.clone(),
+            status: output.status,
+        });
     }
     let text = String::from_utf8_lossy(&output.stdout);
     let token = text.lines().next().unwrap_or("").trim().to_string();
     if token.is_empty() {
-        return Err(ConfigError(format!(
-            "token_command `{program}` printed no token"
-        )));
+        return Err(ConfigError::TokenCommandSilent {
+            program: program.clone(),
+        });
     }
     Ok(Secret::new(token))
 }
@@ -183,25 +187,29 @@ pub(super) fn foreign_base_url(
     base_url: Option<&url::Url>,
     configured: Option<&url::Url>,
     path: &Path,
-) -> Option<String> {
-    let (Source::Env(outside) | Source::Flag(outside)) = from else {
-        return None;
+) -> Option<ConfigError> {
+    let base_url_from = match from {
+        Source::Env(name) => Outside::Env(name),
+        Source::Flag(name) => Outside::Flag(name),
+        _ => return None,
     };
-    let whose = match token_source {
-        Source::Profile(p) => format!("profile `{p}` in {}", path.display()),
-        Source::TopLevel => format!("the top level of {}", path.display()),
-        Source::SetToken => format!(
-            "the file `config set-token` wrote beside {}",
-            path.display()
-        ),
+    let file = path.to_path_buf();
+    let token_from = match token_source {
+        Source::Profile(name) => TokenLevel::Profile {
+            name: name.clone(),
+            file,
+        },
+        Source::TopLevel => TokenLevel::TopLevel { file },
+        Source::SetToken => TokenLevel::SetToken { config_file: file },
         Source::Default | Source::Env(_) | Source::Flag(_) => return None,
     };
     let (given, configured) = (base_url?, configured?);
     (given.origin() != configured.origin()).then(|| {
-        format!(
-            "the token comes from {whose} (for {configured}) but the base URL from {outside} \
-             ({given}); a token goes only to the service it was configured for: unset \
-             {outside}, or give that service's token in GENDASH_TOKEN"
-        )
+        ConfigError::ForeignBaseUrl(Box::new(Mismatch {
+            token_from,
+            configured: configured.clone(),
+            base_url_from,
+            given: given.clone(),
+        }))
     })
 }

@@ -7,7 +7,7 @@
 use crate::common::{self, Served};
 use common::pty::{Session, command};
 use gendash::api::TaskKind;
-use gendash::store::archive::Archive;
+use gendash::store::archive::{Archive, Files};
 use gendash::store::watchlist::{LastKnown, Transition, WatchEntry, WatchStore, unix_now};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -235,7 +235,7 @@ fn finished(count: usize, prefix: &str) -> Vec<WatchEntry> {
 /// whose watch list holds `entries`.
 fn data_dir_with(entries: &[WatchEntry]) -> (tempfile::TempDir, WatchStore) {
     let dir = tempfile::tempdir().unwrap();
-    drop(Archive::open(&Archive::path_in(dir.path())).unwrap());
+    drop(Archive::open(&Files::in_dir(dir.path())).unwrap());
     let store = WatchStore::new(dir.path().join("watchlist.json"));
     store.update(|l| l.extend(entries.iter().cloned())).unwrap();
     (dir, store)
@@ -245,7 +245,7 @@ fn data_dir_with(entries: &[WatchEntry]) -> (tempfile::TempDir, WatchStore) {
 fn none_lost(dir: &Path, store: &WatchStore, all: &[WatchEntry]) -> (usize, usize) {
     let loaded = store.load().unwrap();
     assert!(loaded.set_aside.is_none(), "the watch list reads");
-    let archive = Archive::open(&Archive::path_in(dir)).unwrap();
+    let archive = Archive::open(&Files::in_dir(dir)).unwrap();
     assert_eq!(archive.set_aside(), None, "the archive reads");
     let archived = archive.list().unwrap();
     let listed: BTreeSet<&str> = loaded.entries.iter().map(|e| e.task_id.as_str()).collect();
@@ -343,7 +343,7 @@ fn writers_at_the_same_time_all_arrive() {
     };
     let (one, two) = (remover(a), remover(b));
     let direct = finished(200, "c");
-    let mut archive = Archive::open(&Archive::path_in(&data)).unwrap();
+    let mut archive = Archive::open(&Files::in_dir(&data)).unwrap();
     for e in &direct {
         archive.insert(std::slice::from_ref(e), unix_now()).unwrap();
     }
@@ -363,11 +363,11 @@ fn the_dashboards_remove_key_archives_and_undo_takes_it_back() {
     );
     let data = served.path().join("data/gendash");
     let archived = || {
-        let path = Archive::path_in(&data);
-        if !path.exists() {
+        let files = Files::in_dir(&data);
+        if !files.archive.exists() {
             return Vec::new();
         }
-        Archive::open(&path).unwrap().list_full(None).unwrap()
+        Archive::open(&files).unwrap().list_full(None).unwrap()
     };
     let mut s = Session::spawn(command(served.path(), &[], &served.env()), 150, 40);
     s.wait_for("the task finished", Duration::from_secs(30), |t| {
@@ -413,9 +413,10 @@ fn the_dashboards_remove_key_archives_and_undo_takes_it_back() {
 fn history_prints_hostile_text_sanitised() {
     let all = finished(1, "hostile");
     let (dir, _store) = data_dir_with(&[]);
-    let path = Archive::path_in(dir.path());
-    Archive::open(&path).unwrap().insert(&all, 5).unwrap();
-    let conn = rusqlite::Connection::open(&path).unwrap();
+    let files = Files::in_dir(dir.path());
+    let path = &files.archive;
+    Archive::open(&files).unwrap().insert(&all, 5).unwrap();
+    let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute(
         "UPDATE tasks SET entry = json_set(entry, '$.last.status', ?1, '$.label', ?2)",
         ["DONE\u{1b}]0;pwned\u{7}\u{1b}[2J", "cat\u{7}\u{202e}"],
@@ -445,7 +446,7 @@ fn history_filters_by_finish_date() {
         e.last.as_mut().unwrap().finished_at = Some(t);
     }
     let (dir, _store) = data_dir_with(&[]);
-    Archive::open(&Archive::path_in(dir.path()))
+    Archive::open(&Files::in_dir(dir.path()))
         .unwrap()
         .insert(&all, at[2] + 60)
         .unwrap();
@@ -504,7 +505,7 @@ fn history_filters_by_finish_date() {
 #[test]
 fn history_filter_names_what_it_cannot_use() {
     let (dir, _store) = data_dir_with(&[]);
-    Archive::open(&Archive::path_in(dir.path()))
+    Archive::open(&Files::in_dir(dir.path()))
         .unwrap()
         .insert(&finished(2, "named"), unix_now())
         .unwrap();

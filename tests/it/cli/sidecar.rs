@@ -280,6 +280,71 @@ fn a_download_copied_from_the_preview_keeps_the_etag_in_its_sidecar() {
     assert_eq!(v["etag"], gendash::server::files::etag(&bytes), "{v}");
 }
 
+/// A redirected picture shown first, then downloaded with the download key: the download is
+/// the preview's copy (one GET on the wire), and its sidecar records where the redirect led,
+/// not the URL asked for.
+#[test]
+fn a_download_copied_from_a_redirected_preview_records_the_final_url() {
+    use crate::common::recorder::{Behind, in_front_of, recorder};
+    use common::pty::{Session, command};
+    let id = "demo-image-done";
+    let mut served = common::Served::new();
+    // The service's file URLs name `hop`, which redirects each to `away`: two other origins.
+    let (away, hop, front) = served.rt.block_on(async {
+        let away = in_front_of(served.svc.addr).await;
+        let hop = recorder(Behind::Redirect(away.url())).await;
+        let front = recorder(Behind::Service {
+            addr: served.svc.addr,
+            host: Some(hop.addr.to_string()),
+        })
+        .await;
+        (away, hop, front)
+    });
+    served.base = front.base();
+    served.config(&format!("{}sidecar = true\n", common::QUICK_TO_DL));
+    served.watch_add(&[id]);
+    let home = served.home.path();
+    let env = served.env();
+    let mut s = Session::spawn(command(home, &[], &env), 150, 40);
+    s.wait_row(id, "COMPLETED");
+    s.send("\t");
+    let cached = || {
+        common::files_under(home)
+            .into_iter()
+            .any(|p| p.extension().is_some_and(|e| e == "img"))
+    };
+    s.wait_for("the preview's copy", Duration::from_secs(20), |_| cached());
+    s.send("D");
+    let file = home.join(format!("dl/{id}.png"));
+    s.wait_for("the file", Duration::from_secs(20), |t| {
+        t.contains(&format!("saved {}", file.display()))
+    });
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    let gets: Vec<String> = away
+        .seen()
+        .into_iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.path)
+        .collect();
+    assert_eq!(
+        gets.len(),
+        1,
+        "the download was the preview's copy: {gets:?}"
+    );
+    assert_eq!(hop.count(), 1, "{:?}", hop.seen());
+    let v = sidecar_of(&file);
+    assert_eq!(
+        v["download_url"].as_str(),
+        Some(format!("{}{}", away.base().trim_end_matches('/'), gets[0]).as_str()),
+        "the final hop's URL: {v}"
+    );
+    assert_eq!(
+        v["etag"],
+        gendash::server::files::etag(&std::fs::read(&file).unwrap())
+    );
+}
+
 /// A sidecar that cannot be written (a directory has its name) is said on stderr; the file
 /// stays and the run succeeds.
 #[tokio::test]

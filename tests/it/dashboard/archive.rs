@@ -76,7 +76,7 @@ fn leave_and_quit(s: &mut Session, keys: &str) {
 #[test]
 fn a_long_archives_count_follows_its_first_matches_by_itself() {
     use gendash::api::TaskKind;
-    use gendash::store::archive::Archive;
+    use gendash::store::archive::{Archive, Files};
     use gendash::store::watchlist::{LastKnown, WatchEntry};
     let served = common::Served::new();
     served.config("bell = false\ndesktop_notifications = false\nimage_preview = \"off\"\n");
@@ -99,7 +99,7 @@ fn a_long_archives_count_follows_its_first_matches_by_itself() {
         .collect();
     let data = served.path().join("data/gendash");
     std::fs::create_dir_all(&data).unwrap();
-    let mut archive = Archive::open(&Archive::path_in(&data)).unwrap();
+    let mut archive = Archive::open(&Files::in_dir(&data)).unwrap();
     assert_eq!(archive.insert(&entries, now).unwrap(), 5_000);
     drop(archive);
     let mut s = Session::spawn(command(served.path(), &[], &served.env()), 120, 30);

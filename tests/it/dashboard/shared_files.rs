@@ -99,7 +99,10 @@ fn an_open_archive_view_sees_what_another_dashboard_archives() {
     // The archive exists, empty, before the task is added: its first open copies in the
     // watch list's finished tasks, which would put the task there before it is removed.
     drop(
-        gendash::store::archive::Archive::open(&home.join("data/gendash/archive.sqlite3")).unwrap(),
+        gendash::store::archive::Archive::open(&gendash::store::archive::Files::in_dir(
+            &home.join("data/gendash"),
+        ))
+        .unwrap(),
     );
     let id = "sim-1-archived-elsewhere";
     served.watch_add(&[id]);

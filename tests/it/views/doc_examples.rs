@@ -244,7 +244,7 @@ fn demo_archive(data: &std::path::Path) {
             nov_3,
         ),
     ];
-    Archive::open(&Archive::path_in(data))
+    Archive::open(&gendash::store::archive::Files::in_dir(data))
         .unwrap()
         .insert(&tasks, nov_20 + 60)
         .unwrap();
