@@ -6,6 +6,7 @@ use crate::app::state::Theme;
 use crate::app::state::{Action, Context, DownloadView, Phase, Row as WatchRow, State};
 use crate::app::watch::timing::Usual;
 use crate::fmt::{ago, countdown, duration_label, format_eta, wall_time};
+use crate::ui::facts::{Labels, labelled, mark_cut};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -15,9 +16,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 /// Width of the detail's labels, the space after the longest (`not found`) included.
 const LABEL: usize = 10;
 
-/// `value` after a `label` (at least one space between), wrapped at spaces into lines of the
-/// area's width, continuations indented; only a word longer than a whole line (a URL) is
-/// broken, so nothing is cut off and where each piece lands is known.
+/// A fact of the task: `value` after its `label`, wrapped to `width`.
 fn wrapped(
     label: &str,
     value: &str,
@@ -25,22 +24,11 @@ fn wrapped(
     style: Style,
     theme: Theme,
 ) -> Vec<Line<'static>> {
-    let room = width.saturating_sub(LABEL).max(1);
-    crate::fit::wrap(value, room)
-        .into_iter()
-        .enumerate()
-        .map(|(i, chunk)| {
-            let head = if i == 0 {
-                format!("{label:<w$} ", w = LABEL - 1)
-            } else {
-                " ".repeat(LABEL)
-            };
-            Line::from(vec![
-                Span::styled(head, theme.dim()),
-                Span::styled(chunk, style),
-            ])
-        })
-        .collect()
+    let labels = Labels {
+        width: LABEL,
+        style: theme.dim(),
+    };
+    labelled(label, value, width, style, labels)
 }
 
 /// The selected task, every fact about it; the URL is returned as links, one per line it takes.
@@ -105,24 +93,6 @@ pub(super) fn render(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     );
     frame.render_widget(Paragraph::new(lines), inner);
     found
-}
-
-/// When there are more `lines` than rows, the last row shown ends with `…`, so a detail cut
-/// short says so.
-fn mark_cut(lines: &mut Vec<Line<'static>>, rows: usize, width: usize) {
-    if lines.len() <= rows || rows == 0 {
-        return;
-    }
-    lines.truncate(rows);
-    let Some(last) = lines.last_mut() else {
-        return;
-    };
-    let Some(text) = last.spans.pop() else {
-        return;
-    };
-    let room = width.saturating_sub(last.spans.iter().map(Span::width).sum());
-    let cut = crate::fit::ending_cut(&text.content, room);
-    last.spans.push(Span::styled(cut, text.style));
 }
 
 /// The detail's lines, cut to `width`, and which of them hold the URL.
