@@ -284,9 +284,8 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
         let mut text = vec![format!("the service does not know this task: {d}")];
         if r.retries() > 0 {
             text.push(format!(
-                "asked {} {}",
-                r.retries(),
-                if r.retries() == 1 { "time" } else { "times" }
+                "asked {}",
+                crate::fmt::count(usize::try_from(r.retries()).unwrap_or(usize::MAX), "time")
             ));
         }
         text.extend(since);
