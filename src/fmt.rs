@@ -95,7 +95,7 @@ pub fn plural(noun: &str) -> String {
 /// `532 bytes`, `48.2 kB`, `3.4 MB`, `20 MB`: decimal units, as file sizes are usually given.
 pub fn human_bytes(n: u64) -> String {
     if n < 1000 {
-        return format!("{n} bytes");
+        return count(usize::try_from(n).unwrap_or(usize::MAX), "byte");
     }
     let (value, unit) = if n < 1_000_000 {
         (n as f64 / 1e3, "kB")
@@ -226,6 +226,7 @@ mod tests {
     #[test]
     fn sizes() {
         assert_eq!(human_bytes(532), "532 bytes");
+        assert_eq!(human_bytes(1), "1 byte");
         assert_eq!(human_bytes(48_200), "48.2 kB");
         assert_eq!(human_bytes(3_400_000), "3.4 MB");
         assert_eq!(human_bytes(20_000_000), "20 MB");

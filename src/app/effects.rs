@@ -117,7 +117,7 @@ impl From<Vec<Cmd>> for Effects {
 pub fn tasks(ids: &[String]) -> String {
     match ids {
         [one] => one.clone(),
-        _ => format!("{} tasks", ids.len()),
+        _ => crate::fmt::count(ids.len(), "task"),
     }
 }
 

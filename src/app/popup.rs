@@ -58,7 +58,7 @@ impl AddDialog {
     pub fn relabel_title(&self) -> String {
         let whose = match self.relabel.as_deref() {
             Some([one]) => one.id.clone(),
-            Some(keys) => format!("{} tasks", keys.len()),
+            Some(keys) => crate::fmt::count(keys.len(), "task"),
             None => String::new(),
         };
         crate::api::sanitize::sanitize(&format!(" Label of {whose} "))

@@ -118,8 +118,8 @@ pub async fn run(args: &ServeArgs) -> CliResult {
     };
     // Written with `output::line`, which ignores a closed pipe (`gendash serve | head -1`).
     output::line(&format!(
-        "gendash reference service on {base} ({entries} catalogue {})",
-        if entries == 1 { "entry" } else { "entries" }
+        "gendash reference service on {base} ({})",
+        crate::fmt::count(entries, "catalogue entry")
     ));
     let token_shown = if generated {
         // The service's own throwaway token, printed so the user can point a client at it.

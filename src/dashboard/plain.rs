@@ -440,7 +440,11 @@ impl Printer {
                 self.print(&Line::plain(if text.is_empty() {
                     format!("no filter: {}", crate::fmt::count(all, "task"))
                 } else {
-                    format!("filter \"{}\": {shown} of {all} tasks", state.watch.query)
+                    format!(
+                        "filter \"{}\": {shown} of {}",
+                        state.watch.query,
+                        crate::fmt::count(all, "task")
+                    )
                 }));
             }
             Command::Models(text) => {

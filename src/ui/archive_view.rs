@@ -2,16 +2,18 @@
 //! filter line, the list (status, finished time, kind, task ID, label, a mark for a saved
 //! file) and the selected task's detail with its picture. Every key it names is the keymap's.
 
+use super::facts::{Labels, labelled, mark_cut};
 use crate::app::state::{Action, Context};
 use crate::app::state::{
     ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed,
 };
-use crate::fit::cut as ellipsis;
+use crate::fit::{self, cut as ellipsis};
 use crate::fmt::local_minute;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 
 /// Draws the view in place of the panes (they are not drawn under it, and a frame starts
 /// blank, so nothing is cleared first).
@@ -31,10 +33,14 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     render_filter(state, a.filter, theme, frame);
     if view.order.is_empty() {
         let area = a.header.union(a.list);
-        frame.render_widget(
-            Paragraph::new(empty(state, theme)).wrap(Wrap { trim: false }),
-            area,
-        );
+        let width = usize::from(area.width);
+        let mut lines: Vec<Line<'static>> = empty(state, theme)
+            .iter()
+            .flat_map(|line| fit::wrap_spans(&line.spans, width))
+            .map(Line::from)
+            .collect();
+        mark_cut(&mut lines, usize::from(area.height), width);
+        frame.render_widget(Paragraph::new(lines), area);
         return;
     }
     render_list(state, a.header, a.list, theme, frame);
@@ -212,6 +218,11 @@ fn empty(state: &State, theme: Theme) -> Vec<Line<'static>> {
     ])]
 }
 
+/// Width of the detail's labels, the space after the longest (`finished`, `archived`) included.
+const LABEL: usize = 9;
+
+/// The selected task, every fact about it, each wrapped as the watch list's detail wraps them;
+/// a detail taller than its area ends in `…`.
 fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: &mut Frame) {
     if area.height == 0 {
         return;
@@ -220,19 +231,37 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
     let Some(t) = view.detail() else {
         return;
     };
+    let text = Rect {
+        width: if preview.is_empty() {
+            area.width
+        } else {
+            area.width.saturating_sub(preview.width + 1)
+        },
+        ..area
+    };
+    let width = usize::from(text.width);
     let off = view.utc_offset;
     let e = &t.entry;
     let at = |s: u64| local_minute(s, off);
-    let label = |name: &str| Span::styled(format!("{name:<9}"), theme.dim());
-    let mut lines = vec![Line::styled(format!("─ {} ", e.task_id), theme.title())];
+    let labels = Labels {
+        width: LABEL,
+        style: theme.dim(),
+    };
+    let fact = |name: &str, value: &str, style: Style| labelled(name, value, width, style, labels);
+    let plain = Style::new();
+    let heading = Labels {
+        width: 2,
+        style: theme.title(),
+    };
+    let mut lines = labelled("─", &e.task_id, width, theme.title(), heading);
     let kind = format!(
         "{} · {}",
         e.kind.as_str(),
         e.service.as_deref().unwrap_or("the current service")
     );
-    lines.push(Line::from(vec![label("kind"), Span::raw(kind)]));
+    lines.extend(fact("kind", &kind, plain));
     if let Some(l) = &e.label {
-        lines.push(Line::from(vec![label("label"), Span::raw(l.clone())]));
+        lines.extend(fact("label", l, plain));
     }
     let last = e.last.as_ref();
     let mut history: Vec<String> = last
@@ -250,17 +279,12 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
     if history.is_empty() {
         history.push(last.map_or("?", |l| l.status.as_str()).to_string());
     }
-    lines.push(Line::from(vec![
-        label("status"),
-        Span::raw(history.join(" → ")),
-    ]));
-    lines.push(Line::from(vec![label("added"), Span::raw(at(e.added_at))]));
+    lines.extend(fact("status", &history.join(" → "), plain));
+    lines.extend(fact("added", &at(e.added_at), plain));
     if let Some(s) = last.and_then(|l| l.running_since) {
         let after = crate::fmt::duration_label(s.saturating_sub(e.added_at));
-        lines.push(Line::from(vec![
-            label("started"),
-            Span::raw(format!("{} ({after} after it was added)", at(s))),
-        ]));
+        let started = format!("{} ({after} after it was added)", at(s));
+        lines.extend(fact("started", &started, plain));
     }
     let finished = t.finished_at();
     let took = last
@@ -272,33 +296,16 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
             )
         })
         .unwrap_or_default();
-    lines.push(Line::from(vec![
-        label("finished"),
-        Span::raw(format!("{}{took}", at(finished))),
-    ]));
-    let url = last.and_then(|l| l.url_download.clone());
-    lines.push(Line::from(vec![
-        label("URL"),
-        match url {
-            Some(u) => Span::styled(u, theme.link()),
-            None => Span::styled("none", theme.dim()),
-        },
-    ]));
+    lines.extend(fact("finished", &format!("{}{took}", at(finished)), plain));
+    lines.extend(match last.and_then(|l| l.url_download.as_deref()) {
+        Some(u) => fact("URL", u, theme.link()),
+        None => fact("URL", "none", theme.dim()),
+    });
     let file = file_span(state, theme);
-    lines.push(Line::from(vec![label("file"), file]));
-    lines.push(Line::from(vec![
-        label("archived"),
-        Span::raw(at(t.archived_at)),
-    ]));
-    let text = Rect {
-        width: if preview.is_empty() {
-            area.width
-        } else {
-            area.width.saturating_sub(preview.width + 1)
-        },
-        ..area
-    };
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), text);
+    lines.extend(fact("file", &file.content, file.style));
+    lines.extend(fact("archived", &at(t.archived_at), plain));
+    mark_cut(&mut lines, usize::from(text.height), width);
+    frame.render_widget(Paragraph::new(lines), text);
     if let Some(picture) = state.preview.view().filter(|_| !preview.is_empty()) {
         super::preview_slot::render(frame, preview, picture);
     }

@@ -4,6 +4,7 @@ mod add;
 mod archive_view;
 mod browser;
 mod confirm;
+mod facts;
 mod help;
 pub mod preview_slot;
 mod request_log;

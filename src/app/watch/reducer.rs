@@ -222,10 +222,7 @@ fn download_marked(watch: &Watch) -> Effects {
             _ => without.push(r.entry.task_id.clone()),
         }
     }
-    let fetched = match cmds.len() {
-        1 => "1 task".to_string(),
-        n => format!("{n} tasks"),
-    };
+    let fetched = crate::fmt::count(cmds.len(), "task");
     let text = match (cmds.len(), without.is_empty()) {
         (0, _) => format!("no file to download for {}", tasks(&without)),
         (_, true) => format!("downloading the files of {fetched}"),

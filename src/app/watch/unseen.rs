@@ -60,7 +60,7 @@ pub fn next(watch: &mut Watch, keymap: &Keymap) -> Effects {
         if all == 1 {
             "the new task is".to_string()
         } else {
-            format!("the {all} new tasks are")
+            format!("the {} are", crate::fmt::count(all, "new task"))
         },
         keymap.key(ActionName::ClearFilter)
     ))

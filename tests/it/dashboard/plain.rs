@@ -129,6 +129,12 @@ fn every_line_command_works_and_each_change_is_one_line() {
 
     help_lists_every_command(&mut s);
 
+    // One task: counted in the singular.
+    let at = type_line(&mut s, "filter zzz");
+    wait_after(&s, at, "filter \"zzz\": 0 of 1 task\n");
+    let at = type_line(&mut s, "filter");
+    wait_after(&s, at, "no filter: 1 task\n");
+
     // The line discipline echoes what is typed: the terminal is not raw.
     let at = type_line(&mut s, "add sim-3-x");
     wait_after(&s, at, "add sim-3-x\n");

@@ -182,3 +182,17 @@ fn the_filter_line_names_what_the_archive_cannot_use() {
     let screen = draw(&s).backend().to_string();
     assert!(!screen.contains("no such field"), "{screen}");
 }
+
+/// The detail wraps as the watch list's does: a URL too long for its row breaks after a `/`,
+/// the rest under it, beside the labels.
+#[test]
+fn the_detail_breaks_a_long_url_after_a_slash() {
+    let s = archive_of(44, 40, tasks());
+    let screen = draw(&s).backend().to_string();
+    assert!(
+        screen.contains(
+            "\"│URL      http://127.0.0.1:8787/files/     │\"\n\"│         render-101.png"
+        ),
+        "{screen}"
+    );
+}

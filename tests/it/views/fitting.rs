@@ -1,6 +1,7 @@
-//! No text is cut without `…`, at any width: every pane and popup drawn at widths 1 to 220
-//! with texts far longer than any row, and each cut piece of them checked for its mark. And
-//! the status bar's notice keeps its subject, and counts agree with their nouns.
+//! No text is cut without `…`, at any width: every pane and popup, and the archive view, drawn
+//! at widths 1 to 220 with texts far longer than any row, and each cut piece of them checked
+//! for its mark. And the status bar's notice keeps its subject, and counts agree with their
+//! nouns.
 
 use super::{NOW, entry, loaded, poll, task};
 use crate::common;
@@ -9,7 +10,9 @@ use gendash::app::action::Action;
 use gendash::app::layout::centered;
 use gendash::app::state::{Confirm, Notice, Popup, State};
 use gendash::cmd::TaskKey;
-use gendash::msg::Msg;
+use gendash::msg::{ArchiveReport, Msg};
+use gendash::store::archive::ArchivedTask;
+use gendash::store::watchlist::LastKnown;
 use ratatui::layout::Rect;
 
 /// A long text with no space to break at: `body` repeated, then `end`, so any piece of it on
@@ -47,6 +50,10 @@ const ERROR: Long = Long {
     body: 'ф',
     end: 'Ф',
 };
+const URL: Long = Long {
+    body: 'у',
+    end: 'У',
+};
 
 /// The dashboard holding a long task ID with a long label, a long model name, a long notice
 /// and a long last error.
@@ -80,12 +87,40 @@ fn crowded() -> State {
     s
 }
 
+/// The crowded dashboard in the archive view, its one task with a long ID, label and URL.
+fn archive() -> State {
+    let mut s = crowded();
+    let mut long = task(&ID.text(70), TaskKind::Image);
+    long.label = Some(LABEL.text(60));
+    long.last = Some(LastKnown {
+        status: "COMPLETED".into(),
+        percent: 100,
+        url_download: Some(format!("http://127.0.0.1:8787/files/{}", URL.text(80))),
+        updated_at: NOW - 60,
+        running_since: Some(NOW - 90),
+        finished_at: Some(NOW - 60),
+        start_seen: true,
+        history: Vec::new(),
+    });
+    s.update(Action::ToggleArchive);
+    let archived = ArchivedTask {
+        id: 1,
+        entry: long,
+        archived_at: NOW - 30,
+    };
+    s.apply(Msg::Archive(ArchiveReport::listed(
+        vec![archived].into(),
+        0,
+    )));
+    s
+}
+
 /// Where a screen's text is: the whole screen, or the popup's rectangle (what it covers is
 /// hidden, not cut).
 type Region = fn(&State) -> Rect;
 
 /// The screens to check: the panes, the watch pane focused, help, the add dialog with an
-/// error, a question, the request log.
+/// error, a question, the request log, the archive view.
 fn screens() -> Vec<(&'static str, State, Region)> {
     let full: Region = |s| s.areas.full;
     let panes = crowded();
@@ -111,6 +146,7 @@ fn screens() -> Vec<(&'static str, State, Region)> {
         ("add", add, |s| centered(s.areas.full, 64, 11)),
         ("confirm", confirm, |s| centered(s.areas.full, 72, 6)),
         ("requests", log, |s| s.areas.requests),
+        ("archive", archive(), full),
     ]
 }
 
@@ -120,7 +156,7 @@ fn screens() -> Vec<(&'static str, State, Region)> {
 fn unmarked_cuts(rows: &[Vec<char>]) -> Vec<String> {
     let mut found = Vec::new();
     for (y, row) in rows.iter().enumerate() {
-        for long in [&ID, &LABEL, &MODEL, &NOTICE, &ERROR] {
+        for long in [&ID, &LABEL, &MODEL, &NOTICE, &ERROR, &URL] {
             let mut x = 0;
             while x < row.len() {
                 if row[x] != long.body {
