@@ -469,12 +469,7 @@ impl Writer {
 /// dashboard did about it; also written to the log.
 fn set_aside_notice(loaded: &crate::store::watchlist::Loaded) -> Option<String> {
     let wrote_back = || {
-        let n = loaded.entries.len();
-        let tasks = if n == 1 {
-            "1 task".into()
-        } else {
-            format!("{n} tasks")
-        };
+        let tasks = crate::fmt::count(loaded.entries.len(), "task");
         format!("this dashboard wrote back the {tasks} it shows")
     };
     let text = match (&loaded.set_aside, loaded.wrote_back) {

@@ -42,7 +42,7 @@ const RULES: &[(&str, &[&str])] = &[
     (
         "workers",
         &[
-            "msg", "cmd", "store", "api", "picture", "filter", "clock", "eta",
+            "msg", "cmd", "store", "api", "picture", "filter", "clock", "eta", "fmt",
         ],
     ),
     (
