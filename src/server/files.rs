@@ -3,7 +3,9 @@
 //! ask for by task ID: `-cut<N>` in the ID cuts the first download of its file after N bytes
 //! of the body (the connection drops mid-body, the headers having promised it all),
 //! `-cut<N>x<K>` the first K downloads; `-norange` in the ID ignores `Range` (200, whole file),
-//! as some servers do. Each running service counts its cuts and logs its file requests.
+//! as some servers do; `-slowfile<MS>` sends a `GET`'s headers at once and its body MS ms later
+//! (at most 60,000), as a slow link does. Each running service counts its cuts and logs its file
+//! requests.
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -49,6 +51,9 @@ const LAST_MODIFIED: &str = "Sun, 01 Nov 2026 12:00:00 GMT";
 
 /// How many requests of one file a `-cut<N>x<K>` fault may cut.
 const MAX_CUTS: u32 = 100;
+
+/// The longest delay a `-slowfile<MS>` fault may ask for, in ms: a fault stays bounded.
+const MAX_SLOW_MS: u64 = 60_000;
 
 /// The file requests a running service has answered, the latest last (at most this many).
 const LOG_LENGTH: usize = 1024;
@@ -133,6 +138,23 @@ fn cut_after(stem: &str) -> Option<(usize, u32)> {
         .and_then(|k| k.parse::<u32>().ok())
         .map_or(1, |k| k.min(MAX_CUTS));
     Some((n, times))
+}
+
+/// The delay `-slowfile<MS>` asks for in `stem`, at most [`MAX_SLOW_MS`] (more digits than a
+/// `u64` holds mean the most).
+fn slow_for(stem: &str) -> Option<std::time::Duration> {
+    let at = stem.find("-slowfile")?;
+    let digits: String = stem[at + 9..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let ms = digits
+        .parse::<u64>()
+        .map_or(MAX_SLOW_MS, |ms| ms.min(MAX_SLOW_MS));
+    Some(std::time::Duration::from_millis(ms))
 }
 
 /// What a request's `Range` asks of a file of `len` bytes.
@@ -235,6 +257,8 @@ pub fn respond(
         .filter(|&(_, times)| *method == Method::GET && files.cut_now(stem, times))
         .map(|(n, _)| n.min(body.len()));
     let sent = cut.unwrap_or(body.len()) as u64;
+    // A HEAD has no body to delay.
+    let slow = slow_for(stem).filter(|_| *method == Method::GET);
     let mut response = match cut {
         // The headers promise the whole body; the connection drops after `n` bytes of it.
         Some(n) => {
@@ -261,7 +285,17 @@ pub fn respond(
             });
             (status, Body::from_stream(stream)).into_response()
         }
-        None => (status, Bytes::from_static(body)).into_response(),
+        None => match slow {
+            // The headers now, the body when the delay is over.
+            Some(delay) => {
+                let stream = futures_util::stream::once(async move {
+                    tokio::time::sleep(delay).await;
+                    Ok::<_, std::io::Error>(Bytes::from_static(body))
+                });
+                (status, Body::from_stream(stream)).into_response()
+            }
+            None => (status, Bytes::from_static(body)).into_response(),
+        },
     };
     let h = response.headers_mut();
     insert(h, header::CONTENT_TYPE, mime);
@@ -307,6 +341,17 @@ mod tests {
         assert_eq!(cut_after("sim-1-cut7x999"), Some((7, MAX_CUTS)));
         assert_eq!(cut_after("sim-1-x"), None);
         assert_eq!(cut_after("sim-1-cutx"), None);
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(slow_for("sim-1-pic-slowfile4000"), Some(ms(4000)));
+        assert_eq!(slow_for("sim-1-slowfile0-x"), Some(ms(0)));
+        assert_eq!(slow_for("sim-1-slowfile90000"), Some(ms(MAX_SLOW_MS)));
+        assert_eq!(
+            slow_for("sim-1-slowfile99999999999999999999999"),
+            Some(ms(MAX_SLOW_MS))
+        );
+        assert_eq!(slow_for("sim-1-slowfile-x"), None);
+        assert_eq!(slow_for("sim-1-slow500"), None);
+        assert_eq!(slow_for("sim-1-x"), None);
     }
 
     #[test]

@@ -19,4 +19,5 @@ mod seen;
 mod services;
 mod shared_files;
 mod signals;
+mod slow_file;
 mod terminal;
