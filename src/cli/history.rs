@@ -92,23 +92,7 @@ fn matching<'a>(tasks: &'a [ArchivedTask], query: &str, offset: i32) -> Vec<&'a 
                 .collect()
         })
         .collect();
-    let refs: Vec<Vec<&str>> = fields
-        .iter()
-        .map(|f| f.iter().map(AsRef::as_ref).collect())
-        .collect();
-    let mut hits: Vec<usize> = FuzzyFilter::new()
-        .rank_fields(
-            query,
-            SEARCH_KEYS,
-            names
-                .iter()
-                .map(String::as_str)
-                .zip(refs.iter().map(Vec::as_slice)),
-        )
-        .into_iter()
-        .map(|r| r.index as usize)
-        .collect();
-    hits.sort_unstable();
+    let hits = FuzzyFilter::new().matching_texts(query, SEARCH_KEYS, &names, &fields);
     hits.into_iter().map(|i| &tasks[i]).collect()
 }
 

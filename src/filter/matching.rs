@@ -42,6 +42,32 @@ impl FuzzyFilter {
         rows_of(&kept).collect()
     }
 
+    /// `matching_fields` for rows whose texts the caller made: `names[i]` and `values[i]`
+    /// (the values of `keys`, in their order) are row `i`. The indices, ascending.
+    pub fn matching_texts<S: AsRef<str>>(
+        &mut self,
+        query: &str,
+        keys: &[&str],
+        names: &[String],
+        values: &[Vec<S>],
+    ) -> Vec<usize> {
+        let refs: Vec<Vec<&str>> = values
+            .iter()
+            .map(|v| v.iter().map(AsRef::as_ref).collect())
+            .collect();
+        self.matching_fields(
+            query,
+            keys,
+            names
+                .iter()
+                .map(String::as_str)
+                .zip(refs.iter().map(Vec::as_slice)),
+        )
+        .into_iter()
+        .map(|i| i as usize)
+        .collect()
+    }
+
     /// Sets in `kept` the bits of those rows of `among` (a bit per row: bit `i % 64` of word
     /// `i / 64` is row `i`) that match `query`, the rows' text in `table` (its fields in the
     /// order of `keys`). Nothing is gathered or copied per row, nothing allocated when `kept`

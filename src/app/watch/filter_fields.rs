@@ -48,22 +48,8 @@ impl WatchFilter {
                     .collect()
             })
             .collect();
-        let refs: Vec<Vec<&str>> = values
-            .iter()
-            .map(|v| v.iter().map(AsRef::as_ref).collect())
-            .collect();
         self.matcher
-            .matching_fields(
-                query,
-                SEARCH_KEYS,
-                names
-                    .iter()
-                    .map(String::as_str)
-                    .zip(refs.iter().map(Vec::as_slice)),
-            )
-            .into_iter()
-            .map(|i| i as usize)
-            .collect()
+            .matching_texts(query, SEARCH_KEYS, &names, &values)
     }
 }
 
