@@ -257,7 +257,9 @@ mod tests {
         let entry = crate::store::watchlist::WatchEntry::new("t", TaskKind::Image);
         let key = TaskKey::of(&entry);
         downloads.start(
-            Downloader::for_service(&client).expect("downloader"),
+            Downloader::for_service(&client)
+                .expect("downloader")
+                .with_retry_base(std::time::Duration::from_millis(1)),
             DownloadJob {
                 key: key.clone(),
                 url: url.into(),

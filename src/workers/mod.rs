@@ -325,7 +325,9 @@ mod tests {
         .expect("client");
         let (msgs, msg_rx) = mpsc::channel(256);
         let setup = Setup {
-            downloader: Downloader::for_service(&client).expect("downloader"),
+            downloader: Downloader::for_service(&client)
+                .expect("downloader")
+                .with_retry_base(std::time::Duration::from_millis(1)),
             pollable: pollable::Pollable::new(
                 &crate::store::watchlist::service_key(client.base_url()),
                 [],
