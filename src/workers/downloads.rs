@@ -231,15 +231,9 @@ mod tests {
     /// once the preview let go of it.
     #[tokio::test]
     async fn a_download_behind_the_preview_says_it_waits_at_once() {
-        use crate::api::{Client, ClientOptions, Secret, TaskKind};
+        use crate::api::TaskKind;
         let dir = tempfile::tempdir().expect("tempdir");
-        let client = Client::new(&ClientOptions {
-            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
-            token: Secret::new("t"),
-            request_timeout: std::time::Duration::from_secs(1),
-            allow_insecure_http: false,
-        })
-        .expect("client");
+        let client = crate::workers::closed_port_client();
         let (msgs, mut rx) = mpsc::channel(16);
         let copies = Copies::default();
         let downloads = spawn(

@@ -263,10 +263,22 @@ impl Workers {
     }
 }
 
+/// A client of a service nobody answers at (a closed loopback port), for the workers' tests.
+#[cfg(test)]
+pub(crate) fn closed_port_client() -> Client {
+    Client::new(&crate::api::ClientOptions {
+        base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
+        token: crate::api::Secret::new("t"),
+        request_timeout: std::time::Duration::from_secs(1),
+        allow_insecure_http: false,
+    })
+    .expect("client")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{ClientOptions, Secret, TaskKind};
+    use crate::api::TaskKind;
     use crate::cmd::{
         AllDone, ArchiveOp, CatalogueRequest, CompareJob, DownloadJob, Finished, PersistOp,
         PollCmd, RankJob, TaskKey,
@@ -316,13 +328,7 @@ mod tests {
 
     /// Workers for a service nobody answers at (a closed loopback port), their files in `dir`.
     fn start_in(dir: &Path, opener: Arc<dyn opener::Opener>) -> (Workers, mpsc::Receiver<Msg>) {
-        let client = Client::new(&ClientOptions {
-            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
-            token: Secret::new("t"),
-            request_timeout: Duration::from_secs(1),
-            allow_insecure_http: true,
-        })
-        .expect("client");
+        let client = crate::workers::closed_port_client();
         let (msgs, msg_rx) = mpsc::channel(256);
         let setup = Setup {
             downloader: Downloader::for_service(&client)

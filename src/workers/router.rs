@@ -174,20 +174,14 @@ impl Router {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::{ClientOptions, Secret, TaskKind};
+    use crate::api::TaskKind;
     use crate::cmd::TaskKey;
 
     /// A watch list of 10,000 tasks sends 10,000 watch commands at once, before the router
     /// runs: every one reaches the poller, however small its queue.
     #[tokio::test]
     async fn every_command_sent_at_once_reaches_the_poller() {
-        let client = Client::new(&ClientOptions {
-            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
-            token: Secret::new("t"),
-            request_timeout: std::time::Duration::from_secs(1),
-            allow_insecure_http: false,
-        })
-        .expect("client");
+        let client = crate::workers::closed_port_client();
         let (polls, mut poll_rx) = mpsc::channel(16);
         let (msgs, _msg_rx) = mpsc::channel(16);
         let router = Router {
@@ -219,13 +213,7 @@ mod tests {
     /// saver's `Pollable`: its tasks no longer keep a run going.
     #[tokio::test]
     async fn a_service_found_unusable_is_not_polled_from_then_on() {
-        let client = Client::new(&ClientOptions {
-            base_url: url::Url::parse("http://127.0.0.1:9/").expect("url"),
-            token: Secret::new("t"),
-            request_timeout: std::time::Duration::from_secs(1),
-            allow_insecure_http: false,
-        })
-        .expect("client");
+        let client = crate::workers::closed_port_client();
         let pollable =
             crate::workers::pollable::Pollable::new("http://127.0.0.1:9", ["http://b:2".into()]);
         let (polls, _poll_rx) = mpsc::channel(16);
