@@ -539,7 +539,13 @@ def models_loaded(text):
 
 def tasks_shown(n, running=None):
     """The status bar counts `n` watched tasks (and `running` of them running, once polled)."""
-    pattern = re.compile(rf"(?<![0-9]){n} tasks \(" + (f"{running} running" if running else ""))
+    # Counts may be grouped by thousands (`1,000 tasks`): either form is taken.
+    def either(k):
+        return f"(?:{k}|{k:,})"
+
+    pattern = re.compile(
+        rf"(?<![0-9,]){either(n)} tasks \(" + (f"{either(running)} running" if running else "")
+    )
     return lambda text: pattern.search(text) is not None
 
 
