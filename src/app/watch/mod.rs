@@ -452,6 +452,7 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
     }

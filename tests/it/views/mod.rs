@@ -112,6 +112,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
     }
@@ -1125,6 +1126,7 @@ fn watch_pane_across_services_at_80_100_140() {
         saved: None,
         auto_download: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
         ..task(id, kind)
