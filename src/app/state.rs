@@ -331,6 +331,7 @@ impl State {
                 self.told_stalls(now)
             }
         };
+        let fx = self.settle_all_done(fx);
         let cmds = self.absorb(fx);
         self.track(cmds)
     }

@@ -41,6 +41,17 @@ impl End {
 }
 
 impl Watch {
+    /// Whether the end of a task is still under way here: its claim unanswered, or taken on
+    /// and its download or `on_complete` not yet started. `on_all_done` waits for them.
+    pub fn ends_waiting(&self) -> bool {
+        self.rows.iter().any(|r| {
+            matches!(
+                r.end,
+                End::Claiming(_) | End::Ours(Stage::Fetching { .. } | Stage::HookWaits(_))
+            )
+        })
+    }
+
     /// Whether row `i`'s file is fetched by itself once completed: `A`'s choice for it, else
     /// `auto_download`.
     pub fn auto_for(&self, row: &Row) -> bool {

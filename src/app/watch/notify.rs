@@ -82,6 +82,9 @@ pub struct Notifier {
     run: AllDone,
     /// The tasks told stalled, until they move (or leave the running).
     stalled: BTreeSet<TaskKey>,
+    /// The run that ended here, its `on_all_done` waiting for the ends this dashboard took
+    /// on (a download, then `on_complete`).
+    held: Option<AllDone>,
 }
 
 impl Notifier {
@@ -92,6 +95,7 @@ impl Notifier {
             opened: None,
             run: AllDone::default(),
             stalled: BTreeSet::new(),
+            held: None,
         }
     }
 
@@ -118,17 +122,30 @@ impl Notifier {
     /// The run ended: nothing on the list runs any more. `here`: this dashboard's write to the
     /// watch list file ended it, so it tells it (`batch`) and runs `on_all_done`; else another
     /// dashboard does, and the counts start again here too. A run of no finish seen while
-    /// watched (every task found finished) is not told.
-    pub fn run_ended(&mut self, here: bool) -> Out {
+    /// watched (every task found finished) is not told. `on_all_done` comes after every end
+    /// taken on here: with `ends_waiting` (a download, its `on_complete` after it), it waits
+    /// for `settled`.
+    pub fn run_ended(&mut self, here: bool, ends_waiting: bool) -> Out {
         let run = std::mem::take(&mut self.run);
         let mut out = Out::default();
         if here && run.count > 0 {
             if self.settings.policy == NotifyPolicy::Batch {
                 out.notices.push(all_done_notice(run));
             }
-            out.all_done = Some(run);
+            let held = self.held.take().unwrap_or_default();
+            self.held = Some(AllDone {
+                completed: held.completed + run.completed,
+                failed: held.failed + run.failed,
+                count: held.count + run.count,
+            });
         }
+        out.all_done = self.settled(ends_waiting);
         out
+    }
+
+    /// The held `on_all_done`, once no end taken on here waits any more.
+    pub fn settled(&mut self, ends_waiting: bool) -> Option<AllDone> {
+        if ends_waiting { None } else { self.held.take() }
     }
 
     /// The clock moved: `stalled` are the tasks stalled now (each with its event). A task
@@ -358,7 +375,7 @@ mod tests {
                     n.finished(ev(what, &format!("t-{i}")), ours, t);
                     // The run ends after it, by the write of the dashboard that claimed it.
                     let out = if last {
-                        n.run_ended(ours)
+                        n.run_ended(ours, false)
                     } else {
                         Out::default()
                     };
