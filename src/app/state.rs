@@ -123,7 +123,7 @@ impl State {
             action,
             Action::Resize { .. } | Action::Terminate(_) | Action::Suspend | Action::Quit
         );
-        let (now, keys, help) = (self.now, &self.keymap, self.areas.help.height);
+        let (now, keys, help) = (self.now, &self.keymap, self.areas.help);
         let fx = match action {
             Action::Type(c) if c.is_control() => Effects::none(),
             Action::Quit => {

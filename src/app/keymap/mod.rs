@@ -126,9 +126,25 @@ impl Keymap {
             lines.push(HelpLine::Blank);
         }
         lines.push(HelpLine::Note(
-            "Mouse: click selects a row and focuses its pane; the wheel scrolls.",
+            "Mouse: click selects a row and focuses its pane; the wheel scrolls.".into(),
         ));
         lines
+    }
+
+    /// The help overlay's lines as shown `width` columns wide: a note wrapped at spaces
+    /// (nothing of it cut), one line per row, so the reducer's scroll and search count the
+    /// rows the view draws.
+    pub fn help_lines_at(&self, width: usize) -> Vec<HelpLine<'_>> {
+        self.help_lines()
+            .into_iter()
+            .flat_map(|line| match line {
+                HelpLine::Note(text) => crate::fit::wrap(&text, width)
+                    .into_iter()
+                    .map(HelpLine::Note)
+                    .collect(),
+                other => vec![other],
+            })
+            .collect()
     }
 
     /// The keymap as Markdown tables, one per context, for the README (a test keeps them
