@@ -97,7 +97,13 @@ impl State {
     /// The first commands: those the services and the saved list called for (see `Init`),
     /// then load the catalogue, start polling, the rows on screen first.
     pub fn start(&mut self) -> Vec<Cmd> {
-        let mut cmds = self.take_first();
+        // Keys `[keys]` took from built-in actions are said once, at start.
+        let given_up = self
+            .keymap
+            .given_up_notice()
+            .map(|text| Effects::say(text).whole());
+        let mut cmds = self.absorb(given_up.unwrap_or_else(Effects::none));
+        cmds.extend(self.take_first());
         cmds.extend([
             self.browser.fetch(),
             Cmd::Poll(PollCmd::Prefer(self.preferred.clone())),

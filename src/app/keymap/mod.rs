@@ -78,6 +78,44 @@ impl Keymap {
         &self.given_up
     }
 
+    /// What the status bar says at start when `[keys]` took built-in keys, each key and the
+    /// action that lost it as the keymap names them: `[keys]: ctrl-z is undo's now; suspend
+    /// has no key left`, or for several `[keys] took 2 built-in keys: ctrl-z from suspend, a
+    /// from add · gendash keys lists them`.
+    pub fn given_up_notice(&self) -> Option<String> {
+        // An action gives a key up once in each context it has: said once.
+        let mut given: Vec<&GivenUp> = Vec::new();
+        for g in self.given_up.iter() {
+            if !given.iter().any(|s| s.key == g.key && s.from == g.from) {
+                given.push(g);
+            }
+        }
+        match given.as_slice() {
+            [] => None,
+            [one] => {
+                let left = match &one.left {
+                    Some(keys) => format!("keeps {keys}"),
+                    None => "has no key left".into(),
+                };
+                Some(format!(
+                    "[keys]: {} is {}'s now; {} {left}",
+                    one.key, one.to, one.from
+                ))
+            }
+            many => {
+                let taken: Vec<String> = many
+                    .iter()
+                    .map(|g| format!("{} from {}", g.key, g.from))
+                    .collect();
+                Some(format!(
+                    "[keys] took {}: {} · gendash keys lists them",
+                    crate::fmt::count(many.len(), "built-in key"),
+                    taken.join(", ")
+                ))
+            }
+        }
+    }
+
     /// What `key` means in `contexts` (most specific first). Printable characters in text
     /// contexts are typed when no binding claims them.
     pub fn resolve(&self, contexts: &[Context], key: &KeyEvent) -> Option<Action> {
