@@ -70,6 +70,29 @@ async fn write(
     out
 }
 
+/// The next run end a running saver tells its App of (`here`), within 20 s.
+async fn next_run_end(told: &mut mpsc::Receiver<Msg>) -> Option<bool> {
+    let next = async {
+        loop {
+            match told.recv().await {
+                Some(Msg::RunEnded { here }) => return Some(here),
+                Some(_) => {}
+                None => return None,
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), next)
+        .await
+        .ok()
+        .flatten()
+}
+
+/// The task IDs on disk, in order.
+fn listed(store: &WatchStore) -> Vec<String> {
+    let entries = store.load().expect("load").entries;
+    entries.into_iter().map(|e| e.task_id).collect()
+}
+
 /// The run ends a saver told its App of (`here` each).
 fn ended(told: &[Msg]) -> Vec<bool> {
     told.iter()
@@ -218,6 +241,38 @@ async fn a_task_of_no_usable_service_does_not_keep_the_run_going() {
     assert_eq!(ended(&told), [true], "t-1's finish ended the run");
 }
 
+/// The write of `me` (with `pollable`) over `ops`: the run ends it told.
+async fn ends(
+    store: &WatchStore,
+    me: Claimant,
+    pollable: Pollable,
+    ops: Vec<PersistOp>,
+) -> Vec<bool> {
+    ended(&write(store, me, Archiving::default(), pollable, ops).await)
+}
+
+/// `t-1` of `http://svc` and `t-2` of `http://other` run; `wide` (polling both, as `wide`
+/// says) writes `t-2`'s status, which marks it as its poller; `narrow` (polling only
+/// `http://svc`) writes `t-1`'s finish, which ends nothing: `t-2` runs for both.
+async fn narrow_finishes_while_wide_polls(store: &WatchStore, wide: &Pollable) {
+    store
+        .update(|l| l.extend([running("t-1", None), running("t-2", Some("http://other"))]))
+        .expect("add");
+    let status = vec![PersistOp::Status(
+        key("t-2"),
+        known("IN_PROGRESS", 50, None),
+    )];
+    assert!(
+        ends(store, me("wide"), wide.clone(), status)
+            .await
+            .is_empty()
+    );
+    let on_disk = store.load().expect("load").entries;
+    assert_eq!(on_disk[1].polled_by.as_deref(), Some("wide"));
+    let told = ends(store, me("narrow"), polls_svc(), finish("t-1")).await;
+    assert!(told.is_empty(), "wide's task still runs: {told:?}");
+}
+
 /// Two dashboards of different configs: `narrow` polls only `http://svc`, `wide` polls
 /// `http://other` too. A task of `http://other` that `wide` polls keeps the run going for
 /// both: the finish `narrow` writes of the last task it polls ends nothing, the finish of
@@ -226,37 +281,10 @@ async fn a_task_of_no_usable_service_does_not_keep_the_run_going() {
 async fn a_task_another_running_dashboard_polls_keeps_the_run_going() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = WatchStore::new(dir.path().join("w.json"));
-    store
-        .update(|l| l.extend([running("t-1", None), running("t-2", Some("http://other"))]))
-        .expect("add");
-    let wide = || Pollable::new("http://svc", ["http://other".to_string()]);
-    // `wide`'s status of its task marks it as the one that polls it.
-    let status = vec![PersistOp::Status(
-        key("t-2"),
-        known("IN_PROGRESS", 50, None),
-    )];
-    let told = write(&store, me("wide"), Archiving::default(), wide(), status).await;
-    assert_eq!(ended(&told), Vec::<bool>::new());
-    let on_disk = store.load().expect("load").entries;
-    assert_eq!(on_disk[1].polled_by.as_deref(), Some("wide"));
-    let told = write(
-        &store,
-        me("narrow"),
-        Archiving::default(),
-        polls_svc(),
-        finish("t-1"),
-    )
-    .await;
-    assert_eq!(ended(&told), Vec::<bool>::new(), "wide's task still runs");
-    let told = write(
-        &store,
-        me("wide"),
-        Archiving::default(),
-        wide(),
-        finish("t-2"),
-    )
-    .await;
-    assert_eq!(ended(&told), [true], "the last finish ends the run");
+    let wide = Pollable::new("http://svc", ["http://other".to_string()]);
+    narrow_finishes_while_wide_polls(&store, &wide).await;
+    let told = ends(&store, me("wide"), wide, finish("t-2")).await;
+    assert_eq!(told, [true], "the last finish ends the run");
     assert!(
         store
             .load()
@@ -278,15 +306,7 @@ async fn a_task_another_running_dashboard_polls_keeps_the_run_going() {
             l.push(running("t-4", None));
         })
         .expect("add");
-    let told = write(
-        &store,
-        gone,
-        Archiving::default(),
-        polls_svc(),
-        finish("t-4"),
-    )
-    .await;
-    assert_eq!(ended(&told), [true]);
+    assert_eq!(ends(&store, gone, polls_svc(), finish("t-4")).await, [true]);
 }
 
 /// A service found unusable after the last other task finished: the task of it stops
@@ -296,31 +316,8 @@ async fn a_task_another_running_dashboard_polls_keeps_the_run_going() {
 async fn a_service_found_unusable_after_the_last_finish_ends_the_run() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = WatchStore::new(dir.path().join("w.json"));
-    store
-        .update(|l| l.extend([running("t-1", None), running("t-2", Some("http://other"))]))
-        .expect("add");
     let pollable = Pollable::new("http://svc", ["http://other".to_string()]);
-    let status = vec![PersistOp::Status(
-        key("t-2"),
-        known("IN_PROGRESS", 50, None),
-    )];
-    let _ = write(
-        &store,
-        me("wide"),
-        Archiving::default(),
-        pollable.clone(),
-        status,
-    )
-    .await;
-    let told = write(
-        &store,
-        me("narrow"),
-        Archiving::default(),
-        polls_svc(),
-        finish("t-1"),
-    )
-    .await;
-    assert_eq!(ended(&told), Vec::<bool>::new());
+    narrow_finishes_while_wide_polls(&store, &pollable).await;
     pollable.clone().unusable("http://other");
     // No operation: the saver's tick sees its stale mark and writes.
     let (tx, rx) = mpsc::channel(1);
@@ -333,19 +330,10 @@ async fn a_service_found_unusable_after_the_last_finish_ends_the_run() {
         Archiving::default(),
         pollable,
     ));
-    let here = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            match told.recv().await {
-                Some(Msg::RunEnded { here }) => return Some(here),
-                Some(_) => {}
-                None => return None,
-            }
-        }
-    })
-    .await;
+    let here = next_run_end(&mut told).await;
     drop(tx);
     saver.await.expect("saver");
-    assert_eq!(here.ok().flatten(), Some(true));
+    assert_eq!(here, Some(true));
     assert_eq!(store.load().expect("load").entries[1].polled_by, None);
 }
 
@@ -397,19 +385,10 @@ async fn a_run_going_at_start_that_another_ends_is_told() {
     store
         .update(|l| l[0].last = Some(known("COMPLETED", 100, Some(5))))
         .expect("the other dashboard's write");
-    let ended = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            match told.recv().await {
-                Some(Msg::RunEnded { here }) => return Some(here),
-                Some(_) => {}
-                None => return None,
-            }
-        }
-    })
-    .await;
+    let ended = next_run_end(&mut told).await;
     drop(tx);
     saver.await.expect("saver");
-    assert_eq!(ended.ok().flatten(), Some(false));
+    assert_eq!(ended, Some(false));
 }
 
 /// A status update waits for the next write (a second); `finish` writes it before the
@@ -489,14 +468,7 @@ async fn removed_finished_tasks_move_to_the_archive() {
     let keys = vec![key("a"), key("running")];
     let told = save(&store, archiving.clone(), vec![PersistOp::Remove(keys)]).await;
     assert_eq!(archived(&path), ["a"]);
-    let listed: Vec<String> = store
-        .load()
-        .expect("load")
-        .entries
-        .into_iter()
-        .map(|e| e.task_id)
-        .collect();
-    assert_eq!(listed, ["b"]);
+    assert_eq!(listed(&store), ["b"]);
     assert!(
         told.iter()
             .any(|m| matches!(m, Msg::Archive(ArchiveReport::Changed)))

@@ -9,6 +9,29 @@ use gendash::api::TaskKind;
 use gendash::store::watchlist::{WatchEntry, WatchStore};
 use std::time::Duration;
 
+/// The `on_all_done` program of these tests: it appends its arguments to the file its first
+/// names, as a JSON line.
+pub(super) const RECORD: &str =
+    "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
+
+/// The lines a hook wrote to `path` so far.
+pub(super) fn recorded(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Quits each dashboard with `q`: each exits 0 and leaves its terminal restored.
+pub(super) fn quit_all(sessions: &mut [Session]) {
+    for s in sessions {
+        s.send("q");
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+        s.assert_restored();
+    }
+}
+
 /// How many runs the test makes.
 const RUNS: usize = 3;
 
@@ -20,7 +43,6 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
     let home = served.path();
     let all_done = home.join("all-done.jsonl");
     let hooked = home.join("complete.tsv");
-    let program = "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
     common::write_config(
         home,
         &format!(
@@ -28,20 +50,14 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
              auto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\
              notify = \"batch\"\n\
              on_complete = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> \\\"$0\\\"\", \"{}\", \"{{task_id}}\"]\n\
-             on_all_done = [\"python3\", \"-c\", \"{program}\", \"{}\", \"{{count}}\"]\n",
+             on_all_done = [\"python3\", \"-c\", \"{RECORD}\", \"{}\", \"{{count}}\"]\n",
             served.base,
             common::TOKEN,
             hooked.display(),
             all_done.display(),
         ),
     );
-    let lines = |path: &std::path::Path| -> Vec<String> {
-        std::fs::read_to_string(path)
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
-    };
+    let lines = |path: &std::path::Path| recorded(path);
     let run = |n: usize| {
         [
             format!("sim-20-run{n}a"),
@@ -79,11 +95,7 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
             lines(&all_done)
         );
     }
-    for s in &mut sessions {
-        s.send("q");
-        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
-        s.assert_restored();
-    }
+    quit_all(&mut sessions);
     let mut ran = lines(&hooked);
     ran.sort();
     let mut expected: Vec<String> = (1..=RUNS).flat_map(run).collect();
@@ -102,11 +114,10 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
     let other = common::Served::new();
     let home = served.path();
     let all_done = home.join("all-done.jsonl");
-    let program = "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
     let config = format!(
         "base_url = \"{}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
          image_preview = \"off\"\n\
-         on_all_done = [\"python3\", \"-c\", \"{program}\", \"{}\", \"{{count}}\"]\n",
+         on_all_done = [\"python3\", \"-c\", \"{RECORD}\", \"{}\", \"{{count}}\"]\n",
         served.base,
         common::TOKEN,
         all_done.display(),
@@ -128,13 +139,7 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
     WatchStore::new(home.join("data/gendash/watchlist.json"))
         .update(|l| l.push(far))
         .expect("the far task is written");
-    let lines = || -> Vec<String> {
-        std::fs::read_to_string(&all_done)
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
-    };
+    let lines = || recorded(&all_done);
     let wide_env = [("GENDASH_CONFIG", wide.to_str().expect("utf-8 path"))];
     let mut sessions = [
         Session::spawn(command(home, &[], &[]), 150, 40),
@@ -155,9 +160,5 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
     // Time for a second run of it, were the other dashboard to end the run too.
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(lines(), ["[\"2\"]"], "once, at the end of both");
-    for s in &mut sessions {
-        s.send("q");
-        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
-        s.assert_restored();
-    }
+    quit_all(&mut sessions);
 }
