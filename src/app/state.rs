@@ -313,7 +313,7 @@ impl State {
                 if applied < self.persist_sent {
                     return Vec::new();
                 }
-                self.watch.merge_external(&entries, self.now)
+                watch::merge::external(&mut self.watch, &entries, self.now)
             }
             Msg::HookFailed(why) => watch::reducer::hook_failed(&mut self.watch, &why),
             Msg::Request(record) => {

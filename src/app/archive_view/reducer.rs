@@ -189,7 +189,7 @@ pub fn replace(view: &mut ArchiveView, watch: &Watch, key: &TaskKey) -> Option<C
         done: 0,
         total: None,
     };
-    watch.entry_download_cmd(&task.entry, true)
+    crate::app::watch::fetch::entry_cmd(watch, &task.entry, true)
 }
 
 /// "overwrite …?" answered no: the task shows the file the archive knows of, as before.
@@ -250,7 +250,7 @@ fn download(view: &mut ArchiveView, watch: &Watch, keymap: &Keymap) -> Effects {
         return Effects::say(e.to_string());
     }
     let (key, id) = (TaskKey::of(&t.entry), t.id);
-    let cmd = watch.entry_download_cmd(&t.entry, false);
+    let cmd = crate::app::watch::fetch::entry_cmd(watch, &t.entry, false);
     let text = format!("downloading the file of {}", t.entry.task_id);
     view.downloads.insert(
         key,

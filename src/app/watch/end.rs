@@ -74,7 +74,7 @@ impl Watch {
     /// then this dashboard's, fetching (a hook already waiting still waits).
     pub(super) fn auto_download(&mut self, i: usize) -> Option<Cmd> {
         let wanted = self.wants_auto_download(i);
-        let cmd = self.download_cmd(&self.rows[i], false).filter(|_| wanted)?;
+        let cmd = super::fetch::cmd(self, &self.rows[i], false).filter(|_| wanted)?;
         let row = &mut self.rows[i];
         let hook = row.end.take_hook();
         row.end = End::Ours(Stage::Fetching { hook });

@@ -6,10 +6,10 @@
 //! and the pane's keys in `reducer`.
 
 pub mod end;
-mod fetch;
+pub mod fetch;
 pub mod filter_fields;
 pub mod label;
-mod merge;
+pub mod merge;
 pub mod next_poll;
 pub mod notify;
 mod order;

@@ -199,7 +199,8 @@ fn external_changes_are_merged() {
         cmds,
         redraw: changed,
         ..
-    } = w.merge_external(
+    } = super::merge::external(
+        &mut w,
         &[
             new_entry("b", TaskKind::Image, 0),
             new_entry("c", TaskKind::Video, 0),
@@ -217,7 +218,8 @@ fn external_changes_are_merged() {
     let ids: Vec<_> = w.rows.iter().map(|r| r.entry.task_id.as_str()).collect();
     assert_eq!(ids, ["b", "c"]);
     assert!(
-        !w.merge_external(
+        !super::merge::external(
+            &mut w,
             &[
                 new_entry("b", TaskKind::Image, 0),
                 new_entry("c", TaskKind::Video, 0)
@@ -502,7 +504,7 @@ fn each_task_is_polled_at_its_own_service() {
     let mut external: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
     external.push(entry("ext-b", Some(b)));
     external.push(entry("ext-c", Some(c)));
-    let Effects { cmds, .. } = w.merge_external(&external, 0);
+    let Effects { cmds, .. } = super::merge::external(&mut w, &external, 0);
     assert_eq!(
         cmds,
         [Cmd::Poll(PollCmd::Watch(key("ext-b"), Some(b.into())))]

@@ -225,7 +225,7 @@ fn the_filter_matches_labels() {
             .collect(),
         default_failure_statuses(),
     );
-    let _ = w.set_label(&[image("r-2")], Some("sunset v2".into()), 0);
+    let _ = super::super::label::set(&mut w, &[image("r-2")], Some("sunset v2".into()), 0);
     let shown = |w: &Watch| -> Vec<String> {
         w.order
             .iter()
