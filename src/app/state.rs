@@ -290,7 +290,7 @@ impl State {
                     watch::ServiceSays::Reports(e) => self.note_error(e),
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
-                let shown = self.watch.plan_next(&key, next, self.now);
+                let shown = watch::next_poll::keep(&mut self.watch, &key, next, self.now);
                 self.as_configured(fx.redraw_if(shown))
             }
             Msg::Claimed { key, won } => {
