@@ -276,7 +276,7 @@ fn watch_again(view: &mut ArchiveView, watch: &mut Watch, keymap: &Keymap, now: 
         return Effects::say(format!("{id} is on the watch list already"));
     }
     let (row, entry) = (t.id, t.entry.clone());
-    let added = watch.add(vec![entry], now);
+    let added = crate::app::watch::undo::add(watch, vec![entry], now);
     view.drop_ids(&[row]);
     let mut cmds = added.cmds;
     cmds.push(Cmd::Archive(ArchiveOp::Unarchive(vec![row])));

@@ -18,7 +18,7 @@ pub mod reducer;
 mod row;
 pub mod timing;
 pub mod trouble;
-mod undo;
+pub mod undo;
 pub mod unseen;
 
 use super::cursor::Cursor;

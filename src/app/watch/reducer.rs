@@ -3,7 +3,7 @@
 //! Who started a download (the watch list or the archive view) and whether to ask before
 //! replacing a file is decided in one place, `download`.
 
-use super::{Changed, DownloadView, Row, Undone, Watch, fetch};
+use super::{Changed, DownloadView, Row, Undone, Watch, fetch, undo};
 use crate::api::TaskState;
 use crate::api::links::validate_link;
 use crate::app::action::Action;
@@ -41,7 +41,7 @@ pub fn update(
             Effects::none()
         }
         Action::Undo => {
-            let Some(Changed { cmds, what: undone }) = watch.undo(now) else {
+            let Some(Changed { cmds, what: undone }) = undo::revert_last(watch, now) else {
                 return Effects::say("nothing to undo");
             };
             Effects::cmds(cmds).with_notice(match undone {
@@ -270,7 +270,7 @@ fn clear_filter_or_marks(watch: &mut Watch, now: u64) -> Effects {
 
 /// Removes the tasks `keys` (one step of undo) and says which, and how to undo it.
 pub fn remove(watch: &mut Watch, keys: &[TaskKey], keymap: &Keymap, now: u64) -> Effects {
-    let Changed { cmds, what: ids } = watch.remove(keys, now);
+    let Changed { cmds, what: ids } = undo::remove(watch, keys, now);
     let fx = Effects::cmds(cmds);
     if ids.is_empty() {
         return fx;

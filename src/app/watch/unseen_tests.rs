@@ -267,7 +267,7 @@ fn all_done_is_the_latest_eta() {
     assert_eq!(done.at, 120 + w.rows[1].eta(120).expect("slow's ETA"));
     assert!(done.at > 120 + 70);
     assert!(done.more, "`unknown` runs with no ETA yet");
-    w.remove(&[image("unknown")], 120);
+    super::super::undo::remove(&mut w, &[image("unknown")], 120);
     assert!(!super::super::timing::all_done(&w, 120).expect("ETAs").more);
 }
 
@@ -356,7 +356,7 @@ fn the_usual_durations_follow_the_finishes() {
     );
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), Some(600));
     // A row removed: four known again.
-    w.remove(&[image("d1")], 2600);
+    super::super::undo::remove(&mut w, &[image("d1")], 2600);
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), None);
 }
 
