@@ -247,35 +247,33 @@ impl Overall {
     }
 }
 
-impl Watch {
-    /// The whole list's progress (see `Overall`).
-    pub fn overall(&self) -> Overall {
-        let mut o = Overall::default();
-        let mut sum = 0usize;
-        for r in self
-            .rows
-            .iter()
-            .filter(|r| !r.no_service && r.not_found().is_none())
-        {
-            o.total += 1;
-            match r.state {
-                TaskState::Completed | TaskState::Failed => {
-                    o.finished += 1;
-                    o.failed += usize::from(r.state == TaskState::Failed);
-                    sum += 100;
-                }
-                TaskState::Running => {
-                    o.running += 1;
-                    o.measured |= r.percent() > 0;
-                    sum += usize::from(r.percent());
-                }
+/// The whole list's progress (see `Overall`).
+pub fn overall(watch: &Watch) -> Overall {
+    let mut o = Overall::default();
+    let mut sum = 0usize;
+    for r in watch
+        .rows
+        .iter()
+        .filter(|r| !r.no_service && r.not_found().is_none())
+    {
+        o.total += 1;
+        match r.state {
+            TaskState::Completed | TaskState::Failed => {
+                o.finished += 1;
+                o.failed += usize::from(r.state == TaskState::Failed);
+                sum += 100;
+            }
+            TaskState::Running => {
+                o.running += 1;
+                o.measured |= r.percent() > 0;
+                sum += usize::from(r.percent());
             }
         }
-        if let Some(mean) = sum.checked_div(o.total) {
-            o.percent = u8::try_from(mean).unwrap_or(100);
-        }
-        o
     }
+    if let Some(mean) = sum.checked_div(o.total) {
+        o.percent = u8::try_from(mean).unwrap_or(100);
+    }
+    o
 }
 
 /// One event told alone, as before windows: `gendash: task completed` / `image t-1 —
@@ -407,7 +405,7 @@ mod tests {
             ("c", Some(("IN_PROGRESS", 10))),
             ("d", Some(("COMPLETED", 100))),
         ]);
-        let o = w.overall();
+        let o = overall(&w);
         assert_eq!(o.title(), "gendash · 2/4 · 62%");
         assert_eq!(o.bar(), Bar::Normal(62));
         let w = watch(&[
@@ -415,18 +413,18 @@ mod tests {
             ("b", Some(("IN_PROGRESS", 50))),
         ]);
         assert_eq!(
-            w.overall().bar(),
+            overall(&w).bar(),
             Bar::Error(75),
             "a failure while one runs"
         );
         let w = watch(&[("a", None), ("b", Some(("QUEUED", 0)))]);
-        assert_eq!(w.overall().bar(), Bar::Indeterminate, "no percent yet");
-        assert_eq!(w.overall().title(), "gendash · 0/2 · 0%");
+        assert_eq!(overall(&w).bar(), Bar::Indeterminate, "no percent yet");
+        assert_eq!(overall(&w).title(), "gendash · 0/2 · 0%");
         let w = watch(&[("a", Some(("FAILED", 30))), ("b", Some(("COMPLETED", 100)))]);
-        assert_eq!(w.overall().bar(), Bar::Remove, "nothing runs");
-        assert_eq!(w.overall().title(), "gendash · 2/2 · 100%");
-        assert_eq!(watch(&[]).overall().title(), "gendash");
-        assert_eq!(watch(&[]).overall().bar(), Bar::Remove);
+        assert_eq!(overall(&w).bar(), Bar::Remove, "nothing runs");
+        assert_eq!(overall(&w).title(), "gendash · 2/2 · 100%");
+        assert_eq!(overall(&watch(&[])).title(), "gendash");
+        assert_eq!(overall(&watch(&[])).bar(), Bar::Remove);
     }
 
     /// A burst within the window, then a lone one later: each burst one notice, sent when its

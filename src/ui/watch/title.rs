@@ -44,7 +44,11 @@ pub(super) fn title(state: &State, width: usize) -> String {
             w.order.len(),
             w.rows.len()
         ));
-        tail.extend(w.filter_issues().iter().map(crate::filter::Issue::told));
+        tail.extend(
+            crate::app::watch::filter_fields::issues(w)
+                .iter()
+                .map(crate::filter::Issue::told),
+        );
     }
     let compose = |shown: usize, done: Option<&String>| {
         let mut parts = vec![" Watch list".to_string()];
