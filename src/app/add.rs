@@ -119,7 +119,7 @@ fn add(
             ..new_entry(id, kind, now)
         })
         .collect();
-    let Changed { cmds, what } = watch.add(entries, now);
+    let Changed { cmds, what } = crate::app::watch::undo::add(watch, entries, now);
     let added: Vec<String> = what.keys.into_iter().map(|k| k.id).collect();
     Effects::cmds(cmds).with_notice(match (added.is_empty(), already.len()) {
         (true, _) => format!("already watching {}", already_as.join(", ")),

@@ -5,6 +5,12 @@ use super::action::Action;
 use super::effects::Effects;
 use super::keymap::{HelpLine, Keymap};
 use super::popup::{Popup, Search};
+use ratatui::layout::Rect;
+
+/// The columns inside the help overlay's border, where its lines are fitted.
+pub fn inner_width(area: Rect) -> usize {
+    usize::from(area.width.saturating_sub(2))
+}
 
 /// Where a search goes next: forward or back, counting the line it is at (`skip` 0) or
 /// starting past it (`skip` 1).
@@ -20,9 +26,10 @@ pub fn update(
     search: &mut Search,
     action: &Action,
     keymap: &Keymap,
-    height: u16,
+    area: Rect,
 ) -> Effects {
-    let max = help_scroll_max(keymap.help_lines().len(), height);
+    let height = area.height;
+    let max = help_scroll_max(keymap.help_lines_at(inner_width(area)).len(), height);
     let page = height.saturating_sub(2).max(1);
     match action {
         Action::Search => *search = Search::editing(),
@@ -31,7 +38,7 @@ pub fn update(
                 forward: *forward,
                 skip: 1,
             };
-            find_in_help(popup, search, keymap, height, step);
+            find_in_help(popup, search, keymap, area, step);
         }
         _ => {}
     }
@@ -56,10 +63,10 @@ pub fn search(
     search: &mut Search,
     action: Action,
     keymap: &Keymap,
-    height: u16,
+    area: Rect,
 ) -> Effects {
     if let Some(step) = edit(search, action) {
-        find_in_help(popup, search, keymap, height, step);
+        find_in_help(popup, search, keymap, area, step);
     }
     Effects::none()
 }
@@ -69,17 +76,21 @@ fn find_in_help(
     popup: &mut Option<Popup>,
     search: &mut Search,
     keymap: &Keymap,
-    height: u16,
+    area: Rect,
     step: Step,
 ) {
-    let lines: Vec<String> = keymap.help_lines().iter().map(HelpLine::text).collect();
+    let lines: Vec<String> = keymap
+        .help_lines_at(inner_width(area))
+        .iter()
+        .map(HelpLine::text)
+        .collect();
     let Some(Popup::Help { scroll }) = popup else {
         return;
     };
     let from = search.at.unwrap_or(usize::from(*scroll));
     if let Some(at) = find(search, &lines, from, step) {
         search.at = Some(at);
-        let max = help_scroll_max(lines.len(), height);
+        let max = help_scroll_max(lines.len(), area.height);
         *scroll = u16::try_from(at).unwrap_or(u16::MAX).min(max);
     }
 }

@@ -97,7 +97,13 @@ impl State {
     /// The first commands: those the services and the saved list called for (see `Init`),
     /// then load the catalogue, start polling, the rows on screen first.
     pub fn start(&mut self) -> Vec<Cmd> {
-        let mut cmds = self.take_first();
+        // Keys `[keys]` took from built-in actions are said once, at start.
+        let given_up = self
+            .keymap
+            .given_up_notice()
+            .map(|text| Effects::say(text).whole());
+        let mut cmds = self.absorb(given_up.unwrap_or_else(Effects::none));
+        cmds.extend(self.take_first());
         cmds.extend([
             self.browser.fetch(),
             Cmd::Poll(PollCmd::Prefer(self.preferred.clone())),
@@ -123,7 +129,7 @@ impl State {
             action,
             Action::Resize { .. } | Action::Terminate(_) | Action::Suspend | Action::Quit
         );
-        let (now, keys, help) = (self.now, &self.keymap, self.areas.help.height);
+        let (now, keys, help) = (self.now, &self.keymap, self.areas.help);
         let fx = match action {
             Action::Type(c) if c.is_control() => Effects::none(),
             Action::Quit => {
@@ -284,7 +290,7 @@ impl State {
                     watch::ServiceSays::Reports(e) => self.note_error(e),
                 }
                 let fx = self.watch.polled(&key, result, retry_in, self.now);
-                let shown = self.watch.plan_next(&key, next, self.now);
+                let shown = watch::next_poll::keep(&mut self.watch, &key, next, self.now);
                 self.as_configured(fx.redraw_if(shown))
             }
             Msg::Claimed { key, won } => {
@@ -307,7 +313,7 @@ impl State {
                 if applied < self.persist_sent {
                     return Vec::new();
                 }
-                self.watch.merge_external(&entries, self.now)
+                watch::merge::external(&mut self.watch, &entries, self.now)
             }
             Msg::HookFailed(why) => watch::reducer::hook_failed(&mut self.watch, &why),
             Msg::Request(record) => {
@@ -331,6 +337,7 @@ impl State {
                 self.told_stalls(now)
             }
         };
+        let fx = self.settle_all_done(fx);
         let cmds = self.absorb(fx);
         self.track(cmds)
     }

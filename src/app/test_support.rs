@@ -64,6 +64,7 @@ pub(crate) fn entry(id: &str, last: Option<(&str, u8)>) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
         last: last.map(|(status, percent)| LastKnown {

@@ -6,7 +6,7 @@ use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskKind};
 use crate::cli::exit;
 use crate::store::sidecar::{self, Provenance};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct DownloadArgs {
@@ -297,12 +297,7 @@ async fn download_one(
         if let Ok(kept) = std::fs::metadata(&part)
             && kept.len() > 0
         {
-            failure.message = format!(
-                "{}; the {} bytes received are kept in {}: run again to resume",
-                failure.message,
-                kept.len(),
-                part.display()
-            );
+            failure.message = format!("{}; {}", failure.message, kept_note(kept.len(), &part));
         }
         failure
     })?;
@@ -324,4 +319,29 @@ async fn download_one(
         bytes,
         resumed,
     })
+}
+
+/// What a failed download leaves for the next run: `the 1,234 bytes received are kept in
+/// PATH: run again to resume`, the count said as every count is.
+fn kept_note(bytes: u64, part: &Path) -> String {
+    let n = usize::try_from(bytes).unwrap_or(usize::MAX);
+    format!(
+        "the {} received {} kept in {}: run again to resume",
+        crate::fmt::count(n, "byte"),
+        if n == 1 { "is" } else { "are" },
+        part.display()
+    )
+}
+
+#[cfg(test)]
+mod kept_note_tests {
+    #[test]
+    fn the_bytes_kept_are_counted_grouped() {
+        let part = std::path::Path::new("/dl/a.png.part");
+        assert_eq!(
+            super::kept_note(1_234_567, part),
+            "the 1,234,567 bytes received are kept in /dl/a.png.part: run again to resume"
+        );
+        assert!(super::kept_note(1, part).starts_with("the 1 byte received is kept"));
+    }
 }

@@ -233,7 +233,7 @@ async fn event_loop(
                     drawing.elapsed().as_secs_f64() * 1e3,
                 );
             }
-            progress::show(&state.watch.overall());
+            progress::show(&crate::app::watch::notify::overall(&state.watch));
             state.drawn();
             last_frame = Some(tokio::time::Instant::now());
         }

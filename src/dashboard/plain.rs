@@ -22,7 +22,7 @@ use command::Command;
 use lines::{Line, Seen};
 use std::collections::HashMap;
 use std::io::BufRead;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::time::Duration;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -202,7 +202,12 @@ impl Printer {
 
     fn print(&self, line: &Line) {
         let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{}", lines::render(line, self.color));
+        let width = std::io::stdout()
+            .is_terminal()
+            .then(crossterm::terminal::size)
+            .and_then(Result::ok)
+            .map(|(columns, _)| usize::from(columns));
+        let _ = writeln!(out, "{}", lines::render(line, self.color, width));
         let _ = out.flush();
     }
 

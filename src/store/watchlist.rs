@@ -71,6 +71,10 @@ pub struct WatchEntry {
     /// directory do each once between them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed_by: Option<String>,
+    /// The running dashboard that polls the unfinished task: it keeps the list's run going
+    /// for every dashboard on the data directory, whatever services their configs can poll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polled_by: Option<String>,
     /// What went wrong the last time the task was asked about, until an answer clears it; kept
     /// so `watch list` and a restart show it rather than the last good status alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -115,6 +119,7 @@ impl WatchEntry {
             auto_download: None,
             trouble: None,
             claimed_by: None,
+            polled_by: None,
             label: None,
             seen: None,
         }

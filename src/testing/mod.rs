@@ -101,6 +101,7 @@ pub fn stress_lists() -> [Vec<WatchEntry>; 2] {
                 auto_download: None,
                 trouble: None,
                 claimed_by: None,
+                polled_by: None,
                 label: None,
                 seen: None,
             })

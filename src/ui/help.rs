@@ -10,9 +10,11 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-fn lines(keymap: &Keymap, theme: Theme) -> Vec<Line<'static>> {
+/// The lines `width` columns wide: a binding's description is cut with `…` where it must be,
+/// a note wraps (as the reducer counts it).
+fn lines(keymap: &Keymap, theme: Theme, width: usize) -> Vec<Line<'static>> {
     keymap
-        .help_lines()
+        .help_lines_at(width)
         .into_iter()
         .map(|line| match line {
             HelpLine::Title(ctx) => Line::from(Span::styled(ctx.title(), theme.title())),
@@ -45,9 +47,8 @@ pub fn search_label(state: &State) -> Option<String> {
 pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut Frame) {
     let keymap = &state.keymap;
     frame.render_widget(Clear, area);
-    // Each line within the border, cut with `…` where the overlay is narrower.
-    let inner = usize::from(area.width.saturating_sub(2));
-    let mut lines: Vec<Line<'static>> = lines(keymap, theme)
+    let inner = crate::app::help::inner_width(area);
+    let mut lines: Vec<Line<'static>> = lines(keymap, theme, inner)
         .into_iter()
         .map(|line| Line::from(fit::cut_spans(line.spans, inner)).style(line.style))
         .collect();

@@ -26,28 +26,22 @@ struct Inner {
 impl Copies {
     /// Waits until no one else fetches `url`; the guard holds the path of its last whole copy.
     pub async fn hold(&self, url: &str) -> Known {
-        let slot = {
-            let mut urls = self
-                .0
-                .urls
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            urls.entry(url.to_string()).or_default().clone()
-        };
-        slot.lock_owned().await
+        self.slot(url).lock_owned().await
     }
 
     /// `url`'s guard at once if no one else fetches it.
     pub fn try_hold(&self, url: &str) -> Option<Known> {
-        let slot = {
-            let mut urls = self
-                .0
-                .urls
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            urls.entry(url.to_string()).or_default().clone()
-        };
-        slot.try_lock_owned().ok()
+        self.slot(url).try_lock_owned().ok()
+    }
+
+    /// `url`'s lock, made on first use.
+    fn slot(&self, url: &str) -> Arc<tokio::sync::Mutex<Option<PathBuf>>> {
+        let mut urls = self
+            .0
+            .urls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        urls.entry(url.to_string()).or_default().clone()
     }
 
     pub fn set_cache(&self, cache: ImageCache) {

@@ -5,7 +5,8 @@
 //! which says so once. Nothing a hook does can stop the dashboard.
 //!
 //! `on_all_done` runs the same way, once when the last running task finished, with the run's
-//! counts (`{completed}`, `{failed}`, `{count}`).
+//! counts (`{completed}`, `{failed}`, `{count}`), after every `on_complete` started before it
+//! has ended.
 
 use crate::api::sanitize::sanitize;
 use crate::cmd::{AllDone, Finished};
@@ -13,7 +14,7 @@ use crate::msg::Msg;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{OwnedRwLockReadGuard, RwLock, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 
 pub const MAX_RUNNING: usize = 4;
@@ -31,6 +32,18 @@ pub struct Handle {
     slots: Arc<Semaphore>,
     timeout: Duration,
     msgs: mpsc::Sender<Msg>,
+    /// Each `on_complete` run reads it while it runs; `on_all_done` waits to write it, so it
+    /// starts once those started before it ended.
+    order: Arc<RwLock<()>>,
+}
+
+/// Where a run stands in the order of `on_complete` and `on_all_done`.
+enum Turn {
+    /// An `on_complete`, holding its place from the moment it was asked for (`None` when an
+    /// `on_all_done` waits already: it runs after it).
+    Complete(Option<OwnedRwLockReadGuard<()>>),
+    /// `on_all_done`: after every `on_complete` asked for before it.
+    AllDone,
 }
 
 /// Runs `argv` for each finished task, at most `MAX_RUNNING` at once, each for at most
@@ -52,14 +65,22 @@ pub fn spawn_limited(
         slots: Arc::new(Semaphore::new(running)),
         timeout,
         msgs,
+        order: Arc::default(),
     }
 }
 
-/// `on_all_done`'s handle: `argv` run as `on_complete`'s, at most `MAX_RUNNING` at once.
-pub fn spawn_all_done(argv: Vec<String>, msgs: mpsc::Sender<Msg>) -> Handle {
+/// `on_all_done`'s handle: `argv` run as `on_complete`'s, at most `MAX_RUNNING` at once, each
+/// after the runs of `on_complete` (`after`) asked for before it.
+pub fn spawn_all_done(
+    argv: Vec<String>,
+    after: Option<&Handle>,
+    msgs: mpsc::Sender<Msg>,
+) -> Handle {
+    let spawned = spawn(argv, msgs);
     Handle {
         name: "on_all_done",
-        ..spawn(argv, msgs)
+        order: after.map_or(spawned.order.clone(), |h| h.order.clone()),
+        ..spawned
     }
 }
 
@@ -74,14 +95,26 @@ impl Handle {
                 _ => return None,
             })
         });
-        self.start(move || args)
+        self.start(Turn::AllDone, move || args)
     }
 
     /// Runs the arguments `args` makes once a slot is free; a failure is told to the App.
-    fn start(&self, args: impl FnOnce() -> Vec<String> + Send + 'static) -> JoinHandle<()> {
+    fn start(
+        &self,
+        turn: Turn,
+        args: impl FnOnce() -> Vec<String> + Send + 'static,
+    ) -> JoinHandle<()> {
         let (slots, name) = (self.slots.clone(), self.name);
-        let (timeout, msgs) = (self.timeout, self.msgs.clone());
+        let (timeout, msgs, order) = (self.timeout, self.msgs.clone(), self.order.clone());
         tokio::spawn(async move {
+            let _running = match turn {
+                Turn::Complete(Some(place)) => Some(place),
+                Turn::Complete(None) => Some(order.read_owned().await),
+                Turn::AllDone => {
+                    drop(order.write().await);
+                    None
+                }
+            };
             let args = args();
             let Ok(_slot) = slots.acquire_owned().await else {
                 return;
@@ -103,7 +136,8 @@ impl Handle {
             );
         }
         let argv = self.argv.clone();
-        self.start(move || arguments(&argv, &task))
+        let place = self.order.clone().try_read_owned().ok();
+        self.start(Turn::Complete(place), move || arguments(&argv, &task))
     }
 }
 
@@ -355,6 +389,7 @@ mod tests {
                 "{failed} of {count}; $(id)",
                 "{task_id}",
             ]),
+            None,
             tx.clone(),
         );
         let run = AllDone {
@@ -367,7 +402,7 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(&out).expect("recorded")).expect("json");
         assert_eq!(got, ["11", "1 of 12; $(id)", "{task_id}"]);
         assert!(rx.try_recv().is_err(), "no failure reported");
-        spawn_all_done(argv(&["false"]), tx)
+        spawn_all_done(argv(&["false"]), None, tx)
             .run_all_done(AllDone {
                 completed: 1,
                 failed: 0,
@@ -377,6 +412,36 @@ mod tests {
             .expect("ran");
         assert!(
             matches!(rx.try_recv(), Ok(Msg::HookFailed(s)) if s.starts_with("on_all_done: false failed")),
+        );
+    }
+
+    /// `on_all_done` starts after every `on_complete` asked for before it has ended, however
+    /// long that one takes.
+    #[tokio::test]
+    async fn on_all_done_runs_after_the_on_complete_runs_before_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("order.txt");
+        let record = |word: &str, pause: &str| {
+            argv(&[
+                "sh",
+                "-c",
+                "sleep \"$2\"; echo \"$1\" >> \"$0\"",
+                &out.to_string_lossy(),
+                word,
+                pause,
+            ])
+        };
+        let (tx, _rx) = mpsc::channel(8);
+        let complete = spawn(record("{task_id}", "0.6"), tx.clone());
+        let all_done = spawn_all_done(record("all-done", "0"), Some(&complete), tx);
+        let first = complete.run(finished("t-1"));
+        let last = all_done.run_all_done(AllDone::default());
+        for h in [first, last] {
+            h.await.expect("ran");
+        }
+        assert_eq!(
+            std::fs::read_to_string(&out).expect("recorded"),
+            "t-1\nall-done\n"
         );
     }
 

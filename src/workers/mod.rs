@@ -138,6 +138,10 @@ impl Workers {
             files: Some(crate::store::archive::Files::from(&files)),
             after: settings.archive_after,
         };
+        let on_complete = settings
+            .on_complete
+            .clone()
+            .map(|argv| hooks::spawn(argv, msgs.clone()));
         Workers {
             router: router::spawn(routing, downloads),
             poller,
@@ -165,14 +169,11 @@ impl Workers {
             writes,
             clipboard: clipboard::spawn(msgs.clone()),
             opener: opener::spawn(opener, msgs.clone()),
-            hooks: settings
-                .on_complete
-                .clone()
-                .map(|argv| hooks::spawn(argv, msgs.clone())),
             all_done: settings
                 .on_all_done
                 .clone()
-                .map(|argv| hooks::spawn_all_done(argv, msgs.clone())),
+                .map(|argv| hooks::spawn_all_done(argv, on_complete.as_ref(), msgs.clone())),
+            hooks: on_complete,
             previews: None,
             downloader,
             copies,

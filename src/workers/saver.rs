@@ -227,27 +227,115 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
     None
 }
 
-/// Whether `entry`'s task still runs as the file says: not known finished, nor unknown to
-/// its service, nor of a service this dashboard cannot poll (it goes nowhere).
-fn runs(entry: &WatchEntry, pollable: &Pollable) -> bool {
-    !archive::is_finished(entry)
-        && pollable.polls(entry.service.as_deref())
-        && entry
-            .trouble
-            .as_ref()
-            .is_none_or(|t| t.kind != TroubleKind::NotFound)
+/// Whether a task of the file still runs, judged alike by every dashboard on the data
+/// directory whatever services its config can poll: not known finished, nor unknown to its
+/// service, and polled by a running dashboard (this one, or the one its `polled_by` names).
+/// A task no running dashboard can poll goes nowhere, and does not keep the run going.
+struct Runs<'a> {
+    pollable: &'a Pollable,
+    me: &'a Claimant,
+    /// The other dashboards asked about, and whether they run (a lock tried each).
+    asked: Vec<(String, bool)>,
 }
 
-/// Whether a write that turned `before` into `after` ended a run: some task ran before it,
-/// none runs after it, and one that ran finished in it (a run whose last running task was
-/// removed rather than finished ends untold). Writes are made under the file's lock one after
-/// another, so of the dashboards sharing the file exactly one makes this write.
-fn ends_run(before: &[WatchEntry], after: &[WatchEntry], pollable: &Pollable) -> bool {
-    let runs = |e: &WatchEntry| runs(e, pollable);
-    !after.iter().any(runs)
-        && after
-            .iter()
-            .any(|e| !runs(e) && before.iter().any(|b| b.same_task(e) && runs(b)))
+impl<'a> Runs<'a> {
+    fn new(pollable: &'a Pollable, me: &'a Claimant) -> Self {
+        Runs {
+            pollable,
+            me,
+            asked: Vec::new(),
+        }
+    }
+
+    fn runs(&mut self, entry: &WatchEntry) -> bool {
+        let moving = !archive::is_finished(entry)
+            && entry
+                .trouble
+                .as_ref()
+                .is_none_or(|t| t.kind != TroubleKind::NotFound);
+        moving
+            && (self.pollable.polls(entry.service.as_deref())
+                || entry
+                    .polled_by
+                    .as_deref()
+                    .is_some_and(|by| self.dashboard_runs(by)))
+    }
+
+    fn any(&mut self, entries: &[WatchEntry]) -> bool {
+        entries.iter().any(|e| self.runs(e))
+    }
+
+    fn dashboard_runs(&mut self, id: &str) -> bool {
+        if id == self.me.id {
+            return true;
+        }
+        if let Some(&(_, runs)) = self.asked.iter().find(|(by, _)| by == id) {
+            return runs;
+        }
+        let runs = (self.me.running)(id);
+        self.asked.push((id.to_string(), runs));
+        runs
+    }
+
+    /// Marks the unfinished tasks this dashboard polls as polled by it (unless a running
+    /// dashboard does already), and takes its mark off those it can no longer poll and
+    /// those that stopped: the file says who keeps each one going.
+    fn mark(&mut self, list: &mut [WatchEntry]) {
+        for e in list.iter_mut() {
+            let mine = e.polled_by.as_deref() == Some(self.me.id.as_str());
+            let moving = !archive::is_finished(e)
+                && e.trouble
+                    .as_ref()
+                    .is_none_or(|t| t.kind != TroubleKind::NotFound);
+            if !moving {
+                e.polled_by = None;
+            } else if self.pollable.polls(e.service.as_deref()) {
+                let held = e
+                    .polled_by
+                    .as_deref()
+                    .is_some_and(|by| self.dashboard_runs(by));
+                if !held {
+                    e.polled_by = Some(self.me.id.clone());
+                }
+            } else if mine {
+                e.polled_by = None;
+            }
+        }
+    }
+
+    /// Whether a write that turned `found` into `after` ended a run: some task ran before
+    /// it, none runs after it, and not every task that stopped running in it was removed
+    /// while it ran (a run whose last running tasks were removed ends untold). A task stops
+    /// running by its finish (written in this write, or in the same batch as its removal:
+    /// `removed` holds each removed task as it was removed), by its service's "not found",
+    /// or because no running dashboard can poll it any more. Writes are made under the file's
+    /// lock one after another, so of the dashboards sharing the file exactly one makes it.
+    fn ends_run(
+        &mut self,
+        found: &[WatchEntry],
+        removed: &[WatchEntry],
+        after: &[WatchEntry],
+    ) -> bool {
+        if self.any(after) {
+            return false;
+        }
+        let stopped: Vec<&WatchEntry> = found.iter().filter(|e| self.runs(e)).collect();
+        stopped.iter().any(|e| {
+            after.iter().any(|a| a.same_task(e))
+                || removed
+                    .iter()
+                    .any(|r| r.same_task(e) && archive::is_finished(r))
+        })
+    }
+
+    /// Whether this dashboard's mark is on a task it can no longer poll (its service was
+    /// found unusable): a write must take it off, and may end the run.
+    fn stale(&self, list: &[WatchEntry]) -> bool {
+        list.iter().any(|e| {
+            e.polled_by.as_deref() == Some(self.me.id.as_str())
+                && !self.pollable.polls(e.service.as_deref())
+        })
+    }
 }
 
 /// What polls bring, written at most once a second; the user's own changes go at once.
@@ -278,9 +366,13 @@ pub async fn run(
     w.seen = w.store.stamp();
     // The list as the dashboard started with it (its start-up read it, setting aside a bad
     // file): what is written back should the file turn bad before the first write.
-    let s = w.store.clone();
-    if let Ok(Ok(entries)) = tokio::task::spawn_blocking(move || s.read()).await {
-        w.running = entries.iter().any(|e| runs(e, &w.pollable));
+    let (s, pollable, me) = (w.store.clone(), w.pollable.clone(), w.me.clone());
+    let read = tokio::task::spawn_blocking(move || {
+        s.read()
+            .map(|entries| (Runs::new(&pollable, &me).any(&entries), entries))
+    });
+    if let Ok(Ok((running, entries))) = read.await {
+        w.running = running;
         w.held = entries;
     }
     // `archive_after` is checked at start, then whenever the list is written or read, and
@@ -307,19 +399,24 @@ pub async fn run(
             }
             _ = ticker.tick() => {
                 let due = w.next_due.is_some_and(|t| t <= unix_now());
-                if !w.pending.is_empty() || due {
+                if !w.pending.is_empty() || due || w.stale() {
                     w.flush(&msgs, due).await;
                 } else if w.store.stamp() != w.seen {
                     let (s, held) = (w.store.clone(), w.held.clone());
-                    match tokio::task::spawn_blocking(move || s.load_keeping(&held)).await {
-                        Ok(Ok(loaded)) => {
+                    let (pollable, me) = (w.pollable.clone(), w.me.clone());
+                    let read = tokio::task::spawn_blocking(move || {
+                        s.load_keeping(&held).map(|loaded| {
+                            (Runs::new(&pollable, &me).any(&loaded.entries), loaded)
+                        })
+                    });
+                    match read.await {
+                        Ok(Ok((running, loaded))) => {
                             w.seen = loaded.stamp;
                             w.next_due = w.archiving.next_due(&loaded.entries);
                             w.held.clone_from(&loaded.entries);
                             if let Some(text) = set_aside_notice(&loaded) {
                                 let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
-                            let running = loaded.entries.iter().any(|e| runs(e, &w.pollable));
                             if msgs.send(Msg::WatchFile { entries: loaded.entries, applied: w.applied }).await.is_err() {
                                 return;
                             }
@@ -341,6 +438,15 @@ pub async fn run(
             w.flush(&msgs, false).await;
         }
     }
+}
+
+/// Whether tasks ran in the file as a write found it and as it left it, and whether that
+/// write ended the run.
+#[derive(Debug, Default)]
+struct Ran {
+    before: bool,
+    after: bool,
+    ended_here: bool,
 }
 
 /// The saver's state between writes.
@@ -366,10 +472,15 @@ struct Writer {
 }
 
 impl Writer {
+    /// This dashboard's mark is on a task it can no longer poll: the next tick writes.
+    fn stale(&self) -> bool {
+        Runs::new(&self.pollable, &self.me).stale(&self.held)
+    }
+
     /// Writes what is pending (and, with `expire`, moves the tasks `archive_after` made due to
     /// the archive), then tells the App what the file now holds.
     async fn flush(&mut self, msgs: &mpsc::Sender<Msg>, expire: bool) {
-        if self.pending.is_empty() && !expire {
+        if self.pending.is_empty() && !expire && !self.stale() {
             return;
         }
         let ops = std::mem::take(&mut self.pending);
@@ -382,25 +493,32 @@ impl Writer {
             })
             .collect();
         let (s, me, archiving) = (self.store.clone(), self.me.clone(), self.archiving.clone());
-        let held = self.held.clone();
+        let (held, pollable) = (self.held.clone(), self.pollable.clone());
         let result = tokio::task::spawn_blocking(move || {
             let mut answers = Vec::new();
             let mut moved = Moved::default();
             let now = unix_now();
-            let mut found = Vec::new();
+            let mut runs = Runs::new(&pollable, &me);
+            let mut ran = Ran::default();
             let saved = s.update_keeping(&held, |list| {
-                found.clone_from(list);
-                let before;
-                (before, answers) = apply_all(list, &ops, &me);
+                let found = list.clone();
+                let removed;
+                (removed, answers) = apply_all(list, &ops, &me);
                 if expire {
                     list.retain(|e| archiving.due(e).is_none_or(|t| t > now));
                 }
-                archive_removed(&before, list, &archiving, now, &mut moved);
+                archive_removed(&removed, list, &archiving, now, &mut moved);
+                runs.mark(list);
+                ran = Ran {
+                    before: runs.any(&found),
+                    after: runs.any(list),
+                    ended_here: runs.ends_run(&found, &removed, list),
+                };
             });
             if let Ok(loaded) = &saved {
                 forget_added(&ops, &loaded.entries, &archiving, &mut moved);
             }
-            saved.map(|loaded| (loaded, answers, moved, found))
+            saved.map(|loaded| (loaded, answers, moved, ran))
         })
         .await;
         self.applied += count;
@@ -411,20 +529,17 @@ impl Writer {
             _ => claims.into_iter().map(|key| (key, true)).collect(),
         };
         // The file as this write found it (under the lock) ran a task no longer running once
-        // written: this write ended the run; one found with none running after some ran here
-        // was ended by another dashboard's write meanwhile. A run whose last running task this
-        // write removed ends untold, here as in the other dashboards (they read the file).
+        // written: this write ended the run (`Runs::ends_run`); one found with none running
+        // after some ran here was ended by another dashboard's write meanwhile.
         let mut run_ended = None;
         match result {
-            Ok(Ok((loaded, _, moved, found))) => {
-                let runs = |e: &WatchEntry| runs(e, &self.pollable);
-                let running = loaded.entries.iter().any(runs);
-                if ends_run(&found, &loaded.entries, &self.pollable) {
+            Ok(Ok((loaded, _, moved, ran))) => {
+                if ran.ended_here {
                     run_ended = Some(true);
-                } else if (self.running || found.iter().any(runs)) && !running {
+                } else if (self.running || ran.before) && !ran.after {
                     run_ended = Some(false);
                 }
-                self.running = running;
+                self.running = ran.after;
                 self.seen = loaded.stamp;
                 self.next_due = self.archiving.next_due(&loaded.entries);
                 self.held.clone_from(&loaded.entries);
@@ -565,563 +680,5 @@ fn forget_added(ops: &[PersistOp], list: &[WatchEntry], archiving: &Archiving, m
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A task is new from the status that first records it finished after it ran (two
-    /// dashboards may both report the finish: a look recorded between stands); a look clears
-    /// it; one found finished at its first status is not new.
-    #[test]
-    fn a_finish_marks_new_once_and_a_look_clears_it() {
-        use crate::store::watchlist::LastKnown;
-        let me = Claimant {
-            id: "me".into(),
-            running: Arc::new(|_: &str| true),
-        };
-        let key = TaskKey::new(TaskKind::Image, "t");
-        let status = |text: &str, finished: Option<u64>| {
-            PersistOp::Status(
-                key.clone(),
-                LastKnown {
-                    status: text.into(),
-                    finished_at: finished,
-                    ..LastKnown::default()
-                },
-            )
-        };
-        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
-        let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
-        assert_eq!(list[0].seen, None, "found finished: not new");
-        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
-        let _ = apply(&mut list, &status("IN_PROGRESS", None), &me);
-        let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
-        assert_eq!(list[0].seen, Some(false));
-        let _ = apply(&mut list, &PersistOp::Seen(vec![key.clone()]), &me);
-        assert_eq!(list[0].seen, Some(true));
-        // The other dashboard's report of the same finish, after the look.
-        let _ = apply(&mut list, &status("COMPLETED", Some(6)), &me);
-        assert_eq!(list[0].seen, Some(true));
-    }
-    use crate::api::TaskKind;
-    use crate::store::watchlist::LastKnown;
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    /// A dashboard whose one service (and its entries' with none recorded) is `http://svc`.
-    fn polls_svc() -> Pollable {
-        Pollable::new("http://svc", [])
-    }
-
-    /// Another dashboard's older status (running) written after the finish leaves it finished.
-    #[test]
-    fn a_finished_task_never_runs_again_in_the_file() {
-        let me = Claimant {
-            id: "me".into(),
-            running: Arc::new(|_: &str| true),
-        };
-        let key = TaskKey::new(TaskKind::Image, "t");
-        let status = |text: &str, percent: u8, finished: Option<u64>| {
-            PersistOp::Status(
-                key.clone(),
-                LastKnown {
-                    status: text.into(),
-                    percent,
-                    finished_at: finished,
-                    ..LastKnown::default()
-                },
-            )
-        };
-        let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
-        let _ = apply(&mut list, &status("IN_PROGRESS", 40, None), &me);
-        let _ = apply(&mut list, &status("COMPLETED", 100, Some(5)), &me);
-        let _ = apply(&mut list, &status("IN_PROGRESS", 90, None), &me);
-        let kept = list[0].last.as_ref().expect("known");
-        assert_eq!((kept.status.as_str(), kept.percent), ("COMPLETED", 100));
-    }
-
-    /// Claims `key` through a saver of `store` as `me`; the answer it sent.
-    async fn claim(store: &WatchStore, me: Claimant, key: &TaskKey) -> bool {
-        let (ops, rx) = mpsc::channel(4);
-        let (msgs, mut answers) = mpsc::channel(16);
-        let saver = tokio::spawn(run(
-            store.clone(),
-            rx,
-            msgs,
-            me,
-            Archiving::default(),
-            polls_svc(),
-        ));
-        ops.send(PersistOp::Claim(key.clone())).await.expect("send");
-        drop(ops);
-        saver.await.expect("saver");
-        let mut won = None;
-        while let Ok(msg) = answers.try_recv() {
-            if let Msg::Claimed { key: k, won: w } = msg {
-                assert_eq!(&k, key);
-                won = Some(w);
-            }
-        }
-        won.expect("answered")
-    }
-
-    /// One claim per task between the dashboards that run: the first takes it, another does
-    /// not while the first runs, and does once it is gone; the first may claim again.
-    #[tokio::test]
-    async fn a_claim_goes_to_one_running_dashboard() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("w.json"));
-        let key = TaskKey::new(TaskKind::Image, "t-1");
-        store
-            .update(|l| l.push(WatchEntry::new("t-1", TaskKind::Image)))
-            .expect("add");
-        let first_runs = Arc::new(AtomicBool::new(true));
-        let runs = first_runs.clone();
-        let running: Arc<dyn Fn(&str) -> bool + Send + Sync> =
-            Arc::new(move |id: &str| id == "first" && runs.load(Ordering::SeqCst));
-        let me = |id: &str| Claimant {
-            id: id.into(),
-            running: running.clone(),
-        };
-        assert!(claim(&store, me("first"), &key).await);
-        assert!(!claim(&store, me("second"), &key).await);
-        assert!(claim(&store, me("first"), &key).await);
-        let on_disk = store.load().expect("load").entries;
-        assert_eq!(on_disk[0].claimed_by.as_deref(), Some("first"));
-        first_runs.store(false, Ordering::SeqCst);
-        assert!(claim(&store, me("second"), &key).await);
-        let gone = TaskKey::new(TaskKind::Image, "not-listed");
-        assert!(!claim(&store, me("second"), &gone).await);
-    }
-
-    /// Two dashboards write the finishes of two running tasks, each its own and the other's
-    /// again: exactly one write, the one that left nothing running, says it ended the run.
-    #[tokio::test]
-    async fn one_write_of_the_two_dashboards_ends_the_run() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("w.json"));
-        let running = |id: &str| {
-            let mut e = WatchEntry::new(id, TaskKind::Image);
-            e.last = Some(LastKnown {
-                status: "IN_PROGRESS".into(),
-                ..LastKnown::default()
-            });
-            e
-        };
-        store
-            .update(|l| l.extend([running("t-1"), running("t-2")]))
-            .expect("add");
-        let finish = |id: &str| {
-            let key = TaskKey::new(TaskKind::Image, id);
-            let last = LastKnown {
-                status: "COMPLETED".into(),
-                percent: 100,
-                finished_at: Some(5),
-                ..LastKnown::default()
-            };
-            vec![PersistOp::Status(key.clone(), last), PersistOp::Claim(key)]
-        };
-        let me = |id: &str| Claimant {
-            id: id.into(),
-            running: Arc::new(|_: &str| true),
-        };
-        // Each write by a saver of its own, as the dashboards' are: the run's ends it said.
-        let write = |who: &str, ops: Vec<PersistOp>| {
-            let (store, me) = (store.clone(), me(who));
-            async move {
-                let (tx, rx) = mpsc::channel(8);
-                let (msgs, mut answers) = mpsc::channel(16);
-                let saver =
-                    tokio::spawn(run(store, rx, msgs, me, Archiving::default(), polls_svc()));
-                for op in ops {
-                    tx.send(op).await.expect("send");
-                }
-                drop(tx);
-                saver.await.expect("saver");
-                let mut ended = Vec::new();
-                while let Ok(msg) = answers.try_recv() {
-                    if let Msg::RunEnded { here } = msg {
-                        ended.push(here);
-                    }
-                }
-                ended
-            }
-        };
-        assert_eq!(write("a", finish("t-1")).await, Vec::<bool>::new());
-        assert_eq!(
-            write("b", finish("t-2")).await,
-            [true],
-            "b's write ended it"
-        );
-        assert_eq!(write("a", finish("t-2")).await, Vec::<bool>::new());
-        assert_eq!(write("b", finish("t-1")).await, Vec::<bool>::new());
-    }
-
-    /// A task whose service this dashboard cannot poll (not configured, or its client could
-    /// not be made) goes nowhere: the write that finishes the last other running task ends
-    /// the run, as the rows' `no service` says.
-    #[tokio::test]
-    async fn a_task_of_no_usable_service_does_not_keep_the_run_going() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("w.json"));
-        let running = |id: &str, service: Option<&str>| {
-            let mut e = WatchEntry::new(id, TaskKind::Image);
-            e.service = service.map(Into::into);
-            e.last = Some(LastKnown {
-                status: "IN_PROGRESS".into(),
-                ..LastKnown::default()
-            });
-            e
-        };
-        store
-            .update(|l| {
-                l.extend([
-                    running("t-1", None),
-                    running("t-2", Some("http://nowhere:1")),
-                    running("t-3", Some("http://broken:2")),
-                ]);
-            })
-            .expect("add");
-        let pollable = Pollable::new("http://svc", ["http://broken:2".to_string()]);
-        // The router found its client cannot be made.
-        pollable.clone().unusable("http://broken:2");
-        let key = TaskKey::new(TaskKind::Image, "t-1");
-        let last = LastKnown {
-            status: "COMPLETED".into(),
-            percent: 100,
-            finished_at: Some(5),
-            ..LastKnown::default()
-        };
-        let me = Claimant {
-            id: "me".into(),
-            running: Arc::new(|_: &str| true),
-        };
-        let (tx, rx) = mpsc::channel(8);
-        let (msgs, mut told) = mpsc::channel(16);
-        let saver = tokio::spawn(run(store, rx, msgs, me, Archiving::default(), pollable));
-        tx.send(PersistOp::Status(key.clone(), last))
-            .await
-            .expect("send");
-        tx.send(PersistOp::Claim(key)).await.expect("send");
-        drop(tx);
-        saver.await.expect("saver");
-        let mut ended = Vec::new();
-        while let Ok(msg) = told.try_recv() {
-            if let Msg::RunEnded { here } = msg {
-                ended.push(here);
-            }
-        }
-        assert_eq!(ended, [true], "t-1's finish ended the run");
-    }
-
-    /// The last running task removed rather than finished ends the run untold, in the
-    /// dashboard that removed it as in the others: its finishes are not counted in the next.
-    #[tokio::test]
-    async fn removing_the_last_running_task_ends_the_run_untold() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("w.json"));
-        let mut e = WatchEntry::new("t-1", TaskKind::Image);
-        e.last = Some(LastKnown {
-            status: "IN_PROGRESS".into(),
-            ..LastKnown::default()
-        });
-        store.update(|l| l.push(e)).expect("add");
-        let remove = PersistOp::Remove(vec![TaskKey::new(TaskKind::Image, "t-1")]);
-        let ended: Vec<bool> = save(&store, Archiving::default(), vec![remove])
-            .await
-            .into_iter()
-            .filter_map(|m| match m {
-                Msg::RunEnded { here } => Some(here),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(ended, [false]);
-    }
-
-    /// A dashboard that starts while a run goes, and never writes, is told that another
-    /// dashboard's write ended it (its App's counts start anew).
-    #[tokio::test]
-    async fn a_run_going_at_start_that_another_ends_is_told() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("w.json"));
-        let mut e = WatchEntry::new("t-1", TaskKind::Image);
-        e.last = Some(LastKnown {
-            status: "IN_PROGRESS".into(),
-            ..LastKnown::default()
-        });
-        store.update(|l| l.push(e)).expect("add");
-        let me = Claimant {
-            id: "me".into(),
-            running: Arc::new(|_: &str| true),
-        };
-        let (tx, rx) = mpsc::channel(8);
-        let (msgs, mut told) = mpsc::channel(16);
-        let saver = tokio::spawn(run(
-            store.clone(),
-            rx,
-            msgs,
-            me,
-            Archiving::default(),
-            polls_svc(),
-        ));
-        // Its first read (of the running list) is done long before.
-        tokio::time::sleep(Duration::from_secs(2)).await;
-        store
-            .update(|l| {
-                l[0].last = Some(LastKnown {
-                    status: "COMPLETED".into(),
-                    finished_at: Some(5),
-                    ..LastKnown::default()
-                });
-            })
-            .expect("the other dashboard's write");
-        let ended = tokio::time::timeout(Duration::from_secs(20), async {
-            loop {
-                match told.recv().await {
-                    Some(Msg::RunEnded { here }) => return Some(here),
-                    Some(_) => {}
-                    None => return None,
-                }
-            }
-        })
-        .await;
-        drop(tx);
-        saver.await.expect("saver");
-        assert_eq!(ended.ok().flatten(), Some(false));
-    }
-
-    /// A status update waits for the next write (a second); `finish` writes it before the
-    /// dashboard ends, and only then takes this dashboard off the running ones.
-    #[tokio::test]
-    async fn finish_writes_what_is_pending_then_unregisters() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("w.json"));
-        let registered =
-            || std::fs::read_dir(dir.path().join("dashboards")).map_or(0, Iterator::count);
-        let (msgs, _answers) = mpsc::channel(16);
-        let saver = spawn(
-            store.clone(),
-            dir.path().join("dashboards"),
-            Archiving::default(),
-            polls_svc(),
-            msgs,
-        );
-        assert_eq!(registered(), 1, "registered while it runs");
-        let key = TaskKey::new(TaskKind::Image, "t-1");
-        saver.persist(PersistOp::Add(vec![WatchEntry::new(
-            "t-1",
-            TaskKind::Image,
-        )]));
-        let status = LastKnown {
-            status: "running".into(),
-            percent: 40,
-            ..LastKnown::default()
-        };
-        saver.persist(PersistOp::Status(key, status.clone()));
-        saver.finish(Duration::from_secs(20)).await;
-        let on_disk = store.load().expect("load").entries;
-        assert_eq!(on_disk.len(), 1);
-        assert_eq!(on_disk[0].last.as_ref(), Some(&status));
-        assert_eq!(registered(), 0, "unregistered once it ended");
-    }
-
-    fn done(id: &str, finished_at: u64) -> WatchEntry {
-        let mut e = WatchEntry::new(id, TaskKind::Image);
-        e.service = Some("http://svc".into());
-        e.last = Some(LastKnown {
-            status: "COMPLETED".into(),
-            percent: 100,
-            finished_at: Some(finished_at),
-            ..LastKnown::default()
-        });
-        e
-    }
-
-    /// Runs a saver with `archiving` over `ops`, to its end; what it told the App.
-    async fn save(store: &WatchStore, archiving: Archiving, ops: Vec<PersistOp>) -> Vec<Msg> {
-        let me = Claimant {
-            id: "me".into(),
-            running: Arc::new(|_: &str| true),
-        };
-        let (tx, rx) = mpsc::channel(64);
-        let (msgs, mut told) = mpsc::channel(64);
-        let saver = tokio::spawn(run(store.clone(), rx, msgs, me, archiving, polls_svc()));
-        for op in ops {
-            tx.send(op).await.expect("send");
-        }
-        drop(tx);
-        saver.await.expect("saver");
-        let mut out = Vec::new();
-        while let Ok(m) = told.try_recv() {
-            out.push(m);
-        }
-        out
-    }
-
-    fn archived(path: &archive::Files) -> Vec<String> {
-        Archive::open(path)
-            .expect("archive")
-            .list()
-            .expect("list")
-            .into_iter()
-            .map(|t| t.entry.task_id)
-            .collect()
-    }
-
-    /// Removed finished tasks move to the archive (and the App hears the archive changed); a
-    /// removed task still running does not; put back on the list, a task leaves the archive.
-    #[tokio::test]
-    async fn removed_finished_tasks_move_to_the_archive() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = archive::Files::in_dir(dir.path());
-        let running = WatchEntry::new("running", TaskKind::Image);
-        store
-            .update(|l| {
-                l.push(done("a", 100));
-                l.push(done("b", 200));
-                l.push(running.clone());
-            })
-            .expect("list");
-        // The first open imports the list's finished tasks: empty it first.
-        let mut first = Archive::open(&path).expect("archive");
-        let all: Vec<i64> = first.list().expect("list").iter().map(|t| t.id).collect();
-        first.delete(&all).expect("delete");
-        let archiving = Archiving {
-            files: Some(path.clone()),
-            after: None,
-        };
-        let keys = vec![
-            TaskKey::new(TaskKind::Image, "a"),
-            TaskKey::new(TaskKind::Image, "running"),
-        ];
-        let told = save(&store, archiving.clone(), vec![PersistOp::Remove(keys)]).await;
-        assert_eq!(archived(&path), ["a"]);
-        let listed: Vec<String> = store
-            .load()
-            .expect("load")
-            .entries
-            .into_iter()
-            .map(|e| e.task_id)
-            .collect();
-        assert_eq!(listed, ["b"]);
-        assert!(
-            told.iter()
-                .any(|m| matches!(m, Msg::Archive(ArchiveReport::Changed)))
-        );
-        // Undo puts it back: it leaves the archive.
-        let _ = save(
-            &store,
-            archiving,
-            vec![PersistOp::Add(vec![done("a", 100)])],
-        )
-        .await;
-        assert!(archived(&path).is_empty());
-        assert_eq!(store.load().expect("load").entries.len(), 2);
-    }
-
-    /// A finish and a removal written in one batch (the finish's write waited for the one
-    /// before it): the task is archived as finished, not dropped as the running task the
-    /// file knew. So is a task added and removed in one batch.
-    #[tokio::test]
-    async fn a_finish_and_a_removal_in_one_batch_archive_the_task() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = archive::Files::in_dir(dir.path());
-        let mut running = WatchEntry::new("r", TaskKind::Image);
-        running.last = Some(LastKnown {
-            status: "IN_PROGRESS".into(),
-            percent: 40,
-            ..LastKnown::default()
-        });
-        store.update(|l| l.push(running)).expect("list");
-        drop(Archive::open(&path).expect("archive"));
-        let archiving = Archiving {
-            files: Some(path.clone()),
-            after: None,
-        };
-        let finished = done("r", 100).last.expect("last");
-        let (r, c) = (
-            TaskKey::new(TaskKind::Image, "r"),
-            TaskKey::new(TaskKind::Image, "c"),
-        );
-        let ops = vec![
-            PersistOp::Status(r.clone(), finished),
-            PersistOp::Add(vec![done("c", 200)]),
-            PersistOp::Remove(vec![r, c]),
-        ];
-        let _ = save(&store, archiving, ops).await;
-        assert!(store.load().expect("load").entries.is_empty());
-        let mut kept: Vec<(String, String, bool)> = Archive::open(&path)
-            .expect("archive")
-            .list()
-            .expect("list")
-            .into_iter()
-            .map(|t| {
-                let last = t.entry.last.expect("last");
-                (t.entry.task_id, last.status, last.finished_at.is_some())
-            })
-            .collect();
-        kept.sort();
-        assert_eq!(
-            kept,
-            [
-                ("c".into(), "COMPLETED".into(), true),
-                ("r".into(), "COMPLETED".into(), true)
-            ],
-            "in the archive as finished, not lost"
-        );
-    }
-
-    /// When the archive cannot take them, the finished tasks stay on the watch list.
-    #[tokio::test]
-    async fn a_failing_archive_keeps_them_on_the_list() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = archive::Files::in_dir(dir.path());
-        std::fs::create_dir(&path.archive).expect("a directory in the way");
-        store.update(|l| l.push(done("a", 100))).expect("list");
-        let archiving = Archiving {
-            files: Some(path),
-            after: None,
-        };
-        let keys = vec![TaskKey::new(TaskKind::Image, "a")];
-        let told = save(&store, archiving, vec![PersistOp::Remove(keys)]).await;
-        assert_eq!(store.load().expect("load").entries.len(), 1);
-        assert!(
-            told.iter()
-                .any(|m| matches!(m, Msg::StoreProblem(t) if t.contains("stay on the watch list")))
-        );
-    }
-
-    /// `archive_after` moves the tasks finished that long ago at start, and no others.
-    #[tokio::test]
-    async fn archive_after_moves_old_finished_tasks_at_start() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let store = WatchStore::new(dir.path().join("watchlist.json"));
-        let path = archive::Files::in_dir(dir.path());
-        let now = unix_now();
-        // Open it first so the import has happened on an empty list.
-        drop(Archive::open(&path).expect("archive"));
-        store
-            .update(|l| {
-                l.push(done("old", now - 3 * 86_400));
-                l.push(done("recent", now - 3600));
-                l.push(WatchEntry::new("running", TaskKind::Image));
-            })
-            .expect("list");
-        let archiving = Archiving {
-            files: Some(path.clone()),
-            after: Some(Duration::from_secs(2 * 86_400)),
-        };
-        let told = save(&store, archiving.clone(), Vec::new()).await;
-        assert_eq!(archived(&path), ["old"]);
-        assert_eq!(store.load().expect("load").entries.len(), 2);
-        assert!(
-            told.iter()
-                .any(|m| matches!(m, Msg::WatchFile { entries, .. } if entries.len() == 2))
-        );
-        assert_eq!(
-            archiving.next_due(&store.load().expect("load").entries),
-            Some(now - 3600 + 2 * 86_400)
-        );
-    }
-}
+#[path = "saver_tests.rs"]
+mod tests;

@@ -189,7 +189,7 @@ pub fn replace(view: &mut ArchiveView, watch: &Watch, key: &TaskKey) -> Option<C
         done: 0,
         total: None,
     };
-    watch.entry_download_cmd(&task.entry, true)
+    crate::app::watch::fetch::entry_cmd(watch, &task.entry, true)
 }
 
 /// "overwrite …?" answered no: the task shows the file the archive knows of, as before.
@@ -250,7 +250,7 @@ fn download(view: &mut ArchiveView, watch: &Watch, keymap: &Keymap) -> Effects {
         return Effects::say(e.to_string());
     }
     let (key, id) = (TaskKey::of(&t.entry), t.id);
-    let cmd = watch.entry_download_cmd(&t.entry, false);
+    let cmd = crate::app::watch::fetch::entry_cmd(watch, &t.entry, false);
     let text = format!("downloading the file of {}", t.entry.task_id);
     view.downloads.insert(
         key,
@@ -276,7 +276,7 @@ fn watch_again(view: &mut ArchiveView, watch: &mut Watch, keymap: &Keymap, now: 
         return Effects::say(format!("{id} is on the watch list already"));
     }
     let (row, entry) = (t.id, t.entry.clone());
-    let added = watch.add(vec![entry], now);
+    let added = crate::app::watch::undo::add(watch, vec![entry], now);
     view.drop_ids(&[row]);
     let mut cmds = added.cmds;
     cmds.push(Cmd::Archive(ArchiveOp::Unarchive(vec![row])));

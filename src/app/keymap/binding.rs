@@ -111,14 +111,14 @@ pub struct Binding {
 
 /// One line of the help overlay, in order. The reducer counts them to know where the help
 /// ends; the view styles them.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum HelpLine<'a> {
     /// A context's heading.
     Title(Context),
     Binding(&'a Binding),
     Blank,
-    /// A closing remark.
-    Note(&'static str),
+    /// A closing remark, or one row of it as wrapped to the overlay's width.
+    Note(String),
 }
 
 impl HelpLine<'_> {
@@ -128,7 +128,7 @@ impl HelpLine<'_> {
             HelpLine::Title(ctx) => ctx.title().to_string(),
             HelpLine::Binding(b) => format!("{} {}", b.label, b.description),
             HelpLine::Blank => String::new(),
-            HelpLine::Note(text) => (*text).to_string(),
+            HelpLine::Note(text) => text.clone(),
         }
     }
 }

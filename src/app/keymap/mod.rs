@@ -78,6 +78,44 @@ impl Keymap {
         &self.given_up
     }
 
+    /// What the status bar says at start when `[keys]` took built-in keys, each key and the
+    /// action that lost it as the keymap names them: `[keys]: ctrl-z is undo's now; suspend
+    /// has no key left`, or for several `[keys] took 2 built-in keys: ctrl-z from suspend, a
+    /// from add · gendash keys lists them`.
+    pub fn given_up_notice(&self) -> Option<String> {
+        // An action gives a key up once in each context it has: said once.
+        let mut given: Vec<&GivenUp> = Vec::new();
+        for g in self.given_up.iter() {
+            if !given.iter().any(|s| s.key == g.key && s.from == g.from) {
+                given.push(g);
+            }
+        }
+        match given.as_slice() {
+            [] => None,
+            [one] => {
+                let left = match &one.left {
+                    Some(keys) => format!("keeps {keys}"),
+                    None => "has no key left".into(),
+                };
+                Some(format!(
+                    "[keys]: {} is {}'s now; {} {left}",
+                    one.key, one.to, one.from
+                ))
+            }
+            many => {
+                let taken: Vec<String> = many
+                    .iter()
+                    .map(|g| format!("{} from {}", g.key, g.from))
+                    .collect();
+                Some(format!(
+                    "[keys] took {}: {} · gendash keys lists them",
+                    crate::fmt::count(many.len(), "built-in key"),
+                    taken.join(", ")
+                ))
+            }
+        }
+    }
+
     /// What `key` means in `contexts` (most specific first). Printable characters in text
     /// contexts are typed when no binding claims them.
     pub fn resolve(&self, contexts: &[Context], key: &KeyEvent) -> Option<Action> {
@@ -126,9 +164,25 @@ impl Keymap {
             lines.push(HelpLine::Blank);
         }
         lines.push(HelpLine::Note(
-            "Mouse: click selects a row and focuses its pane; the wheel scrolls.",
+            "Mouse: click selects a row and focuses its pane; the wheel scrolls.".into(),
         ));
         lines
+    }
+
+    /// The help overlay's lines as shown `width` columns wide: a note wrapped at spaces
+    /// (nothing of it cut), one line per row, so the reducer's scroll and search count the
+    /// rows the view draws.
+    pub fn help_lines_at(&self, width: usize) -> Vec<HelpLine<'_>> {
+        self.help_lines()
+            .into_iter()
+            .flat_map(|line| match line {
+                HelpLine::Note(text) => crate::fit::wrap(&text, width)
+                    .into_iter()
+                    .map(HelpLine::Note)
+                    .collect(),
+                other => vec![other],
+            })
+            .collect()
     }
 
     /// The keymap as Markdown tables, one per context, for the README (a test keeps them

@@ -21,15 +21,18 @@ const SHARED: &str = "";
 /// A binding's word in the hint line and how long it stays there when room is short.
 type Hint = Option<(&'static str, Priority)>;
 
+/// A binding of its own: what `b` writes on one line of the table.
+struct Own {
+    context: Context,
+    name: N,
+    keys: &'static str,
+    action: A,
+    hint: Hint,
+    description: &'static str,
+}
+
 enum Row {
-    Own {
-        context: Context,
-        name: N,
-        keys: &'static str,
-        action: A,
-        hint: Hint,
-        description: &'static str,
-    },
+    Own(Own),
     /// The binding of this name in the second context, whole (keys, description, hint), in
     /// the first.
     Same(Context, Context, N),
@@ -43,13 +46,41 @@ const fn b(
     hint: Hint,
     description: &'static str,
 ) -> Row {
-    Row::Own {
+    Row::Own(Own {
         context,
         name,
         keys,
         action,
         hint,
         description,
+    })
+}
+
+impl Own {
+    /// The binding, its keys parsed, or those of the first binding of its name in `built`
+    /// ([`SHARED`]).
+    fn binding(&self, built: &[Binding]) -> Binding {
+        let (keys, also) = if self.keys == SHARED {
+            let name = self.name;
+            let source = built
+                .iter()
+                .find(|b| b.name == name)
+                .unwrap_or_else(|| panic!("the keymap's table: {name} shares no keys"));
+            (source.keys.clone(), source.also.clone())
+        } else {
+            parse_keys(self.keys)
+        };
+        Binding {
+            context: self.context,
+            name: self.name,
+            label: Cow::Owned(label_of(&keys)),
+            keys,
+            also,
+            action: self.action.clone(),
+            description: self.description,
+            hint: self.hint.map(|(word, _)| word),
+            priority: self.hint.map_or(Priority::Normal, |(_, p)| p),
+        }
     }
 }
 
@@ -185,35 +216,7 @@ pub(super) fn bindings() -> &'static Arc<[Binding]> {
         let mut built: Vec<Binding> = Vec::with_capacity(TABLE.len());
         for row in TABLE {
             let binding = match row {
-                Row::Own {
-                    context,
-                    name,
-                    keys,
-                    action,
-                    hint,
-                    description,
-                } => {
-                    let (keys, also) = if *keys == SHARED {
-                        let source = built
-                            .iter()
-                            .find(|b| b.name == *name)
-                            .unwrap_or_else(|| panic!("the keymap's table: {name} shares no keys"));
-                        (source.keys.clone(), source.also.clone())
-                    } else {
-                        parse_keys(keys)
-                    };
-                    Binding {
-                        context: *context,
-                        name: *name,
-                        label: Cow::Owned(label_of(&keys)),
-                        keys,
-                        also,
-                        action: action.clone(),
-                        description,
-                        hint: hint.map(|(word, _)| word),
-                        priority: hint.map_or(Priority::Normal, |(_, p)| p),
-                    }
-                }
+                Row::Own(own) => own.binding(&built),
                 Row::Same(context, from, name) => {
                     let source = built
                         .iter()

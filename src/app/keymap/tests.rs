@@ -352,3 +352,24 @@ fn an_action_has_one_binding_in_a_context() {
         }
     }
 }
+
+/// The start-up notice names each key `[keys]` took and the action that lost it, from the
+/// keymap: one alone with what it keeps, several counted.
+#[test]
+fn the_given_up_notice_names_the_keys_and_who_lost_them() {
+    assert_eq!(Keymap::default().given_up_notice(), None);
+    let one = configured(&[("quit", &["o"])]).expect("accepted");
+    assert_eq!(
+        one.given_up_notice().as_deref(),
+        Some("[keys]: o is quit's now; open keeps ⏎")
+    );
+    let two = configured(&[("undo", &["ctrl-z"]), ("download", &["a"])]).expect("accepted");
+    let notice = two.given_up_notice().expect("a notice");
+    assert!(
+        notice.starts_with("[keys] took 2 built-in keys: ")
+            && notice.contains("ctrl-z from suspend")
+            && notice.contains("a from add")
+            && notice.ends_with(" · gendash keys lists them"),
+        "{notice}"
+    );
+}

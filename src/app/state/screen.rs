@@ -230,7 +230,9 @@ impl State {
         self.watch.scroll_into_view();
         self.archive.set_viewport(&self.areas);
         let max = crate::app::help::help_scroll_max(
-            self.keymap.help_lines().len(),
+            self.keymap
+                .help_lines_at(crate::app::help::inner_width(self.areas.help))
+                .len(),
             self.areas.help.height,
         );
         if let Some(Popup::Help { scroll }) = &mut self.popup {

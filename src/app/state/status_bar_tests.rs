@@ -301,8 +301,8 @@ fn only_the_dashboard_that_claims_a_finish_announces_and_fetches_it() {
             "Persist(Status)",
             "Persist(Claim)",
             "Download",
-            // The last running task: `on_all_done`; the notice once its window closed.
-            "AllDone",
+            // The last running task: `on_all_done` waits for its download; the notice once
+            // its window closed.
             "Notify",
             "Bell"
         ]

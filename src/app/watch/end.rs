@@ -41,6 +41,17 @@ impl End {
 }
 
 impl Watch {
+    /// Whether the end of a task is still under way here: its claim unanswered, or taken on
+    /// and its download or `on_complete` not yet started. `on_all_done` waits for them.
+    pub fn ends_waiting(&self) -> bool {
+        self.rows.iter().any(|r| {
+            matches!(
+                r.end,
+                End::Claiming(_) | End::Ours(Stage::Fetching { .. } | Stage::HookWaits(_))
+            )
+        })
+    }
+
     /// Whether row `i`'s file is fetched by itself once completed: `A`'s choice for it, else
     /// `auto_download`.
     pub fn auto_for(&self, row: &Row) -> bool {
@@ -63,7 +74,7 @@ impl Watch {
     /// then this dashboard's, fetching (a hook already waiting still waits).
     pub(super) fn auto_download(&mut self, i: usize) -> Option<Cmd> {
         let wanted = self.wants_auto_download(i);
-        let cmd = self.download_cmd(&self.rows[i], false).filter(|_| wanted)?;
+        let cmd = super::fetch::cmd(self, &self.rows[i], false).filter(|_| wanted)?;
         let row = &mut self.rows[i];
         let hook = row.end.take_hook();
         row.end = End::Ours(Stage::Fetching { hook });

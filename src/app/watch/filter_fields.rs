@@ -84,12 +84,10 @@ fn value(r: &Row, key: SearchKey, utc_offset: i32) -> Cow<'_, str> {
     }
 }
 
-impl Watch {
-    /// What the filter ignores or cannot match in the watch list (`is:new`, `nosuchfield:x`,
-    /// `finished:>abc`), for the pane's title; a term still being typed is not told yet.
-    pub fn filter_issues(&self) -> Vec<Issue> {
-        Query::parse(&self.query).told(&SCOPE, |_| None)
-    }
+/// What the filter ignores or cannot match in the watch list (`is:new`, `nosuchfield:x`,
+/// `finished:>abc`), for the pane's title; a term still being typed is not told yet.
+pub fn issues(watch: &Watch) -> Vec<Issue> {
+    Query::parse(&watch.query).told(&SCOPE, |_| None)
 }
 
 #[cfg(test)]
@@ -175,7 +173,7 @@ mod tests {
         assert_eq!(kept(&mut w, "!service:svc-1 kind:image"), ["a", "c", "e"]);
         assert_eq!(kept(&mut w, "added:<=2026-11-01 id:^d"), ["d"]);
         assert_eq!(kept(&mut w, "finished:2026-11-27"), ["a"]);
-        assert!(w.filter_issues().is_empty());
+        assert!(issues(&w).is_empty());
     }
 
     #[test]
@@ -183,7 +181,7 @@ mod tests {
         let mut w = watch();
         let told = |w: &mut Watch, q: &str| -> Vec<String> {
             w.set_query(q.to_string(), 0);
-            w.filter_issues().iter().map(ToString::to_string).collect()
+            issues(w).iter().map(ToString::to_string).collect()
         };
         assert_eq!(
             told(&mut w, "is:new nosuchfield:x "),

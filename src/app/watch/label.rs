@@ -36,38 +36,36 @@ pub fn edit(watch: &Watch, popup: &mut Option<Popup>, keymap: &Keymap) -> Effect
     Effects::none()
 }
 
-impl Watch {
-    /// Sets (or, `None`, clears) the label of the tasks `keys`: the IDs of those changed.
-    pub fn set_label(
-        &mut self,
-        keys: &[TaskKey],
-        label: Option<String>,
-        now: u64,
-    ) -> Changed<Vec<String>> {
-        let mut ids = Vec::new();
-        for row in self.rows.iter_mut().filter(|r| keys.contains(&r.key())) {
-            if row.entry.label != label {
-                row.entry.label.clone_from(&label);
-                ids.push(row.entry.task_id.clone());
-            }
+/// Sets (or, `None`, clears) the label of the tasks `keys`: the IDs of those changed.
+pub fn set(
+    watch: &mut Watch,
+    keys: &[TaskKey],
+    label: Option<String>,
+    now: u64,
+) -> Changed<Vec<String>> {
+    let mut ids = Vec::new();
+    for row in watch.rows.iter_mut().filter(|r| keys.contains(&r.key())) {
+        if row.entry.label != label {
+            row.entry.label.clone_from(&label);
+            ids.push(row.entry.task_id.clone());
         }
-        let cmds = if ids.is_empty() {
-            Vec::new()
-        } else {
-            vec![Cmd::Persist(PersistOp::Label(keys.to_vec(), label))]
-        };
-        // A filter may match the label.
-        if !self.query.trim().is_empty() {
-            self.reorder(now);
-        }
-        Changed { cmds, what: ids }
     }
+    let cmds = if ids.is_empty() {
+        Vec::new()
+    } else {
+        vec![Cmd::Persist(PersistOp::Label(keys.to_vec(), label))]
+    };
+    // A filter may match the label.
+    if !watch.query.trim().is_empty() {
+        watch.reorder(now);
+    }
+    Changed { cmds, what: ids }
 }
 
 /// The label dialog's Enter: the label typed (cleaned; empty clears it) on the tasks `keys`.
 pub fn save(watch: &mut Watch, keys: &[TaskKey], text: &str, now: u64) -> Effects {
     let label = clean_label(text);
-    let Changed { cmds, what: ids } = watch.set_label(keys, label.clone(), now);
+    let Changed { cmds, what: ids } = set(watch, keys, label.clone(), now);
     let named: Vec<String> = keys.iter().map(|k| k.id.clone()).collect();
     let text = match (&label, ids.is_empty()) {
         (_, true) => format!("the label of {} is unchanged", tasks(&named)),

@@ -6,71 +6,69 @@ use crate::app::effects::Effects;
 use crate::cmd::{Cmd, PollCmd, TaskKey};
 use crate::store::watchlist::WatchEntry;
 
-impl Watch {
-    /// Files that another dashboard saved (it claimed the task's end): the rows show them
-    /// unless a download of their own is under way. Returns whether any row changed.
-    fn take_saved(&mut self, entries: &[WatchEntry]) -> bool {
-        let saved: std::collections::HashMap<TaskKey, &String> = entries
-            .iter()
-            .filter_map(|e| Some((TaskKey::of(e), e.saved.as_ref()?)))
-            .collect();
-        let mut changed = false;
-        for row in &mut self.rows {
-            let Some(&path) = saved.get(&row.key()) else {
-                continue;
-            };
-            if row.entry.saved.as_ref() != Some(path)
-                && !row.download.as_ref().is_some_and(DownloadView::under_way)
-            {
-                row.entry.saved = Some(path.clone());
-                row.download = Some(DownloadView::Saved(path.clone()));
-                changed = true;
-            }
+/// Files that another dashboard saved (it claimed the task's end): the rows show them unless
+/// a download of their own is under way. Returns whether any row changed.
+fn take_saved(watch: &mut Watch, entries: &[WatchEntry]) -> bool {
+    let saved: std::collections::HashMap<TaskKey, &String> = entries
+        .iter()
+        .filter_map(|e| Some((TaskKey::of(e), e.saved.as_ref()?)))
+        .collect();
+    let mut changed = false;
+    for row in &mut watch.rows {
+        let Some(&path) = saved.get(&row.key()) else {
+            continue;
+        };
+        if row.entry.saved.as_ref() != Some(path)
+            && !row.download.as_ref().is_some_and(DownloadView::under_way)
+        {
+            row.entry.saved = Some(path.clone());
+            row.download = Some(DownloadView::Saved(path.clone()));
+            changed = true;
         }
-        changed
     }
+    changed
+}
 
-    /// Brings the rows in line with the saved list after another process changed it:
-    /// new entries are added and polled, vanished ones removed.
-    pub fn merge_external(&mut self, entries: &[WatchEntry], now: u64) -> Effects {
-        let mut cmds = Vec::new();
-        let before = self.rows.len();
-        let selected = self.selected_row().map(Row::key);
-        let gone: Vec<TaskKey> = self
-            .rows
-            .iter()
-            .map(Row::key)
-            .filter(|k| !entries.iter().any(|e| TaskKey::of(e) == *k))
-            .collect();
-        self.rows.retain(|r| !gone.contains(&r.key()));
-        for k in &gone {
-            self.marked.remove(k);
-        }
-        cmds.extend(gone.iter().cloned().map(|k| Cmd::Poll(PollCmd::Unwatch(k))));
-        let mut added = 0;
-        for e in entries {
-            if self.position(&TaskKey::of(e)).is_none() {
-                let mut e = e.clone();
-                if e.service.is_none() && !self.services.current.is_empty() {
-                    e.service = Some(self.services.current.clone());
-                }
-                let row = Row::new(e, &self.failure_statuses, &self.services);
-                cmds.extend(self.poll_cmd(&row));
-                self.rows.push(row);
-                added += 1;
-            }
-        }
-        let saved_elsewhere = self.take_saved(entries);
-        let relabelled = label::take_marks(self, entries);
-        let changed = !gone.is_empty()
-            || added > 0
-            || before != self.rows.len()
-            || saved_elsewhere
-            || relabelled;
-        if changed {
-            self.rows_changed();
-            self.reorder_keeping(selected, now);
-        }
-        Effects::cmds(cmds).redraw_if(changed)
+/// Brings the rows in line with the saved list after another process changed it: new
+/// entries are added and polled, vanished ones removed.
+pub fn external(watch: &mut Watch, entries: &[WatchEntry], now: u64) -> Effects {
+    let mut cmds = Vec::new();
+    let before = watch.rows.len();
+    let selected = watch.selected_row().map(Row::key);
+    let gone: Vec<TaskKey> = watch
+        .rows
+        .iter()
+        .map(Row::key)
+        .filter(|k| !entries.iter().any(|e| TaskKey::of(e) == *k))
+        .collect();
+    watch.rows.retain(|r| !gone.contains(&r.key()));
+    for k in &gone {
+        watch.marked.remove(k);
     }
+    cmds.extend(gone.iter().cloned().map(|k| Cmd::Poll(PollCmd::Unwatch(k))));
+    let mut added = 0;
+    for e in entries {
+        if watch.position(&TaskKey::of(e)).is_none() {
+            let mut e = e.clone();
+            if e.service.is_none() && !watch.services.current.is_empty() {
+                e.service = Some(watch.services.current.clone());
+            }
+            let row = Row::new(e, &watch.failure_statuses, &watch.services);
+            cmds.extend(watch.poll_cmd(&row));
+            watch.rows.push(row);
+            added += 1;
+        }
+    }
+    let saved_elsewhere = take_saved(watch, entries);
+    let relabelled = label::take_marks(watch, entries);
+    let changed = !gone.is_empty()
+        || added > 0
+        || before != watch.rows.len()
+        || saved_elsewhere
+        || relabelled;
+    if changed {
+        watch.rows_changed();
+        watch.reorder_keeping(selected, now);
+    }
+    Effects::cmds(cmds).redraw_if(changed)
 }

@@ -6,10 +6,10 @@
 //! and the pane's keys in `reducer`.
 
 pub mod end;
-mod fetch;
+pub mod fetch;
 pub mod filter_fields;
 pub mod label;
-mod merge;
+pub mod merge;
 pub mod next_poll;
 pub mod notify;
 mod order;
@@ -18,7 +18,7 @@ pub mod reducer;
 mod row;
 pub mod timing;
 pub mod trouble;
-mod undo;
+pub mod undo;
 pub mod unseen;
 
 use super::cursor::Cursor;
@@ -452,6 +452,7 @@ pub fn new_entry(id: &str, kind: crate::api::TaskKind, now: u64) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
     }

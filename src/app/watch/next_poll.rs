@@ -23,18 +23,16 @@ pub fn plan(next: Option<NextPoll>, now: u64) -> Option<Planned> {
     })
 }
 
-impl Watch {
-    /// Keeps the next poll an answer at `now` brought for `key`'s row; whether the detail's
-    /// words for it changed (it is the selected row's).
-    pub fn plan_next(&mut self, key: &TaskKey, next: Option<NextPoll>, now: u64) -> bool {
-        let Some(i) = self.position(key) else {
-            return false;
-        };
-        let planned = plan(next, now);
-        let before = std::mem::replace(&mut self.rows[i].next_poll, planned);
-        let words = |p: Option<Planned>| p.map(|p| p.words(now));
-        words(before) != words(planned) && self.selected_row().is_some_and(|r| r.key() == *key)
-    }
+/// Keeps the next poll an answer at `now` brought for `key`'s row; whether the detail's
+/// words for it changed (it is the selected row's).
+pub fn keep(watch: &mut Watch, key: &TaskKey, next: Option<NextPoll>, now: u64) -> bool {
+    let Some(i) = watch.position(key) else {
+        return false;
+    };
+    let planned = plan(next, now);
+    let before = std::mem::replace(&mut watch.rows[i].next_poll, planned);
+    let words = |p: Option<Planned>| p.map(|p| p.words(now));
+    words(before) != words(planned) && watch.selected_row().is_some_and(|r| r.key() == *key)
 }
 
 impl Planned {

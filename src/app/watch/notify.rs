@@ -82,6 +82,9 @@ pub struct Notifier {
     run: AllDone,
     /// The tasks told stalled, until they move (or leave the running).
     stalled: BTreeSet<TaskKey>,
+    /// The run that ended here, its `on_all_done` waiting for the ends this dashboard took
+    /// on (a download, then `on_complete`).
+    held: Option<AllDone>,
 }
 
 impl Notifier {
@@ -92,6 +95,7 @@ impl Notifier {
             opened: None,
             run: AllDone::default(),
             stalled: BTreeSet::new(),
+            held: None,
         }
     }
 
@@ -118,17 +122,30 @@ impl Notifier {
     /// The run ended: nothing on the list runs any more. `here`: this dashboard's write to the
     /// watch list file ended it, so it tells it (`batch`) and runs `on_all_done`; else another
     /// dashboard does, and the counts start again here too. A run of no finish seen while
-    /// watched (every task found finished) is not told.
-    pub fn run_ended(&mut self, here: bool) -> Out {
+    /// watched (every task found finished) is not told. `on_all_done` comes after every end
+    /// taken on here: with `ends_waiting` (a download, its `on_complete` after it), it waits
+    /// for `settled`.
+    pub fn run_ended(&mut self, here: bool, ends_waiting: bool) -> Out {
         let run = std::mem::take(&mut self.run);
         let mut out = Out::default();
         if here && run.count > 0 {
             if self.settings.policy == NotifyPolicy::Batch {
                 out.notices.push(all_done_notice(run));
             }
-            out.all_done = Some(run);
+            let held = self.held.take().unwrap_or_default();
+            self.held = Some(AllDone {
+                completed: held.completed + run.completed,
+                failed: held.failed + run.failed,
+                count: held.count + run.count,
+            });
         }
+        out.all_done = self.settled(ends_waiting);
         out
+    }
+
+    /// The held `on_all_done`, once no end taken on here waits any more.
+    pub fn settled(&mut self, ends_waiting: bool) -> Option<AllDone> {
+        if ends_waiting { None } else { self.held.take() }
     }
 
     /// The clock moved: `stalled` are the tasks stalled now (each with its event). A task
@@ -230,35 +247,33 @@ impl Overall {
     }
 }
 
-impl Watch {
-    /// The whole list's progress (see `Overall`).
-    pub fn overall(&self) -> Overall {
-        let mut o = Overall::default();
-        let mut sum = 0usize;
-        for r in self
-            .rows
-            .iter()
-            .filter(|r| !r.no_service && r.not_found().is_none())
-        {
-            o.total += 1;
-            match r.state {
-                TaskState::Completed | TaskState::Failed => {
-                    o.finished += 1;
-                    o.failed += usize::from(r.state == TaskState::Failed);
-                    sum += 100;
-                }
-                TaskState::Running => {
-                    o.running += 1;
-                    o.measured |= r.percent() > 0;
-                    sum += usize::from(r.percent());
-                }
+/// The whole list's progress (see `Overall`).
+pub fn overall(watch: &Watch) -> Overall {
+    let mut o = Overall::default();
+    let mut sum = 0usize;
+    for r in watch
+        .rows
+        .iter()
+        .filter(|r| !r.no_service && r.not_found().is_none())
+    {
+        o.total += 1;
+        match r.state {
+            TaskState::Completed | TaskState::Failed => {
+                o.finished += 1;
+                o.failed += usize::from(r.state == TaskState::Failed);
+                sum += 100;
+            }
+            TaskState::Running => {
+                o.running += 1;
+                o.measured |= r.percent() > 0;
+                sum += usize::from(r.percent());
             }
         }
-        if let Some(mean) = sum.checked_div(o.total) {
-            o.percent = u8::try_from(mean).unwrap_or(100);
-        }
-        o
     }
+    if let Some(mean) = sum.checked_div(o.total) {
+        o.percent = u8::try_from(mean).unwrap_or(100);
+    }
+    o
 }
 
 /// One event told alone, as before windows: `gendash: task completed` / `image t-1 —
@@ -358,7 +373,7 @@ mod tests {
                     n.finished(ev(what, &format!("t-{i}")), ours, t);
                     // The run ends after it, by the write of the dashboard that claimed it.
                     let out = if last {
-                        n.run_ended(ours)
+                        n.run_ended(ours, false)
                     } else {
                         Out::default()
                     };
@@ -390,7 +405,7 @@ mod tests {
             ("c", Some(("IN_PROGRESS", 10))),
             ("d", Some(("COMPLETED", 100))),
         ]);
-        let o = w.overall();
+        let o = overall(&w);
         assert_eq!(o.title(), "gendash · 2/4 · 62%");
         assert_eq!(o.bar(), Bar::Normal(62));
         let w = watch(&[
@@ -398,18 +413,18 @@ mod tests {
             ("b", Some(("IN_PROGRESS", 50))),
         ]);
         assert_eq!(
-            w.overall().bar(),
+            overall(&w).bar(),
             Bar::Error(75),
             "a failure while one runs"
         );
         let w = watch(&[("a", None), ("b", Some(("QUEUED", 0)))]);
-        assert_eq!(w.overall().bar(), Bar::Indeterminate, "no percent yet");
-        assert_eq!(w.overall().title(), "gendash · 0/2 · 0%");
+        assert_eq!(overall(&w).bar(), Bar::Indeterminate, "no percent yet");
+        assert_eq!(overall(&w).title(), "gendash · 0/2 · 0%");
         let w = watch(&[("a", Some(("FAILED", 30))), ("b", Some(("COMPLETED", 100)))]);
-        assert_eq!(w.overall().bar(), Bar::Remove, "nothing runs");
-        assert_eq!(w.overall().title(), "gendash · 2/2 · 100%");
-        assert_eq!(watch(&[]).overall().title(), "gendash");
-        assert_eq!(watch(&[]).overall().bar(), Bar::Remove);
+        assert_eq!(overall(&w).bar(), Bar::Remove, "nothing runs");
+        assert_eq!(overall(&w).title(), "gendash · 2/2 · 100%");
+        assert_eq!(overall(&watch(&[])).title(), "gendash");
+        assert_eq!(overall(&watch(&[])).bar(), Bar::Remove);
     }
 
     /// A burst within the window, then a lone one later: each burst one notice, sent when its

@@ -3,7 +3,7 @@
 //! Who started a download (the watch list or the archive view) and whether to ask before
 //! replacing a file is decided in one place, `download`.
 
-use super::{Changed, DownloadView, Row, Undone, Watch};
+use super::{Changed, DownloadView, Row, Undone, Watch, fetch, undo};
 use crate::api::TaskState;
 use crate::api::links::validate_link;
 use crate::app::action::Action;
@@ -41,7 +41,7 @@ pub fn update(
             Effects::none()
         }
         Action::Undo => {
-            let Some(Changed { cmds, what: undone }) = watch.undo(now) else {
+            let Some(Changed { cmds, what: undone }) = undo::revert_last(watch, now) else {
                 return Effects::say("nothing to undo");
             };
             Effects::cmds(cmds).with_notice(match undone {
@@ -140,7 +140,7 @@ fn download_asked(watch: &Watch, keymap: &Keymap) -> Effects {
         return Effects::say(e.to_string());
     }
     // The row shows the progress; the status bar says where the file went.
-    Effects::cmd(watch.download_cmd(r, false))
+    Effects::cmd(fetch::cmd(watch, r, false))
 }
 
 /// Every decision about a started download the user sees, in one place, for the watch list's
@@ -164,7 +164,7 @@ pub fn download(
                 archived::replace(archive, watch, &key)
             } else {
                 let row = watch.rows.iter().find(|r| r.key() == key);
-                row.and_then(|r| watch.download_cmd(r, true))
+                row.and_then(|r| fetch::cmd(watch, r, true))
             };
             Effects::cmd(cmd)
                 .with_notice(format!("replacing the file of {}", key.id))
@@ -218,7 +218,7 @@ fn download_marked(watch: &Watch) -> Effects {
             continue;
         };
         match r.url().map(validate_link) {
-            Some(Ok(_)) => cmds.extend(watch.download_cmd(r, false)),
+            Some(Ok(_)) => cmds.extend(fetch::cmd(watch, r, false)),
             _ => without.push(r.entry.task_id.clone()),
         }
     }
@@ -238,7 +238,7 @@ fn download_marked(watch: &Watch) -> Effects {
 /// task's, when tasks are marked).
 fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
     if !watch.marked.is_empty() {
-        let Changed { cmds, what } = watch.auto_download_marked();
+        let Changed { cmds, what } = fetch::auto_marked(watch);
         let ids = tasks(&what.ids);
         return Effects::cmds(cmds).with_notice(if what.on {
             format!("{ids}: each file is downloaded when it completes")
@@ -246,7 +246,7 @@ fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
             format!("{ids}: no automatic download")
         });
     }
-    let Some(Changed { cmds, what }) = watch.toggle_auto_download() else {
+    let Some(Changed { cmds, what }) = fetch::toggle_auto(watch) else {
         return Effects::say(no_task(keymap));
     };
     let id = tasks(&what.ids);
@@ -270,7 +270,7 @@ fn clear_filter_or_marks(watch: &mut Watch, now: u64) -> Effects {
 
 /// Removes the tasks `keys` (one step of undo) and says which, and how to undo it.
 pub fn remove(watch: &mut Watch, keys: &[TaskKey], keymap: &Keymap, now: u64) -> Effects {
-    let Changed { cmds, what: ids } = watch.remove(keys, now);
+    let Changed { cmds, what: ids } = undo::remove(watch, keys, now);
     let fx = Effects::cmds(cmds);
     if ids.is_empty() {
         return fx;

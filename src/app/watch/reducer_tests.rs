@@ -253,3 +253,33 @@ fn the_filter_detail_line_takes_a_row_only_when_shown() {
     press(&mut s, key(KeyCode::Backspace));
     assert_eq!(s.areas.browser_list.height, rows);
 }
+
+/// The last task's end taken on here waits for its download: `on_all_done` waits too, and
+/// comes after that download and its `on_complete` (`Finished`), never before.
+#[test]
+fn on_all_done_waits_for_the_last_download_and_its_on_complete() {
+    let mut s = state();
+    s.watch.auto_download = true;
+    let cmds = finish_unticked(&mut s, "w-1", "COMPLETED", 100, true);
+    assert!(download_of(&cmds).is_some(), "{:?}", kinds(&cmds));
+    assert!(
+        !kinds(&cmds).contains(&"AllDone"),
+        "the run ended, its download still runs: {:?}",
+        kinds(&cmds)
+    );
+    let ticked = s.apply(Msg::Tick(s.now + 3));
+    assert!(!kinds(&ticked).contains(&"AllDone"), "{:?}", kinds(&ticked));
+    let cmds = s.apply(Msg::Download {
+        key: TaskKey::new(TaskKind::Image, "w-1"),
+        event: DownloadEvent::Saved("/dl/w-1.png".into()),
+    });
+    assert_eq!(
+        kinds(&cmds),
+        ["Persist(Saved)", "Finished", "AllDone"],
+        "on_complete first, then on_all_done"
+    );
+    assert!(
+        !kinds(&s.apply(Msg::Tick(s.now + 5))).contains(&"AllDone"),
+        "once"
+    );
+}

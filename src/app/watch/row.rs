@@ -146,7 +146,7 @@ impl Counts {
         ]
         .into_iter()
         .filter(|&(n, _)| n > 0)
-        .map(|(n, what)| format!("{n} {what}"))
+        .map(|(n, what)| format!("{} {what}", crate::fmt::grouped(n)))
         .collect()
     }
 }

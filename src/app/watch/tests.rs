@@ -49,7 +49,8 @@ fn add_remove_undo() {
             keys: added,
             skipped,
         },
-    } = w.add(
+    } = super::undo::add(
+        &mut w,
         vec![
             new_entry("a", TaskKind::Image, 0),
             new_entry("b", TaskKind::Video, 0),
@@ -67,32 +68,32 @@ fn add_remove_undo() {
         ]
     );
     assert_eq!(
-        w.add(vec![new_entry("a", TaskKind::Image, 0)], 0)
+        super::undo::add(&mut w, vec![new_entry("a", TaskKind::Image, 0)], 0)
             .what
             .skipped,
         1,
         "duplicates are not added"
     );
     w.select(0);
-    let Changed { cmds, what: id } = w.remove_selected(0);
+    let Changed { cmds, what: id } = super::undo::remove_selected(&mut w, 0);
     assert_eq!(id.as_deref(), Some("a"));
     assert_eq!(
         cmds[0],
         Cmd::Poll(PollCmd::Unwatch(TaskKey::new(TaskKind::Image, "a")))
     );
     assert_eq!(w.rows.len(), 1);
-    let Changed { cmds, what: undone } = w.undo(0).expect("undo remove");
+    let Changed { cmds, what: undone } = super::undo::revert_last(&mut w, 0).expect("undo remove");
     assert!(matches!(&cmds[0], Cmd::Persist(PersistOp::Add(v)) if v[0].task_id == "a"));
     assert_eq!(undone, Undone::Restored(vec!["a".into()]));
     assert_eq!(w.rows[0].entry.task_id, "a", "restored at its old place");
-    let Changed { cmds, what: undone } = w.undo(0).expect("undo add");
+    let Changed { cmds, what: undone } = super::undo::revert_last(&mut w, 0).expect("undo add");
     assert_eq!(undone, Undone::TookBack(vec!["a".into(), "b".into()]));
     assert!(w.rows.is_empty());
     assert!(cmds.contains(&Cmd::Poll(PollCmd::Unwatch(TaskKey::new(
         TaskKind::Video,
         "b"
     )))));
-    assert!(w.undo(0).is_none());
+    assert!(super::undo::revert_last(&mut w, 0).is_none());
 }
 
 #[test]
@@ -102,7 +103,7 @@ fn an_answer_reaches_its_own_row_after_rows_come_and_go() {
     let key = |id: &str| TaskKey::new(TaskKind::Image, id);
     let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 10)), None, 100);
     // "a" goes: every row after it moves up one.
-    w.remove(&[key("a")], 101);
+    super::undo::remove(&mut w, &[key("a")], 101);
     let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 30)), None, 102);
     let _ = w.polled(&key("b"), Ok(result("b", "IN_PROGRESS", 20)), None, 103);
     let percents: Vec<(&str, u8)> = w
@@ -199,7 +200,8 @@ fn external_changes_are_merged() {
         cmds,
         redraw: changed,
         ..
-    } = w.merge_external(
+    } = super::merge::external(
+        &mut w,
         &[
             new_entry("b", TaskKind::Image, 0),
             new_entry("c", TaskKind::Video, 0),
@@ -217,7 +219,8 @@ fn external_changes_are_merged() {
     let ids: Vec<_> = w.rows.iter().map(|r| r.entry.task_id.as_str()).collect();
     assert_eq!(ids, ["b", "c"]);
     assert!(
-        !w.merge_external(
+        !super::merge::external(
+            &mut w,
             &[
                 new_entry("b", TaskKind::Image, 0),
                 new_entry("c", TaskKind::Video, 0)
@@ -493,7 +496,7 @@ fn each_task_is_polled_at_its_own_service() {
     assert!(w.adopt().is_empty(), "once");
 
     // Added tasks (the dialog, another process) remember the current service.
-    let Changed { cmds, .. } = w.add(vec![entry("new", None)], 0);
+    let Changed { cmds, .. } = super::undo::add(&mut w, vec![entry("new", None)], 0);
     assert!(cmds.contains(&Cmd::Poll(PollCmd::Watch(key("new"), None))));
     assert_eq!(
         w.rows.last().expect("added").entry.service.as_deref(),
@@ -502,7 +505,7 @@ fn each_task_is_polled_at_its_own_service() {
     let mut external: Vec<WatchEntry> = w.rows.iter().map(|r| r.entry.clone()).collect();
     external.push(entry("ext-b", Some(b)));
     external.push(entry("ext-c", Some(c)));
-    let Effects { cmds, .. } = w.merge_external(&external, 0);
+    let Effects { cmds, .. } = super::merge::external(&mut w, &external, 0);
     assert_eq!(
         cmds,
         [Cmd::Poll(PollCmd::Watch(key("ext-b"), Some(b.into())))]

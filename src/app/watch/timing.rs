@@ -76,20 +76,19 @@ pub struct AllDone {
     pub more: bool,
 }
 
-impl Watch {
-    pub fn all_done(&self, now: u64) -> Option<AllDone> {
-        let mut latest = None::<u64>;
-        let mut more = false;
-        for r in &self.rows {
-            let phase = r.phase(now, self.stall_after);
-            if !matches!(phase, Phase::Running | Phase::Stalled | Phase::NotPolled) {
-                continue;
-            }
-            match r.eta(now) {
-                Some(eta) => latest = Some(latest.map_or(now + eta, |l| l.max(now + eta))),
-                None => more = true,
-            }
+/// When the whole list should be done (see [`AllDone`]).
+pub fn all_done(watch: &Watch, now: u64) -> Option<AllDone> {
+    let mut latest = None::<u64>;
+    let mut more = false;
+    for r in &watch.rows {
+        let phase = r.phase(now, watch.stall_after);
+        if !matches!(phase, Phase::Running | Phase::Stalled | Phase::NotPolled) {
+            continue;
         }
-        latest.map(|at| AllDone { at, more })
+        match r.eta(now) {
+            Some(eta) => latest = Some(latest.map_or(now + eta, |l| l.max(now + eta))),
+            None => more = true,
+        }
     }
+    latest.map(|at| AllDone { at, more })
 }

@@ -225,7 +225,7 @@ fn the_filter_matches_labels() {
             .collect(),
         default_failure_statuses(),
     );
-    let _ = w.set_label(&[image("r-2")], Some("sunset v2".into()), 0);
+    let _ = super::super::label::set(&mut w, &[image("r-2")], Some("sunset v2".into()), 0);
     let shown = |w: &Watch| -> Vec<String> {
         w.order
             .iter()
@@ -254,7 +254,7 @@ fn all_done_is_the_latest_eta() {
         ],
         default_failure_statuses(),
     );
-    assert_eq!(w.all_done(100), None, "no ETA yet");
+    assert_eq!(super::super::timing::all_done(&w, 100), None, "no ETA yet");
     let poll = |w: &mut Watch, id: &str, at: u64, p: u8| {
         let _ = w.polled(&image(id), Ok(result(id, "IN_PROGRESS", p)), None, at);
     };
@@ -263,12 +263,12 @@ fn all_done_is_the_latest_eta() {
         poll(&mut w, "slow", at, p / 2);
     }
     // fast: 70 s to go; slow: 15% in 20 s, 85% to go at 0.75%/s.
-    let done = w.all_done(120).expect("ETAs");
+    let done = super::super::timing::all_done(&w, 120).expect("ETAs");
     assert_eq!(done.at, 120 + w.rows[1].eta(120).expect("slow's ETA"));
     assert!(done.at > 120 + 70);
     assert!(done.more, "`unknown` runs with no ETA yet");
-    w.remove(&[image("unknown")], 120);
-    assert!(!w.all_done(120).expect("ETAs").more);
+    super::super::undo::remove(&mut w, &[image("unknown")], 120);
+    assert!(!super::super::timing::all_done(&w, 120).expect("ETAs").more);
 }
 
 /// A running task that has taken longer than the p90 of its kind's completed tasks is
@@ -356,7 +356,7 @@ fn the_usual_durations_follow_the_finishes() {
     );
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), Some(600));
     // A row removed: four known again.
-    w.remove(&[image("d1")], 2600);
+    super::super::undo::remove(&mut w, &[image("d1")], 2600);
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), None);
 }
 

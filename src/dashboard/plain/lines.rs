@@ -182,8 +182,15 @@ pub fn home_relative(path: &str, home: Option<&str>) -> String {
 
 /// The line as printed: sanitised (nothing a terminal would obey), then coloured if asked
 /// (SGR only: `ESC [ … m`).
-pub fn render(line: &Line, color: bool) -> String {
+/// A line as printed: sanitised, fitted to `width` columns when stdout is a terminal of that
+/// width (wrapped at spaces, nothing cut: a screen reader reads every row), coloured when
+/// asked. Piped, a line stays one line.
+pub fn render(line: &Line, color: bool, width: Option<usize>) -> String {
     let text = crate::api::sanitize::sanitize_with_limit(&line.text, 64 * 1024);
+    let text = match width {
+        Some(width) => crate::fit::wrap(&text, width).join("\n"),
+        None => text,
+    };
     let sgr = match line.tone {
         _ if !color => None,
         Tone::Plain => None,

@@ -125,15 +125,29 @@ fn troubles_and_failed_downloads_are_lines_of_their_own() {
 #[test]
 fn lines_are_sanitised_and_coloured_only_when_asked() {
     let line = Line::bad("x\x1b[2J\x1b]52;c;aGk=\x07 failed");
-    let plain = render(&line, false);
+    let plain = render(&line, false, None);
     assert!(
         !plain.contains('\x1b') && !plain.contains('\x07'),
         "{plain:?}"
     );
-    let coloured = render(&line, true);
+    let coloured = render(&line, true, None);
     assert!(coloured.starts_with("\x1b[31m") && coloured.ends_with("\x1b[0m"));
     assert_eq!(coloured.matches('\x1b').count(), 2, "{coloured:?}");
-    assert_eq!(render(&Line::plain("ok"), true), "ok");
+    assert_eq!(render(&Line::plain("ok"), true, None), "ok");
+}
+
+/// At 80 columns a long line (a service's long status) wraps at spaces, every row within the
+/// width and every word kept; piped (no width), it stays one line.
+#[test]
+fn lines_are_fitted_to_the_terminal_width() {
+    let status = "the service says: ".to_string() + &["overloaded"; 30].join(" ");
+    let line = Line::plain(format!("sim-4 failed: {status}"));
+    let fitted = render(&line, false, Some(80));
+    let rows: Vec<&str> = fitted.lines().collect();
+    assert!(rows.len() > 1, "{fitted}");
+    assert!(rows.iter().all(|r| crate::fit::width(r) <= 80), "{rows:?}");
+    assert_eq!(rows.join(" "), line.text);
+    assert_eq!(render(&line, false, None), line.text);
 }
 
 #[test]

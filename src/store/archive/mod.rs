@@ -795,6 +795,7 @@ fn row_columns(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedTask> {
             saved: text(8)?,
             auto_download: None,
             claimed_by: None,
+            polled_by: None,
             trouble: None,
             label: text(7)?,
             seen: row.get(15)?,

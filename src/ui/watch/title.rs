@@ -22,7 +22,7 @@ pub(super) fn title(state: &State, width: usize) -> String {
         counts.extend(w.counts(state.now).parts());
     }
     // The whole list's ETA outlasts the counts: they give way first, least urgent first.
-    let all_done = w.all_done(state.now).map(|done| {
+    let all_done = crate::app::watch::timing::all_done(w, state.now).map(|done| {
         format!(
             "all done ~{}{}",
             clock_minute(done.at, state.now, state.requests.utc_offset),
@@ -44,7 +44,11 @@ pub(super) fn title(state: &State, width: usize) -> String {
             w.order.len(),
             w.rows.len()
         ));
-        tail.extend(w.filter_issues().iter().map(crate::filter::Issue::told));
+        tail.extend(
+            crate::app::watch::filter_fields::issues(w)
+                .iter()
+                .map(crate::filter::Issue::told),
+        );
     }
     let compose = |shown: usize, done: Option<&String>| {
         let mut parts = vec![" Watch list".to_string()];

@@ -1,11 +1,36 @@
 //! `on_all_done` with two dashboards on one data directory (`auto_download`, `notify =
 //! "batch"`, `on_complete`): it runs exactly once each time the whole list is done, whichever
 //! dashboard claimed which finish (the write to the watch list file that left nothing running
-//! decides, under the file's lock).
+//! decides, under the file's lock), also when their configs poll different services.
 
 use crate::common;
 use common::pty::{Session, command};
+use gendash::api::TaskKind;
+use gendash::store::watchlist::{WatchEntry, WatchStore};
 use std::time::Duration;
+
+/// The `on_all_done` program of these tests: it appends its arguments to the file its first
+/// names, as a JSON line.
+pub(super) const RECORD: &str =
+    "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
+
+/// The lines a hook wrote to `path` so far.
+pub(super) fn recorded(path: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Quits each dashboard with `q`: each exits 0 and leaves its terminal restored.
+pub(super) fn quit_all(sessions: &mut [Session]) {
+    for s in sessions {
+        s.send("q");
+        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+        s.assert_restored();
+    }
+}
 
 /// How many runs the test makes.
 const RUNS: usize = 3;
@@ -18,7 +43,6 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
     let home = served.path();
     let all_done = home.join("all-done.jsonl");
     let hooked = home.join("complete.tsv");
-    let program = "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
     common::write_config(
         home,
         &format!(
@@ -26,20 +50,14 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
              auto_download = true\ndownload_dir = \"~/dl\"\nimage_preview = \"off\"\n\
              notify = \"batch\"\n\
              on_complete = [\"sh\", \"-c\", \"printf '%s\\\\n' \\\"$1\\\" >> \\\"$0\\\"\", \"{}\", \"{{task_id}}\"]\n\
-             on_all_done = [\"python3\", \"-c\", \"{program}\", \"{}\", \"{{count}}\"]\n",
+             on_all_done = [\"python3\", \"-c\", \"{RECORD}\", \"{}\", \"{{count}}\"]\n",
             served.base,
             common::TOKEN,
             hooked.display(),
             all_done.display(),
         ),
     );
-    let lines = |path: &std::path::Path| -> Vec<String> {
-        std::fs::read_to_string(path)
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
-    };
+    let lines = |path: &std::path::Path| recorded(path);
     let run = |n: usize| {
         [
             format!("sim-20-run{n}a"),
@@ -77,15 +95,70 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
             lines(&all_done)
         );
     }
-    for s in &mut sessions {
-        s.send("q");
-        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
-        s.assert_restored();
-    }
+    quit_all(&mut sessions);
     let mut ran = lines(&hooked);
     ran.sort();
     let mut expected: Vec<String> = (1..=RUNS).flat_map(run).collect();
     expected.sort();
     assert_eq!(ran, expected, "on_complete once per task");
     assert_eq!(lines(&all_done).len(), RUNS, "{:?}", lines(&all_done));
+}
+
+/// Two dashboards of different configs on one data directory: `narrow` knows one service,
+/// `wide` a second one too, where a longer task runs that only `wide` can poll. The finish
+/// of the task both poll does not end the run (`narrow` would have run `on_all_done` then);
+/// the finish of the longer one does, and `on_all_done` runs once, counting both.
+#[test]
+fn dashboards_of_different_configs_run_on_all_done_once() {
+    let served = common::Served::new();
+    let other = common::Served::new();
+    let home = served.path();
+    let all_done = home.join("all-done.jsonl");
+    let config = format!(
+        "base_url = \"{}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
+         image_preview = \"off\"\n\
+         on_all_done = [\"python3\", \"-c\", \"{RECORD}\", \"{}\", \"{{count}}\"]\n",
+        served.base,
+        common::TOKEN,
+        all_done.display(),
+    );
+    common::write_config(home, &config);
+    let wide = home.join("wide.toml");
+    std::fs::write(
+        &wide,
+        format!(
+            "{config}\n[profiles.other]\nbase_url = \"{}\"\ntoken = \"{}\"\n",
+            other.base,
+            common::TOKEN
+        ),
+    )
+    .expect("wide config");
+    common::gendash_ok(home, &["watch", "add", "sim-20-near"]);
+    let mut far = WatchEntry::new("sim-80-far", TaskKind::Image);
+    far.service = Some(other.base.trim_end_matches('/').to_string());
+    WatchStore::new(home.join("data/gendash/watchlist.json"))
+        .update(|l| l.push(far))
+        .expect("the far task is written");
+    let lines = || recorded(&all_done);
+    let wide_env = [("GENDASH_CONFIG", wide.to_str().expect("utf-8 path"))];
+    let mut sessions = [
+        Session::spawn(command(home, &[], &[]), 150, 40),
+        Session::spawn(command(home, &[], &wide_env), 150, 40),
+    ];
+    sessions[1].wait_for(
+        "the far task to complete",
+        Duration::from_secs(90),
+        |screen| {
+            screen
+                .lines()
+                .any(|l| l.contains("sim-80-far") && l.contains("COMPLETED"))
+        },
+    );
+    sessions[1].wait_for("on_all_done", Duration::from_secs(20), |_| {
+        !lines().is_empty()
+    });
+    // Time for a second run of it, were the other dashboard to end the run too.
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(lines(), ["[\"2\"]"], "once, at the end of both");
+    quit_all(&mut sessions);
 }

@@ -4,6 +4,7 @@
 //! dashboards on one data directory, the finish of the last task that can run ends the run,
 //! and `on_all_done` runs once.
 
+use super::all_done::{RECORD, quit_all, recorded};
 use crate::common;
 use common::pty::{Session, command};
 use gendash::api::TaskKind;
@@ -15,7 +16,6 @@ fn tasks_of_no_usable_service_do_not_keep_the_run_going() {
     let served = common::Served::new();
     let home = served.path();
     let all_done = home.join("all-done.jsonl");
-    let program = "import json,sys; open(sys.argv[1],'a').write(json.dumps(sys.argv[2:])+chr(10))";
     // Nothing answers on port 1; the profile's client is never made (its token cannot be read).
     let broken = "http://127.0.0.1:1/broken";
     common::write_config(
@@ -23,7 +23,7 @@ fn tasks_of_no_usable_service_do_not_keep_the_run_going() {
         &format!(
             "base_url = \"{}\"\ntoken = \"{}\"\npoll_interval = 0.2\nbell = false\n\
              image_preview = \"off\"\n\
-             on_all_done = [\"python3\", \"-c\", \"{program}\", \"{}\", \"{{count}}\"]\n\n\
+             on_all_done = [\"python3\", \"-c\", \"{RECORD}\", \"{}\", \"{{count}}\"]\n\n\
              [profiles.broken]\nbase_url = \"{broken}\"\ntoken_command = [\"false\"]\n",
             served.base,
             common::TOKEN,
@@ -44,13 +44,7 @@ fn tasks_of_no_usable_service_do_not_keep_the_run_going() {
             ]);
         })
         .expect("the strays are written");
-    let lines = || -> Vec<String> {
-        std::fs::read_to_string(&all_done)
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
-    };
+    let lines = || recorded(&all_done);
     let dashboard = || Session::spawn(command(home, &[], &[]), 150, 40);
     let mut sessions = [dashboard(), dashboard()];
     sessions[0].wait_for(
@@ -71,9 +65,5 @@ fn tasks_of_no_usable_service_do_not_keep_the_run_going() {
     // read every second).
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(lines(), ["[\"1\"]"], "on_all_done once, for the one task");
-    for s in &mut sessions {
-        s.send("q");
-        assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
-        s.assert_restored();
-    }
+    quit_all(&mut sessions);
 }

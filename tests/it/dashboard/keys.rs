@@ -53,6 +53,7 @@ fn task(id: &str) -> WatchEntry {
         saved: None,
         auto_download: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
         trouble: None,

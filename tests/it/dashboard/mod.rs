@@ -8,6 +8,7 @@ mod cadence;
 mod degrade;
 mod e2e;
 mod first_keys;
+mod given_up;
 mod health;
 mod keys;
 mod notices;

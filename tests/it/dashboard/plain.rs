@@ -391,14 +391,12 @@ fn plain_mode_never_says_it_copied_what_it_did_not() {
     wait_after(&s, 0, &format!("{DONE} completed 100%"));
     let at = type_line(&mut s, &format!("open {DONE}"));
     let url = format!("{}files/{DONE}.png", setup.base);
-    wait_after(
-        &s,
-        at,
-        &format!(
-            "{url} · no display to open it on · not copied: no clipboard program (wl-copy, \
-             xclip, xsel, pbcopy) is there, and plain mode sends no escape sequence (OSC 52)"
-        ),
+    let said = format!(
+        "{url} · no display to open it on · not copied: no clipboard program (wl-copy, \
+         xclip, xsel, pbcopy) is there, and plain mode sends no escape sequence (OSC 52)"
     );
+    // As a 120-column terminal shows it: wrapped at spaces, nothing cut.
+    wait_after(&s, at, &gendash::fit::wrap(&said, 120).join("\n"));
     type_line(&mut s, "quit");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     let t = transcript(&s);

@@ -64,6 +64,7 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
                     since,
                 }),
                 claimed_by: None,
+                polled_by: None,
                 label: None,
                 seen: None,
             },

@@ -44,6 +44,7 @@ fn archived(id: i64, task: &str, status: &str, label: Option<&str>, ago: u64) ->
             saved: (id == 1).then(|| "/home/u/gen/render-101.png".into()),
             auto_download: None,
             claimed_by: None,
+            polled_by: None,
             trouble: None,
             label: label.map(str::to_string),
             seen: Some(true),

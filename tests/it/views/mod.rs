@@ -112,6 +112,7 @@ fn task(id: &str, kind: TaskKind) -> WatchEntry {
         auto_download: None,
         trouble: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
     }
@@ -647,7 +648,8 @@ fn help_overlay() {
 }
 
 /// At 60x20 the help does not fit: its border says so and which lines are shown; scrolled as
-/// far as it goes, its last line is on the overlay's last row.
+/// far as it goes, its last line is on the overlay's last row. Its closing note, wider than
+/// the overlay, wraps whole onto two rows (never cut with `…`).
 #[test]
 fn help_overlay_shows_that_it_scrolls_and_stops_at_its_end() {
     let mut s = loaded(60, 20, Vec::new());
@@ -666,9 +668,15 @@ fn help_overlay_shows_that_it_scrolls_and_stops_at_its_end() {
             .collect()
     };
     assert!(
-        row(help.bottom() - 2).contains("Mouse: click"),
-        "the last line on the last row: {}",
+        row(help.bottom() - 3).contains("Mouse: click")
+            && row(help.bottom() - 2).contains("scrolls."),
+        "the note wrapped, its last row on the last row: {}",
         row(help.bottom() - 2)
+    );
+    assert!(
+        !row(help.bottom() - 3).contains('…'),
+        "{}",
+        row(help.bottom() - 3)
     );
     assert!(row(help.bottom() - 1).contains("↑ more"));
 }
@@ -1125,6 +1133,7 @@ fn watch_pane_across_services_at_80_100_140() {
         saved: None,
         auto_download: None,
         claimed_by: None,
+        polled_by: None,
         label: None,
         seen: None,
         ..task(id, kind)
@@ -1345,4 +1354,26 @@ fn request_log() {
     assert_eq!(s.requests.selected().map(|r| r.status), Some(Some(502)));
     s.update(Action::ToggleRequests);
     assert!(s.popup.is_none());
+}
+
+/// The status bar at 80 columns says a thousand tasks and each state's count grouped alike:
+/// `1,000 tasks (1,000 running)`, not `(1000 running)`.
+#[test]
+fn the_status_bar_groups_its_bracketed_counts() {
+    let tasks: Vec<WatchEntry> = (0..1000)
+        .map(|i| {
+            let mut e = task(&format!("r-{i:04}"), TaskKind::Image);
+            e.last = Some(gendash::store::watchlist::LastKnown {
+                status: "IN_PROGRESS".into(),
+                percent: 10,
+                updated_at: NOW - 5,
+                ..Default::default()
+            });
+            e
+        })
+        .collect();
+    let s = loaded(80, 24, tasks);
+    let text = crate::common::rendered_text(&s, 80, 24);
+    let bar: String = text.chars().skip(80 * 22).take(80).collect();
+    assert!(bar.contains("1,000 tasks (1,000 "), "{bar}");
 }
