@@ -435,11 +435,12 @@ def start_service(binary, env, catalogue=None):
 PYTHON_SERVICE = os.path.join(REPO, "scripts", "python_service.py")
 
 
-def start_python_service(env, models=0, latency_ms=0.0):
+def start_python_service(env, models=0, latency_ms=0.0, progress="moving"):
     """scripts/python_service.py on a free loopback port (headers and body of each answer in
     two writes, as many servers do); returns (process, base_url, token)."""
     token = "measure-" + os.urandom(12).hex()
-    argv = [sys.executable, PYTHON_SERVICE, "--addr", "127.0.0.1:0", "--token", token]
+    argv = [sys.executable, PYTHON_SERVICE, "--addr", "127.0.0.1:0", "--token", token,
+            "--progress", progress]
     if models:
         argv += ["--models", str(models)]
     if latency_ms:
@@ -563,7 +564,7 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None, catalogue
         if opts.perf:
             # A sampling profile of the window (software clock: works without hardware counters).
             profiler = subprocess.Popen(
-                ["perf", "record", "-e", "cpu-clock", "-F", "999", "-g", "-p", str(proc.pid),
+                ["perf", "record", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,32768", "-p", str(proc.pid),
                  "-o", getattr(opts, "perf_now", None) or opts.perf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0, c0 = time.monotonic(), cpu_ticks(proc.pid)
         pump_for(sel, opts.seconds)
@@ -674,7 +675,8 @@ def scenario_watch(binary, opts, sel, root):
     for k in range(0, n, 500):
         run_cli(binary, ["watch", "add", *ids[k : k + 500]], env)
     if service == "python":
-        serve, base, token = start_python_service(env, opts.models)
+        serve, base, token = start_python_service(env, opts.models,
+                                                  progress=opts.python_progress)
     else:
         catalogue = None
         if opts.models:
@@ -707,7 +709,8 @@ def scenario_watch(binary, opts, sel, root):
         how = f"{polls} polls counted at the relay"
     per_poll = f"{cpu / polls:.3f} ms ({how})" if polls else f"— (0 polls: {how})"
     models = f"{opts.models:,} models, " if opts.models else ""
-    against = ("scripts/python_service.py (headers and body written apart, progress moving)"
+    against = (f"scripts/python_service.py (headers and body written apart, progress "
+               f"{opts.python_progress})"
                if service == "python" else "`gendash serve`")
     return (f"{models}{n:,} running `hold-*` tasks, poll_interval = {interval:g} s, against "
             f"{against}", run, per_poll)
@@ -876,6 +879,10 @@ def main():
                         "standard library writing headers and body apart, progress moving on "
                         "every lookup; the dashboard connects straight to it and the polls are "
                         "counted at its stats route). Default: reference; with --targets both")
+    p.add_argument("--python-progress", choices=["moving", "fixed"], default="moving",
+                   help="the Python service's percent: one step per lookup of a task (moving, "
+                        "the default: rows change, the watch list is saved) or 50 always "
+                        "(fixed, as `gendash serve` answers a hold- task)")
     p.add_argument("--rounds", type=int, default=1,
                    help="run the watch scenario(s) this many times, the services alternating "
                         "(reference, python, reference, ...), to compare under a noisy load (1)")
