@@ -2,9 +2,11 @@
 //! wrote: tasks they added or removed, files they saved, labels and marks.
 
 use super::{DownloadView, Row, Watch, label};
+use crate::api::types::TaskKind;
 use crate::app::effects::Effects;
 use crate::cmd::{Cmd, PollCmd, TaskKey};
 use crate::store::watchlist::WatchEntry;
+use std::collections::HashSet;
 
 impl Watch {
     /// Files that another dashboard saved (it claimed the task's end): the rows show them
@@ -14,6 +16,9 @@ impl Watch {
             .iter()
             .filter_map(|e| Some((TaskKey::of(e), e.saved.as_ref()?)))
             .collect();
+        if saved.is_empty() {
+            return false;
+        }
         let mut changed = false;
         for row in &mut self.rows {
             let Some(&path) = saved.get(&row.key()) else {
@@ -36,13 +41,24 @@ impl Watch {
         let mut cmds = Vec::new();
         let before = self.rows.len();
         let selected = self.selected_row().map(Row::key);
+        // A set, not a scan per row: the saver sends the whole list after each write, and a
+        // scan made every merge of 1,000 tasks a million key comparisons.
+        let listed: HashSet<(TaskKind, &str)> = entries
+            .iter()
+            .map(|e| (e.kind, e.task_id.as_str()))
+            .collect();
+        let is_listed = |r: &Row| listed.contains(&(r.entry.kind, r.entry.task_id.as_str()));
         let gone: Vec<TaskKey> = self
             .rows
             .iter()
+            .filter(|r| !is_listed(r))
             .map(Row::key)
-            .filter(|k| !entries.iter().any(|e| TaskKey::of(e) == *k))
             .collect();
-        self.rows.retain(|r| !gone.contains(&r.key()));
+        if !gone.is_empty() {
+            self.rows.retain(is_listed);
+            // `position` (below, and in `take_marks`) finds rows by the index.
+            self.rows_changed();
+        }
         for k in &gone {
             self.marked.remove(k);
         }
@@ -59,6 +75,9 @@ impl Watch {
                 self.rows.push(row);
                 added += 1;
             }
+        }
+        if added > 0 {
+            self.rows_changed();
         }
         let saved_elsewhere = self.take_saved(entries);
         let relabelled = label::take_marks(self, entries);
