@@ -872,7 +872,7 @@ def main():
     p.add_argument("--no-relay", action="store_true",
                    help="connect the dashboard straight to `gendash serve`; polls are then "
                         "estimated")
-    p.add_argument("--service", nargs="+", choices=["reference", "python"], default=None,
+    p.add_argument("--service", nargs="+", metavar="{reference,python}", default=None,
                    help="the service(s) the watch scenario runs against, one after the other: "
                         "`gendash serve` (reference, through the counting relay) and "
                         "scripts/python_service.py (python: keep-alive HTTP/1.1 from Python's "
@@ -890,7 +890,12 @@ def main():
     if opts.seconds <= 0 or opts.tasks < 1 or opts.poll_interval <= 0 or opts.runs < 1 \
             or opts.rounds < 1:
         p.error("--seconds, --tasks, --poll-interval, --runs and --rounds must be positive")
-    if opts.service is None:
+    # `--service python BINARY`: the binary is taken from the end of the list.
+    if opts.service and opts.service[-1] not in ("reference", "python") and opts.binary is None:
+        opts.binary = opts.service.pop()
+    if opts.service and any(s not in ("reference", "python") for s in opts.service):
+        p.error(f"--service takes reference and/or python, not {opts.service!r}")
+    if opts.service is None or not opts.service:
         opts.service = ["reference", "python"] if opts.targets else ["reference"]
     # Each watch scenario runs once per service and round, alternating services.
     runs = [(name, service, k) for name in opts.scenario for k in range(opts.rounds)
