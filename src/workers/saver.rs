@@ -255,10 +255,17 @@ fn ends_run(before: &[WatchEntry], after: &[WatchEntry], pollable: &Pollable) ->
             .any(|e| !runs(e) && before.iter().any(|b| b.same_task(e) && runs(b)))
 }
 
-/// What polls bring, written at most every `ROUTINE_CHECKS` checks; the user's own changes
-/// (and a finish's claim) go at once, with whatever routine operations wait.
+/// What polls bring, written at most every `ROUTINE_CHECKS` checks; the user's own changes go
+/// at once, with whatever routine operations wait.
 fn routine(op: &PersistOp) -> bool {
     matches!(op, PersistOp::Status(..) | PersistOp::Trouble(..))
+}
+
+/// A finish's claim goes at the next check (within `CHECK_EVERY`), with the others that came
+/// meanwhile: a thousand tasks finish several a second, and a write each was most of the
+/// saver's time.
+fn at_next_check(op: &PersistOp) -> bool {
+    matches!(op, PersistOp::Claim(..))
 }
 
 pub async fn run(
@@ -305,10 +312,11 @@ pub async fn run(
                     w.flush(&msgs, false).await;
                     return;
                 };
-                let mut urgent = !routine(&op);
+                let at_once = |op: &PersistOp| !routine(op) && !at_next_check(op);
+                let mut urgent = at_once(&op);
                 w.pending.push(op);
                 while let Ok(more) = ops.try_recv() {
-                    urgent |= !routine(&more);
+                    urgent |= at_once(&more);
                     w.pending.push(more);
                 }
                 urgent
@@ -316,7 +324,8 @@ pub async fn run(
             _ = ticker.tick() => {
                 checks += 1;
                 let due = w.next_due.is_some_and(|t| t <= unix_now());
-                if (!w.pending.is_empty() && checks >= ROUTINE_CHECKS) || due {
+                let waited = checks >= ROUTINE_CHECKS || w.pending.iter().any(at_next_check);
+                if (!w.pending.is_empty() && waited) || due {
                     w.flush(&msgs, due).await;
                     checks = 0;
                 } else if w.store.stamp() != w.seen {
@@ -968,9 +977,9 @@ mod tests {
     }
 
     /// A poll's status waits for the fifth check (five seconds), not the first; a user's own
-    /// change goes at once and takes it along.
+    /// change goes at once and takes it along; a finish's claim goes at the next check.
     #[tokio::test(start_paused = true)]
-    async fn routine_statuses_are_written_every_fifth_check() {
+    async fn routine_statuses_wait_five_checks_and_claims_one() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = WatchStore::new(dir.path().join("watchlist.json"));
         store
@@ -981,7 +990,7 @@ mod tests {
             running: Arc::new(|_: &str| true),
         };
         let (tx, rx) = mpsc::channel(64);
-        let (msgs, _told) = mpsc::channel(64);
+        let (msgs, mut told) = mpsc::channel(64);
         let archiving = Archiving {
             files: None,
             after: None,
@@ -1019,6 +1028,24 @@ mod tests {
         .expect("send");
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert_eq!(percent(&store), Some(20));
+        // A claim waits for the next check, not five, and is answered then.
+        tx.send(status(30)).await.expect("send");
+        tx.send(PersistOp::Claim(TaskKey::new(TaskKind::Image, "t")))
+            .await
+            .expect("send");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(
+            percent(&store),
+            Some(20),
+            "a claim written before the check"
+        );
+        tokio::time::sleep(CHECK_EVERY).await;
+        assert_eq!(percent(&store), Some(30));
+        let mut claimed = false;
+        while let Ok(m) = told.try_recv() {
+            claimed |= matches!(m, Msg::Claimed { won: true, .. });
+        }
+        assert!(claimed, "the claim answered");
         drop(tx);
         saver.await.expect("saver");
     }
