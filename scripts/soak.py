@@ -28,6 +28,8 @@ screen, then closes it. At the end it quits with `q` and checks, each printed PA
 - every finished task seen COMPLETED: every timed task whose time ran out at least
   3 x poll_interval before the end was answered COMPLETED by the service (its counts) and is
   COMPLETED in the watch list file;
+- CPU at most 4 % of a core: the dashboard's utime + stime (/proc) after warm-up, over the
+  time it ran (--perf FILE samples the same stretch with perf);
 - healthy tasks polled at their cadence: per `hold-` task, the lookups the service answered
   over the run after warm-up against the window / poll_interval due (the median and the worst
   tenth must reach 90 %; 429s count as polls, they were asked). With adaptive polling a
@@ -43,6 +45,7 @@ import os
 import selectors
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -93,6 +96,10 @@ def main():
                    help="seconds between RSS samples and key presses (10)")
     p.add_argument("--warmup", type=float, default=30.0,
                    help="seconds at the start left out of the memory and cadence checks (30)")
+    p.add_argument("--perf", metavar="FILE", default=None,
+                   help="also record a perf profile of the dashboard after warm-up into FILE "
+                        "(perf record -e cpu-clock --call-graph dwarf; profile the binary of "
+                        "`cargo build --profile profiling`, which has symbols)")
     p.add_argument("--ready-timeout", type=float, default=60.0,
                    help="longest wait for every task on screen (60)")
     opts = p.parse_args()
@@ -123,7 +130,7 @@ def main():
         start = time.monotonic()
         log(f"{len(ids)} tasks on screen; soaking {opts.minutes:g} min (latency {opts.latency}, "
             f"capacity {opts.capacity}/s, adaptive_polling {opts.adaptive})")
-        warm_stats = None
+        warm_stats = profiler = None
         next_sample = start
         while True:
             now = time.monotonic()
@@ -131,6 +138,12 @@ def main():
                 break
             if warm_stats is None and now - start >= opts.warmup:
                 warm_stats, warm_at = svc.stats(), now
+                warm_cpu = h.cpu_ticks(dash.proc.pid)
+                if opts.perf:
+                    profiler = subprocess.Popen(
+                        ["perf", "record", "-e", "cpu-clock", "-F", "499", "--call-graph",
+                         "dwarf,32768", "-p", str(dash.proc.pid), "-o", opts.perf],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if now >= next_sample:
                 rss.append((now - start, dash.rss_mib()))
                 shown = dash.key_latency(b"?", lambda t: HELP_SHOWN in t)
@@ -145,6 +158,9 @@ def main():
             if not dash.alive():
                 raise h.Failed(f"the dashboard exited (status {dash.proc.poll()})")
         end_stats, end_at = svc.stats(), time.monotonic()
+        end_cpu = h.cpu_ticks(dash.proc.pid) if warm_stats is not None else None
+        if profiler is not None:
+            h.stop(profiler, signal.SIGINT)
         code = dash.quit()
         dash = None
         if code != 0:
@@ -228,6 +244,13 @@ def main():
         traffic = (f"{total / window:.0f} requests/s answered after warm-up, "
                    f"{refused / window * 60:.0f} refused (429) per minute; over the whole run "
                    f"by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(by.items())))
+        # CPU: the dashboard's utime + stime after warm-up (issue 31: at most 4 % of a core).
+        cpu_ms = (end_cpu - warm_cpu) * 1000.0 / h.CLK_TCK
+        share = 100.0 * cpu_ms / 1000.0 / (end_at - warm_at)
+        checks.append(("CPU at most 4 % of a core", share <= 4.0,
+                       f"{share:.2f} % of a core after warm-up ({cpu_ms:.0f} ms in "
+                       f"{end_at - warm_at:.0f} s; {cpu_ms / max(total, 1):.3f} ms per request "
+                       f"answered)"))
     else:
         checks.append(("healthy tasks polled at their cadence", False, "no window after warm-up"))
         traffic = ""

@@ -39,6 +39,13 @@ const MSG_CAPACITY: usize = 1024;
 const DRAIN_BATCH: usize = 256;
 /// At most one frame per this long (~60 a second): a burst of reports costs one frame.
 const FRAME: Duration = Duration::from_millis(16);
+/// What only the workers' routine reports changed (poll answers, the load, the clock, the
+/// request log, downloads under way) is drawn at most this often. A list of 1,000 tasks at 2 s
+/// brings hundreds of answers a second, each moving a percent: drawn at `FRAME`, frames were
+/// most of the dashboard's CPU, and a tenth of a second is below what a moving percent shows.
+/// Keys, resizes, signals and every other report (a ranking, a catalogue, a preview) are
+/// drawn at `FRAME`, as before.
+const BACKGROUND_FRAME: Duration = Duration::from_millis(100);
 
 /// Everything the dashboard runs with, resolved by the caller.
 pub struct Session {
@@ -214,8 +221,12 @@ async fn event_loop(
     let mut unseen_input: Option<(std::time::Instant, Duration)> = None;
     // What the input asked of the workers, sent after the frame it changed.
     let mut after_frame: Vec<Cmd> = Vec::new();
+    // Something not drawn yet is not routine (see `BACKGROUND_FRAME`): the next frame comes
+    // `FRAME` after the last.
+    let mut urgent = true;
     loop {
-        let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + FRAME);
+        let pace = if urgent { FRAME } else { BACKGROUND_FRAME };
+        let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + pace);
         // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
         // at most) rather than draw the query over the previous matches and then, a frame later,
         // the new ones. One that takes longer is drawn meanwhile, marked "filtering…".
@@ -223,19 +234,9 @@ async fn event_loop(
             next_frame = next_frame.max(since + FRAME);
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
-            let drawing = std::time::Instant::now();
-            draw(state, tui).map_err(io)?;
-            if let Some((arrived, handled)) = unseen_input.take() {
-                tracing::debug!(
-                    "input to frame {:.2} ms: handled {:.2} ms, drawn {:.2} ms",
-                    arrived.elapsed().as_secs_f64() * 1e3,
-                    handled.as_secs_f64() * 1e3,
-                    drawing.elapsed().as_secs_f64() * 1e3,
-                );
-            }
-            progress::show(&crate::app::watch::notify::overall(&state.watch));
-            state.drawn();
+            frame(state, tui, unseen_input.take()).map_err(io)?;
             last_frame = Some(tokio::time::Instant::now());
+            urgent = false;
         }
         // After the frame, or at once when none is due yet.
         dispatch(std::mem::take(&mut after_frame), workers, tui.backend_mut());
@@ -247,6 +248,7 @@ async fn event_loop(
             () = tokio::time::sleep_until(next_frame), if state.dirty => Vec::new(),
             event = next_event(events.as_mut()) => match event {
                 Some(Ok(event)) => {
+                    urgent = true;
                     let arrived = std::time::Instant::now();
                     let cmds = on_event(state, event);
                     let (first, before) = unseen_input.unwrap_or((arrived, Duration::ZERO));
@@ -257,13 +259,17 @@ async fn event_loop(
                 None => state.update(Action::Quit),
             },
             early = next_early(asking.as_mut()) => match early {
-                terminal::Early::Event(event) => on_event(state, event),
+                terminal::Early::Event(event) => {
+                    urgent = true;
+                    on_event(state, event)
+                }
                 terminal::Early::Ask { query, written } => {
                     write_raw(tui.backend_mut(), &String::from_utf8_lossy(&query));
                     let _ = written.send(());
                     Vec::new()
                 }
                 terminal::Early::Detected(detection) => {
+                    urgent = true;
                     events = Some(EventStream::new());
                     asking
                         .take()
@@ -271,7 +277,7 @@ async fn event_loop(
                         .unwrap_or_default()
                 }
             },
-            Some(msg) = msgs.recv() => apply_waiting(state, msg, msgs),
+            Some(msg) = msgs.recv() => apply_waiting(state, msg, msgs, &mut urgent),
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
@@ -655,17 +661,63 @@ fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
     Backend::flush(out)
 }
 
+/// Draws a frame and what goes with it; `unseen_input` (when the input it shows first arrived,
+/// and the time its reducers took) is logged with `-vv`, for scripts/measure-archive.py.
+fn frame(
+    state: &mut State,
+    tui: &mut Tui,
+    unseen_input: Option<(std::time::Instant, Duration)>,
+) -> std::io::Result<()> {
+    let drawing = std::time::Instant::now();
+    draw(state, tui)?;
+    if let Some((arrived, handled)) = unseen_input {
+        tracing::debug!(
+            "input to frame {:.2} ms: handled {:.2} ms, drawn {:.2} ms",
+            arrived.elapsed().as_secs_f64() * 1e3,
+            handled.as_secs_f64() * 1e3,
+            drawing.elapsed().as_secs_f64() * 1e3,
+        );
+    }
+    progress::show(&crate::app::watch::notify::overall(&state.watch));
+    state.drawn();
+    Ok(())
+}
+
 /// Applies `first` and what else is waiting (at most `DRAIN_BATCH`), so what follows (a frame,
-/// plain mode's lines) is made once for all of them.
-fn apply_waiting(state: &mut State, first: Msg, msgs: &mut mpsc::Receiver<Msg>) -> Vec<Cmd> {
+/// plain mode's lines) is made once for all of them. Sets `urgent` unless each was routine
+/// (see `BACKGROUND_FRAME`).
+fn apply_waiting(
+    state: &mut State,
+    first: Msg,
+    msgs: &mut mpsc::Receiver<Msg>,
+    urgent: &mut bool,
+) -> Vec<Cmd> {
+    *urgent |= !routine(&first);
     let mut cmds = state.apply(first);
     for _ in 0..DRAIN_BATCH {
         match msgs.try_recv() {
-            Ok(m) => cmds.extend(state.apply(m)),
+            Ok(m) => {
+                *urgent |= !routine(&m);
+                cmds.extend(state.apply(m));
+            }
             Err(_) => break,
         }
     }
     cmds
+}
+
+/// The workers' routine reports, whose changes wait for the next `BACKGROUND_FRAME`: nobody
+/// waits for them after a key.
+fn routine(msg: &Msg) -> bool {
+    matches!(
+        msg,
+        Msg::Polled { .. }
+            | Msg::PollLoad(_)
+            | Msg::Tick(_)
+            | Msg::WatchFile { .. }
+            | Msg::Request(_)
+            | Msg::Download { .. }
+    )
 }
 
 /// Carries out commands: each goes to `Workers::send`, which hands back what only the terminal

@@ -581,3 +581,73 @@ async fn archive_after_moves_old_finished_tasks_at_start() {
         Some(now - 3600 + 2 * 86_400)
     );
 }
+
+/// A poll's status waits for the fifth check (five seconds), not the first; a user's own
+/// change goes at once and takes it along; a finish's claim goes at the next check.
+#[tokio::test(start_paused = true)]
+async fn routine_statuses_wait_five_checks_and_claims_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = WatchStore::new(dir.path().join("watchlist.json"));
+    store
+        .update(|l| l.push(WatchEntry::new("t", TaskKind::Image)))
+        .expect("list");
+    let (tx, rx) = mpsc::channel(64);
+    let (msgs, mut told) = mpsc::channel(64);
+    let archiving = Archiving {
+        files: None,
+        after: None,
+    };
+    let saver = tokio::spawn(run(store.clone(), rx, msgs, me("me"), archiving, polls_svc()));
+    let percent = |store: &WatchStore| {
+        store.load().expect("load").entries[0]
+            .last
+            .as_ref()
+            .map(|l| l.percent)
+    };
+    let status = |percent| {
+        PersistOp::Status(
+            TaskKey::new(TaskKind::Image, "t"),
+            LastKnown {
+                status: "IN_PROGRESS".into(),
+                percent,
+                ..LastKnown::default()
+            },
+        )
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    tx.send(status(10)).await.expect("send");
+    tokio::time::sleep(CHECK_EVERY * 3).await;
+    assert_eq!(percent(&store), None, "written before the fifth check");
+    tokio::time::sleep(CHECK_EVERY * 3).await;
+    assert_eq!(percent(&store), Some(10));
+    // A label (the user's) goes at once, with the routine status that waited.
+    tx.send(status(20)).await.expect("send");
+    tx.send(PersistOp::Label(
+        vec![TaskKey::new(TaskKind::Image, "t")],
+        Some("mine".into()),
+    ))
+    .await
+    .expect("send");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(percent(&store), Some(20));
+    // A claim waits for the next check, not five, and is answered then.
+    tx.send(status(30)).await.expect("send");
+    tx.send(PersistOp::Claim(TaskKey::new(TaskKind::Image, "t")))
+        .await
+        .expect("send");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        percent(&store),
+        Some(20),
+        "a claim written before the check"
+    );
+    tokio::time::sleep(CHECK_EVERY).await;
+    assert_eq!(percent(&store), Some(30));
+    let mut claimed = false;
+    while let Ok(m) = told.try_recv() {
+        claimed |= matches!(m, Msg::Claimed { won: true, .. });
+    }
+    assert!(claimed, "the claim answered");
+    drop(tx);
+    saver.await.expect("saver");
+}

@@ -80,10 +80,11 @@ pub fn save(watch: &mut Watch, keys: &[TaskKey], text: &str, now: u64) -> Effect
 pub(super) fn take_marks(watch: &mut Watch, entries: &[WatchEntry]) -> bool {
     let mut changed = false;
     for e in entries {
-        let key = TaskKey::of(e);
-        let Some(row) = watch.rows.iter_mut().find(|r| r.key() == key) else {
+        // By the index, not a scan: this runs for every entry of every list the saver sends.
+        let Some(i) = watch.position(&TaskKey::of(e)) else {
             continue;
         };
+        let row = &mut watch.rows[i];
         if row.entry.label != e.label {
             row.entry.label.clone_from(&e.label);
             changed = true;

@@ -2,9 +2,11 @@
 //! wrote: tasks they added or removed, files they saved, labels and marks.
 
 use super::{DownloadView, Row, Watch, label};
+use crate::api::types::TaskKind;
 use crate::app::effects::Effects;
 use crate::cmd::{Cmd, PollCmd, TaskKey};
 use crate::store::watchlist::WatchEntry;
+use std::collections::HashSet;
 
 /// Files that another dashboard saved (it claimed the task's end): the rows show them unless
 /// a download of their own is under way. Returns whether any row changed.
@@ -13,6 +15,9 @@ fn take_saved(watch: &mut Watch, entries: &[WatchEntry]) -> bool {
         .iter()
         .filter_map(|e| Some((TaskKey::of(e), e.saved.as_ref()?)))
         .collect();
+    if saved.is_empty() {
+        return false;
+    }
     let mut changed = false;
     for row in &mut watch.rows {
         let Some(&path) = saved.get(&row.key()) else {
@@ -35,13 +40,24 @@ pub fn external(watch: &mut Watch, entries: &[WatchEntry], now: u64) -> Effects 
     let mut cmds = Vec::new();
     let before = watch.rows.len();
     let selected = watch.selected_row().map(Row::key);
+    // A set, not a scan per row: the saver sends the whole list after each write, and a scan
+    // made every merge of 1,000 tasks a million key comparisons.
+    let listed: HashSet<(TaskKind, &str)> = entries
+        .iter()
+        .map(|e| (e.kind, e.task_id.as_str()))
+        .collect();
+    let is_listed = |r: &Row| listed.contains(&(r.entry.kind, r.entry.task_id.as_str()));
     let gone: Vec<TaskKey> = watch
         .rows
         .iter()
+        .filter(|r| !is_listed(r))
         .map(Row::key)
-        .filter(|k| !entries.iter().any(|e| TaskKey::of(e) == *k))
         .collect();
-    watch.rows.retain(|r| !gone.contains(&r.key()));
+    if !gone.is_empty() {
+        watch.rows.retain(is_listed);
+        // `position` (below, and in `take_marks`) finds rows by the index.
+        watch.rows_changed();
+    }
     for k in &gone {
         watch.marked.remove(k);
     }
@@ -58,6 +74,9 @@ pub fn external(watch: &mut Watch, entries: &[WatchEntry], now: u64) -> Effects 
             watch.rows.push(row);
             added += 1;
         }
+    }
+    if added > 0 {
+        watch.rows_changed();
     }
     let saved_elsewhere = take_saved(watch, entries);
     let relabelled = label::take_marks(watch, entries);

@@ -14,6 +14,7 @@ mod keys;
 mod notices;
 mod offline;
 mod opening;
+mod pacing;
 mod plain;
 mod progress;
 mod seen;

@@ -1,0 +1,80 @@
+//! Frame pacing: what only the poller's answers change is drawn at most ten times a second,
+//! however many answers come; a key is still drawn at once.
+
+use crate::common;
+use common::pty::{Session, command};
+use std::time::{Duration, Instant};
+
+/// ratatui hides the cursor at the end of every frame the watch pane draws (no text field has
+/// it): one per frame.
+const FRAME_END: &[u8] = b"\x1b[?25l";
+
+fn frames(raw: &[u8]) -> usize {
+    raw.windows(FRAME_END.len())
+        .filter(|w| *w == FRAME_END)
+        .count()
+}
+
+#[test]
+fn hundreds_of_moving_answers_a_second_cost_at_most_ten_frames_a_second() {
+    // 100 tasks whose percent moves on every lookup, each asked five times a second: 500
+    // answers a second, each a change on screen or in the status bar.
+    let ids: Vec<String> = (0..100).map(|i| format!("sim-400-pace-{i}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let served = common::Served::with(
+        "poll_interval = 0.2\nadaptive_polling = false\nmax_concurrent_polls = 1\nbell = false\nimage_preview = \"off\"\n",
+        &ids,
+    );
+    let mut s = Session::spawn(command(served.path(), &[], &served.env()), 150, 40);
+    s.wait_for("every task polled", Duration::from_secs(30), |t| {
+        t.contains("100 tasks (100 running")
+    });
+    let window = Duration::from_secs(3);
+    let (before, polls_before) = (frames(&s.raw()), lookups(&served));
+    std::thread::sleep(window);
+    let (drawn, polls) = (frames(&s.raw()) - before, lookups(&served) - polls_before);
+    // The answers kept coming (the service is not the bound), and each moved a percent.
+    assert!(polls >= 300, "only {polls} lookups in {window:?}");
+    // At most one frame a tenth of a second (and a few for scheduling), not one per answer
+    // (up to 60 a second); still drawn, the percent moving on screen.
+    assert!((5..=36).contains(&drawn), "{drawn} frames in {window:?}");
+
+    // A key is drawn at once meanwhile, not a tenth of a second later: the selection moves.
+    s.send("\t");
+    s.wait_for("the watch pane focused", Duration::from_secs(10), |t| {
+        t.contains("sim-400-pace-")
+    });
+    let mut slowest = Duration::ZERO;
+    for _ in 0..5 {
+        let raw = s.raw().len();
+        let sent = Instant::now();
+        s.send("\x1b[B");
+        s.wait_for("a frame after the key", Duration::from_secs(10), |_| {
+            frames(&s.raw()[raw..]) > 0
+        });
+        slowest = slowest.max(sent.elapsed());
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    // Generous for a debug build on a loaded machine; the pace of routine frames alone would
+    // put every answer near 100 ms.
+    assert!(slowest < Duration::from_secs(2), "{slowest:?}");
+    s.send("q");
+    s.wait_exit(Duration::from_secs(10));
+}
+
+/// Lookups the reference service has answered so far.
+fn lookups(served: &common::Served) -> u64 {
+    let url = served.svc.base_url().join("_gendash/stats").unwrap();
+    let v: serde_json::Value = served.rt.block_on(async {
+        common::raw_http()
+            .get(url)
+            .bearer_auth(common::TOKEN)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    v["requests"].as_u64().unwrap()
+}
