@@ -7,6 +7,7 @@ use super::error::ApiError;
 use super::sanitize::{sanitize, sanitize_json};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Base-model type of a `LoRA`, the spec's `type` query parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -67,45 +68,136 @@ impl TaskKind {
 }
 
 /// One `LoRA` catalogue entry (spec 2.1). The metadata keeps every field the service sent,
-/// sanitised, as compact JSON text: a catalogue of 100,000 entries then takes about the size of
-/// its JSON instead of several times that as a tree of values. The fields every row shows are
-/// kept apart; the rest is parsed when one entry's detail is shown.
+/// sanitised, in a compact form: its keys, in order, shared by every entry with the same keys
+/// (a catalogue's entries mostly share one or a few such lists), and its values as one compact
+/// JSON array. A catalogue of 1,000,000 entries then takes a little more than the size of its
+/// values, not of its JSON, nor several times that as a tree of values. The fields every row
+/// shows are kept apart: the type and category shared by every entry with the same one, the
+/// source where it is in the values' text. The rest is parsed when one entry's detail is shown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoraEntry {
     pub model: String,
-    metadata: Box<str>,
-    source: Option<Box<str>>,
-    lora_type: Option<Box<str>>,
-    category: Option<Box<str>>,
+    keys: Arc<[Box<str>]>,
+    values: Box<str>,
+    source: Option<Source>,
+    lora_type: Option<Arc<str>>,
+    category: Option<Arc<str>>,
+}
+
+/// Where `metadata.source` is: a span of the values' text (the usual case: no escapes), or its
+/// own copy.
+#[derive(Debug, Clone, PartialEq)]
+enum Source {
+    In { start: u32, len: u32 },
+    Own(Box<str>),
+}
+
+/// The key lists and the short values (types, categories) of one catalogue's entries, each
+/// kept once and shared. Bounded: past `Interner::MAX` distinct ones, each is kept apart.
+#[derive(Debug, Default)]
+pub struct Interner {
+    keys: std::collections::HashSet<Arc<[Box<str>]>>,
+    texts: std::collections::HashSet<Arc<str>>,
+}
+
+impl Interner {
+    const MAX: usize = 4096;
+
+    fn keys(&mut self, keys: Vec<Box<str>>) -> Arc<[Box<str>]> {
+        if let Some(k) = self.keys.get(keys.as_slice()) {
+            return k.clone();
+        }
+        let k: Arc<[Box<str>]> = keys.into();
+        if self.keys.len() < Self::MAX {
+            self.keys.insert(k.clone());
+        }
+        k
+    }
+
+    fn text(&mut self, text: &str) -> Arc<str> {
+        if let Some(t) = self.texts.get(text) {
+            return t.clone();
+        }
+        let t: Arc<str> = text.into();
+        if self.texts.len() < Self::MAX {
+            self.texts.insert(t.clone());
+        }
+        t
+    }
 }
 
 impl LoraEntry {
     /// An entry from sanitised parts.
     pub fn new(model: impl Into<String>, metadata: &Map<String, Value>) -> Self {
-        let field = |k: &str| metadata.get(k).and_then(Value::as_str).map(Box::from);
+        Self::interned(model.into(), metadata, &mut Interner::default())
+    }
+
+    /// An entry from sanitised parts, sharing what `interner` already holds.
+    pub fn interned(
+        mut model: String,
+        metadata: &Map<String, Value>,
+        interner: &mut Interner,
+    ) -> Self {
+        model.shrink_to_fit();
+        let field = |k: &str| metadata.get(k).and_then(Value::as_str);
+        let keys = interner.keys(metadata.keys().map(|k| Box::from(k.as_str())).collect());
+        let mut values = String::from("[");
+        let mut source = None;
+        for (i, (key, value)) in metadata.iter().enumerate() {
+            if i > 0 {
+                values.push(',');
+            }
+            let at = values.len();
+            // A JSON value always serialises.
+            values.push_str(&serde_json::to_string(value).unwrap_or_default());
+            if key == "source"
+                && let Value::String(s) = value
+            {
+                let unescaped = values.len() - at == s.len() + 2;
+                source = Some(match (u32::try_from(at + 1), u32::try_from(s.len())) {
+                    (Ok(start), Ok(len)) if unescaped => Source::In { start, len },
+                    _ => Source::Own(s.as_str().into()),
+                });
+            }
+        }
+        values.push(']');
         LoraEntry {
-            model: model.into(),
-            // A map of JSON values always serialises.
-            metadata: serde_json::to_string(metadata)
-                .unwrap_or_default()
-                .into_boxed_str(),
-            source: field("source"),
-            lora_type: field("type"),
-            category: field("category"),
+            model,
+            keys,
+            values: values.into_boxed_str(),
+            source,
+            lora_type: field("type").map(|t| interner.text(t)),
+            category: field("category").map(|c| interner.text(c)),
         }
     }
 
     /// Every metadata field, in the order the service sent them.
     pub fn metadata(&self) -> Map<String, Value> {
-        match serde_json::from_str(&self.metadata) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        }
+        self.raw_metadata()
+            .map(|(k, raw)| {
+                (
+                    k.to_string(),
+                    serde_json::from_str(raw).unwrap_or(Value::Null),
+                )
+            })
+            .collect()
+    }
+
+    /// Each metadata key with its value's JSON text, in order.
+    fn raw_metadata(&self) -> impl Iterator<Item = (&str, &str)> {
+        let inner = self
+            .values
+            .get(1..self.values.len().saturating_sub(1))
+            .unwrap_or("");
+        self.keys.iter().map(|k| &**k).zip(top_level_items(inner))
     }
 
     /// `metadata.source`, when it is a string.
     pub fn source(&self) -> Option<&str> {
-        self.source.as_deref()
+        match self.source.as_ref()? {
+            Source::In { start, len } => self.values.get(*start as usize..(*start + *len) as usize),
+            Source::Own(s) => Some(s),
+        }
     }
 
     /// `metadata.type`, when it is a string.
@@ -133,13 +225,63 @@ impl LoraEntry {
     }
 }
 
+/// The items of a JSON array's text without its brackets (`1,"a,b",[2,3]`), each as its text:
+/// split at the commas outside strings and nested values.
+fn top_level_items(inner: &str) -> impl Iterator<Item = &str> {
+    let bytes = inner.as_bytes();
+    let (mut start, mut at) = (0, 0);
+    let (mut depth, mut in_string, mut escaped) = (0u32, false, false);
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        while at < bytes.len() {
+            let b = bytes[at];
+            at += 1;
+            match (in_string, escaped, b) {
+                (true, true, _) => escaped = false,
+                (true, false, b'\\') => escaped = true,
+                (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+                (false, _, b'[' | b'{') => depth += 1,
+                (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+                (false, _, b',') if depth == 0 => {
+                    let item = &inner[start..at - 1];
+                    start = at;
+                    return Some(item);
+                }
+                _ => {}
+            }
+        }
+        let item = &inner[start..];
+        start = bytes.len();
+        Some(item)
+    })
+}
+
 impl Serialize for LoraEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("LoraEntry", 2)?;
         st.serialize_field("model", &self.model)?;
-        st.serialize_field("metadata", &self.metadata())?;
+        st.serialize_field("metadata", &RawMetadata(self))?;
         st.end()
+    }
+}
+
+/// The metadata written from the values' text as it is kept, not parsed into values first:
+/// writing a catalogue of 1,000,000 entries to the cache is then mostly copying.
+struct RawMetadata<'a>(&'a LoraEntry);
+
+impl Serialize for RawMetadata<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let mut map = s.serialize_map(Some(self.0.keys.len()))?;
+        for (key, raw) in self.0.raw_metadata() {
+            let value: &serde_json::value::RawValue =
+                serde_json::from_str(raw).map_err(S::Error::custom)?;
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
     }
 }
 
@@ -252,9 +394,10 @@ impl<'de> Deserialize<'de> for Entries {
                 mut seq: A,
             ) -> Result<Entries, A::Error> {
                 let mut catalogue = Catalogue::default();
+                let mut interner = Interner::default();
                 // Each entry is decoded on its own, so one odd entry is skipped, not fatal.
                 while let Some(item) = seq.next_element::<Value>()? {
-                    match decode_entry(item) {
+                    match decode_entry(item, &mut interner) {
                         Some(entry) => catalogue.entries.push(entry),
                         None => catalogue.skipped += 1,
                     }
@@ -295,7 +438,7 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
-fn decode_entry(item: Value) -> Option<LoraEntry> {
+fn decode_entry(item: Value, interner: &mut Interner) -> Option<LoraEntry> {
     let Value::Object(mut obj) = item else {
         return None;
     };
@@ -316,7 +459,7 @@ fn decode_entry(item: Value) -> Option<LoraEntry> {
     let Value::Object(metadata) = metadata else {
         return None;
     };
-    Some(LoraEntry::new(model, &metadata))
+    Some(LoraEntry::interned(model, &metadata, interner))
 }
 
 /// Accepts a percent as integer, float or numeric string; clamps to 0..=100.
@@ -773,6 +916,51 @@ mod tests {
         assert_eq!(decode_percent(Some(&json!(1e9))), 100);
         assert_eq!(decode_percent(Some(&json!("x"))), 0);
         assert_eq!(decode_percent(None), 0);
+    }
+
+    #[test]
+    fn an_entry_keeps_its_metadata_whole_and_in_order_with_its_keys_shared() {
+        let body = json!({"data": [
+            {"model": "a", "metadata": {"source": "https://x.example/a", "type": "sd",
+                "category": "style", "n": 1.5, "tags": ["x", "y"], "nested": {"k": null}}},
+            {"model": "b", "metadata": {"source": "https://x.example/b", "type": "sd",
+                "category": "style", "n": 2, "tags": [], "nested": {}}},
+            {"model": "c", "metadata": {"category": "st\"yle", "source": "q\"uote\\d"}},
+            {"model": "d", "metadata": {"source": 7}},
+            {"model": "e", "metadata": {"a,]": "x,\\\",[", "b": [[1, {"c": ","}], "]"], "d": {}}},
+            {"model": "f", "metadata": {}},
+        ]});
+        let cat = decode_catalogue(body.to_string().as_bytes()).expect("decodes");
+        for (entry, sent) in cat
+            .entries
+            .iter()
+            .zip(body["data"].as_array().expect("data"))
+        {
+            let metadata = Value::Object(entry.metadata());
+            assert_eq!(metadata, sent["metadata"], "{}", entry.model);
+            // In the order sent, and written back as sent (the cache's copy).
+            assert_eq!(metadata.to_string(), sent["metadata"].to_string());
+            assert_eq!(
+                serde_json::to_string(entry).expect("json"),
+                sent.to_string()
+            );
+        }
+        let [a, b, c, d, ..] = &cat.entries[..] else {
+            panic!("six entries")
+        };
+        assert_eq!(a.source(), Some("https://x.example/a"));
+        assert_eq!(b.source(), Some("https://x.example/b"));
+        assert_eq!(c.source(), Some("q\"uote\\d"));
+        assert_eq!(d.source(), None);
+        assert_eq!(c.category(), Some("st\"yle"));
+        assert_eq!((a.lora_type(), a.category()), (Some("sd"), Some("style")));
+        // One key list and one category for the entries that share them.
+        assert!(Arc::ptr_eq(&a.keys, &b.keys));
+        assert!(!Arc::ptr_eq(&a.keys, &c.keys));
+        assert!(Arc::ptr_eq(
+            a.category.as_ref().expect("a category"),
+            b.category.as_ref().expect("a category")
+        ));
     }
 
     #[test]

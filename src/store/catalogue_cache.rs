@@ -111,8 +111,12 @@ impl CatalogueCache {
     /// The catalogue kept for `key`, if there is a readable one. Every string is sanitised
     /// again: the file could have been written by anything.
     pub fn load(&self, key: &Key) -> Option<Cached> {
-        let bytes = std::fs::read(self.path_for(key)).ok()?;
-        let head: Head<()> = serde_json::from_slice(&bytes).ok()?;
+        use std::io::{BufReader, Seek};
+        // Read as a stream, twice (the head, then the entries), from one open file: never
+        // held whole (a million entries are some 400 MB of JSON).
+        let mut file = std::fs::File::open(self.path_for(key)).ok()?;
+        let head: Head<()> =
+            serde_json::from_reader(BufReader::with_capacity(64 * 1024, &file)).ok()?;
         let same = head.version == VERSION
             && head.service == key.service
             && head.lora_type == key.lora_type
@@ -120,7 +124,10 @@ impl CatalogueCache {
         if !same {
             return None;
         }
-        let mut catalogue = crate::api::types::decode_catalogue(&bytes).ok()?;
+        file.rewind().ok()?;
+        let mut catalogue =
+            crate::api::types::decode_catalogue_from(BufReader::with_capacity(64 * 1024, file))
+                .ok()?;
         catalogue.skipped += head.skipped;
         Some(Cached {
             catalogue,
