@@ -19,7 +19,7 @@ last byte of an answer passed. Then:
    the time from the answer's last byte (at the relay) to the count on the status bar.
 2. `t` (type sd), the keys probed the same way until the answer has passed and the screen is
    quiet; then `t` `t` back to all types, and `r` (reload), probed the same way.
-3. Peak RSS (VmHWM) and CPU (utime + stime) of the dashboard at the end.
+3. Peak RSS (VmHWM) after the first load and at the end; CPU (utime + stime) in all.
 
 Every wait is bounded. Only the Python 3 standard library is used. Linux only (/proc).
 """
@@ -173,6 +173,7 @@ def main():
               f"{after_last:.2f} s after the answer's last byte; keys meanwhile: {summary(lat)}")
         dash.key(b"\x1b")
         dash.quiet(500)
+        print(f"peak RSS after the first load: {mc.peak_rss_mib(dash.proc.pid):.1f} MiB")
         for label, keys in (("type sd", b"t"), ("back to all types", b"tt"), ("reload", b"r")):
             down0 = relay.down
             t0 = time.monotonic()

@@ -68,61 +68,77 @@ impl TaskKind {
 }
 
 /// One `LoRA` catalogue entry (spec 2.1). The metadata keeps every field the service sent,
-/// sanitised, in a compact form: its keys, in order, shared by every entry with the same keys
-/// (a catalogue's entries mostly share one or a few such lists), and its values as one compact
-/// JSON array. A catalogue of 1,000,000 entries then takes a little more than the size of its
-/// values, not of its JSON, nor several times that as a tree of values. The fields every row
-/// shows are kept apart: the type and category shared by every entry with the same one, the
-/// source where it is in the values' text. The rest is parsed when one entry's detail is shown.
+/// sanitised, in a compact form: its values as one compact JSON array, and its keys, in order,
+/// with the type and category, in a [`Shape`] shared by every entry alike in these (a
+/// catalogue's entries mostly share a few). The source is a span of the values' text. So an
+/// entry is 64 bytes and its name and values: a catalogue of 1,000,000 entries takes a little
+/// more than the size of its values, not of its JSON, nor several times that as a tree of
+/// values. The rest is parsed when one entry's detail is shown.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoraEntry {
     pub model: String,
-    keys: Arc<[Box<str>]>,
+    /// The values' JSON array, then the source's text where the array's copy of it is escaped.
     values: Box<str>,
-    source: Option<Source>,
-    lora_type: Option<Arc<str>>,
-    category: Option<Arc<str>>,
+    /// The array's length in `values`.
+    array_len: u32,
+    /// `metadata.source` in `values`: where it starts (0: there is none) and its length.
+    source: (u32, u32),
+    shape: Arc<Shape>,
 }
 
-/// Where `metadata.source` is: a span of the values' text (the usual case: no escapes), or its
-/// own copy.
-#[derive(Debug, Clone, PartialEq)]
-enum Source {
-    In { start: u32, len: u32 },
-    Own(Box<str>),
+/// What entries share: the metadata's keys in order, its type and category.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Shape {
+    keys: Box<[Box<str>]>,
+    lora_type: Option<Box<str>>,
+    category: Option<Box<str>>,
 }
 
-/// The key lists and the short values (types, categories) of one catalogue's entries, each
-/// kept once and shared. Bounded: past `Interner::MAX` distinct ones, each is kept apart.
+/// The shapes of one catalogue's entries, each kept once and shared. Bounded: past
+/// `Interner::MAX` distinct ones, each new one is kept apart.
 #[derive(Debug, Default)]
 pub struct Interner {
-    keys: std::collections::HashSet<Arc<[Box<str>]>>,
-    texts: std::collections::HashSet<Arc<str>>,
+    shapes: std::collections::HashMap<u64, Vec<Arc<Shape>>>,
+    count: usize,
 }
 
 impl Interner {
     const MAX: usize = 4096;
 
-    fn keys(&mut self, keys: Vec<Box<str>>) -> Arc<[Box<str>]> {
-        if let Some(k) = self.keys.get(keys.as_slice()) {
-            return k.clone();
+    /// The shape of `metadata`: found without allocating when it is already kept.
+    fn shape(&mut self, metadata: &Map<String, Value>) -> Arc<Shape> {
+        use std::hash::{Hash, Hasher};
+        let field = |k: &str| metadata.get(k).and_then(Value::as_str);
+        let (lora_type, category) = (field("type"), field("category"));
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for k in metadata.keys() {
+            k.hash(&mut h);
         }
-        let k: Arc<[Box<str>]> = keys.into();
-        if self.keys.len() < Self::MAX {
-            self.keys.insert(k.clone());
+        (lora_type, category).hash(&mut h);
+        let hash = h.finish();
+        let same = |s: &Shape| {
+            s.lora_type.as_deref() == lora_type
+                && s.category.as_deref() == category
+                && s.keys.len() == metadata.len()
+                && s.keys.iter().zip(metadata.keys()).all(|(a, b)| **a == **b)
+        };
+        if let Some(found) = self
+            .shapes
+            .get(&hash)
+            .and_then(|v| v.iter().find(|s| same(s)))
+        {
+            return found.clone();
         }
-        k
-    }
-
-    fn text(&mut self, text: &str) -> Arc<str> {
-        if let Some(t) = self.texts.get(text) {
-            return t.clone();
+        let shape = Arc::new(Shape {
+            keys: metadata.keys().map(|k| Box::from(k.as_str())).collect(),
+            lora_type: lora_type.map(Box::from),
+            category: category.map(Box::from),
+        });
+        if self.count < Self::MAX {
+            self.count += 1;
+            self.shapes.entry(hash).or_default().push(shape.clone());
         }
-        let t: Arc<str> = text.into();
-        if self.texts.len() < Self::MAX {
-            self.texts.insert(t.clone());
-        }
-        t
+        shape
     }
 }
 
@@ -139,8 +155,6 @@ impl LoraEntry {
         interner: &mut Interner,
     ) -> Self {
         model.shrink_to_fit();
-        let field = |k: &str| metadata.get(k).and_then(Value::as_str);
-        let keys = interner.keys(metadata.keys().map(|k| Box::from(k.as_str())).collect());
         let mut values = String::from("[");
         let mut source = None;
         for (i, (key, value)) in metadata.iter().enumerate() {
@@ -153,21 +167,28 @@ impl LoraEntry {
             if key == "source"
                 && let Value::String(s) = value
             {
-                let unescaped = values.len() - at == s.len() + 2;
-                source = Some(match (u32::try_from(at + 1), u32::try_from(s.len())) {
-                    (Ok(start), Ok(len)) if unescaped => Source::In { start, len },
-                    _ => Source::Own(s.as_str().into()),
-                });
+                // Unescaped, the text between the quotes is the source itself.
+                source = Some((s, (values.len() - at == s.len() + 2).then_some(at + 1)));
             }
         }
         values.push(']');
+        let array_len = values.len();
+        let source = match source {
+            Some((s, Some(at))) => (at, s.len()),
+            Some((s, None)) => {
+                values.push_str(s);
+                (array_len, s.len())
+            }
+            None => (0, 0),
+        };
+        // Metadata over 4 GiB cannot arrive under any cap: the spans fit.
+        let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         LoraEntry {
             model,
-            keys,
             values: values.into_boxed_str(),
-            source,
-            lora_type: field("type").map(|t| interner.text(t)),
-            category: field("category").map(|c| interner.text(c)),
+            array_len: span(array_len),
+            source: (span(source.0), span(source.1)),
+            shape: interner.shape(metadata),
         }
     }
 
@@ -187,27 +208,29 @@ impl LoraEntry {
     fn raw_metadata(&self) -> impl Iterator<Item = (&str, &str)> {
         let inner = self
             .values
-            .get(1..self.values.len().saturating_sub(1))
+            .get(1..(self.array_len as usize).saturating_sub(1))
             .unwrap_or("");
-        self.keys.iter().map(|k| &**k).zip(top_level_items(inner))
+        self.shape
+            .keys
+            .iter()
+            .map(|k| &**k)
+            .zip(top_level_items(inner))
     }
 
     /// `metadata.source`, when it is a string.
     pub fn source(&self) -> Option<&str> {
-        match self.source.as_ref()? {
-            Source::In { start, len } => self.values.get(*start as usize..(*start + *len) as usize),
-            Source::Own(s) => Some(s),
-        }
+        let (start, len) = (self.source.0 as usize, self.source.1 as usize);
+        (start > 0).then(|| self.values.get(start..start + len))?
     }
 
     /// `metadata.type`, when it is a string.
     pub fn lora_type(&self) -> Option<&str> {
-        self.lora_type.as_deref()
+        self.shape.lora_type.as_deref()
     }
 
     /// `metadata.category`, when it is a string.
     pub fn category(&self) -> Option<&str> {
-        self.category.as_deref()
+        self.shape.category.as_deref()
     }
 
     /// Whether the service lists this entry under `lora_type` and `cate` (`None`: any), as
@@ -275,7 +298,7 @@ struct RawMetadata<'a>(&'a LoraEntry);
 impl Serialize for RawMetadata<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error, SerializeMap};
-        let mut map = s.serialize_map(Some(self.0.keys.len()))?;
+        let mut map = s.serialize_map(Some(self.0.shape.keys.len()))?;
         for (key, raw) in self.0.raw_metadata() {
             let value: &serde_json::value::RawValue =
                 serde_json::from_str(raw).map_err(S::Error::custom)?;
@@ -402,7 +425,8 @@ impl<'de> Deserialize<'de> for Entries {
                         None => catalogue.skipped += 1,
                     }
                 }
-                catalogue.entries.shrink_to_fit();
+                // Not shrunk to fit: that would copy the array once more (about 64 MB for a
+                // million entries); the dashboard copies it once, exactly, into its list.
                 Ok(Entries(Some(catalogue)))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
@@ -954,13 +978,10 @@ mod tests {
         assert_eq!(d.source(), None);
         assert_eq!(c.category(), Some("st\"yle"));
         assert_eq!((a.lora_type(), a.category()), (Some("sd"), Some("style")));
-        // One key list and one category for the entries that share them.
-        assert!(Arc::ptr_eq(&a.keys, &b.keys));
-        assert!(!Arc::ptr_eq(&a.keys, &c.keys));
-        assert!(Arc::ptr_eq(
-            a.category.as_ref().expect("a category"),
-            b.category.as_ref().expect("a category")
-        ));
+        // One key list, type and category for the entries that share them.
+        assert!(Arc::ptr_eq(&a.shape, &b.shape));
+        assert!(!Arc::ptr_eq(&a.shape, &c.shape));
+        assert_eq!(std::mem::size_of::<LoraEntry>(), 64);
     }
 
     #[test]
