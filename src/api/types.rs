@@ -217,6 +217,24 @@ impl LoraEntry {
             .zip(top_level_items(inner))
     }
 
+    /// Writes the entry as `{"model":…,"metadata":{…}}`, the metadata from its text as kept
+    /// (`serde_json`'s own output, so valid JSON): no value is parsed or checked again, so a
+    /// million entries are written about as fast as their bytes are copied.
+    pub fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(b"{\"model\":")?;
+        serde_json::to_writer(&mut *out, &self.model)?;
+        out.write_all(b",\"metadata\":{")?;
+        for (i, (key, raw)) in self.raw_metadata().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            out.write_all(raw.as_bytes())?;
+        }
+        out.write_all(b"}}")
+    }
+
     /// `metadata.source`, when it is a string.
     pub fn source(&self) -> Option<&str> {
         let (start, len) = (self.source.0 as usize, self.source.1 as usize);
@@ -968,6 +986,9 @@ mod tests {
                 serde_json::to_string(entry).expect("json"),
                 sent.to_string()
             );
+            let mut written = Vec::new();
+            entry.write_json(&mut written).expect("written");
+            assert_eq!(String::from_utf8(written).expect("utf-8"), sent.to_string());
         }
         let [a, b, c, d, ..] = &cat.entries[..] else {
             panic!("six entries")
