@@ -154,7 +154,10 @@ impl LoraEntry {
         metadata: &Map<String, Value>,
         interner: &mut Interner,
     ) -> Self {
-        model.shrink_to_fit();
+        // Copied to a block of their exact size: an allocator may keep a shrunk block whole
+        // (mimalloc keeps a block that shrinks by less than half), which for a million
+        // entries is tens of MB of slack.
+        model = model.as_str().into();
         let mut values = String::from("[");
         let mut source = None;
         for (i, (key, value)) in metadata.iter().enumerate() {
@@ -185,7 +188,7 @@ impl LoraEntry {
         let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         LoraEntry {
             model,
-            values: values.into_boxed_str(),
+            values: values.as_str().into(),
             array_len: span(array_len),
             source: (span(source.0), span(source.1)),
             shape: interner.shape(metadata),
