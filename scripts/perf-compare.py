@@ -467,12 +467,17 @@ def fzf_keys(fzf, names_file, env, opts, stack):
 
 
 def gendash_keys(binary, catalogue, env, opts, stack):
+    # A million entries take a while to load on a busy machine: 10 s more per 100,000 (the
+    # service reads them at its start, too).
+    ready_timeout = max(READY_TIMEOUT, opts.models / 10_000)
+    mc.SERVE_TIMEOUT = max(mc.SERVE_TIMEOUT, ready_timeout)
     base, token = start_service(binary, env, stack, catalogue)
     tty = Tty([binary], dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token), opts)
     stack.callback(tty.close, [b"\x1b", b"q"])
-    shown = f" {opts.models} models "
-    if not tty.wait_for(lambda: shown in tty.text(), READY_TIMEOUT):
-        raise Failed(f"the dashboard did not show{shown}within {READY_TIMEOUT:g} s; screen:\n"
+    # The status bar groups the count's digits (`1,000,000 models`).
+    shown = f" {opts.models:,} models "
+    if not tty.wait_for(lambda: shown in tty.text(), ready_timeout):
+        raise Failed(f"the dashboard did not show{shown}within {ready_timeout:g} s; screen:\n"
                      f"{screen_dump(tty)}")
     tty.quiet(0.5, 5.0)
     settled = GendashSettled(opts.models)

@@ -7,8 +7,10 @@ use super::types::{Catalogue, LoraType, TaskKind, TaskResult, decode_catalogue_f
 use std::time::Duration;
 use url::Url;
 
-/// Catalogue responses larger than this are refused while streaming.
-pub const CATALOGUE_CAP: u64 = 64 * 1024 * 1024;
+/// Catalogue responses larger than this are refused while streaming, unless the client was
+/// given another cap: room for a catalogue of 1,000,000 entries (about 360 MB of JSON from the
+/// reference service), and a bound on what a broken service can make the client read.
+pub const CATALOGUE_CAP: u64 = 512 * 1024 * 1024;
 /// Task-result responses larger than this are refused while streaming.
 pub const TASK_CAP: u64 = 1024 * 1024;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -29,6 +31,15 @@ pub struct Client {
     /// The base URL's origin, written out once: every endpoint shares it.
     origin: std::sync::Arc<str>,
     token: Secret,
+    catalogue_cap: CatalogueCap,
+}
+
+/// The most bytes a catalogue answer may take, and the setting that raises it (named in the
+/// error, so a refused catalogue says what to change).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatalogueCap {
+    pub bytes: u64,
+    pub setting: Option<&'static str>,
 }
 
 /// True for hosts that never leave this machine.
@@ -78,7 +89,18 @@ impl Client {
             base: options.base_url.clone(),
             origin: options.base_url.origin().ascii_serialization().into(),
             token: options.token.clone(),
+            catalogue_cap: CatalogueCap {
+                bytes: CATALOGUE_CAP,
+                setting: None,
+            },
         })
+    }
+
+    /// Refuses catalogue answers over `cap.bytes` (instead of [`CATALOGUE_CAP`]).
+    #[must_use]
+    pub fn with_catalogue_cap(mut self, cap: CatalogueCap) -> Self {
+        self.catalogue_cap = cap;
+        self
     }
 
     pub fn base_url(&self) -> &Url {
@@ -141,10 +163,18 @@ impl Client {
                 ChunkReader::new(rx),
             ))
         });
+        let cap = self.catalogue_cap;
         let fed = self
             .transport
-            .stream_capped(response, CATALOGUE_CAP, &origin, Some(&self.token), &tx)
-            .await;
+            .stream_capped(response, cap.bytes, &origin, Some(&self.token), &tx)
+            .await
+            .map_err(|e| match e {
+                ApiError::TooLarge { limit, .. } => ApiError::TooLarge {
+                    limit,
+                    setting: cap.setting,
+                },
+                e => e,
+            });
         drop(tx);
         let catalogue = decoder
             .await

@@ -38,8 +38,15 @@ pub enum ApiError {
         expected: &'static str,
         detail: String,
     },
-    #[error("response too large: more than {limit} bytes")]
-    TooLarge { limit: u64 },
+    #[error(
+        "response too large: more than {limit} bytes{}",
+        setting.map(|s| format!("; raise the `{s}` setting to accept more")).unwrap_or_default()
+    )]
+    TooLarge {
+        limit: u64,
+        /// The setting that sets this cap, where one does (the catalogue's).
+        setting: Option<&'static str>,
+    },
     #[error(
         "the service redirected to another origin ({to}); not followed so the token stays private"
     )]

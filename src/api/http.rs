@@ -268,7 +268,10 @@ impl Transport {
         Fut: std::future::Future<Output = bool>,
     {
         if response.content_length().is_some_and(|n| n > cap) {
-            return Err(ApiError::TooLarge { limit: cap });
+            return Err(ApiError::TooLarge {
+                limit: cap,
+                setting: None,
+            });
         }
         let mut received = 0u64;
         let mut redactor = Redactor::new(token);
@@ -289,7 +292,10 @@ impl Transport {
                 f.received(chunk.len());
             }
             if received > cap {
-                return Err(noted(ApiError::TooLarge { limit: cap }));
+                return Err(noted(ApiError::TooLarge {
+                    limit: cap,
+                    setting: None,
+                }));
             }
             let clean = redactor.push(&chunk);
             if !clean.is_empty() && !each(clean).await {

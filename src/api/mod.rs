@@ -5,6 +5,7 @@
 pub mod backoff;
 pub mod client;
 pub mod download;
+pub mod entry;
 pub mod error;
 pub mod http;
 pub mod links;

@@ -3,27 +3,11 @@
 //! or one broken catalogue entry never sinks the whole answer, and every string is sanitised on
 //! the way in.
 
+pub use super::entry::{Interner, LoraEntry, LoraType};
 use super::error::ApiError;
 use super::sanitize::{sanitize, sanitize_json};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-
-/// Base-model type of a `LoRA`, the spec's `type` query parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LoraType {
-    Sd,
-    Sdxl,
-}
-
-impl LoraType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LoraType::Sd => "sd",
-            LoraType::Sdxl => "sdxl",
-        }
-    }
-}
 
 /// Which result operation a task ID belongs to.
 #[derive(
@@ -63,83 +47,6 @@ impl TaskKind {
         } else {
             TaskKind::Image
         }
-    }
-}
-
-/// One `LoRA` catalogue entry (spec 2.1). The metadata keeps every field the service sent,
-/// sanitised, as compact JSON text: a catalogue of 100,000 entries then takes about the size of
-/// its JSON instead of several times that as a tree of values. The fields every row shows are
-/// kept apart; the rest is parsed when one entry's detail is shown.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoraEntry {
-    pub model: String,
-    metadata: Box<str>,
-    source: Option<Box<str>>,
-    lora_type: Option<Box<str>>,
-    category: Option<Box<str>>,
-}
-
-impl LoraEntry {
-    /// An entry from sanitised parts.
-    pub fn new(model: impl Into<String>, metadata: &Map<String, Value>) -> Self {
-        let field = |k: &str| metadata.get(k).and_then(Value::as_str).map(Box::from);
-        LoraEntry {
-            model: model.into(),
-            // A map of JSON values always serialises.
-            metadata: serde_json::to_string(metadata)
-                .unwrap_or_default()
-                .into_boxed_str(),
-            source: field("source"),
-            lora_type: field("type"),
-            category: field("category"),
-        }
-    }
-
-    /// Every metadata field, in the order the service sent them.
-    pub fn metadata(&self) -> Map<String, Value> {
-        match serde_json::from_str(&self.metadata) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        }
-    }
-
-    /// `metadata.source`, when it is a string.
-    pub fn source(&self) -> Option<&str> {
-        self.source.as_deref()
-    }
-
-    /// `metadata.type`, when it is a string.
-    pub fn lora_type(&self) -> Option<&str> {
-        self.lora_type.as_deref()
-    }
-
-    /// `metadata.category`, when it is a string.
-    pub fn category(&self) -> Option<&str> {
-        self.category.as_deref()
-    }
-
-    /// Whether the service lists this entry under `lora_type` and `cate` (`None`: any), as
-    /// far as its metadata tells: `metadata.type` and `metadata.category`, matched without
-    /// regard to case as the reference service matches them. An entry that does not say is
-    /// not listed under a type or category: shown under a label, it could contradict it.
-    pub fn listed_under(&self, lora_type: Option<LoraType>, cate: Option<&str>) -> bool {
-        let same = |field: Option<&str>, wanted: &str| {
-            field.is_some_and(|f| f.trim().eq_ignore_ascii_case(wanted.trim()))
-        };
-        lora_type.is_none_or(|t| same(self.lora_type(), t.as_str()))
-            && cate
-                .filter(|c| !c.trim().is_empty())
-                .is_none_or(|c| same(self.category(), c))
-    }
-}
-
-impl Serialize for LoraEntry {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("LoraEntry", 2)?;
-        st.serialize_field("model", &self.model)?;
-        st.serialize_field("metadata", &self.metadata())?;
-        st.end()
     }
 }
 
@@ -252,14 +159,16 @@ impl<'de> Deserialize<'de> for Entries {
                 mut seq: A,
             ) -> Result<Entries, A::Error> {
                 let mut catalogue = Catalogue::default();
+                let mut interner = Interner::default();
                 // Each entry is decoded on its own, so one odd entry is skipped, not fatal.
                 while let Some(item) = seq.next_element::<Value>()? {
-                    match decode_entry(item) {
+                    match decode_entry(item, &mut interner) {
                         Some(entry) => catalogue.entries.push(entry),
                         None => catalogue.skipped += 1,
                     }
                 }
-                catalogue.entries.shrink_to_fit();
+                // Not shrunk to fit: that would copy the array once more (about 64 MB for a
+                // million entries); the dashboard copies it once, exactly, into its list.
                 Ok(Entries(Some(catalogue)))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
@@ -295,7 +204,7 @@ impl<'de> Deserialize<'de> for Entries {
     }
 }
 
-fn decode_entry(item: Value) -> Option<LoraEntry> {
+fn decode_entry(item: Value, interner: &mut Interner) -> Option<LoraEntry> {
     let Value::Object(mut obj) = item else {
         return None;
     };
@@ -316,7 +225,7 @@ fn decode_entry(item: Value) -> Option<LoraEntry> {
     let Value::Object(metadata) = metadata else {
         return None;
     };
-    Some(LoraEntry::new(model, &metadata))
+    Some(LoraEntry::interned(model, &metadata, interner))
 }
 
 /// Accepts a percent as integer, float or numeric string; clamps to 0..=100.

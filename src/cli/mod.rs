@@ -225,7 +225,8 @@ pub fn client_from(settings: &Settings) -> Result<Client, Failure> {
         token,
         request_timeout: settings.request_timeout,
         allow_insecure_http: settings.allow_insecure_http,
-    })?)
+    })?
+    .with_catalogue_cap(settings.catalogue_cap()))
 }
 
 /// The whole program: parses arguments, sets up file logging, runs the subcommand or the

@@ -56,9 +56,10 @@ pub struct Cached {
     pub filtered: bool,
 }
 
-/// The file's fields besides the entries.
+/// The file's fields besides the entries. The entries (`data`) are written after these, each
+/// from the text it keeps, and decoded apart, through the sanitiser.
 #[derive(Serialize, Deserialize)]
-struct Head<T> {
+struct Head {
     version: u32,
     service: String,
     #[serde(rename = "type")]
@@ -66,10 +67,6 @@ struct Head<T> {
     cate: Option<String>,
     saved_at: u64,
     skipped: usize,
-    /// The entries as the client decoded them (`model`, `metadata`), on writing; ignored
-    /// when the head is read (they are decoded apart, through the sanitiser).
-    #[serde(skip_deserializing)]
-    data: T,
 }
 
 #[derive(Debug, Clone)]
@@ -111,8 +108,12 @@ impl CatalogueCache {
     /// The catalogue kept for `key`, if there is a readable one. Every string is sanitised
     /// again: the file could have been written by anything.
     pub fn load(&self, key: &Key) -> Option<Cached> {
-        let bytes = std::fs::read(self.path_for(key)).ok()?;
-        let head: Head<()> = serde_json::from_slice(&bytes).ok()?;
+        use std::io::{BufReader, Seek};
+        // Read as a stream, twice (the head, then the entries), from one open file: never
+        // held whole (a million entries are some 400 MB of JSON).
+        let mut file = std::fs::File::open(self.path_for(key)).ok()?;
+        let head: Head =
+            serde_json::from_reader(BufReader::with_capacity(64 * 1024, &file)).ok()?;
         let same = head.version == VERSION
             && head.service == key.service
             && head.lora_type == key.lora_type
@@ -120,7 +121,10 @@ impl CatalogueCache {
         if !same {
             return None;
         }
-        let mut catalogue = crate::api::types::decode_catalogue(&bytes).ok()?;
+        file.rewind().ok()?;
+        let mut catalogue =
+            crate::api::types::decode_catalogue_from(BufReader::with_capacity(64 * 1024, file))
+                .ok()?;
         catalogue.skipped += head.skipped;
         Some(Cached {
             catalogue,
@@ -173,10 +177,20 @@ impl CatalogueCache {
             cate: key.cate.clone(),
             saved_at,
             skipped: catalogue.skipped,
-            data: catalogue.entries.as_slice(),
         };
+        let head = serde_json::to_string(&head).map_err(io::Error::other)?;
         let mut file = AtomicFile::create(&self.path_for(key), None)?;
-        serde_json::to_writer(file.writer(), &head).map_err(io::Error::other)?;
+        let out = file.writer();
+        // The head's fields, then `data`: `{"version":1,…,"skipped":0,"data":[…]}`.
+        out.write_all(head.strip_suffix('}').unwrap_or(&head).as_bytes())?;
+        out.write_all(b",\"data\":[")?;
+        for (i, entry) in catalogue.entries.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            entry.write_json(out)?;
+        }
+        out.write_all(b"]}")?;
         Ok(file)
     }
 }

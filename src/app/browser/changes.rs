@@ -97,7 +97,7 @@ impl Browser {
         let Some((_, before)) = asked else {
             return Effects::none();
         };
-        self.marks = Some(Marks { diff, before });
+        self.marks = Some(Marks::new(diff, &before));
         let relist = (!self.is_terms.is_empty())
             .then(|| self.refilter_keeping(self.selected_entry_index()))
             .flatten();

@@ -7,17 +7,35 @@
 
 use crate::api::LoraEntry;
 use crate::store::catalogue_cache::{Change, Diff, Mark, changes};
-use std::sync::Arc;
 
 /// The marks of one load.
 #[derive(Debug, Clone)]
 pub struct Marks {
     pub diff: Diff,
-    /// The list the fresh one replaced, for the detail of what changed.
-    pub(super) before: Arc<[LoraEntry]>,
+    /// The changed models as the list before had them (by their index there, in order), for
+    /// the detail of what changed: not the whole list before, which would stay held beside
+    /// the fresh one as long as the marks are shown.
+    pub(super) before: Box<[(u32, LoraEntry)]>,
 }
 
 impl Marks {
+    /// The marks of `diff`, keeping of `before` only its changed models.
+    pub(super) fn new(diff: Diff, before: &[LoraEntry]) -> Self {
+        let mut changed: Vec<(u32, LoraEntry)> = diff
+            .marks
+            .iter()
+            .filter_map(|m| match *m {
+                Mark::Changed(old) => Some((old, before.get(old as usize)?.clone())),
+                _ => None,
+            })
+            .collect();
+        changed.sort_unstable_by_key(|(old, _)| *old);
+        Marks {
+            diff,
+            before: changed.into(),
+        }
+    }
+
     /// Entry `index`'s mark.
     pub fn mark(&self, index: u32) -> Mark {
         self.diff
@@ -32,8 +50,8 @@ impl Marks {
         match self.mark(index) {
             Mark::Changed(old) => self
                 .before
-                .get(old as usize)
-                .map(|o| changes(o, entry))
+                .binary_search_by_key(&old, |(i, _)| *i)
+                .map(|at| changes(&self.before[at].1, entry))
                 .unwrap_or_default(),
             _ => Vec::new(),
         }

@@ -151,6 +151,9 @@ fn a_fresh_list_marks_what_changed_since_the_cached_copy() {
         Some("1 new · 1 changed · 1 gone")
     );
     assert_eq!(marks.short_summary().as_deref(), Some("+1 ~1 −1"));
+    // Of the list before, only the changed model is kept: not the whole list beside the fresh.
+    let kept: Vec<&str> = marks.before.iter().map(|(_, e)| e.model.as_str()).collect();
+    assert_eq!(kept, ["a"]);
     select(&mut s, "a");
     assert_eq!(
         s.browser.selected_changes(),

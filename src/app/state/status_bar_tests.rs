@@ -57,7 +57,13 @@ fn errors() -> Vec<(ApiError, Says)> {
             },
             Says::Trouble,
         ),
-        (ApiError::TooLarge { limit: 1 << 20 }, Says::Trouble),
+        (
+            ApiError::TooLarge {
+                limit: 1 << 20,
+                setting: None,
+            },
+            Says::Trouble,
+        ),
         (http(500), Says::Trouble),
         (http(502), Says::Trouble),
         (http(503), Says::Trouble),

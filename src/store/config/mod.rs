@@ -35,7 +35,7 @@ pub use refused::{ConfigError, Mismatch, Outside, Place, TokenLevel};
 pub use resolve::{
     Configured, configured_services, profile_names, resolve, resolve_from, resolve_service,
 };
-pub use schema::{ALL_DONE_PLACEHOLDERS, AllDoneHook, NotifyPolicy};
+pub use schema::{ALL_DONE_PLACEHOLDERS, AllDoneHook, CATALOGUE_CAP_KEY, NotifyPolicy};
 pub use schema::{FileSettings, KEYS, NAMES, Settings};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{

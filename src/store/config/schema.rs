@@ -17,12 +17,12 @@ use super::{
     DEFAULT_STALL_AFTER, Source, TokenOrigin,
 };
 use crate::api::Secret;
-use crate::api::client::DEFAULT_REQUEST_TIMEOUT;
+use crate::api::client::{CATALOGUE_CAP, CatalogueCap, DEFAULT_REQUEST_TIMEOUT};
 use crate::api::download::Template;
 use crate::api::types::default_failure_statuses;
 use ratatui::style::Style;
 use std::collections::BTreeMap;
-use std::num::NonZeroUsize;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use url::Url;
@@ -104,6 +104,14 @@ declare_keys! {
             parse: Seconds::parse,
             show: seconds,
             kind: "number of seconds (at least 1)",
+        }
+        /// The largest catalogue answer read, in MiB (streamed, never held whole; 1,000,000 entries are about 360 MiB).
+        #[serde(default, deserialize_with = "at_least_one_mib")]
+        max_catalogue_mib: NonZeroU64 => u64 {
+            default: CATALOGUE_CAP / MIB,
+            read: NonZeroU64::get,
+            show: ToString::to_string,
+            kind: "integer (at least 1)",
         }
         /// The task statuses that mean it failed.
         failure_statuses: Vec<String> => Vec<String> {
@@ -278,6 +286,36 @@ declare_keys! {
             kind: "boolean",
         }
     }
+}
+
+/// The key that sets the catalogue's cap, as its refusal names it.
+pub const CATALOGUE_CAP_KEY: &str = "max_catalogue_mib";
+
+const MIB: u64 = 1024 * 1024;
+
+impl Settings {
+    /// The client's catalogue cap: `max_catalogue_mib`, named in the error of an answer over it.
+    pub fn catalogue_cap(&self) -> CatalogueCap {
+        CatalogueCap {
+            bytes: self.max_catalogue_mib.saturating_mul(MIB),
+            setting: Some(CATALOGUE_CAP_KEY),
+        }
+    }
+}
+
+/// `max_catalogue_mib`: at least 1, said plainly (serde's words for a zero `NonZeroU64` name a
+/// Rust type).
+fn at_least_one_mib<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<NonZeroU64>, D::Error> {
+    let n = <i64 as serde::Deserialize>::deserialize(d)?;
+    u64::try_from(n)
+        .ok()
+        .and_then(NonZeroU64::new)
+        .map(Some)
+        .ok_or_else(|| {
+            serde::de::Error::custom(format!("{n} is too small: it must be at least 1 (MiB)"))
+        })
 }
 
 fn seconds(d: &Duration) -> String {

@@ -400,6 +400,10 @@ fn durations_and_the_poll_count_have_floors_said_plainly() {
             "line 1, key `max_concurrent_polls`: 0 is too few: at least 1 request must be allowed at a time",
         ),
         ("max_concurrent_polls = -2", "-2 is too few"),
+        (
+            "max_catalogue_mib = 0",
+            "line 1, key `max_catalogue_mib`: 0 is too small: it must be at least 1 (MiB)",
+        ),
     ] {
         let e = parse(text, &path).expect_err(text).to_string();
         assert!(e.contains(wanted), "{text}\n  got: {e}\n  wanted: {wanted}");
@@ -423,6 +427,26 @@ fn durations_and_the_poll_count_have_floors_said_plainly() {
         e.to_string(),
         "GENDASH_REQUEST_TIMEOUT: 0 is too short: it must be at least 1 second"
     );
+}
+
+#[test]
+fn max_catalogue_mib_sets_the_clients_catalogue_cap_and_names_itself() {
+    let default = resolve_text("", &Overrides::default(), &env_of(&[])).expect("defaults");
+    assert_eq!(
+        default.catalogue_cap(),
+        crate::api::client::CatalogueCap {
+            bytes: crate::api::client::CATALOGUE_CAP,
+            setting: Some("max_catalogue_mib"),
+        }
+    );
+    let set = resolve_text(
+        "max_catalogue_mib = 3\n",
+        &Overrides::default(),
+        &env_of(&[]),
+    )
+    .expect("three MiB");
+    assert_eq!(set.catalogue_cap().bytes, 3 * 1024 * 1024);
+    assert!(super::NAMES.contains(&super::CATALOGUE_CAP_KEY));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use common::{
     service_with,
 };
 use gendash::api::Secret;
-use gendash::api::client::CATALOGUE_CAP;
+use gendash::api::client::{CATALOGUE_CAP, CatalogueCap};
 use gendash::api::download::{Downloader, file_name};
 use gendash::api::{ApiError, LoraType, TaskKind};
 use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, served_catalogue};
@@ -436,7 +436,8 @@ async fn endless_and_oversized_bodies_stop_at_the_cap() {
     assert_eq!(
         e,
         ApiError::TooLarge {
-            limit: gendash::api::client::TASK_CAP
+            limit: gendash::api::client::TASK_CAP,
+            setting: None,
         }
     );
     // The client hung up long before the server's bound: only socket buffers' worth more.
@@ -447,7 +448,8 @@ async fn endless_and_oversized_bodies_stop_at_the_cap() {
     assert_eq!(
         e,
         ApiError::TooLarge {
-            limit: gendash::api::client::TASK_CAP
+            limit: gendash::api::client::TASK_CAP,
+            setting: None,
         }
     );
 }
@@ -598,17 +600,23 @@ async fn same_origin_redirects_are_followed_five_times_at_most() {
 
 #[tokio::test]
 async fn the_catalogue_stops_at_its_own_cap() {
-    // An endless body: cut off at the catalogue's cap (not the task result's smaller one),
-    // long before the server's own bound of twice that.
+    // An endless body: cut off at the catalogue's cap (a set one, 4 MiB: not the task result's
+    // smaller one), long before the server's own bound.
+    let cap = 4 * 1024 * 1024;
     let fs = fault_server(Fault::Forever).await;
     let e = client_with(&fs.url(), TOKEN, Duration::from_secs(60))
+        .with_catalogue_cap(CatalogueCap {
+            bytes: cap,
+            setting: Some("max_catalogue_mib"),
+        })
         .list_loras(None, None)
         .await
         .unwrap_err();
     assert_eq!(
         e,
         ApiError::TooLarge {
-            limit: CATALOGUE_CAP
+            limit: cap,
+            setting: Some("max_catalogue_mib"),
         }
     );
     // Once the client hung up, the server's writes fail: wait (bounded) for the count to settle.
@@ -622,14 +630,14 @@ async fn the_catalogue_stops_at_its_own_cap() {
         written = now;
     }
     assert!(
-        written >= CATALOGUE_CAP / 2,
+        written >= cap / 2,
         "the client read the catalogue up to its cap: {written}"
     );
     assert!(
-        written < CATALOGUE_CAP + 32 * 1024 * 1024,
+        written < cap + 32 * 1024 * 1024,
         "the client stopped reading at the cap, only socket buffers' worth more: {written}"
     );
-    // An announced length over the cap is refused before reading the body.
+    // An announced length over the default cap is refused before reading the body.
     let head = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{{",
         CATALOGUE_CAP + 1
@@ -639,7 +647,8 @@ async fn the_catalogue_stops_at_its_own_cap() {
     assert_eq!(
         e,
         ApiError::TooLarge {
-            limit: CATALOGUE_CAP
+            limit: CATALOGUE_CAP,
+            setting: None,
         }
     );
 }

@@ -1,6 +1,7 @@
 //! The real `gendash` binary as scripts meet it: subcommands, output and JSON shapes, exit
 //! codes, where features meet on the command line, the watch list file and its durability.
 
+mod catalogue_cap;
 mod catalogue_diff;
 mod cli_seams;
 mod commands;

@@ -209,7 +209,7 @@ pub enum Fault {
     /// Resets the connection after reading the request.
     Reset,
     /// Streams a chunked body without end: a catalogue's start, then one endless string
-    /// (bounded at 128 MiB, twice the largest cap, so the loop ends).
+    /// (bounded at 128 MiB, far over the caps the tests set, so the loop ends).
     Forever,
     /// Sends this exact response, then closes.
     Raw(String),

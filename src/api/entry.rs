@@ -1,0 +1,342 @@
+//! One catalogue entry, kept compact: a million of them are the size of their values, not of
+//! their JSON (see [`LoraEntry`]).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Base-model type of a `LoRA`, the spec's `type` query parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoraType {
+    Sd,
+    Sdxl,
+}
+
+impl LoraType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoraType::Sd => "sd",
+            LoraType::Sdxl => "sdxl",
+        }
+    }
+}
+
+/// One `LoRA` catalogue entry (spec 2.1). The metadata keeps every field the service sent,
+/// sanitised, in a compact form: its values as one compact JSON array, and its keys, in order,
+/// with the type and category, in a [`Shape`] shared by every entry alike in these (a
+/// catalogue's entries mostly share a few). The source is a span of the values' text. So an
+/// entry is 64 bytes and its name and values: a catalogue of 1,000,000 entries takes a little
+/// more than the size of its values, not of its JSON, nor several times that as a tree of
+/// values. The rest is parsed when one entry's detail is shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoraEntry {
+    pub model: String,
+    /// The values' JSON array, then the source's text where the array's copy of it is escaped.
+    values: Box<str>,
+    /// The array's length in `values`.
+    array_len: u32,
+    /// `metadata.source` in `values`: where it starts (0: there is none) and its length.
+    source: (u32, u32),
+    shape: Arc<Shape>,
+}
+
+/// What entries share: the metadata's keys in order, its type and category.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Shape {
+    keys: Box<[Box<str>]>,
+    lora_type: Option<Box<str>>,
+    category: Option<Box<str>>,
+}
+
+/// The shapes of one catalogue's entries, each kept once and shared. Bounded: past
+/// `Interner::MAX` distinct ones, each new one is kept apart.
+#[derive(Debug, Default)]
+pub struct Interner {
+    shapes: std::collections::HashMap<u64, Vec<Arc<Shape>>>,
+    count: usize,
+}
+
+impl Interner {
+    const MAX: usize = 4096;
+
+    /// The shape of `metadata`: found without allocating when it is already kept.
+    fn shape(&mut self, metadata: &Map<String, Value>) -> Arc<Shape> {
+        use std::hash::{Hash, Hasher};
+        let field = |k: &str| metadata.get(k).and_then(Value::as_str);
+        let (lora_type, category) = (field("type"), field("category"));
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for k in metadata.keys() {
+            k.hash(&mut h);
+        }
+        (lora_type, category).hash(&mut h);
+        let hash = h.finish();
+        let same = |s: &Shape| {
+            s.lora_type.as_deref() == lora_type
+                && s.category.as_deref() == category
+                && s.keys.len() == metadata.len()
+                && s.keys.iter().zip(metadata.keys()).all(|(a, b)| **a == **b)
+        };
+        if let Some(found) = self
+            .shapes
+            .get(&hash)
+            .and_then(|v| v.iter().find(|s| same(s)))
+        {
+            return found.clone();
+        }
+        let shape = Arc::new(Shape {
+            keys: metadata.keys().map(|k| Box::from(k.as_str())).collect(),
+            lora_type: lora_type.map(Box::from),
+            category: category.map(Box::from),
+        });
+        if self.count < Self::MAX {
+            self.count += 1;
+            self.shapes.entry(hash).or_default().push(shape.clone());
+        }
+        shape
+    }
+}
+
+impl LoraEntry {
+    /// An entry from sanitised parts.
+    pub fn new(model: impl Into<String>, metadata: &Map<String, Value>) -> Self {
+        Self::interned(model.into(), metadata, &mut Interner::default())
+    }
+
+    /// An entry from sanitised parts, sharing what `interner` already holds.
+    pub fn interned(
+        mut model: String,
+        metadata: &Map<String, Value>,
+        interner: &mut Interner,
+    ) -> Self {
+        // Copied to a block of their exact size: an allocator may keep a shrunk block whole
+        // (mimalloc keeps a block that shrinks by less than half), which for a million
+        // entries is tens of MB of slack.
+        model = model.as_str().into();
+        let mut values = String::from("[");
+        let mut source = None;
+        for (i, (key, value)) in metadata.iter().enumerate() {
+            if i > 0 {
+                values.push(',');
+            }
+            let at = values.len();
+            // A JSON value always serialises.
+            values.push_str(&serde_json::to_string(value).unwrap_or_default());
+            if key == "source"
+                && let Value::String(s) = value
+            {
+                // Unescaped, the text between the quotes is the source itself.
+                source = Some((s, (values.len() - at == s.len() + 2).then_some(at + 1)));
+            }
+        }
+        values.push(']');
+        let array_len = values.len();
+        let source = match source {
+            Some((s, Some(at))) => (at, s.len()),
+            Some((s, None)) => {
+                values.push_str(s);
+                (array_len, s.len())
+            }
+            None => (0, 0),
+        };
+        // Metadata over 4 GiB cannot arrive under any cap: the spans fit.
+        let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        LoraEntry {
+            model,
+            values: values.as_str().into(),
+            array_len: span(array_len),
+            source: (span(source.0), span(source.1)),
+            shape: interner.shape(metadata),
+        }
+    }
+
+    /// Every metadata field, in the order the service sent them.
+    pub fn metadata(&self) -> Map<String, Value> {
+        self.raw_metadata()
+            .map(|(k, raw)| {
+                (
+                    k.to_string(),
+                    serde_json::from_str(raw).unwrap_or(Value::Null),
+                )
+            })
+            .collect()
+    }
+
+    /// Each metadata key with its value's JSON text, in order.
+    fn raw_metadata(&self) -> impl Iterator<Item = (&str, &str)> {
+        let inner = self
+            .values
+            .get(1..(self.array_len as usize).saturating_sub(1))
+            .unwrap_or("");
+        self.shape
+            .keys
+            .iter()
+            .map(|k| &**k)
+            .zip(top_level_items(inner))
+    }
+
+    /// Writes the entry as `{"model":…,"metadata":{…}}`, the metadata from its text as kept
+    /// (`serde_json`'s own output, so valid JSON): no value is parsed or checked again, so a
+    /// million entries are written about as fast as their bytes are copied.
+    pub fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        out.write_all(b"{\"model\":")?;
+        serde_json::to_writer(&mut *out, &self.model)?;
+        out.write_all(b",\"metadata\":{")?;
+        for (i, (key, raw)) in self.raw_metadata().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, key)?;
+            out.write_all(b":")?;
+            out.write_all(raw.as_bytes())?;
+        }
+        out.write_all(b"}}")
+    }
+
+    /// `metadata.source`, when it is a string.
+    pub fn source(&self) -> Option<&str> {
+        let (start, len) = (self.source.0 as usize, self.source.1 as usize);
+        (start > 0).then(|| self.values.get(start..start + len))?
+    }
+
+    /// `metadata.type`, when it is a string.
+    pub fn lora_type(&self) -> Option<&str> {
+        self.shape.lora_type.as_deref()
+    }
+
+    /// `metadata.category`, when it is a string.
+    pub fn category(&self) -> Option<&str> {
+        self.shape.category.as_deref()
+    }
+
+    /// Whether the service lists this entry under `lora_type` and `cate` (`None`: any), as
+    /// far as its metadata tells: `metadata.type` and `metadata.category`, matched without
+    /// regard to case as the reference service matches them. An entry that does not say is
+    /// not listed under a type or category: shown under a label, it could contradict it.
+    pub fn listed_under(&self, lora_type: Option<LoraType>, cate: Option<&str>) -> bool {
+        let same = |field: Option<&str>, wanted: &str| {
+            field.is_some_and(|f| f.trim().eq_ignore_ascii_case(wanted.trim()))
+        };
+        lora_type.is_none_or(|t| same(self.lora_type(), t.as_str()))
+            && cate
+                .filter(|c| !c.trim().is_empty())
+                .is_none_or(|c| same(self.category(), c))
+    }
+}
+
+/// The items of a JSON array's text without its brackets (`1,"a,b",[2,3]`), each as its text:
+/// split at the commas outside strings and nested values.
+fn top_level_items(inner: &str) -> impl Iterator<Item = &str> {
+    let bytes = inner.as_bytes();
+    let (mut start, mut at) = (0, 0);
+    let (mut depth, mut in_string, mut escaped) = (0u32, false, false);
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        while at < bytes.len() {
+            let b = bytes[at];
+            at += 1;
+            match (in_string, escaped, b) {
+                (true, true, _) => escaped = false,
+                (true, false, b'\\') => escaped = true,
+                (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+                (false, _, b'[' | b'{') => depth += 1,
+                (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+                (false, _, b',') if depth == 0 => {
+                    let item = &inner[start..at - 1];
+                    start = at;
+                    return Some(item);
+                }
+                _ => {}
+            }
+        }
+        let item = &inner[start..];
+        start = bytes.len();
+        Some(item)
+    })
+}
+
+impl Serialize for LoraEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("LoraEntry", 2)?;
+        st.serialize_field("model", &self.model)?;
+        st.serialize_field("metadata", &RawMetadata(self))?;
+        st.end()
+    }
+}
+
+/// The metadata written from the values' text as it is kept, not parsed into values first:
+/// writing a catalogue of 1,000,000 entries to the cache is then mostly copying.
+struct RawMetadata<'a>(&'a LoraEntry);
+
+impl Serialize for RawMetadata<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let mut map = s.serialize_map(Some(self.0.shape.keys.len()))?;
+        for (key, raw) in self.0.raw_metadata() {
+            let value: &serde_json::value::RawValue =
+                serde_json::from_str(raw).map_err(S::Error::custom)?;
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_entry_keeps_its_metadata_whole_and_in_order_with_its_keys_shared() {
+        let body = json!({"data": [
+            {"model": "a", "metadata": {"source": "https://x.example/a", "type": "sd",
+                "category": "style", "n": 1.5, "tags": ["x", "y"], "nested": {"k": null}}},
+            {"model": "b", "metadata": {"source": "https://x.example/b", "type": "sd",
+                "category": "style", "n": 2, "tags": [], "nested": {}}},
+            {"model": "c", "metadata": {"category": "st\"yle", "source": "q\"uote\\d"}},
+            {"model": "d", "metadata": {"source": 7}},
+            {"model": "e", "metadata": {"a,]": "x,\\\",[", "b": [[1, {"c": ","}], "]"], "d": {}}},
+            {"model": "f", "metadata": {}},
+        ]});
+        // As the decoder makes them: one interner for the catalogue.
+        let mut interner = Interner::default();
+        let sent = body["data"].as_array().expect("data");
+        let entries: Vec<LoraEntry> = sent
+            .iter()
+            .map(|e| {
+                let model = e["model"].as_str().expect("model").to_string();
+                let metadata = e["metadata"].as_object().expect("metadata");
+                LoraEntry::interned(model, metadata, &mut interner)
+            })
+            .collect();
+        for (entry, sent) in entries.iter().zip(sent) {
+            let metadata = Value::Object(entry.metadata());
+            assert_eq!(metadata, sent["metadata"], "{}", entry.model);
+            // In the order sent, and written back as sent (the cache's copy).
+            assert_eq!(metadata.to_string(), sent["metadata"].to_string());
+            assert_eq!(
+                serde_json::to_string(entry).expect("json"),
+                sent.to_string()
+            );
+            let mut written = Vec::new();
+            entry.write_json(&mut written).expect("written");
+            assert_eq!(String::from_utf8(written).expect("utf-8"), sent.to_string());
+        }
+        let [a, b, c, d, ..] = &entries[..] else {
+            panic!("six entries")
+        };
+        assert_eq!(a.source(), Some("https://x.example/a"));
+        assert_eq!(b.source(), Some("https://x.example/b"));
+        assert_eq!(c.source(), Some("q\"uote\\d"));
+        assert_eq!(d.source(), None);
+        assert_eq!(c.category(), Some("st\"yle"));
+        assert_eq!((a.lora_type(), a.category()), (Some("sd"), Some("style")));
+        // One key list, type and category for the entries that share them.
+        assert!(Arc::ptr_eq(&a.shape, &b.shape));
+        assert!(!Arc::ptr_eq(&a.shape, &c.shape));
+        assert_eq!(std::mem::size_of::<LoraEntry>(), 64);
+    }
+}
