@@ -120,7 +120,7 @@ def main():
         denv = dict(env, GENDASH_BASE_URL=svc.base, GENDASH_TOKEN=svc.token)
         dash = h.Dashboard(binary, denv, sel)
         dash.wait_for(h.tasks_shown(len(ids)), opts.ready_timeout, "the watch list")
-        start = time.monotonic()
+        start, ticks0 = time.monotonic(), h.cpu_ticks(dash.proc.pid)
         log(f"{len(ids)} tasks on screen; soaking {opts.minutes:g} min (latency {opts.latency}, "
             f"capacity {opts.capacity}/s, adaptive_polling {opts.adaptive})")
         warm_stats = None
@@ -145,6 +145,8 @@ def main():
             if not dash.alive():
                 raise h.Failed(f"the dashboard exited (status {dash.proc.poll()})")
         end_stats, end_at = svc.stats(), time.monotonic()
+        cpu_ms = (h.cpu_ticks(dash.proc.pid) - ticks0) * 1000.0 / h.CLK_TCK
+        peak = h.cpu.peak_rss_mib(dash.proc.pid)
         code = dash.quit()
         dash = None
         if code != 0:
@@ -241,6 +243,10 @@ def main():
     if traffic:
         print(f"Traffic: {traffic}.")
         print()
+    print(f"Dashboard: CPU {cpu_ms:.0f} ms over {end_at - start:.0f} s, "
+          f"{100.0 * cpu_ms / 1000.0 / (end_at - start):.2f} % of a core; RSS highest sampled "
+          f"{max(m for _, m in rss):.1f} MiB, peak (VmHWM) {peak:.1f} MiB.")
+    print()
     sizes = ", ".join(f"{len(v)} {k}" for k, v in kinds.items())
     print(f"Soaked by `scripts/soak.py` with {os.path.relpath(binary, h.REPO)}: {len(ids)} tasks "
           f"({sizes}) for {opts.minutes:g} min against `gendash serve --latency {opts.latency} "
