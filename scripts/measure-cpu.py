@@ -606,8 +606,7 @@ def scenario_watch(binary, opts, sel, root):
     try:
         relay, base = through_relay(base, sel, opts)
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
-        shown = (lambda t: f"{opts.models:,} models" in t or f"{opts.models} models" in t) \
-            if opts.models else models_loaded
+        shown = (lambda t: f"{opts.models} models" in t) if opts.models else models_loaded
         ready = lambda t: shown(t) and tasks_shown(n, running=n)(t)  # noqa: E731
         run = measure_dashboard(binary, [], env, opts, sel, ready, relay, shown)
         wall, cpu, polls = run.wall_s, run.cpu_ms, run.polls
