@@ -17,7 +17,15 @@ Scenarios:
   demo   `gendash --demo`: the embedded service and its demo tasks, all in one process (the
          service's own CPU is included).
   watch  N `hold-<i>` tasks (they stay IN_PROGRESS forever) added with `gendash watch add`,
-         `poll_interval` from --poll-interval (2 s) in the private config file.
+         `poll_interval` from --poll-interval (2 s) in the private config file, against the
+         service(s) --service names, one after the other (--rounds N: N times, alternating):
+         `reference` is `gendash serve` (the answer in one write, a hold- task at 50 %),
+         `python` is scripts/python_service.py (keep-alive HTTP/1.1 from Python's standard
+         library: headers and body in two writes, as many servers do; the percent moves on
+         every lookup, so the rows on screen change). Compare both in one run:
+
+    python3 scripts/measure-cpu.py --scenario watch --tasks 1000 --service reference python \
+        --rounds 3
 
 The first frame is promised within 50 ms in any terminal, even one that never answers a
 query (the graphics question goes out after the first frame); measure it with
@@ -32,7 +40,7 @@ row's key hints on screen (a frame is written top to bottom). The tests check th
 question comes after the frame and that keys typed meanwhile all arrive, not how long it took.
 
 `--targets` runs the issue's targets in one go (startup in both terminals, then 1,000 and
-10,000 tasks at poll_interval 2) and says of each whether it is met.
+10,000 tasks at poll_interval 2, against both services) and says of each whether it is met.
 
 Times are from the dashboard's start: its first frame, the catalogue's count in the status bar
 (with --models N: "N models"), and every task polled once; peak RSS is VmHWM at the window's end.
@@ -43,7 +51,8 @@ percent of one core. `gendash serve` logs no requests, so for idle and watch the
 to the service through a counting TCP relay in this script: the number of polls in the window
 is the number of task-result requests (`POST /ai/...`) that crossed the relay. With --no-relay
 the dashboard connects directly and the count is estimated as N * window / poll_interval, which
-the output says.
+the output says. The Python service is connected to directly (a relay would re-chunk its two
+writes) and counts the lookups itself (`GET /_gendash/stats`).
 
 The dashboard is quit by writing `q` to its terminal; the service gets SIGINT. Every wait is
 bounded, and the whole run is bounded by an alarm (--max-total).
@@ -79,6 +88,7 @@ import tempfile
 import termios
 import time
 import unicodedata
+import urllib.request
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -422,6 +432,63 @@ def start_service(binary, env, catalogue=None):
     return proc, base, token
 
 
+PYTHON_SERVICE = os.path.join(REPO, "scripts", "python_service.py")
+
+
+def start_python_service(env, models=0, latency_ms=0.0):
+    """scripts/python_service.py on a free loopback port (headers and body of each answer in
+    two writes, as many servers do); returns (process, base_url, token)."""
+    token = "measure-" + os.urandom(12).hex()
+    argv = [sys.executable, PYTHON_SERVICE, "--addr", "127.0.0.1:0", "--token", token]
+    if models:
+        argv += ["--models", str(models)]
+    if latency_ms:
+        argv += ["--latency-ms", f"{latency_ms:g}"]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+    buf, base = b"", None
+    end = time.monotonic() + SERVE_TIMEOUT
+    while time.monotonic() < end and base is None:
+        r, _, _ = select.select([proc.stdout], [], [], 0.1)
+        if r:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            m = re.search(rb"listening on (http://\S+)", buf)
+            if m:
+                base = m.group(1).decode() + "/"
+        elif proc.poll() is not None:
+            break
+    if base is None:
+        stop(proc, signal.SIGINT)
+        raise Failed(f"scripts/python_service.py printed no `listening on` line within "
+                     f"{SERVE_TIMEOUT:.0f} s (got {buf!r})")
+    return proc, base, token
+
+
+def service_lookups(base, token):
+    """The task lookups a service has answered so far (`GET /_gendash/stats`, the sum of its
+    per-task counts: the catalogue's requests are not in it)."""
+    req = urllib.request.Request(base + "_gendash/stats",
+                                 headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        stats = json.load(r)
+    return sum(t["requests"] for t in stats["tasks"].values())
+
+
+class ServiceCounter:
+    """Counts polls at the service's stats route, for a dashboard connected straight to it
+    (the same `requests` attribute as the Relay's)."""
+
+    def __init__(self, base, token):
+        self.base, self.token = base, token
+
+    @property
+    def requests(self):
+        return service_lookups(self.base, self.token)
+
+
 def stop(proc, sig, timeout=QUIT_TIMEOUT):
     if proc.poll() is None:
         try:
@@ -497,7 +564,7 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None, catalogue
             # A sampling profile of the window (software clock: works without hardware counters).
             profiler = subprocess.Popen(
                 ["perf", "record", "-e", "cpu-clock", "-F", "999", "-g", "-p", str(proc.pid),
-                 "-o", opts.perf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 "-o", getattr(opts, "perf_now", None) or opts.perf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0, c0 = time.monotonic(), cpu_ticks(proc.pid)
         pump_for(sel, opts.seconds)
         c1, t1 = cpu_ticks(proc.pid), time.monotonic()
@@ -535,6 +602,12 @@ class Run:
 
 def models_loaded(text):
     return re.search(r"(?<![0-9])[1-9][0-9]* models\b", text) is not None
+
+
+def count_shown(n, what):
+    """`n what` on screen, the count grouped by thousands or not (`1,000 models`)."""
+    pattern = re.compile(rf"(?<![0-9,])(?:{n}|{n:,}) {what}\b")
+    return lambda text: pattern.search(text) is not None
 
 
 def tasks_shown(n, running=None):
@@ -588,7 +661,10 @@ def scenario_demo(binary, opts, sel, root):
 
 def scenario_watch(binary, opts, sel, root):
     n, interval = opts.tasks, opts.poll_interval
-    env = private_env(os.path.join(root, f"watch-{n}"), opts.path)
+    service = getattr(opts, "service_now", "reference")
+    # A fresh home per run: the watch list remembers the service its entries are for.
+    runs = len(os.listdir(root))
+    env = private_env(os.path.join(root, f"watch-{n}-{service}-{runs}"), opts.path)
     config_dir = os.path.join(env["XDG_CONFIG_HOME"], "gendash")
     os.makedirs(config_dir, mode=0o700, exist_ok=True)
     config = os.path.join(config_dir, "config.toml")
@@ -597,31 +673,44 @@ def scenario_watch(binary, opts, sel, root):
     ids = [f"hold-{i}" for i in range(1, n + 1)]
     for k in range(0, n, 500):
         run_cli(binary, ["watch", "add", *ids[k : k + 500]], env)
-    catalogue = None
-    if opts.models:
-        catalogue = os.path.join(env["TMPDIR"], "catalogue.json")
-        write_catalogue(binary, env, catalogue, opts.models)
-    serve, base, token = start_service(binary, env, catalogue)
+    if service == "python":
+        serve, base, token = start_python_service(env, opts.models)
+    else:
+        catalogue = None
+        if opts.models:
+            catalogue = os.path.join(env["TMPDIR"], "catalogue.json")
+            write_catalogue(binary, env, catalogue, opts.models)
+        serve, base, token = start_service(binary, env, catalogue)
     relay = None
     try:
-        relay, base = through_relay(base, sel, opts)
+        if service == "python":
+            # Straight to the service, so its answers reach the dashboard in the two writes it
+            # makes (a relay would re-chunk them); the polls are counted at the service.
+            relay = ServiceCounter(base, token)
+        else:
+            relay, base = through_relay(base, sel, opts)
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
-        shown = (lambda t: f"{opts.models} models" in t) if opts.models else models_loaded
+        shown = count_shown(opts.models, "models") if opts.models else models_loaded
         ready = lambda t: shown(t) and tasks_shown(n, running=n)(t)  # noqa: E731
         run = measure_dashboard(binary, [], env, opts, sel, ready, relay, shown)
         wall, cpu, polls = run.wall_s, run.cpu_ms, run.polls
     finally:
-        if relay:
+        if isinstance(relay, Relay):
             relay.close()
         stop(serve, signal.SIGINT)
     if polls is None:
         polls = n * wall / interval
         how = f"{polls:.0f} polls ESTIMATED as {n} × {wall:.0f} s / {interval:g} s, not counted"
+    elif service == "python":
+        how = f"{polls} polls counted at the service"
     else:
         how = f"{polls} polls counted at the relay"
     per_poll = f"{cpu / polls:.3f} ms ({how})" if polls else f"— (0 polls: {how})"
     models = f"{opts.models:,} models, " if opts.models else ""
-    return (f"{models}{n:,} running `hold-*` tasks, poll_interval = {interval:g} s", run, per_poll)
+    against = ("scripts/python_service.py (headers and body written apart, progress moving)"
+               if service == "python" else "`gendash serve`")
+    return (f"{models}{n:,} running `hold-*` tasks, poll_interval = {interval:g} s, against "
+            f"{against}", run, per_poll)
 
 
 def write_catalogue(binary, env, path, n):
@@ -778,12 +867,32 @@ def main():
                         "without graphics (default), never (a serial console, some multiplexers: "
                         "the first frame comes after the 200 ms bound), or as a sixel terminal")
     p.add_argument("--no-relay", action="store_true",
-                   help="connect the dashboard straight to the service; polls are then estimated")
+                   help="connect the dashboard straight to `gendash serve`; polls are then "
+                        "estimated")
+    p.add_argument("--service", nargs="+", choices=["reference", "python"], default=None,
+                   help="the service(s) the watch scenario runs against, one after the other: "
+                        "`gendash serve` (reference, through the counting relay) and "
+                        "scripts/python_service.py (python: keep-alive HTTP/1.1 from Python's "
+                        "standard library writing headers and body apart, progress moving on "
+                        "every lookup; the dashboard connects straight to it and the polls are "
+                        "counted at its stats route). Default: reference; with --targets both")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="run the watch scenario(s) this many times, the services alternating "
+                        "(reference, python, reference, ...), to compare under a noisy load (1)")
     opts = p.parse_args()
-    if opts.seconds <= 0 or opts.tasks < 1 or opts.poll_interval <= 0 or opts.runs < 1:
-        p.error("--seconds, --tasks, --poll-interval and --runs must be positive")
+    if opts.seconds <= 0 or opts.tasks < 1 or opts.poll_interval <= 0 or opts.runs < 1 \
+            or opts.rounds < 1:
+        p.error("--seconds, --tasks, --poll-interval, --runs and --rounds must be positive")
+    if opts.service is None:
+        opts.service = ["reference", "python"] if opts.targets else ["reference"]
+    # Each watch scenario runs once per service and round, alternating services.
+    runs = [(name, service, k) for name in opts.scenario for k in range(opts.rounds)
+            for service in (opts.service if name.startswith("watch") else ["reference"])]
     if opts.targets:
         opts.scenario = ["startup", "watch-1000", "watch-10000"]
+        runs = [("startup", "reference", 0)] + [
+            (name, service, k) for name in opts.scenario[1:] for k in range(opts.rounds)
+            for service in opts.service]
         opts.poll_interval = 2.0
         opts.seconds = min(opts.seconds, 20.0)
 
@@ -798,7 +907,7 @@ def main():
     tasks = 11_000 if opts.targets else opts.tasks
     starts = opts.runs * len(opts.terminals) * (1 + QUIT_TIMEOUT) if "startup" in opts.scenario \
         else 0
-    max_total = int(per * len(opts.scenario) + CLI_TIMEOUT * (1 + tasks // 500) + starts) + 1
+    max_total = int(per * len(runs) + CLI_TIMEOUT * (1 + tasks // 500) + starts) + 1
 
     def alarm(_sig, _frame):
         raise Failed(f"the run exceeded its {max_total} s bound")
@@ -810,8 +919,14 @@ def main():
     root = tempfile.mkdtemp(prefix="gendash-cpu-")
     sel = selectors.DefaultSelector()
     try:
-        for name in opts.scenario:
-            log(f"scenario {name}: {opts.seconds:g} s window")
+        for name, service, k in runs:
+            opts.service_now = service
+            many = len(runs) > 1
+            opts.perf_now = f"{opts.perf}.{name}.{service}.{k + 1}" if opts.perf and many \
+                else opts.perf
+            log(f"scenario {name} against {service}{f', round {k + 1}' if opts.rounds > 1 else ''}"
+                f": {opts.seconds:g} s window"
+                + (f"; perf profile in {opts.perf_now}" if opts.perf else ""))
             try:
                 if name == "startup":
                     startup = scenario_startup(binary, opts, sel, root)
@@ -819,7 +934,7 @@ def main():
                     opts.tasks = int(name.split("-")[1])
                     row = scenario_watch(binary, opts, sel, root)
                     rows.append(row)
-                    targets.append((opts.tasks, row[1]))
+                    targets.append((opts.tasks, service, row[1]))
                 else:
                     rows.append(SCENARIOS[name](binary, opts, sel, root))
             except Failed as e:
@@ -852,18 +967,20 @@ def main():
           f"{1000 // CLK_TCK} ms), in a {opts.cols}x{opts.rows} pseudo-terminal answering as "
           f"{opts.terminal}; "
           f"{os.cpu_count()} CPUs, {cpu_model()}.")
-    for n, run in targets:
+    for n, service, run in targets:
         # Issue 19: 1,000 tasks at most 0.05 ms per poll and under 3 % of a core; 10,000
         # tasks under 30 % of a core. The service's CPU is its own process, not counted.
         share = 100.0 * run.cpu_ms / 1000.0 / run.wall_s
         per_poll = run.cpu_ms / run.polls if run.polls else float("nan")
         if n <= 1000:
             met = per_poll <= 0.05 and share < 3.0
-            print(f"target, {n:,} tasks at 2 s: ≤ 0.05 ms per poll and < 3 % of a core: "
+            print(f"target, {n:,} tasks at 2 s against {service}: ≤ 0.05 ms per poll and "
+                  f"< 3 % of a core: "
                   f"{per_poll:.3f} ms, {share:.2f} %: {'met' if met else 'MISSED'}")
         else:
             met = share < 30.0
-            print(f"target, {n:,} tasks at 2 s: < 30 % of a core: {share:.2f} % "
+            print(f"target, {n:,} tasks at 2 s against {service}: < 30 % of a core: "
+                  f"{share:.2f} % "
                   f"({per_poll:.3f} ms per poll): {'met' if met else 'MISSED'}")
     return 1 if failures else 0
 
