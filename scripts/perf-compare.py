@@ -496,14 +496,16 @@ def models_shown(n):
 
 
 # What the browser's title says instead of a count when the catalogue did not load.
-NOT_LOADED = re.compile(r"LoRA models · [^│┐]*(?:· failed|· offline|\(stale\))|response too large")
+NOT_LOADED = re.compile(
+    r"LoRA models · [^│┐]*(?:· failed|· offline|\(stale\))|response too large")
 
 
 def refusal(text):
     """What the dashboard says of why the catalogue did not load (None while it may)."""
     if not NOT_LOADED.search(text):
         return None
-    for said in (r"last error: (.+?)(?:\s+│|$)", r"Cannot load the catalogue: (.+?)(?:\s{2,}|│|$)"):
+    for said in (r"last error: (.+?)(?:\s+│|$)",
+                 r"Cannot load the catalogue: (.+?)(?:\s{2,}|│|$)"):
         m = re.search(said, text, re.M)
         if m:
             return m.group(1).strip()
@@ -918,8 +920,9 @@ def print_arrival(a):
         lat = d["latencies_ms"]
         said = f"; then: {d['refusal']}" if d["refusal"] else ""
         if lat:
-            print(f"`{d['key']}` ({d['what']}): loaded in {d['took_s']:.1f} s; {len(lat)} "
-                  f"keys (`?`) answered while it loaded, median "
+            print(f"`{d['key']}` ({d['what']}): loaded in {d['took_s']:.1f} s; "
+                  f"{'1 key' if len(lat) == 1 else f'{len(lat)} keys'} (`?`) answered while it "
+                  f"loaded, median "
                   f"{statistics.median(lat):.1f} ms, max {max(lat):.1f} ms{said}.")
         else:
             print(f"`{d['key']}` ({d['what']}): loaded in {d['took_s']:.1f} s, too soon to time "
