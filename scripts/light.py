@@ -339,8 +339,10 @@ class Light:
                 self.table.unavailable(figures, str(e))
                 continue
             polls = sum(int(re.search(r"\((\d+) polls", c).group(1)) for c in cells)
-            how = (f"median of {len(mine)} windows of {seconds} s, {polls} polls"
-                   if len(mine) > 1 else f"{polls} polls in {seconds} s")
+            # A service that cannot keep up is asked less often than due: fewer, dearer polls.
+            due = 1000 * seconds // 2 * len(mine)
+            how = (f"median of {len(mine)} windows of {seconds} s, " if len(mine) > 1 else "") \
+                + f"{polls:,} polls of {due:,} due"
             self.table.add(figures[0][0], f"{per_poll:.3f} ms ({how})", figures[0][1],
                            per_poll <= 0.05)
             self.table.add(figures[1][0], f"{share:.2f} %", figures[1][1], share < 3)
