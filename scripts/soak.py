@@ -245,7 +245,8 @@ def main():
         print()
     print(f"Dashboard: CPU {cpu_ms:.0f} ms over {end_at - start:.0f} s, "
           f"{100.0 * cpu_ms / 1000.0 / (end_at - start):.2f} % of a core; RSS highest sampled "
-          f"{max(m for _, m in rss):.1f} MiB, peak (VmHWM) {peak:.1f} MiB.")
+          f"{max(late or [m for _, m in rss]):.1f} MiB (after the warm-up), peak (VmHWM) "
+          f"{peak:.1f} MiB.")
     print()
     sizes = ", ".join(f"{len(v)} {k}" for k, v in kinds.items())
     print(f"Soaked by `scripts/soak.py` with {os.path.relpath(binary, h.REPO)}: {len(ids)} tasks "
