@@ -454,7 +454,12 @@ class Light:
             self.table.unavailable(figs[2:4], refused or figures["failed"])
         peaks = [p for p in (g[2] if g else None, (a or {}).get("peak_rss_mib")) if p]
         if peaks and not refused:
-            self.table.add(figs[4][0], f"{max(peaks):.0f} MiB (VmHWM, filtering, reloading)",
+            said = []
+            if g:
+                said.append(f"{g[2]:.0f} MiB loaded and filtering")
+            if a and a.get("peak_rss_mib"):
+                said.append(f"{a['peak_rss_mib']:.0f} MiB through a reload and a type change")
+            self.table.add(figs[4][0], f"{max(peaks):.0f} MiB (VmHWM: {', '.join(said)})",
                            figs[4][1], max(peaks) <= 400)
         elif peaks:
             self.table.add(figs[4][0], f"{max(peaks):.0f} MiB, with the catalogue refused",
