@@ -36,6 +36,20 @@ Build the release binary first; this script builds nothing:
    (nearest rank) of its keystrokes. fzf is quit with Esc, the dashboard with Esc then `q`.
    Ratio: fzf / gendash.
 
+   --models 1000000 works too: the catalogue is streamed from measure-cpu.py's numbering (a
+   second or so a million); --lean keeps of each entry what the spec promises (model, type,
+   cate, metadata.source): ~160 bytes an entry, a million in 160 MB as issue 31 has it. A
+   dashboard that does not load the catalogue is reported with what it said, and fzf's figures
+   stand. Each tool's peak RSS (VmHWM) is read after its keystrokes.
+
+3. --arrival (or --arrival-only): the dashboard against `gendash serve --catalogue` through a
+   relay that notes when the last byte of the answer to `POST /lora/` passed it; the time from
+   there to the count on screen ("1,000,000 models"). Then `r` (reload) and `t` (type all ->
+   sd): while the title says `loading…`, `?` opens and closes the help overlay, each answer
+   timed (what a user sees of a responsive dashboard during a load). Peak RSS through all.
+
+--json FILE writes every figure (scripts/light.py reads it), on a failure too.
+
 Every wait is bounded, the whole run is bounded by an alarm (--max-total), and every process
 started is stopped on every way out (including Ctrl-C, SIGTERM and the alarm). The fzf compared
 is the one on PATH (Debian 12's `apt-get install -y fzf` is 0.38), or each --fzf given: the
@@ -80,6 +94,8 @@ def _load_measure_cpu():
 
 
 mc = _load_measure_cpu()  # Screen, private_env, start_service, stop, write_catalogue, cpu_model
+sys.path.insert(0, os.path.dirname(MEASURE_CPU))
+import harness as h  # noqa: E402  (the dashboard in a pty served with a relay, for --arrival)
 
 
 def log(msg):
@@ -130,6 +146,10 @@ def stop_process(proc, first_signal, timeout=QUIT_TIMEOUT):
 
 
 def start_service(binary, env, stack, catalogue=None):
+    if catalogue:
+        # `gendash serve` reads the catalogue before it prints its address: 10 s for a
+        # million entries (160 MB) here. measure-cpu's bound is read when it is called.
+        mc.SERVE_TIMEOUT = max(mc.SERVE_TIMEOUT, 10 + os.path.getsize(catalogue) / 4e6)
     serve, base, token = mc.start_service(binary, env, catalogue)
     stack.callback(stop_process, serve, signal.SIGINT)
     return base, token
@@ -455,51 +475,233 @@ class GendashSettled:
 
 
 def fzf_keys(fzf, names_file, env, opts, stack):
+    """fzf's keystrokes; returns type_session's figures and fzf's peak RSS (MiB)."""
     with open(names_file, "rb") as names:
         tty = Tty([fzf, "--no-mouse"], env, opts, stdin=names)
     stack.callback(tty.close, [b"\x1b"])
     settled = FzfSettled(opts.models)
-    if not tty.wait_for(lambda: settled("")(tty), READY_TIMEOUT):
-        raise Failed(f"fzf did not show {opts.models}/{opts.models} within {READY_TIMEOUT:g} s; "
-                     f"screen:\n{screen_dump(tty)}")
+    if not tty.wait_for(lambda: settled("")(tty), opts.ready_timeout):
+        raise Failed(f"fzf did not show {opts.models}/{opts.models} within "
+                     f"{opts.ready_timeout:g} s; screen:\n{screen_dump(tty)}")
     tty.quiet(0.5, 5.0)
-    return type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
+    figures = type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
+    return (*figures, mc.peak_rss_mib(tty.proc.pid))
+
+
+def models_shown(n):
+    """The status bar counts `n` models, grouped by thousands (`100,000 models`) as the
+    dashboard of today says counts, or not (as an older one did)."""
+    pattern = re.compile(rf"(?<![0-9,])(?:{n}|{n:,}) models\b")
+    return lambda text: pattern.search(text) is not None
+
+
+# What the browser's title says instead of a count when the catalogue did not load.
+NOT_LOADED = re.compile(
+    r"LoRA models · [^│┐]*(?:· failed|· offline|\(stale\))|response too large")
+
+
+def refusal(text):
+    """What the dashboard says of why the catalogue did not load (None while it may)."""
+    if not NOT_LOADED.search(text):
+        return None
+    for said in (r"last error: (.+?)(?:\s+│|$)",
+                 r"Cannot load the catalogue: (.+?)(?:\s{2,}|│|$)"):
+        m = re.search(said, text, re.M)
+        if m:
+            return m.group(1).strip()
+    m = re.search(r"LoRA models · [^│┐]*?(· failed|· offline|\(stale\))", text)
+    return f"the catalogue did not load (its title says `{m.group(1) if m else '?'}`)"
+
+
+class Refused(Failed):
+    """The dashboard showed that the catalogue did not load (the message is what it said)."""
+
+
+def wait_for_catalogue(tty, n, timeout):
+    """Waits for `n` models on screen; raises Refused if the dashboard says it did not load."""
+    shown = models_shown(n)
+    said = [None]
+
+    def done():
+        text = tty.text()
+        said[0] = refusal(text)
+        return shown(text) or said[0] is not None
+
+    if not tty.wait_for(done, timeout):
+        raise Failed(f"the dashboard did not show {n:,} models within {timeout:g} s; "
+                     f"screen:\n{screen_dump(tty)}")
+    if said[0] is not None and not shown(tty.text()):
+        raise Refused(said[0])
 
 
 def gendash_keys(binary, catalogue, env, opts, stack):
-    # A million entries take a while to load on a busy machine: 10 s more per 100,000 (the
-    # service reads them at its start, too).
-    ready_timeout = max(READY_TIMEOUT, opts.models / 10_000)
-    mc.SERVE_TIMEOUT = max(mc.SERVE_TIMEOUT, ready_timeout)
+    """The dashboard's keystrokes; returns type_session's figures and its peak RSS (MiB)."""
     base, token = start_service(binary, env, stack, catalogue)
     tty = Tty([binary], dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token), opts)
     stack.callback(tty.close, [b"\x1b", b"q"])
-    # The status bar groups the count's digits (`1,000,000 models`).
-    shown = f" {opts.models:,} models "
-    if not tty.wait_for(lambda: shown in tty.text(), ready_timeout):
-        raise Failed(f"the dashboard did not show{shown}within {ready_timeout:g} s; screen:\n"
-                     f"{screen_dump(tty)}")
+    wait_for_catalogue(tty, opts.models, opts.ready_timeout)
     tty.quiet(0.5, 5.0)
     settled = GendashSettled(opts.models)
     _, ok = tty.key(b"/", settled(""), opts.quiet_ms / 1000.0, 5.0)
     if not ok:
         raise Failed(f"`/` did not focus the filter; screen:\n{screen_dump(tty)}")
-    return type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
+    figures = type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
+    return (*figures, mc.peak_rss_mib(tty.proc.pid))
 
 
 def screen_dump(tty):
     return "\n".join(line.rstrip() for line in tty.lines() if line.strip())
 
 
-def make_catalogue(binary, env, n):
+# measure-cpu.py's catalogue (the embedded entries repeated with numbered names) is written
+# by json.dump, whose pure-Python encoder takes minutes for a million entries and whose file
+# would then be parsed again for the names. It is asked for this many entries only, enough to
+# hold two rounds of the embedded ones; the same numbering is then streamed out from templates.
+SEED_ENTRIES = 4096
+NAME_MARK = "@@gendash-name@@"
+
+
+def make_catalogue(binary, env, n, lean=False):
+    """measure-cpu.py's catalogue of `n` entries (the i-th is embedded entry i mod L named
+    `<model>_<i div L>`), streamed, with its names one per line for fzf; returns both paths.
+    `lean` keeps of each entry only what the spec promises (model, metadata.source) and the
+    service's type and cate: about 160 bytes an entry (a million in 160 MB, as issue 31 has
+    it) where the embedded entries' whole metadata makes 420."""
+    seed = os.path.join(env["TMPDIR"], "seed.json")
+    mc.write_catalogue(binary, env, seed, SEED_ENTRIES)
+    with open(seed) as f:
+        seeded = json.load(f)
+    first = seeded[0]["model"].rsplit("_", 1)[0]
+    period = next((i for i, e in enumerate(seeded) if e["model"] == f"{first}_1"), None)
+    if period is None:
+        raise Failed(f"the embedded catalogue has more than {SEED_ENTRIES // 2} entries")
+    bases = [e["model"].rsplit("_", 1)[0] for e in seeded[:period]]
+    # Each entry as json.dump writes it, split around its name.
+    shapes = [dict(e, metadata={"source": e["metadata"]["source"]}) if lean else e
+              for e in seeded[:period]]
+    templates = [json.dumps(dict(e, model=NAME_MARK)).split(json.dumps(NAME_MARK))
+                 for e in shapes]
     catalogue = os.path.join(env["TMPDIR"], "catalogue.json")
-    mc.write_catalogue(binary, env, catalogue, n)
-    with open(catalogue) as f:
-        names = [e["model"] for e in json.load(f)]
     names_file = os.path.join(env["TMPDIR"], "names.txt")
-    with open(names_file, "w") as f:
-        f.write("".join(name + "\n" for name in names))
+    chunk = 20000
+    with open(catalogue, "w") as cat, open(names_file, "w") as names:
+        cat.write("[")
+        for lo in range(0, n, chunk):
+            batch = [f"{bases[i % period]}_{i // period}" for i in range(lo, min(n, lo + chunk))]
+            entries = (templates[i % period][0] + json.dumps(name) + templates[i % period][1]
+                       for i, name in zip(range(lo, lo + len(batch)), batch))
+            cat.write((", " if lo else "") + ", ".join(entries))
+            names.write("".join(name + "\n" for name in batch))
+        cat.write("]")
+    os.remove(seed)
     return catalogue, names_file
+
+
+# --- 3. the catalogue's arrival, and keys while it loads ------------------------------------
+
+
+class CatalogueRelay(mc.Relay):
+    """measure-cpu's relay, also noting for each catalogue request (`POST /lora/`) when the
+    last byte of its answer was passed on to the dashboard, and how many bytes it had."""
+
+    LORA = b"POST /lora/"
+    REQUEST = re.compile(rb"(?:^|\r\n)[A-Z]+ /\S* HTTP/1\.[01]\r\n")
+
+    def __init__(self, upstream, sel):
+        super().__init__(upstream, sel)
+        self.answers = []  # {"asked", "last", "bytes"} per catalogue request, in order
+        self.current = {}  # the dashboard's connection -> its catalogue answer in flight
+
+    def send_all(self, sock, data):
+        if sock in self.tail:  # to the dashboard: an answer's bytes
+            super().send_all(sock, data)
+            answer = self.current.get(sock)
+            if answer is not None:
+                answer["last"] = time.monotonic()
+                answer["bytes"] += len(data)
+            return
+        client = self.peer.get(sock)  # to the service: a request from `client`
+        if self.LORA in data:
+            self.current[client] = {"asked": time.monotonic(), "last": None, "bytes": 0}
+            self.answers.append(self.current[client])
+        elif self.REQUEST.search(data):
+            self.current.pop(client, None)
+        super().send_all(sock, data)
+
+    def drop(self, sock):
+        self.current.pop(sock, None)
+        self.current.pop(self.peer.get(sock), None)
+        super().drop(sock)
+
+
+HELP_SHOWN = " Keys · "  # the help overlay's title, as scripts/soak.py times it
+KEY_BOUND_S = 0.25  # "a key answered at once", scripts/soak.py's bound
+
+
+def loading(text):
+    return "loading…" in text
+
+
+def keys_while_loading(dash, key, bound):
+    """Presses `key` (a reload or a type change), then, while the title says `loading…`, opens
+    and closes the help overlay with `?` and times each answer. Returns the latencies (s) of
+    the answers drawn while the title still said loading, how long the load took from the key,
+    and what the screen said when it ended (None: the list came)."""
+    t0 = time.monotonic()
+    os.write(dash.master, key)
+    h.pump_until(dash.sel, lambda: loading(dash.text()), 2.0)
+    during, end = [], t0 + bound
+    while loading(dash.text()) and time.monotonic() < end:
+        for shown in (lambda t: HELP_SHOWN in t, lambda t: HELP_SHOWN not in t):
+            latency = dash.key_latency(b"?", shown, timeout=10.0)
+            if loading(dash.text()):
+                during.append(latency)
+    if HELP_SHOWN in dash.text():
+        dash.key_latency(b"?", lambda t: HELP_SHOWN not in t, timeout=10.0)
+    dash.wait_for(lambda t: not loading(t), max(0.1, end - time.monotonic()),
+                  f"the end of the load after {key!r}")
+    took = time.monotonic() - t0
+    h.pump_for(dash.sel, 0.3)
+    return during, took, refusal(dash.text())
+
+
+def arrival(binary, catalogue, env, opts):
+    """The dashboard against `gendash serve --catalogue` through a CatalogueRelay: the time from
+    the last byte of the catalogue's answer to its count on screen, then keys answered during
+    a reload (`r`) and a type change (`t`: all to sd), and the peak RSS (VmHWM) through all."""
+    sel = __import__("selectors").DefaultSelector()
+    result = {"models": opts.models}
+    with contextlib.ExitStack() as stack:
+        stack.callback(sel.close)
+        base, token = start_service(binary, env, stack, catalogue)
+        host, port = re.match(r"http://([^:/]+):(\d+)", base).groups()
+        relay = CatalogueRelay((host, int(port)), sel)
+        stack.callback(relay.close)
+        denv = dict(env, GENDASH_BASE_URL=f"http://127.0.0.1:{relay.port}/", GENDASH_TOKEN=token)
+        dash = h.Dashboard(binary, denv, sel, cols=opts.cols, rows=opts.rows)
+        stack.callback(dash.quit)
+        shown = models_shown(opts.models)
+        at = dash.wait_for(lambda t: shown(t) or refusal(t) is not None, opts.ready_timeout,
+                           f"{opts.models:,} models or a refusal")
+        answer = relay.answers[-1] if relay.answers else None
+        result["answer_bytes"] = answer["bytes"] if answer else None
+        result["from_start_s"] = at - dash.started
+        if not shown(dash.text()):
+            result["refusal"] = refusal(dash.text())
+        elif answer is None or answer["last"] is None:
+            raise Failed("the catalogue came on screen, but no answer to `POST /lora/` passed "
+                         "the relay")
+        else:
+            result["after_last_byte_s"] = at - answer["last"]
+        result["rss_loaded_mib"] = dash.rss_mib()
+        result["during"] = []
+        for key, what in ((b"r", "reload"), (b"t", "type change to sd")):
+            during, took, ended = keys_while_loading(dash, key, opts.ready_timeout)
+            result["during"].append({"key": key.decode(), "what": what, "took_s": took,
+                                     "latencies_ms": [x * 1000.0 for x in during],
+                                     "refusal": ended})
+        result["peak_rss_mib"] = mc.peak_rss_mib(dash.proc.pid)
+    return result
 
 
 # --- the run -------------------------------------------------------------------------------
@@ -527,7 +729,16 @@ def main():
     only = p.add_mutually_exclusive_group()
     only.add_argument("--keys-only", action="store_true", help="only the fzf comparison")
     only.add_argument("--polls-only", action="store_true", help="only the curl comparison")
+    only.add_argument("--arrival-only", action="store_true", help="only --arrival")
+    p.add_argument("--arrival", action="store_true",
+                   help="also time the catalogue's arrival on screen after its answer's last "
+                        "byte, and keys answered during a reload and a type change (once, "
+                        "after the runs)")
     p.add_argument("--models", type=int, default=100000, help="names to filter (100000)")
+    p.add_argument("--lean", action="store_true",
+                   help="catalogue entries with only model, type, cate and metadata.source "
+                        "(about 160 bytes each, as issue 31's million) instead of the embedded "
+                        "entries' whole metadata (about 420)")
     p.add_argument("--query", default="watercolorlit",
                    help="the query typed and erased (default watercolorlit, 13 letters)")
     p.add_argument("--rounds", type=int, default=10, help="times the query is typed and erased")
@@ -535,10 +746,16 @@ def main():
                    help="output silence that counts as a settled screen, ms (50)")
     p.add_argument("--key-timeout", type=float, default=2.0,
                    help="longest wait for one keystroke to settle, seconds (2)")
+    p.add_argument("--ready-timeout", type=float, default=None,
+                   help="longest wait for all names on screen, seconds (60, and 10 more per "
+                        "100,000 names past 500,000)")
     p.add_argument("--fzf", action="append", metavar="PATH",
                    help="an fzf to compare with, repeatable (default: fzf on PATH)")
     p.add_argument("--cols", type=int, default=140)
     p.add_argument("--rows", type=int, default=45)
+    p.add_argument("--json", metavar="FILE", default=None,
+                   help="also write every figure to FILE as JSON (scripts/light.py reads it); "
+                        "written on a failure too, with what was measured and the error")
     p.add_argument("--max-total", type=int, default=None,
                    help="bound on the whole run, seconds (default: from the options)")
     opts = p.parse_args()
@@ -546,12 +763,16 @@ def main():
         p.error("--runs, --tasks, --seconds, --curls, --models and --rounds must be positive")
     if not opts.query or not opts.query.isalnum() or not opts.query.isascii():
         p.error("--query must be ASCII letters or digits")
+    if opts.ready_timeout is None:
+        opts.ready_timeout = READY_TIMEOUT + max(0, opts.models - 500_000) / 10_000
 
     binary = os.path.abspath(opts.binary or os.path.join(REPO, "target", "release", "gendash"))
     if not os.access(binary, os.X_OK):
         p.error(f"{binary} is not an executable; run `cargo build --release --locked` first")
     path = os.environ.get("PATH", "/usr/bin:/bin")
-    do_polls, do_keys = not opts.keys_only, not opts.polls_only
+    do_arrival = opts.arrival or opts.arrival_only
+    do_polls = not (opts.keys_only or opts.arrival_only)
+    do_keys = not (opts.polls_only or opts.arrival_only)
     curl = shutil.which("curl", path=path)
     fzfs = list(dict.fromkeys(os.path.abspath(f) for f in opts.fzf or []))
     for f in fzfs:
@@ -574,7 +795,7 @@ def main():
     for f, name in list(fzf_names.items()):
         if list(fzf_names.values()).count(name) > 1:
             fzf_names[f] = f"{name} at {f}"
-    if not (do_polls or do_keys):
+    if not (do_polls or do_keys or do_arrival):
         return 1
 
     nkeys = 2 * len(opts.query) * opts.rounds
@@ -582,8 +803,11 @@ def main():
     if do_polls:
         per_run += measure_cpu_bound(opts) + 30 + opts.curls * 0.5
     if do_keys:
-        per_run += (1 + len(fzfs)) * (2 * READY_TIMEOUT + 2 * QUIT_TIMEOUT + nkeys * 0.5)
-    max_total = opts.max_total or int(120 + per_run * opts.runs)
+        per_run += (1 + len(fzfs)) * (2 * opts.ready_timeout + 2 * QUIT_TIMEOUT + nkeys * 0.5)
+    once = 60 + opts.models / 20_000  # the catalogue written
+    if do_arrival:
+        once += 4 * opts.ready_timeout + 2 * QUIT_TIMEOUT
+    max_total = opts.max_total or int(120 + once + per_run * opts.runs)
 
     def alarm(_sig, _frame):
         raise Failed(f"the run exceeded its {max_total} s bound (--max-total)")
@@ -599,14 +823,18 @@ def main():
 
     curl_runs, gendash_poll_runs, poll_rates = [], [], []
     key_runs = {name: [] for name in [*fzf_names.values(), "gendash"]}
-    notes = []
+    notes, refused, arrived = [], None, None
+    figures = {"models": opts.models, "lean": opts.lean, "runs": opts.runs, "query": opts.query,
+               "keystrokes": nkeys, "curl_ms": curl_runs, "gendash_poll_ms": gendash_poll_runs,
+               "keys": key_runs, "notes": notes}
     root = tempfile.mkdtemp(prefix="gendash-compare-")
     try:
         env = mc.private_env(os.path.join(root, "env"), path)
         catalogue = names_file = None
-        if do_keys:
+        if do_keys or do_arrival:
             log(f"writing a {opts.models}-entry catalogue and its names")
-            catalogue, names_file = make_catalogue(binary, env, opts.models)
+            catalogue, names_file = make_catalogue(binary, env, opts.models, opts.lean)
+            figures["catalogue_bytes"] = os.path.getsize(catalogue)
         for run in range(1, opts.runs + 1):
             if do_polls:
                 log(f"run {run}: {opts.curls} curl polls")
@@ -624,37 +852,82 @@ def main():
                 log(f"run {run}: gendash {per_poll:.3f} ms CPU per poll "
                     f"({row.get('CPU per poll')}, {row.get('% of a core')} of a core)")
             if do_keys:
-                for fzf_or_none in [*fzfs, None]:
+                for fzf_or_none in [*fzfs, None if refused is None else False]:
+                    if fzf_or_none is False:
+                        continue  # the dashboard refused this catalogue in an earlier run
                     tool = fzf_names[fzf_or_none] if fzf_or_none else "gendash"
                     log(f"run {run}: {nkeys} keystrokes in {tool}")
-                    with contextlib.ExitStack() as stack:
-                        if fzf_or_none:
-                            lat, unsettled, silent, count = fzf_keys(fzf_or_none, names_file,
-                                                                     env, opts, stack)
-                        else:
-                            lat, unsettled, silent, count = gendash_keys(binary, catalogue, env,
-                                                                         opts, stack)
+                    try:
+                        with contextlib.ExitStack() as stack:
+                            if fzf_or_none:
+                                lat, unsettled, silent, count, peak = fzf_keys(
+                                    fzf_or_none, names_file, env, opts, stack)
+                            else:
+                                lat, unsettled, silent, count, peak = gendash_keys(
+                                    binary, catalogue, env, opts, stack)
+                    except Refused as e:
+                        # What the dashboard said is the figure: fzf's go on.
+                        refused = figures["refused"] = str(e)
+                        log(f"run {run}: the dashboard did not load the catalogue: {e}")
+                        continue
                     if not lat:
                         raise Failed(f"{tool} answered none of the {nkeys} keystrokes")
-                    key_runs[tool].append((statistics.median(lat), p95(lat), max(lat), count))
+                    key_runs[tool].append((statistics.median(lat), p95(lat), max(lat), count,
+                                           peak))
                     if unsettled or silent:
                         notes.append(f"run {run}, {tool}: {unsettled} keystrokes did not reach "
                                      f"the expected screen within {opts.key_timeout:g} s, "
                                      f"{silent} drew nothing")
                     log(f"run {run}: {tool} median {statistics.median(lat):.2f} ms, "
                         f"p95 {p95(lat):.2f} ms, max {max(lat):.2f} ms; {count} matches "
-                        f"for {opts.query!r}" + (f"; {unsettled} unsettled, {silent} silent"
-                                                 if unsettled or silent else ""))
-    except (Failed, KeyboardInterrupt, Interrupted) as e:
+                        f"for {opts.query!r}; peak RSS {peak:.0f} MiB"
+                        + (f"; {unsettled} unsettled, {silent} silent"
+                           if unsettled or silent else ""))
+        if do_arrival:
+            log(f"the catalogue's arrival: {opts.models:,} entries, "
+                f"{os.path.getsize(catalogue) / 1e6:.0f} MB")
+            arrived = figures["arrival"] = arrival(binary, catalogue, env, opts)
+            log(f"arrival: {json.dumps(arrived)}")
+    except (Failed, mc.Failed, h.Failed, KeyboardInterrupt, Interrupted) as e:
         log(f"FAILED: {type(e).__name__}" + (f": {e}" if str(e) else ""))
+        figures["error"] = f"{type(e).__name__}: {e}"
         return 1
     finally:
         signal.alarm(0)
         shutil.rmtree(root, ignore_errors=True)
+        if opts.json:
+            with open(opts.json, "w") as f:
+                json.dump(figures, f, indent=1)
 
-    print_table(opts, binary, curl, fzf_names, curl_runs, gendash_poll_runs, key_runs, notes,
-                skipped_keys, nkeys)
+    if curl_runs or any(key_runs.values()) or skipped_keys:
+        print_table(opts, binary, curl, fzf_names, curl_runs, gendash_poll_runs, key_runs, notes,
+                    skipped_keys, nkeys)
+    if refused:
+        print(f"The dashboard did not load the {opts.models:,}-entry catalogue: {refused}.")
+    if arrived:
+        print_arrival(arrived)
     return 0
+
+
+def print_arrival(a):
+    if "after_last_byte_s" in a:
+        print(f"Arrival: {a['models']:,} models on screen {a['after_last_byte_s']:.2f} s after "
+              f"the last byte of the catalogue's answer ({a['answer_bytes'] / 1e6:.0f} MB), "
+              f"{a['from_start_s']:.1f} s after the start.")
+    else:
+        print(f"Arrival: not loaded, {a['from_start_s']:.1f} s after the start: {a['refusal']}.")
+    for d in a["during"]:
+        lat = d["latencies_ms"]
+        said = f"; then: {d['refusal']}" if d["refusal"] else ""
+        if lat:
+            print(f"`{d['key']}` ({d['what']}): loaded in {d['took_s']:.1f} s; "
+                  f"{'1 key' if len(lat) == 1 else f'{len(lat)} keys'} (`?`) answered while it "
+                  f"loaded, median "
+                  f"{statistics.median(lat):.1f} ms, max {max(lat):.1f} ms{said}.")
+        else:
+            print(f"`{d['key']}` ({d['what']}): loaded in {d['took_s']:.1f} s, too soon to time "
+                  f"a key while it loaded{said}.")
+    print(f"Peak RSS (VmHWM) of the dashboard through all: {a['peak_rss_mib']:.0f} MiB.")
 
 
 def print_table(opts, binary, curl, fzf_names, curl_runs, gendash_poll_runs, key_runs, notes,

@@ -127,7 +127,7 @@ def main():
         denv = dict(env, GENDASH_BASE_URL=svc.base, GENDASH_TOKEN=svc.token)
         dash = h.Dashboard(binary, denv, sel)
         dash.wait_for(h.tasks_shown(len(ids)), opts.ready_timeout, "the watch list")
-        start = time.monotonic()
+        start, ticks0 = time.monotonic(), h.cpu_ticks(dash.proc.pid)
         log(f"{len(ids)} tasks on screen; soaking {opts.minutes:g} min (latency {opts.latency}, "
             f"capacity {opts.capacity}/s, adaptive_polling {opts.adaptive})")
         warm_stats = profiler = None
@@ -161,6 +161,8 @@ def main():
         end_cpu = h.cpu_ticks(dash.proc.pid) if warm_stats is not None else None
         if profiler is not None:
             h.stop(profiler, signal.SIGINT)
+        whole_ms = (h.cpu_ticks(dash.proc.pid) - ticks0) * 1000.0 / h.CLK_TCK
+        peak = h.cpu.peak_rss_mib(dash.proc.pid)
         code = dash.quit()
         dash = None
         if code != 0:
@@ -264,6 +266,15 @@ def main():
     if traffic:
         print(f"Traffic: {traffic}.")
         print()
+    # After the warm-up when there was one (what the CPU check judges), else the whole run.
+    said_ms, said_s, said_from = whole_ms, end_at - start, "the whole run"
+    if warm_stats is not None:
+        said_ms, said_s, said_from = cpu_ms, end_at - warm_at, "after the warm-up"
+    print(f"Dashboard: CPU {said_ms:.0f} ms over {said_s:.0f} s, "
+          f"{100.0 * said_ms / 1000.0 / said_s:.2f} % of a core ({said_from}); RSS highest sampled "
+          f"{max(late or [m for _, m in rss]):.1f} MiB (after the warm-up), peak (VmHWM) "
+          f"{peak:.1f} MiB.")
+    print()
     sizes = ", ".join(f"{len(v)} {k}" for k, v in kinds.items())
     print(f"Soaked by `scripts/soak.py` with {os.path.relpath(binary, h.REPO)}: {len(ids)} tasks "
           f"({sizes}) for {opts.minutes:g} min against `gendash serve --latency {opts.latency} "
