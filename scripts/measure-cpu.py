@@ -606,7 +606,9 @@ def scenario_watch(binary, opts, sel, root):
     try:
         relay, base = through_relay(base, sel, opts)
         env = dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token)
-        shown = (lambda t: f"{opts.models} models" in t) if opts.models else models_loaded
+        # The status bar may group the count (`100,000 models`), as tasks_shown reads it.
+        shown = ((lambda t: f"{opts.models} models" in t or f"{opts.models:,} models" in t)
+                 if opts.models else models_loaded)
         ready = lambda t: shown(t) and tasks_shown(n, running=n)(t)  # noqa: E731
         run = measure_dashboard(binary, [], env, opts, sel, ready, relay, shown)
         wall, cpu, polls = run.wall_s, run.cpu_ms, run.polls
@@ -852,6 +854,9 @@ def main():
           f"{1000 // CLK_TCK} ms), in a {opts.cols}x{opts.rows} pseudo-terminal answering as "
           f"{opts.terminal}; "
           f"{os.cpu_count()} CPUs, {cpu_model()}.")
+    for scenario, run, _ in rows:
+        # The dashboard's own peak resident set (VmHWM, /proc) over its whole run, load included.
+        print(f"peak RSS (VmHWM) of the dashboard, {scenario}: {run.peak_rss_mib:.1f} MiB")
     for n, run in targets:
         # Issue 19: 1,000 tasks at most 0.05 ms per poll and under 3 % of a core; 10,000
         # tasks under 30 % of a core. The service's CPU is its own process, not counted.

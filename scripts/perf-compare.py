@@ -470,8 +470,10 @@ def gendash_keys(binary, catalogue, env, opts, stack):
     base, token = start_service(binary, env, stack, catalogue)
     tty = Tty([binary], dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token), opts)
     stack.callback(tty.close, [b"\x1b", b"q"])
+    # The status bar may group the count (`100,000 models`).
     shown = f" {opts.models} models "
-    if not tty.wait_for(lambda: shown in tty.text(), READY_TIMEOUT):
+    grouped = f" {opts.models:,} models "
+    if not tty.wait_for(lambda: shown in tty.text() or grouped in tty.text(), READY_TIMEOUT):
         raise Failed(f"the dashboard did not show{shown}within {READY_TIMEOUT:g} s; screen:\n"
                      f"{screen_dump(tty)}")
     tty.quiet(0.5, 5.0)
