@@ -369,16 +369,28 @@ impl WatchStore {
         }
     }
 
+    /// Streams the list into the temporary file: neither a copy of the entries nor the whole
+    /// text is held (at 10,000 tasks they were 8 MiB of the dashboard's peak, once a second).
     fn save_unlocked(&self, entries: &[WatchEntry]) -> Result<(), StoreError> {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            version: u32,
+            tasks: &'a [WatchEntry],
+        }
         self.sweep_stale_temps();
-        let mut body = serde_json::to_vec_pretty(&WatchFile {
+        let cannot = |e: &dyn std::fmt::Display| {
+            self.err(format!("cannot save (the previous list is kept): {e}"))
+        };
+        let mut file =
+            super::atomic::AtomicFile::create(&self.path, None).map_err(|e| cannot(&e))?;
+        let out = Out {
             version: FORMAT_VERSION,
-            tasks: entries.to_vec(),
-        })
-        .map_err(|e| self.err(e))?;
-        body.push(b'\n');
-        super::atomic::write_atomic(&self.path, &body, None)
-            .map_err(|e| self.err(format!("cannot save (the previous list is kept): {e}")))
+            tasks: entries,
+        };
+        serde_json::to_writer_pretty(file.writer(), &out)
+            .map_err(|e| if e.is_io() { cannot(&e) } else { self.err(e) })?;
+        file.writer().write_all(b"\n").map_err(|e| cannot(&e))?;
+        file.commit().map_err(|e| cannot(&e))
     }
 }
 

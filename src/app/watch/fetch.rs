@@ -9,7 +9,7 @@ impl Watch {
     /// The command that fetches row's file with its service's token.
     pub fn download_cmd(&self, row: &Row, force: bool) -> Option<Cmd> {
         let mut job = self.download_job(&row.entry, force)?;
-        job.provenance.reported.clone_from(&row.reported);
+        job.provenance.reported = row.reported.as_deref().cloned();
         Some(Cmd::Download(job))
     }
 
