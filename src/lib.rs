@@ -25,13 +25,8 @@ pub mod testing;
 pub mod ui;
 pub mod workers;
 
-/// mimalloc, not the system allocator, for every binary of the crate: the dashboard, and the
-/// examples and tests that time and drive it. After a pause between keystrokes, each 4 KiB page
-/// a frame touches again costs a page walk; mimalloc keeps the heap in few regions advised for
-/// huge pages, which took a frame after 100 ms idle from 2.0 to 0.4 ms (median) on the 2-core
-/// VM of docs/performance.md. What it costs in memory, and `MIMALLOC_ALLOW_THP=0` that trades
-/// it back: docs/decisions.md, "The heap". The fuzz targets keep the system allocator, which
-/// their address sanitizer watches.
-#[cfg(not(fuzzing))]
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// The heap is the system allocator's: no `#[global_allocator]`. Measured side by side with
+// mimalloc (with and without huge pages, and with its purge delay at 0), it held the least memory
+// with the filter keystroke as quick; mimalloc's huge pages had doubled every dashboard's memory
+// to shave a keystroke that was already far inside a frame. The figures: docs/decisions.md,
+// "The heap".

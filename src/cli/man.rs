@@ -47,10 +47,6 @@ pub const OTHER_VARIABLES: &[(&str, &str)] = &[
         "NO_COLOR",
         "no colours in the dashboard, and no half-block previews",
     ),
-    (
-        "MIMALLOC_ALLOW_THP",
-        "0 keeps the heap off huge pages: less memory, slower keystrokes after a pause",
-    ),
 ];
 
 pub fn run(args: &ManArgs) -> CliResult {

@@ -8,7 +8,7 @@ use crate::store::watchlist::WatchEntry;
 /// The command that fetches `row`'s file with its service's token.
 pub fn cmd(watch: &Watch, row: &Row, force: bool) -> Option<Cmd> {
     let mut job = job(watch, &row.entry, force)?;
-    job.provenance.reported.clone_from(&row.reported);
+    job.provenance.reported = row.reported.as_deref().cloned();
     Some(Cmd::Download(job))
 }
 

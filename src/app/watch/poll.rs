@@ -200,7 +200,10 @@ fn answered(
     let changed_status = row.entry.last.as_ref().is_none_or(|l| {
         l.status != last.status || l.percent != last.percent || l.url_download != last.url_download
     });
-    row.reported = Some(t.envelope.clone());
+    row.reported = t
+        .url_download
+        .is_some()
+        .then(|| Box::new(t.envelope.clone()));
     let had_trouble = row.trouble.take().is_some();
     if state == TaskState::Running {
         row.progress.observe(now as f64, t.percent);

@@ -20,6 +20,7 @@ use crate::msg::{Msg, PollLoad};
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -33,7 +34,7 @@ pub const LOAD_EVERY: Duration = Duration::from_secs(1);
 /// The App's handle on the poller: its command queue, which the router feeds with each task's
 /// client, and its task, stopped when the handle is dropped.
 pub struct Handle {
-    cmds: mpsc::Sender<PollCmd<Client>>,
+    cmds: mpsc::Sender<PollCmd<Arc<Client>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -46,8 +47,9 @@ pub fn spawn(
     msgs: mpsc::Sender<Msg>,
 ) -> Handle {
     let (cmds, queue) = mpsc::channel(COMMANDS);
-    let fetch =
-        |key: TaskKey, client: Client| async move { client.task_result(key.kind, &key.id).await };
+    let fetch = |key: TaskKey, client: Arc<Client>| async move {
+        client.task_result(key.kind, &key.id).await
+    };
     let task = tokio::spawn(run(
         Schedule::with(cadence, Limiter::new(max_in_flight)),
         queue,
@@ -61,7 +63,7 @@ pub fn spawn(
 
 impl Handle {
     /// Where poll commands go, with the client of each task's service (the router's end).
-    pub fn commands(&self) -> mpsc::Sender<PollCmd<Client>> {
+    pub fn commands(&self) -> mpsc::Sender<PollCmd<Arc<Client>>> {
         self.cmds.clone()
     }
 }
