@@ -597,7 +597,14 @@ async fn routine_statuses_wait_five_checks_and_claims_one() {
         files: None,
         after: None,
     };
-    let saver = tokio::spawn(run(store.clone(), rx, msgs, me("me"), archiving, polls_svc()));
+    let saver = tokio::spawn(run(
+        store.clone(),
+        rx,
+        msgs,
+        me("me"),
+        archiving,
+        polls_svc(),
+    ));
     let percent = |store: &WatchStore| {
         store.load().expect("load").entries[0]
             .last
