@@ -59,8 +59,8 @@ fn d_asks_before_replacing_a_file() {
         Some("/dl/done-1.png")
     );
     // A hook that waited for this download runs when it does not start, with the file there.
-    s.watch.rows[0].end =
-        crate::app::watch::End::Ours(crate::app::watch::Stage::HookWaits(crate::cmd::Finished {
+    s.watch.rows[0].end = crate::app::watch::End::Ours(crate::app::watch::Stage::HookWaits(
+        Box::new(crate::cmd::Finished {
             task_id: "done-1".into(),
             kind: TaskKind::Image,
             status: "COMPLETED".into(),
@@ -70,7 +70,8 @@ fn d_asks_before_replacing_a_file() {
             file: None,
             no_file: None,
             label: None,
-        }));
+        }),
+    ));
     // Saved, then D and n: still `saved …`, never `download failed`.
     s.update(Action::Download);
     let cmds = s.apply(Msg::Download {

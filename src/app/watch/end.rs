@@ -30,8 +30,8 @@ impl End {
     /// The hook waiting for a download's end, taken out: the end has nothing more to do.
     pub fn take_hook(&mut self) -> Option<Finished> {
         match std::mem::replace(self, End::Ours(Stage::Done)) {
-            End::Ours(Stage::Fetching { hook }) => hook,
-            End::Ours(Stage::HookWaits(f)) => Some(f),
+            End::Ours(Stage::Fetching { hook }) => hook.map(|f| *f),
+            End::Ours(Stage::HookWaits(f)) => Some(*f),
             other => {
                 *self = other;
                 None
@@ -77,7 +77,9 @@ impl Watch {
         let cmd = super::fetch::cmd(self, &self.rows[i], false).filter(|_| wanted)?;
         let row = &mut self.rows[i];
         let hook = row.end.take_hook();
-        row.end = End::Ours(Stage::Fetching { hook });
+        row.end = End::Ours(Stage::Fetching {
+            hook: hook.map(Box::new),
+        });
         row.download = Some(DownloadView::Running {
             done: 0,
             total: None,
@@ -110,12 +112,12 @@ impl Watch {
             }
             // A finish taken on here whose download is under way: announced after it.
             End::Ours(Stage::Fetching { hook }) if announce.is_some() => {
-                *hook = hook.take().or(announce);
+                *hook = hook.take().or(announce.map(Box::new));
                 None
             }
             End::Theirs | End::Ours(Stage::Fetching { .. } | Stage::HookWaits(_)) => None,
             End::Open | End::Ours(Stage::Done) => {
-                row.end = End::Claiming(Duties { announce, download });
+                row.end = End::Claiming(Box::new(Duties { announce, download }));
                 Some(Cmd::Persist(PersistOp::Claim(row.key())))
             }
         }
@@ -153,9 +155,9 @@ impl Watch {
             // The hook waits for the download under way, its own or one the user started
             // (`D`), so `{file}` is the file.
             match &mut row.end {
-                End::Ours(Stage::Fetching { hook }) => *hook = Some(finished),
+                End::Ours(Stage::Fetching { hook }) => *hook = Some(Box::new(finished)),
                 _ if row.download.as_ref().is_some_and(DownloadView::under_way) => {
-                    row.end = End::Ours(Stage::HookWaits(finished));
+                    row.end = End::Ours(Stage::HookWaits(Box::new(finished)));
                 }
                 _ => {
                     (finished.file, finished.no_file) = file_of(row, self.auto_download);

@@ -112,7 +112,9 @@ pub enum End {
     #[default]
     Open,
     /// This dashboard asked to take it on (`PersistOp::Claim`); what waits for the answer.
-    Claiming(Duties),
+    /// Boxed, as are the `Finished` of `Stage`: every row holds an `End`, few rows a finish
+    /// under way (16 bytes a row, not 168).
+    Claiming(Box<Duties>),
     /// Taken on here; what of it is still under way.
     Ours(Stage),
     /// Another running dashboard took it on: it is not announced, nor its file fetched by
@@ -125,9 +127,9 @@ pub enum End {
 pub enum Stage {
     /// Its file is fetched by itself (so a file already there is kept, never asked about);
     /// `hook`: `on_complete` waits for the download's end, so `{file}` is the file.
-    Fetching { hook: Option<Finished> },
+    Fetching { hook: Option<Box<Finished>> },
     /// A download the user started (`D`) is under way: `on_complete` waits for its end.
-    HookWaits(Finished),
+    HookWaits(Box<Finished>),
     /// Nothing more.
     Done,
 }

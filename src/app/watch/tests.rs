@@ -651,3 +651,20 @@ fn a_tasks_times_are_in_order_whatever_the_tick() {
         "{at:?}"
     );
 }
+
+/// Every row holds an `End`, and a dashboard holds a row per watched task (10,000 of them in
+/// the big soak): a finish's strings are boxed inside it, so a row of a running task does not
+/// carry them.
+#[test]
+fn a_rows_end_is_a_pointer_not_a_finish() {
+    assert!(
+        std::mem::size_of::<End>() <= 16,
+        "{}",
+        std::mem::size_of::<End>()
+    );
+    assert!(
+        std::mem::size_of::<Row>() <= 560,
+        "{}",
+        std::mem::size_of::<Row>()
+    );
+}

@@ -88,10 +88,10 @@ fn a_finish_whose_file_is_fetched_waits_for_it_and_is_one_line() {
     let seen = seen.expect("known");
     r.state = crate::api::TaskState::Completed;
     r.entry.last.as_mut().expect("known").percent = 100;
-    r.end = End::Claiming(Duties {
+    r.end = End::Claiming(Box::new(Duties {
         announce: None,
         download: true,
-    });
+    }));
     let (out, next) = changed(&r, Some(&seen), 61, STALL, None);
     assert!(out.is_empty() && next.is_none(), "{out:?}");
     r.end = End::Ours(crate::app::watch::Stage::Done);
