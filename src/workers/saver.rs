@@ -521,17 +521,17 @@ impl Writer {
             })
             .collect();
         let (s, me, archiving) = (self.store.clone(), self.me.clone(), self.archiving.clone());
-        let (held, pollable) = (Arc::clone(&self.held), self.pollable.clone());
+        let (held, pollable, known) = (Arc::clone(&self.held), self.pollable.clone(), self.seen);
         let result = tokio::task::spawn_blocking(move || {
             let mut answers = Vec::new();
             let mut moved = Moved::default();
             let now = unix_now();
             let mut runs = Runs::new(&pollable, &me);
             let mut ran = Ran::default();
-            let saved = s.update_keeping(&held, |list| {
+            let saved = s.update_known(&held, known, |list| {
                 let found = runs.running_keys(list);
                 let removed;
-                (removed, answers) = apply_all(list, &ops, &me);
+                (removed, answers) = apply_all(list, &ops, &me, expire);
                 if expire {
                     list.retain(|e| archiving.due(e).is_none_or(|t| t > now));
                 }
@@ -633,15 +633,18 @@ fn set_aside_notice(loaded: &crate::store::watchlist::Loaded) -> Option<String> 
     Some(text)
 }
 
-/// Applies `ops` to `list` in order; returns the claims' answers, and the list as the
-/// archive must see it: each entry as it was when it was removed, so a task whose finish and
-/// removal come in one batch is archived as finished (never dropped as a running one).
+/// Applies `ops` to `list` in order; returns the claims' answers, and the entries the archive
+/// must see: each removed one as it was when it was removed, so a task whose finish and
+/// removal come in one batch is archived as finished (never dropped as a running one), and
+/// with `expire` the whole list as found (expiring drops from it after). Only then is the whole
+/// list copied: a routine write removes nothing.
 fn apply_all(
     list: &mut Vec<WatchEntry>,
     ops: &[PersistOp],
     me: &Claimant,
+    expire: bool,
 ) -> (Vec<WatchEntry>, Vec<(TaskKey, bool)>) {
-    let mut before = list.clone();
+    let mut before = if expire { list.clone() } else { Vec::new() };
     let mut answers = Vec::new();
     for op in ops {
         if let PersistOp::Remove(keys) = op {
