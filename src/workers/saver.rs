@@ -148,28 +148,63 @@ impl Handle {
     }
 }
 
+/// Where each task is in the list a write changes: a scan per operation, copying each
+/// entry's ID to compare it, was most of a write's CPU (a write takes the statuses of several
+/// seconds, thousands at 1,000 tasks, each over the whole list).
+#[derive(Default)]
+struct Index {
+    at: std::collections::HashMap<TaskKey, usize>,
+    /// `at` holds the list's positions: an operation that adds or removes entries clears it.
+    fresh: bool,
+}
+
+impl Index {
+    fn find<'l>(
+        &mut self,
+        list: &'l mut [WatchEntry],
+        key: &TaskKey,
+    ) -> Option<&'l mut WatchEntry> {
+        if !self.fresh {
+            // The first of each task, as a scan finds it.
+            self.at = list
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, e)| (TaskKey::of(e), i))
+                .collect();
+            self.fresh = true;
+        }
+        list.get_mut(*self.at.get(key)?)
+    }
+}
+
 /// Applies `op` to the list read under the lock; a claim's answer is returned.
-fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(TaskKey, bool)> {
+fn apply(
+    list: &mut Vec<WatchEntry>,
+    index: &mut Index,
+    op: &PersistOp,
+    me: &Claimant,
+) -> Option<(TaskKey, bool)> {
     if let PersistOp::Claim(key) = op {
-        let won = list
-            .iter_mut()
-            .find(|e| TaskKey::of(e) == *key)
-            .is_some_and(|e| {
-                let free = me.may_take(e);
-                if free {
-                    e.claimed_by = Some(me.id.clone());
-                } else {
-                    tracing::info!(
-                        "{} {}: claimed by dashboard {}, which runs: its notification, \
+        let won = index.find(list, key).is_some_and(|e| {
+            let free = me.may_take(e);
+            if free {
+                e.claimed_by = Some(me.id.clone());
+            } else {
+                tracing::info!(
+                    "{} {}: claimed by dashboard {}, which runs: its notification, \
                          on_complete and download are left to it",
-                        key.kind.as_str(),
-                        crate::api::sanitize::sanitize(&key.id),
-                        crate::api::sanitize::sanitize(e.claimed_by.as_deref().unwrap_or(""))
-                    );
-                }
-                free
-            });
+                    key.kind.as_str(),
+                    crate::api::sanitize::sanitize(&key.id),
+                    crate::api::sanitize::sanitize(e.claimed_by.as_deref().unwrap_or(""))
+                );
+            }
+            free
+        });
         return Some((key.clone(), won));
+    }
+    if matches!(op, PersistOp::Add(_) | PersistOp::Remove(_)) {
+        index.fresh = false;
     }
     match op {
         PersistOp::Add(entries) => {
@@ -181,7 +216,7 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
         }
         PersistOp::Remove(keys) => list.retain(|e| !keys.contains(&TaskKey::of(e))),
         PersistOp::Status(key, known) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 // A task never runs again once finished: a status another dashboard saw
                 // earlier, written after the finish, is older news and leaves the finish be
                 // (else the list would run again, and its end be told twice).
@@ -199,17 +234,17 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
             }
         }
         PersistOp::Saved(key, path) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 e.saved = Some(path.clone());
             }
         }
         PersistOp::AutoDownload(key, auto) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 e.auto_download = *auto;
             }
         }
         PersistOp::Trouble(key, trouble) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 e.trouble.clone_from(trouble);
             }
         }
@@ -646,6 +681,7 @@ fn apply_all(
 ) -> (Vec<WatchEntry>, Vec<(TaskKey, bool)>) {
     let mut before = if expire { list.clone() } else { Vec::new() };
     let mut answers = Vec::new();
+    let mut index = Index::default();
     for op in ops {
         if let PersistOp::Remove(keys) = op {
             for e in list.iter().filter(|e| keys.contains(&TaskKey::of(e))) {
@@ -655,7 +691,7 @@ fn apply_all(
                 }
             }
         }
-        answers.extend(apply(list, op, me));
+        answers.extend(apply(list, &mut index, op, me));
     }
     (before, answers)
 }
