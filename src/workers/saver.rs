@@ -148,28 +148,63 @@ impl Handle {
     }
 }
 
+/// Where each task is in the list a write changes: a scan per operation, copying each
+/// entry's ID to compare it, was most of a write's CPU (a write takes the statuses of several
+/// seconds, thousands at 1,000 tasks, each over the whole list).
+#[derive(Default)]
+struct Index {
+    at: std::collections::HashMap<TaskKey, usize>,
+    /// `at` holds the list's positions: an operation that adds or removes entries clears it.
+    fresh: bool,
+}
+
+impl Index {
+    fn find<'l>(
+        &mut self,
+        list: &'l mut [WatchEntry],
+        key: &TaskKey,
+    ) -> Option<&'l mut WatchEntry> {
+        if !self.fresh {
+            // The first of each task, as a scan finds it.
+            self.at = list
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, e)| (TaskKey::of(e), i))
+                .collect();
+            self.fresh = true;
+        }
+        list.get_mut(*self.at.get(key)?)
+    }
+}
+
 /// Applies `op` to the list read under the lock; a claim's answer is returned.
-fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(TaskKey, bool)> {
+fn apply(
+    list: &mut Vec<WatchEntry>,
+    index: &mut Index,
+    op: &PersistOp,
+    me: &Claimant,
+) -> Option<(TaskKey, bool)> {
     if let PersistOp::Claim(key) = op {
-        let won = list
-            .iter_mut()
-            .find(|e| TaskKey::of(e) == *key)
-            .is_some_and(|e| {
-                let free = me.may_take(e);
-                if free {
-                    e.claimed_by = Some(me.id.clone());
-                } else {
-                    tracing::info!(
-                        "{} {}: claimed by dashboard {}, which runs: its notification, \
+        let won = index.find(list, key).is_some_and(|e| {
+            let free = me.may_take(e);
+            if free {
+                e.claimed_by = Some(me.id.clone());
+            } else {
+                tracing::info!(
+                    "{} {}: claimed by dashboard {}, which runs: its notification, \
                          on_complete and download are left to it",
-                        key.kind.as_str(),
-                        crate::api::sanitize::sanitize(&key.id),
-                        crate::api::sanitize::sanitize(e.claimed_by.as_deref().unwrap_or(""))
-                    );
-                }
-                free
-            });
+                    key.kind.as_str(),
+                    crate::api::sanitize::sanitize(&key.id),
+                    crate::api::sanitize::sanitize(e.claimed_by.as_deref().unwrap_or(""))
+                );
+            }
+            free
+        });
         return Some((key.clone(), won));
+    }
+    if matches!(op, PersistOp::Add(_) | PersistOp::Remove(_)) {
+        index.fresh = false;
     }
     match op {
         PersistOp::Add(entries) => {
@@ -181,7 +216,7 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
         }
         PersistOp::Remove(keys) => list.retain(|e| !keys.contains(&TaskKey::of(e))),
         PersistOp::Status(key, known) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 // A task never runs again once finished: a status another dashboard saw
                 // earlier, written after the finish, is older news and leaves the finish be
                 // (else the list would run again, and its end be told twice).
@@ -199,17 +234,17 @@ fn apply(list: &mut Vec<WatchEntry>, op: &PersistOp, me: &Claimant) -> Option<(T
             }
         }
         PersistOp::Saved(key, path) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 e.saved = Some(path.clone());
             }
         }
         PersistOp::AutoDownload(key, auto) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 e.auto_download = *auto;
             }
         }
         PersistOp::Trouble(key, trouble) => {
-            if let Some(e) = list.iter_mut().find(|e| TaskKey::of(e) == *key) {
+            if let Some(e) = index.find(list, key) {
                 e.trouble.clone_from(trouble);
             }
         }
@@ -521,17 +556,17 @@ impl Writer {
             })
             .collect();
         let (s, me, archiving) = (self.store.clone(), self.me.clone(), self.archiving.clone());
-        let (held, pollable) = (Arc::clone(&self.held), self.pollable.clone());
+        let (held, pollable, known) = (Arc::clone(&self.held), self.pollable.clone(), self.seen);
         let result = tokio::task::spawn_blocking(move || {
             let mut answers = Vec::new();
             let mut moved = Moved::default();
             let now = unix_now();
             let mut runs = Runs::new(&pollable, &me);
             let mut ran = Ran::default();
-            let saved = s.update_keeping(&held, |list| {
+            let saved = s.update_known(&held, known, |list| {
                 let found = runs.running_keys(list);
                 let removed;
-                (removed, answers) = apply_all(list, &ops, &me);
+                (removed, answers) = apply_all(list, &ops, &me, expire);
                 if expire {
                     list.retain(|e| archiving.due(e).is_none_or(|t| t > now));
                 }
@@ -633,16 +668,20 @@ fn set_aside_notice(loaded: &crate::store::watchlist::Loaded) -> Option<String> 
     Some(text)
 }
 
-/// Applies `ops` to `list` in order; returns the claims' answers, and the list as the
-/// archive must see it: each entry as it was when it was removed, so a task whose finish and
-/// removal come in one batch is archived as finished (never dropped as a running one).
+/// Applies `ops` to `list` in order; returns the claims' answers, and the entries the archive
+/// must see: each removed one as it was when it was removed, so a task whose finish and
+/// removal come in one batch is archived as finished (never dropped as a running one), and
+/// with `expire` the whole list as found (expiring drops from it after). Only then is the whole
+/// list copied: a routine write removes nothing.
 fn apply_all(
     list: &mut Vec<WatchEntry>,
     ops: &[PersistOp],
     me: &Claimant,
+    expire: bool,
 ) -> (Vec<WatchEntry>, Vec<(TaskKey, bool)>) {
-    let mut before = list.clone();
+    let mut before = if expire { list.clone() } else { Vec::new() };
     let mut answers = Vec::new();
+    let mut index = Index::default();
     for op in ops {
         if let PersistOp::Remove(keys) = op {
             for e in list.iter().filter(|e| keys.contains(&TaskKey::of(e))) {
@@ -652,7 +691,7 @@ fn apply_all(
                 }
             }
         }
-        answers.extend(apply(list, op, me));
+        answers.extend(apply(list, &mut index, op, me));
     }
     (before, answers)
 }

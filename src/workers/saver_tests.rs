@@ -112,16 +112,41 @@ fn a_finish_marks_new_once_and_a_look_clears_it() {
     let status =
         |text: &str, finished: Option<u64>| PersistOp::Status(key("t"), known(text, 0, finished));
     let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
-    let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("COMPLETED", Some(5)),
+        &me,
+    );
     assert_eq!(list[0].seen, None, "found finished: not new");
     let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
-    let _ = apply(&mut list, &status("IN_PROGRESS", None), &me);
-    let _ = apply(&mut list, &status("COMPLETED", Some(5)), &me);
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("IN_PROGRESS", None),
+        &me,
+    );
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("COMPLETED", Some(5)),
+        &me,
+    );
     assert_eq!(list[0].seen, Some(false));
-    let _ = apply(&mut list, &PersistOp::Seen(vec![key("t")]), &me);
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &PersistOp::Seen(vec![key("t")]),
+        &me,
+    );
     assert_eq!(list[0].seen, Some(true));
     // The other dashboard's report of the same finish, after the look.
-    let _ = apply(&mut list, &status("COMPLETED", Some(6)), &me);
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("COMPLETED", Some(6)),
+        &me,
+    );
     assert_eq!(list[0].seen, Some(true));
 }
 
@@ -133,9 +158,24 @@ fn a_finished_task_never_runs_again_in_the_file() {
         PersistOp::Status(key("t"), known(text, percent, finished))
     };
     let mut list = vec![WatchEntry::new("t", TaskKind::Image)];
-    let _ = apply(&mut list, &status("IN_PROGRESS", 40, None), &me);
-    let _ = apply(&mut list, &status("COMPLETED", 100, Some(5)), &me);
-    let _ = apply(&mut list, &status("IN_PROGRESS", 90, None), &me);
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("IN_PROGRESS", 40, None),
+        &me,
+    );
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("COMPLETED", 100, Some(5)),
+        &me,
+    );
+    let _ = apply(
+        &mut list,
+        &mut Index::default(),
+        &status("IN_PROGRESS", 90, None),
+        &me,
+    );
     let kept = list[0].last.as_ref().expect("known");
     assert_eq!((kept.status.as_str(), kept.percent), ("COMPLETED", 100));
 }
@@ -657,4 +697,29 @@ async fn routine_statuses_wait_five_checks_and_claims_one() {
     assert!(claimed, "the claim answered");
     drop(tx);
     saver.await.expect("saver");
+}
+
+/// One write applies a batch through its index of the list: a status after an add or a
+/// removal in the same batch lands on its own task, wherever the change moved it.
+#[test]
+fn statuses_land_on_their_tasks_across_adds_and_removals_in_one_batch() {
+    let mut list = vec![running("a", None), running("b", None)];
+    let ops = vec![
+        PersistOp::Status(key("a"), known("IN_PROGRESS", 50, None)),
+        PersistOp::Remove(vec![key("a")]),
+        PersistOp::Status(key("b"), known("IN_PROGRESS", 60, None)),
+        PersistOp::Add(vec![WatchEntry::new("c", TaskKind::Image)]),
+        PersistOp::Status(key("c"), known("IN_PROGRESS", 70, None)),
+    ];
+    let (removed, _) = apply_all(&mut list, &ops, &me("me"), false);
+    let percents: Vec<_> = list
+        .iter()
+        .map(|e| (e.task_id.as_str(), e.last.as_ref().map(|l| l.percent)))
+        .collect();
+    assert_eq!(percents, [("b", Some(60)), ("c", Some(70))]);
+    let removed: Vec<_> = removed
+        .iter()
+        .map(|e| (e.task_id.as_str(), e.last.as_ref().map(|l| l.percent)))
+        .collect();
+    assert_eq!(removed, [("a", Some(50))], "removed as it was when removed");
 }
