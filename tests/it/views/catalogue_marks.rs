@@ -65,7 +65,7 @@ fn marked(width: u16) -> State {
     settle(&mut s, cmds);
     let cmds = s.apply(Msg::Catalogue {
         generation: g,
-        result: Ok(catalogue()),
+        result: Ok(catalogue().into()),
     });
     settle(&mut s, cmds);
     for _ in 0..3 {

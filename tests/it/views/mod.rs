@@ -75,7 +75,7 @@ fn loaded(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
     s.start();
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
-        result: Ok(catalogue()),
+        result: Ok(catalogue().into()),
     });
     s
 }
@@ -282,7 +282,7 @@ fn typed_settled(s: &mut State, text: &str) {
                     });
                     cmds.extend(s.apply(Msg::Catalogue {
                         generation,
-                        result: Ok(c),
+                        result: Ok(c.into()),
                     }));
                 }
                 _ => {}
