@@ -108,6 +108,11 @@ impl CatalogueCache {
     /// The catalogue kept for `key`, if there is a readable one. Every string is sanitised
     /// again: the file could have been written by anything.
     pub fn load(&self, key: &Key) -> Option<Cached> {
+        self.load_where(key, |_| true)
+    }
+
+    /// [`Self::load`], keeping only the entries `keep` accepts.
+    fn load_where(&self, key: &Key, keep: impl FnMut(&LoraEntry) -> bool) -> Option<Cached> {
         use std::io::{BufReader, Seek};
         // Read as a stream, twice (the head, then the entries), from one open file: never
         // held whole (a million entries are some 400 MB of JSON).
@@ -122,9 +127,11 @@ impl CatalogueCache {
             return None;
         }
         file.rewind().ok()?;
-        let mut catalogue =
-            crate::api::types::decode_catalogue_from(BufReader::with_capacity(64 * 1024, file))
-                .ok()?;
+        let mut catalogue = crate::api::types::decode_catalogue_where(
+            BufReader::with_capacity(64 * 1024, file),
+            keep,
+        )
+        .ok()?;
         catalogue.skipped += head.skipped;
         Some(Cached {
             catalogue,
@@ -151,12 +158,13 @@ impl CatalogueCache {
                 candidates.push(broader(None, None));
             }
         }
+        // Narrowed while decoding: the entries left out are never all held at once.
+        let (lora_type, cate) = (key.lora_type, key.cate.as_deref());
         candidates.iter().find_map(|wider| {
-            let c = self.load(wider)?;
+            let c = self.load_where(wider, |e| e.listed_under(lora_type, cate))?;
             Some(Cached {
-                catalogue: c.catalogue.narrowed(key.lora_type, key.cate.as_deref()),
-                saved_at: c.saved_at,
                 filtered: true,
+                ..c
             })
         })
     }
