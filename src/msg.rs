@@ -75,7 +75,7 @@ pub enum Msg {
     /// before the fetch reports a failure, so the failure can say whether there is anything.
     CachedCatalogue {
         generation: u64,
-        cached: Option<crate::store::catalogue_cache::Cached>,
+        cached: Option<crate::store::catalogue_cache::Cached<Listing>>,
     },
     Polled {
         key: TaskKey,

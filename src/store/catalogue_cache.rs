@@ -6,7 +6,7 @@
 //! for a worker's blocking thread.
 
 use super::atomic::AtomicFile;
-use crate::api::{Catalogue, LoraEntry, LoraType};
+use crate::api::{Catalogue, Listing, LoraEntry, LoraType};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -46,14 +46,26 @@ impl Key {
     }
 }
 
-/// A catalogue read back, and when it was saved (seconds since the epoch).
+/// A catalogue read back (as decoded, or made ready to be shown: a [`Listing`]), and when it
+/// was saved (seconds since the epoch).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cached {
-    pub catalogue: Catalogue,
+pub struct Cached<C = Catalogue> {
+    pub catalogue: C,
     pub saved_at: u64,
     /// Saved for broader filters (type all, or any category) and narrowed here to the key's:
     /// no copy was kept for the key itself.
     pub filtered: bool,
+}
+
+/// The copy made ready to be shown, on the thread that read it: the UI only swaps it in.
+impl From<Cached> for Cached<Listing> {
+    fn from(c: Cached) -> Self {
+        Cached {
+            catalogue: c.catalogue.into(),
+            saved_at: c.saved_at,
+            filtered: c.filtered,
+        }
+    }
 }
 
 /// The file's fields besides the entries. The entries (`data`) are written after these, each
@@ -442,6 +454,30 @@ mod tests {
             m.insert("category".into(), Value::String(c.into()));
         }
         LoraEntry::new(name, &m)
+    }
+
+    /// A copy made ready to be shown keeps what the cache said of it: its entries, its age,
+    /// and whether it was narrowed from a broader copy.
+    #[test]
+    fn a_listed_copy_keeps_its_entries_age_and_narrowing() {
+        let catalogue = Catalogue {
+            entries: vec![
+                typed("a", Some("sd"), Some("style")),
+                typed("b", None, None),
+            ],
+            skipped: 3,
+        };
+        let listed: Cached<Listing> = Cached {
+            catalogue: catalogue.clone(),
+            saved_at: 42,
+            filtered: true,
+        }
+        .into();
+        assert_eq!(&*listed.catalogue.entries, &catalogue.entries[..]);
+        assert_eq!(listed.catalogue.skipped, 3);
+        assert_eq!(listed.catalogue.categories, ["style"]);
+        assert_eq!(listed.saved_at, 42);
+        assert!(listed.filtered);
     }
 
     /// Without a copy for the key, a broader one is narrowed to it by the entries' own

@@ -66,7 +66,7 @@ impl Handle {
             lookup = Some(tokio::task::spawn_blocking(move || {
                 let _ = msgs.blocking_send(Msg::CachedCatalogue {
                     generation,
-                    cached: cache.load_nearest(&key),
+                    cached: cache.load_nearest(&key).map(Into::into),
                 });
             }));
         }

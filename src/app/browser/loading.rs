@@ -62,7 +62,7 @@ impl Browser {
     /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
     /// `filtered here` when narrowed from broader filters'), unless the fresh list already
     /// arrived or the fetch is stale; none is remembered, for the failure to say.
-    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
+    pub fn cached(&mut self, generation: u64, cached: Option<Cached<Listing>>) -> Effects {
         if generation != self.generation {
             return Effects::none();
         }
@@ -72,7 +72,7 @@ impl Browser {
                 self.diff_pending = None;
                 return Effects::none();
             };
-            return Effects::cmd(self.late_baseline(c.catalogue.entries.into()));
+            return Effects::cmd(self.late_baseline(c.catalogue.entries));
         }
         let Some(c) = cached else {
             let changed = self.cache != CacheLookup::Nothing;
@@ -85,7 +85,7 @@ impl Browser {
         } else {
             CacheLookup::Own
         };
-        Effects::cmd(self.install(c.catalogue.into())).redraw_if(true)
+        Effects::cmd(self.install(c.catalogue)).redraw_if(true)
     }
 
     /// Why the list is empty when the service cannot be reached and nothing cached can stand

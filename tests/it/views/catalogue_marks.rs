@@ -57,7 +57,7 @@ fn marked(width: u16) -> State {
     let cmds = s.apply(Msg::CachedCatalogue {
         generation: g,
         cached: Some(Cached {
-            catalogue: old,
+            catalogue: old.into(),
             saved_at: NOW - 3 * 3600,
             filtered: false,
         }),
