@@ -21,9 +21,28 @@ pub struct Listing {
     pub skipped: usize,
 }
 
+/// How many entries are moved between two shrinks of the decoded array (1 MiB of entries).
+const MOVED_BETWEEN_SHRINKS: usize = 16 * 1024;
+
+/// The decoded entries moved into one shared block, the array they leave shrunk as they go: a
+/// plain copy would hold both arrays at once (128 MB at a million entries, at the peak of a
+/// reload, beside the list shown). A range mapped to one `pop` each is an iterator of known
+/// length, so the shared block is allocated once, at its size.
+fn shared(mut entries: Vec<LoraEntry>) -> Arc<[LoraEntry]> {
+    entries.reverse();
+    (0..entries.len())
+        .map(|moved| {
+            if moved % MOVED_BETWEEN_SHRINKS == 0 {
+                entries.shrink_to_fit();
+            }
+            entries.pop().expect("as many entries as the range counts")
+        })
+        .collect()
+}
+
 impl From<Catalogue> for Listing {
     fn from(c: Catalogue) -> Self {
-        let entries: Arc<[LoraEntry]> = c.entries.into();
+        let entries = shared(c.entries);
         let all = (0..u32::try_from(entries.len()).unwrap_or(u32::MAX)).collect();
         let mut seen = HashSet::new();
         let mut categories = Vec::new();
@@ -80,6 +99,18 @@ mod tests {
         assert_eq!(&*l.all, &[0, 1, 2, 3, 4]);
         assert_eq!(l.categories, ["style", "anime"]);
         assert_eq!(l.skipped, 2);
+    }
+
+    #[test]
+    fn a_long_list_keeps_its_order_across_shrinks() {
+        let n = MOVED_BETWEEN_SHRINKS * 2 + 3;
+        let entries: Vec<LoraEntry> = (0..n).map(|i| entry(&format!("m{i}"), None)).collect();
+        let l = Listing::from(Catalogue {
+            entries: entries.clone(),
+            skipped: 0,
+        });
+        assert_eq!(&*l.entries, &entries[..]);
+        assert_eq!(l.all.len(), n);
     }
 
     #[test]
