@@ -2,7 +2,7 @@
 //! the task identity both directions use. The requests are `crate::cmd::Cmd`. Both `app` and
 //! `workers` import these modules; neither imports the other.
 
-use crate::api::{ApiError, Catalogue, TaskResult};
+use crate::api::{ApiError, Listing, TaskResult};
 use crate::cmd::{Clip, TaskKey};
 use crate::filter::texts::{Table, Texts, Values};
 use crate::picture::Picture;
@@ -64,9 +64,10 @@ pub struct PreviewReport {
 /// A report from a worker, carried by value over the one channel into the App.
 #[derive(Debug, Clone)]
 pub enum Msg {
+    /// A fetch's answer, made ready to be shown off the UI loop.
     Catalogue {
         generation: u64,
-        result: Result<Catalogue, ApiError>,
+        result: Result<Listing, ApiError>,
     },
     /// The catalogue cache's answer for the filters of fetch `generation`, read off the UI
     /// loop: the copy to show until the fresh one arrives (kept for these filters, or for
@@ -74,7 +75,7 @@ pub enum Msg {
     /// before the fetch reports a failure, so the failure can say whether there is anything.
     CachedCatalogue {
         generation: u64,
-        cached: Option<crate::store::catalogue_cache::Cached>,
+        cached: Option<crate::store::catalogue_cache::Cached<Listing>>,
     },
     Polled {
         key: TaskKey,

@@ -109,9 +109,8 @@ impl LoraEntry {
         metadata: &Map<String, Value>,
         interner: &mut Interner,
     ) -> Self {
-        // Copied to a block of their exact size: an allocator may keep a shrunk block whole
-        // (mimalloc keeps a block that shrinks by less than half), which for a million
-        // entries is tens of MB of slack.
+        // Copied to a block of their exact size: a decoded string's capacity may pass its
+        // length, which for a million entries is tens of MB of slack.
         model = model.as_str().into();
         let mut values = String::from("[");
         let mut source = None;

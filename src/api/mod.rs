@@ -9,6 +9,7 @@ pub mod entry;
 pub mod error;
 pub mod http;
 pub mod links;
+pub mod listing;
 pub mod recording;
 pub mod sanitize;
 pub mod search;
@@ -17,6 +18,7 @@ pub mod types;
 
 pub use client::{Client, ClientOptions};
 pub use error::ApiError;
+pub use listing::Listing;
 pub use search::SearchText;
 pub use secret::Secret;
 pub use types::{Catalogue, LoraEntry, LoraType, TaskKind, TaskResult, TaskState};

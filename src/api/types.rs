@@ -100,107 +100,126 @@ pub fn decode_catalogue(body: &[u8]) -> Result<Catalogue, ApiError> {
 /// Decodes a catalogue as its bytes arrive: one entry at a time becomes a compact
 /// `LoraEntry`, so neither the whole body nor a tree of its values is ever held at once.
 pub fn decode_catalogue_from(reader: impl std::io::Read) -> Result<Catalogue, ApiError> {
+    decode_catalogue_where(reader, |_| true)
+}
+
+/// Decodes a catalogue as its bytes arrive, keeping only the entries `keep` accepts: a copy
+/// narrowed from a broader one never holds the entries it leaves out (at a million entries,
+/// the broader list would double what a type change holds).
+pub fn decode_catalogue_where(
+    reader: impl std::io::Read,
+    mut keep: impl FnMut(&LoraEntry) -> bool,
+) -> Result<Catalogue, ApiError> {
+    use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let catalogue = CatalogueBody::deserialize(&mut de)
+    let catalogue = Body(&mut keep)
+        .deserialize(&mut de)
         .and_then(|c| de.end().map(|()| c))
         .map_err(|e| ApiError::Decode {
             expected: CATALOGUE_SHAPE,
             detail: sanitize(&e.to_string()),
         })?;
-    catalogue.0.ok_or_else(|| ApiError::Decode {
+    catalogue.ok_or_else(|| ApiError::Decode {
         expected: CATALOGUE_SHAPE,
         detail: "`data` is missing or not an array".into(),
     })
 }
 
-/// The response body; `None` until a `data` array was read.
-struct CatalogueBody(Option<Catalogue>);
+/// Which decoded entries are kept.
+type Keep<'k> = &'k mut dyn FnMut(&LoraEntry) -> bool;
 
-impl<'de> Deserialize<'de> for CatalogueBody {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Root;
-        impl<'de> serde::de::Visitor<'de> for Root {
-            type Value = CatalogueBody;
+/// The response body; `None` until a `data` array was read.
+struct Body<'k>(Keep<'k>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Body<'_> {
+    type Value = Option<Catalogue>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        struct Root<'k>(Keep<'k>);
+        impl<'de> serde::de::Visitor<'de> for Root<'_> {
+            type Value = Option<Catalogue>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(CATALOGUE_SHAPE)
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<CatalogueBody, A::Error> {
+            ) -> Result<Option<Catalogue>, A::Error> {
+                let keep = self.0;
                 let mut found = None;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     if key == "data" {
-                        found = map.next_value::<Entries>()?.0;
+                        found = map.next_value_seed(Entries(&mut *keep))?;
                     } else {
                         map.next_value::<serde::de::IgnoredAny>()?;
                     }
                 }
-                Ok(CatalogueBody(found))
+                Ok(found)
             }
         }
-        d.deserialize_any(Root)
+        d.deserialize_any(Root(self.0))
     }
 }
 
 /// The `data` value: entries if it is an array, `None` for anything else.
-struct Entries(Option<Catalogue>);
+struct Entries<'k>(Keep<'k>);
 
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Items;
-        impl<'de> serde::de::Visitor<'de> for Items {
-            type Value = Entries;
+impl<'de> serde::de::DeserializeSeed<'de> for Entries<'_> {
+    type Value = Option<Catalogue>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        struct Items<'k>(Keep<'k>);
+        impl<'de> serde::de::Visitor<'de> for Items<'_> {
+            type Value = Option<Catalogue>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an array of entries")
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(
                 self,
                 mut seq: A,
-            ) -> Result<Entries, A::Error> {
+            ) -> Result<Option<Catalogue>, A::Error> {
                 let mut catalogue = Catalogue::default();
                 let mut interner = Interner::default();
                 // Each entry is decoded on its own, so one odd entry is skipped, not fatal.
                 while let Some(item) = seq.next_element::<Value>()? {
                     match decode_entry(item, &mut interner) {
-                        Some(entry) => catalogue.entries.push(entry),
+                        Some(entry) if (self.0)(&entry) => catalogue.entries.push(entry),
+                        Some(_) => {}
                         None => catalogue.skipped += 1,
                     }
                 }
                 // Not shrunk to fit: that would copy the array once more (about 64 MB for a
                 // million entries); the dashboard copies it once, exactly, into its list.
-                Ok(Entries(Some(catalogue)))
+                Ok(Some(catalogue))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
                 self,
                 mut map: A,
-            ) -> Result<Entries, A::Error> {
+            ) -> Result<Option<Catalogue>, A::Error> {
                 while map
                     .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
                     .is_some()
                 {}
-                Ok(Entries(None))
+                Ok(None)
             }
-            fn visit_unit<E>(self) -> Result<Entries, E> {
-                Ok(Entries(None))
+            fn visit_unit<E>(self) -> Result<Option<Catalogue>, E> {
+                Ok(None)
             }
-            fn visit_bool<E>(self, _: bool) -> Result<Entries, E> {
-                Ok(Entries(None))
+            fn visit_bool<E>(self, _: bool) -> Result<Option<Catalogue>, E> {
+                Ok(None)
             }
-            fn visit_i64<E>(self, _: i64) -> Result<Entries, E> {
-                Ok(Entries(None))
+            fn visit_i64<E>(self, _: i64) -> Result<Option<Catalogue>, E> {
+                Ok(None)
             }
-            fn visit_u64<E>(self, _: u64) -> Result<Entries, E> {
-                Ok(Entries(None))
+            fn visit_u64<E>(self, _: u64) -> Result<Option<Catalogue>, E> {
+                Ok(None)
             }
-            fn visit_f64<E>(self, _: f64) -> Result<Entries, E> {
-                Ok(Entries(None))
+            fn visit_f64<E>(self, _: f64) -> Result<Option<Catalogue>, E> {
+                Ok(None)
             }
-            fn visit_str<E>(self, _: &str) -> Result<Entries, E> {
-                Ok(Entries(None))
+            fn visit_str<E>(self, _: &str) -> Result<Option<Catalogue>, E> {
+                Ok(None)
             }
         }
-        d.deserialize_any(Items)
+        d.deserialize_any(Items(self.0))
     }
 }
 
@@ -714,6 +733,23 @@ mod tests {
                 Err(ApiError::Decode { .. })
             ));
         }
+    }
+
+    #[test]
+    fn a_narrowed_decode_keeps_only_accepted_entries_and_counts_only_odd_ones() {
+        let body = json!({"data": [
+            {"model": "a", "metadata": {"type": "sd"}},
+            {"model": "b", "metadata": {"type": "sdxl"}},
+            {"model": 7},
+            {"model": "c", "metadata": {"type": "sd"}},
+        ]});
+        let c = decode_catalogue_where(body.to_string().as_bytes(), |e| {
+            e.listed_under(Some(LoraType::Sd), None)
+        })
+        .expect("decodes");
+        let names: Vec<&str> = c.entries.iter().map(|e| e.model.as_str()).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(c.skipped, 1);
     }
 
     #[test]

@@ -97,7 +97,10 @@ pub(crate) fn ok_poll(id: &str, status: &str, percent: u8) -> Msg {
 }
 
 pub(crate) fn catalogue(generation: u64, result: Result<Catalogue, ApiError>) -> Msg {
-    Msg::Catalogue { generation, result }
+    Msg::Catalogue {
+        generation,
+        result: result.map(Into::into),
+    }
 }
 
 pub(crate) fn http(status: u16) -> ApiError {

@@ -6,8 +6,8 @@
 //! sets of tables. Measured on this project's 2-core VM, reading one byte of every page of 8 MiB
 //! took 0.01 ms back to back, 7 ms after 100 ms idle and 18 ms after 300 ms; with the same 8 MiB
 //! on 2 MiB pages, 0.05 ms after 300 ms. A `String` per row spreads 100,000 names over as many
-//! allocations; here they lie end to end, in one allocation of the heap, which the allocator
-//! keeps on huge pages where the system has them (src/lib.rs).
+//! allocations; here they lie end to end, in one allocation: as few pages as their size allows,
+//! so the fewest walks after a pause (the system allocator's pages are 4 KiB).
 
 use std::collections::HashMap;
 use std::ops::Deref;
@@ -252,8 +252,8 @@ impl Values {
     /// Moves the value numbers of `fields` into one block. A term on a field reads its numbers
     /// for every row (400 KB per field for 100,000 tasks): on the system allocator's 4 KiB
     /// pages, the first term on a field after a pause in typing took 4–11 ms on this project's
-    /// VM, each page a walk through cold page tables; on huge pages, 1–2 ms. One block for all
-    /// fields keeps them on as few huge pages as their size allows.
+    /// VM, each page a walk through cold page tables. One block for all fields keeps them on as
+    /// few pages as their size allows, and reads them in order.
     fn share(fields: &mut [Values]) {
         let total = fields.iter().map(|f| f.ids().len()).sum();
         let mut all = Rows::default();

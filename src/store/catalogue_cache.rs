@@ -6,10 +6,9 @@
 //! for a worker's blocking thread.
 
 use super::atomic::AtomicFile;
-use crate::api::{Catalogue, LoraEntry, LoraType};
+use crate::api::{Catalogue, Listing, LoraEntry, LoraType};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -46,14 +45,26 @@ impl Key {
     }
 }
 
-/// A catalogue read back, and when it was saved (seconds since the epoch).
+/// A catalogue read back (as decoded, or made ready to be shown: a [`Listing`]), and when it
+/// was saved (seconds since the epoch).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cached {
-    pub catalogue: Catalogue,
+pub struct Cached<C = Catalogue> {
+    pub catalogue: C,
     pub saved_at: u64,
     /// Saved for broader filters (type all, or any category) and narrowed here to the key's:
     /// no copy was kept for the key itself.
     pub filtered: bool,
+}
+
+/// The copy made ready to be shown, on the thread that read it: the UI only swaps it in.
+impl From<Cached> for Cached<Listing> {
+    fn from(c: Cached) -> Self {
+        Cached {
+            catalogue: c.catalogue.into(),
+            saved_at: c.saved_at,
+            filtered: c.filtered,
+        }
+    }
 }
 
 /// The file's fields besides the entries. The entries (`data`) are written after these, each
@@ -108,6 +119,11 @@ impl CatalogueCache {
     /// The catalogue kept for `key`, if there is a readable one. Every string is sanitised
     /// again: the file could have been written by anything.
     pub fn load(&self, key: &Key) -> Option<Cached> {
+        self.load_where(key, |_| true)
+    }
+
+    /// [`Self::load`], keeping only the entries `keep` accepts.
+    fn load_where(&self, key: &Key, keep: impl FnMut(&LoraEntry) -> bool) -> Option<Cached> {
         use std::io::{BufReader, Seek};
         // Read as a stream, twice (the head, then the entries), from one open file: never
         // held whole (a million entries are some 400 MB of JSON).
@@ -122,9 +138,11 @@ impl CatalogueCache {
             return None;
         }
         file.rewind().ok()?;
-        let mut catalogue =
-            crate::api::types::decode_catalogue_from(BufReader::with_capacity(64 * 1024, file))
-                .ok()?;
+        let mut catalogue = crate::api::types::decode_catalogue_where(
+            BufReader::with_capacity(64 * 1024, file),
+            keep,
+        )
+        .ok()?;
         catalogue.skipped += head.skipped;
         Some(Cached {
             catalogue,
@@ -151,12 +169,13 @@ impl CatalogueCache {
                 candidates.push(broader(None, None));
             }
         }
+        // Narrowed while decoding: the entries left out are never all held at once.
+        let (lora_type, cate) = (key.lora_type, key.cate.as_deref());
         candidates.iter().find_map(|wider| {
-            let c = self.load(wider)?;
+            let c = self.load_where(wider, |e| e.listed_under(lora_type, cate))?;
             Some(Cached {
-                catalogue: c.catalogue.narrowed(key.lora_type, key.cate.as_deref()),
-                saved_at: c.saved_at,
                 filtered: true,
+                ..c
             })
         })
     }
@@ -228,22 +247,37 @@ impl Diff {
 /// counts), then by its metadata (the service's fields, as sent). Pure; about 100,000 entries
 /// in a few milliseconds (release build).
 pub fn diff(old: &[LoraEntry], fresh: &[LoraEntry]) -> Diff {
-    let mut by_name: HashMap<&str, u32> = HashMap::with_capacity(old.len());
-    for (i, e) in old.iter().enumerate() {
-        by_name.entry(e.model.as_str()).or_insert(i as u32);
-    }
+    // The old indices sorted by name, equal names by index (a stable sort): the first of equal
+    // names is found first. 4 bytes a model, where a hash map of names took about 50: this
+    // runs while both lists are held, the dashboard's peak (a million models: 4 MB, not 50).
+    let mut by_name: Vec<u32> = (0..old.len() as u32).collect();
+    by_name.sort_by(|&a, &b| old[a as usize].model.cmp(&old[b as usize].model));
+    let name = |i: u32| old[i as usize].model.as_str();
+    let unique = by_name.windows(2).all(|w| name(w[0]) != name(w[1]));
+    let find = |model: &str| {
+        let at = by_name.partition_point(|&i| name(i) < model);
+        by_name.get(at).copied().filter(|&i| name(i) == model)
+    };
     let mut seen = vec![false; old.len()];
     let mut d = Diff {
         marks: Vec::with_capacity(fresh.len()),
         ..Diff::default()
     };
-    for e in fresh {
-        let mark = match by_name.get(e.model.as_str()) {
+    for (n, e) in fresh.iter().enumerate() {
+        // A fresh list mostly keeps the old order: the same place is tried first, which is
+        // the name's only place when no name is listed twice.
+        let same_place = unique && old.get(n).is_some_and(|o| o.model == e.model);
+        let found = if same_place {
+            Some(n as u32)
+        } else {
+            find(&e.model)
+        };
+        let mark = match found {
             None => {
                 d.new += 1;
                 Mark::New
             }
-            Some(&i) => {
+            Some(i) => {
                 seen[i as usize] = true;
                 // Compared as sent; a mere reordering of the fields is no change.
                 if old[i as usize] == *e || old[i as usize].metadata() == e.metadata() {
@@ -256,10 +290,12 @@ pub fn diff(old: &[LoraEntry], fresh: &[LoraEntry]) -> Diff {
         };
         d.marks.push(mark);
     }
+    // Each name once (its first place), gone when no fresh entry has it.
     d.gone = by_name
-        .values()
-        .copied()
-        .filter(|&i| !seen[i as usize])
+        .iter()
+        .enumerate()
+        .filter(|&(k, &i)| (k == 0 || name(by_name[k - 1]) != name(i)) && !seen[i as usize])
+        .map(|(_, &i)| i)
         .collect();
     d.gone.sort_unstable();
     d
@@ -436,6 +472,30 @@ mod tests {
         LoraEntry::new(name, &m)
     }
 
+    /// A copy made ready to be shown keeps what the cache said of it: its entries, its age,
+    /// and whether it was narrowed from a broader copy.
+    #[test]
+    fn a_listed_copy_keeps_its_entries_age_and_narrowing() {
+        let catalogue = Catalogue {
+            entries: vec![
+                typed("a", Some("sd"), Some("style")),
+                typed("b", None, None),
+            ],
+            skipped: 3,
+        };
+        let listed: Cached<Listing> = Cached {
+            catalogue: catalogue.clone(),
+            saved_at: 42,
+            filtered: true,
+        }
+        .into();
+        assert_eq!(&*listed.catalogue.entries, &catalogue.entries[..]);
+        assert_eq!(listed.catalogue.skipped, 3);
+        assert_eq!(listed.catalogue.categories, ["style"]);
+        assert_eq!(listed.saved_at, 42);
+        assert!(listed.filtered);
+    }
+
     /// Without a copy for the key, a broader one is narrowed to it by the entries' own
     /// `metadata.type` and `metadata.category`, as the service matches them (any case); an
     /// entry that names no type is never listed under one. A narrower or another key's copy
@@ -564,6 +624,27 @@ mod tests {
             .map(|(k, v)| ((*k).to_string(), v.clone()))
             .collect();
         LoraEntry::new(name, &m)
+    }
+
+    /// A name listed twice before is found at its first place, wherever the fresh list puts
+    /// it, and is gone only when no fresh entry has it.
+    #[test]
+    fn a_name_listed_twice_is_compared_with_its_first_place() {
+        use serde_json::json;
+        let old = [
+            meta("twice", &[("version", json!("v1"))]),
+            meta("once", &[]),
+            meta("twice", &[("version", json!("v2"))]),
+            meta("left", &[]),
+        ];
+        let fresh = [
+            meta("once", &[]),
+            meta("brand_new", &[]),
+            meta("twice", &[("version", json!("v2"))]),
+        ];
+        let d = diff(&old, &fresh);
+        assert_eq!(d.marks, [Mark::Same, Mark::New, Mark::Changed(0)]);
+        assert_eq!((d.new, d.changed, d.gone), (1, 1, vec![3]));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! copy last loaded for each filter is kept on disk and shown meanwhile when asked.
 
 use super::writes::Writes;
-use crate::api::Client;
+use crate::api::{ApiError, Client, Listing};
 use crate::cmd::CatalogueRequest;
 use crate::msg::Msg;
 use crate::store::catalogue_cache::{CatalogueCache, Key};
@@ -66,7 +66,7 @@ impl Handle {
             lookup = Some(tokio::task::spawn_blocking(move || {
                 let _ = msgs.blocking_send(Msg::CachedCatalogue {
                     generation,
-                    cached: cache.load_nearest(&key),
+                    cached: cache.load_nearest(&key).map(Into::into),
                 });
             }));
         }
@@ -105,7 +105,7 @@ impl Handle {
                         let staged = cache.stage(&key, &catalogue, now);
                         let _ = msgs.blocking_send(Msg::Catalogue {
                             generation,
-                            result: Ok(catalogue),
+                            result: Ok(catalogue.into()),
                         });
                         if let Err(e) = staged.and_then(crate::store::atomic::AtomicFile::commit) {
                             tracing::warn!(
@@ -121,6 +121,15 @@ impl Handle {
                 if let Some(read) = lookup.take() {
                     let _ = read.await;
                 }
+                let result = match result {
+                    // Made ready on a blocking thread: the UI loop only swaps it in.
+                    Ok(c) => tokio::task::spawn_blocking(move || Listing::from(c))
+                        .await
+                        .map_err(|e| {
+                            ApiError::Invalid(format!("listing the catalogue failed: {e}"))
+                        }),
+                    Err(e) => Err(e),
+                };
                 if msgs
                     .send(Msg::Catalogue { generation, result })
                     .await

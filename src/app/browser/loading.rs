@@ -2,14 +2,14 @@
 //! shown meanwhile or when the service cannot be reached, and installing what came back.
 
 use super::{Browser, CacheLookup, Load};
-use crate::api::{Catalogue, LoraEntry, LoraType, SearchText};
+use crate::api::{Listing, LoraType, SearchText};
 use crate::app::effects::Effects;
 use crate::cmd::{CatalogueRequest, Cmd};
 use crate::store::catalogue_cache::Cached;
 use std::sync::Arc;
 
 /// How many categories of earlier catalogues are offered at most.
-const SEEN_CATEGORIES: usize = 256;
+const SEEN_CATEGORIES: usize = crate::api::listing::MAX_CATEGORIES;
 
 impl Browser {
     /// Starts a fetch with the current server-side filters, the cached copy for them shown
@@ -62,7 +62,7 @@ impl Browser {
     /// The cache's answer for fetch `generation`: a copy is shown, marked with its age (and
     /// `filtered here` when narrowed from broader filters'), unless the fresh list already
     /// arrived or the fetch is stale; none is remembered, for the failure to say.
-    pub fn cached(&mut self, generation: u64, cached: Option<Cached>) -> Effects {
+    pub fn cached(&mut self, generation: u64, cached: Option<Cached<Listing>>) -> Effects {
         if generation != self.generation {
             return Effects::none();
         }
@@ -72,7 +72,7 @@ impl Browser {
                 self.diff_pending = None;
                 return Effects::none();
             };
-            return Effects::cmd(self.late_baseline(c.catalogue.entries.into()));
+            return Effects::cmd(self.late_baseline(c.catalogue.entries));
         }
         let Some(c) = cached else {
             let changed = self.cache != CacheLookup::Nothing;
@@ -134,18 +134,17 @@ impl Browser {
         ))
     }
 
-    /// Replaces the entries, keeping the selection on the model of the same name; what to do
-    /// next (rank the new entries against the query).
-    pub(super) fn install(&mut self, c: Catalogue) -> Option<Cmd> {
+    /// Swaps in a listing made ready off the UI loop, keeping the selection on the model of
+    /// the same name; what to do next (rank the new entries against the query).
+    pub(super) fn install(&mut self, c: Listing) -> Option<Cmd> {
         let kept = self.keep_name.take();
         let name = self.selected_entry().map(|e| e.model.clone()).or(kept);
-        self.all = (0..c.entries.len() as u32).collect();
-        self.entries = c.entries.into();
-        for cate in self.entries.iter().filter_map(LoraEntry::category) {
-            if self.seen_categories.len() < SEEN_CATEGORIES
-                && !self.seen_categories.iter().any(|c| c == cate)
+        self.all = c.all;
+        self.entries = c.entries;
+        for cate in c.categories {
+            if self.seen_categories.len() < SEEN_CATEGORIES && !self.seen_categories.contains(&cate)
             {
-                self.seen_categories.push(cate.to_string());
+                self.seen_categories.push(cate);
             }
         }
         self.text = Arc::new(SearchText::new(self.entries.clone()));
@@ -168,7 +167,7 @@ impl Browser {
     pub fn loaded(
         &mut self,
         generation: u64,
-        result: Result<Catalogue, crate::api::ApiError>,
+        result: Result<Listing, crate::api::ApiError>,
     ) -> Option<Vec<Cmd>> {
         if generation != self.generation {
             return None;

@@ -21,7 +21,7 @@ fn cached_copy(generation: u64, entries: Vec<LoraEntry>) -> Msg {
     Msg::CachedCatalogue {
         generation,
         cached: Some(crate::store::catalogue_cache::Cached {
-            catalogue: list(entries),
+            catalogue: list(entries).into(),
             saved_at: NOW - 3600,
             filtered: false,
         }),

@@ -24,7 +24,7 @@ mod sort;
 #[cfg(test)]
 mod tests;
 
-use crate::api::{ApiError, Catalogue, LoraEntry, LoraType, SearchText};
+use crate::api::{ApiError, LoraEntry, LoraType, SearchText};
 use crate::app::action::Action;
 use crate::app::cursor::Cursor;
 use crate::app::effects::Effects;
@@ -382,7 +382,7 @@ pub fn update_field(browser: &mut Browser, action: Action) -> Effects {
 pub fn catalogue(
     browser: &mut Browser,
     generation: u64,
-    result: Result<Catalogue, ApiError>,
+    result: Result<crate::api::Listing, ApiError>,
 ) -> Option<Effects> {
     let cmds = match result {
         Err(e) if e.is_unreachable() => browser.unreachable(generation, e),

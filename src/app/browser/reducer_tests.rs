@@ -20,7 +20,7 @@ fn cached(generation: u64, names: &[&str], saved_at: u64) -> Msg {
     Msg::CachedCatalogue {
         generation,
         cached: Some(crate::store::catalogue_cache::Cached {
-            catalogue: models(names),
+            catalogue: models(names).into(),
             saved_at,
             filtered: false,
         }),
@@ -174,7 +174,7 @@ fn copy(generation: u64, catalogue: Catalogue, saved_at: u64, filtered: bool) ->
     Msg::CachedCatalogue {
         generation,
         cached: Some(crate::store::catalogue_cache::Cached {
-            catalogue,
+            catalogue: catalogue.into(),
             saved_at,
             filtered,
         }),

@@ -1,6 +1,7 @@
 //! The browser's own tests: the filter's ranking, reloads, the category field.
 
 use super::*;
+use crate::api::{Catalogue, Listing};
 use crate::cmd::{CatalogueRequest, RankJob};
 use crate::filter::Ranker;
 use serde_json::Map;
@@ -18,7 +19,7 @@ fn loaded(names: &[&str]) -> Browser {
         entries: names.iter().map(|n| entry(n)).collect(),
         skipped: 0,
     };
-    assert_eq!(b.loaded(generation, Ok(cat)), Some(Vec::new()));
+    assert_eq!(b.loaded(generation, Ok(cat.into())), Some(Vec::new()));
     b
 }
 
@@ -155,7 +156,7 @@ fn a_reload_under_a_query_ranks_the_new_entries() {
         entries: vec![entry("ink"), entry("pixie"), entry("pixel_art")],
         skipped: 0,
     };
-    let cmds = b.loaded(generation, Ok(cat)).expect("current");
+    let cmds = b.loaded(generation, Ok(cat.into())).expect("current");
     assert!(b.filtering() && b.matches.is_empty());
     let (generation, matches) = answer(cmds.into_iter().next());
     assert!(b.ranked(generation, matches));
@@ -177,7 +178,7 @@ fn a_reload_keeps_the_selection_by_name() {
         entries: vec![entry("pixie"), entry("pixel"), entry("pixel_art")],
         skipped: 0,
     };
-    let cmds = b.loaded(generation, Ok(cat)).expect("current");
+    let cmds = b.loaded(generation, Ok(cat.into())).expect("current");
     let (generation, matches) = answer(cmds.into_iter().next());
     assert!(b.ranked(generation, matches));
     assert_eq!(selected(&b), Some("pixie"));
@@ -190,7 +191,7 @@ fn stale_fetches_are_ignored_and_errors_keep_the_list() {
     let mut b = loaded(&["a", "b"]);
     let old = b.generation;
     b.reload();
-    assert_eq!(b.loaded(old, Ok(Catalogue::default())), None);
+    assert_eq!(b.loaded(old, Ok(Listing::default())), None);
     let down = ApiError::Invalid("down".into());
     assert_eq!(b.loaded(b.generation, Err(down)), Some(Vec::new()));
     assert_eq!(b.entries.len(), 2, "a failed reload keeps the list");
@@ -213,7 +214,7 @@ fn new_filters_take_the_old_list_away() {
         entries: vec![entry("x"), entry("b")],
         skipped: 0,
     };
-    b.loaded(b.generation, Ok(cat));
+    b.loaded(b.generation, Ok(cat.into()));
     assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("b"));
 }
 
@@ -245,7 +246,7 @@ fn category_is_sent_and_remembered() {
         entries: vec![entry("x")],
         skipped: 0,
     };
-    let cmds = b.loaded(*generation, Ok(listed)).expect("current");
+    let cmds = b.loaded(*generation, Ok(listed.into())).expect("current");
     assert_eq!(
         cmds,
         [Cmd::RememberCategories(vec![
@@ -272,7 +273,7 @@ fn category_is_sent_and_remembered() {
         entries: Vec::new(),
         skipped: 0,
     };
-    let cmds = b.loaded(generation, Ok(empty)).expect("current");
+    let cmds = b.loaded(generation, Ok(empty.into())).expect("current");
     assert!(
         !cmds.iter().any(|c| matches!(c, Cmd::RememberCategories(_))),
         "{cmds:?}"
@@ -313,7 +314,7 @@ fn the_catalogues_categories_are_offered_most_common_first() {
         ],
         skipped: 0,
     };
-    b.loaded(g, Ok(cat));
+    b.loaded(g, Ok(cat.into()));
     assert_eq!(
         b.known_categories(),
         ["style", "character", "old", "vehicle", "poses"]

@@ -157,7 +157,7 @@ fn hostile_state() -> State {
     let cat = decode_catalogue(hostile_catalogue_body().as_bytes()).unwrap();
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
-        result: Ok(cat),
+        result: Ok(cat.into()),
     });
     for (i, h) in hostile().into_iter().enumerate() {
         let id = format!("t{i}");
@@ -713,7 +713,8 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
         result: Ok(gendash::api::Catalogue {
             entries,
             skipped: 0,
-        }),
+        }
+        .into()),
     });
     for (i, l) in hostile_links.iter().enumerate() {
         let t = gendash::api::TaskResult {

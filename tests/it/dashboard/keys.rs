@@ -106,7 +106,7 @@ fn loaded(keymap: &Keymap, tasks: &[&str], width: u16, height: u16, extra: usize
     let mut s = state(keymap, tasks, width, height);
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
-        result: Ok(catalogue(extra)),
+        result: Ok(catalogue(extra).into()),
     });
     s
 }
@@ -673,7 +673,8 @@ fn the_category_picker_offers_known_categories_after_an_empty_answer() {
         result: Ok(Catalogue {
             entries: Vec::new(),
             skipped: 0,
-        }),
+        }
+        .into()),
     });
     assert!(s.browser.entries.is_empty());
     char_key(&mut s, 'c');

@@ -57,7 +57,7 @@ fn marked(width: u16) -> State {
     let cmds = s.apply(Msg::CachedCatalogue {
         generation: g,
         cached: Some(Cached {
-            catalogue: old,
+            catalogue: old.into(),
             saved_at: NOW - 3 * 3600,
             filtered: false,
         }),
@@ -65,7 +65,7 @@ fn marked(width: u16) -> State {
     settle(&mut s, cmds);
     let cmds = s.apply(Msg::Catalogue {
         generation: g,
-        result: Ok(catalogue()),
+        result: Ok(catalogue().into()),
     });
     settle(&mut s, cmds);
     for _ in 0..3 {

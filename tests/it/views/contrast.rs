@@ -425,7 +425,8 @@ fn tour_fields(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
             catalogue: gendash::api::Catalogue {
                 entries: s.browser.entries.iter().take(5).cloned().collect(),
                 skipped: 0,
-            },
+            }
+            .into(),
             saved_at: s.now - 3 * 3600,
             // A broader copy narrowed here: its mark is drawn too.
             filtered: true,

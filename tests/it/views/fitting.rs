@@ -70,7 +70,8 @@ fn crowded() -> State {
                 entry("ink_wash", "sd", "style"),
             ],
             skipped: 0,
-        }),
+        }
+        .into()),
     });
     poll(
         &mut s,
@@ -223,7 +224,8 @@ fn the_notice_keeps_its_subject_and_counts_their_number() {
         result: Ok(Catalogue {
             entries: vec![entry("ink_wash", "sd", "style")],
             skipped: 0,
-        }),
+        }
+        .into()),
     });
     s.last_error = Some("HTTP 502: Bad Gateway from the service's gateway".into());
     let notice = "removed sim-3 from the watch list (u undoes)";

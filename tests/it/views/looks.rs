@@ -385,7 +385,7 @@ pub fn demo_screen() -> gendash::app::state::State {
     s.start();
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
-        result: Ok(decode_catalogue(body.as_bytes()).unwrap()),
+        result: Ok(decode_catalogue(body.as_bytes()).unwrap().into()),
     });
 
     let mut service = simulation::Tasks::new();

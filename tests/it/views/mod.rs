@@ -75,7 +75,7 @@ fn loaded(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
     s.start();
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
-        result: Ok(catalogue()),
+        result: Ok(catalogue().into()),
     });
     s
 }
@@ -282,7 +282,7 @@ fn typed_settled(s: &mut State, text: &str) {
                     });
                     cmds.extend(s.apply(Msg::Catalogue {
                         generation,
-                        result: Ok(c),
+                        result: Ok(c.into()),
                     }));
                 }
                 _ => {}
@@ -401,7 +401,7 @@ fn cached(width: u16) -> State {
     s.apply(Msg::CachedCatalogue {
         generation: s.browser.generation,
         cached: Some(gendash::store::catalogue_cache::Cached {
-            catalogue: catalogue(),
+            catalogue: catalogue().into(),
             saved_at: NOW - 3 * 3600 - 120,
             filtered: false,
         }),
@@ -444,7 +444,9 @@ fn offline_type_change_narrows_the_whole_copy_here() {
     let s = offline_type_change(|generation| Msg::CachedCatalogue {
         generation,
         cached: Some(gendash::store::catalogue_cache::Cached {
-            catalogue: catalogue().narrowed(Some(gendash::api::LoraType::Sd), None),
+            catalogue: catalogue()
+                .narrowed(Some(gendash::api::LoraType::Sd), None)
+                .into(),
             saved_at: NOW - 3 * 3600 - 120,
             filtered: true,
         }),
