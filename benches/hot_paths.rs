@@ -128,7 +128,7 @@ fn loaded_state(n: usize, watched: usize) -> State {
     s.start();
     s.apply(Msg::Catalogue {
         generation: s.browser.generation,
-        result: Ok(catalogue(n)),
+        result: Ok(catalogue(n).into()),
     });
     for i in 0..watched {
         let status = ["IN_PROGRESS", "COMPLETED", "FAILED", "QUEUED"][i % 4];

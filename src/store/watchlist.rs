@@ -521,6 +521,12 @@ pub fn task_ids<'a>(given: impl IntoIterator<Item = &'a str>) -> Result<Vec<Stri
 mod tests {
     use super::*;
 
+    /// The task IDs the file holds, in its order.
+    fn ids_on_disk(store: &WatchStore) -> Vec<String> {
+        let entries = store.load().expect("load").entries;
+        entries.into_iter().map(|e| e.task_id).collect()
+    }
+
     #[test]
     fn round_trip_add_remove() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -535,13 +541,7 @@ mod tests {
                 l.push(WatchEntry::new("a", TaskKind::Image));
             })
             .expect("add");
-        let ids: Vec<_> = store
-            .load()
-            .expect("load")
-            .entries
-            .into_iter()
-            .map(|e| e.task_id)
-            .collect();
+        let ids = ids_on_disk(&store);
         assert_eq!(ids, ["a", "b"]);
         store
             .update(|l| l.retain(|e| e.task_id != "a"))
@@ -712,13 +712,7 @@ mod tests {
             })
             .expect("update");
         assert!(got.as_known);
-        let ids: Vec<_> = store
-            .load()
-            .expect("load")
-            .entries
-            .into_iter()
-            .map(|e| e.task_id)
-            .collect();
+        let ids = ids_on_disk(&store);
         assert_eq!(ids, ["held", "added"], "the file was not read again");
     }
 

@@ -183,6 +183,25 @@ pub fn raw_http() -> reqwest::Client {
     reqwest::Client::new()
 }
 
+/// What the reference service counted (`GET /_gendash/stats`), asked with the token.
+pub fn service_stats(
+    rt: &tokio::runtime::Runtime,
+    svc: &gendash::server::Running,
+) -> serde_json::Value {
+    let url = svc.base_url().join("_gendash/stats").expect("stats URL");
+    rt.block_on(async {
+        raw_http()
+            .get(url)
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .expect("stats asked")
+            .json()
+            .await
+            .expect("stats as JSON")
+    })
+}
+
 pub fn client(base: &Url) -> Client {
     client_with(base, TOKEN, Duration::from_secs(5))
 }

@@ -46,18 +46,7 @@ fn the_status_bar_shows_the_poll_rate_and_the_detail_the_next_poll() {
 /// The stats the reference service keeps of task `id`: how many lookups, and the longest
 /// wait between two of them or since the last one.
 fn tally_of(rt: &tokio::runtime::Runtime, svc: &gendash::server::Running, id: &str) -> (u64, u64) {
-    let url = svc.base_url().join("_gendash/stats").unwrap();
-    let v: serde_json::Value = rt.block_on(async {
-        common::raw_http()
-            .get(url)
-            .bearer_auth(common::TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let v = common::service_stats(rt, svc);
     let t = &v["tasks"][id];
     let ms = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
     let since_last = ms(&v["now_ms"]).saturating_sub(ms(&t["last_ms"]));

@@ -64,17 +64,7 @@ fn hundreds_of_moving_answers_a_second_cost_at_most_ten_frames_a_second() {
 
 /// Lookups the reference service has answered so far.
 fn lookups(served: &common::Served) -> u64 {
-    let url = served.svc.base_url().join("_gendash/stats").unwrap();
-    let v: serde_json::Value = served.rt.block_on(async {
-        common::raw_http()
-            .get(url)
-            .bearer_auth(common::TOKEN)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
-    v["requests"].as_u64().unwrap()
+    common::service_stats(&served.rt, &served.svc)["requests"]
+        .as_u64()
+        .unwrap()
 }
