@@ -3,6 +3,7 @@
 //! copy last loaded for each filter is kept on disk and shown meanwhile when asked.
 
 use super::writes::Writes;
+use crate::api::types::Interner;
 use crate::api::{ApiError, Client, Listing};
 use crate::cmd::CatalogueRequest;
 use crate::msg::Msg;
@@ -55,6 +56,7 @@ impl Handle {
             lora_type,
             cate,
             cached,
+            earlier,
         } = request;
         if let Some(old) = self.in_flight.take() {
             old.abort();
@@ -62,11 +64,13 @@ impl Handle {
         let key = Key::new(&self.service_key, lora_type, cate.as_deref());
         let mut lookup = None;
         if cached && let Some(cache) = self.cache.clone() {
-            let (key, msgs) = (key.clone(), self.msgs.clone());
+            let (key, msgs, earlier) = (key.clone(), self.msgs.clone(), earlier.clone());
             lookup = Some(tokio::task::spawn_blocking(move || {
+                let cached = cache.load_nearest_sharing(&key, &earlier);
+                drop(earlier);
                 let _ = msgs.blocking_send(Msg::CachedCatalogue {
                     generation,
-                    cached: cache.load_nearest(&key).map(Into::into),
+                    cached: cached.map(Into::into),
                 });
             }));
         }
@@ -78,8 +82,16 @@ impl Handle {
         self.in_flight = Some(tokio::spawn(async move {
             let mut rng = rand::rngs::StdRng::from_os_rng();
             let mut failures = 0;
+            // Shared by the first answer only: a retry after a failure does not hold the
+            // earlier list in memory meanwhile.
+            let mut earlier = Some(earlier);
             loop {
-                let result = client.list_loras(lora_type, cate.as_deref()).await;
+                let interner = earlier
+                    .take()
+                    .map_or_else(Interner::default, Interner::sharing);
+                let result = client
+                    .list_loras_sharing(lora_type, cate.as_deref(), interner)
+                    .await;
                 let retry = match &result {
                     Err(e) if e.is_retryable() => {
                         failures += 1;
@@ -151,5 +163,74 @@ impl Drop for Handle {
         if let Some(load) = self.in_flight.take() {
             load.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{ClientOptions, LoraEntry};
+    use std::time::Duration;
+
+    const WAIT: Duration = Duration::from_secs(20);
+
+    async fn listed(rx: &mut mpsc::Receiver<Msg>, wanted: u64) -> Listing {
+        loop {
+            match tokio::time::timeout(WAIT, rx.recv()).await {
+                Ok(Some(Msg::Catalogue { generation, result })) if generation == wanted => {
+                    return result.expect("listed");
+                }
+                Ok(Some(_)) => {}
+                other => panic!("expected the catalogue, got {other:?}"),
+            }
+        }
+    }
+
+    /// A reload through the loader, from the reference service and with the cache written,
+    /// holds one copy of what it lists again unchanged: the list shown's own entries.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reload_shares_the_entries_of_the_list_shown() {
+        let token = crate::server::generate_token();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bound");
+        let service = crate::server::start(listener, crate::server::Options::new(token.clone()))
+            .expect("service");
+        let client = Client::new(&ClientOptions {
+            base_url: service.base_url(),
+            token,
+            request_timeout: Duration::from_secs(10),
+            allow_insecure_http: true,
+        })
+        .expect("client");
+        let dir = tempfile::tempdir().expect("dir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        let (tx, mut rx) = mpsc::channel(8);
+        let mut loader = spawn(client, Some(cache), tx, Writes::default());
+        let request = |generation, earlier| CatalogueRequest {
+            generation,
+            lora_type: None,
+            cate: None,
+            cached: false,
+            earlier,
+        };
+        loader.fetch(request(1, Arc::new([])));
+        let first = listed(&mut rx, 1).await;
+        assert!(first.entries.len() > 100, "{}", first.entries.len());
+        loader.fetch(request(2, first.entries.clone()));
+        let again = listed(&mut rx, 2).await;
+        assert_eq!(again.entries, first.entries);
+        let shared = |a: &[LoraEntry], b: &[LoraEntry]| a.iter().zip(b).all(|(x, y)| x.shares(y));
+        assert!(shared(&again.entries, &first.entries));
+        // Without the list shown, the same answer is decoded into entries of its own.
+        loader.fetch(request(3, Arc::new([])));
+        let own = listed(&mut rx, 3).await;
+        assert_eq!(own.entries, first.entries);
+        assert!(
+            !own.entries
+                .iter()
+                .zip(first.entries.iter())
+                .any(|(x, y)| x.shares(y))
+        );
     }
 }
