@@ -517,6 +517,41 @@ mod tests {
         assert!(listed.filtered);
     }
 
+    /// A type change's cached copy, narrowed from a broader one, is made of the list shown's
+    /// entries where they are the same, of its own where the copy differs.
+    #[test]
+    fn a_narrowed_copy_shares_the_entries_of_the_list_shown() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        let whole = Catalogue {
+            entries: vec![
+                typed("a", Some("sd"), Some("style")),
+                typed("b", Some("sdxl"), Some("style")),
+                typed("c", Some("sd"), Some("poses")),
+            ],
+            skipped: 0,
+        };
+        cache
+            .save(&Key::new("http://a", None, None), &whole, 100)
+            .expect("save");
+        // The list shown: `a` as cached, `c` since changed.
+        let shown: Arc<[LoraEntry]> = vec![
+            whole.entries[0].clone(),
+            typed("c", Some("sd"), Some("other")),
+        ]
+        .into();
+        let sd = Key::new("http://a", Some(LoraType::Sd), None);
+        let got = cache
+            .load_nearest_sharing(&sd, &shown)
+            .expect("narrowed")
+            .catalogue
+            .entries;
+        assert_eq!(got, [whole.entries[0].clone(), whole.entries[2].clone()]);
+        assert!(got[0].shares(&shown[0]));
+        assert!(!got[1].shares(&shown[1]));
+        assert_eq!(got[1].category(), Some("poses"));
+    }
+
     /// Without a copy for the key, a broader one is narrowed to it by the entries' own
     /// `metadata.type` and `metadata.category`, as the service matches them (any case); an
     /// entry that names no type is never listed under one. A narrower or another key's copy

@@ -217,15 +217,15 @@ mod tests {
         url::Url::parse(&url).expect("url")
     }
 
-    /// A reload through the loader, with the cache written, holds one copy of what it lists
-    /// again unchanged: the list shown's own entries.
+    /// A reload through the loader, and the copy it cached read back, hold one copy of what
+    /// they list unchanged: the list shown's own entries.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_reload_shares_the_entries_of_the_list_shown() {
+    async fn a_reload_and_a_cached_copy_share_the_entries_of_the_list_shown() {
         let data: Vec<serde_json::Value> = (0..200)
             .map(|i| serde_json::json!({"model": format!("m{i}"), "metadata": {"source": format!("https://x.example/{i}"), "n": i}}))
             .collect();
         let client = Client::new(&ClientOptions {
-            base_url: answering(serde_json::json!({ "data": data }).to_string(), 3).await,
+            base_url: answering(serde_json::json!({ "data": data }).to_string(), 4).await,
             token: crate::api::Secret::new("t"),
             request_timeout: Duration::from_secs(10),
             allow_insecure_http: true,
@@ -234,7 +234,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let cache = CatalogueCache::new(dir.path().to_path_buf());
         let (tx, mut rx) = mpsc::channel(8);
-        let mut loader = spawn(client, Some(cache), tx, Writes::default());
+        let writes = Writes::default();
+        let mut loader = spawn(client, Some(cache), tx, writes.clone());
         let request = |generation, earlier| CatalogueRequest {
             generation,
             lora_type: None,
@@ -260,5 +261,23 @@ mod tests {
                 .zip(first.entries.iter())
                 .any(|(x, y)| x.shares(y))
         );
+        // The copy cached meanwhile, read back, is the list shown's entries too.
+        writes.finish(WAIT).await;
+        loader.fetch(CatalogueRequest {
+            cached: true,
+            ..request(4, first.entries.clone())
+        });
+        let cached = loop {
+            match tokio::time::timeout(WAIT, rx.recv()).await {
+                Ok(Some(Msg::CachedCatalogue {
+                    generation: 4,
+                    cached,
+                })) => break cached,
+                Ok(Some(_)) => {}
+                other => panic!("expected the cached copy, got {other:?}"),
+            }
+        };
+        let cached = cached.expect("cached").catalogue.entries;
+        assert!(cached.len() == 200 && shared(&cached, &first.entries));
     }
 }
