@@ -694,12 +694,14 @@ def arrival(binary, catalogue, env, opts):
         else:
             result["after_last_byte_s"] = at - answer["last"]
         result["rss_loaded_mib"] = dash.rss_mib()
+        result["peak_loaded_mib"] = mc.peak_rss_mib(dash.proc.pid)
         result["during"] = []
         for key, what in ((b"r", "reload"), (b"t", "type change to sd")):
             during, took, ended = keys_while_loading(dash, key, opts.ready_timeout)
             result["during"].append({"key": key.decode(), "what": what, "took_s": took,
                                      "latencies_ms": [x * 1000.0 for x in during],
-                                     "refusal": ended})
+                                     "refusal": ended,
+                                     "peak_rss_mib": mc.peak_rss_mib(dash.proc.pid)})
         result["peak_rss_mib"] = mc.peak_rss_mib(dash.proc.pid)
     return result
 

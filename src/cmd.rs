@@ -144,6 +144,8 @@ pub struct CatalogueRequest {
     /// Show the cached copy for these filters meanwhile (`Msg::CachedCatalogue`): at start and
     /// when the filters change, not on a reload of the list shown.
     pub cached: bool,
+    /// The list shown when asked: the fresh list shares its unchanged entries.
+    pub earlier: Arc<[crate::api::LoraEntry]>,
 }
 
 /// Rank the catalogue's text against the filter's query, for `Cmd::Rank`; answered by

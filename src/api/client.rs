@@ -3,7 +3,9 @@
 use super::error::ApiError;
 use super::http::{Deadline, Transport};
 use super::secret::Secret;
-use super::types::{Catalogue, LoraType, TaskKind, TaskResult, decode_catalogue_from, decode_task};
+use super::types::{
+    Catalogue, Interner, LoraType, TaskKind, TaskResult, decode_catalogue_with, decode_task,
+};
 use std::time::Duration;
 use url::Url;
 
@@ -140,6 +142,18 @@ impl Client {
         lora_type: Option<LoraType>,
         cate: Option<&str>,
     ) -> Result<Catalogue, ApiError> {
+        self.list_loras_sharing(lora_type, cate, Interner::default())
+            .await
+    }
+
+    /// [`Client::list_loras`], the entries decoded with what `interner` shares (an earlier
+    /// list's unchanged entries: see [`Interner::sharing`]).
+    pub async fn list_loras_sharing(
+        &self,
+        lora_type: Option<LoraType>,
+        cate: Option<&str>,
+        interner: Interner,
+    ) -> Result<Catalogue, ApiError> {
         let mut url = self.endpoint(&["lora", ""]);
         {
             let mut query = url.query_pairs_mut();
@@ -158,10 +172,11 @@ impl Client {
         // body nor a tree of its values is held at once, and the UI thread never decodes.
         let (tx, rx) = tokio::sync::mpsc::channel(8);
         let decoder = tokio::task::spawn_blocking(move || {
-            decode_catalogue_from(std::io::BufReader::with_capacity(
-                64 * 1024,
-                ChunkReader::new(rx),
-            ))
+            decode_catalogue_with(
+                std::io::BufReader::with_capacity(64 * 1024, ChunkReader::new(rx)),
+                |_| true,
+                interner,
+            )
         });
         let cap = self.catalogue_cap;
         let fed = self

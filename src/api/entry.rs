@@ -25,18 +25,23 @@ impl LoraType {
 /// One `LoRA` catalogue entry (spec 2.1). The metadata keeps every field the service sent,
 /// sanitised, in a compact form: its values as one compact JSON array, and its keys, in order,
 /// with the type and category, in a [`Shape`] shared by every entry alike in these (a
-/// catalogue's entries mostly share a few). The source is a span of the values' text. So an
-/// entry is 64 bytes and its name and values: a catalogue of 1,000,000 entries takes a little
-/// more than the size of its values, not of its JSON, nor several times that as a tree of
-/// values. The rest is parsed when one entry's detail is shown.
-#[derive(Debug, Clone, PartialEq)]
+/// catalogue's entries mostly share a few). The name, the values and, where the array's copy
+/// of it is escaped, the source are one block of text, shared by the clones: an entry decoded
+/// again unchanged in a reload is the earlier one (see [`Interner::sharing`]). So an entry is
+/// 40 bytes and one block of its name and values: a catalogue of 1,000,000 entries takes a
+/// little more than the size of its values, not of its JSON, nor several times that as a tree
+/// of values, and a reload of it holds little more than one copy. The rest is parsed when one
+/// entry's detail is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoraEntry {
-    pub model: String,
-    /// The values' JSON array, then the source's text where the array's copy of it is escaped.
-    values: Box<str>,
-    /// The array's length in `values`.
-    array_len: u32,
-    /// `metadata.source` in `values`: where it starts (0: there is none) and its length.
+    /// The name, the values' JSON array, then the source's text where the array's copy of it
+    /// is escaped.
+    text: Arc<str>,
+    /// Where the name ends in `text` (the array starts).
+    model_len: u32,
+    /// Where the array ends in `text`.
+    array_end: u32,
+    /// `metadata.source` in `text`: where it starts (0: there is none) and its length.
     source: (u32, u32),
     shape: Arc<Shape>,
 }
@@ -49,16 +54,94 @@ struct Shape {
     category: Option<Box<str>>,
 }
 
-/// The shapes of one catalogue's entries, each kept once and shared. Bounded: past
-/// `Interner::MAX` distinct ones, each new one is kept apart.
+/// What one catalogue's entries share: their shapes, each kept once (bounded: past
+/// `Interner::MAX` distinct ones, each new one is kept apart), and the entries of an earlier
+/// list decoded again unchanged.
 #[derive(Debug, Default)]
 pub struct Interner {
     shapes: std::collections::HashMap<u64, Vec<Arc<Shape>>>,
     count: usize,
+    earlier: Earlier,
+    /// The text of the entry being made, kept for the next: an entry found in the earlier
+    /// list allocates nothing.
+    scratch: String,
+}
+
+/// An earlier list whose unchanged entries a decode shares.
+#[derive(Debug, Default)]
+struct Earlier {
+    entries: Arc<[LoraEntry]>,
+    /// Where the next entry is looked for first: a catalogue listed again, or narrowed to a
+    /// type, mostly comes in the earlier order.
+    next: usize,
+    /// The entries' indexes sorted by name, made at the first entry not found near `next`.
+    by_name: Option<Vec<u32>>,
+}
+
+impl Earlier {
+    /// How far past `next` an entry is looked for before the index by name is made: a list
+    /// narrowed to one type skips the other's entries, a few hundred at a time at most in a
+    /// usual catalogue, and a scan that moves on is paid once per entry passed.
+    const AHEAD: usize = 1024;
+
+    /// The earlier entry identical to one of `text`, `model_len` and `shape`, looked for by
+    /// name: the first of its name found near the last one found, else any of its name.
+    fn find(&mut self, text: &str, model_len: usize, shape: &Shape) -> Option<&LoraEntry> {
+        let entries = &self.entries;
+        let name = &text[..model_len];
+        let same = |e: &LoraEntry| &*e.text == text && *e.shape == *shape;
+        // Near first; past a few, the index if there is one, else further ahead, then the
+        // index made.
+        let ahead = |n: usize| {
+            (self.next..entries.len().min(self.next + n)).find(|&i| entries[i].model() == name)
+        };
+        let near = ahead(4).or_else(|| {
+            ahead(if self.by_name.is_some() {
+                0
+            } else {
+                Self::AHEAD
+            })
+        });
+        let at = if let Some(i) = near {
+            i
+        } else {
+            let by_name = self.by_name.get_or_insert_with(|| {
+                let mut v: Vec<u32> =
+                    (0..u32::try_from(entries.len()).unwrap_or(u32::MAX)).collect();
+                v.sort_unstable_by(|&a, &b| {
+                    entries[a as usize].model().cmp(entries[b as usize].model())
+                });
+                v
+            });
+            let first = by_name.partition_point(|&i| entries[i as usize].model() < name);
+            // A name listed twice: any of its entries may be the same.
+            by_name[first..]
+                .iter()
+                .map(|&i| i as usize)
+                .take_while(|&i| entries[i].model() == name)
+                .find(|&i| same(&entries[i]))?
+        };
+        self.next = at + 1;
+        let found = &self.entries[at];
+        same(found).then_some(found)
+    }
 }
 
 impl Interner {
     const MAX: usize = 4096;
+
+    /// An interner whose entries share those of `earlier` that are decoded again unchanged
+    /// (the same name, values, keys, type and category): a reload of an unchanged catalogue
+    /// allocates only the new list's array, not its text again.
+    pub fn sharing(earlier: Arc<[LoraEntry]>) -> Self {
+        Interner {
+            earlier: Earlier {
+                entries: earlier,
+                ..Earlier::default()
+            },
+            ..Interner::default()
+        }
+    }
 
     /// The shape of `metadata`: found without allocating when it is already kept.
     fn shape(&mut self, metadata: &Map<String, Value>) -> Arc<Shape> {
@@ -100,53 +183,67 @@ impl Interner {
 impl LoraEntry {
     /// An entry from sanitised parts.
     pub fn new(model: impl Into<String>, metadata: &Map<String, Value>) -> Self {
-        Self::interned(model.into(), metadata, &mut Interner::default())
+        Self::interned(&model.into(), metadata, &mut Interner::default())
     }
 
     /// An entry from sanitised parts, sharing what `interner` already holds.
-    pub fn interned(
-        mut model: String,
-        metadata: &Map<String, Value>,
-        interner: &mut Interner,
-    ) -> Self {
-        // Copied to a block of their exact size: a decoded string's capacity may pass its
-        // length, which for a million entries is tens of MB of slack.
-        model = model.as_str().into();
-        let mut values = String::from("[");
+    pub fn interned(model: &str, metadata: &Map<String, Value>, interner: &mut Interner) -> Self {
+        let mut text = std::mem::take(&mut interner.scratch);
+        text.clear();
+        text.push_str(model);
+        text.push('[');
         let mut source = None;
         for (i, (key, value)) in metadata.iter().enumerate() {
             if i > 0 {
-                values.push(',');
+                text.push(',');
             }
-            let at = values.len();
+            let at = text.len();
             // A JSON value always serialises.
-            values.push_str(&serde_json::to_string(value).unwrap_or_default());
+            let _ = serde_json::to_writer(Utf8Sink(&mut text), value);
             if key == "source"
                 && let Value::String(s) = value
             {
                 // Unescaped, the text between the quotes is the source itself.
-                source = Some((s, (values.len() - at == s.len() + 2).then_some(at + 1)));
+                source = Some((s, (text.len() - at == s.len() + 2).then_some(at + 1)));
             }
         }
-        values.push(']');
-        let array_len = values.len();
+        text.push(']');
+        let array_end = text.len();
         let source = match source {
             Some((s, Some(at))) => (at, s.len()),
             Some((s, None)) => {
-                values.push_str(s);
-                (array_len, s.len())
+                text.push_str(s);
+                (array_end, s.len())
             }
             None => (0, 0),
         };
-        // Metadata over 4 GiB cannot arrive under any cap: the spans fit.
-        let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        LoraEntry {
-            model,
-            values: values.as_str().into(),
-            array_len: span(array_len),
-            source: (span(source.0), span(source.1)),
-            shape: interner.shape(metadata),
-        }
+        let shape = interner.shape(metadata);
+        let entry = if let Some(found) = interner.earlier.find(&text, model.len(), &shape) {
+            found.clone()
+        } else {
+            // Metadata over 4 GiB cannot arrive under any cap: the spans fit.
+            let span = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            LoraEntry {
+                // A block of the text's exact size, not the scratch's capacity.
+                text: Arc::from(text.as_str()),
+                model_len: span(model.len()),
+                array_end: span(array_end),
+                source: (span(source.0), span(source.1)),
+                shape,
+            }
+        };
+        interner.scratch = text;
+        entry
+    }
+
+    /// The model's name.
+    pub fn model(&self) -> &str {
+        self.text.get(..self.model_len as usize).unwrap_or("")
+    }
+
+    /// Whether `self` and `other` are one entry shared, not two alike.
+    pub fn shares(&self, other: &LoraEntry) -> bool {
+        Arc::ptr_eq(&self.text, &other.text)
     }
 
     /// Every metadata field, in the order the service sent them.
@@ -164,8 +261,8 @@ impl LoraEntry {
     /// Each metadata key with its value's JSON text, in order.
     fn raw_metadata(&self) -> impl Iterator<Item = (&str, &str)> {
         let inner = self
-            .values
-            .get(1..(self.array_len as usize).saturating_sub(1))
+            .text
+            .get(self.model_len as usize + 1..(self.array_end as usize).saturating_sub(1))
             .unwrap_or("");
         self.shape
             .keys
@@ -179,7 +276,7 @@ impl LoraEntry {
     /// million entries are written about as fast as their bytes are copied.
     pub fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.write_all(b"{\"model\":")?;
-        serde_json::to_writer(&mut *out, &self.model)?;
+        serde_json::to_writer(&mut *out, self.model())?;
         out.write_all(b",\"metadata\":{")?;
         for (i, (key, raw)) in self.raw_metadata().enumerate() {
             if i > 0 {
@@ -195,7 +292,7 @@ impl LoraEntry {
     /// `metadata.source`, when it is a string.
     pub fn source(&self) -> Option<&str> {
         let (start, len) = (self.source.0 as usize, self.source.1 as usize);
-        (start > 0).then(|| self.values.get(start..start + len))?
+        (start > 0).then(|| self.text.get(start..start + len))?
     }
 
     /// `metadata.type`, when it is a string.
@@ -220,6 +317,20 @@ impl LoraEntry {
             && cate
                 .filter(|c| !c.trim().is_empty())
                 .is_none_or(|c| same(self.category(), c))
+    }
+}
+
+/// Writes `serde_json`'s output, always UTF-8, into a `String` without a copy in between.
+struct Utf8Sink<'a>(&'a mut String);
+
+impl std::io::Write for Utf8Sink<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
+        self.0.push_str(text);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -260,7 +371,7 @@ impl Serialize for LoraEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut st = s.serialize_struct("LoraEntry", 2)?;
-        st.serialize_field("model", &self.model)?;
+        st.serialize_field("model", self.model())?;
         st.serialize_field("metadata", &RawMetadata(self))?;
         st.end()
     }
@@ -306,14 +417,14 @@ mod tests {
         let entries: Vec<LoraEntry> = sent
             .iter()
             .map(|e| {
-                let model = e["model"].as_str().expect("model").to_string();
+                let model = e["model"].as_str().expect("model");
                 let metadata = e["metadata"].as_object().expect("metadata");
                 LoraEntry::interned(model, metadata, &mut interner)
             })
             .collect();
         for (entry, sent) in entries.iter().zip(sent) {
             let metadata = Value::Object(entry.metadata());
-            assert_eq!(metadata, sent["metadata"], "{}", entry.model);
+            assert_eq!(metadata, sent["metadata"], "{}", entry.model());
             // In the order sent, and written back as sent (the cache's copy).
             assert_eq!(metadata.to_string(), sent["metadata"].to_string());
             assert_eq!(
@@ -336,6 +447,102 @@ mod tests {
         // One key list, type and category for the entries that share them.
         assert!(Arc::ptr_eq(&a.shape, &b.shape));
         assert!(!Arc::ptr_eq(&a.shape, &c.shape));
-        assert_eq!(std::mem::size_of::<LoraEntry>(), 64);
+        assert_eq!(std::mem::size_of::<LoraEntry>(), 40);
+    }
+}
+
+#[cfg(test)]
+mod sharing_tests {
+    use super::*;
+    use crate::api::types::{Catalogue, decode_catalogue_from, decode_catalogue_with};
+    use serde_json::json;
+
+    fn body(entries: &[(&str, Value)]) -> String {
+        let data: Vec<Value> = entries
+            .iter()
+            .map(|(m, meta)| json!({"model": m, "metadata": meta}))
+            .collect();
+        json!({ "data": data }).to_string()
+    }
+
+    fn sharing(body: &str, earlier: &Arc<[LoraEntry]>) -> Catalogue {
+        decode_catalogue_with(
+            body.as_bytes(),
+            |_| true,
+            Interner::sharing(earlier.clone()),
+        )
+        .expect("decoded")
+    }
+
+    #[test]
+    fn a_reload_shares_the_unchanged_entries_and_shows_the_new_values_of_the_rest() {
+        let meta = |source: &str, rating: f64| json!({"source": source, "rating": rating});
+        let before = body(&[
+            ("a", meta("https://x.example/a", 4.0)),
+            ("b", meta("https://x.example/b", 3.0)),
+            ("c", meta("https://x.example/c", 2.0)),
+            ("twice", meta("https://x.example/t1", 1.0)),
+            ("twice", meta("https://x.example/t2", 1.5)),
+            ("typed", json!({"type": "sd", "category": "style"})),
+        ]);
+        let earlier: Arc<[LoraEntry]> = decode_catalogue_from(before.as_bytes())
+            .expect("decoded")
+            .entries
+            .into();
+        // Moved, changed, new, the second of a name listed twice, the same values under
+        // other keys or another type.
+        let after = body(&[
+            ("c", meta("https://x.example/c", 2.0)),
+            ("a", meta("https://x.example/a", 4.5)),
+            ("new", meta("https://x.example/n", 5.0)),
+            ("b", meta("https://x.example/b", 3.0)),
+            ("twice", meta("https://x.example/t2", 1.5)),
+            ("typed", json!({"type": "sdxl", "category": "style"})),
+        ]);
+        let fresh = sharing(&after, &earlier);
+        // Each entry as a decode that shares nothing makes it: the new values where they
+        // changed.
+        let plain = decode_catalogue_from(after.as_bytes()).expect("decoded");
+        assert_eq!(fresh, plain);
+        assert_eq!(fresh.entries[1].metadata()["rating"], json!(4.5));
+        assert_eq!(fresh.entries[5].lora_type(), Some("sdxl"));
+        let shared: Vec<bool> = fresh
+            .entries
+            .iter()
+            .map(|e| earlier.iter().any(|o| o.shares(e)))
+            .collect();
+        // The second of a name listed twice is looked for at the first, found near: not
+        // shared, still right.
+        assert_eq!(shared, [true, false, false, true, false, false]);
+    }
+
+    #[test]
+    fn a_list_narrowed_or_reordered_far_from_the_earlier_order_still_shares() {
+        let names: Vec<String> = (0..3000).map(|i| format!("m{i:04}")).collect();
+        let all: Vec<(&str, Value)> = names
+            .iter()
+            .map(|n| {
+                (
+                    n.as_str(),
+                    json!({"source": format!("https://x.example/{n}")}),
+                )
+            })
+            .collect();
+        let earlier: Arc<[LoraEntry]> = decode_catalogue_from(body(&all).as_bytes())
+            .expect("decoded")
+            .entries
+            .into();
+        // Every third entry (a type's), then ones far behind and far ahead of the last found.
+        let picked: Vec<(&str, Value)> = (0..3000)
+            .step_by(3)
+            .chain([5, 2999, 1])
+            .map(|i| all[i].clone())
+            .collect();
+        let fresh = sharing(&body(&picked), &earlier);
+        assert_eq!(fresh.entries.len(), picked.len());
+        for (entry, (name, _)) in fresh.entries.iter().zip(&picked) {
+            assert_eq!(entry.model(), *name);
+            assert!(earlier.iter().any(|o| o.shares(entry)), "{name}");
+        }
     }
 }

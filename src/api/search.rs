@@ -154,7 +154,7 @@ impl SearchText {
 
     /// Entry `i`'s name; empty past the end.
     pub fn name(&self, i: usize) -> &str {
-        self.entries.get(i).map_or("", |e| e.model.as_str())
+        self.entries.get(i).map_or("", |e| e.model())
     }
 
     /// The metadata columns, built on the first call (which may take a while: call it off the

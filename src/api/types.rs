@@ -108,11 +108,22 @@ pub fn decode_catalogue_from(reader: impl std::io::Read) -> Result<Catalogue, Ap
 /// the broader list would double what a type change holds).
 pub fn decode_catalogue_where(
     reader: impl std::io::Read,
+    keep: impl FnMut(&LoraEntry) -> bool,
+) -> Result<Catalogue, ApiError> {
+    decode_catalogue_with(reader, keep, Interner::default())
+}
+
+/// Decodes a catalogue as its bytes arrive, keeping the entries `keep` accepts, with what
+/// `interner` shares: the entries of an earlier list decoded again unchanged are that list's
+/// (see [`Interner::sharing`]), so a reload beside the list shown holds one copy of the text.
+pub fn decode_catalogue_with(
+    reader: impl std::io::Read,
     mut keep: impl FnMut(&LoraEntry) -> bool,
+    mut interner: Interner,
 ) -> Result<Catalogue, ApiError> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let catalogue = Body(&mut keep)
+    let catalogue = Body(&mut keep, &mut interner)
         .deserialize(&mut de)
         .and_then(|c| de.end().map(|()| c))
         .map_err(|e| ApiError::Decode {
@@ -129,12 +140,12 @@ pub fn decode_catalogue_where(
 type Keep<'k> = &'k mut dyn FnMut(&LoraEntry) -> bool;
 
 /// The response body; `None` until a `data` array was read.
-struct Body<'k>(Keep<'k>);
+struct Body<'k>(Keep<'k>, &'k mut Interner);
 
 impl<'de> serde::de::DeserializeSeed<'de> for Body<'_> {
     type Value = Option<Catalogue>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        struct Root<'k>(Keep<'k>);
+        struct Root<'k>(Keep<'k>, &'k mut Interner);
         impl<'de> serde::de::Visitor<'de> for Root<'_> {
             type Value = Option<Catalogue>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -144,11 +155,11 @@ impl<'de> serde::de::DeserializeSeed<'de> for Body<'_> {
                 self,
                 mut map: A,
             ) -> Result<Option<Catalogue>, A::Error> {
-                let keep = self.0;
+                let (keep, interner) = (self.0, self.1);
                 let mut found = None;
                 while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                     if key == "data" {
-                        found = map.next_value_seed(Entries(&mut *keep))?;
+                        found = map.next_value_seed(Entries(&mut *keep, &mut *interner))?;
                     } else {
                         map.next_value::<serde::de::IgnoredAny>()?;
                     }
@@ -156,17 +167,17 @@ impl<'de> serde::de::DeserializeSeed<'de> for Body<'_> {
                 Ok(found)
             }
         }
-        d.deserialize_any(Root(self.0))
+        d.deserialize_any(Root(self.0, self.1))
     }
 }
 
 /// The `data` value: entries if it is an array, `None` for anything else.
-struct Entries<'k>(Keep<'k>);
+struct Entries<'k>(Keep<'k>, &'k mut Interner);
 
 impl<'de> serde::de::DeserializeSeed<'de> for Entries<'_> {
     type Value = Option<Catalogue>;
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        struct Items<'k>(Keep<'k>);
+        struct Items<'k>(Keep<'k>, &'k mut Interner);
         impl<'de> serde::de::Visitor<'de> for Items<'_> {
             type Value = Option<Catalogue>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -177,10 +188,9 @@ impl<'de> serde::de::DeserializeSeed<'de> for Entries<'_> {
                 mut seq: A,
             ) -> Result<Option<Catalogue>, A::Error> {
                 let mut catalogue = Catalogue::default();
-                let mut interner = Interner::default();
                 // Each entry is decoded on its own, so one odd entry is skipped, not fatal.
                 while let Some(item) = seq.next_element::<Value>()? {
-                    match decode_entry(item, &mut interner) {
+                    match decode_entry(item, self.1) {
                         Some(entry) if (self.0)(&entry) => catalogue.entries.push(entry),
                         Some(_) => {}
                         None => catalogue.skipped += 1,
@@ -219,7 +229,7 @@ impl<'de> serde::de::DeserializeSeed<'de> for Entries<'_> {
                 Ok(None)
             }
         }
-        d.deserialize_any(Items(self.0))
+        d.deserialize_any(Items(self.0, self.1))
     }
 }
 
@@ -244,7 +254,7 @@ fn decode_entry(item: Value, interner: &mut Interner) -> Option<LoraEntry> {
     let Value::Object(metadata) = metadata else {
         return None;
     };
-    Some(LoraEntry::interned(model, &metadata, interner))
+    Some(LoraEntry::interned(&model, &metadata, interner))
 }
 
 /// Accepts a percent as integer, float or numeric string; clamps to 0..=100.
@@ -721,7 +731,7 @@ mod tests {
         );
         assert_eq!(cat.entries.len(), 3);
         assert_eq!(cat.entries[0].metadata()["extra"], json!({"k": 1}));
-        assert_eq!(cat.entries[2].model, "bad");
+        assert_eq!(cat.entries[2].model(), "bad");
         assert_eq!(cat.entries[2].source(), Some("https://x.example"));
     }
 
@@ -747,7 +757,7 @@ mod tests {
             e.listed_under(Some(LoraType::Sd), None)
         })
         .expect("decodes");
-        let names: Vec<&str> = c.entries.iter().map(|e| e.model.as_str()).collect();
+        let names: Vec<&str> = c.entries.iter().map(LoraEntry::model).collect();
         assert_eq!(names, ["a", "c"]);
         assert_eq!(c.skipped, 1);
     }

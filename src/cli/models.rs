@@ -180,14 +180,14 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             .iter()
             .map(|&i| {
                 let e = &catalogue.entries[i];
-                serde_json::json!({"model": e.model, "metadata": e.metadata()})
+                serde_json::json!({"model": e.model(), "metadata": e.metadata()})
             })
             .collect();
         output::json_line(Value::Array(items));
     } else {
         let width = order
             .iter()
-            .map(|&i| catalogue.entries[i].model.chars().count())
+            .map(|&i| catalogue.entries[i].model().chars().count())
             .max()
             .unwrap_or(5)
             .clamp(5, 40);
@@ -201,7 +201,7 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
             let e = &catalogue.entries[i];
             output::line(&format!(
                 "{}  {:<5}  {}  {}",
-                crate::fit::pad(&e.model, width),
+                crate::fit::pad(e.model(), width),
                 e.lora_type().unwrap_or(""),
                 crate::fit::pad(e.category().unwrap_or(""), 12),
                 e.source().unwrap_or("-")
@@ -271,8 +271,8 @@ async fn diff(
             continue;
         }
         match mark {
-            Mark::New => new.push(e.model.clone()),
-            Mark::Changed(o) => changed.push((e.model.clone(), changes(&old[*o as usize], e))),
+            Mark::New => new.push(e.model().to_owned()),
+            Mark::Changed(o) => changed.push((e.model().to_owned(), changes(&old[*o as usize], e))),
             Mark::Same => {}
         }
     }
@@ -280,7 +280,7 @@ async fn diff(
         .gone
         .iter()
         .filter(|&&i| keep_old[i as usize])
-        .map(|&i| old[i as usize].model.clone())
+        .map(|&i| old[i as usize].model().to_string())
         .collect();
     let since = cached_at.map_or_else(String::new, |at| {
         format!(

@@ -368,7 +368,7 @@ impl Printer {
             let Some(entry) = browser.entries.get(i as usize) else {
                 continue;
             };
-            let mut text = entry.model.clone();
+            let mut text = entry.model().to_string();
             for part in [entry.lora_type(), entry.category()].into_iter().flatten() {
                 text.push_str(" · ");
                 text.push_str(part);

@@ -6,11 +6,13 @@
 //! for a worker's blocking thread.
 
 use super::atomic::AtomicFile;
+use crate::api::types::Interner;
 use crate::api::{Catalogue, Listing, LoraEntry, LoraType};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The file format's version: a file of another is ignored.
 const VERSION: u32 = 1;
@@ -119,11 +121,17 @@ impl CatalogueCache {
     /// The catalogue kept for `key`, if there is a readable one. Every string is sanitised
     /// again: the file could have been written by anything.
     pub fn load(&self, key: &Key) -> Option<Cached> {
-        self.load_where(key, |_| true)
+        self.load_where(key, |_| true, &no_earlier())
     }
 
-    /// [`Self::load`], keeping only the entries `keep` accepts.
-    fn load_where(&self, key: &Key, keep: impl FnMut(&LoraEntry) -> bool) -> Option<Cached> {
+    /// [`Self::load`], keeping only the entries `keep` accepts, sharing those `earlier` has
+    /// unchanged.
+    fn load_where(
+        &self,
+        key: &Key,
+        keep: impl FnMut(&LoraEntry) -> bool,
+        earlier: &Arc<[LoraEntry]>,
+    ) -> Option<Cached> {
         use std::io::{BufReader, Seek};
         // Read as a stream, twice (the head, then the entries), from one open file: never
         // held whole (a million entries are some 400 MB of JSON).
@@ -138,9 +146,10 @@ impl CatalogueCache {
             return None;
         }
         file.rewind().ok()?;
-        let mut catalogue = crate::api::types::decode_catalogue_where(
+        let mut catalogue = crate::api::types::decode_catalogue_with(
             BufReader::with_capacity(64 * 1024, file),
             keep,
+            Interner::sharing(earlier.clone()),
         )
         .ok()?;
         catalogue.skipped += head.skipped;
@@ -155,7 +164,14 @@ impl CatalogueCache {
     /// same type with any category, then all types with the same category, then the whole
     /// catalogue. Every entry of the answer is listed under the key's type and category.
     pub fn load_nearest(&self, key: &Key) -> Option<Cached> {
-        if let Some(exact) = self.load(key) {
+        self.load_nearest_sharing(key, &no_earlier())
+    }
+
+    /// [`Self::load_nearest`], its entries those of `earlier` where it has them unchanged: a
+    /// type change's cached copy, narrowed from the list shown before, holds no second copy
+    /// of it.
+    pub fn load_nearest_sharing(&self, key: &Key, earlier: &Arc<[LoraEntry]>) -> Option<Cached> {
+        if let Some(exact) = self.load_where(key, |_| true, earlier) {
             return Some(exact);
         }
         let broader = |lora_type, cate: Option<&str>| Key::new(&key.service, lora_type, cate);
@@ -172,7 +188,7 @@ impl CatalogueCache {
         // Narrowed while decoding: the entries left out are never all held at once.
         let (lora_type, cate) = (key.lora_type, key.cate.as_deref());
         candidates.iter().find_map(|wider| {
-            let c = self.load_where(wider, |e| e.listed_under(lora_type, cate))?;
+            let c = self.load_where(wider, |e| e.listed_under(lora_type, cate), earlier)?;
             Some(Cached {
                 filtered: true,
                 ..c
@@ -214,6 +230,11 @@ impl CatalogueCache {
     }
 }
 
+/// No earlier list to share entries with.
+fn no_earlier() -> Arc<[LoraEntry]> {
+    Arc::new([])
+}
+
 /// How a fresh catalogue's entry compares with the copy it replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mark {
@@ -251,8 +272,8 @@ pub fn diff(old: &[LoraEntry], fresh: &[LoraEntry]) -> Diff {
     // names is found first. 4 bytes a model, where a hash map of names took about 50: this
     // runs while both lists are held, the dashboard's peak (a million models: 4 MB, not 50).
     let mut by_name: Vec<u32> = (0..old.len() as u32).collect();
-    by_name.sort_by(|&a, &b| old[a as usize].model.cmp(&old[b as usize].model));
-    let name = |i: u32| old[i as usize].model.as_str();
+    by_name.sort_by(|&a, &b| old[a as usize].model().cmp(old[b as usize].model()));
+    let name = |i: u32| old[i as usize].model();
     let unique = by_name.windows(2).all(|w| name(w[0]) != name(w[1]));
     let find = |model: &str| {
         let at = by_name.partition_point(|&i| name(i) < model);
@@ -266,11 +287,11 @@ pub fn diff(old: &[LoraEntry], fresh: &[LoraEntry]) -> Diff {
     for (n, e) in fresh.iter().enumerate() {
         // A fresh list mostly keeps the old order: the same place is tried first, which is
         // the name's only place when no name is listed twice.
-        let same_place = unique && old.get(n).is_some_and(|o| o.model == e.model);
+        let same_place = unique && old.get(n).is_some_and(|o| o.model() == e.model());
         let found = if same_place {
             Some(n as u32)
         } else {
-            find(&e.model)
+            find(e.model())
         };
         let mark = match found {
             None => {
@@ -496,6 +517,41 @@ mod tests {
         assert!(listed.filtered);
     }
 
+    /// A type change's cached copy, narrowed from a broader one, is made of the list shown's
+    /// entries where they are the same, of its own where the copy differs.
+    #[test]
+    fn a_narrowed_copy_shares_the_entries_of_the_list_shown() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = CatalogueCache::new(dir.path().to_path_buf());
+        let whole = Catalogue {
+            entries: vec![
+                typed("a", Some("sd"), Some("style")),
+                typed("b", Some("sdxl"), Some("style")),
+                typed("c", Some("sd"), Some("poses")),
+            ],
+            skipped: 0,
+        };
+        cache
+            .save(&Key::new("http://a", None, None), &whole, 100)
+            .expect("save");
+        // The list shown: `a` as cached, `c` since changed.
+        let shown: Arc<[LoraEntry]> = vec![
+            whole.entries[0].clone(),
+            typed("c", Some("sd"), Some("other")),
+        ]
+        .into();
+        let sd = Key::new("http://a", Some(LoraType::Sd), None);
+        let got = cache
+            .load_nearest_sharing(&sd, &shown)
+            .expect("narrowed")
+            .catalogue
+            .entries;
+        assert_eq!(got, [whole.entries[0].clone(), whole.entries[2].clone()]);
+        assert!(got[0].shares(&shown[0]));
+        assert!(!got[1].shares(&shown[1]));
+        assert_eq!(got[1].category(), Some("poses"));
+    }
+
     /// Without a copy for the key, a broader one is narrowed to it by the entries' own
     /// `metadata.type` and `metadata.category`, as the service matches them (any case); an
     /// entry that names no type is never listed under one. A narrower or another key's copy
@@ -523,7 +579,7 @@ mod tests {
             c.catalogue
                 .entries
                 .iter()
-                .map(|e| e.model.clone())
+                .map(|e| e.model().to_string())
                 .collect()
         };
         let sd_style = cache
@@ -608,9 +664,9 @@ mod tests {
             "a name of escapes only is no name"
         );
         let e = &back.catalogue.entries[0];
-        let all = format!("{} {}", e.model, Value::Object(e.metadata()));
+        let all = format!("{} {}", e.model(), Value::Object(e.metadata()));
         assert!(
-            crate::api::sanitize::is_clean(&e.model)
+            crate::api::sanitize::is_clean(e.model())
                 && !all.contains('\u{1b}')
                 && !all.contains('\u{9b}'),
             "{all:?}"

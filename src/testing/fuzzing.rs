@@ -65,8 +65,8 @@ fn assert_clean_json(v: &Value) {
 pub fn catalogue(data: &[u8]) {
     if let Ok(c) = decode_catalogue(data) {
         for e in &c.entries {
-            assert!(!e.model.trim().is_empty());
-            assert_clean("a model's name", &e.model);
+            assert!(!e.model().trim().is_empty());
+            assert_clean("a model's name", e.model());
             e.metadata().iter().for_each(|(k, v)| {
                 assert_clean("a metadata key", k);
                 assert_clean_json(v);

@@ -222,9 +222,9 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             .take(rows)
             .map(|(pos, &idx)| {
                 let entry = &b.entries[idx as usize];
-                let hits = matcher.indices(&b.query, &entry.model);
-                let mut spans = highlight(&entry.model, &hits, theme);
-                if b.favourites.contains(entry.model.as_str()) {
+                let hits = matcher.indices(&b.query, entry.model());
+                let mut spans = highlight(entry.model(), &hits, theme);
+                if b.favourites.contains(entry.model()) {
                     spans.insert(0, Span::styled("★ ", theme.title()));
                 }
                 // What changed since the list before: a column of its own while there are marks.
@@ -356,7 +356,7 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
         };
         fields.push((k.clone(), value));
     }
-    let mut lines: Vec<Line> = crate::fit::wrap(&entry.model, width)
+    let mut lines: Vec<Line> = crate::fit::wrap(entry.model(), width)
         .into_iter()
         .map(|c| Line::from(Span::styled(c, theme.title())))
         .collect();

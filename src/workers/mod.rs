@@ -388,6 +388,7 @@ mod tests {
                 lora_type: None,
                 cate: None,
                 cached: false,
+                earlier: std::sync::Arc::new([]),
             }),
             Cmd::Download(DownloadJob {
                 key: key.clone(),

@@ -43,7 +43,7 @@ impl Browser {
             Flag::Fav => self
                 .entries
                 .get(index as usize)
-                .is_some_and(|e| self.favourites.contains(e.model.as_str())),
+                .is_some_and(|e| self.favourites.contains(e.model())),
         }
     }
 

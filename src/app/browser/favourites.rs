@@ -8,7 +8,7 @@ impl Browser {
     /// `f`: marks or unmarks the selected model; whether it is a favourite now (`None` with
     /// no model selected).
     pub fn toggle_favourite(&mut self) -> Option<bool> {
-        let name = self.selected_entry()?.model.clone();
+        let name = self.selected_entry()?.model().to_string();
         let on = !self.favourites.remove(&name);
         if on {
             self.favourites.insert(name.clone());

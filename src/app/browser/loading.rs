@@ -2,7 +2,7 @@
 //! shown meanwhile or when the service cannot be reached, and installing what came back.
 
 use super::{Browser, CacheLookup, Load};
-use crate::api::{Listing, LoraType, SearchText};
+use crate::api::{Listing, LoraEntry, LoraType, SearchText};
 use crate::app::effects::Effects;
 use crate::cmd::{CatalogueRequest, Cmd};
 use crate::store::catalogue_cache::Cached;
@@ -16,14 +16,17 @@ impl Browser {
     /// meanwhile (at start and when the filters change). The list shown goes at once: it was
     /// listed under the filters before, and would stand under a label it does not satisfy.
     pub fn fetch(&mut self) -> Cmd {
+        // Gone from the screen, still shared: what the filters keep of it is decoded again
+        // into the same entries.
+        let earlier = self.entries.clone();
         self.clear_entries();
-        self.fetch_with(true)
+        self.fetch_with(true, earlier)
     }
 
     /// Empties the list (and any ranking still out for it), remembering the selected model.
     pub(super) fn clear_entries(&mut self) {
         if let Some(e) = self.selected_entry() {
-            self.keep_name = Some(e.model.clone());
+            self.keep_name = Some(e.model().to_string());
         }
         self.entries = Arc::new([]);
         self.all = Arc::new([]);
@@ -44,10 +47,12 @@ impl Browser {
 
     /// Reloads the list shown: the fresh list only, no cached copy over it meanwhile.
     pub fn reload(&mut self) -> Cmd {
-        self.fetch_with(false)
+        self.fetch_with(false, self.entries.clone())
     }
 
-    pub(super) fn fetch_with(&mut self, cached: bool) -> Cmd {
+    /// A fetch with the current filters; the fresh list shares the entries of `earlier` it
+    /// lists unchanged.
+    pub(super) fn fetch_with(&mut self, cached: bool, earlier: Arc<[LoraEntry]>) -> Cmd {
         self.generation += 1;
         self.load = Load::Loading;
         self.offline = false;
@@ -56,6 +61,7 @@ impl Browser {
             lora_type: self.lora_type,
             cate: Some(self.category.clone()).filter(|c| !c.is_empty()),
             cached,
+            earlier,
         })
     }
 
@@ -138,7 +144,10 @@ impl Browser {
     /// the same name; what to do next (rank the new entries against the query).
     pub(super) fn install(&mut self, c: Listing) -> Option<Cmd> {
         let kept = self.keep_name.take();
-        let name = self.selected_entry().map(|e| e.model.clone()).or(kept);
+        let name = self
+            .selected_entry()
+            .map(|e| e.model().to_string())
+            .or(kept);
         self.all = c.all;
         self.entries = c.entries;
         for cate in c.categories {
@@ -152,7 +161,7 @@ impl Browser {
         let keep = name.and_then(|n| {
             self.entries
                 .iter()
-                .position(|e| e.model == n)
+                .position(|e| e.model() == n)
                 .and_then(|i| u32::try_from(i).ok())
         });
         // The old matches index the old entries: none of them may be shown over the new.

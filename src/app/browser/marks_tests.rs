@@ -103,7 +103,7 @@ fn shown(s: &State) -> Vec<&str> {
     let b = &s.browser;
     b.matches
         .iter()
-        .map(|&i| b.entries[i as usize].model.as_str())
+        .map(|&i| b.entries[i as usize].model())
         .collect()
 }
 
@@ -130,7 +130,7 @@ fn flags(s: &State) -> Vec<(&str, bool, bool)> {
     (0..b.entries.len() as u32)
         .map(|i| {
             (
-                b.entries[i as usize].model.as_str(),
+                b.entries[i as usize].model(),
                 b.has_flag(i, Flag::New),
                 b.has_flag(i, Flag::Changed),
             )
@@ -152,7 +152,7 @@ fn a_fresh_list_marks_what_changed_since_the_cached_copy() {
     );
     assert_eq!(marks.short_summary().as_deref(), Some("+1 ~1 −1"));
     // Of the list before, only the changed model is kept: not the whole list beside the fresh.
-    let kept: Vec<&str> = marks.before.iter().map(|(_, e)| e.model.as_str()).collect();
+    let kept: Vec<&str> = marks.before.iter().map(|(_, e)| e.model()).collect();
     assert_eq!(kept, ["a"]);
     select(&mut s, "a");
     assert_eq!(

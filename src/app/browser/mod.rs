@@ -293,7 +293,7 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
             return Effects::cmds(vec![browser.reload()]).with_notice("reloading the catalogue");
         }
         Action::ToggleFavourite => {
-            let name = browser.selected_entry().map(|e| e.model.clone());
+            let name = browser.selected_entry().map(|e| e.model().to_string());
             let (Some(name), Some(on)) = (name, browser.toggle_favourite()) else {
                 return Effects::say("no model selected");
             };
@@ -343,7 +343,7 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
             return Effects::copy(source, "source URL");
         }
         Action::CopyName => {
-            let name = browser.selected_entry().map(|e| e.model.clone());
+            let name = browser.selected_entry().map(|e| e.model().to_string());
             return Effects::copy(name, "model name");
         }
         Action::Paste(text) => {

@@ -41,7 +41,7 @@ fn started(s: &mut State) -> u64 {
 }
 
 fn selected_model(s: &State) -> Option<&str> {
-    s.browser.selected_entry().map(|e| e.model.as_str())
+    s.browser.selected_entry().map(LoraEntry::model)
 }
 
 #[test]

@@ -47,12 +47,12 @@ fn typed(b: &mut Browser, text: &str) {
 fn shown(b: &Browser) -> Vec<&str> {
     b.matches
         .iter()
-        .map(|&i| b.entries[i as usize].model.as_str())
+        .map(|&i| b.entries[i as usize].model())
         .collect()
 }
 
 fn selected(b: &Browser) -> Option<&str> {
-    b.selected_entry().map(|e| e.model.as_str())
+    b.selected_entry().map(LoraEntry::model)
 }
 
 #[test]
@@ -215,7 +215,24 @@ fn new_filters_take_the_old_list_away() {
         skipped: 0,
     };
     b.loaded(b.generation, Ok(cat.into()));
-    assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("b"));
+    assert_eq!(b.selected_entry().map(LoraEntry::model), Some("b"));
+}
+
+/// A reload and a type change hand the loader the list shown (the type change's though it
+/// leaves the screen), for the fresh list to share its unchanged entries.
+#[test]
+fn a_fetch_hands_on_the_list_shown_to_share_from() {
+    let mut b = loaded(&["a", "b"]);
+    let shown = b.entries.clone();
+    let Cmd::FetchCatalogue(CatalogueRequest { earlier, .. }) = b.reload() else {
+        panic!("fetch")
+    };
+    assert!(Arc::ptr_eq(&earlier, &shown));
+    let Cmd::FetchCatalogue(CatalogueRequest { earlier, .. }) = b.cycle_type() else {
+        panic!("fetch")
+    };
+    assert!(Arc::ptr_eq(&earlier, &shown));
+    assert!(b.entries.is_empty());
 }
 
 #[test]
@@ -288,9 +305,9 @@ fn arrows_in_the_filter_move_the_selection() {
     b.start_editing(Field::Filter);
     b.pick(true);
     b.pick(true);
-    assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("c"));
+    assert_eq!(b.selected_entry().map(LoraEntry::model), Some("c"));
     b.pick(false);
-    assert_eq!(b.selected_entry().map(|e| e.model.as_str()), Some("b"));
+    assert_eq!(b.selected_entry().map(LoraEntry::model), Some("b"));
     assert_eq!(b.editing, Some(Field::Filter));
 }
 

@@ -116,7 +116,7 @@ fn favourites_are_marked_saved_and_listed_alone() {
     assert!(s.browser.only_favourites);
     assert_eq!(s.browser.matches.len(), 1);
     assert_eq!(
-        s.browser.selected_entry().map(|e| e.model.as_str()),
+        s.browser.selected_entry().map(LoraEntry::model),
         Some("pixel_art")
     );
     // Unmarked while only favourites show: it leaves the list.
@@ -146,7 +146,7 @@ fn favourites_are_marked_saved_and_listed_alone() {
         s.browser
             .matches
             .iter()
-            .map(|&i| s.browser.entries[i as usize].model.as_str())
+            .map(|&i| s.browser.entries[i as usize].model())
             .collect::<Vec<_>>(),
         ["pixel_art"]
     );

@@ -96,7 +96,7 @@ async fn categories_with_odd_characters_reach_the_service_intact() {
         .await
         .unwrap();
     assert_eq!(got.entries.len(), 1);
-    assert_eq!(got.entries[0].model, cat[0].model);
+    assert_eq!(got.entries[0].model(), cat[0].model);
 }
 
 #[tokio::test]
@@ -159,7 +159,7 @@ async fn the_whole_catalogue_narrowed_here_is_what_the_service_lists() {
     let c = client(&svc.base_url());
     let all = c.list_loras(None, None).await.unwrap();
     let names = |cat: &gendash::api::Catalogue| -> Vec<String> {
-        cat.entries.iter().map(|e| e.model.clone()).collect()
+        cat.entries.iter().map(|e| e.model().to_string()).collect()
     };
     let mut categories: Vec<String> = all
         .entries
@@ -560,7 +560,7 @@ async fn same_origin_redirects_are_followed_for_api_calls() {
         .await;
         let got = client(&fs.url()).list_loras(None, None).await.unwrap();
         assert_eq!(got.entries.len(), 1, "{status}");
-        assert_eq!(got.entries[0].model, "moved_model");
+        assert_eq!(got.entries[0].model(), "moved_model");
         let reqs = fs.requests.lock().unwrap().clone();
         assert_eq!(reqs.len(), 2, "{status}: {reqs:?}");
         assert!(reqs[0].starts_with("POST /lora/ HTTP/1.1"), "{}", reqs[0]);

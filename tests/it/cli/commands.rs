@@ -760,7 +760,7 @@ async fn serve_takes_a_catalogue_file_and_a_prefix() {
         .await
         .unwrap();
     assert_eq!(cat.entries.len(), 1);
-    assert_eq!(cat.entries[0].model, "only_one");
+    assert_eq!(cat.entries[0].model(), "only_one");
     child.kill().await.unwrap();
 }
 

@@ -122,7 +122,7 @@ async fn cate_is_matched_in_any_case() {
                 .unwrap()
                 .entries
                 .into_iter()
-                .map(|e| e.model)
+                .map(|e| e.model().to_string())
                 .collect();
             m.sort();
             m

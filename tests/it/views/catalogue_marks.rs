@@ -45,9 +45,9 @@ fn marked(width: u16) -> State {
     s.start();
     let g = s.browser.generation;
     let mut old = catalogue();
-    old.entries.retain(|e| e.model != "misty_forest");
+    old.entries.retain(|e| e.model() != "misty_forest");
     for e in &mut old.entries {
-        if e.model == "ink_wash" {
+        if e.model() == "ink_wash" {
             let meta = serde_json::json!({"source": "https://lora-hub.example.com/models/ink_wash",
                 "type": "sd", "category": "style", "author": "kenji", "rating": 4.1});
             *e = gendash::api::LoraEntry::new("ink_wash", meta.as_object().unwrap());
@@ -76,7 +76,7 @@ fn marked(width: u16) -> State {
         .browser
         .matches
         .iter()
-        .position(|&i| s.browser.entries[i as usize].model == "ink_wash")
+        .position(|&i| s.browser.entries[i as usize].model() == "ink_wash")
         .unwrap();
     s.browser.select(at);
     s

@@ -310,7 +310,7 @@ fn filter_detail_line_at_80_and_140() {
             .browser
             .matches
             .iter()
-            .map(|&i| s.browser.entries[i as usize].model.as_str())
+            .map(|&i| s.browser.entries[i as usize].model())
             .collect();
         assert_eq!(shown.len(), 2, "{shown:?}");
         assert!(shown.contains(&"watercolor_v2") && shown.contains(&"ink_wash"));
@@ -987,7 +987,7 @@ fn clicks_select_the_row_drawn_there_and_the_wheel_scrolls() {
         .map(|x| t.backend().buffer()[(x, list.y + 3)].symbol().to_string())
         .collect();
     assert_eq!(row, "ink_wash  s", "the clicked row is the selected entry");
-    assert_eq!(s.browser.selected_entry().unwrap().model, "ink_wash");
+    assert_eq!(s.browser.selected_entry().unwrap().model(), "ink_wash");
 
     let rows = s.areas.watch_rows;
     s.update(Action::Click {
