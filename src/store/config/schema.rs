@@ -19,7 +19,7 @@ use super::{
 use crate::api::Secret;
 use crate::api::client::{CATALOGUE_CAP, CatalogueCap, DEFAULT_REQUEST_TIMEOUT};
 use crate::api::download::Template;
-use crate::api::prompt::{DEFAULT_WEIGHT, LoraWeight, PromptTemplate};
+use crate::api::prompt::{DEFAULT_WEIGHT, LoraWeight, PromptSettings, PromptTemplate};
 use crate::api::types::default_failure_statuses;
 use ratatui::style::Style;
 use std::collections::BTreeMap;
@@ -308,6 +308,14 @@ pub const CATALOGUE_CAP_KEY: &str = "max_catalogue_mib";
 const MIB: u64 = 1024 * 1024;
 
 impl Settings {
+    /// What builds the prompts: `prompt_template` and `lora_weight`.
+    pub fn prompt(&self) -> PromptSettings {
+        PromptSettings {
+            template: self.prompt_template.clone(),
+            weight: self.lora_weight,
+        }
+    }
+
     /// The client's catalogue cap: `max_catalogue_mib`, named in the error of an answer over it.
     pub fn catalogue_cap(&self) -> CatalogueCap {
         CatalogueCap {
