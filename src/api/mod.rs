@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod links;
 pub mod listing;
+pub mod prompt;
 pub mod recording;
 pub mod sanitize;
 pub mod search;

@@ -27,6 +27,8 @@ pub enum Action {
     OpenFile,
     CopyUrl,
     CopyName,
+    /// The browser: the selected model, or every marked one, as prompt text.
+    CopyPrompt,
     Remove,
     Undo,
     PollNow,
@@ -40,7 +42,8 @@ pub enum Action {
     ClearMarks,
     /// The browser: flips the sort's direction.
     FlipSort,
-    /// Mark or unmark the selected task (bulk remove, download, auto-download).
+    /// Mark or unmark the selected task (bulk remove, download, auto-download) or model
+    /// (copy prompt).
     ToggleMark,
     /// Remove every completed task (after a question).
     RemoveCompleted,

@@ -63,6 +63,8 @@ pub struct Init {
     pub now: u64,
     /// `notify` and `notify_on_stall` of the config.
     pub notify: crate::app::watch::notify::Settings,
+    /// `prompt_template` and `lora_weight` of the config.
+    pub prompt: crate::api::prompt::PromptSettings,
 }
 
 impl Default for Init {
@@ -93,6 +95,7 @@ impl Default for Init {
             notify: crate::app::watch::notify::Settings::of(
                 &crate::store::config::Settings::defaults(),
             ),
+            prompt: crate::api::prompt::PromptSettings::default(),
         }
     }
 }

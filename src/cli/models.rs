@@ -8,6 +8,7 @@ use crate::filter::{FuzzyFilter, Issue, Query, Scope};
 use crate::store::catalogue_cache::{CatalogueCache, Key};
 use crate::store::watchlist::{service_key, unix_now};
 use serde_json::Value;
+use std::io::Write;
 
 /// The spec's base-model types, as the command line spells them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -25,6 +26,8 @@ impl From<TypeArg> for LoraType {
     }
 }
 
+// Each bool is a flag of its own, as the command line has them.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, clap::Args)]
 pub struct ModelsArgs {
     /// Only models of this base-model type (sent to the service).
@@ -41,6 +44,14 @@ pub struct ModelsArgs {
     /// Print a JSON array of the entries as served.
     #[arg(long)]
     pub json: bool,
+    #[arg(
+        long,
+        conflicts_with_all = ["json", "diff"],
+        help = "Print the models (those --filter matches, best first) as one prompt on one line: \
+                each as the config's prompt_template makes it (default <lora:{model}:{weight}> \
+                {trigger_words}), joined by \", \"; nothing matched is exit 4"
+    )]
+    pub prompt: bool,
     /// Read the catalogue last loaded for this service, type and category from the cache
     /// instead of the network (its age is said on stderr); without one, a copy cached for
     /// broader filters (type all, any category), narrowed here.
@@ -175,6 +186,9 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
         catalogue
     };
     let order = matches(args.filter.as_deref(), &catalogue.entries)?;
+    if args.prompt {
+        return print_prompt(&settings, &order, &catalogue.entries);
+    }
     if args.json {
         let items: Vec<Value> = order
             .iter()
@@ -222,6 +236,30 @@ pub async fn run(global: &Global, args: &ModelsArgs) -> CliResult {
         );
     }
     Ok(crate::cli::exit::OK)
+}
+
+/// `--prompt`: the entries at `order` as one prompt, built as the browser's copy-prompt key
+/// builds it (every piece sanitised there).
+fn print_prompt(
+    settings: &crate::store::config::Settings,
+    order: &[usize],
+    entries: &[crate::api::LoraEntry],
+) -> CliResult {
+    let prompt = settings.prompt().prompt(order.iter().map(|&i| &entries[i]));
+    if prompt.is_empty() {
+        return Err(Failure::new(
+            exit::NOT_FOUND,
+            if order.is_empty() {
+                "no model matches".to_string()
+            } else {
+                "the prompt template gives nothing for these models".to_string()
+            },
+        ));
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{prompt}");
+    eprintln!("the prompt of {}", crate::fmt::count(order.len(), "model"));
+    Ok(exit::OK)
 }
 
 /// `--diff`: the cached copy (as the dashboard would show it meanwhile), the fresh catalogue
@@ -350,6 +388,7 @@ mod tests {
             cate: cate.map(str::to_string),
             filter: Some(filter.to_string()),
             json: false,
+            prompt: false,
             offline: false,
             diff: false,
         }

@@ -389,6 +389,7 @@ fn start(session: Session) -> Result<Started, RunError> {
         }),
         now: unix_now(),
         notify: crate::app::watch::notify::Settings::of(&settings),
+        prompt: settings.prompt(),
         ..remembered
     };
     Ok(Started {

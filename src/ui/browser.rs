@@ -53,11 +53,17 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     };
     let changed = b.marks.as_ref().and_then(Marks::summary);
     let sorted = b.sort.label();
+    let picked = (!b.marked.is_empty()).then(|| format!("{} marked", b.marked.len()));
     let long = [
+        picked.clone(),
         changed.clone(),
         sorted.as_ref().map(|l| format!("sorted by {l}")),
     ];
-    let short = [b.marks.as_ref().and_then(Marks::short_summary), sorted];
+    let short = [
+        picked,
+        b.marks.as_ref().and_then(Marks::short_summary),
+        sorted,
+    ];
     let extra = |parts: &[Option<String>]| -> String {
         parts.iter().flatten().fold(String::new(), |mut out, p| {
             out.push_str(" · ");
@@ -226,6 +232,10 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                 let mut spans = highlight(entry.model(), &hits, theme);
                 if b.favourites.contains(entry.model()) {
                     spans.insert(0, Span::styled("★ ", theme.title()));
+                }
+                // Marked for the copy-prompt key: a tick, as the watch list marks a task.
+                if b.marked.contains(&entry.model) {
+                    spans.insert(0, Span::styled("✓ ", theme.key()));
                 }
                 // What changed since the list before: a column of its own while there are marks.
                 if b.marks.is_some() {

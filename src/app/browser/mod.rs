@@ -17,6 +17,8 @@ mod loading;
 mod marks;
 #[cfg(test)]
 mod marks_tests;
+#[cfg(test)]
+mod prompt_tests;
 mod ranking;
 #[cfg(test)]
 mod reducer_tests;
@@ -137,6 +139,11 @@ pub struct Browser {
     is_terms: Vec<IsTerm>,
     /// The list's order: relevance, or a field.
     pub sort: Sort,
+    /// Models marked for the copy-prompt key, by name, in the order they were marked: kept
+    /// when the filter hides them or a reload brings a new list.
+    pub marked: Vec<String>,
+    /// What builds the prompts (the config's `prompt_template` and `lora_weight`).
+    pub prompt: crate::api::prompt::PromptSettings,
 }
 
 impl Browser {
@@ -177,6 +184,8 @@ impl Browser {
             comparing: None,
             is_terms: Vec::new(),
             sort: Sort::default(),
+            marked: Vec::new(),
+            prompt: crate::api::prompt::PromptSettings::default(),
         }
     }
 
@@ -274,6 +283,54 @@ impl Browser {
         }
     }
 
+    /// `space`: marks the selected model, or unmarks it, and moves down; `None` when no model is
+    /// selected, else whether it is marked now.
+    pub fn toggle_mark(&mut self) -> Option<bool> {
+        let name = self.selected_entry()?.model.clone();
+        let at = self.marked.iter().position(|m| *m == name);
+        match at {
+            Some(i) => {
+                self.marked.remove(i);
+            }
+            None => self.marked.push(name),
+        }
+        self.move_by(1);
+        Some(at.is_none())
+    }
+
+    /// The copy-prompt key: the marked models (in the order marked; those the list no longer
+    /// has left out), else the selected one, as one prompt.
+    fn copy_prompt(&self) -> Effects {
+        let entries: Vec<&LoraEntry> = if self.marked.is_empty() {
+            self.selected_entry().into_iter().collect()
+        } else {
+            let mut found: Vec<Option<&LoraEntry>> = vec![None; self.marked.len()];
+            let wanted: std::collections::HashMap<&str, usize> = self
+                .marked
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.as_str(), i))
+                .collect();
+            for e in self.entries.iter() {
+                if let Some(&i) = wanted.get(e.model.as_str()) {
+                    found[i].get_or_insert(e);
+                }
+            }
+            found.into_iter().flatten().collect()
+        };
+        let what = match entries.as_slice() {
+            [] if self.marked.is_empty() => return Effects::say("no model selected"),
+            [] => return Effects::say("no marked model is in this list"),
+            [one] => format!("prompt of {}", one.model),
+            many => format!("prompt of {}", crate::fmt::count(many.len(), "model")),
+        };
+        let text = self.prompt.prompt(entries.iter().copied());
+        if text.is_empty() {
+            return Effects::say(format!("prompt_template gives no text for the {what}"));
+        }
+        Effects::copy(Some(text), &what)
+    }
+
     /// Leaving the filter field finishes its `type:`/`cate:` terms.
     fn leave_filter(&mut self) -> Option<Cmd> {
         let query = Query::parse(&self.query);
@@ -328,6 +385,26 @@ pub fn update(browser: &mut Browser, action: &Action, keymap: &Keymap) -> Effect
             browser.query.clear();
             return Effects::cmd(browser.refilter());
         }
+        Action::Cancel if !browser.marked.is_empty() => {
+            browser.marked.clear();
+            return Effects::say("no model marked").redraw_if(true);
+        }
+        Action::ToggleMark => {
+            if browser.toggle_mark().is_none() {
+                return Effects::say("no model selected");
+            }
+            // Marks are new to the browser: each says what they are for, with the key in force.
+            let notice = match browser.marked.len() {
+                0 => "no model marked".to_string(),
+                n => format!(
+                    "{} marked · {} copies the prompt",
+                    crate::fmt::count(n, "model"),
+                    keymap.key(ActionName::CopyPrompt)
+                ),
+            };
+            return Effects::say(notice).redraw_if(true);
+        }
+        Action::CopyPrompt => return browser.copy_prompt(),
         Action::Open => {
             let source = browser
                 .selected_entry()

@@ -31,6 +31,7 @@ impl State {
             error,
             now,
             notify,
+            prompt,
         } = init;
         let theme = theme.unwrap_or_else(|| {
             Theme::new(
@@ -45,6 +46,7 @@ impl State {
         watch.matcher.utc_offset = utc_offset.whole_seconds();
         let mut browser = Browser::new(categories, recent_categories);
         browser.favourites = favourites;
+        browser.prompt = prompt;
         let requests = RequestLog {
             utc_offset,
             ..RequestLog::default()

@@ -51,6 +51,7 @@ action_names! {
     OpenFile => "open_file",
     CopyUrl => "copy_url",
     CopyName => "copy_name",
+    CopyPrompt => "copy_prompt",
     ClearFilter => "clear_filter",
     Reload => "reload",
     Favourite => "favourite",

@@ -19,6 +19,7 @@ use super::{
 use crate::api::Secret;
 use crate::api::client::{CATALOGUE_CAP, CatalogueCap, DEFAULT_REQUEST_TIMEOUT};
 use crate::api::download::Template;
+use crate::api::prompt::{DEFAULT_WEIGHT, LoraWeight, PromptSettings, PromptTemplate};
 use crate::api::types::default_failure_statuses;
 use ratatui::style::Style;
 use std::collections::BTreeMap;
@@ -131,6 +132,19 @@ declare_keys! {
             show: |v| v.join(", "),
             kind: "array of strings",
             default_doc: "(none)",
+        }
+        /// The browser's copy-prompt key and `models --prompt` write each model as this: `{model}`, `{weight}`, `{trigger_words}`, any metadata field (`{base_model}`, `{meta.NAME}`).
+        prompt_template: PromptTemplate => PromptTemplate {
+            default: PromptTemplate::default(),
+            show: |v| v.as_str().to_string(),
+            kind: "template",
+        }
+        /// `{weight}` for a model whose entry has no `recommended_weight`.
+        lora_weight: LoraWeight => f64 {
+            default: DEFAULT_WEIGHT,
+            read: |w| w.0,
+            show: ToString::to_string,
+            kind: "number",
         }
         /// Ring the terminal bell when a watched task finishes.
         bell: bool => bool {
@@ -294,6 +308,14 @@ pub const CATALOGUE_CAP_KEY: &str = "max_catalogue_mib";
 const MIB: u64 = 1024 * 1024;
 
 impl Settings {
+    /// What builds the prompts: `prompt_template` and `lora_weight`.
+    pub fn prompt(&self) -> PromptSettings {
+        PromptSettings {
+            template: self.prompt_template.clone(),
+            weight: self.lora_weight,
+        }
+    }
+
     /// The client's catalogue cap: `max_catalogue_mib`, named in the error of an answer over it.
     pub fn catalogue_cap(&self) -> CatalogueCap {
         CatalogueCap {

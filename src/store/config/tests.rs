@@ -269,6 +269,43 @@ fn bad_download_templates_name_line_and_key() {
 }
 
 #[test]
+fn the_prompt_template_and_weight_resolve_and_a_bad_one_names_line_and_placeholder() {
+    let none = env_of(&[]);
+    let s = resolve_text("", &Overrides::default(), &none).expect("ok");
+    assert_eq!(
+        s.prompt_template.as_str(),
+        "<lora:{model}:{weight}> {trigger_words}"
+    );
+    assert!((s.lora_weight - 1.0).abs() < f64::EPSILON);
+    let text = "lora_weight = 0.7\nprompt_template = \"{trigger_words}, {meta.sampler}\"\n";
+    let s = resolve_text(text, &Overrides::default(), &none).expect("ok");
+    assert!((s.lora_weight - 0.7).abs() < f64::EPSILON);
+    let shown = s.describe().join("\n");
+    assert!(
+        shown.contains("= {trigger_words}, {meta.sampler}"),
+        "{shown}"
+    );
+
+    let path = PathBuf::from("/etc/g.toml");
+    let text = "bell = true\n\n[profiles.p]\nprompt_template = \"<lora:{model}:{wieght}>\"\n";
+    let e = parse(text, &path)
+        .expect_err("an unknown placeholder")
+        .to_string();
+    assert!(
+        e.contains("/etc/g.toml line 4, key `profiles.p.prompt_template`")
+            && e.contains("`{wieght}` is not a placeholder of prompt_template"),
+        "{e}"
+    );
+    let e = parse("lora_weight = nan\n", &path)
+        .expect_err("not a weight")
+        .to_string();
+    assert!(
+        e.contains("line 1, key `lora_weight`") && e.contains("not a weight"),
+        "{e}"
+    );
+}
+
+#[test]
 fn keys_theme_and_styles_resolve_with_a_profile_on_top() {
     let text = r#"
 theme = "light"

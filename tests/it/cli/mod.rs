@@ -11,6 +11,7 @@ mod fitting;
 mod history;
 mod local_date;
 mod promises;
+mod prompt;
 mod sidecar;
 mod stats;
 mod watch_ids;

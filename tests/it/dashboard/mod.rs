@@ -17,6 +17,7 @@ mod opening;
 mod pacing;
 mod plain;
 mod progress;
+mod prompt;
 mod seen;
 mod services;
 mod shared_files;

@@ -38,7 +38,7 @@ fn url(setup: &Served) -> String {
 }
 
 /// A program that appends its arguments (and its standard input, if `stdin`) to a log.
-fn recorder(dir: &Path, name: &str, stdin: bool) -> (PathBuf, PathBuf) {
+pub(super) fn recorder(dir: &Path, name: &str, stdin: bool) -> (PathBuf, PathBuf) {
     let log = dir.join(format!("{name}.log"));
     let program = dir.join(name);
     let read = if stdin {

@@ -10,6 +10,7 @@ mod fitting;
 mod looks;
 mod news;
 mod preview;
+mod prompt_marks;
 
 use crate::common::{self, drawn as draw};
 use gendash::api::recording::RequestRecord;
