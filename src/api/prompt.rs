@@ -134,7 +134,7 @@ impl PromptTemplate {
         let metadata = entry.metadata();
         let value = |name: &str| -> String {
             let text = match name {
-                "model" => entry.model.clone(),
+                "model" => entry.model().to_owned(),
                 "weight" => weight_text(
                     metadata
                         .get("recommended_weight")
@@ -191,7 +191,7 @@ pub fn prompt<'a>(
     let mut seen = std::collections::HashSet::new();
     entries
         .into_iter()
-        .filter(|e| seen.insert(e.model.as_str()))
+        .filter(|e| seen.insert(e.model()))
         .map(|e| template.expand(e, weight))
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()

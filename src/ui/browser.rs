@@ -234,7 +234,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                     spans.insert(0, Span::styled("★ ", theme.title()));
                 }
                 // Marked for the copy-prompt key: a tick, as the watch list marks a task.
-                if b.marked.contains(&entry.model) {
+                if b.marked.iter().any(|m| m == entry.model()) {
                     spans.insert(0, Span::styled("✓ ", theme.key()));
                 }
                 // What changed since the list before: a column of its own while there are marks.

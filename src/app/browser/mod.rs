@@ -286,7 +286,7 @@ impl Browser {
     /// `space`: marks the selected model, or unmarks it, and moves down; `None` when no model is
     /// selected, else whether it is marked now.
     pub fn toggle_mark(&mut self) -> Option<bool> {
-        let name = self.selected_entry()?.model.clone();
+        let name = self.selected_entry()?.model().to_owned();
         let at = self.marked.iter().position(|m| *m == name);
         match at {
             Some(i) => {
@@ -312,7 +312,7 @@ impl Browser {
                 .map(|(i, m)| (m.as_str(), i))
                 .collect();
             for e in self.entries.iter() {
-                if let Some(&i) = wanted.get(e.model.as_str()) {
+                if let Some(&i) = wanted.get(e.model()) {
                     found[i].get_or_insert(e);
                 }
             }
@@ -321,7 +321,7 @@ impl Browser {
         let what = match entries.as_slice() {
             [] if self.marked.is_empty() => return Effects::say("no model selected"),
             [] => return Effects::say("no marked model is in this list"),
-            [one] => format!("prompt of {}", one.model),
+            [one] => format!("prompt of {}", one.model()),
             many => format!("prompt of {}", crate::fmt::count(many.len(), "model")),
         };
         let text = self.prompt.prompt(entries.iter().copied());
