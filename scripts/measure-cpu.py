@@ -564,8 +564,9 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None, catalogue
         if opts.perf:
             # A sampling profile of the window (software clock: works without hardware counters).
             profiler = subprocess.Popen(
-                ["perf", "record", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,32768", "-p", str(proc.pid),
-                 "-o", getattr(opts, "perf_now", None) or opts.perf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                ["perf", "record", "-e", "cpu-clock", "-F", str(opts.perf_frequency), "--call-graph",
+                 "dwarf,32768", "-p", str(proc.pid), "-o", getattr(opts, "perf_now", None) or opts.perf],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0, c0 = time.monotonic(), cpu_ticks(proc.pid)
         pump_for(sel, opts.seconds)
         c1, t1 = cpu_ticks(proc.pid), time.monotonic()
@@ -860,6 +861,9 @@ def main():
     p.add_argument("--perf", metavar="FILE", default=None,
                    help="also record a perf profile of the window into FILE (needs perf; "
                         "read it with `perf report -i FILE`)")
+    p.add_argument("--perf-frequency", type=int, default=999, metavar="HZ",
+                   help="samples a second for --perf (999): a dashboard at 0.5 %% of a core gives "
+                        "about 5 samples a second at 999, so raise it or the window for a profile")
     p.add_argument("--models", type=int, default=0,
                    help="serve a catalogue of this many entries in the watch scenario "
                         "(default: the embedded 320)")
