@@ -93,6 +93,13 @@ pub enum Msg {
         entries: Vec<WatchEntry>,
         applied: u64,
     },
+    /// The saved list after a write that brought nothing but the App's own ops: shared with
+    /// the saver, not copied. The App already holds what it says, unless it set aside a
+    /// `WatchFile` since its last merge (that one was older than its ops): then it merges this.
+    WatchSaved {
+        entries: Arc<Vec<WatchEntry>>,
+        applied: u64,
+    },
     /// The answer to `Cmd::Compare` of this generation: what changed in the catalogue.
     Compared {
         generation: u64,

@@ -78,6 +78,9 @@ pub struct State {
     pub areas: Areas,
     /// Ops sent to the store; a file snapshot is merged only once it includes all of them.
     pub persist_sent: u64,
+    /// A saved list was set aside (older than ops in flight) since the last merge: the next
+    /// one is merged even if the saver says it holds only the App's own ops.
+    watch_file_set_aside: bool,
     age_signature: u64,
     /// The tasks the poller was told to poll first (by `start`, then whenever the rows on
     /// screen changed): the watch pane's visible rows, the selected one among them.
@@ -311,6 +314,21 @@ impl State {
             ),
             Msg::WatchFile { entries, applied } => {
                 if applied < self.persist_sent {
+                    // Older than ops in flight, it would undo them; the news it may hold
+                    // comes with the next list (see `Msg::WatchSaved`).
+                    self.watch_file_set_aside = true;
+                    return Vec::new();
+                }
+                self.watch_file_set_aside = false;
+                watch::merge::external(&mut self.watch, &entries, self.now)
+            }
+            Msg::WatchSaved { entries, applied } => {
+                // Older than ops in flight: the next list has all it has.
+                if applied < self.persist_sent {
+                    return Vec::new();
+                }
+                if !std::mem::take(&mut self.watch_file_set_aside) {
+                    // Only the App's own ops since the last list it merged: nothing to merge.
                     return Vec::new();
                 }
                 watch::merge::external(&mut self.watch, &entries, self.now)

@@ -716,6 +716,7 @@ fn routine(msg: &Msg) -> bool {
             | Msg::PollLoad(_)
             | Msg::Tick(_)
             | Msg::WatchFile { .. }
+            | Msg::WatchSaved { .. }
             | Msg::Request(_)
             | Msg::Download { .. }
     )

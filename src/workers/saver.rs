@@ -277,6 +277,10 @@ struct Runs<'a> {
     me: &'a Claimant,
     /// The other dashboards asked about, and whether they run (a lock tried each).
     asked: Vec<(String, bool)>,
+    /// The last service asked about, and whether it is polled: the entries of a list are
+    /// nearly all of one service, and each question takes the router's lock (a thousand a
+    /// second, at every check, was a tenth of the saver's time).
+    last_service: Option<(Option<String>, bool)>,
 }
 
 impl<'a> Runs<'a> {
@@ -285,6 +289,18 @@ impl<'a> Runs<'a> {
             pollable,
             me,
             asked: Vec::new(),
+            last_service: None,
+        }
+    }
+
+    fn polls(&mut self, service: Option<&str>) -> bool {
+        match &self.last_service {
+            Some((last, polls)) if last.as_deref() == service => *polls,
+            _ => {
+                let polls = self.pollable.polls(service);
+                self.last_service = Some((service.map(str::to_string), polls));
+                polls
+            }
         }
     }
 
@@ -295,7 +311,7 @@ impl<'a> Runs<'a> {
                 .as_ref()
                 .is_none_or(|t| t.kind != TroubleKind::NotFound);
         moving
-            && (self.pollable.polls(entry.service.as_deref())
+            && (self.polls(entry.service.as_deref())
                 || entry
                     .polled_by
                     .as_deref()
@@ -330,7 +346,7 @@ impl<'a> Runs<'a> {
                     .is_none_or(|t| t.kind != TroubleKind::NotFound);
             if !moving {
                 e.polled_by = None;
-            } else if self.pollable.polls(e.service.as_deref()) {
+            } else if self.polls(e.service.as_deref()) {
                 let held = e
                     .polled_by
                     .as_deref()
@@ -377,10 +393,9 @@ impl<'a> Runs<'a> {
 
     /// Whether this dashboard's mark is on a task it can no longer poll (its service was
     /// found unusable): a write must take it off, and may end the run.
-    fn stale(&self, list: &[WatchEntry]) -> bool {
+    fn stale(&mut self, list: &[WatchEntry]) -> bool {
         list.iter().any(|e| {
-            e.polled_by.as_deref() == Some(self.me.id.as_str())
-                && !self.pollable.polls(e.service.as_deref())
+            e.polled_by.as_deref() == Some(self.me.id.as_str()) && !self.polls(e.service.as_deref())
         })
     }
 }
@@ -417,6 +432,7 @@ pub async fn run(
         me,
         pollable,
         running: false,
+        told: false,
     };
     w.seen = w.store.stamp();
     // The list as the dashboard started with it (its start-up read it, setting aside a bad
@@ -475,6 +491,7 @@ pub async fn run(
                             w.seen = loaded.stamp;
                             w.next_due = w.archiving.next_due(&loaded.entries);
                             w.held = Arc::new(loaded.entries.clone());
+                            w.told = true;
                             if let Some(text) = set_aside_notice(&loaded) {
                                 let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
@@ -532,9 +549,31 @@ struct Writer {
     /// Some task ran in the file as last written or read: a file found with none running
     /// since then was ended by another dashboard's write.
     running: bool,
+    /// The App was sent a list since this saver started.
+    told: bool,
 }
 
 impl Writer {
+    /// Keeps the list as written, and says it to the App: as news, or (only the App's own ops
+    /// in it) shared rather than copied, which the App merges only if it set a list aside
+    /// meanwhile (a copy and a merge of 1,000 tasks after each routine write).
+    fn tell(&mut self, entries: Vec<WatchEntry>, news: bool) -> Msg {
+        self.told = true;
+        if news {
+            self.held = Arc::new(entries.clone());
+            Msg::WatchFile {
+                entries,
+                applied: self.applied,
+            }
+        } else {
+            self.held = Arc::new(entries);
+            Msg::WatchSaved {
+                entries: Arc::clone(&self.held),
+                applied: self.applied,
+            }
+        }
+    }
+
     /// This dashboard's mark is on a task it can no longer poll: the next tick writes.
     fn stale(&self) -> bool {
         Runs::new(&self.pollable, &self.me).stale(&self.held)
@@ -597,6 +636,17 @@ impl Writer {
         let mut run_ended = None;
         match result {
             Ok(Ok((loaded, _, moved, ran))) => {
+                // What the App cannot know from its own ops: the file as another process left
+                // it (read again), tasks moved to or from the archive, or put back when the
+                // archive refused them, a bad or vanished file, and whatever the first write
+                // finds (the App read the file before this saver did).
+                let news = !loaded.as_known
+                    || expire
+                    || moved.archived + moved.forgotten > 0
+                    || !moved.problems.is_empty()
+                    || loaded.set_aside.is_some()
+                    || loaded.wrote_back
+                    || !self.told;
                 if ran.ended_here {
                     run_ended = Some(true);
                 } else if (self.running || ran.before) && !ran.after {
@@ -605,19 +655,14 @@ impl Writer {
                 self.running = ran.after;
                 self.seen = loaded.stamp;
                 self.next_due = self.archiving.next_due(&loaded.entries);
-                self.held = Arc::new(loaded.entries.clone());
                 if let Some(text) = set_aside_notice(&loaded) {
                     let _ = msgs.send(Msg::StoreProblem(text)).await;
                 }
                 for problem in moved.problems {
                     let _ = msgs.send(Msg::StoreProblem(problem)).await;
                 }
-                let _ = msgs
-                    .send(Msg::WatchFile {
-                        entries: loaded.entries,
-                        applied: self.applied,
-                    })
-                    .await;
+                let told = self.tell(loaded.entries, news);
+                let _ = msgs.send(told).await;
                 if moved.archived + moved.forgotten > 0 {
                     let _ = msgs.send(Msg::Archive(ArchiveReport::Changed)).await;
                 }

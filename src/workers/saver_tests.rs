@@ -723,3 +723,66 @@ fn statuses_land_on_their_tasks_across_adds_and_removals_in_one_batch() {
         .collect();
     assert_eq!(removed, [("a", Some(50))], "removed as it was when removed");
 }
+
+/// The next list a running saver tells its App of, within a second (before its next check).
+async fn next_list(told: &mut mpsc::Receiver<Msg>) -> Msg {
+    let next = async {
+        loop {
+            match told.recv().await {
+                Some(m @ (Msg::WatchFile { .. } | Msg::WatchSaved { .. })) => return m,
+                Some(_) => {}
+                None => panic!("the saver ended"),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_millis(900), next)
+        .await
+        .expect("a list within the second")
+}
+
+/// After a write that holds only the App's own ops, the list goes back shared and marked as
+/// such (`WatchSaved`); the first write, and one that found another process's change, send
+/// it as news (`WatchFile`).
+#[tokio::test(start_paused = true)]
+async fn a_write_of_the_apps_own_ops_says_so_and_one_with_news_sends_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = WatchStore::new(dir.path().join("w.json"));
+    store.update(|l| l.push(running("t", None))).expect("list");
+    let (tx, rx) = mpsc::channel(64);
+    let (msgs, mut told) = mpsc::channel(64);
+    let saver = tokio::spawn(run(
+        store.clone(),
+        rx,
+        msgs,
+        me("me"),
+        Archiving::default(),
+        polls_svc(),
+    ));
+    let label = |text: &str| PersistOp::Label(vec![key("t")], Some(text.into()));
+    let ids = |entries: &[WatchEntry]| -> Vec<String> {
+        entries.iter().map(|e| e.task_id.clone()).collect()
+    };
+
+    tx.send(label("one")).await.expect("send");
+    assert!(
+        matches!(next_list(&mut told).await, Msg::WatchFile { .. }),
+        "the first write is news"
+    );
+    tx.send(label("two")).await.expect("send");
+    match next_list(&mut told).await {
+        Msg::WatchSaved { entries, applied } => {
+            assert_eq!(applied, 2);
+            assert_eq!(entries[0].label.as_deref(), Some("two"));
+        }
+        other => panic!("only the App's own op, sent as news: {other:?}"),
+    }
+    // Another process adds a task; the next write finds it (before any check reads it).
+    store.update(|l| l.push(running("ext", None))).expect("add");
+    tx.send(label("three")).await.expect("send");
+    match next_list(&mut told).await {
+        Msg::WatchFile { entries, .. } => assert_eq!(ids(&entries), ["t", "ext"]),
+        other => panic!("another process's task, not sent as news: {other:?}"),
+    }
+    drop(tx);
+    saver.await.expect("saver");
+}

@@ -72,6 +72,7 @@ impl State {
             now,
             areas: Areas::default(),
             persist_sent: 0,
+            watch_file_set_aside: false,
             age_signature: 0,
             preferred: Vec::new(),
             first: Vec::new(),

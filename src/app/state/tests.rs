@@ -908,6 +908,57 @@ fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
     }
 }
 
+/// A list the saver says holds only the App's own ops is not merged, unless a list was set
+/// aside (older than an op in flight) since the last merge: what that one told comes now.
+#[test]
+fn a_saved_list_is_merged_only_after_one_was_set_aside() {
+    let setup = || {
+        let mut s = state_with(vec![entry("a", None)], ui(true, true));
+        s.update(Action::OpenAddDialog);
+        s.update(Action::Paste("c".into()));
+        s.update(Action::Submit);
+        assert_eq!(s.persist_sent, 1);
+        s
+    };
+    // Another process added `ext`; the file then took the App's `c`.
+    let with_ext = vec![entry("a", None), entry("ext", None)];
+    let later = std::sync::Arc::new(vec![entry("a", None), entry("ext", None), entry("c", None)]);
+    let saved = |applied| Msg::WatchSaved {
+        entries: std::sync::Arc::clone(&later),
+        applied,
+    };
+
+    let mut s = setup();
+    s.apply(saved(1));
+    assert_eq!(row_ids(&s), ["a", "c"], "nothing set aside: not merged");
+
+    let mut s = setup();
+    s.apply(Msg::WatchFile {
+        entries: with_ext.clone(),
+        applied: 0,
+    });
+    assert_eq!(row_ids(&s), ["a", "c"], "older than the op: set aside");
+    s.apply(saved(0));
+    assert_eq!(row_ids(&s), ["a", "c"], "still older: set aside");
+    let got = s.apply(saved(1));
+    assert_eq!(
+        row_ids(&s),
+        ["a", "c", "ext"],
+        "the news of the set-aside list"
+    );
+    assert!(got.contains(&Cmd::Poll(PollCmd::Watch(image("ext"), None))));
+    s.apply(Msg::WatchFile {
+        entries: with_ext,
+        applied: 1,
+    });
+    s.apply(saved(1));
+    assert_eq!(
+        row_ids(&s),
+        ["a", "ext"],
+        "after a merge, a saved list is not merged again"
+    );
+}
+
 #[test]
 fn persist_sent_counts_the_persist_commands_of_both_reducers() {
     // A test's table: the size of its steps does not matter.
