@@ -1,6 +1,6 @@
 //! The commands that fetch a task's file, and `A`'s choice of fetching it by itself.
 
-use super::{AutoDownload, Changed, DownloadView, Row, Watch};
+use super::{AutoDownload, Changed, DownloadView, Row, Watch, end};
 use crate::cmd::{Cmd, DownloadJob, PersistOp, TaskKey};
 use crate::store::sidecar::Provenance;
 use crate::store::watchlist::WatchEntry;
@@ -53,7 +53,7 @@ fn choose(watch: &mut Watch, i: usize, on: bool, cmds: &mut Vec<Cmd>) -> String 
     }
     cmds.push(Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on))));
     let id = row.entry.task_id.clone();
-    cmds.extend(watch.auto_download(i));
+    cmds.extend(end::auto_download(watch, i));
     id
 }
 
@@ -61,7 +61,7 @@ fn choose(watch: &mut Watch, i: usize, on: bool, cmds: &mut Vec<Cmd>) -> String 
 /// the commands save the choice, and start the download if it is due now.
 pub fn toggle_auto(watch: &mut Watch) -> Option<Changed<AutoDownload>> {
     let &i = watch.order.get(watch.cursor.selected)?;
-    let on = !watch.auto_for(&watch.rows[i]);
+    let on = !end::auto_for(watch, &watch.rows[i]);
     let mut cmds = Vec::new();
     let id = choose(watch, i, on, &mut cmds);
     Some(Changed {
@@ -76,7 +76,7 @@ pub fn auto_marked(watch: &mut Watch) -> Changed<AutoDownload> {
     let marked: Vec<usize> = (0..watch.rows.len())
         .filter(|&i| watch.marked.contains(&watch.rows[i].key()))
         .collect();
-    let on = !marked.iter().all(|&i| watch.auto_for(&watch.rows[i]));
+    let on = !marked.iter().all(|&i| end::auto_for(watch, &watch.rows[i]));
     let mut cmds = Vec::new();
     let ids = marked
         .into_iter()
