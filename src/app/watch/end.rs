@@ -73,6 +73,11 @@ fn wants_auto_download(watch: &Watch, i: usize) -> bool {
 /// then this dashboard's, fetching (a hook already waiting still waits).
 pub(super) fn auto_download(watch: &mut Watch, i: usize) -> Option<Cmd> {
     let wanted = wants_auto_download(watch, i);
+    // A claim under way decides whether the file is fetched here: its answer starts it.
+    if let End::Claiming(duties) = &mut watch.rows[i].end {
+        duties.download = wanted;
+        return None;
+    }
     let cmd = super::fetch::cmd(watch, &watch.rows[i], false).filter(|_| wanted)?;
     let row = &mut watch.rows[i];
     let hook = row.end.take_hook();
@@ -143,8 +148,13 @@ fn take_on(watch: &mut Watch, key: &TaskKey, won: bool) -> Vec<Cmd> {
     let Some(i) = watch.position(key) else {
         return Vec::new();
     };
-    let End::Claiming(duties) = std::mem::take(&mut watch.rows[i].end) else {
-        return Vec::new();
+    let duties = match std::mem::take(&mut watch.rows[i].end) {
+        End::Claiming(duties) => duties,
+        // Not waiting for this answer: its end stays where it is.
+        other => {
+            watch.rows[i].end = other;
+            return Vec::new();
+        }
     };
     if !won {
         watch.rows[i].end = End::Theirs;

@@ -769,3 +769,52 @@ fn a_rows_end_is_a_pointer_not_a_finish() {
         std::mem::size_of::<Row>()
     );
 }
+
+/// `A` pressed between a finish and its claim's answer does not fetch the file past the claim
+/// (another dashboard may have taken the task on) nor drop what the claim waits to do: the
+/// answer decides, and with it the download starts, `on_complete` after it. An answer for a
+/// row whose end is elsewhere leaves that end as it is.
+#[test]
+fn auto_download_chosen_while_the_claim_is_pending_waits_for_its_answer() {
+    let finished = || {
+        let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
+        let key = TaskKey::new(TaskKind::Image, "t");
+        let _ = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
+        let fx = poll::polled(&mut w, &key, Ok(result("t", "COMPLETED", 100)), None, 101);
+        assert!(
+            fx.cmds
+                .contains(&Cmd::Persist(PersistOp::Claim(key.clone())))
+        );
+        let chosen = fetch::toggle_auto(&mut w).expect("a task selected");
+        assert!(chosen.what.on);
+        assert!(
+            !chosen.cmds.iter().any(|c| matches!(c, Cmd::Download(_))),
+            "fetched before the claim's answer: {:?}",
+            chosen.cmds
+        );
+        assert!(w.rows[0].end.will_fetch(), "the claim waits to fetch it");
+        (w, key)
+    };
+    let (mut w, key) = finished();
+    let cmds = end::claimed(&mut w, &key, true).cmds;
+    assert!(
+        matches!(&cmds[..], [Cmd::Download(j)] if j.key == key),
+        "{cmds:?}"
+    );
+    assert!(w.rows[0].end.fetching_by_itself());
+    let Effects { cmds, .. } = end::download(
+        &mut w,
+        &key,
+        crate::msg::DownloadEvent::Saved("/dl/t.png".into()),
+    );
+    assert!(
+        matches!(&cmds[..], [Cmd::Persist(PersistOp::Saved(..)), Cmd::Finished(f)]
+            if f.file.as_deref() == Some(std::path::Path::new("/dl/t.png"))),
+        "on_complete after the download, with its file: {cmds:?}"
+    );
+    let (mut w, key) = finished();
+    assert!(end::claimed(&mut w, &key, false).cmds.is_empty());
+    assert_eq!(w.rows[0].end, End::Theirs);
+    assert!(end::claimed(&mut w, &key, true).cmds.is_empty());
+    assert_eq!(w.rows[0].end, End::Theirs, "a stray answer changes nothing");
+}
