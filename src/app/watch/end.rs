@@ -1,8 +1,9 @@
 //! Where a finished task's end is: not taken on yet, waiting for this dashboard's claim in the
 //! watch list file, taken on here (its automatic download, then `on_complete`), or taken on by
-//! another running dashboard. One value per row, so no two states can be said at once.
+//! another running dashboard. One value per row, so no two states can be said at once. `A`'s
+//! choice of fetching a task's file by itself is made here too.
 
-use super::{DownloadView, Duties, End, Row, Stage, Watch};
+use super::{AutoDownload, Changed, DownloadView, Duties, End, Row, Stage, Watch};
 use crate::api::types::TaskState;
 use crate::app::effects::Effects;
 use crate::cmd::{Cmd, Finished, PersistOp, TaskKey};
@@ -241,6 +242,51 @@ pub fn download_not_started(watch: &mut Watch, key: &TaskKey) -> Effects {
         Cmd::Finished(finished)
     });
     Effects::cmd(hook).redraw_if(changed)
+}
+
+/// Row `i`'s choice set to `on`: saved, a failed download forgotten when turned on, and the
+/// download started if it is due now.
+fn choose(watch: &mut Watch, i: usize, on: bool, cmds: &mut Vec<Cmd>) -> String {
+    let row = &mut watch.rows[i];
+    row.entry.auto_download = Some(on);
+    if on && matches!(row.download, Some(DownloadView::Failed(_))) {
+        row.download = None;
+    }
+    cmds.push(Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on))));
+    let id = row.entry.task_id.clone();
+    cmds.extend(auto_download(watch, i));
+    id
+}
+
+/// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
+/// the commands save the choice, and start the download if it is due now.
+pub fn toggle_auto(watch: &mut Watch) -> Option<Changed<AutoDownload>> {
+    let &i = watch.order.get(watch.cursor.selected)?;
+    let on = !auto_for(watch, &watch.rows[i]);
+    let mut cmds = Vec::new();
+    let id = choose(watch, i, on, &mut cmds);
+    Some(Changed {
+        cmds,
+        what: AutoDownload { ids: vec![id], on },
+    })
+}
+
+/// `A` with tasks marked: fetching by itself turned on for every marked task, or off when it
+/// is on for all of them already: their IDs and the new choice.
+pub fn auto_marked(watch: &mut Watch) -> Changed<AutoDownload> {
+    let marked: Vec<usize> = (0..watch.rows.len())
+        .filter(|&i| watch.marked.contains(&watch.rows[i].key()))
+        .collect();
+    let on = !marked.iter().all(|&i| auto_for(watch, &watch.rows[i]));
+    let mut cmds = Vec::new();
+    let ids = marked
+        .into_iter()
+        .map(|i| choose(watch, i, on, &mut cmds))
+        .collect();
+    Changed {
+        cmds,
+        what: AutoDownload { ids, on },
+    }
 }
 
 /// `on_complete`'s `{file}` for a row whose file is not being fetched: the saved file, or

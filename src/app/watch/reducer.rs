@@ -238,7 +238,7 @@ fn download_marked(watch: &Watch) -> Effects {
 /// task's, when tasks are marked).
 fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
     if !watch.marked.is_empty() {
-        let Changed { cmds, what } = fetch::auto_marked(watch);
+        let Changed { cmds, what } = end::auto_marked(watch);
         let ids = tasks(&what.ids);
         return Effects::cmds(cmds).with_notice(if what.on {
             format!("{ids}: each file is downloaded when it completes")
@@ -246,7 +246,7 @@ fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
             format!("{ids}: no automatic download")
         });
     }
-    let Some(Changed { cmds, what }) = fetch::toggle_auto(watch) else {
+    let Some(Changed { cmds, what }) = end::toggle_auto(watch) else {
         return Effects::say(no_task(keymap));
     };
     let id = tasks(&what.ids);

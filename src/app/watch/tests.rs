@@ -785,7 +785,7 @@ fn auto_download_chosen_while_the_claim_is_pending_waits_for_its_answer() {
             fx.cmds
                 .contains(&Cmd::Persist(PersistOp::Claim(key.clone())))
         );
-        let chosen = fetch::toggle_auto(&mut w).expect("a task selected");
+        let chosen = end::toggle_auto(&mut w).expect("a task selected");
         assert!(chosen.what.on);
         assert!(
             !chosen.cmds.iter().any(|c| matches!(c, Cmd::Download(_))),
