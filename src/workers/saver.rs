@@ -331,9 +331,15 @@ impl<'a> Runs<'a> {
     /// added, the dashboard that marked it is gone), or its mark on a task it can no longer
     /// poll (its service was found unusable). The saver writes then without waiting for an
     /// operation: until the file says who polls a task, another dashboard's write may take the
-    /// run for ended while it still goes.
+    /// run for ended while it still goes. A finished task's mark is left to the next write
+    /// (`mark` takes it off; it keeps nothing going): a tick, once a second, does not classify
+    /// every task this dashboard polls.
     fn marks_due(&mut self, list: &[WatchEntry]) -> bool {
-        list.iter().any(|e| self.remark(e).is_some())
+        list.iter().any(|e| match e.polled_by.as_deref() {
+            Some(by) if by == self.me.id => !self.pollable.polls(e.service.as_deref()),
+            Some(by) if self.dashboard_runs(by) => false,
+            _ => moving(e) && self.pollable.polls(e.service.as_deref()),
+        })
     }
 
     /// How `mark` changes `e`'s mark, if it does.
