@@ -111,7 +111,7 @@ impl State {
             self.browser.fetch(),
             Cmd::Poll(PollCmd::Prefer(self.preferred.clone())),
         ]);
-        cmds.extend(self.watch.start_polling());
+        cmds.extend(watch::poll::start_polling(&self.watch));
         cmds
     }
 
@@ -287,18 +287,18 @@ impl State {
                 retry_in,
                 next,
             } => {
-                match self.watch.service_says(&key, &result) {
+                match watch::poll::service_says(&self.watch, &key, &result) {
                     watch::ServiceSays::Nothing => {}
                     watch::ServiceSays::Answers => self.connected(),
                     watch::ServiceSays::Reports(e) => self.note_error(e),
                 }
-                let fx = self.watch.polled(&key, result, retry_in, self.now);
+                let fx = watch::poll::polled(&mut self.watch, &key, result, retry_in, self.now);
                 let shown = watch::next_poll::keep(&mut self.watch, &key, next, self.now);
                 self.as_configured(fx.redraw_if(shown))
             }
             Msg::Claimed { key, won } => {
-                let finish = self.watch.awaiting_announce(&key);
-                let fx = Effects::cmds(self.watch.claimed(&key, won)).redraw_if(true);
+                let finish = watch::end::awaiting_announce(&self.watch, &key);
+                let fx = watch::end::claimed(&mut self.watch, &key, won);
                 if let Some(f) = finish {
                     self.told_finish(&f, won);
                 }

@@ -29,7 +29,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         // What was asked and why it looks wrong, first on the line: it explains everything else.
         Health::WrongPath(why) => ("✖", theme.error(), why.clone()),
     };
-    let c = state.watch.counts(state.now);
+    let c = crate::app::watch::row::counts(&state.watch, state.now);
     let bar = |text: &'static str| Span::styled(text, theme.dim());
     // The bar's parts in the order shown, each with its rank (docs/decisions.md, "Fitting
     // text"): what just happened stays whole before the address and the health; what went

@@ -305,12 +305,7 @@ impl<'a> Runs<'a> {
     }
 
     fn runs(&mut self, entry: &WatchEntry) -> bool {
-        let moving = !archive::is_finished(entry)
-            && entry
-                .trouble
-                .as_ref()
-                .is_none_or(|t| t.kind != TroubleKind::NotFound);
-        moving
+        moving(entry)
             && (self.polls(entry.service.as_deref())
                 || entry
                     .polled_by
@@ -339,24 +334,46 @@ impl<'a> Runs<'a> {
     /// those that stopped: the file says who keeps each one going.
     fn mark(&mut self, list: &mut [WatchEntry]) {
         for e in list.iter_mut() {
-            let mine = e.polled_by.as_deref() == Some(self.me.id.as_str());
-            let moving = !archive::is_finished(e)
-                && e.trouble
-                    .as_ref()
-                    .is_none_or(|t| t.kind != TroubleKind::NotFound);
-            if !moving {
-                e.polled_by = None;
-            } else if self.polls(e.service.as_deref()) {
-                let held = e
-                    .polled_by
-                    .as_deref()
-                    .is_some_and(|by| self.dashboard_runs(by));
-                if !held {
-                    e.polled_by = Some(self.me.id.clone());
-                }
-            } else if mine {
-                e.polled_by = None;
+            match self.remark(e) {
+                Some(Remark::Mine) => e.polled_by = Some(self.me.id.clone()),
+                Some(Remark::Off) => e.polled_by = None,
+                None => {}
             }
+        }
+    }
+
+    /// Whether `list` holds a mark that this dashboard's next write would change (`mark`): a
+    /// task it polls that no running dashboard is marked polling (it started, the task was
+    /// added, the dashboard that marked it is gone), or its mark on a task it can no longer
+    /// poll (its service was found unusable). The saver writes then without waiting for an
+    /// operation: until the file says who polls a task, another dashboard's write may take the
+    /// run for ended while it still goes. A finished task's mark is left to the next write
+    /// (`mark` takes it off; it keeps nothing going): a tick, once a second, does not classify
+    /// every task this dashboard polls.
+    fn marks_due(&mut self, list: &[WatchEntry]) -> bool {
+        list.iter().any(|e| match e.polled_by.as_deref() {
+            Some(by) if by == self.me.id => !self.polls(e.service.as_deref()),
+            Some(by) if self.dashboard_runs(by) => false,
+            _ => moving(e) && self.polls(e.service.as_deref()),
+        })
+    }
+
+    /// How `mark` changes `e`'s mark, if it does.
+    fn remark(&mut self, e: &WatchEntry) -> Option<Remark> {
+        if !moving(e) {
+            return e.polled_by.is_some().then_some(Remark::Off);
+        }
+        match e.polled_by.as_deref() {
+            Some(by) if by == self.me.id => {
+                (!self.polls(e.service.as_deref())).then_some(Remark::Off)
+            }
+            Some(by) if self.dashboard_runs(by) => None,
+            // Nobody's, or the mark of a dashboard that is gone (left where this one cannot
+            // poll either: it keeps nothing going).
+            _ => self
+                .pollable
+                .polls(e.service.as_deref())
+                .then_some(Remark::Mine),
         }
     }
 
@@ -390,14 +407,24 @@ impl<'a> Runs<'a> {
             .map(TaskKey::of)
             .collect()
     }
+}
 
-    /// Whether this dashboard's mark is on a task it can no longer poll (its service was
-    /// found unusable): a write must take it off, and may end the run.
-    fn stale(&mut self, list: &[WatchEntry]) -> bool {
-        list.iter().any(|e| {
-            e.polled_by.as_deref() == Some(self.me.id.as_str()) && !self.polls(e.service.as_deref())
-        })
-    }
+/// Whether `entry` may still move: not known finished, nor unknown to its service.
+fn moving(entry: &WatchEntry) -> bool {
+    !archive::is_finished(entry)
+        && entry
+            .trouble
+            .as_ref()
+            .is_none_or(|t| t.kind != TroubleKind::NotFound)
+}
+
+/// A change `Runs::mark` makes to a task's mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Remark {
+    /// This dashboard polls it.
+    Mine,
+    /// Nobody polls it (it stopped, or this dashboard can no longer poll it).
+    Off,
 }
 
 /// What polls bring, written at most every `ROUTINE_CHECKS` checks; the user's own changes go
@@ -475,7 +502,7 @@ pub async fn run(
                 checks += 1;
                 let due = w.next_due.is_some_and(|t| t <= unix_now());
                 let waited = checks >= ROUTINE_CHECKS || w.pending.iter().any(at_next_check);
-                if (!w.pending.is_empty() && waited) || due || w.stale() {
+                if (!w.pending.is_empty() && waited) || due || w.marks_due() {
                     w.flush(&msgs, due).await;
                     checks = 0;
                 } else if w.store.stamp() != w.seen {
@@ -574,15 +601,16 @@ impl Writer {
         }
     }
 
-    /// This dashboard's mark is on a task it can no longer poll: the next tick writes.
-    fn stale(&self) -> bool {
-        Runs::new(&self.pollable, &self.me).stale(&self.held)
+    /// A mark in the file is this dashboard's to change (`Runs::marks_due`): the next tick
+    /// writes.
+    fn marks_due(&self) -> bool {
+        Runs::new(&self.pollable, &self.me).marks_due(&self.held)
     }
 
     /// Writes what is pending (and, with `expire`, moves the tasks `archive_after` made due to
     /// the archive), then tells the App what the file now holds.
     async fn flush(&mut self, msgs: &mpsc::Sender<Msg>, expire: bool) {
-        if self.pending.is_empty() && !expire && !self.stale() {
+        if self.pending.is_empty() && !expire && !self.marks_due() {
             return;
         }
         let ops = std::mem::take(&mut self.pending);

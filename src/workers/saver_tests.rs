@@ -349,6 +349,49 @@ async fn a_task_another_running_dashboard_polls_keeps_the_run_going() {
     assert_eq!(ends(&store, gone, polls_svc(), finish("t-4")).await, [true]);
 }
 
+/// A dashboard marks the tasks it polls as soon as it runs, before any operation of its App
+/// (its statuses wait five checks): `wide` started, with nothing to write yet, keeps its task
+/// of `http://other` going when `narrow` writes the finish of the last task it polls.
+#[tokio::test]
+async fn a_dashboard_marks_what_it_polls_at_once_and_keeps_the_run_going() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = WatchStore::new(dir.path().join("w.json"));
+    store
+        .update(|l| l.extend([running("t-1", None), running("t-2", Some("http://other"))]))
+        .expect("add");
+    let wide = Pollable::new("http://svc", ["http://other".to_string()]);
+    let (tx, rx) = mpsc::channel(1);
+    let (msgs, mut told) = mpsc::channel(64);
+    let saver = tokio::spawn(run(
+        store.clone(),
+        rx,
+        msgs,
+        me("wide"),
+        Archiving::default(),
+        wide,
+    ));
+    let marked = || store.load().expect("load").entries[1].polled_by.clone();
+    // Bounded: without the mark nothing writes, and this gives up after 10 s.
+    for _ in 0..200 {
+        if marked().is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        marked().as_deref(),
+        Some("wide"),
+        "marked with no operation"
+    );
+    let narrow = ends(&store, me("narrow"), polls_svc(), finish("t-1")).await;
+    assert!(narrow.is_empty(), "wide's task still runs: {narrow:?}");
+    drop(tx);
+    saver.await.expect("saver");
+    while let Ok(m) = told.try_recv() {
+        assert!(!matches!(m, Msg::RunEnded { .. }), "wide ends nothing");
+    }
+}
+
 /// A service found unusable after the last other task finished: the task of it stops
 /// running, and the write that takes this dashboard's mark off it ends the run (once: the
 /// other dashboard is told it ended elsewhere).

@@ -392,7 +392,7 @@ fn only_the_service_in_force_tells_the_health() {
     );
     let mut services = crate::app::services::Services::single(&s.watch.services.current);
     services.names.insert(other.into(), "top level".into());
-    s.watch.set_services(services);
+    let _ = crate::app::watch::service::set(&mut s.watch, services);
     s.apply(ok_poll("here", "IN_PROGRESS", 50));
     assert_eq!(s.health, Health::Connected);
 

@@ -5,6 +5,7 @@ use crate::app::init::Init;
 use crate::app::preview_slot::PreviewSlot;
 use crate::app::services::Services;
 use crate::app::theme::Theme;
+use crate::app::watch;
 use crate::cmd::Cmd;
 
 impl State {
@@ -83,17 +84,17 @@ impl State {
         };
         // Until told of the others, the one service known is the one the state was made for.
         let current = service_url.trim_end_matches('/');
-        state.watch.set_services(Services::single(current));
+        let _ = watch::service::set(&mut state.watch, Services::single(current));
         if let Some(services) = services {
-            let mut first = state.watch.set_services(services);
-            first.extend(state.watch.adopt());
+            let mut first = watch::service::set(&mut state.watch, services).cmds;
+            first.extend(watch::service::adopt(&mut state.watch).cmds);
             // Tasks that completed while gendash was closed, when their files are wanted.
-            first.extend(state.watch.start_downloads());
+            first.extend(watch::end::start_downloads(&mut state.watch).cmds);
             state.first = first;
         }
         if let Some(sort) = sort {
             state.watch.sort = sort;
-            state.watch.reorder(now);
+            watch::order::reorder(&mut state.watch, now);
         }
         if let Some(demo) = demo {
             state.begin_demo(demo);

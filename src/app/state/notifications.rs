@@ -26,14 +26,16 @@ impl State {
     /// The run ended (`Msg::RunEnded`): `here`, this dashboard's write to the watch list file
     /// left nothing running, so `batch`'s notice and `on_all_done` are its to give.
     pub(super) fn run_ended(&mut self, here: bool) -> Effects {
-        let out = self.notifier.run_ended(here, self.watch.ends_waiting());
+        let out = self
+            .notifier
+            .run_ended(here, watch::end::ends_waiting(&self.watch));
         self.as_configured(told(out))
     }
 
     /// `on_all_done` held for the ends taken on here, once the last of them started its
     /// `on_complete` (after the commands `fx` holds, so the workers get it after them).
     pub(super) fn settle_all_done(&mut self, mut fx: Effects) -> Effects {
-        if let Some(run) = self.notifier.settled(self.watch.ends_waiting()) {
+        if let Some(run) = self.notifier.settled(watch::end::ends_waiting(&self.watch)) {
             fx.cmds.push(Cmd::AllDone(run));
         }
         fx

@@ -9,7 +9,7 @@ use crate::app::action::Action;
 use crate::app::keymap::{Context, Mode, TextField};
 use crate::app::layout::{Areas, ContainsPoint, Pane};
 use crate::app::popup::Popup;
-use crate::app::watch::{DownloadView, Row};
+use crate::app::watch::{DownloadView, Row, order};
 use crate::cmd::{Cmd, PollCmd, PreviewSource, TaskKey};
 
 impl State {
@@ -287,7 +287,7 @@ impl State {
     /// up; redrawn only when something shown changes, so an idle dashboard stays idle.
     pub(super) fn tick(&mut self, now: u64) {
         self.now = now;
-        self.watch.tick(now);
+        order::tick(&mut self.watch, now);
         self.settle_health();
         if self.notice.as_ref().is_some_and(|n| now >= n.until) {
             self.notice = None;
@@ -307,7 +307,7 @@ impl State {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
         let now = self.now;
-        self.watch.counts(now).hash(&mut h);
+        crate::app::watch::row::counts(&self.watch, now).hash(&mut h);
         for r in self.watch.visible().chain(self.watch.selected_row()) {
             crate::fmt::age_label(r.entry.added_at, now).hash(&mut h);
             r.entry

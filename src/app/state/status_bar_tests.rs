@@ -2,6 +2,7 @@
 //! answered.
 
 use crate::app::test_support::*;
+use crate::app::watch::end;
 
 // ---- 3. connection health -------------------------------------------------------------------
 
@@ -316,7 +317,7 @@ fn only_the_dashboard_that_claims_a_finish_announces_and_fetches_it() {
     assert_eq!(kinds(&lost), ["Persist(Status)", "Persist(Claim)"]);
     // Not claimed again by a later poll, nor by the next start's downloads.
     assert!(finish(&mut second, "w-1", "COMPLETED", 100, true).is_empty());
-    assert!(second.watch.start_downloads().is_empty());
+    assert!(end::start_downloads(&mut second.watch).cmds.is_empty());
 
     let key = TaskKey::new(TaskKind::Image, "w-1");
     first.apply(Msg::Download {

@@ -1,7 +1,7 @@
-//! The commands that fetch a task's file, and `A`'s choice of fetching it by itself.
+//! The commands that fetch a task's file (`A`'s choice of fetching it by itself is `end`'s).
 
-use super::{AutoDownload, Changed, DownloadView, Row, Watch};
-use crate::cmd::{Cmd, DownloadJob, PersistOp, TaskKey};
+use super::{Row, Watch};
+use crate::cmd::{Cmd, DownloadJob, TaskKey};
 use crate::store::sidecar::Provenance;
 use crate::store::watchlist::WatchEntry;
 
@@ -41,49 +41,4 @@ pub fn job(watch: &Watch, entry: &WatchEntry, force: bool) -> Option<DownloadJob
 pub fn entry_cmd(watch: &Watch, entry: &WatchEntry, force: bool) -> Option<Cmd> {
     let row = Row::new(entry.clone(), &watch.failure_statuses, &watch.services);
     cmd(watch, &row, force)
-}
-
-/// Row `i`'s choice set to `on`: saved, a failed download forgotten when turned on, and the
-/// download started if it is due now.
-fn choose(watch: &mut Watch, i: usize, on: bool, cmds: &mut Vec<Cmd>) -> String {
-    let row = &mut watch.rows[i];
-    row.entry.auto_download = Some(on);
-    if on && matches!(row.download, Some(DownloadView::Failed(_))) {
-        row.download = None;
-    }
-    cmds.push(Cmd::Persist(PersistOp::AutoDownload(row.key(), Some(on))));
-    let id = row.entry.task_id.clone();
-    cmds.extend(watch.auto_download(i));
-    id
-}
-
-/// `A`: turns fetching by itself on or off for the selected task: its ID and the new choice;
-/// the commands save the choice, and start the download if it is due now.
-pub fn toggle_auto(watch: &mut Watch) -> Option<Changed<AutoDownload>> {
-    let &i = watch.order.get(watch.cursor.selected)?;
-    let on = !watch.auto_for(&watch.rows[i]);
-    let mut cmds = Vec::new();
-    let id = choose(watch, i, on, &mut cmds);
-    Some(Changed {
-        cmds,
-        what: AutoDownload { ids: vec![id], on },
-    })
-}
-
-/// `A` with tasks marked: fetching by itself turned on for every marked task, or off when it
-/// is on for all of them already: their IDs and the new choice.
-pub fn auto_marked(watch: &mut Watch) -> Changed<AutoDownload> {
-    let marked: Vec<usize> = (0..watch.rows.len())
-        .filter(|&i| watch.marked.contains(&watch.rows[i].key()))
-        .collect();
-    let on = !marked.iter().all(|&i| watch.auto_for(&watch.rows[i]));
-    let mut cmds = Vec::new();
-    let ids = marked
-        .into_iter()
-        .map(|i| choose(watch, i, on, &mut cmds))
-        .collect();
-    Changed {
-        cmds,
-        what: AutoDownload { ids, on },
-    }
 }

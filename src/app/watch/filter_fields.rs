@@ -94,6 +94,7 @@ pub fn issues(watch: &Watch) -> Vec<Issue> {
 mod tests {
     use super::*;
     use crate::api::TaskKind;
+    use crate::app::watch::order;
     use crate::filter::forms_tests::{FORMS, MOMENTS, NAMES};
     use crate::store::watchlist::{LastKnown, WatchEntry};
 
@@ -110,7 +111,7 @@ mod tests {
 
     /// The rows `query` keeps, by task ID, in the list's order.
     fn kept(w: &mut Watch, query: &str) -> Vec<String> {
-        w.set_query(query.to_string(), 0);
+        order::set_query(w, query.to_string(), 0);
         w.order
             .iter()
             .map(|&i| w.rows[i].entry.task_id.clone())
@@ -180,7 +181,7 @@ mod tests {
     fn what_the_watch_list_cannot_use_is_named() {
         let mut w = watch();
         let told = |w: &mut Watch, q: &str| -> Vec<String> {
-            w.set_query(q.to_string(), 0);
+            order::set_query(w, q.to_string(), 0);
             issues(w).iter().map(ToString::to_string).collect()
         };
         assert_eq!(

@@ -2,7 +2,7 @@
 //! dialog's label field) or later with the label key (the add dialog, its label field only);
 //! what another process changed in the file (labels, seen marks) is taken on.
 
-use super::{Changed, Watch};
+use super::{Changed, Watch, order};
 use crate::app::effects::{Effects, tasks};
 use crate::app::keymap::Keymap;
 use crate::app::popup::{AddDialog, Popup};
@@ -57,7 +57,7 @@ pub fn set(
     };
     // A filter may match the label.
     if !watch.query.trim().is_empty() {
-        watch.reorder(now);
+        order::reorder(watch, now);
     }
     Changed { cmds, what: ids }
 }

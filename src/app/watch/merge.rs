@@ -1,7 +1,7 @@
 //! Merging the watch list file that other processes (another dashboard, `gendash watch`)
 //! wrote: tasks they added or removed, files they saved, labels and marks.
 
-use super::{DownloadView, Row, Watch, label};
+use super::{DownloadView, Row, Watch, label, order, poll};
 use crate::api::types::TaskKind;
 use crate::app::effects::Effects;
 use crate::cmd::{Cmd, PollCmd, TaskKey};
@@ -70,7 +70,7 @@ pub fn external(watch: &mut Watch, entries: &[WatchEntry], now: u64) -> Effects 
                 e.service = Some(watch.services.current.clone());
             }
             let row = Row::new(e, &watch.failure_statuses, &watch.services);
-            cmds.extend(watch.poll_cmd(&row));
+            cmds.extend(poll::cmd(watch, &row));
             watch.rows.push(row);
             added += 1;
         }
@@ -87,7 +87,7 @@ pub fn external(watch: &mut Watch, entries: &[WatchEntry], now: u64) -> Effects 
         || relabelled;
     if changed {
         watch.rows_changed();
-        watch.reorder_keeping(selected, now);
+        order::reorder_keeping(watch, selected, now);
     }
     Effects::cmds(cmds).redraw_if(changed)
 }

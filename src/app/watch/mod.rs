@@ -1,9 +1,11 @@
-//! The watch list's state: the `Watch` and the types it holds are defined here; what is done
-//! to them is split by concern, each file importing this one and never the reverse: `row`
-//! (what a row knows and shows), `order` (sort and filter), `undo` (add, remove, undo), `poll`
-//! (poll results), `trouble` (a row's poll trouble), `end` (a finished task's claim, automatic
+//! The watch list's state: the `Watch` and the types it holds are defined here, with its small
+//! read-only accessors; what is done to it is split by concern into modules of functions that
+//! take the `Watch` and return `Effects` (or the commands) where they change it: `row` (what
+//! a row knows and shows), `order` (sort and filter), `undo` (add, remove, undo), `poll` (poll
+//! results), `trouble` (a row's poll trouble), `end` (a finished task's claim, automatic
 //! download and hook), `fetch` (fetching a file), `merge` (the file other processes wrote),
-//! and the pane's keys in `reducer`.
+//! `service` (the service a row belongs to), `label`, `unseen`, and the pane's keys in
+//! `reducer`.
 
 pub mod end;
 pub mod fetch;
@@ -12,10 +14,11 @@ pub mod label;
 pub mod merge;
 pub mod next_poll;
 pub mod notify;
-mod order;
-mod poll;
+pub mod order;
+pub mod poll;
 pub mod reducer;
-mod row;
+pub mod row;
+pub mod service;
 pub mod timing;
 pub mod trouble;
 pub mod undo;
@@ -25,7 +28,7 @@ use super::cursor::Cursor;
 use super::services::Services;
 use crate::api::ApiError;
 use crate::api::types::TaskState;
-use crate::cmd::{Cmd, Finished, PersistOp, PollCmd, TaskKey};
+use crate::cmd::{Cmd, Finished, TaskKey};
 use crate::eta::Progress;
 use crate::store::watchlist::WatchEntry;
 
@@ -317,36 +320,8 @@ impl Watch {
             index: std::collections::HashMap::new(),
         };
         watch.rows_changed();
-        watch.reorder(0);
+        order::reorder(&mut watch, 0);
         watch
-    }
-
-    /// Sets the services (at start, and when one turns out unusable); rows of a service that
-    /// cannot be polled stop being polled.
-    pub fn set_services(&mut self, services: Services) -> Vec<Cmd> {
-        self.services = services;
-        let mut cmds = Vec::new();
-        for r in &mut self.rows {
-            let service = self.services.of(r.entry.service.as_deref());
-            let no_service = !self.services.usable(service);
-            if no_service && !r.no_service {
-                cmds.push(Cmd::Poll(PollCmd::Unwatch(r.key())));
-            }
-            r.no_service = no_service;
-        }
-        cmds
-    }
-
-    /// Entries that remember no service belong to the current one, from now on in the file.
-    pub fn adopt(&mut self) -> Vec<Cmd> {
-        let current = self.services.current.clone();
-        if current.is_empty() || self.rows.iter().all(|r| r.entry.service.is_some()) {
-            return Vec::new();
-        }
-        for r in self.rows.iter_mut().filter(|r| r.entry.service.is_none()) {
-            r.entry.service = Some(current.clone());
-        }
-        vec![Cmd::Persist(PersistOp::Adopt(current))]
     }
 
     /// The rows on screen, in the order shown; the cursor keeps the selected one among them.

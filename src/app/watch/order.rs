@@ -36,75 +36,74 @@ impl SortKey {
     }
 }
 
-impl Watch {
-    /// Recomputes the rows shown (filter, then sort), keeping the selected task selected.
-    pub fn reorder(&mut self, now: u64) {
-        let selected = self.selected_row().map(Row::key);
-        self.reorder_keeping(selected, now);
-    }
+/// Recomputes the rows shown (filter, then sort), keeping the selected task selected.
+pub fn reorder(watch: &mut Watch, now: u64) {
+    let selected = watch.selected_row().map(Row::key);
+    reorder_keeping(watch, selected, now);
+}
 
-    /// Recomputes the rows shown, with `selected` (taken before the rows changed) selected.
-    pub(super) fn reorder_keeping(&mut self, selected: Option<TaskKey>, now: u64) {
-        let mut order: Vec<usize> = if self.query.trim().is_empty() {
-            (0..self.rows.len()).collect()
-        } else {
-            self.matcher.matching(&self.query, &self.rows)
-        };
-        let stall_after = self.stall_after;
-        let rows = &self.rows;
-        match self.sort {
-            SortKey::Added => {}
-            SortKey::Status => order.sort_by_key(|&i| rows[i].phase(now, stall_after).urgency()),
-            SortKey::Progress => order.sort_by_key(|&i| std::cmp::Reverse(rows[i].percent())),
-            SortKey::Eta => order.sort_by_key(|&i| rows[i].eta(now).unwrap_or(u64::MAX)),
-            SortKey::TaskId => {
-                order.sort_by(|&a, &b| natural_cmp(&rows[a].entry.task_id, &rows[b].entry.task_id));
-            }
+/// Recomputes the rows shown, with `selected` (taken before the rows changed) selected.
+pub(super) fn reorder_keeping(watch: &mut Watch, selected: Option<TaskKey>, now: u64) {
+    let mut order: Vec<usize> = if watch.query.trim().is_empty() {
+        (0..watch.rows.len()).collect()
+    } else {
+        watch.matcher.matching(&watch.query, &watch.rows)
+    };
+    let stall_after = watch.stall_after;
+    let rows = &watch.rows;
+    match watch.sort {
+        SortKey::Added => {}
+        SortKey::Status => order.sort_by_key(|&i| rows[i].phase(now, stall_after).urgency()),
+        SortKey::Progress => order.sort_by_key(|&i| std::cmp::Reverse(rows[i].percent())),
+        SortKey::Eta => order.sort_by_key(|&i| rows[i].eta(now).unwrap_or(u64::MAX)),
+        SortKey::TaskId => {
+            order.sort_by(|&a, &b| natural_cmp(&rows[a].entry.task_id, &rows[b].entry.task_id));
         }
-        self.order = order;
-        if let Some(key) = selected
-            && let Some(at) = self.order.iter().position(|&i| self.rows[i].key() == key)
-        {
-            self.cursor.selected = at;
-        }
-        self.scroll_into_view();
     }
-
-    /// Selects the first (or, with `last`, the last) shown row among `keys`, if any is shown.
-    pub(super) fn select_one_of(&mut self, keys: &[TaskKey], last: bool) {
-        let is_one = |&i: &usize| keys.contains(&self.rows[i].key());
-        let at = if last {
-            self.order.iter().rposition(is_one)
-        } else {
-            self.order.iter().position(is_one)
-        };
-        if let Some(at) = at {
-            self.cursor.selected = at;
-        }
-        self.scroll_into_view();
+    watch.order = order;
+    if let Some(key) = selected
+        && let Some(at) = watch.order.iter().position(|&i| watch.rows[i].key() == key)
+    {
+        watch.cursor.selected = at;
     }
+    watch.scroll_into_view();
+}
 
-    /// Whether the order depends on what polls and the clock change.
-    pub(super) fn order_moves(&self) -> bool {
-        !matches!(self.sort, SortKey::Added | SortKey::TaskId) || !self.query.trim().is_empty()
+/// Selects the first (or, with `last`, the last) shown row among `keys`, if any is shown.
+pub(super) fn select_one_of(watch: &mut Watch, keys: &[TaskKey], last: bool) {
+    let is_one = |&i: &usize| keys.contains(&watch.rows[i].key());
+    let at = if last {
+        watch.order.iter().rposition(is_one)
+    } else {
+        watch.order.iter().position(is_one)
+    };
+    if let Some(at) = at {
+        watch.cursor.selected = at;
     }
+    watch.scroll_into_view();
+}
 
-    /// `s`: the next sort order.
-    pub fn cycle_sort(&mut self, now: u64) -> SortKey {
-        self.sort = self.sort.next();
-        self.reorder(now);
-        self.sort
-    }
+/// Whether the order depends on what polls and the clock change.
+pub(super) fn moves(watch: &Watch) -> bool {
+    !matches!(watch.sort, SortKey::Added | SortKey::TaskId) || !watch.query.trim().is_empty()
+}
 
-    pub fn set_query(&mut self, query: String, now: u64) {
-        self.query = query;
-        self.reorder(now);
-    }
+/// `s`: the next sort order.
+pub fn cycle_sort(watch: &mut Watch, now: u64) -> SortKey {
+    watch.sort = watch.sort.next();
+    reorder(watch, now);
+    watch.sort
+}
 
-    /// The clock moved: stalls and ETAs may reorder the rows.
-    pub fn tick(&mut self, now: u64) {
-        if matches!(self.sort, SortKey::Status | SortKey::Eta) {
-            self.reorder(now);
-        }
+/// The filter's query changed: the rows shown follow.
+pub fn set_query(watch: &mut Watch, query: String, now: u64) {
+    watch.query = query;
+    reorder(watch, now);
+}
+
+/// The clock moved: stalls and ETAs may reorder the rows.
+pub fn tick(watch: &mut Watch, now: u64) {
+    if matches!(watch.sort, SortKey::Status | SortKey::Eta) {
+        reorder(watch, now);
     }
 }

@@ -2,7 +2,7 @@
 //! they may announce (once claimed: see `end`).
 
 use super::trouble;
-use super::{Problem, Row, ServiceSays, Watch, timing, unseen};
+use super::{Problem, Row, ServiceSays, Watch, end, order, timing, unseen};
 use crate::api::types::{TaskState, classify};
 use crate::api::{ApiError, TaskResult};
 use crate::app::effects::Effects;
@@ -10,120 +10,119 @@ use crate::cmd::{Cmd, Finished, PersistOp, PollCmd, TaskKey};
 use crate::store::watchlist::{HISTORY, LastKnown, Transition, Trouble, TroubleKind};
 use std::time::Duration;
 
-impl Watch {
-    /// What `key`'s poll result says of the service in force. Only its own tasks' answers
-    /// speak of it; one task whose answer could not be read while another of its tasks
-    /// answers well is that task's trouble, shown on its row: the health does not flap
-    /// between `trouble` and `reconnected` with it.
-    pub fn service_says<'a>(
-        &self,
-        key: &TaskKey,
-        result: &'a Result<TaskResult, ApiError>,
-    ) -> ServiceSays<'a> {
-        if !self.at_current_service(key) {
-            return ServiceSays::Nothing;
-        }
-        match result {
-            Ok(_) => ServiceSays::Answers,
-            Err(e @ (ApiError::Decode { .. } | ApiError::TooLarge { .. })) => {
-                let others_answer = self.rows.iter().any(|r| {
-                    r.key() != *key
-                        && r.polled_at.is_some()
-                        && r.trouble.is_none()
-                        && self.services.of(r.entry.service.as_deref()) == self.services.current
-                });
-                if others_answer {
-                    ServiceSays::Nothing
-                } else {
-                    ServiceSays::Reports(e)
-                }
+/// What `key`'s poll result says of the service in force. Only its own tasks' answers
+/// speak of it; one task whose answer could not be read while another of its tasks
+/// answers well is that task's trouble, shown on its row: the health does not flap
+/// between `trouble` and `reconnected` with it.
+pub fn service_says<'a>(
+    watch: &Watch,
+    key: &TaskKey,
+    result: &'a Result<TaskResult, ApiError>,
+) -> ServiceSays<'a> {
+    if !watch.at_current_service(key) {
+        return ServiceSays::Nothing;
+    }
+    match result {
+        Ok(_) => ServiceSays::Answers,
+        Err(e @ (ApiError::Decode { .. } | ApiError::TooLarge { .. })) => {
+            let others_answer = watch.rows.iter().any(|r| {
+                r.key() != *key
+                    && r.polled_at.is_some()
+                    && r.trouble.is_none()
+                    && watch.services.of(r.entry.service.as_deref()) == watch.services.current
+            });
+            if others_answer {
+                ServiceSays::Nothing
+            } else {
+                ServiceSays::Reports(e)
             }
-            Err(e) => ServiceSays::Reports(e),
         }
+        Err(e) => ServiceSays::Reports(e),
     }
+}
 
-    /// The tasks to poll at start: everything not known to be finished.
-    pub fn start_polling(&self) -> Vec<Cmd> {
-        self.rows.iter().filter_map(|r| self.poll_cmd(r)).collect()
-    }
+/// The tasks to poll at start: everything not known to be finished.
+pub fn start_polling(watch: &Watch) -> Vec<Cmd> {
+    watch.rows.iter().filter_map(|r| cmd(watch, r)).collect()
+}
 
-    /// The command that polls a row's task at its own service, if it is to be polled: not
-    /// when it is known to be finished, nor when its service is not configured.
-    pub(super) fn poll_cmd(&self, row: &Row) -> Option<Cmd> {
-        (row.state == TaskState::Running && !row.no_service).then(|| {
-            let service = self.services.of(row.entry.service.as_deref());
-            Cmd::Poll(PollCmd::Watch(row.key(), self.services.route(service)))
-        })
-    }
+/// The command that polls a row's task at its own service, if it is to be polled: not
+/// when it is known to be finished, nor when its service is not configured.
+pub(super) fn cmd(watch: &Watch, row: &Row) -> Option<Cmd> {
+    (row.state == TaskState::Running && !row.no_service).then(|| {
+        let service = watch.services.of(row.entry.service.as_deref());
+        Cmd::Poll(PollCmd::Watch(row.key(), watch.services.route(service)))
+    })
+}
 
-    /// A poll result: the commands (persist, notify), redrawn when anything changed.
-    pub fn polled(
-        &mut self,
-        key: &TaskKey,
-        result: Result<TaskResult, ApiError>,
-        retry_in: Option<Duration>,
-        now: u64,
-    ) -> Effects {
-        let Some(i) = self.position(key) else {
-            return Effects::none();
-        };
-        let failure_statuses = &self.failure_statuses;
-        let row = &mut self.rows[i];
-        let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
-        row.polled_at = Some(now);
-        let (mut cmds, changed, announce) =
-            match result {
-                Ok(t) => {
-                    let before = row.state;
-                    let answer = answered(row, &t, failure_statuses, now);
-                    if row.state != before {
-                        self.usual = timing::Usual::work_out(self);
-                    }
-                    answer
-                }
-                Err(ApiError::Lookup { description }) => {
-                    let found = Problem::NotFound {
-                        description: description.clone(),
-                        error: None,
-                    };
-                    let trouble = trouble::after(row.trouble.as_ref(), found, next_retry_at);
-                    let changed = row.trouble.as_ref().is_none_or(|t| {
-                        t.problem != trouble.problem || t.retry_at != trouble.retry_at
-                    });
-                    row.trouble = Some(trouble);
-                    (
-                        keep_trouble(row, TroubleKind::NotFound, description, now),
-                        changed,
-                        None,
-                    )
-                }
-                Err(e) => {
-                    let text = e.to_string();
-                    let trouble = trouble::after(
-                        row.trouble.as_ref(),
-                        Problem::Error(text.clone()),
-                        next_retry_at,
-                    );
-                    let changed = row.trouble.as_ref().is_none_or(|t| {
-                        t.problem != trouble.problem || t.retry_at != trouble.retry_at
-                    });
-                    // What the service said of the task outlasts a failure to ask it again: the
-                    // file keeps NOT FOUND.
-                    let kept = if trouble.not_found().is_some() {
-                        Vec::new()
-                    } else {
-                        keep_trouble(row, TroubleKind::Error, text, now)
-                    };
-                    row.trouble = Some(trouble);
-                    (kept, changed, None)
-                }
+/// A poll result: the commands (persist, notify), redrawn when anything changed.
+pub fn polled(
+    watch: &mut Watch,
+    key: &TaskKey,
+    result: Result<TaskResult, ApiError>,
+    retry_in: Option<Duration>,
+    now: u64,
+) -> Effects {
+    let Some(i) = watch.position(key) else {
+        return Effects::none();
+    };
+    let failure_statuses = &watch.failure_statuses;
+    let row = &mut watch.rows[i];
+    let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
+    row.polled_at = Some(now);
+    let (mut cmds, changed, announce) = match result {
+        Ok(t) => {
+            let before = row.state;
+            let answer = answered(row, &t, failure_statuses, now);
+            if row.state != before {
+                watch.usual = timing::Usual::work_out(watch);
+            }
+            answer
+        }
+        Err(ApiError::Lookup { description }) => {
+            let found = Problem::NotFound {
+                description: description.clone(),
+                error: None,
             };
-        cmds.extend(self.claim(i, announce));
-        if changed && self.order_moves() {
-            self.reorder(now);
+            let trouble = trouble::after(row.trouble.as_ref(), found, next_retry_at);
+            let changed = row
+                .trouble
+                .as_ref()
+                .is_none_or(|t| t.problem != trouble.problem || t.retry_at != trouble.retry_at);
+            row.trouble = Some(trouble);
+            (
+                keep_trouble(row, TroubleKind::NotFound, description, now),
+                changed,
+                None,
+            )
         }
-        Effects::cmds(cmds).redraw_if(changed)
+        Err(e) => {
+            let text = e.to_string();
+            let trouble = trouble::after(
+                row.trouble.as_ref(),
+                Problem::Error(text.clone()),
+                next_retry_at,
+            );
+            let changed = row
+                .trouble
+                .as_ref()
+                .is_none_or(|t| t.problem != trouble.problem || t.retry_at != trouble.retry_at);
+            // What the service said of the task outlasts a failure to ask it again: the
+            // file keeps NOT FOUND.
+            let kept = if trouble.not_found().is_some() {
+                Vec::new()
+            } else {
+                keep_trouble(row, TroubleKind::Error, text, now)
+            };
+            row.trouble = Some(trouble);
+            (kept, changed, None)
+        }
+    };
+    cmds.extend(end::claim(watch, i, announce));
+    if changed && order::moves(watch) {
+        order::reorder(watch, now);
     }
+    Effects::cmds(cmds).redraw_if(changed)
 }
 
 /// Records a poll's trouble in the entry, and in the file when it is news (a retry that fails
@@ -147,7 +146,7 @@ fn keep_trouble(row: &mut Row, kind: TroubleKind, text: String, now: u64) -> Vec
 }
 
 /// A poll the service answered: status, history, progress, and what is announced when it
-/// finished while watched (once claimed: see `Watch::claim`).
+/// finished while watched (once claimed: see `end::claim`).
 fn answered(
     row: &mut Row,
     t: &TaskResult,

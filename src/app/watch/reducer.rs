@@ -3,7 +3,7 @@
 //! Who started a download (the watch list or the archive view) and whether to ask before
 //! replacing a file is decided in one place, `download`.
 
-use super::{Changed, DownloadView, Row, Undone, Watch, fetch, undo};
+use super::{Changed, DownloadView, Row, Undone, Watch, end, fetch, order, service, undo};
 use crate::api::TaskState;
 use crate::api::links::validate_link;
 use crate::app::action::Action;
@@ -58,7 +58,7 @@ pub fn update(
         }
         Action::Cancel => clear_filter_or_marks(watch, now),
         Action::CycleSort => {
-            let sort = watch.cycle_sort(now);
+            let sort = order::cycle_sort(watch, now);
             Effects::cmds(vec![Cmd::RememberSort(sort.label().to_string())])
                 .with_notice(format!("sorted by {}", sort.label()))
         }
@@ -110,7 +110,7 @@ pub fn update_filter(watch: &mut Watch, action: Action, now: u64) -> Effects {
         Err(_) => return Effects::none(),
     }
     if query != watch.query {
-        watch.set_query(query, now);
+        order::set_query(watch, query, now);
     }
     Effects::none()
 }
@@ -194,7 +194,7 @@ pub fn download(
                     if archived {
                         return archived::downloaded(archive, &key, event, keymap);
                     }
-                    return watch.download_not_started(&key);
+                    return end::download_not_started(watch, &key);
                 }
                 _ if archived => return archived::downloaded(archive, &key, event, keymap),
                 _ => {}
@@ -204,7 +204,7 @@ pub fn download(
                 DownloadEvent::Saved(path) => Effects::say(format!("saved {}", path.display())),
                 _ => Effects::none(),
             };
-            said.and(watch.download(&key, event))
+            said.and(end::download(watch, &key, event))
         }
     }
 }
@@ -238,7 +238,7 @@ fn download_marked(watch: &Watch) -> Effects {
 /// task's, when tasks are marked).
 fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
     if !watch.marked.is_empty() {
-        let Changed { cmds, what } = fetch::auto_marked(watch);
+        let Changed { cmds, what } = end::auto_marked(watch);
         let ids = tasks(&what.ids);
         return Effects::cmds(cmds).with_notice(if what.on {
             format!("{ids}: each file is downloaded when it completes")
@@ -246,7 +246,7 @@ fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
             format!("{ids}: no automatic download")
         });
     }
-    let Some(Changed { cmds, what }) = fetch::toggle_auto(watch) else {
+    let Some(Changed { cmds, what }) = end::toggle_auto(watch) else {
         return Effects::say(no_task(keymap));
     };
     let id = tasks(&what.ids);
@@ -260,7 +260,7 @@ fn toggle_auto_download(watch: &mut Watch, keymap: &Keymap) -> Effects {
 /// Esc in the watch pane: clears the filter; with none, unmarks the marked tasks.
 fn clear_filter_or_marks(watch: &mut Watch, now: u64) -> Effects {
     if !watch.query.is_empty() {
-        watch.set_query(String::new(), now);
+        order::set_query(watch, String::new(), now);
     } else if !watch.marked.is_empty() {
         watch.marked.clear();
         return Effects::say("no task marked");
@@ -327,7 +327,7 @@ pub fn service_unusable(watch: &mut Watch, service: String, error: String) -> Ef
     let name = services.name(&service);
     let text = format!("service {name}: {error}");
     services.unusable.insert(service, error);
-    Effects::cmds(watch.set_services(services))
+    service::set(watch, services)
         .and(Effects::fail(text))
         .redraw_if(true)
 }

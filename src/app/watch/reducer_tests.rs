@@ -2,6 +2,7 @@
 //! overwrite question `D` asks is in `app/confirm_tests.rs`).
 
 use crate::app::test_support::*;
+use crate::app::watch::end;
 
 // ---- downloads: auto_download, A ------------------------------------------------------------
 
@@ -13,7 +14,7 @@ fn auto_download_fetches_each_file_once() {
     let mut s = state();
     s.watch.auto_download = true;
     assert!(
-        s.watch.start_downloads().is_empty(),
+        end::start_downloads(&mut s.watch).cmds.is_empty(),
         "nothing completed yet"
     );
     let cmds = finish(&mut s, "w-1", "COMPLETED", 100, true);
@@ -39,7 +40,7 @@ fn auto_download_fetches_each_file_once() {
         ui(false, false),
     );
     next.watch.auto_download = true;
-    let cmds = next.watch.start_downloads();
+    let cmds = end::start_downloads(&mut next.watch).cmds;
     let done_2 = TaskKey::new(TaskKind::Image, "done-2");
     assert_eq!(cmds, [Cmd::Persist(PersistOp::Claim(done_2.clone()))]);
     let cmds = next.apply(Msg::Claimed {

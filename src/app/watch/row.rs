@@ -151,28 +151,26 @@ impl Counts {
     }
 }
 
-impl Watch {
-    /// How many tasks are in each state, each task in one: a task whose polls fail is
-    /// erroring rather than what its last answer said (a finished one stays finished, and what
-    /// the service said of an unknown task stands).
-    pub fn counts(&self, now: u64) -> Counts {
-        let mut c = Counts::default();
-        for r in &self.rows {
-            let phase = r.phase(now, self.stall_after);
-            let count = match phase {
-                Phase::Running | Phase::Stalled | Phase::NotPolled if r.error().is_some() => {
-                    &mut c.erroring
-                }
-                Phase::Running => &mut c.running,
-                Phase::Stalled => &mut c.stalled,
-                Phase::Completed => &mut c.completed,
-                Phase::Failed => &mut c.failed,
-                Phase::NotFound => &mut c.not_found,
-                Phase::NoService => &mut c.no_service,
-                Phase::NotPolled => &mut c.not_polled,
-            };
-            *count += 1;
-        }
-        c
+/// How many tasks are in each state, each task in one: a task whose polls fail is erroring
+/// rather than what its last answer said (a finished one stays finished, and what the service
+/// said of an unknown task stands).
+pub fn counts(watch: &Watch, now: u64) -> Counts {
+    let mut c = Counts::default();
+    for r in &watch.rows {
+        let phase = r.phase(now, watch.stall_after);
+        let count = match phase {
+            Phase::Running | Phase::Stalled | Phase::NotPolled if r.error().is_some() => {
+                &mut c.erroring
+            }
+            Phase::Running => &mut c.running,
+            Phase::Stalled => &mut c.stalled,
+            Phase::Completed => &mut c.completed,
+            Phase::Failed => &mut c.failed,
+            Phase::NotFound => &mut c.not_found,
+            Phase::NoService => &mut c.no_service,
+            Phase::NotPolled => &mut c.not_polled,
+        };
+        *count += 1;
     }
+    c
 }

@@ -3,6 +3,7 @@ use crate::api::TaskKind;
 use crate::api::types::default_failure_statuses;
 use crate::api::{ApiError, TaskResult};
 use crate::app::effects::Effects;
+use crate::cmd::{PersistOp, PollCmd};
 use crate::store::watchlist::{LastKnown, Trouble, TroubleKind};
 use std::time::Duration;
 
@@ -101,11 +102,29 @@ fn an_answer_reaches_its_own_row_after_rows_come_and_go() {
     let entries = ["a", "b", "c"].map(|id| new_entry(id, TaskKind::Image, 0));
     let mut w = Watch::new(entries.to_vec(), statuses());
     let key = |id: &str| TaskKey::new(TaskKind::Image, id);
-    let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 10)), None, 100);
+    let _ = poll::polled(
+        &mut w,
+        &key("c"),
+        Ok(result("c", "IN_PROGRESS", 10)),
+        None,
+        100,
+    );
     // "a" goes: every row after it moves up one.
     super::undo::remove(&mut w, &[key("a")], 101);
-    let _ = w.polled(&key("c"), Ok(result("c", "IN_PROGRESS", 30)), None, 102);
-    let _ = w.polled(&key("b"), Ok(result("b", "IN_PROGRESS", 20)), None, 103);
+    let _ = poll::polled(
+        &mut w,
+        &key("c"),
+        Ok(result("c", "IN_PROGRESS", 30)),
+        None,
+        102,
+    );
+    let _ = poll::polled(
+        &mut w,
+        &key("b"),
+        Ok(result("b", "IN_PROGRESS", 20)),
+        None,
+        103,
+    );
     let percents: Vec<(&str, u8)> = w
         .rows
         .iter()
@@ -113,7 +132,8 @@ fn an_answer_reaches_its_own_row_after_rows_come_and_go() {
         .collect();
     assert_eq!(percents, [("b", 20), ("c", 30)]);
     // Same ID, the other kind: not this row.
-    let _ = w.polled(
+    let _ = poll::polled(
+        &mut w,
         &TaskKey::new(TaskKind::Video, "b"),
         Ok(result("b", "IN_PROGRESS", 90)),
         None,
@@ -130,10 +150,11 @@ fn polls_update_rows_and_notify_once_on_finish() {
         cmds,
         redraw: changed,
         ..
-    } = w.polled(&key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
+    } = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
     assert!(changed);
     assert!(matches!(&cmds[..], [Cmd::Persist(PersistOp::Status(_, l))] if l.percent == 40));
-    let Effects { cmds, .. } = w.polled(
+    let Effects { cmds, .. } = poll::polled(
+        &mut w,
         &key,
         Err(ApiError::Http {
             status: 502,
@@ -148,22 +169,24 @@ fn polls_update_rows_and_notify_once_on_finish() {
         [Cmd::Persist(PersistOp::Trouble(_, Some(_)))]
     ));
     assert_eq!(w.rows[0].error(), Some("HTTP 502: bad"));
-    assert_eq!(w.counts(200).erroring, 1);
-    let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 102);
+    assert_eq!(row::counts(&w, 200).erroring, 1);
+    let Effects { cmds, .. } =
+        poll::polled(&mut w, &key, Ok(result("t", "COMPLETED", 100)), None, 102);
     assert_eq!(cmds[0], Cmd::Persist(PersistOp::Trouble(key.clone(), None)));
     assert_eq!(cmds[2], Cmd::Persist(PersistOp::Claim(key.clone())));
-    let cmds = w.claimed(&key, true);
+    let cmds = end::claimed(&mut w, &key, true).cmds;
     // The notice is the state's (the notification policy's): here only `on_complete`.
     assert!(matches!(&cmds[..], [Cmd::Finished(f)] if f.task_id == "t"));
     assert_eq!(w.rows[0].state, TaskState::Completed);
     assert_eq!(w.rows[0].error(), None);
     assert_eq!(w.rows[0].url(), Some("http://127.0.0.1:8787/files/t.png"));
-    let Effects { cmds, .. } = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 103);
+    let Effects { cmds, .. } =
+        poll::polled(&mut w, &key, Ok(result("t", "COMPLETED", 100)), None, 103);
     assert!(
         cmds.is_empty(),
         "no second notification, nothing to persist"
     );
-    let c = w.counts(200);
+    let c = row::counts(&w, 200);
     assert_eq!((c.running, c.completed, c.failed, c.erroring), (0, 1, 0, 0));
 }
 
@@ -179,7 +202,7 @@ fn finished_tasks_from_disk_are_not_polled() {
     });
     let w = Watch::new(vec![done, new_entry("r", TaskKind::Image, 0)], statuses());
     assert_eq!(
-        w.start_polling(),
+        poll::start_polling(&w),
         [Cmd::Poll(PollCmd::Watch(
             TaskKey::new(TaskKind::Image, "r"),
             None
@@ -254,18 +277,32 @@ fn each_state_is_its_own_and_counted_apart() {
             .collect(),
         statuses(),
     );
-    let _ = w.polled(&k("run"), Ok(result("run", "IN_PROGRESS", 10)), None, 10);
+    let _ = poll::polled(
+        &mut w,
+        &k("run"),
+        Ok(result("run", "IN_PROGRESS", 10)),
+        None,
+        10,
+    );
     let Effects {
         redraw: changed, ..
-    } = w.polled(
+    } = poll::polled(
+        &mut w,
         &k("gone"),
         lookup_failed(),
         Some(Duration::from_secs(15)),
         10,
     );
     assert!(changed);
-    let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 50)), None, 10);
-    let _ = w.polled(
+    let _ = poll::polled(
+        &mut w,
+        &k("err"),
+        Ok(result("err", "IN_PROGRESS", 50)),
+        None,
+        10,
+    );
+    let _ = poll::polled(
+        &mut w,
         &k("err"),
         Err(ApiError::Http {
             status: 503,
@@ -275,7 +312,13 @@ fn each_state_is_its_own_and_counted_apart() {
         Some(Duration::from_secs(4)),
         12,
     );
-    let _ = w.polled(&k("done"), Ok(result("done", "COMPLETED", 100)), None, 10);
+    let _ = poll::polled(
+        &mut w,
+        &k("done"),
+        Ok(result("done", "COMPLETED", 100)),
+        None,
+        10,
+    );
     let phases: Vec<Phase> = w.rows.iter().map(|r| r.phase(12, 300)).collect();
     assert_eq!(
         phases,
@@ -298,7 +341,7 @@ fn each_state_is_its_own_and_counted_apart() {
         "last status kept"
     );
     assert_eq!((err.retries(), err.next_retry_at()), (1, Some(16)));
-    let c = w.counts(12);
+    let c = row::counts(&w, 12);
     assert_eq!(
         (
             c.running,
@@ -311,7 +354,13 @@ fn each_state_is_its_own_and_counted_apart() {
         "each task counted once: 5 in all"
     );
     // Found after all: the unknown task becomes an ordinary one.
-    let _ = w.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 30);
+    let _ = poll::polled(
+        &mut w,
+        &k("gone"),
+        Ok(result("gone", "QUEUED", 0)),
+        None,
+        30,
+    );
     assert_eq!(w.rows[1].phase(30, 300), Phase::Running);
     assert_eq!(w.rows[1].retries(), 0);
 }
@@ -322,22 +371,28 @@ fn progress_gives_an_eta_and_stalls_follow_the_clock() {
     let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
     w.stall_after = 300;
     for (at, percent) in [(100, 10), (110, 20)] {
-        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", percent)), None, at);
+        let _ = poll::polled(
+            &mut w,
+            &key,
+            Ok(result("t", "IN_PROGRESS", percent)),
+            None,
+            at,
+        );
     }
     assert_eq!(w.rows[0].eta(110), None, "one move is not enough");
-    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
+    let _ = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 30)), None, 120);
     assert_eq!(w.rows[0].eta(120), Some(70));
     // Unchanged polls until stall_after has passed since the last move.
     for at in (122..420).step_by(2) {
-        let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
+        let _ = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 30)), None, at);
         assert_eq!(w.rows[0].phase(at, 300), Phase::Running, "at {at}");
     }
     assert_eq!(w.rows[0].phase(420, 300), Phase::Stalled);
-    assert_eq!(w.counts(420).stalled, 1);
+    assert_eq!(row::counts(&w, 420).stalled, 1);
     assert_eq!(w.rows[0].eta(420), w.rows[0].progress.eta(420.0));
-    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
+    let _ = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 31)), None, 422);
     assert_eq!(w.rows[0].phase(422, 300), Phase::Running, "moving again");
-    let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 430);
+    let _ = poll::polled(&mut w, &key, Ok(result("t", "COMPLETED", 100)), None, 430);
     let last = w.rows[0].entry.last.clone().expect("known");
     assert_eq!(
         (last.running_since, last.finished_at),
@@ -364,17 +419,31 @@ fn sorts_cycle_and_keep_the_selection() {
     );
     w.stall_after = 100;
     for (at, p) in [(0, 10), (10, 20), (20, 30)] {
-        let _ = w.polled(&k("b-run"), Ok(result("b-run", "IN_PROGRESS", p)), None, at);
+        let _ = poll::polled(
+            &mut w,
+            &k("b-run"),
+            Ok(result("b-run", "IN_PROGRESS", p)),
+            None,
+            at,
+        );
     }
-    let _ = w.polled(&k("a-fail"), Ok(result("a-fail", "FAILED", 40)), None, 20);
-    let _ = w.polled(
+    let _ = poll::polled(
+        &mut w,
+        &k("a-fail"),
+        Ok(result("a-fail", "FAILED", 40)),
+        None,
+        20,
+    );
+    let _ = poll::polled(
+        &mut w,
         &k("c-done"),
         Ok(result("c-done", "COMPLETED", 100)),
         None,
         20,
     );
-    let _ = w.polled(&k("d-gone"), lookup_failed(), None, 20);
-    let _ = w.polled(
+    let _ = poll::polled(&mut w, &k("d-gone"), lookup_failed(), None, 20);
+    let _ = poll::polled(
+        &mut w,
         &k("e-stuck"),
         Ok(result("e-stuck", "IN_PROGRESS", 5)),
         None,
@@ -386,7 +455,7 @@ fn sorts_cycle_and_keep_the_selection() {
     assert_eq!(ids(&w), ["b-run", "a-fail", "c-done", "d-gone", "e-stuck"]);
     let mut seen = Vec::new();
     for _ in 0..5 {
-        let sort = w.cycle_sort(now);
+        let sort = order::cycle_sort(&mut w, now);
         assert_eq!(
             w.selected_row().map(|r| r.entry.task_id.as_str()),
             Some("c-done"),
@@ -433,18 +502,24 @@ fn the_filter_matches_ids_and_statuses() {
             .collect(),
         statuses(),
     );
-    let _ = w.polled(&k("clip-2"), Ok(result("clip-2", "FAILED", 0)), None, 1);
-    w.set_query("rend".into(), 1);
+    let _ = poll::polled(
+        &mut w,
+        &k("clip-2"),
+        Ok(result("clip-2", "FAILED", 0)),
+        None,
+        1,
+    );
+    order::set_query(&mut w, "rend".into(), 1);
     assert_eq!(ids(&w), ["render-1", "render-3"]);
-    w.set_query("failed".into(), 1);
+    order::set_query(&mut w, "failed".into(), 1);
     assert_eq!(ids(&w), ["clip-2"]);
     assert_eq!(
         w.selected_row().map(|r| r.entry.task_id.as_str()),
         Some("clip-2")
     );
-    w.set_query("zzz".into(), 1);
+    order::set_query(&mut w, "zzz".into(), 1);
     assert!(ids(&w).is_empty() && w.selected_row().is_none());
-    w.set_query(String::new(), 1);
+    order::set_query(&mut w, String::new(), 1);
     assert_eq!(ids(&w).len(), 3);
 }
 
@@ -469,12 +544,12 @@ fn each_task_is_polled_at_its_own_service() {
         statuses(),
     );
     assert!(
-        w.set_services(services).is_empty(),
+        service::set(&mut w, services).cmds.is_empty(),
         "nothing was polled yet"
     );
     let key = |id: &str| TaskKey::new(TaskKind::Image, id);
     assert_eq!(
-        w.start_polling(),
+        poll::start_polling(&w),
         [
             Cmd::Poll(PollCmd::Watch(key("old"), None)),
             Cmd::Poll(PollCmd::Watch(key("on-a"), None)),
@@ -482,7 +557,7 @@ fn each_task_is_polled_at_its_own_service() {
         ],
         "on-c's service is not configured: never polled"
     );
-    assert_eq!(w.counts(0).no_service, 1);
+    assert_eq!(row::counts(&w, 0).no_service, 1);
     let on_c = w
         .rows
         .iter()
@@ -491,9 +566,12 @@ fn each_task_is_polled_at_its_own_service() {
     assert_eq!(on_c.phase(0, 300), Phase::NoService);
 
     // Entries saved before entries remembered a service adopt the current one, in the file.
-    assert_eq!(w.adopt(), [Cmd::Persist(PersistOp::Adopt(a.into()))]);
+    assert_eq!(
+        service::adopt(&mut w).cmds,
+        [Cmd::Persist(PersistOp::Adopt(a.into()))]
+    );
     assert_eq!(w.rows[0].entry.service.as_deref(), Some(a));
-    assert!(w.adopt().is_empty(), "once");
+    assert!(service::adopt(&mut w).cmds.is_empty(), "once");
 
     // Added tasks (the dialog, another process) remember the current service.
     let Changed { cmds, .. } = super::undo::add(&mut w, vec![entry("new", None)], 0);
@@ -514,7 +592,7 @@ fn each_task_is_polled_at_its_own_service() {
     // A configured service whose client cannot be made stops being polled.
     let mut unusable = w.services.clone();
     unusable.unusable.insert(b.into(), "no token".into());
-    let cmds = w.set_services(unusable);
+    let cmds = service::set(&mut w, unusable).cmds;
     assert_eq!(
         cmds,
         [
@@ -522,7 +600,7 @@ fn each_task_is_polled_at_its_own_service() {
             Cmd::Poll(PollCmd::Unwatch(key("ext-b")))
         ]
     );
-    assert_eq!(w.counts(0).no_service, 4);
+    assert_eq!(row::counts(&w, 0).no_service, 4);
 }
 
 /// NOT FOUND and the last error go to the file when they are news, and come back from it:
@@ -537,7 +615,7 @@ fn troubles_are_kept_in_the_file_and_restored() {
         ],
         statuses(),
     );
-    let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 10);
+    let Effects { cmds, .. } = poll::polled(&mut w, &k("gone"), lookup_failed(), None, 10);
     let gone = Trouble {
         kind: TroubleKind::NotFound,
         text: "task not found".into(),
@@ -550,7 +628,7 @@ fn troubles_are_kept_in_the_file_and_restored() {
             Some(gone.clone())
         ))]
     );
-    let Effects { cmds, .. } = w.polled(&k("gone"), lookup_failed(), None, 20);
+    let Effects { cmds, .. } = poll::polled(&mut w, &k("gone"), lookup_failed(), None, 20);
     assert!(cmds.is_empty(), "the same trouble again is not news");
     let http = |status| {
         Err(ApiError::Http {
@@ -559,8 +637,20 @@ fn troubles_are_kept_in_the_file_and_restored() {
             retry_after: None,
         })
     };
-    let _ = w.polled(&k("err"), Ok(result("err", "IN_PROGRESS", 40)), None, 10);
-    let Effects { cmds, .. } = w.polled(&k("err"), http(502), Some(Duration::from_secs(4)), 11);
+    let _ = poll::polled(
+        &mut w,
+        &k("err"),
+        Ok(result("err", "IN_PROGRESS", 40)),
+        None,
+        10,
+    );
+    let Effects { cmds, .. } = poll::polled(
+        &mut w,
+        &k("err"),
+        http(502),
+        Some(Duration::from_secs(4)),
+        11,
+    );
     let err = Trouble {
         kind: TroubleKind::Error,
         text: "HTTP 502: bad".into(),
@@ -583,19 +673,30 @@ fn troubles_are_kept_in_the_file_and_restored() {
     assert_eq!(again.rows[0].not_found(), Some("task not found"));
     assert_eq!(again.rows[1].error(), Some("HTTP 502: bad"));
     assert_eq!(again.rows[1].percent(), 40, "the last status stays too");
-    let c = again.counts(30);
+    let c = row::counts(&again, 30);
     assert_eq!((c.not_found, c.erroring, c.not_polled), (1, 1, 0));
 
     // Asking fails afterwards: the file still says NOT FOUND.
-    let Effects { cmds, .. } =
-        again.polled(&k("gone"), http(503), Some(Duration::from_secs(4)), 35);
+    let Effects { cmds, .. } = poll::polled(
+        &mut again,
+        &k("gone"),
+        http(503),
+        Some(Duration::from_secs(4)),
+        35,
+    );
     assert!(cmds.is_empty(), "{cmds:?}");
     assert_eq!(
         again.rows[0].entry.trouble.as_ref().map(|t| t.kind),
         Some(TroubleKind::NotFound)
     );
     // Found after all: the file forgets the trouble.
-    let Effects { cmds, .. } = again.polled(&k("gone"), Ok(result("gone", "QUEUED", 0)), None, 40);
+    let Effects { cmds, .. } = poll::polled(
+        &mut again,
+        &k("gone"),
+        Ok(result("gone", "QUEUED", 0)),
+        None,
+        40,
+    );
     assert!(
         cmds.contains(&Cmd::Persist(PersistOp::Trouble(k("gone"), None))),
         "{cmds:?}"
@@ -628,7 +729,7 @@ fn task_ids_sort_naturally() {
         statuses(),
     );
     w.sort = SortKey::TaskId;
-    w.reorder(0);
+    order::reorder(&mut w, 0);
     assert_eq!(ids(&w), ["sim-3", "sim-20", "sim-100"]);
 }
 
@@ -638,8 +739,8 @@ fn task_ids_sort_naturally() {
 fn a_tasks_times_are_in_order_whatever_the_tick() {
     let key = TaskKey::new(TaskKind::Image, "t");
     let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 100)], statuses());
-    let _ = w.polled(&key, Ok(result("t", "IN_PROGRESS", 0)), None, 99);
-    let _ = w.polled(&key, Ok(result("t", "COMPLETED", 100)), None, 98);
+    let _ = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 0)), None, 99);
+    let _ = poll::polled(&mut w, &key, Ok(result("t", "COMPLETED", 100)), None, 98);
     let e = &w.rows[0].entry;
     let last = e.last.as_ref().expect("known");
     let running = last.running_since.expect("running");
@@ -667,4 +768,53 @@ fn a_rows_end_is_a_pointer_not_a_finish() {
         "{}",
         std::mem::size_of::<Row>()
     );
+}
+
+/// `A` pressed between a finish and its claim's answer does not fetch the file past the claim
+/// (another dashboard may have taken the task on) nor drop what the claim waits to do: the
+/// answer decides, and with it the download starts, `on_complete` after it. An answer for a
+/// row whose end is elsewhere leaves that end as it is.
+#[test]
+fn auto_download_chosen_while_the_claim_is_pending_waits_for_its_answer() {
+    let finished = || {
+        let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
+        let key = TaskKey::new(TaskKind::Image, "t");
+        let _ = poll::polled(&mut w, &key, Ok(result("t", "IN_PROGRESS", 40)), None, 100);
+        let fx = poll::polled(&mut w, &key, Ok(result("t", "COMPLETED", 100)), None, 101);
+        assert!(
+            fx.cmds
+                .contains(&Cmd::Persist(PersistOp::Claim(key.clone())))
+        );
+        let chosen = end::toggle_auto(&mut w).expect("a task selected");
+        assert!(chosen.what.on);
+        assert!(
+            !chosen.cmds.iter().any(|c| matches!(c, Cmd::Download(_))),
+            "fetched before the claim's answer: {:?}",
+            chosen.cmds
+        );
+        assert!(w.rows[0].end.will_fetch(), "the claim waits to fetch it");
+        (w, key)
+    };
+    let (mut w, key) = finished();
+    let cmds = end::claimed(&mut w, &key, true).cmds;
+    assert!(
+        matches!(&cmds[..], [Cmd::Download(j)] if j.key == key),
+        "{cmds:?}"
+    );
+    assert!(w.rows[0].end.fetching_by_itself());
+    let Effects { cmds, .. } = end::download(
+        &mut w,
+        &key,
+        crate::msg::DownloadEvent::Saved("/dl/t.png".into()),
+    );
+    assert!(
+        matches!(&cmds[..], [Cmd::Persist(PersistOp::Saved(..)), Cmd::Finished(f)]
+            if f.file.as_deref() == Some(std::path::Path::new("/dl/t.png"))),
+        "on_complete after the download, with its file: {cmds:?}"
+    );
+    let (mut w, key) = finished();
+    assert!(end::claimed(&mut w, &key, false).cmds.is_empty());
+    assert_eq!(w.rows[0].end, End::Theirs);
+    assert!(end::claimed(&mut w, &key, true).cmds.is_empty());
+    assert_eq!(w.rows[0].end, End::Theirs, "a stray answer changes nothing");
 }

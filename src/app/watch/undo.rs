@@ -1,6 +1,6 @@
 //! Adding and removing tasks, as steps the user can undo.
 
-use super::{Added, Changed, Row, Undo, Undone, Watch};
+use super::{Added, Changed, Row, Undo, Undone, Watch, order, poll};
 use crate::cmd::{Cmd, PersistOp, PollCmd, TaskKey};
 use crate::store::watchlist::WatchEntry;
 
@@ -49,12 +49,12 @@ pub fn add(watch: &mut Watch, entries: Vec<WatchEntry>, now: u64) -> Changed<Add
         .into_iter()
         .map(|e| Row::new(e, &watch.failure_statuses, &watch.services))
         .collect();
-    cmds.extend(rows.iter().filter_map(|r| watch.poll_cmd(r)));
+    cmds.extend(rows.iter().filter_map(|r| poll::cmd(watch, r)));
     watch.rows.extend(rows);
     watch.rows_changed();
-    watch.reorder(now);
+    order::reorder(watch, now);
     // The newest shown of those added (a filter may hide them).
-    watch.select_one_of(&keys, true);
+    order::select_one_of(watch, &keys, true);
     push(watch, Undo::Added(keys.clone()));
     Changed {
         cmds,
@@ -100,7 +100,7 @@ pub fn remove(watch: &mut Watch, keys: &[TaskKey], now: u64) -> Changed<Vec<Stri
     push(watch, Undo::Removed(removed));
     // Keep the cursor at the same place in the list rather than on the same task.
     let at = watch.cursor.selected;
-    watch.reorder_keeping(None, now);
+    order::reorder_keeping(watch, None, now);
     watch.cursor.selected = at;
     watch.scroll_into_view();
     let mut cmds: Vec<Cmd> = keys
@@ -123,7 +123,7 @@ pub fn revert_last(watch: &mut Watch, now: u64) -> Option<Changed<Undone>> {
                     continue;
                 }
                 let row = Row::new(entry.clone(), &watch.failure_statuses, &watch.services);
-                cmds.extend(watch.poll_cmd(&row));
+                cmds.extend(poll::cmd(watch, &row));
                 let at = at.min(watch.rows.len());
                 watch.rows.insert(at, row);
                 watch.rows_changed();
@@ -132,8 +132,8 @@ pub fn revert_last(watch: &mut Watch, now: u64) -> Option<Changed<Undone>> {
             let ids: Vec<String> = restored.iter().map(|e| e.task_id.clone()).collect();
             let keys: Vec<TaskKey> = restored.iter().map(TaskKey::of).collect();
             cmds.insert(0, Cmd::Persist(PersistOp::Add(restored)));
-            watch.reorder(now);
-            watch.select_one_of(&keys, false);
+            order::reorder(watch, now);
+            order::select_one_of(watch, &keys, false);
             Some(Changed {
                 cmds,
                 what: Undone::Restored(ids),
@@ -144,7 +144,7 @@ pub fn revert_last(watch: &mut Watch, now: u64) -> Option<Changed<Undone>> {
             watch.rows.retain(|r| !keys.contains(&r.key()));
             watch.rows_changed();
             watch.marked.retain(|k| !keys.contains(k));
-            watch.reorder_keeping(selected, now);
+            order::reorder_keeping(watch, selected, now);
             let mut cmds: Vec<Cmd> = keys
                 .iter()
                 .cloned()

@@ -2,7 +2,7 @@
 //! field, the filter) and the title's figures (new count, all done).
 
 use crate::app::test_support::*;
-use crate::app::watch::unseen;
+use crate::app::watch::{order, poll, unseen};
 
 fn unseen_ids(s: &State) -> Vec<&str> {
     s.watch
@@ -105,7 +105,7 @@ fn n_says_when_the_filter_hides_the_new_tasks() {
     );
     finish(&mut s, "b", "COMPLETED", 100, true);
     s.focus = Pane::Watch;
-    s.watch.set_query("a".into(), NOW);
+    order::set_query(&mut s.watch, "a".into(), NOW);
     press(&mut s, ch('n'));
     assert_eq!(
         notice(&s),
@@ -232,13 +232,13 @@ fn the_filter_matches_labels() {
             .map(|&i| w.rows[i].entry.task_id.clone())
             .collect()
     };
-    w.set_query("label:sunset".into(), 0);
+    order::set_query(&mut w, "label:sunset".into(), 0);
     assert_eq!(shown(&w), ["r-2"]);
-    w.set_query("sunset".into(), 0);
+    order::set_query(&mut w, "sunset".into(), 0);
     assert_eq!(shown(&w), ["r-2"]);
-    w.set_query("!label:sunset".into(), 0);
+    order::set_query(&mut w, "!label:sunset".into(), 0);
     assert_eq!(shown(&w), ["r-1", "r-3"]);
-    w.set_query("label:dawn".into(), 0);
+    order::set_query(&mut w, "label:dawn".into(), 0);
     assert!(shown(&w).is_empty());
 }
 
@@ -256,7 +256,7 @@ fn all_done_is_the_latest_eta() {
     );
     assert_eq!(super::super::timing::all_done(&w, 100), None, "no ETA yet");
     let poll = |w: &mut Watch, id: &str, at: u64, p: u8| {
-        let _ = w.polled(&image(id), Ok(result(id, "IN_PROGRESS", p)), None, at);
+        let _ = poll::polled(w, &image(id), Ok(result(id, "IN_PROGRESS", p)), None, at);
     };
     for (at, p) in [(100, 10), (110, 20), (120, 30)] {
         poll(&mut w, "fast", at, p);
@@ -341,14 +341,16 @@ fn the_usual_durations_follow_the_finishes() {
         .collect();
     entries.push(new_entry("fifth", TaskKind::Image, 0));
     let mut w = Watch::new(entries, default_failure_statuses());
-    let _ = w.polled(
+    let _ = poll::polled(
+        &mut w,
         &image("fifth"),
         Ok(result("fifth", "QUEUED", 0)),
         None,
         2000,
     );
     assert_eq!(Usual::of(&w).p90(TaskKind::Image), None, "four known");
-    let _ = w.polled(
+    let _ = poll::polled(
+        &mut w,
         &image("fifth"),
         Ok(result("fifth", "COMPLETED", 100)),
         None,

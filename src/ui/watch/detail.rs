@@ -4,6 +4,7 @@
 use super::cells::{Link, status_text};
 use crate::app::state::Theme;
 use crate::app::state::{Action, Context, DownloadView, Phase, Row as WatchRow, State};
+use crate::app::watch::end;
 use crate::app::watch::timing::Usual;
 use crate::fmt::{ago, countdown, duration_label, format_eta, wall_time};
 use crate::ui::facts::{Labels, labelled, mark_cut};
@@ -314,7 +315,7 @@ fn troubles(state: &State, r: &WatchRow, theme: Theme) -> Vec<(&'static str, Str
             DownloadView::Failed(e) => format!("download failed: {e}"),
         };
         out.push(("file", text, Style::new()));
-    } else if state.watch.auto_for(r) && !r.failed() {
+    } else if end::auto_for(&state.watch, r) && !r.failed() {
         out.push((
             "file",
             format!(

@@ -2,7 +2,7 @@
 //! filter, in the room there is.
 
 use crate::app::state::{SortKey, State};
-use crate::app::watch::unseen;
+use crate::app::watch::{row, unseen};
 use crate::fit::cut as ellipsis;
 use crate::fmt::clock_minute;
 use unicode_width::UnicodeWidthStr;
@@ -19,7 +19,7 @@ pub(super) fn title(state: &State, width: usize) -> String {
         if new > 0 {
             counts.push(format!("{new} new"));
         }
-        counts.extend(w.counts(state.now).parts());
+        counts.extend(row::counts(w, state.now).parts());
     }
     // The whole list's ETA outlasts the counts: they give way first, least urgent first.
     let all_done = crate::app::watch::timing::all_done(w, state.now).map(|done| {

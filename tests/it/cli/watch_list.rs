@@ -296,8 +296,10 @@ mod view {
             .collect();
         let mut s = state_at(watch, NOW - 400);
         s.watch.stall_after = 300;
-        s.watch
-            .set_services(gendash::app::services::Services::single(HERE));
+        let _ = gendash::app::watch::service::set(
+            &mut s.watch,
+            gendash::app::services::Services::single(HERE),
+        );
         s.update(Action::Resize { width, height });
         s.start();
         poll(

@@ -136,25 +136,38 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
     common::gendash_ok(home, &["watch", "add", "sim-20-near"]);
     let mut far = WatchEntry::new("sim-80-far", TaskKind::Image);
     far.service = Some(other.base.trim_end_matches('/').to_string());
-    WatchStore::new(home.join("data/gendash/watchlist.json"))
+    let store = WatchStore::new(home.join("data/gendash/watchlist.json"));
+    store
         .update(|l| l.push(far))
         .expect("the far task is written");
     let lines = || recorded(&all_done);
     let wide_env = [("GENDASH_CONFIG", wide.to_str().expect("utf-8 path"))];
+    let wide_session = Session::spawn(command(home, &[], &wide_env), 150, 40);
+    // Both dashboards run before the run can end: `narrow` starts once the file says that
+    // `wide` polls the far task (it says so at once; a dashboard that starts after the run
+    // ended begins another). Under load `wide` may take seconds to start.
+    wide_session.wait_for("wide to mark the far task", Duration::from_secs(60), |_| {
+        store.load().is_ok_and(|l| {
+            l.entries
+                .iter()
+                .any(|e| e.task_id == "sim-80-far" && e.polled_by.is_some())
+        })
+    });
     let mut sessions = [
         Session::spawn(command(home, &[], &[]), 150, 40),
-        Session::spawn(command(home, &[], &wide_env), 150, 40),
+        wide_session,
     ];
+    // 80 lookups by `wide` alone: bounded, with room for a loaded machine.
     sessions[1].wait_for(
         "the far task to complete",
-        Duration::from_secs(90),
+        Duration::from_secs(240),
         |screen| {
             screen
                 .lines()
                 .any(|l| l.contains("sim-80-far") && l.contains("COMPLETED"))
         },
     );
-    sessions[1].wait_for("on_all_done", Duration::from_secs(20), |_| {
+    sessions[1].wait_for("on_all_done", Duration::from_secs(60), |_| {
         !lines().is_empty()
     });
     // Time for a second run of it, were the other dashboard to end the run too.

@@ -18,6 +18,7 @@ use gendash::api::types::default_failure_statuses;
 use gendash::api::{ApiError, Catalogue, LoraEntry, TaskKind, TaskResult};
 use gendash::app::action::Action;
 use gendash::app::state::{Keymap, State, Theme, UiSettings};
+use gendash::app::watch::{self, order};
 use gendash::cmd::{CatalogueRequest, Cmd, RankJob, TaskKey};
 use gendash::filter::Ranker;
 use gendash::msg::Msg;
@@ -359,12 +360,15 @@ fn the_watch_list_filters_on_local_dates_and_names_what_it_cannot_use() {
         height: 30,
     });
     let added = |offset| gendash::fmt::local_minute(NOW - 95, offset);
-    s.watch
-        .set_query(format!("added:=\"{}\" kind:video", added(east)), NOW);
+    order::set_query(
+        &mut s.watch,
+        format!("added:=\"{}\" kind:video", added(east)),
+        NOW,
+    );
     assert_eq!(s.watch.order.len(), 1, "the local minute");
-    s.watch.set_query(format!("added:=\"{}\"", added(0)), NOW);
+    order::set_query(&mut s.watch, format!("added:=\"{}\"", added(0)), NOW);
     assert!(s.watch.order.is_empty(), "not the UTC one");
-    s.watch.set_query("render is:new".into(), NOW);
+    order::set_query(&mut s.watch, "render is:new".into(), NOW);
     let screen = draw(&s).backend().to_string();
     assert!(
         screen.contains("/render is:new 1/2 · is:new is the model browser's marks and favourites"),
@@ -1155,7 +1159,7 @@ fn watch_pane_across_services_at_80_100_140() {
         let mut services = gendash::app::services::Services::single(current);
         services.names.insert(current.into(), "local".into());
         services.names.insert(staging.into(), "staging".into());
-        s.watch.set_services(services);
+        let _ = watch::service::set(&mut s.watch, services);
         for (t, p) in [(0, 10), (30, 40)] {
             s.apply(Msg::Tick(NOW - 60 + t));
             poll(

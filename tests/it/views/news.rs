@@ -111,7 +111,7 @@ fn label_editor() {
 fn a_crowded_title_keeps_all_done_and_drops_counts_first() {
     for width in [56u16, 64, 72] {
         let mut s = news(width, 30);
-        s.watch.cycle_sort(NOW);
+        order::cycle_sort(&mut s.watch, NOW);
         let text = crate::common::rendered_text(&s, width, 30);
         let at = text
             .find("Watch list")
