@@ -461,11 +461,17 @@ async fn task_result(
             } else {
                 String::new()
             };
+            let mut task = json!({
+                "task_id": task_id, "total_tasks": 1, "percent": snap.percent,
+                "status": snap.status, "url_download": url
+            });
+            if let (true, Value::Object(fields)) =
+                (simulation::has_extra_fields(task_id), &mut task)
+            {
+                fields.extend(simulation::extra_fields(&snap, &url));
+            }
             json!({
-                "data": {"is_success": true, "data": {
-                    "task_id": task_id, "total_tasks": 1, "percent": snap.percent,
-                    "status": snap.status, "url_download": url
-                }},
+                "data": {"is_success": true, "data": task},
                 "errors": [], "error_description": "", "status": "success"
             })
         }

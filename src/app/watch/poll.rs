@@ -71,10 +71,13 @@ impl Watch {
         let row = &mut self.rows[i];
         let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
         row.polled_at = Some(now);
+        let mut extra_moved = false;
         let (mut cmds, changed, announce) =
             match result {
                 Ok(t) => {
                     let before = row.state;
+                    extra_moved =
+                        row.entry.last.as_ref().and_then(|l| l.extra.as_ref()) != t.extra.as_ref();
                     let answer = answered(row, &t, failure_statuses, now);
                     if row.state != before {
                         self.usual = timing::Usual::work_out(self);
@@ -122,7 +125,10 @@ impl Watch {
         if changed && self.order_moves() {
             self.reorder(now);
         }
-        Effects::cmds(cmds).redraw_if(changed)
+        // A change of the extra fields alone (a queue position, a new log line) is redrawn
+        // but neither reorders nor is saved: they are saved with the next status or percent,
+        // the task's end included.
+        Effects::cmds(cmds).redraw_if(changed || extra_moved)
     }
 }
 
@@ -196,6 +202,7 @@ fn answered(
         finished_at,
         start_seen,
         history,
+        extra: t.extra.clone(),
     };
     let changed_status = row.entry.last.as_ref().is_none_or(|l| {
         l.status != last.status || l.percent != last.percent || l.url_download != last.url_download

@@ -5,6 +5,7 @@
 mod conformance;
 mod contract;
 mod download;
+mod extra_fields;
 mod hardening;
 mod openapi;
 mod request_log;

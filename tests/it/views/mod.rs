@@ -6,6 +6,7 @@ mod cadence;
 mod catalogue_marks;
 mod contrast;
 mod doc_examples;
+mod extra_fields;
 mod fitting;
 mod looks;
 mod news;
