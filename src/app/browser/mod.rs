@@ -17,6 +17,7 @@ mod loading;
 mod marks;
 #[cfg(test)]
 mod marks_tests;
+pub mod picture;
 mod ranking;
 #[cfg(test)]
 mod reducer_tests;

@@ -9,6 +9,7 @@ mod doc_examples;
 mod extra_fields;
 mod fitting;
 mod looks;
+mod model_picture;
 mod news;
 mod preview;
 
