@@ -302,7 +302,10 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
         None => fact("URL", "none", theme.dim()),
     });
     if let Some(extra) = last.and_then(|l| l.extra.as_deref()) {
-        lines.extend(super::facts::extra_lines(extra, width, plain, labels));
+        let (fields, omitted) = (extra.shown(), extra.omitted());
+        lines.extend(super::facts::extra_lines(
+            fields, omitted, width, plain, labels,
+        ));
     }
     let file = file_span(state, theme);
     lines.extend(fact("file", &file.content, file.style));

@@ -62,14 +62,15 @@ pub fn mark_cut(lines: &mut Vec<Line<'static>>, rows: usize, width: usize) {
 /// The fields the service sent beyond the spec's (`ExtraFields`), one line each under its own
 /// name in the labels' column (a longer name pushes its value right), the value on one line
 /// fitted to `width`: a detail shows them all at a glance, however long a log is.
-pub fn extra_lines(
-    extra: &crate::api::ExtraFields,
+/// (`fields` as `ExtraFields::shown` gives them, `omitted` how many the bounds left out.)
+pub fn extra_lines<'a>(
+    fields: impl Iterator<Item = (&'a str, std::borrow::Cow<'a, str>)>,
+    omitted: u32,
     width: usize,
     style: Style,
     labels: Labels,
 ) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line<'static>> = extra
-        .shown()
+    let mut lines: Vec<Line<'static>> = fields
         .map(|(name, value)| {
             let head = format!("{name:<w$} ", w = labels.width.saturating_sub(1));
             let spans = vec![
@@ -79,8 +80,8 @@ pub fn extra_lines(
             Line::from(crate::fit::cut_spans(spans, width))
         })
         .collect();
-    if extra.omitted() > 0 {
-        let more = format!("{} more not kept", extra.omitted());
+    if omitted > 0 {
+        let more = format!("{omitted} more not kept");
         lines.extend(labelled("…", &more, width, labels.style, labels));
     }
     lines

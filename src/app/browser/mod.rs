@@ -12,12 +12,12 @@
 
 mod category;
 mod changes;
+pub mod entry_picture;
 mod favourites;
 mod loading;
 mod marks;
 #[cfg(test)]
 mod marks_tests;
-pub mod picture;
 mod ranking;
 #[cfg(test)]
 mod reducer_tests;

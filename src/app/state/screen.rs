@@ -166,13 +166,13 @@ impl State {
 
     /// The picture the selected catalogue entry's metadata names, when the browser's detail
     /// has room for it: its key the model's name, its source the URL (see
-    /// `browser::picture`).
+    /// `browser::entry_picture`).
     pub fn model_preview_source(&self) -> Option<(TaskKey, PreviewSource)> {
         if self.areas.browser_preview.is_empty() || self.archive.open {
             return None;
         }
         let entry = self.browser.selected_entry()?;
-        let url = crate::app::browser::picture::url_of(entry, &self.service_url)?;
+        let url = crate::app::browser::entry_picture::url_of(entry, &self.service_url)?;
         Some((
             TaskKey::new(crate::api::TaskKind::Image, entry.model.as_str()),
             PreviewSource::Url(url),

@@ -183,7 +183,10 @@ fn detail_lines(
             width: LABEL,
             style: theme.dim(),
         };
-        lines.extend(crate::ui::facts::extra_lines(extra, width, plain, labels));
+        let (fields, omitted) = (extra.shown(), extra.omitted());
+        lines.extend(crate::ui::facts::extra_lines(
+            fields, omitted, width, plain, labels,
+        ));
     }
     if let Some(last) = &r.entry.last
         && !last.history.is_empty()

@@ -4,7 +4,7 @@
 
 use crate::common::{TOKEN, client, raw_http, service_with};
 use gendash::api::Secret;
-use gendash::app::browser::picture::url_of;
+use gendash::app::browser::entry_picture::url_of;
 use gendash::server::Options;
 
 #[tokio::test]
