@@ -74,6 +74,7 @@ fn entry(i: u64, now: u64, files: &str) -> WatchEntry {
                 status: status.into(),
             },
         ],
+        extra: None,
     });
     e.seen = Some(true);
     e

@@ -67,6 +67,9 @@ pub enum Cmd {
     RememberFavourites(std::collections::BTreeSet<String>),
     /// Fetch, decode and encode a finished task's picture for the detail section.
     Preview(PreviewRequest),
+    /// The same for the picture the selected catalogue entry's metadata names (its key the
+    /// model's name): a worker of its own, so the two details never cancel each other.
+    ModelPreview(PreviewRequest),
     /// A watched task finished while watched: run `on_complete`, if configured.
     Finished(Finished),
     Bell,

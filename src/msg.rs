@@ -139,6 +139,8 @@ pub enum Msg {
     Tick(u64),
     /// The preview worker's answer.
     Preview(PreviewReport),
+    /// The catalogue entries' preview worker's answer (`Cmd::ModelPreview`).
+    ModelPreview(PreviewReport),
     /// `on_complete` failed (could not start, exited non-zero, timed out): one line.
     HookFailed(String),
     /// A request finished, for the request log.

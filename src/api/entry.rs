@@ -258,6 +258,14 @@ impl LoraEntry {
             .collect()
     }
 
+    /// One metadata field's value as JSON text, without building the whole map (the
+    /// browser's detail looks up a picture field on every report).
+    pub fn metadata_raw(&self, key: &str) -> Option<&str> {
+        self.raw_metadata()
+            .find(|(k, _)| *k == key)
+            .map(|(_, raw)| raw)
+    }
+
     /// Each metadata key with its value's JSON text, in order.
     fn raw_metadata(&self) -> impl Iterator<Item = (&str, &str)> {
         let inner = self

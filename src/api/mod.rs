@@ -7,6 +7,7 @@ pub mod client;
 pub mod download;
 pub mod entry;
 pub mod error;
+pub mod extra;
 pub mod http;
 pub mod links;
 pub mod listing;
@@ -19,6 +20,7 @@ pub mod types;
 
 pub use client::{Client, ClientOptions};
 pub use error::ApiError;
+pub use extra::ExtraFields;
 pub use listing::Listing;
 pub use search::SearchText;
 pub use secret::Secret;

@@ -5,6 +5,7 @@
 
 pub use super::entry::{Interner, LoraEntry, LoraType};
 use super::error::ApiError;
+use super::extra::{ExtraFields, SPEC_FIELDS};
 use super::sanitize::{sanitize, sanitize_json};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -78,6 +79,8 @@ pub struct TaskResult {
     /// `None` while the service reports no download URL (empty or missing).
     pub url_download: Option<String>,
     pub envelope: Envelope,
+    /// What `data.data` held beyond the spec's five fields, if anything.
+    pub extra: Option<Box<ExtraFields>>,
 }
 
 /// Envelope fields of spec 2.3 that are not the task itself.
@@ -378,6 +381,7 @@ pub fn decode_task_fast(body: &[u8], kind: TaskKind, requested_id: &str) -> Opti
                 .and_then(fast::Scalar::as_f64),
             status: root.status.as_ref().and_then(fast::Scalar::text),
         },
+        extra: task.extra,
     })
 }
 
@@ -434,18 +438,85 @@ mod fast {
 
     // The field names are the JSON's.
     #[allow(clippy::struct_field_names)]
-    #[derive(Deserialize)]
+    #[derive(Default)]
     pub struct Task<'a> {
-        #[serde(borrow)]
         pub status: Option<Scalar<'a>>,
-        #[serde(borrow)]
         pub url_download: Option<Scalar<'a>>,
-        #[serde(borrow)]
         pub task_id: Option<Scalar<'a>>,
-        #[serde(borrow)]
         pub percent: Option<Scalar<'a>>,
-        #[serde(borrow)]
         pub total_tasks: Option<Scalar<'a>>,
+        /// The fields beyond the spec's five (see `ExtraFields`).
+        pub extra: Option<Box<super::ExtraFields>>,
+    }
+
+    impl<'de: 'a, 'a> Deserialize<'de> for Task<'a> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(TaskVisitor)
+        }
+    }
+
+    /// Reads the five fields as a derived struct would (a repeated one is an error, which
+    /// sends the answer to the tree), and every other field as its raw JSON, kept bounded.
+    struct TaskVisitor;
+
+    impl<'de> serde::de::Visitor<'de> for TaskVisitor {
+        type Value = Task<'de>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a task object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            use serde::de::Error;
+            let mut task = Task::default();
+            let mut extra = super::ExtraFields::default();
+            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                let (slot, name) = match key.as_ref() {
+                    "status" => (&mut task.status, "status"),
+                    "url_download" => (&mut task.url_download, "url_download"),
+                    "task_id" => (&mut task.task_id, "task_id"),
+                    "percent" => (&mut task.percent, "percent"),
+                    "total_tasks" => (&mut task.total_tasks, "total_tasks"),
+                    _ => {
+                        let raw = map.next_value::<&'de serde_json::value::RawValue>()?;
+                        extra.push_raw(&key, raw.get());
+                        continue;
+                    }
+                };
+                if slot.is_some() {
+                    return Err(A::Error::duplicate_field(name));
+                }
+                *slot = Some(map.next_value()?);
+            }
+            task.extra = extra.finish();
+            Ok(task)
+        }
+    }
+
+    /// A field name, borrowed from the body unless it holds escapes.
+    struct Key<'a>(Cow<'a, str>);
+
+    impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a field name")
+                }
+                fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                    Ok(Key(Cow::Borrowed(v)))
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                    Ok(Key(Cow::Owned(v.to_owned())))
+                }
+                fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                    Ok(Key(Cow::Owned(v)))
+                }
+            }
+            d.deserialize_str(KeyVisitor)
+        }
     }
 
     /// One JSON value: a string (borrowed from the body when it has no escapes), a number, a
@@ -651,7 +722,19 @@ pub fn decode_task_tree(
             total_time_by_second: root.get("total_time_by_second").and_then(Value::as_f64),
             status: opt_str(root.get("status")),
         },
+        extra: extra_of(task),
     })
+}
+
+/// The fields of `task` beyond the spec's five, in its order.
+fn extra_of(task: &Map<String, Value>) -> Option<Box<ExtraFields>> {
+    let mut extra = ExtraFields::default();
+    for (name, value) in task {
+        if !SPEC_FIELDS.contains(&name.as_str()) {
+            extra.push(name, value);
+        }
+    }
+    extra.finish()
 }
 
 /// How a task stands, derived from its verbatim status.
@@ -776,6 +859,29 @@ mod tests {
         assert_eq!(t.percent, 55);
         assert_eq!(t.url_download, None);
         assert_eq!(t.envelope.total_time_by_second, Some(0.5));
+    }
+
+    #[test]
+    fn fields_beyond_the_spec_s_five_are_kept_in_order_and_sanitised() {
+        let body = r#"{"data":{"is_success":true,"data":{"queue_position":3,"task_id":"t",
+            "status":"QUEUED","logs":["\u001b[31mred\u001b[0m", "b"],"percent":0,
+            "url_download":"","worker":{"gpu":"A100"}}},"errors":[]}"#;
+        let fast = decode_task_fast(body.as_bytes(), TaskKind::Image, "t").expect("fast");
+        let tree = decode_task_tree(body.as_bytes(), TaskKind::Image, "t").expect("tree");
+        assert_eq!(fast, tree);
+        let extra = fast.extra.expect("extra fields");
+        let shown: Vec<(&str, String)> = extra.shown().map(|(n, v)| (n, v.into_owned())).collect();
+        assert_eq!(
+            shown,
+            [
+                ("queue_position", "3".to_string()),
+                ("logs", r#"["red","b"]"#.to_string()),
+                ("worker", r#"{"gpu":"A100"}"#.to_string()),
+            ]
+        );
+        let usual = r#"{"data":{"data":{"task_id":"t","status":"QUEUED","percent":0}}}"#;
+        let t = decode_task(usual.as_bytes(), TaskKind::Image, "t").expect("decodes");
+        assert_eq!(t.extra, None, "a task without extra fields holds none");
     }
 
     #[test]

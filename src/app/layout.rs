@@ -27,6 +27,8 @@ pub struct Areas {
     pub browser_filter_detail: Rect,
     pub browser_list: Rect,
     pub browser_detail: Rect,
+    /// The selected catalogue entry's picture, at the right of its detail (empty: no room).
+    pub browser_preview: Rect,
     pub watch: Rect,
     pub watch_header: Rect,
     pub watch_rows: Rect,
@@ -51,12 +53,23 @@ pub struct Areas {
 /// as terminal cells are about twice as tall as wide, and at most two fifths of the width, so
 /// the text keeps at least 36 columns. The archive view's detail places its picture the same.
 pub fn preview_area(detail: Rect) -> Rect {
+    picture_area(detail, 36)
+}
+
+/// [`preview_area`] leaving at least `text` columns beside the picture.
+fn picture_area(detail: Rect, text: u16) -> Rect {
     let height = detail.height.saturating_sub(1);
     let width = (height * 2).min(detail.width * 2 / 5);
-    if height < 4 || width < 8 || detail.width.saturating_sub(width + 1) < 36 {
+    if height < 4 || width < 8 || detail.width.saturating_sub(width + 1) < text {
         return Rect::default();
     }
     Rect::new(detail.right() - width, detail.y + 1, width, height)
+}
+
+/// The picture's place in the browser's detail: as [`preview_area`], beside a narrower text
+/// (a model's fields are short, and the detail beside the list is narrow).
+fn model_picture_area(detail: Rect) -> Rect {
+    picture_area(detail, 24)
 }
 
 fn inner(r: Rect) -> Rect {
@@ -220,6 +233,7 @@ impl Areas {
             browser_filter_detail,
             browser_list,
             browser_detail,
+            browser_preview: model_picture_area(browser_detail),
             watch,
             watch_header,
             watch_rows,

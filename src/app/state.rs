@@ -62,6 +62,8 @@ pub struct State {
     pub notice: Option<Notice>,
     /// The selected finished task's picture in the detail section.
     pub preview: PreviewSlot,
+    /// The selected catalogue entry's picture in the browser's detail.
+    pub model_preview: PreviewSlot,
     /// The last requests made, for the request log.
     pub requests: RequestLog,
     /// The poller's requests per second and polls in flight, for the status bar.
@@ -340,6 +342,9 @@ impl State {
                 Effects::none().redraw_if(matches!(self.popup, Some(Popup::Requests)))
             }
             Msg::Preview(report) => Effects::none().redraw_if(self.preview.apply(report)),
+            Msg::ModelPreview(report) => {
+                Effects::none().redraw_if(self.model_preview.apply(report))
+            }
             Msg::StoreProblem(text) => Effects::fail(text),
             Msg::ServiceUnusable { service, error } => {
                 watch::reducer::service_unusable(&mut self.watch, service, error)

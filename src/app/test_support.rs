@@ -159,6 +159,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::RememberSort(_) => "RememberSort",
             Cmd::RememberFavourites(_) => "RememberFavourites",
             Cmd::Preview(_) => "Preview",
+            Cmd::ModelPreview(_) => "ModelPreview",
             Cmd::Finished(_) => "Finished",
             Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Compare(_) => "Compare",

@@ -69,11 +69,33 @@ pub struct WaitArgs {
 }
 
 /// The JSON shape of a task in `status --json` and `wait --json`.
+/// The fields the service sent beyond the spec's are under `extra`, as the watch list keeps
+/// them (`{"fields": {…}}`), when there are any.
 pub fn task_json(t: &TaskResult) -> Value {
-    json!({
+    let mut v = json!({
         "task_id": t.task_id, "kind": t.kind.as_str(), "status": t.status, "percent": t.percent,
         "total_tasks": t.total_tasks, "url_download": t.url_download,
-    })
+    });
+    if let Some(extra) = &t.extra {
+        v["extra"] = json!(extra);
+    }
+    v
+}
+
+/// The fields the service sent beyond the spec's, one indented line each (`  logs: […]`),
+/// below the task's line in `status`.
+fn extra_lines(t: &TaskResult) -> Vec<String> {
+    let Some(extra) = &t.extra else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = extra
+        .shown()
+        .map(|(name, value)| format!("  {name}: {value}"))
+        .collect();
+    if extra.omitted() > 0 {
+        lines.push(format!("  … {} more not kept", extra.omitted()));
+    }
+    lines
 }
 
 pub fn error_json(id: &str, kind: TaskKind, e: &ApiError) -> Value {
@@ -292,6 +314,9 @@ pub async fn status(global: &Global, args: &StatusArgs) -> CliResult {
                     output::json_line(task_json(&t));
                 } else {
                     output::line(&plain(&t, id_width(&args.ids)));
+                    for line in extra_lines(&t) {
+                        output::line(&line);
+                    }
                 }
             }
             Err(e) => {
@@ -619,6 +644,7 @@ mod tests {
             total_tasks: Some(1),
             url_download: url.map(Into::into),
             envelope: crate::api::types::Envelope::default(),
+            extra: None,
         }
     }
 

@@ -482,6 +482,8 @@ struct Asking {
     answers: mpsc::UnboundedReceiver<terminal::Early>,
     cache_dir: PathBuf,
     pending: Option<crate::cmd::PreviewRequest>,
+    /// The same for the selected catalogue entry's picture.
+    pending_model: Option<crate::cmd::PreviewRequest>,
 }
 
 impl Asking {
@@ -490,6 +492,7 @@ impl Asking {
             answers,
             cache_dir,
             pending: None,
+            pending_model: None,
         }
     }
 
@@ -503,9 +506,11 @@ impl Asking {
         workers: &mut Workers,
     ) -> Vec<Cmd> {
         let mut cmds = Vec::new();
-        match start_previews(workers, detection, self.cache_dir) {
-            Some(off) => state.previews_off(off),
-            None => cmds.extend(self.pending.map(Cmd::Preview)),
+        if let Some(off) = start_previews(workers, detection, self.cache_dir) {
+            state.previews_off(off);
+        } else {
+            cmds.extend(self.pending.map(Cmd::Preview));
+            cmds.extend(self.pending_model.map(Cmd::ModelPreview));
         }
         // The state's size, told again: a resize meanwhile sent crossterm's reader no event
         // (an unchanged size changes nothing drawn).
@@ -525,6 +530,10 @@ fn hold_previews(cmds: &mut Vec<Cmd>, asking: Option<&mut Asking>) {
     cmds.retain(|cmd| match cmd {
         Cmd::Preview(request) => {
             asking.pending = Some(request.clone());
+            false
+        }
+        Cmd::ModelPreview(request) => {
+            asking.pending_model = Some(request.clone());
             false
         }
         _ => true,

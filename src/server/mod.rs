@@ -8,6 +8,7 @@ pub mod served_catalogue;
 pub use files::SAMPLE_PNG;
 pub mod openapi;
 pub mod pace;
+pub mod samples;
 pub mod simulation;
 pub mod tally;
 
@@ -225,6 +226,7 @@ fn router(service: Arc<Service>) -> Router {
         .route("/ai/image_generation/{task_id}", post(image_result))
         .route("/ai/video_generation/{task_id}", post(video_result))
         .route("/files/{name}", get(file))
+        .route("/samples/{name}", get(sample))
         .route("/openapi.json", get(openapi_json))
         .route("/_gendash/stats", get(stats))
         .fallback(not_found)
@@ -461,11 +463,17 @@ async fn task_result(
             } else {
                 String::new()
             };
+            let mut task = json!({
+                "task_id": task_id, "total_tasks": 1, "percent": snap.percent,
+                "status": snap.status, "url_download": url
+            });
+            if let (true, Value::Object(fields)) =
+                (simulation::has_extra_fields(task_id), &mut task)
+            {
+                fields.extend(simulation::extra_fields(&snap, &url));
+            }
             json!({
-                "data": {"is_success": true, "data": {
-                    "task_id": task_id, "total_tasks": 1, "percent": snap.percent,
-                    "status": snap.status, "url_download": url
-                }},
+                "data": {"is_success": true, "data": task},
                 "errors": [], "error_description": "", "status": "success"
             })
         }
@@ -539,6 +547,14 @@ fn fault_answer(fault: simulation::Fault) -> Response {
 
 fn unreachable_url() -> url::Url {
     url::Url::parse("http://127.0.0.1/files/").unwrap_or_else(|_| unreachable!())
+}
+
+/// A sample picture of the demo catalogue (see `samples`): no token, as the files.
+async fn sample(Path(name): Path<String>) -> Response {
+    match samples::respond(&name) {
+        Some(response) => response,
+        None => not_found().await,
+    }
 }
 
 /// The file route: `<task_id>.png` or `<task_id>.mp4` of a completed task, with byte ranges

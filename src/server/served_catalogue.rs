@@ -80,7 +80,18 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ServedEntry>, CatalogueError> {
 
 pub fn embedded() -> Vec<ServedEntry> {
     // The embedded file is checked by a unit test, so this cannot fail in a build that passed.
-    parse(EMBEDDED).unwrap_or_default()
+    let mut entries = parse(EMBEDDED).unwrap_or_default();
+    // Some entries name a sample picture, as catalogues with previews do.
+    for (i, e) in entries
+        .iter_mut()
+        .enumerate()
+        .skip(4)
+        .step_by(super::samples::EVERY)
+    {
+        let url = super::samples::relative_url(i / super::samples::EVERY);
+        e.metadata.insert("preview".into(), Value::String(url));
+    }
+    entries
 }
 
 /// An entry as served: `{"model", "metadata"}` only, as JSON text (made once, at start). The

@@ -29,6 +29,9 @@
 //! - `garbage-<anything>`: every lookup answers `200` with `Content-Type: application/json` and
 //!   a body that is not JSON.
 //!
+//! Any ID with an `extra` part of its own (`sim-5-castle-extra`) answers fields beyond the
+//! spec's five in `data.data`: `queue_position`, `logs`, `preview_url`, `worker`.
+//!
 //! Two finished tasks always exist: `demo-image-done` (image) and `demo-video-done` (video).
 //! Every other ID is unknown and answers `is_success: false` with an `error_description`.
 
@@ -145,6 +148,37 @@ pub fn treatment(id: &str) -> Treatment {
             .map(Fault::Status)
     };
     Treatment { delay, fault }
+}
+
+/// Whether `id` asks for fields beyond the spec's five: an `extra` part of its own anywhere
+/// in it (`sim-5-castle-extra`, `hold-extra`).
+pub fn has_extra_fields(id: &str) -> bool {
+    id.split('-').any(|part| part == "extra")
+}
+
+/// The fields an `-extra` task's `data.data` gains after the spec's five, as a service that
+/// adds its own would send them: a queue position, logs (the first line coloured with escape
+/// sequences, as a worker's log often is: the client must show it inert), a preview URL (the
+/// file's, once there is one) and the worker, a nested object.
+pub fn extra_fields(snap: &Snapshot, url: &str) -> serde_json::Map<String, serde_json::Value> {
+    let queued = snap.status == "QUEUED";
+    let mut logs = vec![
+        "\u{1b}[32mmodel loaded\u{1b}[0m".to_string(),
+        format!("step {} of 100", snap.percent),
+    ];
+    if snap.finished_at.is_some() {
+        logs.push(format!("finished: {}", snap.status));
+    }
+    let json = serde_json::json!({
+        "queue_position": if queued { 2 } else { 0 },
+        "logs": logs,
+        "preview_url": if url.is_empty() { serde_json::Value::Null } else { url.into() },
+        "worker": {"node": "ref-1", "gpu": "A100"},
+    });
+    match json {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
 }
 
 /// `slow-<ms>-<rest>` (repeated): the delays added up (at most a minute), and what follows.

@@ -35,6 +35,10 @@ pub struct LastKnown {
     /// The recent status transitions, oldest first, at most `HISTORY` of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<Transition>,
+    /// The fields the service sent beyond the spec's five, as of the last answer (saved with
+    /// the status, so the archive keeps those of the task's end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Box<crate::api::ExtraFields>>,
 }
 
 /// How many status transitions a task keeps.

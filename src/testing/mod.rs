@@ -84,6 +84,7 @@ pub fn task_result(id: &str, status: &str, percent: u8) -> TaskResult {
         total_tasks: Some(1),
         url_download: download_url(id, status),
         envelope: Envelope::default(),
+        extra: None,
     }
 }
 

@@ -301,6 +301,12 @@ fn render_detail(state: &State, area: Rect, preview: Rect, theme: Theme, frame: 
         Some(u) => fact("URL", u, theme.link()),
         None => fact("URL", "none", theme.dim()),
     });
+    if let Some(extra) = last.and_then(|l| l.extra.as_deref()) {
+        let (fields, omitted) = (extra.shown(), extra.omitted());
+        lines.extend(super::facts::extra_lines(
+            fields, omitted, width, plain, labels,
+        ));
+    }
     let file = file_span(state, theme);
     lines.extend(fact("file", &file.content, file.style));
     lines.extend(fact("archived", &at(t.archived_at), plain));

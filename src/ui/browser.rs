@@ -324,6 +324,28 @@ fn highlight(name: &str, hits: &[u32], theme: Theme) -> Vec<Span<'static>> {
     spans
 }
 
+/// The picture the selected entry's metadata names, drawn at the right of the detail as a
+/// finished task's is (the text's `inner` narrowed to leave it room); what stands instead of
+/// it (a failure, no graphics) is returned, for a line of the text.
+fn picture_beside<'s>(
+    state: &'s State,
+    areas: &Areas,
+    inner: &mut Rect,
+    frame: &mut Frame,
+) -> Option<&'s crate::picture::PreviewView> {
+    let picture = areas.browser_preview;
+    let view = state
+        .model_preview_source()
+        .and(state.model_preview.view())
+        .filter(|_| !picture.is_empty())?;
+    if crate::ui::preview_slot::needs_room(view) {
+        crate::ui::preview_slot::render(frame, picture, view);
+        inner.width = picture.x.saturating_sub(inner.x + 1);
+        return None;
+    }
+    Some(view)
+}
+
 /// The selected model's every field, wrapped to the section's width. When they do not fit,
 /// the last row says how many rows are below and which key zooms the pane: no field is cut
 /// off without a sign.
@@ -344,13 +366,20 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     } else {
         block
     };
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     frame.render_widget(block, area);
+    let view = picture_beside(state, areas, &mut inner, frame);
     let width = usize::from(inner.width.max(1));
     let mut fields = vec![(
         "source".to_string(),
         entry.source().unwrap_or("(none)").to_string(),
     )];
+    if let Some(view) = view {
+        fields.push((
+            "picture".to_string(),
+            crate::ui::preview_slot::describe(view),
+        ));
+    }
     for (k, v) in &entry.metadata() {
         if k == "source" {
             continue;

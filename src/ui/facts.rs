@@ -58,3 +58,31 @@ pub fn mark_cut(lines: &mut Vec<Line<'static>>, rows: usize, width: usize) {
     let cut = crate::fit::ending_cut(&text.content, room);
     last.spans.push(Span::styled(cut, text.style));
 }
+
+/// The fields the service sent beyond the spec's (`ExtraFields`), one line each under its own
+/// name in the labels' column (a longer name pushes its value right), the value on one line
+/// fitted to `width`: a detail shows them all at a glance, however long a log is.
+/// (`fields` as `ExtraFields::shown` gives them, `omitted` how many the bounds left out.)
+pub fn extra_lines<'a>(
+    fields: impl Iterator<Item = (&'a str, std::borrow::Cow<'a, str>)>,
+    omitted: u32,
+    width: usize,
+    style: Style,
+    labels: Labels,
+) -> Vec<Line<'static>> {
+    let mut lines: Vec<Line<'static>> = fields
+        .map(|(name, value)| {
+            let head = format!("{name:<w$} ", w = labels.width.saturating_sub(1));
+            let spans = vec![
+                Span::styled(head, labels.style),
+                Span::styled(value.into_owned(), style),
+            ];
+            Line::from(crate::fit::cut_spans(spans, width))
+        })
+        .collect();
+    if omitted > 0 {
+        let more = format!("{omitted} more not kept");
+        lines.extend(labelled("…", &more, width, labels.style, labels));
+    }
+    lines
+}

@@ -91,6 +91,9 @@ pub struct Workers {
     all_done: Option<hooks::Handle>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<previewer::Handle<Msg>>,
+    /// The catalogue entries' pictures: a worker of its own, so a model's picture and a
+    /// task's never cancel each other (each worker keeps only its latest file's work).
+    model_previews: Option<previewer::Handle<Msg>>,
 }
 
 impl Workers {
@@ -175,6 +178,7 @@ impl Workers {
                 .map(|argv| hooks::spawn_all_done(argv, on_complete.as_ref(), msgs.clone())),
             hooks: on_complete,
             previews: None,
+            model_previews: None,
             downloader,
             copies,
             msgs,
@@ -191,6 +195,17 @@ impl Workers {
         wrap: fn(PreviewReport) -> Msg,
     ) {
         self.copies.set_cache(cache.clone());
+        self.model_previews = Some(
+            previewer::spawn(
+                graphics,
+                cache.clone(),
+                self.downloader.clone(),
+                self.copies.clone(),
+                self.msgs.clone(),
+                Msg::ModelPreview,
+            )
+            .second(),
+        );
         self.previews = Some(previewer::spawn(
             graphics,
             cache,
@@ -211,11 +226,20 @@ impl Workers {
             ranker,
             comparer,
             previews,
+            model_previews,
             saver,
             writes,
             ..
         } = self;
-        drop((previews, router, poller, catalogue, ranker, comparer));
+        drop((
+            previews,
+            model_previews,
+            router,
+            poller,
+            catalogue,
+            ranker,
+            comparer,
+        ));
         tokio::join!(saver.finish(grace), writes.finish(grace));
     }
 
@@ -241,6 +265,11 @@ impl Workers {
             Cmd::Preview(request) => {
                 // Dropped when previews are off.
                 if let Some(p) = &mut self.previews {
+                    p.request(request);
+                }
+            }
+            Cmd::ModelPreview(request) => {
+                if let Some(p) = &mut self.model_previews {
                     p.request(request);
                 }
             }

@@ -84,6 +84,14 @@ pub fn spawn<T: Send + 'static>(
 }
 
 impl<T: Send + 'static> Handle<T> {
+    /// Numbers its pictures half the id space away from another worker's, so two workers on
+    /// one screen never draw over each other's kitty pictures.
+    #[must_use]
+    pub fn second(mut self) -> Self {
+        self.next_id = self.next_id.wrapping_add(1 << 31).max(1);
+        self
+    }
+
     /// Works on `req` (`Cmd::Preview`); work for other files is abandoned. Work for the same
     /// file goes on: both wait for the one fetch.
     pub fn request(&mut self, req: PreviewRequest) {

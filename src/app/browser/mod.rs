@@ -12,6 +12,7 @@
 
 mod category;
 mod changes;
+pub mod entry_picture;
 mod favourites;
 mod loading;
 mod marks;

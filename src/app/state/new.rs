@@ -56,6 +56,7 @@ impl State {
             archive: crate::app::archive_view::ArchiveView::new(utc_offset.whole_seconds()),
             browser,
             watch,
+            model_preview: preview.clone().unwrap_or_else(PreviewSlot::new),
             preview: preview.unwrap_or_else(PreviewSlot::new),
             requests,
             focus: super::Pane::Browser,

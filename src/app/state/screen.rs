@@ -136,6 +136,7 @@ impl State {
     /// The terminal answered the graphics question without a protocol gendash can draw: the
     /// picture slot says why previews are off.
     pub fn previews_off(&mut self, slot: crate::app::preview_slot::PreviewSlot) {
+        self.model_preview = slot.clone();
         self.preview = slot;
         self.dirty = true;
     }
@@ -159,7 +160,36 @@ impl State {
             cmds.push(prefer);
         }
         cmds.extend(self.sync_preview());
+        cmds.extend(self.sync_model_preview());
         cmds
+    }
+
+    /// The picture the selected catalogue entry's metadata names, when the browser's detail
+    /// has room for it: its key the model's name, its source the URL (see
+    /// `browser::entry_picture`).
+    pub fn model_preview_source(&self) -> Option<(TaskKey, PreviewSource)> {
+        if self.areas.browser_preview.is_empty() || self.archive.open {
+            return None;
+        }
+        let entry = self.browser.selected_entry()?;
+        let url = crate::app::browser::entry_picture::url_of(entry, &self.service_url)?;
+        Some((
+            TaskKey::new(crate::api::TaskKind::Image, entry.model()),
+            PreviewSource::Url(url),
+        ))
+    }
+
+    /// Asks for the selected catalogue entry's picture, if the worker has work to do: only
+    /// the selected entry's, only once it is selected, never waited for.
+    fn sync_model_preview(&mut self) -> Option<Cmd> {
+        let Some((key, source)) = self.model_preview_source() else {
+            self.model_preview.clear();
+            return None;
+        };
+        let area = self.areas.browser_preview.as_size();
+        self.model_preview
+            .show(&key, &source, area)
+            .map(Cmd::ModelPreview)
     }
 
     /// The selected task's picture, when the detail section shows a finished task and has room

@@ -70,9 +70,12 @@ pub fn polled(
     let row = &mut watch.rows[i];
     let next_retry_at = retry_in.map(|d| now + d.as_secs().max(1));
     row.polled_at = Some(now);
+    let mut extra_moved = false;
     let (mut cmds, changed, announce) = match result {
         Ok(t) => {
             let before = row.state;
+            extra_moved =
+                row.entry.last.as_ref().and_then(|l| l.extra.as_ref()) != t.extra.as_ref();
             let answer = answered(row, &t, failure_statuses, now);
             if row.state != before {
                 watch.usual = timing::Usual::work_out(watch);
@@ -122,7 +125,10 @@ pub fn polled(
     if changed && order::moves(watch) {
         order::reorder(watch, now);
     }
-    Effects::cmds(cmds).redraw_if(changed)
+    // A change of the extra fields alone (a queue position, a new log line) is redrawn but
+    // neither reorders nor is saved: they are saved with the next status or percent, the
+    // task's end included.
+    Effects::cmds(cmds).redraw_if(changed || extra_moved)
 }
 
 /// Records a poll's trouble in the entry, and in the file when it is news (a retry that fails
@@ -195,6 +201,7 @@ fn answered(
         finished_at,
         start_seen,
         history,
+        extra: t.extra.clone(),
     };
     let changed_status = row.entry.last.as_ref().is_none_or(|l| {
         l.status != last.status || l.percent != last.percent || l.url_download != last.url_download

@@ -818,3 +818,38 @@ fn auto_download_chosen_while_the_claim_is_pending_waits_for_its_answer() {
     assert!(end::claimed(&mut w, &key, true).cmds.is_empty());
     assert_eq!(w.rows[0].end, End::Theirs, "a stray answer changes nothing");
 }
+
+/// The fields a service sends beyond the spec's five: kept on the row, saved with a status or
+/// percent change, and a change of them alone redraws without a save.
+#[test]
+fn extra_fields_ride_with_the_status_and_redraw_when_they_alone_move() {
+    let mut w = Watch::new(vec![new_entry("t", TaskKind::Image, 0)], statuses());
+    let key = TaskKey::new(TaskKind::Image, "t");
+    let with = |position: u64, percent: u8| {
+        let mut extra = crate::api::ExtraFields::default();
+        extra.push("queue_position", &serde_json::json!(position));
+        TaskResult {
+            extra: extra.finish(),
+            ..result("t", "IN_PROGRESS", percent)
+        }
+    };
+    let Effects { cmds, .. } = poll::polled(&mut w, &key, Ok(with(3, 10)), None, 100);
+    assert!(
+        matches!(&cmds[..], [Cmd::Persist(PersistOp::Status(_, l))] if l.extra.is_some()),
+        "{cmds:?}"
+    );
+    let Effects { cmds, redraw, .. } = poll::polled(&mut w, &key, Ok(with(2, 10)), None, 102);
+    assert!(redraw, "a new queue position is drawn");
+    assert!(cmds.is_empty(), "and not saved by itself: {cmds:?}");
+    let shown = |w: &Watch| {
+        let extra = w.rows[0].entry.last.as_ref().and_then(|l| l.extra.clone());
+        extra.map(|e| {
+            e.shown()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(shown(&w), Some(vec!["queue_position=2".to_string()]));
+    let Effects { redraw, .. } = poll::polled(&mut w, &key, Ok(with(2, 10)), None, 104);
+    assert!(!redraw, "the same answer again draws nothing");
+}

@@ -781,6 +781,7 @@ fn row_columns(row: &rusqlite::Row<'_>) -> rusqlite::Result<ArchivedTask> {
             finished_at: row.get::<_, Option<i64>>(13)?.map(secs),
             start_seen: row.get(14)?,
             history: Vec::new(),
+            extra: None,
         }),
     };
     Ok(ArchivedTask {

@@ -179,6 +179,16 @@ fn detail_lines(
     for (label, text, style) in troubles(state, r, theme) {
         lines.extend(wrapped(label, &text, width, style, theme));
     }
+    if let Some(extra) = r.entry.last.as_ref().and_then(|l| l.extra.as_deref()) {
+        let labels = Labels {
+            width: LABEL,
+            style: theme.dim(),
+        };
+        let (fields, omitted) = (extra.shown(), extra.omitted());
+        lines.extend(crate::ui::facts::extra_lines(
+            fields, omitted, width, plain, labels,
+        ));
+    }
     if let Some(last) = &r.entry.last
         && !last.history.is_empty()
     {

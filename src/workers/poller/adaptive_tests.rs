@@ -37,6 +37,7 @@ fn answer(id: &str, status: &str, percent: u8) -> Result<TaskResult, ApiError> {
         total_tasks: None,
         url_download: None,
         envelope: Envelope::default(),
+        extra: None,
     })
 }
 

@@ -40,6 +40,7 @@ fn done(id: &str, status: &str) -> Result<TaskResult, ApiError> {
         total_tasks: None,
         url_download: None,
         envelope: Envelope::default(),
+        extra: None,
     })
 }
 

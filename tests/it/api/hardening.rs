@@ -725,6 +725,7 @@ fn refused_links_are_never_opened_and_the_reason_is_shown() {
             total_tasks: None,
             url_download: Some(l.clone()),
             envelope: gendash::api::types::Envelope::default(),
+            extra: None,
         };
         s.apply(Msg::Polled {
             key: TaskKey::new(TaskKind::Image, format!("t{i}")),

@@ -5,7 +5,9 @@
 mod conformance;
 mod contract;
 mod download;
+mod extra_fields;
 mod hardening;
+mod model_pictures;
 mod openapi;
 mod request_log;
 mod service_switches;

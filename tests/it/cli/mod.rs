@@ -7,6 +7,7 @@ mod cli_seams;
 mod commands;
 mod config_schema;
 mod durability;
+mod extra_fields;
 mod fitting;
 mod history;
 mod local_date;

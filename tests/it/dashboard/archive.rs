@@ -93,6 +93,7 @@ fn a_long_archives_count_follows_its_first_matches_by_itself() {
                 finished_at: Some(now - i),
                 start_seen: false,
                 history: Vec::new(),
+                extra: None,
             });
             e
         })

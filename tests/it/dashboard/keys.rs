@@ -75,6 +75,7 @@ fn archived(id: i64, task_id: &str, status: &str, ago: u64) -> ArchivedTask {
                 finished_at: Some(finished),
                 start_seen: true,
                 history: Vec::new(),
+                extra: None,
             }),
             ..task(task_id)
         },

@@ -30,6 +30,7 @@ fn entry() -> impl Strategy<Value = WatchEntry> {
                 at: updated_at,
                 status: "QUEUED".into(),
             }],
+            extra: None,
         });
     (
         "\\PC{1,40}",

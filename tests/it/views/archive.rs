@@ -39,6 +39,7 @@ fn archived(id: i64, task: &str, status: &str, label: Option<&str>, ago: u64) ->
                         status: status.into(),
                     },
                 ],
+                extra: None,
             }),
             service: Some("http://127.0.0.1:8787".into()),
             saved: (id == 1).then(|| "/home/u/gen/render-101.png".into()),

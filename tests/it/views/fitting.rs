@@ -102,6 +102,7 @@ fn archive() -> State {
         finished_at: Some(NOW - 60),
         start_seen: true,
         history: Vec::new(),
+        extra: None,
     });
     s.update(Action::ToggleArchive);
     let archived = ArchivedTask {

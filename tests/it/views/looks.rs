@@ -410,6 +410,7 @@ pub fn demo_screen() -> gendash::app::state::State {
                     .finished_ok
                     .then(|| format!("{SCREENSHOT_BASE}files/{id}.{ext}")),
                 envelope: Envelope::default(),
+                extra: None,
             };
             s.apply(Msg::Polled {
                 key: TaskKey::new(*kind, *id),
