@@ -514,7 +514,7 @@ impl Asking {
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             if tui.get_frame().area() != area {
                 // A failure here fails the next draw, which ends the loop with it.
-                let _ = tui.resize(area);
+                let _ = terminal::resize(tui, area);
             }
             cmds.extend(state.update(Action::Resize {
                 width: size.width,
@@ -599,7 +599,10 @@ pub fn detect_graphics(
 /// cursor position and waits for an answer some terminals never send).
 fn redraw_all(state: &mut State, tui: &mut Tui) -> std::io::Result<Vec<Cmd>> {
     let size = tui.size()?;
-    tui.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    terminal::resize(
+        tui,
+        ratatui::layout::Rect::new(0, 0, size.width, size.height),
+    )?;
     Ok(state.update(Action::Resize {
         width: size.width,
         height: size.height,

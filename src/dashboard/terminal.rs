@@ -51,10 +51,19 @@ pub fn enter() -> io::Result<Tui> {
 pub fn follow_resize(tui: &mut Tui, event: &crossterm::event::Event) -> io::Result<()> {
     match *event {
         crossterm::event::Event::Resize(width, height) => {
-            tui.resize(ratatui::layout::Rect::new(0, 0, width, height))
+            resize(tui, ratatui::layout::Rect::new(0, 0, width, height))
         }
         _ => Ok(()),
     }
+}
+
+/// Sizes the viewport to `area` and clears the whole screen, so the next draw paints every
+/// cell (a fixed viewport's own clear goes row by row).
+pub fn resize(tui: &mut Tui, area: ratatui::layout::Rect) -> io::Result<()> {
+    use ratatui::backend::Backend;
+    tui.resize(area)?;
+    tui.backend_mut()
+        .clear_region(ratatui::backend::ClearType::All)
 }
 
 /// Both standard input and output are a terminal: only then is the terminal ever asked
