@@ -560,9 +560,10 @@ fn rank_split(
 const SPREAD: usize = 4;
 
 /// The indices of `found` (in input order, as matched) in ranking order: best score first,
-/// ties in input order. A stable counting sort by score, linear in the matches: over 300,000
-/// matches it was a twentieth of the comparison sort and merge it replaced. Its order is the
-/// one `sort` gives (`by_score_is_the_sort` holds it to that).
+/// ties in input order. A stable counting sort by score, linear in the matches: typing a
+/// query over 300,000 names, it takes about 6 M instructions where the comparison sort and
+/// merge it replaced took about 44 M (callgrind). Its order is the one `sort` gives
+/// (`by_score_is_the_sort` holds it to that).
 fn by_score(found: &[Ranked]) -> Vec<u32> {
     let (Some(low), Some(high)) = (
         found.iter().map(|r| r.score).min(),
