@@ -249,6 +249,7 @@ async fn event_loop(
             event = next_event(events.as_mut()) => match event {
                 Some(Ok(event)) => {
                     urgent = true;
+                    terminal::follow_resize(tui, &event).map_err(io)?;
                     let arrived = std::time::Instant::now();
                     let cmds = on_event(state, event);
                     let (first, before) = unseen_input.unwrap_or((arrived, Duration::ZERO));
@@ -261,6 +262,7 @@ async fn event_loop(
             early = next_early(asking.as_mut()) => match early {
                 terminal::Early::Event(event) => {
                     urgent = true;
+                    terminal::follow_resize(tui, &event).map_err(io)?;
                     on_event(state, event)
                 }
                 terminal::Early::Ask { query, written } => {
@@ -515,6 +517,11 @@ impl Asking {
         // The state's size, told again: a resize meanwhile sent crossterm's reader no event
         // (an unchanged size changes nothing drawn).
         if let Ok(size) = tui.size() {
+            let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+            if tui.get_frame().area() != area {
+                // A failure here fails the next draw, which ends the loop with it.
+                let _ = terminal::resize(tui, area);
+            }
             cmds.extend(state.update(Action::Resize {
                 width: size.width,
                 height: size.height,
@@ -602,7 +609,10 @@ pub fn detect_graphics(
 /// cursor position and waits for an answer some terminals never send).
 fn redraw_all(state: &mut State, tui: &mut Tui) -> std::io::Result<Vec<Cmd>> {
     let size = tui.size()?;
-    tui.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    terminal::resize(
+        tui,
+        ratatui::layout::Rect::new(0, 0, size.width, size.height),
+    )?;
     Ok(state.update(Action::Resize {
         width: size.width,
         height: size.height,

@@ -5,8 +5,8 @@ use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{Action, Context};
 use crate::app::state::{Field, Load, Pane, State};
-use crate::filter::FuzzyFilter;
 use crate::filter::query::Flag;
+use crate::filter::{FuzzyFilter, Query};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -220,6 +220,8 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     }
     let rows = usize::from(area.height);
     let focused = state.is_focused(Pane::Browser);
+    // Parsed once for the screenful, not once a row.
+    let query = Query::parse(&b.query);
     let lines: Vec<Line> = MATCHER.with_borrow_mut(|matcher| {
         b.matches
             .iter()
@@ -228,7 +230,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             .take(rows)
             .map(|(pos, &idx)| {
                 let entry = &b.entries[idx as usize];
-                let hits = matcher.indices(&b.query, entry.model());
+                let hits = matcher.indices_of(&query, entry.model());
                 let mut spans = highlight(entry.model(), &hits, theme);
                 if b.favourites.contains(entry.model()) {
                     spans.insert(0, Span::styled("★ ", theme.title()));
