@@ -165,6 +165,48 @@ fn filter_line(state: &State, theme: Theme) -> Line<'static> {
     }
 }
 
+/// The list's one line when nothing is listed: loading, failed, empty, filtering, or no match.
+fn nothing_listed(state: &State, theme: Theme) -> Line<'static> {
+    let b = &state.browser;
+    match &b.load {
+        Load::Loading if b.entries.is_empty() => {
+            Line::from(Span::styled("Loading the catalogue…", theme.dim()))
+        }
+        Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
+            Span::styled("Cannot load the catalogue: ", theme.error()),
+            Span::raw(e.clone()),
+            Span::styled(
+                format!(
+                    "  ({} reloads)",
+                    state.keymap.key_for(Context::Browser, &Action::Refresh)
+                ),
+                theme.dim(),
+            ),
+        ]),
+        _ if b.entries.is_empty() => Line::from(Span::styled(
+            "The service lists no models for these filters.",
+            theme.dim(),
+        )),
+        _ if b.filtering() => Line::from(Span::styled("Filtering…", theme.dim())),
+        _ if b.only_favourites => Line::from(Span::styled(
+            format!(
+                "No favourite matches ({} marks a model; {} lists everything again).",
+                state
+                    .keymap
+                    .key_for(Context::Browser, &Action::ToggleFavourite),
+                state
+                    .keymap
+                    .key_for(Context::Browser, &Action::OnlyFavourites)
+            ),
+            theme.dim(),
+        )),
+        _ => Line::from(Span::styled(
+            format!("No model matches “{}”.", b.query),
+            theme.dim(),
+        )),
+    }
+}
+
 fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let b = &state.browser;
     let area = areas.browser_list;
@@ -173,43 +215,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     }
     if b.entries.is_empty() || b.matches.is_empty() {
         let nothing_cached = b.nothing_cached();
-        let text = match &b.load {
-            Load::Loading if b.entries.is_empty() => {
-                Line::from(Span::styled("Loading the catalogue…", theme.dim()))
-            }
-            Load::Failed(e) if b.entries.is_empty() => Line::from(vec![
-                Span::styled("Cannot load the catalogue: ", theme.error()),
-                Span::raw(e.clone()),
-                Span::styled(
-                    format!(
-                        "  ({} reloads)",
-                        state.keymap.key_for(Context::Browser, &Action::Refresh)
-                    ),
-                    theme.dim(),
-                ),
-            ]),
-            _ if b.entries.is_empty() => Line::from(Span::styled(
-                "The service lists no models for these filters.",
-                theme.dim(),
-            )),
-            _ if b.filtering() => Line::from(Span::styled("Filtering…", theme.dim())),
-            _ if b.only_favourites => Line::from(Span::styled(
-                format!(
-                    "No favourite matches ({} marks a model; {} lists everything again).",
-                    state
-                        .keymap
-                        .key_for(Context::Browser, &Action::ToggleFavourite),
-                    state
-                        .keymap
-                        .key_for(Context::Browser, &Action::OnlyFavourites)
-                ),
-                theme.dim(),
-            )),
-            _ => Line::from(Span::styled(
-                format!("No model matches “{}”.", b.query),
-                theme.dim(),
-            )),
-        };
+        let text = nothing_listed(state, theme);
         // Offline with nothing cached to stand in: said first, the failure's reason below.
         let lines = nothing_cached
             .map(|n| Line::from(Span::styled(n, theme.dim())))

@@ -46,6 +46,24 @@ fn polls_svc() -> Pollable {
     Pollable::new("http://svc", [])
 }
 
+/// A saver of `store` running as `me`: the sender of its operations, what it tells the App,
+/// and its task (it ends when the sender is dropped).
+fn running_saver(
+    store: &WatchStore,
+    me: Claimant,
+    archiving: Archiving,
+    pollable: Pollable,
+) -> (
+    mpsc::Sender<PersistOp>,
+    mpsc::Receiver<Msg>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (tx, rx) = mpsc::channel(64);
+    let (msgs, told) = mpsc::channel(64);
+    let saver = tokio::spawn(run(store.clone(), rx, msgs, me, archiving, pollable));
+    (tx, told, saver)
+}
+
 /// Runs a saver of `store` as `me`, polling what `pollable` says, over `ops` to its end (as
 /// each dashboard's is, one write): what it told the App.
 async fn write(
@@ -55,9 +73,7 @@ async fn write(
     pollable: Pollable,
     ops: Vec<PersistOp>,
 ) -> Vec<Msg> {
-    let (tx, rx) = mpsc::channel(64);
-    let (msgs, mut told) = mpsc::channel(64);
-    let saver = tokio::spawn(run(store.clone(), rx, msgs, me, archiving, pollable));
+    let (tx, mut told, saver) = running_saver(store, me, archiving, pollable);
     for op in ops {
         tx.send(op).await.expect("send");
     }
@@ -360,16 +376,7 @@ async fn a_dashboard_marks_what_it_polls_at_once_and_keeps_the_run_going() {
         .update(|l| l.extend([running("t-1", None), running("t-2", Some("http://other"))]))
         .expect("add");
     let wide = Pollable::new("http://svc", ["http://other".to_string()]);
-    let (tx, rx) = mpsc::channel(1);
-    let (msgs, mut told) = mpsc::channel(64);
-    let saver = tokio::spawn(run(
-        store.clone(),
-        rx,
-        msgs,
-        me("wide"),
-        Archiving::default(),
-        wide,
-    ));
+    let (tx, mut told, saver) = running_saver(&store, me("wide"), Archiving::default(), wide);
     let marked = || store.load().expect("load").entries[1].polled_by.clone();
     // Bounded: without the mark nothing writes, and this gives up after 10 s.
     for _ in 0..200 {
@@ -403,16 +410,7 @@ async fn a_service_found_unusable_after_the_last_finish_ends_the_run() {
     narrow_finishes_while_wide_polls(&store, &pollable).await;
     pollable.clone().unusable("http://other");
     // No operation: the saver's tick sees its stale mark and writes.
-    let (tx, rx) = mpsc::channel(1);
-    let (msgs, mut told) = mpsc::channel(64);
-    let saver = tokio::spawn(run(
-        store.clone(),
-        rx,
-        msgs,
-        me("wide"),
-        Archiving::default(),
-        pollable,
-    ));
+    let (tx, mut told, saver) = running_saver(&store, me("wide"), Archiving::default(), pollable);
     let here = next_run_end(&mut told).await;
     drop(tx);
     saver.await.expect("saver");
@@ -453,16 +451,7 @@ async fn a_run_going_at_start_that_another_ends_is_told() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = WatchStore::new(dir.path().join("w.json"));
     store.update(|l| l.push(running("t-1", None))).expect("add");
-    let (tx, rx) = mpsc::channel(8);
-    let (msgs, mut told) = mpsc::channel(16);
-    let saver = tokio::spawn(run(
-        store.clone(),
-        rx,
-        msgs,
-        me("me"),
-        Archiving::default(),
-        polls_svc(),
-    ));
+    let (tx, mut told, saver) = running_saver(&store, me("me"), Archiving::default(), polls_svc());
     // Its first read (of the running list) is done long before.
     tokio::time::sleep(Duration::from_secs(2)).await;
     store
@@ -674,20 +663,11 @@ async fn routine_statuses_wait_five_checks_and_claims_one() {
     store
         .update(|l| l.push(WatchEntry::new("t", TaskKind::Image)))
         .expect("list");
-    let (tx, rx) = mpsc::channel(64);
-    let (msgs, mut told) = mpsc::channel(64);
     let archiving = Archiving {
         files: None,
         after: None,
     };
-    let saver = tokio::spawn(run(
-        store.clone(),
-        rx,
-        msgs,
-        me("me"),
-        archiving,
-        polls_svc(),
-    ));
+    let (tx, mut told, saver) = running_saver(&store, me("me"), archiving, polls_svc());
     let percent = |store: &WatchStore| {
         store.load().expect("load").entries[0]
             .last
@@ -799,16 +779,7 @@ async fn a_write_of_the_apps_own_ops_says_so_and_one_with_news_sends_them() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = WatchStore::new(dir.path().join("w.json"));
     store.update(|l| l.push(running("t", None))).expect("list");
-    let (tx, rx) = mpsc::channel(64);
-    let (msgs, mut told) = mpsc::channel(64);
-    let saver = tokio::spawn(run(
-        store.clone(),
-        rx,
-        msgs,
-        me("me"),
-        Archiving::default(),
-        polls_svc(),
-    ));
+    let (tx, mut told, saver) = running_saver(&store, me("me"), Archiving::default(), polls_svc());
     let label = |text: &str| PersistOp::Label(vec![key("t")], Some(text.into()));
     let ids = |entries: &[WatchEntry]| -> Vec<String> {
         entries.iter().map(|e| e.task_id.clone()).collect()
