@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// What `key`'s poll result says of the service in force. Only its own tasks' answers
 /// speak of it; one task whose answer could not be read while another of its tasks
-/// answers well is that task's trouble, shown on its row: the health does not flap
+/// answers well (or is still to answer) is that task's trouble, shown on its row: the health does not flap
 /// between `trouble` and `reconnected` with it.
 pub fn service_says<'a>(
     watch: &Watch,
@@ -25,13 +25,20 @@ pub fn service_says<'a>(
     match result {
         Ok(_) => ServiceSays::Answers,
         Err(e @ (ApiError::Decode { .. } | ApiError::TooLarge { .. })) => {
-            let others_answer = watch.rows.iter().any(|r| {
+            // Another task of the service answers well, or has yet to answer at all (at
+            // start, the first answer to come may be the garbled one): the garbled answer
+            // speaks only of its task. Only when every task of the service has answered, and
+            // none well, is it the service's trouble.
+            let others_answer_or_may = watch.rows.iter().any(|r| {
                 r.key() != *key
-                    && r.polled_at.is_some()
-                    && r.trouble.is_none()
+                    && !r.no_service
                     && watch.services.of(r.entry.service.as_deref()) == watch.services.current
+                    && match r.polled_at {
+                        Some(_) => r.trouble.is_none(),
+                        None => r.state == TaskState::Running,
+                    }
             });
-            if others_answer {
+            if others_answer_or_may {
                 ServiceSays::Nothing
             } else {
                 ServiceSays::Reports(e)

@@ -853,3 +853,42 @@ fn extra_fields_ride_with_the_status_and_redraw_when_they_alone_move() {
     let Effects { redraw, .. } = poll::polled(&mut w, &key, Ok(with(2, 10)), None, 104);
     assert!(!redraw, "the same answer again draws nothing");
 }
+
+/// At start the first answer to come may be a garbled one: while another task of the service
+/// has yet to answer, it speaks only of its task (the health does not flap to `trouble` and
+/// back); once every task has answered and none well, it is the service's trouble.
+#[test]
+fn a_garbled_first_answer_waits_for_the_other_tasks_before_it_speaks_of_the_service() {
+    let mut w = Watch::new(
+        vec![
+            new_entry("garbled", TaskKind::Image, 0),
+            new_entry("steady", TaskKind::Image, 0),
+        ],
+        statuses(),
+    );
+    let garbled = TaskKey::new(TaskKind::Image, "garbled");
+    let steady = TaskKey::new(TaskKind::Image, "steady");
+    let garbage = || -> Result<TaskResult, ApiError> {
+        Err(ApiError::Decode {
+            expected: "JSON",
+            detail: "line 1".into(),
+        })
+    };
+    let answer = garbage();
+    assert!(
+        matches!(
+            poll::service_says(&w, &garbled, &answer),
+            ServiceSays::Nothing
+        ),
+        "the steady task has yet to answer"
+    );
+    let _ = poll::polled(&mut w, &garbled, answer, None, 100);
+    let answer = garbage();
+    assert!(
+        matches!(
+            poll::service_says(&w, &steady, &answer),
+            ServiceSays::Reports(_)
+        ),
+        "every task answered, none well: the service's trouble"
+    );
+}
