@@ -137,7 +137,7 @@ static TABLE: &[Row] = &[
     b(Global,    N::Top,             "home g",         A::Top,               NO,                      "jump to the top"),
     b(Global,    N::Bottom,          "end G",          A::Bottom,            NO,                      "jump to the bottom"),
     b(Global,    N::Help,            "?",              A::ToggleHelp,        h("help", Priority::Always), "show this help"),
-    b(Global,    N::Palette,         ": ctrl-p",       A::OpenPalette,       NO,                      "the palette: every action here by name (fuzzy); enter runs it, esc closes"),
+    b(Global,    N::Palette,         ": ctrl-p",       A::OpenPalette,       NO,                      "the palette: find any action that runs here by name (fuzzy) and run it"),
     b(Global,    N::RequestLog,      "L",              A::ToggleRequests,    h("requests", Low),      "the request log: the last 500 requests and their answers"),
     b(Global,    N::Zoom,            "z",              A::Zoom,              h("zoom", Low),          "zoom the focused pane to the whole screen, or back"),
     b(Global,    N::Quit,            "q",              A::Quit,              h("quit", Priority::Always), "quit"),
