@@ -5,6 +5,8 @@
 pub enum Action {
     Quit,
     ToggleHelp,
+    /// Open the palette: every action here, found by name and run from there.
+    OpenPalette,
     /// Open or close the request log.
     ToggleRequests,
     /// Copy the selected request as a curl command line.

@@ -100,6 +100,8 @@ pub enum Popup {
     RemoveCompleted {
         count: usize,
     },
+    /// The palette (`:`): its actions are those of the mode beneath it.
+    Palette(super::palette::Palette),
 }
 
 /// A search in the help or the request log (`/`); it stays after its field is left, for the

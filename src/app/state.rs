@@ -31,6 +31,7 @@ pub use super::help::help_scroll_max;
 pub use super::init::{Demo, Init, UiSettings};
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, TextField};
 pub use super::layout::{Areas, Pane};
+pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
 pub use super::preview_slot::PreviewSlot;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
@@ -176,6 +177,13 @@ impl State {
                 Mode::RemoveCompleted => {
                     confirm::remove_completed(&mut self.popup, &mut self.watch, &action, keys, now)
                 }
+                Mode::Palette => {
+                    if let Some(run) = self.update_palette(action) {
+                        // Run as its key would be, in the mode beneath the palette.
+                        return self.update(run);
+                    }
+                    Effects::none()
+                }
                 Mode::Help => help::update(&mut self.popup, &mut self.search, &action, keys, help),
                 Mode::AddDialog | Mode::LabelEditor => add::update(
                     &mut self.popup,
@@ -230,6 +238,7 @@ impl State {
                 self.popup = Some(Popup::Requests);
                 self.search = Search::default();
             }
+            Action::OpenPalette => self.popup = Some(Popup::Palette(Palette::default())),
             Action::Zoom => self.zoom(),
             Action::OpenAddDialog => self.popup = Some(Popup::Add(AddDialog::with(String::new()))),
             Action::ToggleArchive => return self.open_archive(),
@@ -259,6 +268,29 @@ impl State {
             }
         }
         Effects::none()
+    }
+
+    /// A key in the palette; the action it runs, if any, the palette closed first.
+    fn update_palette(&mut self, action: Action) -> Option<Action> {
+        let beneath = self.mode_beneath();
+        let Some(Popup::Palette(palette)) = &mut self.popup else {
+            return None;
+        };
+        let shown = super::palette::matching(
+            &super::palette::entries(&self.keymap, beneath),
+            &palette.query,
+        );
+        match super::palette::update(palette, action, &shown) {
+            Outcome::Stay => None,
+            Outcome::Close => {
+                self.popup = None;
+                None
+            }
+            Outcome::Run(run) => {
+                self.popup = None;
+                Some(run)
+            }
+        }
     }
 
     /// The reducer for worker reports: each to the pane it is about.

@@ -6,6 +6,7 @@ mod browser;
 mod confirm;
 mod facts;
 mod help;
+mod palette;
 pub mod preview_slot;
 mod request_log;
 mod status;
@@ -44,6 +45,7 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
         Some(Popup::Help { scroll }) => {
             help::render(state, *scroll, areas.help, theme, frame);
         }
+        Some(Popup::Palette(p)) => palette::render(state, p, areas.help, theme, frame),
         Some(Popup::Add(dialog)) => add::render(dialog, &state.keymap, theme, frame),
         Some(Popup::Confirm(c)) => confirm::render(
             &confirm::Question {

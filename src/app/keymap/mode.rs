@@ -25,6 +25,8 @@ pub enum TextField {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Help,
+    /// The palette: a field to find an action by name, and the list it narrows.
+    Palette,
     Requests,
     AddDialog,
     /// The add dialog's relabelling form: one text field.
@@ -41,7 +43,7 @@ pub enum Mode {
 impl Mode {
     /// Every mode. `contexts` says what each one means for the keymap; the keymap checks that
     /// no key means two things in any of them.
-    pub const ALL: [Mode; 14] = [
+    pub const ALL: [Mode; 15] = [
         Mode::Help,
         Mode::Requests,
         Mode::AddDialog,
@@ -56,6 +58,7 @@ impl Mode {
         Mode::Typing(TextField::ArchiveFilter),
         Mode::Pane(Pane::Browser),
         Mode::Pane(Pane::Watch),
+        Mode::Palette,
     ];
 
     /// Its place in [`Mode::ALL`]: a mode added to the enum does not compile until it has one,
@@ -76,6 +79,7 @@ impl Mode {
             Mode::Typing(TextField::ArchiveFilter) => 11,
             Mode::Pane(Pane::Browser) => 12,
             Mode::Pane(Pane::Watch) => 13,
+            Mode::Palette => 14,
         }
     }
 
@@ -87,7 +91,10 @@ impl Mode {
             Mode::AddDialog => &[Context::AddDialog, Context::Always],
             Mode::Confirm | Mode::RemoveCompleted => &[Context::Confirm, Context::Always],
             Mode::Archive => &[Context::Archive, Context::Always],
-            Mode::LabelEditor | Mode::Typing(_) => &[Context::TextInput, Context::Always],
+            // The palette is a field: its keys move the pick, enter runs it, esc leaves.
+            Mode::LabelEditor | Mode::Typing(_) | Mode::Palette => {
+                &[Context::TextInput, Context::Always]
+            }
             Mode::Pane(Pane::Browser) => &[Context::Browser, Context::Global, Context::Always],
             Mode::Pane(Pane::Watch) => &[Context::Watch, Context::Global, Context::Always],
         }

@@ -19,6 +19,10 @@ impl State {
                 self.search = Search::default();
                 Effects::none()
             }
+            Action::OpenPalette => {
+                self.popup = Some(Popup::Palette(super::Palette::default()));
+                Effects::none()
+            }
             _ if self.archive.editing => archive::reducer::update_filter(&mut self.archive, action),
             _ => {
                 let (keys, now) = (&self.keymap, self.now);

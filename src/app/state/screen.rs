@@ -45,17 +45,23 @@ impl State {
             Some(Popup::Add(_)) => Mode::AddDialog,
             Some(Popup::Confirm(_)) => Mode::Confirm,
             Some(Popup::RemoveCompleted { .. }) => Mode::RemoveCompleted,
-            None if self.archive.open && self.archive.editing => {
-                Mode::Typing(TextField::ArchiveFilter)
-            }
-            None if self.archive.open => Mode::Archive,
-            None if self.focus == Pane::Browser && self.browser.editing.is_some() => {
-                Mode::Typing(TextField::Browser)
-            }
-            None if self.focus == Pane::Watch && self.watch.editing => {
-                Mode::Typing(TextField::WatchFilter)
-            }
-            None => Mode::Pane(self.focus),
+            Some(Popup::Palette(_)) => Mode::Palette,
+            None => self.mode_beneath(),
+        }
+    }
+
+    /// What has the keys once the popup is closed: the mode the palette's actions run in.
+    pub fn mode_beneath(&self) -> Mode {
+        if self.archive.open && self.archive.editing {
+            Mode::Typing(TextField::ArchiveFilter)
+        } else if self.archive.open {
+            Mode::Archive
+        } else if self.focus == Pane::Browser && self.browser.editing.is_some() {
+            Mode::Typing(TextField::Browser)
+        } else if self.focus == Pane::Watch && self.watch.editing {
+            Mode::Typing(TextField::WatchFilter)
+        } else {
+            Mode::Pane(self.focus)
         }
     }
 

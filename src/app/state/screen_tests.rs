@@ -485,7 +485,7 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         assert_eq!(s.contexts(), mode.contexts(), "{mode:?}");
         seen.push(mode);
     };
-    let steps: [(KeyEvent, Mode); 28] = [
+    let steps: [(KeyEvent, Mode); 30] = [
         (ch('/'), Mode::Typing(TextField::Browser)),
         (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
         (ch('?'), Mode::Help),
@@ -497,6 +497,8 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         (key(KeyCode::Enter), Mode::Requests),
         (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
         (ch('a'), Mode::AddDialog),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
+        (ch(':'), Mode::Palette),
         (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
         (key(KeyCode::Tab), Mode::Pane(Pane::Watch)),
         (ch('/'), Mode::Typing(TextField::WatchFilter)),

@@ -74,6 +74,7 @@ action_names! {
     Top => "top",
     Bottom => "bottom",
     Help => "help",
+    Palette => "palette",
     Quit => "quit",
     Interrupt => "interrupt",
     Suspend => "suspend",

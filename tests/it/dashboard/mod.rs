@@ -15,6 +15,7 @@ mod notices;
 mod offline;
 mod opening;
 mod pacing;
+mod palette;
 mod plain;
 mod progress;
 mod prompt;

@@ -141,6 +141,8 @@ fn screens() -> Vec<(&'static str, State, Region)> {
     }));
     let mut log = crowded();
     log.update(Action::ToggleRequests);
+    let mut palette = crowded();
+    palette.update(Action::OpenPalette);
     vec![
         ("panes", panes, full),
         ("watch", watch, full),
@@ -148,6 +150,7 @@ fn screens() -> Vec<(&'static str, State, Region)> {
         ("add", add, |s| centered(s.areas.full, 64, 11)),
         ("confirm", confirm, |s| centered(s.areas.full, 72, 6)),
         ("requests", log, |s| s.areas.requests),
+        ("palette", palette, |s| s.areas.help),
         ("archive", archive(), full),
     ]
 }
