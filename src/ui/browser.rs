@@ -97,20 +97,19 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     frame.render_widget(block, areas.browser);
 
     let filter = filter_line(state, theme);
-    frame.render_widget(
-        Paragraph::new(Line::from(crate::fit::cut_spans(
+    // One line each, cut to fit: drawn as a `Paragraph` of them would draw them.
+    set_lines(
+        frame,
+        areas.browser_filter,
+        &[Line::from(crate::fit::cut_spans(
             filter.spans,
             usize::from(areas.browser_filter.width),
-        ))),
-        areas.browser_filter,
+        ))],
     );
     if let Some(detail) = &b.filter_detail {
         let area = areas.browser_filter_detail;
         let text = crate::fit::cut(&format!("  {detail}"), usize::from(area.width));
-        frame.render_widget(
-            Paragraph::new(Line::from(Span::styled(text, theme.dim()))),
-            area,
-        );
+        set_lines(frame, area, &[Line::from(Span::styled(text, theme.dim()))]);
     }
     render_list(state, areas, theme, frame);
     render_detail(state, areas, theme, frame);
@@ -465,5 +464,16 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
             theme.key(),
         )));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    set_lines(frame, inner, &lines);
+}
+
+/// `lines` drawn from `area`'s top, one a row, each cut at its right edge: the cells a
+/// `Paragraph` of them draws (it does no more on a fresh frame's cells), without its
+/// per-cell pass over the whole area and its line composer.
+fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
+    let buf = frame.buffer_mut();
+    let area = area.intersection(buf.area);
+    for (y, line) in (area.top()..area.bottom()).zip(lines) {
+        buf.set_line(area.x, y, line, area.width);
+    }
 }
