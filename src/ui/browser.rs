@@ -97,20 +97,19 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     frame.render_widget(block, areas.browser);
 
     let filter = filter_line(state, theme);
-    frame.render_widget(
-        Paragraph::new(Line::from(crate::fit::cut_spans(
+    // One line each, cut to fit: drawn as a `Paragraph` of them would draw them.
+    set_lines(
+        frame,
+        areas.browser_filter,
+        &[Line::from(crate::fit::cut_spans(
             filter.spans,
             usize::from(areas.browser_filter.width),
-        ))),
-        areas.browser_filter,
+        ))],
     );
     if let Some(detail) = &b.filter_detail {
         let area = areas.browser_filter_detail;
         let text = crate::fit::cut(&format!("  {detail}"), usize::from(area.width));
-        frame.render_widget(
-            Paragraph::new(Line::from(Span::styled(text, theme.dim()))),
-            area,
-        );
+        set_lines(frame, area, &[Line::from(Span::styled(text, theme.dim()))]);
     }
     render_list(state, areas, theme, frame);
     render_detail(state, areas, theme, frame);
@@ -226,57 +225,72 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     }
     let rows = usize::from(area.height);
     let focused = state.is_focused(Pane::Browser);
+    let width = usize::from(area.width);
     // Parsed once for the screenful, not once a row.
     let query = Query::parse(&b.query);
-    let lines: Vec<Line> = MATCHER.with_borrow_mut(|matcher| {
-        b.matches
+    // Each row goes straight into the buffer (`set_line`: the same cells a `Paragraph` of these
+    // lines draws, without its per-frame lines and line composer); the names are borrowed.
+    let buf = frame.buffer_mut();
+    MATCHER.with_borrow_mut(|matcher| {
+        let shown = b
+            .matches
             .iter()
             .enumerate()
             .skip(b.cursor.offset)
-            .take(rows)
-            .map(|(pos, &idx)| {
-                let entry = &b.entries[idx as usize];
-                let hits = matcher.indices_of(&query, entry.model());
-                let mut spans = highlight(entry.model(), &hits, theme);
-                if b.favourites.contains(entry.model()) {
-                    spans.insert(0, Span::styled("★ ", theme.title()));
-                }
-                // Marked for the copy-prompt key: a tick, as the watch list marks a task.
-                if b.marked.iter().any(|m| m == entry.model()) {
-                    spans.insert(0, Span::styled("✓ ", theme.key()));
-                }
-                // What changed since the list before: a column of its own while there are marks.
-                if b.marks.is_some() {
-                    let mark = if b.has_flag(idx, Flag::New) {
-                        Span::styled("+ ", theme.ok())
-                    } else if b.has_flag(idx, Flag::Changed) {
-                        Span::styled("~ ", theme.key())
-                    } else {
-                        Span::raw("  ")
-                    };
-                    spans.insert(0, mark);
-                }
-                let tag = [entry.lora_type(), entry.category()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(" · ");
-                if !tag.is_empty() {
-                    spans.push(Span::styled(format!("  {tag}"), theme.dim()));
-                }
-                let mut line = Line::from(crate::fit::cut_spans(spans, usize::from(area.width)));
-                if pos == b.cursor.selected {
-                    line = line.style(if focused {
-                        theme.selected()
-                    } else {
-                        theme.dim().add_modifier(ratatui::style::Modifier::REVERSED)
-                    });
-                }
-                line
-            })
-            .collect()
+            .take(rows);
+        for (y, (pos, &idx)) in (area.y..).zip(shown) {
+            let entry = &b.entries[idx as usize];
+            let spans = row_spans(b, idx, &matcher.indices_of(&query, entry.model()), theme);
+            let mut line = Line::from(crate::fit::cut_spans(spans, width));
+            if pos == b.cursor.selected {
+                line = line.style(if focused {
+                    theme.selected()
+                } else {
+                    theme.dim().add_modifier(ratatui::style::Modifier::REVERSED)
+                });
+            }
+            buf.set_line(area.x, y, &line, area.width);
+        }
     });
-    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// A list row's spans: the marks, the name with its matched characters, the type and category.
+fn row_spans<'e>(
+    b: &'e crate::app::browser::Browser,
+    idx: u32,
+    hits: &[u32],
+    theme: Theme,
+) -> Vec<Span<'e>> {
+    let entry = &b.entries[idx as usize];
+    let mut spans = highlight(entry.model(), hits, theme);
+    if b.favourites.contains(entry.model()) {
+        spans.insert(0, Span::styled("★ ", theme.title()));
+    }
+    // Marked for the copy-prompt key: a tick, as the watch list marks a task.
+    if b.marked.iter().any(|m| m == entry.model()) {
+        spans.insert(0, Span::styled("✓ ", theme.key()));
+    }
+    // What changed since the list before: a column of its own while there are marks.
+    if b.marks.is_some() {
+        let mark = if b.has_flag(idx, Flag::New) {
+            Span::styled("+ ", theme.ok())
+        } else if b.has_flag(idx, Flag::Changed) {
+            Span::styled("~ ", theme.key())
+        } else {
+            Span::raw("  ")
+        };
+        spans.insert(0, mark);
+    }
+    let tag = match (entry.lora_type(), entry.category()) {
+        (Some(t), Some(c)) => format!("  {t} · {c}"),
+        // A lone empty one makes no tag; beside the other it still shows its `·`.
+        (Some(one), None) | (None, Some(one)) if !one.is_empty() => format!("  {one}"),
+        _ => String::new(),
+    };
+    if !tag.is_empty() {
+        spans.push(Span::styled(tag, theme.dim()));
+    }
+    spans
 }
 
 /// `lines` wrapped at their spaces to `area`'s width; when they take more than its rows, the
@@ -303,33 +317,34 @@ fn wrapped_in(lines: impl Iterator<Item = Line<'static>>, area: Rect) -> Vec<Lin
     rows
 }
 
-fn highlight(name: &str, hits: &[u32], theme: Theme) -> Vec<Span<'static>> {
+fn highlight<'n>(name: &'n str, hits: &[u32], theme: Theme) -> Vec<Span<'n>> {
     if hits.is_empty() {
-        return vec![Span::raw(name.to_string())];
+        return vec![Span::raw(name)];
     }
+    // Runs of hit and missed characters, as slices of the name (no copy of it per frame).
     let mut spans = Vec::new();
-    let mut run = String::new();
+    let mut start = 0;
     let mut run_hit = false;
-    for (i, c) in name.chars().enumerate() {
+    for (i, (at, _)) in name.char_indices().enumerate() {
         let hit = hits.binary_search(&(i as u32)).is_ok();
-        if hit != run_hit && !run.is_empty() {
-            spans.push(if run_hit {
-                Span::styled(std::mem::take(&mut run), theme.matched())
-            } else {
-                Span::raw(std::mem::take(&mut run))
-            });
+        if hit != run_hit && at > start {
+            spans.push(run(&name[start..at], run_hit, theme));
+            start = at;
         }
         run_hit = hit;
-        run.push(c);
     }
-    if !run.is_empty() {
-        spans.push(if run_hit {
-            Span::styled(run, theme.matched())
-        } else {
-            Span::raw(run)
-        });
+    if start < name.len() {
+        spans.push(run(&name[start..], run_hit, theme));
     }
     spans
+}
+
+fn run(text: &str, hit: bool, theme: Theme) -> Span<'_> {
+    if hit {
+        Span::styled(text, theme.matched())
+    } else {
+        Span::raw(text)
+    }
 }
 
 /// The picture the selected entry's metadata names, drawn at the right of the detail as a
@@ -455,5 +470,16 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
             theme.key(),
         )));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    set_lines(frame, inner, &lines);
+}
+
+/// `lines` drawn from `area`'s top, one a row, each cut at its right edge: the cells a
+/// `Paragraph` of them draws (it does no more on a fresh frame's cells), without its
+/// per-cell pass over the whole area and its line composer.
+fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
+    let buf = frame.buffer_mut();
+    let area = area.intersection(buf.area);
+    for (y, line) in (area.top()..area.bottom()).zip(lines) {
+        buf.set_line(area.x, y, line, area.width);
+    }
 }
