@@ -54,6 +54,9 @@ pub struct Handle<T> {
     next_id: u32,
     /// Shared with the downloads, so a file is fetched once.
     copies: Copies,
+    /// How long a request waits before its work starts (`settling`): one for another file
+    /// cancels it meanwhile, so pictures flashed past while typing are never fetched.
+    settle: std::time::Duration,
 }
 
 /// Draws pictures with `graphics`, fetching with `downloader` into `cache`; takes turns with
@@ -77,6 +80,7 @@ pub fn spawn<T: Send + 'static>(
         wrap,
         jobs: Vec::new(),
         copies,
+        settle: std::time::Duration::ZERO,
         // Kitty tells pictures apart by id; another program's pictures may share the
         // screen's history, so start somewhere unlikely.
         next_id: std::process::id().wrapping_mul(2_654_435_761).max(1),
@@ -89,6 +93,14 @@ impl<T: Send + 'static> Handle<T> {
     #[must_use]
     pub fn second(mut self) -> Self {
         self.next_id = self.next_id.wrapping_add(1 << 31).max(1);
+        self
+    }
+
+    /// Starts each request's work only once the request has stood for `settle` (the
+    /// browser's pictures: the selection runs through many entries while a filter is typed).
+    #[must_use]
+    pub fn settling(mut self, settle: std::time::Duration) -> Self {
+        self.settle = settle;
         self
     }
 
@@ -107,7 +119,11 @@ impl<T: Send + 'static> Handle<T> {
         let (shared, out, wrap) = (self.shared.clone(), self.out.clone(), self.wrap);
         let copies = self.copies.clone();
         let source = req.source.clone();
+        let settle = self.settle;
         let job = tokio::spawn(async move {
+            if !settle.is_zero() {
+                tokio::time::sleep(settle).await;
+            }
             let result = shared.picture(&req, id, &copies).await;
             let report = PreviewReport {
                 key: req.key,

@@ -549,3 +549,41 @@ fn a_sixel_terminal_is_recognised_and_its_replies_are_not_read_as_keys() {
     assert_eq!(count(&raw, b"\x1b_G"), 0);
     assert!(log.contains("image previews: sixel"), "{log}");
 }
+
+/// The browser's pictures wait for the selection to rest (`settling`): pictures asked for and
+/// replaced within the wait (a filter being typed runs the selection through many entries)
+/// are never fetched; the one the selection rests on is.
+#[tokio::test]
+async fn a_settling_worker_fetches_only_the_picture_the_selection_rests_on() {
+    let server = file_server(vec![
+        ("/files/a.png", Body::Bytes(quadrants(16, 16))),
+        ("/files/b.png", Body::Bytes(quadrants(16, 16))),
+        ("/files/c.png", Body::Bytes(quadrants(24, 16))),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let mut h = harness(&home.path().join("cache"), 10_000_000);
+    h.worker = std::mem::replace(
+        &mut h.worker,
+        harness(&home.path().join("unused"), 1).worker,
+    )
+    .settling(Duration::from_millis(300));
+    for name in ["a", "b"] {
+        h.worker.request(PreviewRequest {
+            key: TaskKey::new(TaskKind::Image, "t"),
+            source: PreviewSource::Url(format!("{}/files/{name}.png", server.base)),
+            area: Size::new(20, 8),
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let url = format!("{}/files/c.png", server.base);
+    let report = h
+        .ask(TaskKind::Image, PreviewSource::Url(url), Size::new(20, 8))
+        .await;
+    match report.result {
+        Ok(Picture::Image(image)) => assert_eq!(image.pixels(), (24, 16)),
+        other => panic!("{other:?}"),
+    }
+    let asked = server.requests.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "only the picture rested on: {asked:?}");
+}
