@@ -146,6 +146,7 @@ fn loaded_state(n: usize, watched: usize) -> State {
             total_tasks: Some(1),
             url_download: None,
             envelope: Envelope::default(),
+            extra: None,
         };
         s.apply(Msg::Polled {
             key: TaskKey::new(kind, id),

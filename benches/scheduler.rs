@@ -29,6 +29,7 @@ fn running() -> TaskResult {
         total_tasks: None,
         url_download: None,
         envelope: Envelope::default(),
+        extra: None,
     }
 }
 
