@@ -402,6 +402,27 @@ def private_env(root, path):
     return env
 
 
+def read_banner(proc, pattern, missing):
+    """Reads `proc`'s stdout until `pattern` matches it (within SERVE_TIMEOUT); returns the
+    match, or stops the process and fails saying `missing` and what it printed."""
+    buf = b""
+    end = time.monotonic() + SERVE_TIMEOUT
+    while time.monotonic() < end:
+        r, _, _ = select.select([proc.stdout], [], [], 0.1)
+        if r:
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            m = re.search(pattern, buf)
+            if m:
+                return m
+        elif proc.poll() is not None:
+            break
+    stop(proc, signal.SIGINT)
+    raise Failed(f"{missing} within {SERVE_TIMEOUT:.0f} s (got {buf!r})")
+
+
 def start_service(binary, env, catalogue=None):
     """`gendash serve` on a free loopback port; returns (process, base_url, token)."""
     extra = ["--catalogue", catalogue] if catalogue else []
@@ -412,28 +433,10 @@ def start_service(binary, env, catalogue=None):
         stderr=subprocess.DEVNULL,
         env=env,
     )
-    lines, buf = [], b""
-    end = time.monotonic() + SERVE_TIMEOUT
-    base = token = None
-    while time.monotonic() < end and (base is None or token is None):
-        r, _, _ = select.select([proc.stdout], [], [], 0.1)
-        if r:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            buf += chunk
-            *done, buf = buf.split(b"\n")
-            lines += [d.decode(errors="replace") for d in done]
-            for line in lines:
-                m = re.search(r"export GENDASH_BASE_URL=(\S+) GENDASH_TOKEN=([^\s;]+)", line)
-                if m:
-                    base, token = m.group(1), m.group(2)
-        elif proc.poll() is not None:
-            break
-    if base is None:
-        stop(proc, signal.SIGINT)
-        raise Failed(f"`gendash serve` printed no `export GENDASH_BASE_URL=... GENDASH_TOKEN=...` "
-                     f"line within {SERVE_TIMEOUT:.0f} s (got {lines!r})")
+    m = read_banner(proc, rb"export GENDASH_BASE_URL=(\S+) GENDASH_TOKEN=([^\s;]+)",
+                    "`gendash serve` printed no `export GENDASH_BASE_URL=... GENDASH_TOKEN=...` "
+                    "line")
+    base, token = m.group(1).decode(), m.group(2).decode()
     # Its stdout is not read any more; it prints nothing after the banner.
     return proc, base, token
 
@@ -453,24 +456,9 @@ def start_python_service(env, models=0, latency_ms=0.0, progress="moving"):
         argv += ["--latency-ms", f"{latency_ms:g}"]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
-    buf, base = b"", None
-    end = time.monotonic() + SERVE_TIMEOUT
-    while time.monotonic() < end and base is None:
-        r, _, _ = select.select([proc.stdout], [], [], 0.1)
-        if r:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            buf += chunk
-            m = re.search(rb"listening on (http://\S+)", buf)
-            if m:
-                base = m.group(1).decode() + "/"
-        elif proc.poll() is not None:
-            break
-    if base is None:
-        stop(proc, signal.SIGINT)
-        raise Failed(f"scripts/python_service.py printed no `listening on` line within "
-                     f"{SERVE_TIMEOUT:.0f} s (got {buf!r})")
+    m = read_banner(proc, rb"listening on (http://\S+)",
+                    "scripts/python_service.py printed no `listening on` line")
+    base = m.group(1).decode() + "/"
     return proc, base, token
 
 
