@@ -310,14 +310,16 @@ impl FuzzyFilter {
     ) -> Vec<Ranked> {
         // Built by `resolve` when a term reads a field.
         let fields = text.built_fields();
+        // Names kept in one block are read in order, as the processor fetches them ahead.
+        let ahead = if text.names_together() { 0 } else { AHEAD };
         let mut found = Vec::new();
         for k in 0..count {
             // The entries are mostly not in the cache, nor in order once narrowed: reading the
             // one `AHEAD` places on starts its fetch while this one is matched, not after
             // (a quarter less CPU over a million names; reading its name's first byte as well
             // was slower).
-            if k + AHEAD < count {
-                std::hint::black_box(text.name(at(k + AHEAD) as usize).len());
+            if ahead > 0 && k + ahead < count {
+                std::hint::black_box(text.name(at(k + ahead) as usize).len());
             }
             let index = at(k);
             let i = index as usize;
@@ -1083,6 +1085,36 @@ mod tests {
             let serial = one.rank(query, &names);
             assert_eq!(three.rank(query, &names), serial, "{query:?}");
             assert_eq!(&*serial, full(&names, query), "{query:?}: as from scratch");
+        }
+    }
+
+    /// With the names kept in one block (as a catalogue of a million keeps them), a session
+    /// of queries ranks as over the entries' own names, split over threads or not.
+    #[test]
+    fn names_in_one_block_rank_as_the_entries() {
+        let names: Vec<String> = (0..3 * PER_THREAD + 5)
+            .map(|i| match i % 4 {
+                0 => format!("water_{}_é{}", i % 9, i % 5),
+                1 => format!("wash-{}", i % 13),
+                2 => String::new(),
+                _ => format!("tower名{}", i % 7),
+            })
+            .collect();
+        let plain = text(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        let together = Arc::new(SearchText::names_together_from(
+            (0..plain.len())
+                .map(|i| LoraEntry::new(plain.name(i), &serde_json::Map::new()))
+                .collect(),
+            0,
+        ));
+        assert!(together.names_together());
+        let (mut one, mut two) = (Ranker::with_threads(1), Ranker::with_threads(2));
+        for query in [
+            "w", "wa", "wat", "wa", "é", "t名", "_1 !é3", "w", "", "wash-1$",
+        ] {
+            let want = full(&plain, query);
+            assert_eq!(&*one.rank(query, &together), want, "{query:?}");
+            assert_eq!(&*two.rank(query, &together), want, "{query:?}");
         }
     }
 
