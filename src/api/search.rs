@@ -43,6 +43,32 @@ struct Names {
     text: Box<str>,
     /// Where each name ends in `text`; it starts where the previous one ended.
     ends: Box<[u32]>,
+    /// Each name's [`char_bit`]s, every bit for a name with a byte not ASCII: a query's
+    /// first letter rules out most of a million names here, 8 bytes each read in order,
+    /// without matching them.
+    held: Box<[u64]>,
+}
+
+/// The bit of an ASCII letter (either case) or digit in a name's [`SearchText::held`] set; 0
+/// for any other character.
+pub fn char_bit(c: char) -> u64 {
+    match c {
+        'a'..='z' => 1 << (u32::from(c) - u32::from('a')),
+        'A'..='Z' => 1 << (u32::from(c) - u32::from('A')),
+        '0'..='9' => 1 << (26 + u32::from(c) - u32::from('0')),
+        _ => 0,
+    }
+}
+
+/// The `char_bit`s of `name`; every bit when it has a byte that is not ASCII (the matcher may
+/// read `é` as `e`: nothing may be ruled out by it).
+fn held(name: &str) -> u64 {
+    if name.is_ascii() {
+        name.bytes()
+            .fold(0, |held, b| held | char_bit(char::from(b)))
+    } else {
+        u64::MAX
+    }
 }
 
 impl Names {
@@ -60,10 +86,15 @@ impl Names {
                 text.len() as u32
             })
             .collect();
-        Some(Names {
+        let mut names = Names {
             text: text.into_boxed_str(),
             ends,
-        })
+            held: Box::default(),
+        };
+        names.held = (0..entries.len())
+            .map(|i| held(names.get(i).unwrap_or("")))
+            .collect();
+        Some(names)
     }
 
     fn get(&self, i: usize) -> Option<&str> {
@@ -208,6 +239,15 @@ impl SearchText {
         }
     }
 
+    /// The [`char_bit`]s entry `i`'s name may hold: exactly its own where the names are kept
+    /// in one block (every bit for one not all ASCII), else every bit (nothing known).
+    pub fn held(&self, i: usize) -> u64 {
+        self.names
+            .as_ref()
+            .and_then(|n| n.held.get(i).copied())
+            .unwrap_or(u64::MAX)
+    }
+
     /// Whether the names are kept in one block (read in order, they need no read-ahead).
     pub fn names_together(&self) -> bool {
         self.names.is_some()
@@ -279,6 +319,16 @@ mod tests {
             assert_eq!(together.name(i), want, "entry {i}");
             assert_eq!(plain.name(i), want, "entry {i}");
         }
+        let bits = |s: &str| s.chars().fold(0, |b, c| b | char_bit(c));
+        assert_eq!(
+            together.held(4),
+            bits("watercolorv20"),
+            "its letters and digits"
+        );
+        assert_eq!(together.held(5), bits("Z"), "either case");
+        assert_eq!(together.held(1), u64::MAX, "not ASCII: anything");
+        assert_eq!(together.held(0), 0);
+        assert_eq!(plain.held(4), u64::MAX, "nothing known");
         let below = SearchText::names_together_from(entries.clone(), entries.len() + 1);
         assert!(!below.names_together(), "not kept below the bound");
     }

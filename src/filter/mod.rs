@@ -23,7 +23,7 @@ pub mod query;
 pub mod texts;
 
 use crate::api::SearchText;
-use crate::api::search::Fields;
+use crate::api::search::{Fields, char_bit};
 pub use issue::{Issue, Scope};
 use nucleo_matcher::chars;
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -108,6 +108,27 @@ fn resolve_by(query: &Query, column: impl Fn(&str) -> Option<usize>) -> Resolved
                         Target::Field(key) => column(key).map_or(Source::Nowhere, Source::Column),
                     };
                     (term, source)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Per group whose every term reads names, each term's [`char_bit`]s: a name holding none of
+/// its group's sets cannot match (a term's needle is found, fuzzily or not, only where each of
+/// its characters is, in either case). A group with a term that may hold without them (a
+/// negated one, a field, a comparison) says nothing and is left out.
+fn needs(groups: &Resolved<'_>) -> Vec<Vec<u64>> {
+    groups
+        .iter()
+        .filter_map(|group| {
+            group
+                .iter()
+                .map(|&(term, source)| {
+                    let on_name = matches!(source, Source::Name)
+                        && term.compare.is_none()
+                        && !term.atom.negative;
+                    on_name.then(|| term.needle.iter().fold(0, |n, &c| n | char_bit(c)))
                 })
                 .collect()
         })
@@ -312,6 +333,11 @@ impl FuzzyFilter {
         let fields = text.built_fields();
         // Names kept in one block are read in order, as the processor fetches them ahead.
         let ahead = if text.names_together() { 0 } else { AHEAD };
+        let needs = if text.names_together() {
+            needs(groups)
+        } else {
+            Vec::new()
+        };
         let mut found = Vec::new();
         for k in 0..count {
             // The entries are mostly not in the cache, nor in order once narrowed: reading the
@@ -323,6 +349,12 @@ impl FuzzyFilter {
             }
             let index = at(k);
             let i = index as usize;
+            if !needs.is_empty() {
+                let held = text.held(i);
+                if !needs.iter().all(|g| g.iter().any(|&n| n & !held == 0)) {
+                    continue;
+                }
+            }
             if let Some(score) = self.score(groups, text.name(i), fields, i) {
                 found.push(Ranked { index, score });
             }
@@ -1093,10 +1125,11 @@ mod tests {
     #[test]
     fn names_in_one_block_rank_as_the_entries() {
         let names: Vec<String> = (0..3 * PER_THREAD + 5)
-            .map(|i| match i % 4 {
+            .map(|i| match i % 5 {
                 0 => format!("water_{}_é{}", i % 9, i % 5),
-                1 => format!("wash-{}", i % 13),
+                1 => format!("Wash-{}", i % 13),
                 2 => String::new(),
+                3 => format!("caf\u{e9}_{}", i % 3),
                 _ => format!("tower名{}", i % 7),
             })
             .collect();
@@ -1110,7 +1143,8 @@ mod tests {
         assert!(together.names_together());
         let (mut one, mut two) = (Ranker::with_threads(1), Ranker::with_threads(2));
         for query in [
-            "w", "wa", "wat", "wa", "é", "t名", "_1 !é3", "w", "", "wash-1$",
+            "w", "wa", "wat", "wa", "é", "t名", "_1 !é3", "w", "", "wash-1$", "W", "Wa", "cafe",
+            "cafe_2", "'wash'", "^wat", "!w", "!w 1", "w | z", "z | caf", "zz", "x1", "12",
         ] {
             let want = full(&plain, query);
             assert_eq!(&*one.rank(query, &together), want, "{query:?}");
