@@ -241,6 +241,11 @@ impl LoraEntry {
         self.text.get(..self.model_len as usize).unwrap_or("")
     }
 
+    /// The length of the model's name in bytes, without reading its text.
+    pub fn model_len(&self) -> usize {
+        self.model_len as usize
+    }
+
     /// Whether `self` and `other` are one entry shared, not two alike.
     pub fn shares(&self, other: &LoraEntry) -> bool {
         Arc::ptr_eq(&self.text, &other.text)

@@ -2,6 +2,7 @@
 //! entries (a copy of their 64 MB array) and listing their categories take tenths of a
 //! second, which the UI thread would spend not answering keys.
 
+use super::search::SearchText;
 use super::types::{Catalogue, LoraEntry};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -13,6 +14,9 @@ pub const MAX_CATEGORIES: usize = 256;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Listing {
     pub entries: Arc<[LoraEntry]>,
+    /// The entries' text as the filter reads it, their names in one block when that pays
+    /// ([`SearchText::indexed`]: a pass over a million entries, made here, not on the UI loop).
+    pub text: Arc<SearchText>,
     /// Every entry's index, in order: the list shown while no filter narrows it.
     pub all: Arc<[u32]>,
     /// The first [`MAX_CATEGORIES`] distinct categories, in the order first listed.
@@ -61,6 +65,7 @@ impl From<Catalogue> for Listing {
             }
         }
         Listing {
+            text: Arc::new(SearchText::indexed(entries.clone())),
             entries,
             all,
             categories,
@@ -111,6 +116,18 @@ mod tests {
         });
         assert_eq!(&*l.entries, &entries[..]);
         assert_eq!(l.all.len(), n);
+    }
+
+    /// The listing carries the filter's text of its entries.
+    #[test]
+    fn the_text_is_of_the_listings_entries() {
+        let l = Listing::from(Catalogue {
+            entries: vec![entry("a", None), entry("b", Some("style"))],
+            skipped: 0,
+        });
+        assert_eq!(l.text.len(), 2);
+        assert_eq!((l.text.name(0), l.text.name(1)), ("a", "b"));
+        assert!(!l.text.names_together(), "two names are not worth a block");
     }
 
     #[test]

@@ -9,6 +9,13 @@
 //! A column keeps its values end to end in one string, with one offset per entry (4 bytes): a
 //! field an entry lacks is its empty text. Keys are kept lowercased, so `Author` and `author`
 //! are one column (the first of the two in an entry wins).
+//!
+//! A catalogue of [`NAMES_TOGETHER_FROM`] entries or more also keeps its names end to end in
+//! one block ([`SearchText::indexed`], made off the UI loop with the listing): a keystroke that
+//! narrows ranks a few hundred thousand names scattered among a million entries' texts, and
+//! read there most of its time went in waiting for memory (three to four times the CPU of the
+//! same names read in one block). A smaller catalogue's texts stay in the cache, and its memory
+//! does not grow.
 
 use super::types::LoraEntry;
 use serde_json::Value;
@@ -19,6 +26,85 @@ use std::sync::{Arc, OnceLock};
 pub struct SearchText {
     entries: Arc<[LoraEntry]>,
     fields: OnceLock<Fields>,
+    /// The names in one block, when the catalogue is big enough for it to pay.
+    names: Option<Names>,
+}
+
+/// From how many entries a catalogue keeps its names in one block: past about a quarter of a
+/// million, its entries' texts (a hundred bytes and more each) no longer fit a 32 MiB cache,
+/// and the block (about 35 MB at a million names: 23 MB of text, 4 of ends, 8 of `held`) pays
+/// for itself in every keystroke; below, it would only add to the memory.
+pub const NAMES_TOGETHER_FROM: usize = 250_000;
+
+/// Every entry's name, in the entries' order, end to end: what a ranking reads, without the
+/// rest of each entry's text around it.
+#[derive(Debug, Default, PartialEq)]
+struct Names {
+    text: Box<str>,
+    /// Where each name ends in `text`; it starts where the previous one ended.
+    ends: Box<[u32]>,
+    /// Each name's [`char_bit`]s, every bit for a name with a byte not ASCII: a query's
+    /// first letter rules out most of a million names here, 8 bytes each read in order,
+    /// without matching them.
+    held: Box<[u64]>,
+}
+
+/// The bit of an ASCII letter (either case) or digit in a name's [`SearchText::held`] set; 0
+/// for any other character.
+pub fn char_bit(c: char) -> u64 {
+    match c {
+        'a'..='z' => 1 << (u32::from(c) - u32::from('a')),
+        'A'..='Z' => 1 << (u32::from(c) - u32::from('A')),
+        '0'..='9' => 1 << (26 + u32::from(c) - u32::from('0')),
+        _ => 0,
+    }
+}
+
+/// The `char_bit`s of `name`; every bit when it has a byte that is not ASCII (the matcher may
+/// read `é` as `e`: nothing may be ruled out by it).
+fn held(name: &str) -> u64 {
+    if name.is_ascii() {
+        name.bytes()
+            .fold(0, |held, b| held | char_bit(char::from(b)))
+    } else {
+        u64::MAX
+    }
+}
+
+impl Names {
+    /// The names of `entries`; `None` when they would not fit 4 GiB.
+    fn of(entries: &[LoraEntry]) -> Option<Self> {
+        // Sized first from the lengths the entries keep, so the block is allocated once, at
+        // its size (no doubling, no copy at the end).
+        let total: usize = entries.iter().map(LoraEntry::model_len).sum();
+        u32::try_from(total).ok()?;
+        let mut text = String::with_capacity(total);
+        let ends = entries
+            .iter()
+            .map(|e| {
+                text.push_str(e.model());
+                text.len() as u32
+            })
+            .collect();
+        let mut names = Names {
+            text: text.into_boxed_str(),
+            ends,
+            held: Box::default(),
+        };
+        names.held = (0..entries.len())
+            .map(|i| held(names.get(i).unwrap_or("")))
+            .collect();
+        Some(names)
+    }
+
+    fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = match i.checked_sub(1) {
+            Some(before) => self.ends[before] as usize,
+            None => 0,
+        };
+        self.text.get(start..end)
+    }
 }
 
 /// The metadata as columns of text.
@@ -130,7 +216,41 @@ impl SearchText {
         SearchText {
             entries,
             fields: OnceLock::new(),
+            names: None,
         }
+    }
+
+    /// As `new`, with the names in one block when there are [`NAMES_TOGETHER_FROM`] entries or
+    /// more: a pass over every entry (tens of ms at a million), so made off the UI loop.
+    pub fn indexed(entries: Arc<[LoraEntry]>) -> Self {
+        Self::names_together_from(entries, NAMES_TOGETHER_FROM)
+    }
+
+    /// As `indexed`, the names in one block from `from` entries.
+    pub(crate) fn names_together_from(entries: Arc<[LoraEntry]>, from: usize) -> Self {
+        let names = if entries.len() >= from {
+            Names::of(&entries)
+        } else {
+            None
+        };
+        SearchText {
+            names,
+            ..Self::new(entries)
+        }
+    }
+
+    /// The [`char_bit`]s entry `i`'s name may hold: exactly its own where the names are kept
+    /// in one block (every bit for one not all ASCII), else every bit (nothing known).
+    pub fn held(&self, i: usize) -> u64 {
+        self.names
+            .as_ref()
+            .and_then(|n| n.held.get(i).copied())
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Whether the names are kept in one block (read in order, they need no read-ahead).
+    pub fn names_together(&self) -> bool {
+        self.names.is_some()
     }
 
     /// Names only, no metadata: every field is empty.
@@ -154,7 +274,10 @@ impl SearchText {
 
     /// Entry `i`'s name; empty past the end.
     pub fn name(&self, i: usize) -> &str {
-        self.entries.get(i).map_or("", |e| e.model())
+        match &self.names {
+            Some(names) => names.get(i).unwrap_or(""),
+            None => self.entries.get(i).map_or("", |e| e.model()),
+        }
     }
 
     /// The metadata columns, built on the first call (which may take a while: call it off the
@@ -176,6 +299,52 @@ mod tests {
 
     fn entry(name: &str, meta: &Value) -> LoraEntry {
         LoraEntry::new(name, meta.as_object().expect("an object"))
+    }
+
+    /// Names kept in one block read as the entries' own: empty and multi-byte names, the first
+    /// and the last, and nothing past the end.
+    #[test]
+    fn names_in_one_block_are_the_entries_names() {
+        let none = json!({});
+        let entries: Arc<[LoraEntry]> = ["", "ö-名", "a", "", "watercolor_v2_0", "z"]
+            .iter()
+            .map(|n| entry(n, &none))
+            .collect();
+        let together = SearchText::names_together_from(entries.clone(), 0);
+        assert!(together.names_together());
+        let plain = SearchText::new(entries.clone());
+        assert!(!plain.names_together());
+        for i in 0..=entries.len() {
+            let want = entries.get(i).map_or("", LoraEntry::model);
+            assert_eq!(together.name(i), want, "entry {i}");
+            assert_eq!(plain.name(i), want, "entry {i}");
+        }
+        let bits = |s: &str| s.chars().fold(0, |b, c| b | char_bit(c));
+        assert_eq!(
+            together.held(4),
+            bits("watercolorv20"),
+            "its letters and digits"
+        );
+        assert_eq!(together.held(5), bits("Z"), "either case");
+        assert_eq!(together.held(1), u64::MAX, "not ASCII: anything");
+        assert_eq!(together.held(0), 0);
+        assert_eq!(plain.held(4), u64::MAX, "nothing known");
+        let below = SearchText::names_together_from(entries.clone(), entries.len() + 1);
+        assert!(!below.names_together(), "not kept below the bound");
+    }
+
+    /// The block is kept only past the 100,000 entries whose memory has a target of its own.
+    #[test]
+    fn a_hundred_thousand_names_are_not_copied() {
+        const { assert!(NAMES_TOGETHER_FROM > 100_000) };
+        let names: Vec<String> = (0..1000).map(|i| format!("m{i}")).collect();
+        let text = SearchText::indexed(
+            names
+                .iter()
+                .map(|n| LoraEntry::new(n.as_str(), &serde_json::Map::new()))
+                .collect(),
+        );
+        assert!(!text.names_together());
     }
 
     #[test]

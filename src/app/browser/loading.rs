@@ -2,7 +2,7 @@
 //! shown meanwhile or when the service cannot be reached, and installing what came back.
 
 use super::{Browser, CacheLookup, Load};
-use crate::api::{Listing, LoraEntry, LoraType, SearchText};
+use crate::api::{Listing, LoraEntry, LoraType};
 use crate::app::effects::Effects;
 use crate::cmd::{CatalogueRequest, Cmd};
 use crate::store::catalogue_cache::Cached;
@@ -150,13 +150,13 @@ impl Browser {
             .or(kept);
         self.all = c.all;
         self.entries = c.entries;
+        self.text = c.text;
         for cate in c.categories {
             if self.seen_categories.len() < SEEN_CATEGORIES && !self.seen_categories.contains(&cate)
             {
                 self.seen_categories.push(cate);
             }
         }
-        self.text = Arc::new(SearchText::new(self.entries.clone()));
         self.skipped = c.skipped;
         let keep = name.and_then(|n| {
             self.entries
