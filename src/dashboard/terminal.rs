@@ -166,6 +166,45 @@ pub fn detect_in_background(
     rx
 }
 
+/// Asks the terminal directly, for a program that reads no keys meanwhile (`gendash doctor`):
+/// raw mode for the exchange, `query` written, standard input read until `complete` or the
+/// bound (the same bound as the dashboard's, `testing::query_bound` in tests). What came.
+pub fn ask_directly(
+    query: &[u8],
+    complete: fn(&[u8]) -> bool,
+    bound: Duration,
+) -> io::Result<Vec<u8>> {
+    /// Cooked mode back however the exchange ends.
+    struct Cooked;
+    impl Drop for Cooked {
+        fn drop(&mut self) {
+            let _ = disable_raw_mode();
+        }
+    }
+    #[cfg(any(test, debug_assertions, feature = "testing"))]
+    let bound = crate::testing::query_bound().unwrap_or(bound);
+    enable_raw_mode()?;
+    let _cooked = Cooked;
+    let mut out = io::stdout();
+    out.write_all(query)?;
+    out.flush()?;
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut reader = EarlyReader {
+        tx,
+        pending: Vec::new(),
+    };
+    let deadline = Instant::now() + bound;
+    let mut replies = Vec::new();
+    while replies.len() < 4096 && !complete(&replies) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || !reader.read_byte(left)? {
+            break;
+        }
+        reader.split(&mut replies);
+    }
+    Ok(replies)
+}
+
 /// Reads standard input while the graphics questions are out.
 struct EarlyReader {
     tx: tokio::sync::mpsc::UnboundedSender<Early>,
