@@ -150,21 +150,12 @@ fn terminal_findings(
     no_color: bool,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<Finding> {
-    use crate::picture::answers::Wants;
     let area = "terminal";
     let mut found = Vec::new();
     let term = env("TERM").unwrap_or_default();
     let tmux = env("TMUX").is_some();
-    let is_terminal = crate::dashboard::terminal::is_terminal();
-    let wants = Wants {
-        sync: true,
-        background: true,
-    };
-    let mut ask = |q: &[u8], complete: fn(&[u8]) -> bool, bound: Duration| {
-        crate::dashboard::terminal::ask_directly(q, complete, bound)
-    };
-    let detection = crate::dashboard::detect_graphics(s.image_preview, no_color, wants, &mut ask);
-    if !is_terminal {
+    let detection = crate::dashboard::probe::ask_terminal(s.image_preview, no_color);
+    if !detection.is_terminal {
         found.push(
             finding(
                 area,
@@ -178,12 +169,12 @@ fn terminal_findings(
     found.push(finding(
         area,
         "graphics",
-        if detection.graphics.is_some() {
+        if detection.graphics {
             Level::Ok
         } else {
             Level::Warning
         },
-        detection.note.clone(),
+        detection.graphics_note.clone(),
     ));
     found.push(if no_color {
         finding(area, "colours", Level::Ok, "NO_COLOR: emphasis only".into())
@@ -206,10 +197,10 @@ fn terminal_findings(
         .fix_if(!truecolor, "half-block pictures need 24-bit colour; set COLORTERM=truecolor if the terminal has it")
     });
     let theme = s.theme.name();
-    found.push(match detection.background {
-        Some(bg) => {
+    found.push(match &detection.background {
+        Some((hex, light)) => {
             let palette = if s.theme == config::ThemeName::Auto {
-                if bg.is_light() { "light" } else { "dark" }
+                if *light { "light" } else { "dark" }
             } else {
                 theme
             };
@@ -217,7 +208,7 @@ fn terminal_findings(
                 area,
                 "background",
                 Level::Ok,
-                format!("{} (theme = \"{theme}\": the {palette} palette)", bg.hex()),
+                format!("{hex} (theme = \"{theme}\": the {palette} palette)"),
             )
         }
         None => finding(
@@ -237,19 +228,16 @@ fn terminal_findings(
 /// Synchronized output as the terminal answered and the settings allow; how notifications go.
 fn sync_and_notifications(
     s: &Settings,
-    answer: Option<crate::picture::answers::SyncMode>,
+    answer: Option<bool>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<Finding> {
-    use crate::picture::answers::SyncMode;
     let area = "terminal";
     let tmux = env("TMUX").is_some();
     let mut found = Vec::new();
     let sync = match (answer, s.synchronized_output) {
-        (Some(SyncMode::Supported), true) => "supported, used".to_string(),
-        (Some(SyncMode::Supported), false) => {
-            "supported, off (synchronized_output = false)".to_string()
-        }
-        (Some(SyncMode::Unsupported), _) => "not supported".to_string(),
+        (Some(true), true) => "supported, used".to_string(),
+        (Some(true), false) => "supported, off (synchronized_output = false)".to_string(),
+        (Some(false), _) => "not supported".to_string(),
         (None, _) => "not told: frames are not wrapped".to_string(),
     };
     found.push(finding(area, "synchronized output", Level::Ok, sync));
@@ -491,12 +479,9 @@ fn size_of(path: &Path) -> (u64, usize) {
 
 /// The programs gendash would run: clipboard, opener, ffmpeg.
 fn program_findings(env: &dyn Fn(&str) -> Option<String>) -> Vec<Finding> {
-    use crate::workers::clipboard::{native_program, on_path};
+    use crate::dashboard::probe::{clipboard_program, file_opener, on_path};
     let area = "programs";
-    let path = std::env::var_os("PATH");
-    let found_on_path = |p: &str| on_path(p, path.as_deref());
-    let macos = cfg!(target_os = "macos");
-    let mut found = vec![match native_program(env, macos, &found_on_path) {
+    let mut found = vec![match clipboard_program(env) {
         Some(argv) => finding(area, "clipboard", Level::Ok, argv.join(" ")),
         None => finding(
             area,
@@ -506,29 +491,26 @@ fn program_findings(env: &dyn Fn(&str) -> Option<String>) -> Vec<Finding> {
         )
         .fix("install wl-copy, xclip or xsel, or allow OSC 52 (tmux: set -g set-clipboard on)"),
     }];
-    let opening = crate::workers::opener::Opening::File;
-    found.push(
-        match crate::workers::opener::opener_command(opening, env, macos) {
-            Some(argv) if found_on_path(&argv[0]) || argv[0].contains('/') => {
-                finding(area, "opener", Level::Ok, argv.join(" "))
-            }
-            Some(argv) => finding(
-                area,
-                "opener",
-                Level::Warning,
-                format!("{} is not on PATH", argv[0]),
-            )
-            .fix("install it, or set GENDASH_OPENER"),
-            None => finding(
-                area,
-                "opener",
-                Level::Warning,
-                "no display: files and links are shown to copy, not opened".into(),
-            )
-            .fix("set GENDASH_OPENER to a program that opens files"),
-        },
-    );
-    found.push(if found_on_path("ffmpeg") {
+    found.push(match file_opener(env) {
+        Some(argv) if on_path(&argv[0]) || argv[0].contains('/') => {
+            finding(area, "opener", Level::Ok, argv.join(" "))
+        }
+        Some(argv) => finding(
+            area,
+            "opener",
+            Level::Warning,
+            format!("{} is not on PATH", argv[0]),
+        )
+        .fix("install it, or set GENDASH_OPENER"),
+        None => finding(
+            area,
+            "opener",
+            Level::Warning,
+            "no display: files and links are shown to copy, not opened".into(),
+        )
+        .fix("set GENDASH_OPENER to a program that opens files"),
+    });
+    found.push(if on_path("ffmpeg") {
         finding(area, "ffmpeg", Level::Ok, "on PATH".into())
     } else {
         finding(area, "ffmpeg", Level::Warning, "not on PATH".into())

@@ -5,6 +5,7 @@
 
 pub mod input;
 pub mod plain;
+pub mod probe;
 pub mod progress;
 pub mod session;
 pub mod terminal;
