@@ -878,6 +878,12 @@ mod tests {
         let (d, s) = run_wanting(BOTH, ImagePreview::Auto, false, XTERM, true, None, vec![]);
         assert_eq!(s.asked, [DEVICE_ATTRIBUTES.to_vec()]);
         assert_eq!((d.sync, d.background), (None, None));
+        // The same with previews off or forced: asked nothing after the silence.
+        for setting in [ImagePreview::Off, ImagePreview::Sixel] {
+            let (d, s) = run_wanting(BOTH, setting, false, XTERM, true, Some((8, 16)), vec![]);
+            assert_eq!(s.asked, [DEVICE_ATTRIBUTES.to_vec()], "{setting:?}");
+            assert_eq!((d.sync, d.background), (None, None));
+        }
         // The second answer cut off inside the colour (the bound passed): nothing of it.
         let (d, _) = run_wanting(
             BOTH,
