@@ -137,6 +137,10 @@ pub enum Msg {
     },
     /// Wall-clock seconds since the epoch, once a second.
     Tick(u64),
+    /// The terminal told its background colour (after the first frame): whether it is light.
+    Background {
+        light: bool,
+    },
     /// The preview worker's answer.
     Preview(PreviewReport),
     /// The catalogue entries' preview worker's answer (`Cmd::ModelPreview`).

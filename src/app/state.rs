@@ -391,6 +391,9 @@ impl State {
                 self.tick(now);
                 self.told_stalls(now)
             }
+            Msg::Background { light } => {
+                Effects::none().redraw_if(self.theme.follow_background(light))
+            }
         };
         let fx = self.settle_all_done(fx);
         let cmds = self.absorb(fx);

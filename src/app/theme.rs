@@ -61,7 +61,7 @@ fn palette(theme: Option<ThemeName>) -> [Style; COUNT] {
         // Every text colour reads at 4.5:1 or more (WCAG) on black and on the selected row's
         // blue, whose darkness leaves room for red and magenta: xterm's plain red, magenta and
         // blue, and its dark grey on that blue, do not (`tests/it/views/contrast.rs` measures it).
-        Some(ThemeName::Dark) => [
+        Some(ThemeName::Dark | ThemeName::Auto) => [
             fg(Color::Cyan).add_modifier(BOLD),
             fg(Color::DarkGray),
             plain.add_modifier(BOLD),
@@ -141,6 +141,9 @@ fn palette(theme: Option<ThemeName>) -> [Style; COUNT] {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     styles: [Style; COUNT],
+    /// `theme = "auto"`, still dark: the light palette is taken when the terminal says its
+    /// background is light, but not in the slots `[styles]` set (bit `1 << slot`).
+    auto: Option<u16>,
 }
 
 impl Default for Theme {
@@ -152,19 +155,43 @@ impl Default for Theme {
 impl Theme {
     /// The palette `name` with `styles` (by `STYLE_NAMES`) replacing its own; with
     /// `no_color` the emphasis-only palette, configured styles ignored.
+    /// `auto` is the dark palette until [`Theme::follow_background`] is told of a light one.
     pub fn new(name: ThemeName, styles: &BTreeMap<String, Style>, no_color: bool) -> Theme {
         if no_color {
             return Theme {
                 styles: palette(None),
+                auto: None,
             };
         }
         let mut out = palette(Some(name));
+        let mut configured = 0u16;
         for (key, style) in styles {
             if let Some(i) = STYLE_NAMES.iter().position(|n| n == key) {
                 out[i] = *style;
+                configured |= 1 << i;
             }
         }
-        Theme { styles: out }
+        Theme {
+            styles: out,
+            auto: (name == ThemeName::Auto).then_some(configured),
+        }
+    }
+
+    /// The terminal told its background (`light` or not): an `auto` theme takes the light
+    /// palette on a light one; any other theme stays as it is. Whether anything changed.
+    pub fn follow_background(&mut self, light: bool) -> bool {
+        match self.auto.take() {
+            Some(configured) if light => {
+                let light = palette(Some(ThemeName::Light));
+                for (i, slot) in self.styles.iter_mut().enumerate() {
+                    if configured & (1 << i) == 0 {
+                        *slot = light[i];
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     fn get(&self, name: Name) -> Style {
@@ -280,5 +307,27 @@ mod tests {
         let high = Theme::new(ThemeName::HighContrast, &BTreeMap::new(), false);
         assert_ne!(dark.selected(), light.selected());
         assert_ne!(dark.matched(), high.matched());
+    }
+
+    #[test]
+    fn auto_is_dark_until_a_light_background_is_told_and_explicit_themes_stay() {
+        let mut styles = BTreeMap::new();
+        styles.insert("failed".to_string(), fg(Color::Rgb(1, 2, 3)));
+        let dark = Theme::new(ThemeName::Dark, &styles, false);
+        let light = Theme::new(ThemeName::Light, &styles, false);
+        let mut auto = Theme::new(ThemeName::Auto, &styles, false);
+        assert_eq!(auto.styles, dark.styles);
+        assert!(!auto.follow_background(false));
+        assert_eq!(auto.styles, dark.styles);
+        let mut auto = Theme::new(ThemeName::Auto, &styles, false);
+        assert!(auto.follow_background(true));
+        assert_eq!(
+            auto.styles, light.styles,
+            "[styles] kept on the light palette"
+        );
+        let mut explicit = dark;
+        assert!(!explicit.follow_background(true));
+        let mut mono = Theme::new(ThemeName::Auto, &styles, true);
+        assert!(!mono.follow_background(true), "NO_COLOR wins");
     }
 }

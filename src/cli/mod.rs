@@ -2,6 +2,7 @@
 
 mod completions;
 mod config_cmd;
+mod doctor;
 mod download_files;
 pub mod exit;
 mod history;
@@ -108,6 +109,9 @@ pub enum Command {
     /// Show the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
+    /// What gendash finds and would use: the terminal, the config file, each service, the data
+    /// directory, the programs; each ok, warning or problem (exit 0 when nothing is a problem).
+    Doctor(doctor::DoctorArgs),
     /// Print the key bindings in force: the built-in ones with the config's [keys] applied.
     Keys(keys::KeysArgs),
     /// Print a shell completion script: gendash completions bash > ~/.local/share/bash-completion/completions/gendash
@@ -301,6 +305,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::History(a)) => history::run(&a),
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
         Some(Command::Keys(a)) => keys::run(&global, &a),
+        Some(Command::Doctor(a)) => doctor::run(&global, &a).await,
         Some(Command::Completions { shell }) => {
             completions::run(&global, shell);
             Ok(exit::OK)

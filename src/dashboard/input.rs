@@ -19,7 +19,8 @@ pub enum Token {
     /// Something the user did.
     Event(Event),
     /// A reply to one of our questions: device attributes (`CSI ? … c`), the cell size
-    /// (`CSI 6 ; h ; w t`), the kitty graphics reply (`APC G … ST`).
+    /// (`CSI 6 ; h ; w t`), the kitty graphics reply (`APC G … ST`), DECRQM's report
+    /// (`CSI ? 2026 ; Ps $ y`), the background colour (`OSC 11 ; … ST`).
     Reply(Vec<u8>),
     /// Bytes that make no event here (a mouse report, another reply, what the parser refuses).
     Skip,
@@ -57,8 +58,21 @@ fn ours(bytes: &[u8], more: bool) -> Option<Option<(Token, usize)>> {
     match bytes {
         [ESC] => Some((!more).then(|| (esc(), 1))),
         [ESC, ESC, ..] => Some(Some((esc(), 2))),
-        // Alt+_ or a kitty reply's start: as for a lone ESC, more input waiting decides.
-        [ESC, b'_'] if more => Some(None),
+        // Alt+_ or a kitty reply's start (Alt+] or an OSC reply's): as for a lone ESC, more
+        // input waiting decides.
+        [ESC, b'_' | b']'] if more => Some(None),
+        // The background colour (OSC 11), ended by BEL or ST; its start waits for the rest.
+        [ESC, b']', rest @ ..] if more && b"11;".starts_with(rest) => Some(None),
+        [ESC, b']', b'1', b'1', b';', body @ ..] => Some(
+            body.iter()
+                .enumerate()
+                .find_map(|(i, b)| match b {
+                    0x07 => Some(5 + i + 1),
+                    &ESC if body.get(i + 1) == Some(&b'\\') => Some(5 + i + 2),
+                    _ => None,
+                })
+                .map(reply),
+        ),
         [ESC, b'_', b'G', body @ ..] => Some(
             body.windows(2)
                 .position(|w| w == b"\x1b\\")
@@ -68,7 +82,9 @@ fn ours(bytes: &[u8], more: bool) -> Option<Option<(Token, usize)>> {
             let end = csi.iter().position(|b| (0x40..=0x7e).contains(b))?;
             let (params, last) = (&csi[..end], csi[end]);
             let len = 2 + end + 1;
-            if params.starts_with(b"?") && last == b'c' || params.starts_with(b"6;") && last == b't'
+            // Device attributes, DECRQM's report (`CSI ? 2026 ; Ps $ y`), the cell size.
+            if params.starts_with(b"?") && (last == b'c' || last == b'y' && params.ends_with(b"$"))
+                || params.starts_with(b"6;") && last == b't'
             {
                 Some(Some(reply(len)))
             } else if params.starts_with(b"?") {
@@ -151,15 +167,31 @@ mod tests {
         // A paste as crossterm passes it (its CR kept), a mouse report dropped, another reply
         // dropped, Alt+_ that is no kitty reply, and a last ESC with nothing after it: Esc.
         assert_eq!(
-            tokens("é\x1b[200~a\rq\x1b[201~\x1b[<0;3;4M\x1b[?2026;2$y\x1b_x\x1b".as_bytes()),
+            tokens("é\x1b[200~a\rq\x1b[201~\x1b[<0;3;4M\x1b[?1;2$y\x1b_x\x1b".as_bytes()),
             [
                 k(KeyCode::Char('é'), none),
                 Token::Event(Event::Paste("a\rq".into())),
                 Token::Skip,
-                Token::Skip,
+                Token::Reply(b"\x1b[?1;2$y".to_vec()),
                 k(KeyCode::Char('_'), KeyModifiers::ALT),
                 k(KeyCode::Char('x'), none),
                 k(KeyCode::Esc, none),
+            ]
+        );
+    }
+
+    #[test]
+    fn sync_and_background_replies_are_taken_out_between_keys() {
+        let none = KeyModifiers::NONE;
+        assert_eq!(
+            tokens(b"a\x1b[?2026;2$yb\x1b]11;rgb:ffff/ffff/ffff\x1b\\c\x1b]11;rgb:0/0/0\x07"),
+            [
+                k(KeyCode::Char('a'), none),
+                Token::Reply(b"\x1b[?2026;2$y".to_vec()),
+                k(KeyCode::Char('b'), none),
+                Token::Reply(b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\".to_vec()),
+                k(KeyCode::Char('c'), none),
+                Token::Reply(b"\x1b]11;rgb:0/0/0\x07".to_vec()),
             ]
         );
     }
@@ -172,6 +204,11 @@ mod tests {
             b"\x1b[6;20",
             b"\x1b_Gi=31;OK",
             b"\x1b_Gi=31;OK\x1b",
+            b"\x1b]1",
+            b"\x1b]11;",
+            b"\x1b]11;rgb:ffff/ff",
+            b"\x1b]11;rgb:ffff/ffff/ffff\x1b",
+            b"\x1b[?2026;2$",
             b"\x1b[200~abc",
             b"\xc3",
         ] {

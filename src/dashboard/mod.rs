@@ -5,6 +5,7 @@
 
 pub mod input;
 pub mod plain;
+pub mod probe;
 pub mod progress;
 pub mod session;
 pub mod terminal;
@@ -23,6 +24,7 @@ use terminal::Tui;
 use crate::app::action::Action;
 use crate::app::state::{Init, Keymap, Quit, SortKey, State, Theme, UiSettings};
 use crate::app::{services, state};
+use crate::picture::answers::{SyncMode, Wants};
 use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
@@ -168,10 +170,15 @@ pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
         settings.set_title,
         &config::process_env,
     );
+    let wants = Wants {
+        sync: settings.synchronized_output,
+        background: settings.theme == config::ThemeName::Auto && !no_color,
+    };
     let (preview, mut asking) = previews_or_asking(
         &mut workers,
         settings.image_preview,
         no_color,
+        wants,
         preview_cache,
     );
     #[cfg(any(test, debug_assertions, feature = "testing"))]
@@ -187,7 +194,15 @@ pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
     hold_previews(&mut first, asking.as_mut());
     dispatch(first, &mut workers, tui.backend_mut());
 
-    let outcome = event_loop(&mut state, &mut tui, &mut workers, &mut msg_rx, asking).await;
+    // Boxed: `run`'s own future stays small.
+    let outcome = Box::pin(event_loop(
+        &mut state,
+        &mut tui,
+        &mut workers,
+        &mut msg_rx,
+        asking,
+    ))
+    .await;
     progress::restore();
     terminal::restore();
     // Nothing is read any more: a worker blocked on a full channel gives up at once.
@@ -224,6 +239,7 @@ async fn event_loop(
     // Something not drawn yet is not routine (see `BACKGROUND_FRAME`): the next frame comes
     // `FRAME` after the last.
     let mut urgent = true;
+    let mut synchronized = false; // the terminal supports 2026 and the settings asked for it
     loop {
         let pace = if urgent { FRAME } else { BACKGROUND_FRAME };
         let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + pace);
@@ -234,7 +250,7 @@ async fn event_loop(
             next_frame = next_frame.max(since + FRAME);
         }
         if state.dirty && tokio::time::Instant::now() >= next_frame {
-            frame(state, tui, unseen_input.take()).map_err(io)?;
+            frame(state, tui, unseen_input.take(), synchronized).map_err(io)?;
             last_frame = Some(tokio::time::Instant::now());
             urgent = false;
         }
@@ -272,11 +288,10 @@ async fn event_loop(
                 }
                 terminal::Early::Detected(detection) => {
                     urgent = true;
+                    synchronized = detection.sync == Some(SyncMode::Supported);
                     events = Some(EventStream::new());
-                    asking
-                        .take()
-                        .map(|a| a.answered(&detection, state, tui, workers))
-                        .unwrap_or_default()
+                    let answered = asking.take().map(|a| a.answered(&detection, state, tui, workers));
+                    answered.unwrap_or_default()
                 }
             },
             Some(msg) = msgs.recv() => apply_waiting(state, msg, msgs, &mut urgent),
@@ -446,13 +461,15 @@ fn previews_or_asking(
     workers: &mut Workers,
     setting: crate::store::config::ImagePreview,
     no_color: bool,
+    wants: Wants,
     preview_cache: PathBuf,
 ) -> (Option<state::PreviewSlot>, Option<Asking>) {
-    if let Some(detection) = graphics_known_now(setting, no_color) {
+    if let Some(detection) = graphics_known_now(setting, no_color, wants) {
         (start_previews(workers, &detection, preview_cache), None)
     } else {
-        let answers =
-            terminal::detect_in_background(move |ask| detect_graphics(setting, no_color, ask));
+        let answers = terminal::detect_in_background(move |ask| {
+            detect_graphics(setting, no_color, wants, ask)
+        });
         (None, Some(Asking::new(answers, preview_cache)))
     }
 }
@@ -508,6 +525,12 @@ impl Asking {
         workers: &mut Workers,
     ) -> Vec<Cmd> {
         let mut cmds = Vec::new();
+        if let Some(background) = detection.background {
+            tracing::info!("the terminal's background: {}", background.hex());
+            cmds.extend(state.apply(Msg::Background {
+                light: background.is_light(),
+            }));
+        }
         if let Some(off) = start_previews(workers, detection, self.cache_dir) {
             state.previews_off(off);
         } else {
@@ -564,6 +587,8 @@ async fn next_early(asking: Option<&mut Asking>) -> terminal::Early {
                 cell_pixels: None,
                 note: "image previews: halfblocks (the terminal could not be asked)".into(),
                 queries: 0,
+                sync: None,
+                background: None,
             })
         }),
         None => std::future::pending().await,
@@ -575,26 +600,29 @@ async fn next_early(asking: Option<&mut Asking>) -> terminal::Early {
 fn graphics_known_now(
     setting: crate::store::config::ImagePreview,
     no_color: bool,
+    wants: Wants,
 ) -> Option<crate::picture::Detection> {
     let mut asked = false;
     let mut not_yet = |_: &[u8], _: fn(&[u8]) -> bool, _: Duration| {
         asked = true;
         Err(std::io::Error::other("asked after the first frame"))
     };
-    let detection = detect_graphics(setting, no_color, &mut not_yet);
+    let detection = detect_graphics(setting, no_color, wants, &mut not_yet);
     (!asked).then_some(detection)
 }
 
-/// How previews will be drawn: asks the terminal (through `ask`) at most twice, each within
-/// 200 ms, and only when the environment cannot tell (`picture::detect`).
+/// How previews will be drawn, and what `wants` asks besides: asks the terminal (through
+/// `ask`) at most twice, each within 200 ms (`picture::detect_with`).
 pub fn detect_graphics(
     setting: crate::store::config::ImagePreview,
     no_color: bool,
+    wants: Wants,
     ask: crate::picture::graphics::Ask<'_>,
 ) -> crate::picture::Detection {
-    crate::picture::detect(
+    crate::picture::detect_with(
         setting,
         no_color,
+        wants,
         &config::process_env,
         &mut crate::picture::Tty {
             is_terminal: terminal::is_terminal(),
@@ -681,15 +709,20 @@ fn draw(state: &State, tui: &mut Tui) -> std::io::Result<()> {
     Backend::flush(out)
 }
 
-/// Draws a frame and what goes with it; `unseen_input` (when the input it shows first arrived,
+/// Draws a frame (inside a synchronized update when `synchronized`) and what goes with it;
+/// `unseen_input` (when the input it shows first arrived,
 /// and the time its reducers took) is logged with `-vv`, for scripts/measure-archive.py.
 fn frame(
     state: &mut State,
     tui: &mut Tui,
     unseen_input: Option<(std::time::Instant, Duration)>,
+    synchronized: bool,
 ) -> std::io::Result<()> {
     let drawing = std::time::Instant::now();
-    draw(state, tui)?;
+    {
+        let _sync = terminal::SyncFrame::begin(synchronized);
+        draw(state, tui)?;
+    }
     if let Some((arrived, handled)) = unseen_input {
         tracing::debug!(
             "input to frame {:.2} ms: handled {:.2} ms, drawn {:.2} ms",

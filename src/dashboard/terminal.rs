@@ -19,6 +19,42 @@ pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
 /// Whether we currently hold the terminal; restore is a no-op otherwise.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Whether a synchronized update (DEC mode 2026) is open: `restore` closes it, so a panic or
+/// an error mid-frame never leaves the terminal holding back its screen.
+static SYNCHRONIZING: AtomicBool = AtomicBool::new(false);
+
+/// One frame inside a synchronized update, where the terminal supports it and the settings
+/// allow (`on`): begun when made, ended when dropped, whatever way the frame ends.
+pub struct SyncFrame {
+    on: bool,
+}
+
+impl SyncFrame {
+    /// Begins the update (written to standard output, ahead of the frame in the same buffer).
+    pub fn begin(on: bool) -> SyncFrame {
+        if on {
+            SYNCHRONIZING.store(true, Ordering::SeqCst);
+            let _ = crossterm::queue!(io::stdout(), crossterm::terminal::BeginSynchronizedUpdate);
+        }
+        SyncFrame { on }
+    }
+}
+
+impl Drop for SyncFrame {
+    fn drop(&mut self) {
+        if self.on {
+            end_synchronized_update();
+        }
+    }
+}
+
+/// Ends an open synchronized update; nothing if none is open.
+fn end_synchronized_update() {
+    if SYNCHRONIZING.swap(false, Ordering::SeqCst) {
+        let mut out = io::stdout();
+        let _ = execute!(out, crossterm::terminal::EndSynchronizedUpdate);
+    }
+}
 
 fn enter_modes() -> io::Result<()> {
     enable_raw_mode()?;
@@ -128,6 +164,45 @@ pub fn detect_in_background(
         tracing::warn!("cannot start the graphics detection: {e}");
     }
     rx
+}
+
+/// Asks the terminal directly, for a program that reads no keys meanwhile (`gendash doctor`):
+/// raw mode for the exchange, `query` written, standard input read until `complete` or the
+/// bound (the same bound as the dashboard's, `testing::query_bound` in tests). What came.
+pub fn ask_directly(
+    query: &[u8],
+    complete: fn(&[u8]) -> bool,
+    bound: Duration,
+) -> io::Result<Vec<u8>> {
+    /// Cooked mode back however the exchange ends.
+    struct Cooked;
+    impl Drop for Cooked {
+        fn drop(&mut self) {
+            let _ = disable_raw_mode();
+        }
+    }
+    #[cfg(any(test, debug_assertions, feature = "testing"))]
+    let bound = crate::testing::query_bound().unwrap_or(bound);
+    enable_raw_mode()?;
+    let _cooked = Cooked;
+    let mut out = io::stdout();
+    out.write_all(query)?;
+    out.flush()?;
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut reader = EarlyReader {
+        tx,
+        pending: Vec::new(),
+    };
+    let deadline = Instant::now() + bound;
+    let mut replies = Vec::new();
+    while replies.len() < 4096 && !complete(&replies) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || !reader.read_byte(left)? {
+            break;
+        }
+        reader.split(&mut replies);
+    }
+    Ok(replies)
 }
 
 /// Reads standard input while the graphics questions are out.
@@ -247,6 +322,7 @@ fn input_waiting() -> bool {
 /// Gives the terminal back: bracketed paste and mouse reporting off, the main screen, the
 /// cursor shown, cooked mode. Safe to call more than once and from a panic hook.
 pub fn restore() {
+    end_synchronized_update();
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();
         let _ = execute!(

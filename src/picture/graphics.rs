@@ -10,6 +10,7 @@
 //! recognises and drops device attributes — whereas a late reply to a graphics question would
 //! reach it as keystrokes, which is why those are asked of prompt terminals only.
 
+use super::answers::{self, Rgb, SyncMode, Wants};
 use crate::store::config::ImagePreview;
 use std::time::Duration;
 
@@ -74,6 +75,10 @@ pub struct Detection {
     pub note: String,
     /// How many questions were put to the terminal (0, 1 or 2).
     pub queries: u8,
+    /// Whether synchronized output is supported; `None`: not asked, or no answer.
+    pub sync: Option<SyncMode>,
+    /// The terminal's background colour; `None`: not asked, or no answer.
+    pub background: Option<Rgb>,
 }
 
 /// What the environment tells before anything is asked.
@@ -204,6 +209,10 @@ pub struct Replies {
     pub attributes: Option<Vec<u16>>,
     pub kitty: bool,
     pub cell: Option<(u16, u16)>,
+    /// DECRQM's answer for synchronized output, when it came.
+    pub sync: Option<SyncMode>,
+    /// OSC 11's answer: the background colour, when it came.
+    pub background: Option<Rgb>,
 }
 
 impl Replies {
@@ -236,6 +245,11 @@ pub fn parse_replies(bytes: &[u8]) -> Replies {
             let (params, fin) = (&body[..end], body[end]);
             match (params.first(), fin) {
                 (Some(b'?'), b'c') => replies.attributes = Some(numbers(&params[1..])),
+                (Some(b'?'), b'y') => {
+                    if let Some(p) = params[1..].strip_suffix(b"$") {
+                        replies.sync = answers::parse_sync(p).or(replies.sync);
+                    }
+                }
                 (_, b't') => {
                     if let [6, h, w] = numbers(params)[..]
                         && h > 0
@@ -258,11 +272,27 @@ pub fn parse_replies(bytes: &[u8]) -> Replies {
                 replies.kitty = true;
             }
             i += 2 + end;
+        } else if let Some(body) = rest.strip_prefix(b"]") {
+            // OSC, ended by BEL or ST: the background colour.
+            let Some((end, terminator)) = osc_end(body) else {
+                break;
+            };
+            replies.background = answers::parse_background(&body[..end]).or(replies.background);
+            i += 2 + end + terminator;
         } else {
             i += 1;
         }
     }
     replies
+}
+
+/// Where an OSC body ends and how long its terminator is (BEL, or ST: `ESC \`).
+fn osc_end(body: &[u8]) -> Option<(usize, usize)> {
+    body.iter().enumerate().find_map(|(i, b)| match b {
+        0x07 => Some((i, 1)),
+        0x1b if body.get(i + 1) == Some(&b'\\') => Some((i, 2)),
+        _ => None,
+    })
 }
 
 fn numbers(params: &[u8]) -> Vec<u16> {
@@ -281,25 +311,79 @@ pub fn detect(
     env: &dyn Fn(&str) -> Option<String>,
     tty: &mut Tty<'_>,
 ) -> Detection {
-    let mut queries = 0u8;
-    let forced = match setting {
-        ImagePreview::Off => {
-            return Detection {
-                graphics: None,
-                cell_pixels: tty.cell_pixels,
-                note: "image previews are off (image_preview = \"off\")".into(),
-                queries,
-            };
-        }
-        ImagePreview::Auto => None,
+    detect_with(setting, no_color, Wants::default(), env, tty)
+}
+
+/// The protocol `image_preview` names, if it names one.
+fn forced(setting: ImagePreview) -> Option<GraphicsProtocol> {
+    match setting {
+        ImagePreview::Off | ImagePreview::Auto => None,
         ImagePreview::Kitty => Some(GraphicsProtocol::Kitty),
         ImagePreview::Sixel => Some(GraphicsProtocol::Sixel),
         ImagePreview::Iterm2 => Some(GraphicsProtocol::Iterm2),
         ImagePreview::Halfblocks => Some(GraphicsProtocol::Halfblocks),
-    };
+    }
+}
+
+/// The exchange's one question when the graphics needed none: the cell size if `wants_cell`,
+/// and `more`; an `unknown` terminal is asked the device attributes alone first, and `more`
+/// only if they came in time. How many questions, and what came.
+fn ask_last(
+    tty: &mut Tty<'_>,
+    wants_cell: bool,
+    unknown: bool,
+    mut more: Vec<u8>,
+) -> (u8, Replies) {
+    let mut queries = 0;
+    let mut query = Vec::new();
+    if wants_cell {
+        query.extend_from_slice(CELL_SIZE_QUERY);
+    }
+    if unknown && !more.is_empty() {
+        queries += 1;
+        let first = (tty.ask)(DEVICE_ATTRIBUTES, has_attributes, QUERY_BOUND).unwrap_or_default();
+        if !has_attributes(&first) {
+            more.clear();
+        }
+    }
+    query.append(&mut more);
+    if query.is_empty() {
+        return (queries, Replies::default());
+    }
+    queries += 1;
+    query.extend_from_slice(DEVICE_ATTRIBUTES);
+    let replies =
+        parse_replies(&(tty.ask)(&query, has_attributes, QUERY_BOUND).unwrap_or_default());
+    (queries, replies)
+}
+
+/// [`detect`], and in the same exchange what `wants` asks (synchronized output, the
+/// background colour): those questions ride with the last graphics question, before its
+/// closing device attributes, so the exchange stays at most two questions, each bounded. They
+/// are put only to a terminal that answers promptly: one the environment names, tmux (which
+/// answers for itself), or one whose device attributes came within the bound.
+pub fn detect_with(
+    setting: ImagePreview,
+    no_color: bool,
+    wants: Wants,
+    env: &dyn Fn(&str) -> Option<String>,
+    tty: &mut Tty<'_>,
+) -> Detection {
     let guess = guess_from_env(env);
+    // Not on the Linux console or in GNU screen, whose parsers may print an unknown sequence.
+    let mut more = if tty.is_terminal && (guess.may_ask || guess.tmux) {
+        wants.query()
+    } else {
+        Vec::new()
+    };
+    let mut queries = 0u8;
+    let mut extra = Replies::default();
+    let forced = forced(setting);
+    let off = setting == ImagePreview::Off;
     let mut cell = tty.cell_pixels;
     let mut why = guess.why;
+    // An unknown terminal is asked the one question every terminal answers first.
+    let unknown = guess.protocol.is_none() && !guess.tmux;
     let protocol = if let Some(p) = forced {
         why = "image_preview";
         p
@@ -308,7 +392,7 @@ pub fn detect(
     } else if !tty.is_terminal {
         why = "not a terminal";
         GraphicsProtocol::Halfblocks
-    } else if !guess.may_ask {
+    } else if !guess.may_ask || (off && more.is_empty()) {
         GraphicsProtocol::Halfblocks
     } else {
         queries += 1;
@@ -316,15 +400,18 @@ pub fn detect(
         let first = parse_replies(&first);
         if first.attributes.is_none() {
             why = "the terminal did not answer within 200 ms";
+            // A late answer to anything else would reach the event reader as keys.
+            more.clear();
             GraphicsProtocol::Halfblocks
         } else {
             let mut query = Vec::new();
-            if !first.sixel() {
+            if !first.sixel() && !off {
                 query.extend_from_slice(KITTY_QUERY);
             }
-            if cell.is_none() {
+            if cell.is_none() && !off {
                 query.extend_from_slice(CELL_SIZE_QUERY);
             }
+            query.append(&mut more);
             let second = if query.is_empty() {
                 Replies::default()
             } else {
@@ -333,6 +420,7 @@ pub fn detect(
                 parse_replies(&(tty.ask)(&query, has_attributes, QUERY_BOUND).unwrap_or_default())
             };
             cell = cell.or(second.cell);
+            extra = second.clone();
             if second.kitty {
                 GraphicsProtocol::Kitty
             } else if first.sixel() {
@@ -344,42 +432,46 @@ pub fn detect(
         }
     };
     // A pixel protocol sizes the picture by the cell size: ask for it when the kernel did not
-    // tell, if asking is safe here.
-    if protocol != GraphicsProtocol::Halfblocks
+    // tell, if asking is safe here; the other questions come along, or are asked alone.
+    let wants_cell = !off
+        && protocol != GraphicsProtocol::Halfblocks
         && cell.is_none()
-        && queries == 0
         && tty.is_terminal
-        && guess.may_ask
-    {
-        queries += 1;
-        let mut query = CELL_SIZE_QUERY.to_vec();
-        query.extend_from_slice(DEVICE_ATTRIBUTES);
-        cell =
-            parse_replies(&(tty.ask)(&query, has_attributes, QUERY_BOUND).unwrap_or_default()).cell;
+        && guess.may_ask;
+    if queries == 0 && tty.is_terminal && (wants_cell || !more.is_empty()) {
+        let (asked, replies) = ask_last(tty, wants_cell, unknown, more);
+        queries += asked;
+        cell = cell.or(replies.cell);
+        extra = replies;
     }
-    if protocol == GraphicsProtocol::Halfblocks && no_color {
-        return Detection {
-            graphics: None,
-            cell_pixels: cell,
-            note: "no image preview: NO_COLOR is set and half-blocks are colour \
-                   (image_preview = \"kitty\", \"sixel\" or \"iterm2\" if the terminal shows images)"
-                .into(),
-            queries,
+    let (graphics, note) = if off {
+        (
+            None,
+            "image previews are off (image_preview = \"off\")".into(),
+        )
+    } else if protocol == GraphicsProtocol::Halfblocks && no_color {
+        let note = "no image preview: NO_COLOR is set and half-blocks are colour \
+             (image_preview = \"kitty\", \"sixel\" or \"iterm2\" if the terminal shows images)";
+        (None, note.into())
+    } else {
+        let graphics = Graphics {
+            protocol,
+            cell: match protocol {
+                GraphicsProtocol::Halfblocks => DEFAULT_CELL,
+                _ => cell.unwrap_or(DEFAULT_CELL),
+            },
+            tmux: guess.tmux,
         };
-    }
-    let graphics = Graphics {
-        protocol,
-        cell: match protocol {
-            GraphicsProtocol::Halfblocks => DEFAULT_CELL,
-            _ => cell.unwrap_or(DEFAULT_CELL),
-        },
-        tmux: guess.tmux,
+        let note = format!("image previews: {} ({why})", protocol.name());
+        (Some(graphics), note)
     };
     Detection {
-        graphics: Some(graphics),
+        graphics,
         cell_pixels: cell,
-        note: format!("image previews: {} ({why})", protocol.name()),
+        note,
         queries,
+        sync: extra.sync,
+        background: extra.background,
     }
 }
 
@@ -523,6 +615,7 @@ mod tests {
                 attributes: Some(vec![62, 4, 22]),
                 kitty: true,
                 cell: Some((9, 18)),
+                ..Replies::default()
             }
         );
         assert!(r.sixel());
@@ -549,6 +642,26 @@ mod tests {
         cell_pixels: Option<(u16, u16)>,
         replies: Vec<&'static [u8]>,
     ) -> (Detection, Scripted) {
+        run_wanting(
+            Wants::default(),
+            setting,
+            no_color,
+            env,
+            is_terminal,
+            cell_pixels,
+            replies,
+        )
+    }
+
+    fn run_wanting(
+        wants: Wants,
+        setting: ImagePreview,
+        no_color: bool,
+        env: &[(&str, &str)],
+        is_terminal: bool,
+        cell_pixels: Option<(u16, u16)>,
+        replies: Vec<&'static [u8]>,
+    ) -> (Detection, Scripted) {
         let mut script = Scripted {
             replies,
             asked: Vec::new(),
@@ -563,9 +676,10 @@ mod tests {
                 script.replies.remove(0).to_vec()
             })
         };
-        let d = detect(
+        let d = detect_with(
             setting,
             no_color,
+            wants,
             &env_of(env),
             &mut Tty {
                 is_terminal,
@@ -720,5 +834,139 @@ mod tests {
                 tmux: true
             })
         );
+    }
+
+    const BOTH: Wants = Wants {
+        sync: true,
+        background: true,
+    };
+    const LIGHT_AND_SYNC: &[u8] =
+        b"\x1b[6;20;10t\x1b[?2026;2$y\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;4;22c";
+
+    #[test]
+    fn sync_and_background_ride_with_the_second_question() {
+        let (d, s) = run_wanting(
+            BOTH,
+            ImagePreview::Auto,
+            false,
+            XTERM,
+            true,
+            None,
+            vec![b"\x1b[?62;4;22c", LIGHT_AND_SYNC],
+        );
+        assert_eq!(s.asked.len(), 2, "still at most two questions");
+        assert_eq!(
+            s.asked[1],
+            [
+                CELL_SIZE_QUERY,
+                answers::SYNC_QUERY,
+                answers::BACKGROUND_QUERY,
+                DEVICE_ATTRIBUTES
+            ]
+            .concat()
+        );
+        assert_eq!(d.sync, Some(SyncMode::Supported));
+        assert_eq!(d.background, Some(Rgb(255, 255, 255)));
+        assert_eq!(
+            d.graphics.map(|g| g.protocol),
+            Some(GraphicsProtocol::Sixel)
+        );
+    }
+
+    #[test]
+    fn a_silent_terminal_is_asked_nothing_more_and_partial_answers_count_for_nothing() {
+        let (d, s) = run_wanting(BOTH, ImagePreview::Auto, false, XTERM, true, None, vec![]);
+        assert_eq!(s.asked, [DEVICE_ATTRIBUTES.to_vec()]);
+        assert_eq!((d.sync, d.background), (None, None));
+        // The same with previews off or forced: asked nothing after the silence.
+        for setting in [ImagePreview::Off, ImagePreview::Sixel] {
+            let (d, s) = run_wanting(BOTH, setting, false, XTERM, true, Some((8, 16)), vec![]);
+            assert_eq!(s.asked, [DEVICE_ATTRIBUTES.to_vec()], "{setting:?}");
+            assert_eq!((d.sync, d.background), (None, None));
+        }
+        // The second answer cut off inside the colour (the bound passed): nothing of it.
+        let (d, _) = run_wanting(
+            BOTH,
+            ImagePreview::Auto,
+            false,
+            XTERM,
+            true,
+            Some((8, 16)),
+            vec![b"\x1b[?62;4;22c", b"\x1b[?2026;0$y\x1b]11;rgb:ffff/ff"],
+        );
+        assert_eq!(d.sync, Some(SyncMode::Unsupported));
+        assert_eq!(d.background, None);
+        // Garbage where the answers should be.
+        let (d, _) = run_wanting(
+            BOTH,
+            ImagePreview::Auto,
+            false,
+            XTERM,
+            true,
+            Some((8, 16)),
+            vec![
+                b"\x1b[?62;4;22c",
+                b"\x1b[?2026$y\x1b]11;nonsense\x07\x1b[?62;4;22c",
+            ],
+        );
+        assert_eq!((d.sync, d.background), (None, None));
+    }
+
+    #[test]
+    fn with_previews_off_or_known_the_terminal_is_still_asked_once_it_proved_prompt() {
+        // Previews off on an unknown terminal: device attributes first, then the rest.
+        let (d, s) = run_wanting(
+            BOTH,
+            ImagePreview::Off,
+            false,
+            XTERM,
+            true,
+            None,
+            vec![b"\x1b[?62;4;22c", LIGHT_AND_SYNC],
+        );
+        assert_eq!(s.asked.len(), 2);
+        assert_eq!(
+            s.asked[1],
+            [
+                answers::SYNC_QUERY,
+                answers::BACKGROUND_QUERY,
+                DEVICE_ATTRIBUTES
+            ]
+            .concat()
+        );
+        assert!(d.graphics.is_none() && d.note.contains("off"));
+        assert_eq!(d.background, Some(Rgb(255, 255, 255)));
+        // kitty, named by the environment: one question with everything.
+        let (d, s) = run_wanting(
+            BOTH,
+            ImagePreview::Auto,
+            false,
+            &[("TERM", "xterm-kitty")],
+            true,
+            Some((9, 18)),
+            vec![b"\x1b[?2026;2$y\x1b]11;rgb:0000/0000/0000\x1b\\\x1b[?62;4;22c"],
+        );
+        assert_eq!(s.asked.len(), 1);
+        assert_eq!(d.sync, Some(SyncMode::Supported));
+        assert_eq!(d.background, Some(Rgb(0, 0, 0)));
+        // tmux answers for itself: asked, without the graphics questions.
+        let tmux = &[("TERM", "tmux-256color"), ("TMUX", "x")];
+        let (_, s) = run_wanting(BOTH, ImagePreview::Auto, false, tmux, true, None, vec![]);
+        assert_eq!(
+            s.asked,
+            [[
+                answers::SYNC_QUERY,
+                answers::BACKGROUND_QUERY,
+                DEVICE_ATTRIBUTES
+            ]
+            .concat()]
+        );
+        // Never on the Linux console, in screen, or off a terminal.
+        for env in [&[("TERM", "linux")][..], &[("TERM", "screen")]] {
+            let (_, s) = run_wanting(BOTH, ImagePreview::Auto, false, env, true, None, vec![]);
+            assert!(s.asked.is_empty(), "{env:?}");
+        }
+        let (_, s) = run_wanting(BOTH, ImagePreview::Auto, false, XTERM, false, None, vec![]);
+        assert!(s.asked.is_empty());
     }
 }

@@ -3,8 +3,11 @@
 //! a file into something the view can draw (`picture`, on a worker). The state holds a
 //! [`PreviewView`]; `ui::preview` draws it.
 
+pub mod answers;
 pub mod decode;
 pub mod graphics;
 
 pub use decode::{Decoded, Picture, PreviewImage, PreviewView};
-pub use graphics::{Detection, Graphics, GraphicsProtocol, Tty, detect, guess_from_env};
+pub use graphics::{
+    Detection, Graphics, GraphicsProtocol, Tty, detect, detect_with, guess_from_env,
+};

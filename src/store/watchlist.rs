@@ -289,6 +289,16 @@ impl WatchStore {
         })
     }
 
+    /// What the file holds, read without changing anything (`gendash doctor`): how many
+    /// entries; `None` when there is no file. The error says why it is unreadable.
+    pub fn inspect(&self) -> Result<Option<usize>, StoreError> {
+        match self.read_file()? {
+            Read::Missing => Ok(None),
+            Read::Entries(entries) => Ok(Some(entries.len())),
+            Read::Unreadable(why) => Err(self.err(why)),
+        }
+    }
+
     fn read_file(&self) -> Result<Read, StoreError> {
         let bytes = match fs::read(&self.path) {
             Ok(b) => b,

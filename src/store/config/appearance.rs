@@ -356,7 +356,9 @@ impl<'de> Deserialize<'de> for StylesTable {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ThemeName {
+    /// Dark, or light once the terminal says its background is light.
     #[default]
+    Auto,
     Dark,
     Light,
     HighContrast,
@@ -364,10 +366,11 @@ pub enum ThemeName {
 
 impl ThemeName {
     /// The names the file takes, as [`ThemeName::name`] says them.
-    pub const NAMES: [&'static str; 3] = ["dark", "light", "high-contrast"];
+    pub const NAMES: [&'static str; 4] = ["auto", "dark", "light", "high-contrast"];
 
     pub fn name(self) -> &'static str {
         match self {
+            ThemeName::Auto => "auto",
             ThemeName::Dark => "dark",
             ThemeName::Light => "light",
             ThemeName::HighContrast => "high-contrast",

@@ -213,9 +213,9 @@ declare_keys! {
             kind: "string",
             values: &ImagePreview::NAMES,
         }
-        /// The palette.
+        /// The palette; `auto` asks the terminal its background after the first frame (dark until it answers).
         theme: ThemeName => ThemeName {
-            default: ThemeName::Dark,
+            default: ThemeName::Auto,
             show: |v| v.name().to_string(),
             kind: "string",
             values: &ThemeName::NAMES,
@@ -256,6 +256,12 @@ declare_keys! {
         }
         /// Set the window title to the watch list's progress (`gendash · 5/8 · 62%`).
         set_title: bool => bool {
+            default: true,
+            show: ToString::to_string,
+            kind: "boolean",
+        }
+        /// Wrap each frame in synchronized output (DEC mode 2026) where the terminal says it supports it.
+        synchronized_output: bool => bool {
             default: true,
             show: ToString::to_string,
             kind: "boolean",

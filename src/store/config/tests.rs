@@ -352,7 +352,7 @@ running = "208"
     assert_eq!(s.sources["keys"], Source::Profile("work".into()));
 
     let s = resolve_text("", &Overrides::default(), &none).expect("ok");
-    assert_eq!(s.theme, ThemeName::Dark);
+    assert_eq!(s.theme, ThemeName::Auto);
     assert!(s.keys.is_empty() && s.styles.is_empty());
 }
 
@@ -378,7 +378,7 @@ fn bad_keys_themes_and_styles_name_the_line_and_the_key() {
         ),
         (
             "theme = \"neon\"\n",
-            "config.toml line 1, key `theme`: unknown variant `neon`, expected one of `dark`, `light`, `high-contrast`",
+            "config.toml line 1, key `theme`: unknown variant `neon`, expected one of `auto`, `dark`, `light`, `high-contrast`",
         ),
         (
             "[styles]\nselcted = \"red\"\n",

@@ -6,6 +6,7 @@ mod catalogue_diff;
 mod cli_seams;
 mod commands;
 mod config_schema;
+mod doctor;
 mod durability;
 mod extra_fields;
 mod fitting;

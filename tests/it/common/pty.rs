@@ -48,6 +48,9 @@ pub enum Answers {
     /// 10x20-pixel cells answers them: device attributes (`ESC [ c`) and the cell size
     /// (`ESC [ 16 t`).
     Sixel,
+    /// As `Sixel`, and also what a 2026 terminal on a white background answers: synchronized
+    /// output supported (DECRQM `ESC [ ? 2026 $ p`) and its background (OSC 11).
+    SixelLightSync,
 }
 
 impl Session {
@@ -61,7 +64,7 @@ impl Session {
         rows: u16,
         answers: Answers,
     ) -> Session {
-        if answers == Answers::Sixel {
+        if matches!(answers, Answers::Sixel | Answers::SixelLightSync) {
             // This terminal answers every question, from the reader thread below: give it
             // the time a loaded machine needs, not the 200 ms a real terminal gets.
             cmd.env("GENDASH_TEST_QUERY_BOUND_MS", "10000");
@@ -94,11 +97,19 @@ impl Session {
                         s.parser.process(&buf[..n]);
                         s.raw.extend_from_slice(&buf[..n]);
                         let has = |q: &[u8]| buf[..n].windows(q.len()).any(|w| w == q);
-                        if answers == Answers::Sixel {
+                        if matches!(answers, Answers::Sixel | Answers::SixelLightSync) {
                             let mut w = answer.lock().unwrap();
                             // In the order asked, as a terminal answers.
                             if has(b"\x1b[16t") {
                                 let _ = w.write_all(b"\x1b[6;20;10t");
+                            }
+                            if answers == Answers::SixelLightSync {
+                                if has(b"\x1b[?2026$p") {
+                                    let _ = w.write_all(b"\x1b[?2026;2$y");
+                                }
+                                if has(b"\x1b]11;?\x1b\\") {
+                                    let _ = w.write_all(b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\");
+                                }
                             }
                             if has(b"\x1b[c") {
                                 let _ = w.write_all(b"\x1b[?62;4;22c");

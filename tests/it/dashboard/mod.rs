@@ -5,6 +5,7 @@ mod all_done;
 mod all_done_unpolled;
 mod archive;
 mod cadence;
+mod conventions;
 mod degrade;
 mod e2e;
 mod first_keys;

@@ -26,7 +26,7 @@ type Rgb = (u8, u8, u8);
 /// The terminal's own colours a theme is made for: (foreground, background).
 fn assumed_terminal(theme: ThemeName) -> (Rgb, Rgb) {
     match theme {
-        ThemeName::Dark => ((229, 229, 229), (0, 0, 0)),
+        ThemeName::Dark | ThemeName::Auto => ((229, 229, 229), (0, 0, 0)),
         ThemeName::Light => ((0, 0, 0), (255, 255, 255)),
         ThemeName::HighContrast => ((255, 255, 255), (0, 0, 0)),
     }

@@ -534,9 +534,12 @@ fn a_terminal_that_never_answers_is_asked_once_and_the_first_frame_comes_anyway(
         log.contains("image previews: halfblocks (the terminal did not answer within 200 ms)"),
         "{log}"
     );
-    // Off: not a single question.
+    // Off: no graphics question; the device attributes (for synchronized output and the
+    // background colour) got no answer, so nothing more is asked.
     let (raw, log) = start_demo(Answers::Never, "off");
-    assert_eq!(count(&raw, b"\x1b[c"), 0);
+    assert_eq!(count(&raw, b"\x1b[c"), 1);
+    assert_eq!(count(&raw, b"\x1b_G") + count(&raw, b"\x1b[16t"), 0);
+    assert_eq!(count(&raw, b"\x1b[?2026$p") + count(&raw, b"\x1b]11;?"), 0);
     assert!(log.contains("image previews are off"), "{log}");
 }
 
