@@ -42,9 +42,16 @@ pub fn for_settings<E: Display + 'static>(
 ) -> Result<Session, Refused<E>> {
     let (keymap, theme) = looks(&settings, no_color).map_err(Refused::Looks)?;
     let client = client_for(&settings).map_err(Refused::Client)?;
+    let reload = Box::new(super::reload::Reloader::new(
+        &settings,
+        overrides.clone(),
+        no_color,
+        None,
+    ));
     let (services, resolve) =
         services(overrides, &settings, &client, client_for).map_err(Refused::Config)?;
     Ok(Session {
+        reload,
         settings,
         client,
         files: DataFiles::user(),
@@ -154,6 +161,7 @@ pub struct DemoService<'a> {
 /// `[keys]` and `[styles]` are ignored, with a warning, when wrong.
 pub async fn demo(
     mut settings: Settings,
+    overrides: Overrides,
     service: DemoService<'_>,
     no_color: bool,
     plain: Option<super::plain::Options>,
@@ -167,12 +175,19 @@ pub async fn demo(
         }
     };
     keep_to_itself(&mut settings, &downloads);
+    let reload = Box::new(super::reload::Reloader::new(
+        &settings,
+        overrides,
+        no_color,
+        Some(downloads.clone()),
+    ));
     let demo = Demo {
         token: service.token,
         downloads: downloads.clone(),
     };
     let result = match demo_session(
         settings,
+        reload,
         service.client,
         service.tasks,
         &scratch,
@@ -189,7 +204,7 @@ pub async fn demo(
 
 /// The demo's settings keep it to itself: the user's hooks (`on_complete`, `on_all_done`)
 /// never run for demo tasks, and files go to `downloads`, never to the user's `download_dir`.
-fn keep_to_itself(settings: &mut Settings, downloads: &Path) {
+pub(super) fn keep_to_itself(settings: &mut Settings, downloads: &Path) {
     settings.on_complete = None;
     settings.on_all_done = None;
     settings.download_dir = downloads.to_path_buf();
@@ -223,6 +238,7 @@ fn keep_demo_downloads(dir: &Path) {
 /// The demo's session, its watch list seeded with `tasks`.
 fn demo_session(
     settings: Settings,
+    reload: Box<super::reload::Reloader>,
     client: Client,
     tasks: &[(&str, TaskKind)],
     scratch: &Path,
@@ -242,6 +258,7 @@ fn demo_session(
         (Keymap::default(), defaults)
     });
     Ok(Session {
+        reload,
         settings,
         client,
         files,

@@ -1,0 +1,116 @@
+//! The config read again (`SIGHUP`, the reload key, the terminal's focus coming back to a
+//! changed file): the runtime reads and validates it with the code that runs at start and hands
+//! the whole value here; everything the App takes from the config is derived from it again,
+//! and the workers get the same value (`Cmd::Configure`). A config that does not read leaves
+//! the running one in force and is said, with its file and line.
+
+use super::{Effects, Keymap, State, Theme};
+use crate::cmd::{Cmd, NewSettings};
+use crate::store::config::Settings;
+use std::sync::Arc;
+
+/// What the status bar's error starts with when the file was refused; a reload that works
+/// clears that error (and no other).
+pub const REFUSED: &str = "config not reloaded";
+
+/// A config read again and validated as at start.
+#[derive(Debug)]
+pub struct Reconfigured {
+    pub settings: Arc<Settings>,
+    /// `[keys]` made into the keymap, `theme` and `[styles]` into the colours (`NO_COLOR` as
+    /// at start).
+    pub keymap: Keymap,
+    pub theme: Theme,
+    /// The keys whose values changed since the config was last read, in the declaration's
+    /// order (`Settings::changed`).
+    pub changed: Vec<&'static str>,
+    /// The keys changed since the start that the running dashboard cannot take (its client,
+    /// its pictures): they take effect at the next start.
+    pub restart: Vec<&'static str>,
+}
+
+impl State {
+    /// Takes on the config read again: the keys, the colours, the notification policy, the
+    /// bell, the prompt, the categories offered, auto-download and the stall time; the workers
+    /// are told (`Cmd::Configure`). The status bar says what changed.
+    pub fn reconfigure(&mut self, new: Reconfigured) -> Vec<Cmd> {
+        let Reconfigured {
+            settings,
+            keymap,
+            theme,
+            changed,
+            restart,
+        } = new;
+        if self
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.starts_with(REFUSED))
+        {
+            self.last_error = None;
+        }
+        if changed.is_empty() {
+            return self.absorb(Effects::say(said(&changed, &restart)).redraw_if(true));
+        }
+        self.keymap = keymap;
+        self.theme = theme;
+        self.settings.bell = settings.bell;
+        self.settings.desktop_notifications = settings.desktop_notifications;
+        self.notifier.settings = crate::app::watch::notify::Settings::of(&settings);
+        self.watch.stall_after = settings.stall_after.as_secs();
+        self.watch.auto_download = settings.auto_download;
+        self.browser.prompt = settings.prompt();
+        self.browser
+            .configured_categories
+            .clone_from(&settings.categories);
+        let fx = Effects::cmds(vec![Cmd::Configure(NewSettings(settings))])
+            .with_notice(said(&changed, &restart))
+            .whole()
+            .redraw_if(true);
+        self.absorb(fx)
+    }
+
+    /// The config file could not be used (`why` names the file and the line): the running
+    /// config stays in force. Said on the status bar and, as a line of its own, in the
+    /// request log (method `CONFIG`, the file's URL), where it stays after the status bar
+    /// moves on.
+    pub fn reconfigure_refused(&mut self, file: &std::path::Path, why: &str) -> Vec<Cmd> {
+        let url = url::Url::from_file_path(file)
+            .map_or_else(|()| file.display().to_string(), String::from);
+        self.requests.push(crate::api::recording::RequestRecord {
+            at: std::time::UNIX_EPOCH + std::time::Duration::from_secs(self.now),
+            method: "CONFIG",
+            url: crate::api::sanitize::sanitize(&url),
+            authorized: false,
+            status: None,
+            error: Some(crate::api::sanitize::sanitize(why)),
+            duration: std::time::Duration::ZERO,
+            bytes: 0,
+        });
+        let text = format!("{REFUSED}: {why}");
+        // Alone on the status bar first, so it is read whole; the error stays after it.
+        self.absorb(Effects::say(text.clone()).whole().and(Effects::fail(text)))
+    }
+}
+
+/// `config reloaded: keys, theme, poll_interval`, and what waits for a restart.
+fn said(changed: &[&str], restart: &[&str]) -> String {
+    let applied: Vec<&str> = changed
+        .iter()
+        .copied()
+        .filter(|k| !restart.contains(k))
+        .collect();
+    let mut text = if applied.is_empty() {
+        "config unchanged".to_string()
+    } else {
+        format!("config reloaded: {}", applied.join(", "))
+    };
+    if !restart.is_empty() {
+        text.push_str("; a restart takes ");
+        text.push_str(&restart.join(", "));
+    }
+    text
+}
+
+#[cfg(test)]
+#[path = "reconfigure_tests.rs"]
+mod tests;
