@@ -590,4 +590,46 @@ mod tests {
         );
         assert!(files.favourites.exists(), "favourites saved");
     }
+
+    /// The config read again (`Cmd::Configure`): the hooks run from now on are the new ones,
+    /// and downloads started from now on go to the new place.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn new_settings_reach_the_hooks_and_the_downloads() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut workers, _msg_rx) = start_in(dir.path(), Arc::new(Recorder::default()));
+        let mut new = settings(dir.path());
+        new.on_complete = Some(vec![
+            "touch".into(),
+            dir.path().join("completed-{task_id}").display().to_string(),
+        ]);
+        new.download_dir = dir.path().join("elsewhere");
+        let sent = crate::cmd::NewSettings(Arc::new(new));
+        assert_eq!(workers.send(Cmd::Configure(sent)), None);
+        let dl = workers.placement.lock().expect("lock").dir.clone();
+        assert_eq!(dl, dir.path().join("elsewhere"));
+        workers.send(Cmd::Finished(Finished {
+            task_id: "t-9".into(),
+            kind: TaskKind::Image,
+            status: "COMPLETED".into(),
+            status_failed: false,
+            percent: 100,
+            url: None,
+            file: None,
+            no_file: None,
+            label: None,
+        }));
+        let new_hook = dir.path().join("completed-t-9");
+        for _ in 0..200 {
+            if new_hook.exists() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(new_hook.exists(), "the new on_complete ran");
+        assert!(
+            !dir.path().join("completed").exists(),
+            "the old one did not"
+        );
+        workers.shutdown(Duration::from_secs(10)).await;
+    }
 }

@@ -158,4 +158,6 @@ fn keep_reporting(load: PollLoad, shown: PollLoad) -> bool {
 #[cfg(test)]
 mod adaptive_tests;
 #[cfg(test)]
+mod settings_tests;
+#[cfg(test)]
 mod tests;
