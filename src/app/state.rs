@@ -35,11 +35,11 @@ pub use super::layout::{Areas, Pane};
 pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
 pub use super::preview_slot::PreviewSlot;
+pub use super::reconfigured::Reconfigured;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
 pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch};
-pub use reconfigure::{REFUSED as CONFIG_REFUSED, Reconfigured};
 
 /// Why the dashboard ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use super::{LooksError, looks};
 use crate::app::state::{Reconfigured, State};
 use crate::cmd::Cmd;
 use crate::store::config::{self, ConfigError, Configured, Overrides, Settings};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -43,6 +43,9 @@ pub enum ReloadError {
     Looks(#[from] LooksError),
 }
 
+/// A change the session makes to the settings it runs with.
+pub type Adjust = Box<dyn Fn(&mut Settings) + Send>;
+
 /// The file's modification time and size when it was read; `None` when there was none.
 type Stamp = Option<(Option<SystemTime>, u64)>;
 
@@ -64,9 +67,9 @@ pub struct Reloader {
     services: Vec<Configured>,
     /// The file as last read.
     stamp: Stamp,
-    /// The demo's own download directory: the demo keeps the user's hooks and download
-    /// directory out on a reload too.
-    demo_downloads: Option<PathBuf>,
+    /// What the session changes in the settings it runs with (the demo keeps the user's
+    /// hooks and download directory out), done to each reading too.
+    adjust: Option<Adjust>,
     /// Standard input was a terminal at start: a `SIGHUP` when it no longer answers is the
     /// terminal hanging up, which ends the dashboard as before.
     had_terminal: bool,
@@ -78,7 +81,7 @@ impl Reloader {
         settings: &Settings,
         overrides: Overrides,
         no_color: bool,
-        demo_downloads: Option<PathBuf>,
+        adjust: Option<Adjust>,
     ) -> Self {
         let stamp = stamp_of(&settings.config_file);
         let services =
@@ -92,7 +95,7 @@ impl Reloader {
             start_services: services.clone(),
             services,
             stamp,
-            demo_downloads,
+            adjust,
             had_terminal: terminal_answers(),
         }
     }
@@ -157,8 +160,8 @@ impl Reloader {
         // Read, good or bad: the focus reads it again only once it changes again.
         self.stamp = stamp;
         let (mut settings, keymap, theme, services) = result?;
-        if let Some(dir) = &self.demo_downloads {
-            super::session::keep_to_itself(&mut settings, dir);
+        if let Some(adjust) = &self.adjust {
+            adjust(&mut settings);
         }
         let mut changed = self.current.changed(&settings);
         if services != self.services {

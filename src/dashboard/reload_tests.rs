@@ -4,6 +4,7 @@
 use super::*;
 use crate::app::state::{Action, Init};
 use crossterm::event::{KeyCode, KeyEvent};
+use std::path::PathBuf;
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -21,11 +22,20 @@ fn start(text: &str, demo_downloads: Option<PathBuf>) -> Fixture {
         ..Overrides::default()
     };
     let mut settings = config::resolve(&overrides, &reload_env).expect("the first file reads");
-    if let Some(dir) = &demo_downloads {
-        super::super::session::keep_to_itself(&mut settings, dir);
+    // As the demo's session keeps the user's hooks and download directory out.
+    let adjust = demo_downloads.map(|dir| {
+        let keep: Adjust = Box::new(move |s: &mut Settings| {
+            s.on_complete = None;
+            s.on_all_done = None;
+            s.download_dir.clone_from(&dir);
+        });
+        keep
+    });
+    if let Some(adjust) = &adjust {
+        adjust(&mut settings);
     }
     let (keymap, theme) = looks(&settings, false).expect("its keys");
-    let reloader = Reloader::new(&settings, overrides, false, demo_downloads);
+    let reloader = Reloader::new(&settings, overrides, false, adjust);
     let state = State::new(Init {
         keymap,
         theme: Some(theme),

@@ -175,11 +175,12 @@ pub async fn demo(
         }
     };
     keep_to_itself(&mut settings, &downloads);
+    let kept = downloads.clone();
     let reload = Box::new(super::reload::Reloader::new(
         &settings,
         overrides,
         no_color,
-        Some(downloads.clone()),
+        Some(Box::new(move |s: &mut Settings| keep_to_itself(s, &kept))),
     ));
     let demo = Demo {
         token: service.token,
@@ -204,7 +205,7 @@ pub async fn demo(
 
 /// The demo's settings keep it to itself: the user's hooks (`on_complete`, `on_all_done`)
 /// never run for demo tasks, and files go to `downloads`, never to the user's `download_dir`.
-pub(super) fn keep_to_itself(settings: &mut Settings, downloads: &Path) {
+fn keep_to_itself(settings: &mut Settings, downloads: &Path) {
     settings.on_complete = None;
     settings.on_all_done = None;
     settings.download_dir = downloads.to_path_buf();

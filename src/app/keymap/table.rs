@@ -140,7 +140,7 @@ static TABLE: &[Row] = &[
     b(Global,    N::Palette,         ": ctrl-p",       A::OpenPalette,       NO,                      "the palette: find any action that runs here by name (fuzzy) and run it"),
     b(Global,    N::RequestLog,      "L",              A::ToggleRequests,    h("requests", Low),      "the request log: the last 500 requests and their answers"),
     b(Global,    N::Zoom,            "z",              A::Zoom,              h("zoom", Low),          "zoom the focused pane to the whole screen, or back"),
-    b(Global,    N::ReloadConfig,    "ctrl-r",         A::ReloadConfig,      NO,                      "read the config file again and apply what changed (also on SIGHUP, and on focus when the file changed)"),
+    b(Global,    N::ReloadConfig,    "ctrl-r",         A::ReloadConfig,      NO,                      "read the config file again and apply it (as SIGHUP does)"),
     b(Global,    N::Quit,            "q",              A::Quit,              h("quit", Priority::Always), "quit"),
     b(Always,    N::Interrupt,       "ctrl-c",         A::Quit,              NO,                      "quit"),
     b(Always,    N::Suspend,         "ctrl-z",         A::Suspend,           NO,                      "suspend to the shell (fg resumes)"),

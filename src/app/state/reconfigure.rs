@@ -4,30 +4,9 @@
 //! and the workers get the same value (`Cmd::Configure`). A config that does not read leaves
 //! the running one in force and is said, with its file and line.
 
-use super::{Effects, Keymap, State, Theme};
+use super::{Effects, State};
+use crate::app::reconfigured::{REFUSED, Reconfigured};
 use crate::cmd::{Cmd, NewSettings};
-use crate::store::config::Settings;
-use std::sync::Arc;
-
-/// What the status bar's error starts with when the file was refused; a reload that works
-/// clears that error (and no other).
-pub const REFUSED: &str = "config not reloaded";
-
-/// A config read again and validated as at start.
-#[derive(Debug)]
-pub struct Reconfigured {
-    pub settings: Arc<Settings>,
-    /// `[keys]` made into the keymap, `theme` and `[styles]` into the colours (`NO_COLOR` as
-    /// at start).
-    pub keymap: Keymap,
-    pub theme: Theme,
-    /// The keys whose values changed since the config was last read, in the declaration's
-    /// order (`Settings::changed`).
-    pub changed: Vec<&'static str>,
-    /// The keys changed since the start that the running dashboard cannot take (its client,
-    /// its pictures): they take effect at the next start.
-    pub restart: Vec<&'static str>,
-}
 
 impl State {
     /// Takes on the config read again: the keys, the colours, the notification policy, the

@@ -1,8 +1,8 @@
 //! The config read again, through the state: what is taken, what the status bar and the
 //! request log say, and what the workers are told.
 
-use super::{REFUSED, Reconfigured};
 use crate::app::keymap::Keymap;
+use crate::app::reconfigured::{REFUSED, Reconfigured};
 use crate::app::state::{Action, State, Theme};
 use crate::app::test_support::*;
 use crate::cmd::Cmd;
