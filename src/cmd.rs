@@ -83,6 +83,9 @@ pub enum Cmd {
     /// The config was read again: the workers take their settings from it (the poller's
     /// cadence and limit, the hooks, where downloads go).
     Configure(NewSettings),
+    /// The configured services changed (a reloaded config): tasks of these are polled, and
+    /// count in the watch list's run.
+    Services(Vec<String>),
 }
 
 /// Settings read again, shared; two are equal when they are the same read.

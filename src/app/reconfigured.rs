@@ -24,4 +24,6 @@ pub struct Reconfigured {
     /// The keys changed since the start that the running dashboard cannot take (its client,
     /// its pictures): they take effect at the next start.
     pub restart: Vec<&'static str>,
+    /// The configured services worked out again (the profiles); `None` keeps them.
+    pub services: Option<crate::app::services::Services>,
 }

@@ -142,6 +142,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Poll(PollCmd::Settings(_)) => "PollSettings",
             Cmd::ReloadConfig => "ReloadConfig",
             Cmd::Configure(_) => "Configure",
+            Cmd::Services(_) => "Services",
             Cmd::Persist(PersistOp::Add(_)) => "Persist(Add)",
             Cmd::Persist(PersistOp::Remove(_)) => "Persist(Remove)",
             Cmd::Persist(PersistOp::Status(..)) => "Persist(Status)",

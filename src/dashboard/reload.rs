@@ -9,6 +9,7 @@
 //! keeps the one it started with, as it keeps its base URL.
 
 use super::{LooksError, looks};
+use crate::app::services::Services;
 use crate::app::state::{Reconfigured, State};
 use crate::cmd::Cmd;
 use crate::store::config::{self, ConfigError, Configured, Overrides, Settings};
@@ -43,6 +44,10 @@ pub enum ReloadError {
     Looks(#[from] LooksError),
 }
 
+/// The configured services worked out again from the settings read again (their names, and
+/// who polls each; the session's clients' maker follows).
+pub type ServicesOf = Box<dyn Fn(&Settings) -> Result<Services, ConfigError> + Send>;
+
 /// A change the session makes to the settings it runs with.
 pub type Adjust = Box<dyn Fn(&mut Settings) + Send>;
 
@@ -70,6 +75,9 @@ pub struct Reloader {
     /// What the session changes in the settings it runs with (the demo keeps the user's
     /// hooks and download directory out), done to each reading too.
     adjust: Option<Adjust>,
+    /// Works out the configured services again; `None` (the demo, one service) leaves a
+    /// change of the profiles to a restart.
+    pub services_of: Option<ServicesOf>,
     /// Standard input was a terminal at start: a `SIGHUP` when it no longer answers is the
     /// terminal hanging up, which ends the dashboard as before.
     had_terminal: bool,
@@ -96,6 +104,7 @@ impl Reloader {
             services,
             stamp,
             adjust,
+            services_of: None,
             had_terminal: terminal_answers(),
         }
     }
@@ -159,7 +168,7 @@ impl Reloader {
         let result = self.validated();
         // Read, good or bad: the focus reads it again only once it changes again.
         self.stamp = stamp;
-        let (mut settings, keymap, theme, services) = result?;
+        let (mut settings, keymap, theme, services, configured) = result?;
         if let Some(adjust) = &self.adjust {
             adjust(&mut settings);
         }
@@ -173,8 +182,8 @@ impl Reloader {
             .into_iter()
             .filter(|k| RESTART.contains(k))
             .collect();
-        // The other services' clients are made from the file as read at start.
-        if services != self.start_services {
+        // Without a way to make the other services' clients again, they are the start's.
+        if self.services_of.is_none() && services != self.start_services {
             restart.push("profiles");
         }
         let settings = Arc::new(settings);
@@ -186,30 +195,36 @@ impl Reloader {
             theme,
             changed,
             restart,
+            services: configured,
         })
     }
 
-    /// Parsed and checked as at start.
-    fn validated(
-        &self,
-    ) -> Result<
-        (
-            Settings,
-            crate::app::state::Keymap,
-            crate::app::state::Theme,
-            Vec<Configured>,
-        ),
-        ReloadError,
-    > {
+    /// Parsed and checked as at start; the configured services worked out again last (the
+    /// clients' maker follows only a file that reads).
+    fn validated(&self) -> Result<Validated, ReloadError> {
         let mut settings = config::resolve(&self.overrides, &reload_env)?;
         // The placeholder that kept the token's sources unread is no token.
         settings.token.clone_from(&self.current.token);
         settings.token_origin.clone_from(&self.current.token_origin);
         let (keymap, theme) = looks(&settings, self.no_color)?;
-        let services = profiles(config::configured_services(&self.overrides, &reload_env)?);
-        Ok((settings, keymap, theme, services))
+        let profiles = profiles(config::configured_services(&self.overrides, &reload_env)?);
+        let services = match &self.services_of {
+            Some(services_of) => Some(services_of(&settings)?),
+            None => None,
+        };
+        Ok((settings, keymap, theme, profiles, services))
     }
 }
+
+/// What `validated` reads: the settings, their keymap and colours, the profiles' services,
+/// and the configured services as the App names them.
+type Validated = (
+    Settings,
+    crate::app::state::Keymap,
+    crate::app::state::Theme,
+    Vec<Configured>,
+    Option<Services>,
+);
 
 /// `why` with the config file's path written from the home directory (`~/.config/…`), so the
 /// line and the key it names fit on the status bar.

@@ -97,6 +97,8 @@ pub struct Workers {
     all_done: Option<hooks::Handle>,
     /// Where downloads go, shared with the downloads worker.
     placement: Arc<std::sync::Mutex<downloads::Placement>>,
+    /// The services polled, shared with the router and the saver.
+    pollable: pollable::Pollable,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<previewer::Handle<Msg>>,
     /// The catalogue entries' pictures: a worker of its own, so a model's picture and a
@@ -135,6 +137,7 @@ impl Workers {
         };
         let downloads = downloads::spawn(placement(settings), copies.clone(), msgs.clone());
         let placement = downloads.placement();
+        let keep_pollable = pollable.clone();
         let writes = writes::Writes::default();
         let archiving = saver::Archiving {
             files: Some(crate::store::archive::Files::from(&files)),
@@ -171,6 +174,7 @@ impl Workers {
             all_done,
             hooks: on_complete,
             placement,
+            pollable: keep_pollable,
             previews: None,
             model_previews: None,
             downloader,
@@ -284,6 +288,7 @@ impl Workers {
             Cmd::Bell => return Some(ToTerminal::Bell),
             Cmd::Notify { title, body } => return Some(ToTerminal::Notify { title, body }),
             Cmd::Configure(settings) => self.configure(&settings.0),
+            Cmd::Services(configured) => self.pollable.configure(configured),
             // Read by the runtime, which validates `[keys]` as at start: it never sends it.
             Cmd::ReloadConfig => tracing::warn!("a config reload reached the workers"),
         }

@@ -6,7 +6,10 @@
 
 use super::{Effects, State};
 use crate::app::reconfigured::{REFUSED, Reconfigured};
-use crate::cmd::{Cmd, NewSettings};
+use crate::app::services::Services;
+use crate::app::watch;
+use crate::cmd::{Cmd, NewSettings, PollCmd, TaskKey};
+use std::collections::BTreeSet;
 
 impl State {
     /// Takes on the config read again: the keys, the colours, the notification policy, the
@@ -19,6 +22,7 @@ impl State {
             theme,
             changed,
             restart,
+            services,
         } = new;
         if self
             .last_error
@@ -42,10 +46,47 @@ impl State {
             .configured_categories
             .clone_from(&settings.categories);
         let fx = Effects::cmds(vec![Cmd::Configure(NewSettings(settings))])
+            .and(services.map_or_else(Effects::none, |s| self.take_services(s)))
             .with_notice(said(&changed, &restart))
             .whole()
             .redraw_if(true);
         self.absorb(fx)
+    }
+
+    /// The configured services as the file read again names them: rows keep their place; a
+    /// row of a service no longer configured stops being polled, one of a service configured
+    /// again is polled again, and the workers are told which services count.
+    fn take_services(&mut self, mut services: Services) -> Effects {
+        // What was found of the services (a client that could not be made) stays for those
+        // still configured.
+        services.unusable = self
+            .watch
+            .services
+            .unusable
+            .iter()
+            .filter(|(key, _)| services.names.contains_key(*key))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if services == self.watch.services {
+            return Effects::none();
+        }
+        let stopped: BTreeSet<TaskKey> = self
+            .watch
+            .rows
+            .iter()
+            .filter(|r| r.no_service)
+            .map(crate::app::watch::Row::key)
+            .collect();
+        let keys = services.names.keys().cloned().collect();
+        let set = watch::service::set(&mut self.watch, services);
+        let resumed = watch::poll::start_polling(&self.watch)
+            .into_iter()
+            .filter(|c| matches!(c, Cmd::Poll(PollCmd::Watch(k, _)) if stopped.contains(k)))
+            .collect();
+        Effects::cmds(vec![Cmd::Services(keys)])
+            .and(set)
+            .and(Effects::cmds(resumed))
+            .redraw_if(true)
     }
 
     /// The config file could not be used (`why` names the file and the line): the running

@@ -33,6 +33,7 @@ fn reconfigured(text: &str, changed: &[&'static str], restart: &[&'static str]) 
         settings: Arc::new(settings),
         changed: changed.to_vec(),
         restart: restart.to_vec(),
+        services: None,
     }
 }
 
@@ -186,4 +187,56 @@ fn the_reload_key_works_in_the_archive_too() {
         "{:?}",
         s.mode()
     );
+}
+
+/// Rows of the current service (`here`) and of `http://b:2`, which the start's file did not
+/// name.
+fn state_with_two_services() -> State {
+    let current = "http://127.0.0.1:8787";
+    let mut other = entry("there", Some(("IN_PROGRESS", 10)));
+    other.service = Some("http://b:2".into());
+    let mut here = entry("here", Some(("IN_PROGRESS", 10)));
+    here.service = Some(current.into());
+    let mut s = crate::app::state::State::new(crate::app::state::Init {
+        service_url: current.into(),
+        watch: vec![here, other],
+        services: Some(crate::app::services::Services::single(current)),
+        now: NOW,
+        ..crate::app::state::Init::default()
+    });
+    s.start();
+    s
+}
+
+fn with_services(names: &[(&str, &str)]) -> Reconfigured {
+    let mut services = crate::app::services::Services::single("http://127.0.0.1:8787");
+    for (key, name) in names {
+        services.names.insert((*key).into(), (*name).into());
+    }
+    Reconfigured {
+        services: Some(services),
+        ..reconfigured("[profiles.b]\n", &["profiles"], &[])
+    }
+}
+
+#[test]
+fn a_profile_added_polls_its_tasks_where_they_are_and_one_removed_stops_them() {
+    let mut s = state_with_two_services();
+    let rows = |s: &State| row_ids(s).join(" ");
+    let before = rows(&s);
+    assert!(s.watch.rows[1].no_service, "b is not configured at start");
+    let cmds = s.reconfigure(with_services(&[("http://b:2", "b")]));
+    assert_eq!(kinds(&cmds), ["Configure", "Services", "Watch"]);
+    assert!(cmds.contains(&Cmd::Poll(crate::cmd::PollCmd::Watch(
+        image("there"),
+        Some("http://b:2".into())
+    ))));
+    assert!(!s.watch.rows[1].no_service);
+    assert_eq!(rows(&s), before, "the rows keep their place");
+    assert_eq!(notice(&s), Some("config reloaded: profiles"));
+    // The profile gone again: its task stops being polled, still in its place.
+    let cmds = s.reconfigure(with_services(&[]));
+    assert_eq!(kinds(&cmds), ["Configure", "Services", "Unwatch"]);
+    assert!(s.watch.rows[1].no_service);
+    assert_eq!(rows(&s), before);
 }
