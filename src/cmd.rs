@@ -77,6 +77,25 @@ pub enum Cmd {
     AllDone(AllDone),
     /// For the archiver: read or change the archive.
     Archive(ArchiveOp),
+    /// Read the config file again (the runtime reads and validates it as at start, and hands
+    /// the App the result: `State::reconfigure`).
+    ReloadConfig,
+    /// The config was read again: the workers take their settings from it (the poller's
+    /// cadence and limit, the hooks, where downloads go).
+    Configure(NewSettings),
+    /// The configured services changed (a reloaded config): tasks of these are polled, and
+    /// count in the watch list's run.
+    Services(Vec<String>),
+}
+
+/// Settings read again, shared; two are equal when they are the same read.
+#[derive(Debug, Clone)]
+pub struct NewSettings(pub Arc<crate::store::config::Settings>);
+
+impl PartialEq for NewSettings {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Cmd {
@@ -179,6 +198,35 @@ pub enum PollCmd<S = Option<String>> {
     /// Poll these (the rows on screen) before the others when both are due; replaces the
     /// previous set.
     Prefer(Vec<TaskKey>),
+    /// The config was read again: poll with these settings from now on.
+    Settings(PollSettings),
+}
+
+/// What the poller takes from the config.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollSettings {
+    /// `poll_interval`.
+    pub interval: std::time::Duration,
+    /// `max_poll_interval`.
+    pub max_interval: std::time::Duration,
+    /// `adaptive_polling`.
+    pub adaptive: bool,
+    /// `stall_after`.
+    pub stall_after: std::time::Duration,
+    /// `max_concurrent_polls`: the ceiling of the requests in flight.
+    pub max_in_flight: usize,
+}
+
+impl PollSettings {
+    pub fn of(settings: &crate::store::config::Settings) -> Self {
+        PollSettings {
+            interval: settings.poll_interval,
+            max_interval: settings.max_poll_interval,
+            adaptive: settings.adaptive_polling,
+            stall_after: settings.stall_after,
+            max_in_flight: settings.max_concurrent_polls,
+        }
+    }
 }
 
 /// One file to fetch, as the download worker takes it.

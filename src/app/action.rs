@@ -59,6 +59,8 @@ pub enum Action {
     ToggleArchive,
     /// The selected archived task back on the watch list, out of the archive.
     WatchAgain,
+    /// Read the config file again and apply what changed.
+    ReloadConfig,
     /// Search the help or the request log.
     Search,
     /// The next (or, `false`, the previous) line matching the search.

@@ -17,6 +17,7 @@ pub mod layout;
 pub mod palette;
 pub mod popup;
 pub mod preview_slot;
+pub mod reconfigured;
 pub mod request_log;
 pub mod services;
 pub mod state;

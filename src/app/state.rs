@@ -11,6 +11,7 @@
 mod archive_routing;
 mod new;
 mod notifications;
+mod reconfigure;
 mod screen;
 mod status_bar;
 
@@ -34,6 +35,7 @@ pub use super::layout::{Areas, Pane};
 pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
 pub use super::preview_slot::PreviewSlot;
+pub use super::reconfigured::Reconfigured;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
@@ -239,6 +241,8 @@ impl State {
                 self.search = Search::default();
             }
             Action::OpenPalette => self.popup = Some(Popup::Palette(Palette::default())),
+            // The runtime reads the file and answers with `reconfigure`.
+            Action::ReloadConfig => return Effects::cmds(vec![Cmd::ReloadConfig]),
             Action::Zoom => self.zoom(),
             Action::OpenAddDialog => self.popup = Some(Popup::Add(AddDialog::with(String::new()))),
             Action::ToggleArchive => return self.open_archive(),

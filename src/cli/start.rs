@@ -110,7 +110,7 @@ async fn run_demo(
         token: service.token.clone(),
         tasks: DEMO_TASKS,
     };
-    let result = session::demo(settings, demo, no_color, plain)
+    let result = session::demo(settings, global.overrides(), demo, no_color, plain)
         .await
         .map_err(|e| Failure::new(exit::OTHER, e.to_string()));
     drop(service);

@@ -7,6 +7,7 @@ pub mod input;
 pub mod plain;
 pub mod probe;
 pub mod progress;
+pub mod reload;
 pub mod session;
 pub mod terminal;
 
@@ -68,6 +69,8 @@ pub struct Session {
     pub demo: Option<state::Demo>,
     /// Set for plain mode (`--plain`): lines and line commands instead of the full screen.
     pub plain: Option<plain::Options>,
+    /// Reads the config again while it runs.
+    pub reload: Box<reload::Reloader>,
 }
 
 /// `[keys]` cannot be applied: the config file, why, and the lines of the entries it is
@@ -158,6 +161,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
         init,
         no_color,
         preview_cache,
+        mut reload,
     } = start(session)?;
 
     progress::install_panic_hook();
@@ -201,6 +205,7 @@ pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
         &mut workers,
         &mut msg_rx,
         asking,
+        &mut reload,
     ))
     .await;
     progress::restore();
@@ -217,6 +222,7 @@ async fn event_loop(
     workers: &mut Workers,
     msgs: &mut mpsc::Receiver<Msg>,
     mut asking: Option<Asking>,
+    reload: &mut reload::Reloader,
 ) -> Result<Outcome, RunError> {
     let io = RunError::Terminal;
     // While the graphics question is out, its thread reads the input and passes keys on.
@@ -267,7 +273,7 @@ async fn event_loop(
                     urgent = true;
                     terminal::follow_resize(tui, &event).map_err(io)?;
                     let arrived = std::time::Instant::now();
-                    let cmds = on_event(state, event);
+                    let cmds = on_event(state, event, reload);
                     let (first, before) = unseen_input.unwrap_or((arrived, Duration::ZERO));
                     unseen_input = Some((first, before + arrived.elapsed()));
                     cmds
@@ -279,7 +285,7 @@ async fn event_loop(
                 terminal::Early::Event(event) => {
                     urgent = true;
                     terminal::follow_resize(tui, &event).map_err(io)?;
-                    on_event(state, event)
+                    on_event(state, event, reload)
                 }
                 terminal::Early::Ask { query, written } => {
                     write_raw(tui.backend_mut(), &String::from_utf8_lossy(&query));
@@ -298,7 +304,7 @@ async fn event_loop(
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
-            _ = sighup.recv() => state.update(Action::Terminate(signal_hook::consts::SIGHUP)),
+            _ = sighup.recv() => on_hangup(state, reload),
             _ = sigtstp.recv() => state.update(Action::Suspend),
             _ = sigcont.recv() => redraw_all(state, tui).map_err(io)?,
         };
@@ -306,6 +312,7 @@ async fn event_loop(
             .browser
             .filtering()
             .then(|| stale_since.unwrap_or_else(tokio::time::Instant::now));
+        reload.take_requests(&mut cmds, state);
         hold_previews(&mut cmds, asking.as_mut());
         if state.dirty && state.quit.is_none() {
             // The workers' commands are sent once the frame is drawn: a worker woken now can
@@ -343,6 +350,7 @@ struct Started {
     init: Init,
     no_color: bool,
     preview_cache: PathBuf,
+    reload: Box<reload::Reloader>,
 }
 
 /// Loads the watch list, starts the workers and makes the App's first value: the one start of
@@ -359,6 +367,7 @@ fn start(session: Session) -> Result<Started, RunError> {
         theme,
         demo,
         plain: _,
+        reload,
     } = session;
     let loaded = WatchStore::new(files.watchlist.clone()).load()?;
     let (msg_tx, msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
@@ -416,6 +425,7 @@ fn start(session: Session) -> Result<Started, RunError> {
         init,
         no_color,
         preview_cache,
+        reload,
     })
 }
 
@@ -647,9 +657,20 @@ fn redraw_all(state: &mut State, tui: &mut Tui) -> std::io::Result<Vec<Cmd>> {
     }))
 }
 
-/// Turns a terminal event into an action through the keymap.
-fn on_event(state: &mut State, event: Event) -> Vec<Cmd> {
+/// `SIGHUP`: the terminal hung up (the dashboard ends, as ever), or a reload is asked for.
+fn on_hangup(state: &mut State, reload: &mut reload::Reloader) -> Vec<Cmd> {
+    if reload.hung_up() {
+        state.update(Action::Terminate(signal_hook::consts::SIGHUP))
+    } else {
+        reload.reload(state)
+    }
+}
+
+/// Turns a terminal event into an action through the keymap; the focus coming back reads a
+/// changed config.
+fn on_event(state: &mut State, event: Event, reload: &mut reload::Reloader) -> Vec<Cmd> {
     let action = match event {
+        Event::FocusGained => return reload.on_focus(state),
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             state.keymap.resolve(&state.contexts(), &key)
         }

@@ -9,7 +9,7 @@
 mod command;
 mod lines;
 
-use super::{Outcome, Session, Started, dispatch, start};
+use super::{Outcome, Session, Started, dispatch, on_hangup, start};
 use crate::api::TaskKind;
 use crate::app::action::Action;
 use crate::app::state::{Health, Init, Load, Pane, Popup, PreviewSlot, State};
@@ -83,6 +83,7 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, super::R
         mut workers,
         mut msg_rx,
         init,
+        mut reload,
         ..
     } = start(session)?;
     let io = super::RunError::Terminal;
@@ -124,8 +125,10 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, super::R
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
-            _ = sighup.recv() => state.update(Action::Terminate(signal_hook::consts::SIGHUP)),
+            _ = sighup.recv() => on_hangup(&mut state, &mut reload),
         };
+        let mut cmds = cmds;
+        reload.take_requests(&mut cmds, &mut state);
         send(cmds, &mut workers);
         printer.report(&state);
         if let Some(quit) = state.quit {
@@ -414,6 +417,7 @@ impl Printer {
             }
             Command::List => self.list(state),
             Command::Quit => cmds.extend(state.update(Action::Quit)),
+            Command::Reload => cmds.extend(state.update(Action::ReloadConfig)),
             Command::Add { ids, kind } => {
                 cmds.extend(state.update(Action::OpenAddDialog));
                 if kind == TaskKind::Video {

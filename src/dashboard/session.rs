@@ -42,9 +42,14 @@ pub fn for_settings<E: Display + 'static>(
 ) -> Result<Session, Refused<E>> {
     let (keymap, theme) = looks(&settings, no_color).map_err(Refused::Looks)?;
     let client = client_for(&settings).map_err(Refused::Client)?;
-    let (services, resolve) =
-        services(overrides, &settings, &client, client_for).map_err(Refused::Config)?;
+    let (services, resolve, services_of) =
+        services(overrides.clone(), &settings, &client, client_for).map_err(Refused::Config)?;
+    let mut reload = Box::new(super::reload::Reloader::new(
+        &settings, overrides, no_color, None,
+    ));
+    reload.services_of = Some(services_of);
     Ok(Session {
+        reload,
         settings,
         client,
         files: DataFiles::user(),
@@ -58,46 +63,41 @@ pub fn for_settings<E: Display + 'static>(
     })
 }
 
+/// Whose settings poll each other service (`None` is the top level's), as the file in force
+/// says; shared by the clients' maker and the reload that changes it.
+type Owners = Arc<std::sync::Mutex<BTreeMap<String, Option<String>>>>;
+
 /// The configured services: the current one, named after its profile (or its host); the top
 /// level's base URL, named after a profile that shares it, else its host; and every profile's,
 /// named after the profile. Also how to make the client of each other one when one of its
 /// tasks is first polled: the top level's with the top level's token (a profile that only
 /// inherits the base URL does not take it over), a profile's with the profile's. A service
-/// the file does not name is never polled.
+/// the file does not name is never polled. And how a reload works them out again from the
+/// file read again (the clients' maker follows).
 fn services<E: Display + 'static>(
     overrides: Overrides,
     settings: &Settings,
     client: &Client,
     client_for: fn(&Settings) -> Result<Client, E>,
-) -> Result<(Services, Resolve), ConfigError> {
+) -> Result<(Services, Resolve, super::reload::ServicesOf), ConfigError> {
     let current = service_key(client.base_url());
-    let mut services = Services::single(&current);
-    // Whose settings poll each other service: `None` is the top level's.
-    let mut owners: BTreeMap<String, Option<String>> = BTreeMap::new();
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    for configured in config::configured_services(&overrides, &config::process_env)? {
-        let key = service_key(&configured.base_url);
-        if key == current {
-            if let (None, Some(name)) = (&settings.profile, configured.profile) {
-                services.names.insert(key, name);
-            }
-            continue;
-        }
-        if let Some(name) = &configured.profile {
-            names.entry(key.clone()).or_insert_with(|| name.clone());
-        }
-        owners.entry(key).or_insert(configured.profile);
-    }
-    if let Some(name) = &settings.profile {
-        services.names.insert(current, name.clone());
-    }
-    for key in owners.keys() {
-        let name = names.remove(key).unwrap_or_else(|| host_label(key));
-        services.names.insert(key.clone(), name);
-    }
+    let (services, owners) = named(&overrides, settings.profile.as_deref(), &current)?;
+    let owners: Owners = Arc::new(std::sync::Mutex::new(owners));
+    let shared = Arc::clone(&owners);
+    let again = overrides.clone();
+    let reload: super::reload::ServicesOf = Box::new(move |settings: &Settings| {
+        let (services, owners) = named(&again, settings.profile.as_deref(), &current)?;
+        *shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = owners;
+        Ok(services)
+    });
     let resolve: Resolve = Arc::new(move |key: &str| {
         let owner = owners
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(key)
+            .cloned()
             .ok_or_else(|| Unreachable::NoOwner(key.to_string()))?;
         let whose = owner.as_ref().map_or_else(
             || "the top level".to_string(),
@@ -111,7 +111,39 @@ fn services<E: Display + 'static>(
             .map_err(|e| failed(&e))?;
         client_for(&settings).map_err(|e| failed(&e))
     });
-    Ok((services, resolve))
+    Ok((services, resolve, reload))
+}
+
+/// The services the file names, with their names, and whose settings poll each other one.
+fn named(
+    overrides: &Overrides,
+    profile: Option<&str>,
+    current: &str,
+) -> Result<(Services, BTreeMap<String, Option<String>>), ConfigError> {
+    let mut services = Services::single(current);
+    let mut owners: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for configured in config::configured_services(overrides, &config::process_env)? {
+        let key = service_key(&configured.base_url);
+        if key == current {
+            if let (None, Some(name)) = (profile, configured.profile) {
+                services.names.insert(key, name);
+            }
+            continue;
+        }
+        if let Some(name) = &configured.profile {
+            names.entry(key.clone()).or_insert_with(|| name.clone());
+        }
+        owners.entry(key).or_insert(configured.profile);
+    }
+    if let Some(name) = profile {
+        services.names.insert(current.to_string(), name.to_string());
+    }
+    for key in owners.keys() {
+        let name = names.remove(key).unwrap_or_else(|| host_label(key));
+        services.names.insert(key.clone(), name);
+    }
+    Ok((services, owners))
 }
 
 /// Settings for the demo: the user's if they load, defaults otherwise (the demo needs none).
@@ -154,6 +186,7 @@ pub struct DemoService<'a> {
 /// `[keys]` and `[styles]` are ignored, with a warning, when wrong.
 pub async fn demo(
     mut settings: Settings,
+    overrides: Overrides,
     service: DemoService<'_>,
     no_color: bool,
     plain: Option<super::plain::Options>,
@@ -167,12 +200,20 @@ pub async fn demo(
         }
     };
     keep_to_itself(&mut settings, &downloads);
+    let kept = downloads.clone();
+    let reload = Box::new(super::reload::Reloader::new(
+        &settings,
+        overrides,
+        no_color,
+        Some(Box::new(move |s: &mut Settings| keep_to_itself(s, &kept))),
+    ));
     let demo = Demo {
         token: service.token,
         downloads: downloads.clone(),
     };
     let result = match demo_session(
         settings,
+        reload,
         service.client,
         service.tasks,
         &scratch,
@@ -223,6 +264,7 @@ fn keep_demo_downloads(dir: &Path) {
 /// The demo's session, its watch list seeded with `tasks`.
 fn demo_session(
     settings: Settings,
+    reload: Box<super::reload::Reloader>,
     client: Client,
     tasks: &[(&str, TaskKind)],
     scratch: &Path,
@@ -242,6 +284,7 @@ fn demo_session(
         (Keymap::default(), defaults)
     });
     Ok(Session {
+        reload,
         settings,
         client,
         files,
@@ -254,3 +297,7 @@ fn demo_session(
         plain: None,
     })
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

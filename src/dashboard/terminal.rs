@@ -1,9 +1,11 @@
-//! Owning the terminal: raw mode, the alternate screen, mouse and bracketed paste on entry;
+//! Owning the terminal: raw mode, the alternate screen, mouse, bracketed paste and focus
+//! reports (a changed config is read again when the focus comes back) on entry;
 //! everything undone on every way out — normal quit, error, panic in any thread, signals — and
 //! around a suspend (Ctrl-Z).
 
 use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture,
 };
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -64,6 +66,7 @@ fn enter_modes() -> io::Result<()> {
         EnterAlternateScreen,
         EnableMouseCapture,
         EnableBracketedPaste,
+        EnableFocusChange,
         cursor::Hide
     )
 }
@@ -319,14 +322,15 @@ fn input_waiting() -> bool {
     poll(&mut fds, Some(&Timespec::default())).is_ok_and(|n| n > 0)
 }
 
-/// Gives the terminal back: bracketed paste and mouse reporting off, the main screen, the
-/// cursor shown, cooked mode. Safe to call more than once and from a panic hook.
+/// Gives the terminal back: focus reports, bracketed paste and mouse reporting off, the main
+/// screen, the cursor shown, cooked mode. Safe to call more than once and from a panic hook.
 pub fn restore() {
     end_synchronized_update();
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();
         let _ = execute!(
             out,
+            DisableFocusChange,
             DisableBracketedPaste,
             DisableMouseCapture,
             LeaveAlternateScreen,

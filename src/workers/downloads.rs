@@ -10,6 +10,7 @@ use crate::cmd::{DownloadJob, TaskKey};
 use crate::msg::{DownloadEvent, Msg};
 use crate::store::sidecar::{self, Provenance};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
@@ -40,7 +41,8 @@ impl Placement {
 /// The router's handle on the downloads: each job it hands on runs as its own task, reporting
 /// to the App as `Msg::Download` until its file is saved or it failed.
 pub struct Handle {
-    placement: Placement,
+    /// Shared with `Workers`, which changes it when the config is read again.
+    placement: Arc<Mutex<Placement>>,
     /// Shared with the previews: each file is fetched once.
     copies: Copies,
     msgs: mpsc::Sender<Msg>,
@@ -49,18 +51,28 @@ pub struct Handle {
 /// Downloads to `placement`, taking turns with the previews on `copies`.
 pub fn spawn(placement: Placement, copies: Copies, msgs: mpsc::Sender<Msg>) -> Handle {
     Handle {
-        placement,
+        placement: Arc::new(Mutex::new(placement)),
         copies,
         msgs,
     }
 }
 
 impl Handle {
+    /// Where downloads go, shared: a download started after a change goes to the new place.
+    pub fn placement(&self) -> Arc<Mutex<Placement>> {
+        Arc::clone(&self.placement)
+    }
+
     /// Downloads `job`'s file with `dl`, the downloader of the job's service.
     pub fn start(&self, dl: Downloader, job: DownloadJob) {
-        let target = self.placement.target(&job);
+        let (target, sidecar) = {
+            let placement = self
+                .placement
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            (placement.target(&job), placement.sidecar)
+        };
         let (copies, msgs) = (self.copies.clone(), self.msgs.clone());
-        let sidecar = self.placement.sidecar;
         tokio::spawn(async move {
             let DownloadJob {
                 key,

@@ -95,6 +95,10 @@ pub struct Workers {
     opener: opener::Handle,
     hooks: Option<hooks::Handle>,
     all_done: Option<hooks::Handle>,
+    /// Where downloads go, shared with the downloads worker.
+    placement: Arc<std::sync::Mutex<downloads::Placement>>,
+    /// The services polled, shared with the router and the saver.
+    pollable: pollable::Pollable,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<previewer::Handle<Msg>>,
     /// The catalogue entries' pictures: a worker of its own, so a model's picture and a
@@ -115,15 +119,10 @@ impl Workers {
             files,
         } = setup;
         let service_key = crate::store::watchlist::service_key(client.base_url());
-        let cadence = poller::Cadence {
-            interval: settings.poll_interval,
-            max_interval: settings.max_poll_interval,
-            adaptive: settings.adaptive_polling,
-            stall_after: settings.stall_after,
-        };
+        let polling = crate::cmd::PollSettings::of(settings);
         let poller = poller::spawn(
-            cadence,
-            settings.max_concurrent_polls,
+            poller::Cadence::of(&polling),
+            polling.max_in_flight,
             settings.failure_statuses.clone(),
             msgs.clone(),
         );
@@ -136,21 +135,15 @@ impl Workers {
             polls: poller.commands(),
             msgs: msgs.clone(),
         };
-        let placement = downloads::Placement {
-            dir: settings.download_dir.clone(),
-            template: settings.download_template.clone(),
-            sidecar: settings.sidecar,
-        };
-        let downloads = downloads::spawn(placement, copies.clone(), msgs.clone());
+        let downloads = downloads::spawn(placement(settings), copies.clone(), msgs.clone());
+        let placement = downloads.placement();
+        let keep_pollable = pollable.clone();
         let writes = writes::Writes::default();
         let archiving = saver::Archiving {
             files: Some(crate::store::archive::Files::from(&files)),
             after: settings.archive_after,
         };
-        let on_complete = settings
-            .on_complete
-            .clone()
-            .map(|argv| hooks::spawn(argv, msgs.clone()));
+        let (on_complete, all_done) = hooks_of(settings, &msgs);
         Workers {
             router: router::spawn(routing, downloads),
             poller,
@@ -178,11 +171,10 @@ impl Workers {
             writes,
             clipboard: clipboard::spawn(msgs.clone()),
             opener: opener::spawn(opener, msgs.clone()),
-            all_done: settings
-                .on_all_done
-                .clone()
-                .map(|argv| hooks::spawn_all_done(argv, on_complete.as_ref(), msgs.clone())),
+            all_done,
             hooks: on_complete,
+            placement,
+            pollable: keep_pollable,
             previews: None,
             model_previews: None,
             downloader,
@@ -295,9 +287,53 @@ impl Workers {
             }
             Cmd::Bell => return Some(ToTerminal::Bell),
             Cmd::Notify { title, body } => return Some(ToTerminal::Notify { title, body }),
+            Cmd::Configure(settings) => self.configure(&settings.0),
+            Cmd::Services(configured) => self.pollable.configure(configured),
+            // Read by the runtime, which validates `[keys]` as at start: it never sends it.
+            Cmd::ReloadConfig => tracing::warn!("a config reload reached the workers"),
         }
         None
     }
+
+    /// The config was read again: the poller's settings (through the router, in order with
+    /// the polls), where downloads started from now on go, and the hooks run from now on
+    /// (runs under way finish as they started).
+    fn configure(&mut self, settings: &Settings) {
+        self.router
+            .poll(crate::cmd::PollCmd::Settings(crate::cmd::PollSettings::of(
+                settings,
+            )));
+        *self
+            .placement
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = placement(settings);
+        (self.hooks, self.all_done) = hooks_of(settings, &self.msgs);
+    }
+}
+
+/// Where downloads go: `download_dir`, `download_template`, `sidecar`.
+fn placement(settings: &Settings) -> downloads::Placement {
+    downloads::Placement {
+        dir: settings.download_dir.clone(),
+        template: settings.download_template.clone(),
+        sidecar: settings.sidecar,
+    }
+}
+
+/// `on_complete`'s and `on_all_done`'s handles, the second running after the first's runs.
+fn hooks_of(
+    settings: &Settings,
+    msgs: &mpsc::Sender<Msg>,
+) -> (Option<hooks::Handle>, Option<hooks::Handle>) {
+    let on_complete = settings
+        .on_complete
+        .clone()
+        .map(|argv| hooks::spawn(argv, msgs.clone()));
+    let all_done = settings
+        .on_all_done
+        .clone()
+        .map(|argv| hooks::spawn_all_done(argv, on_complete.as_ref(), msgs.clone()));
+    (on_complete, all_done)
 }
 
 /// A client of a service nobody answers at (a closed loopback port), for the workers' tests.
@@ -558,5 +594,47 @@ mod tests {
             Some("age")
         );
         assert!(files.favourites.exists(), "favourites saved");
+    }
+
+    /// The config read again (`Cmd::Configure`): the hooks run from now on are the new ones,
+    /// and downloads started from now on go to the new place.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn new_settings_reach_the_hooks_and_the_downloads() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (mut workers, _msg_rx) = start_in(dir.path(), Arc::new(Recorder::default()));
+        let mut new = settings(dir.path());
+        new.on_complete = Some(vec![
+            "touch".into(),
+            dir.path().join("completed-{task_id}").display().to_string(),
+        ]);
+        new.download_dir = dir.path().join("elsewhere");
+        let sent = crate::cmd::NewSettings(Arc::new(new));
+        assert_eq!(workers.send(Cmd::Configure(sent)), None);
+        let dl = workers.placement.lock().expect("lock").dir.clone();
+        assert_eq!(dl, dir.path().join("elsewhere"));
+        workers.send(Cmd::Finished(Finished {
+            task_id: "t-9".into(),
+            kind: TaskKind::Image,
+            status: "COMPLETED".into(),
+            status_failed: false,
+            percent: 100,
+            url: None,
+            file: None,
+            no_file: None,
+            label: None,
+        }));
+        let new_hook = dir.path().join("completed-t-9");
+        for _ in 0..200 {
+            if new_hook.exists() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(new_hook.exists(), "the new on_complete ran");
+        assert!(
+            !dir.path().join("completed").exists(),
+            "the old one did not"
+        );
+        workers.shutdown(Duration::from_secs(10)).await;
     }
 }

@@ -118,6 +118,7 @@ impl Router {
                 Routed::Poll(PollCmd::Unwatch(k)) => self.forward(PollCmd::Unwatch(k)).await,
                 Routed::Poll(PollCmd::PollNow(k)) => self.forward(PollCmd::PollNow(k)).await,
                 Routed::Poll(PollCmd::Prefer(ks)) => self.forward(PollCmd::Prefer(ks)).await,
+                Routed::Poll(PollCmd::Settings(s)) => self.forward(PollCmd::Settings(s)).await,
                 Routed::Download(job) => {
                     let dl = match job.service.clone() {
                         None => Some(self.current_downloader.clone()),

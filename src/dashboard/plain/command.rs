@@ -22,6 +22,8 @@ pub enum Command {
     Models(String),
     /// The answer to a question (`yes` / `no`).
     Answer(bool),
+    /// Read the config file again (as `SIGHUP` does).
+    Reload,
     Help,
     Quit,
 }
@@ -37,6 +39,7 @@ pub const HELP: &[&str] = &[
     "filter [TEXT] — list only the tasks TEXT matches (the filter language); no TEXT clears it",
     "models [FILTER] — the model catalogue, one model a line, FILTER matching",
     "yes / no — answer a question (overwrite a file?)",
+    "reload — read the config file again and apply what changed (so does SIGHUP)",
     "help — these lines",
     "quit — end gendash (so does Ctrl-D)",
 ];
@@ -91,6 +94,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "models" => Ok(Command::Models(rest.to_string())),
         "yes" | "y" => none(Command::Answer(true)),
         "no" | "n" => none(Command::Answer(false)),
+        "reload" => none(Command::Reload),
         "help" | "?" => none(Command::Help),
         "quit" | "exit" | "q" => none(Command::Quit),
         _ => Err(CommandError::Unknown(word.to_string())),
@@ -190,7 +194,8 @@ mod tests {
     #[test]
     fn help_names_every_command() {
         for word in [
-            "list", "add", "rm", "undo", "open", "download", "filter", "models", "help", "quit",
+            "list", "add", "rm", "undo", "open", "download", "filter", "models", "reload", "help",
+            "quit",
         ] {
             assert!(
                 HELP.iter().any(|l| l.starts_with(word)),

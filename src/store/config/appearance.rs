@@ -103,6 +103,7 @@ action_names! {
     Archive => "archive",
     CloseArchive => "close_archive",
     WatchAgain => "watch_again",
+    ReloadConfig => "reload_config",
 }
 
 impl fmt::Display for ActionName {

@@ -23,6 +23,9 @@ pub struct Key<S: 'static, F: 'static> {
     /// How it goes through the layers; `None` for what is resolved by hand (the token's three
     /// ways, in `token.rs`; `profiles`, which chooses a level).
     pub layered: Option<Layered<S, F>>,
+    /// Whether two resolved values of it are the same (a reload tells what changed); `None`
+    /// for what is resolved by hand.
+    pub same: Option<fn(&S, &S) -> bool>,
 }
 
 /// How `config show` writes a key.
@@ -91,6 +94,13 @@ macro_rules! declare_keys {
     };
     (@take $s:ident . $name:ident, $v:ident, $file:ty, $value:ty, [], [$merge:expr]) => {
         call2::<&mut $value, &$file, ()>($merge, &mut $s.$name, $v)
+    };
+
+    // Every resolved type is `Debug` (the settings are): compared by it, a key added to the
+    // declaration is compared with no code of its own.
+    (@same $name:ident, []) => { None };
+    (@same $name:ident, [$value:ty]) => {
+        Some(|a: &Settings, b: &Settings| format!("{:?}", a.$name) == format!("{:?}", b.$name))
     };
 
     (@show $name:ident, [], $show:expr) => { $show };
@@ -189,6 +199,7 @@ macro_rules! declare_keys {
                 show: declare_keys!(@show $name, [$($value)?], $show),
                 layered: declare_keys!(@layered $name, $file, [$($value)?], [$($read)?],
                     [$($merge)?], [$($parse)?], [$($flag_value)?]),
+                same: declare_keys!(@same $name, [$($value)?]),
             },
         )*];
     };

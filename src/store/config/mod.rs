@@ -10,6 +10,7 @@
 //! lookup).
 
 mod appearance;
+mod changed;
 mod common;
 mod declare;
 mod describe;

@@ -64,6 +64,16 @@ impl Cadence {
         }
     }
 
+    /// The cadence the config's poll settings ask for.
+    pub fn of(settings: &crate::cmd::PollSettings) -> Self {
+        Cadence {
+            interval: settings.interval,
+            max_interval: settings.max_interval,
+            adaptive: settings.adaptive,
+            stall_after: settings.stall_after,
+        }
+    }
+
     fn clamp(&self, d: Duration) -> Duration {
         d.clamp(self.interval, self.max_interval.max(self.interval))
     }

@@ -127,6 +127,12 @@ impl Limiter {
         self.ceiling
     }
 
+    /// A new ceiling (`max_concurrent_polls` read again); the limit stays under it.
+    pub fn set_ceiling(&mut self, ceiling: usize) {
+        self.ceiling = ceiling.max(1);
+        self.limit = self.limit.min(self.ceiling);
+    }
+
     /// The pace asked for by a 429, in requests per second, if any.
     pub fn rate(&self) -> Option<f64> {
         self.rate

@@ -121,6 +121,9 @@ pub async fn run<R, F, Fut>(
                 }
                 Some(PollCmd::PollNow(k)) => schedule.poll_now(k, Instant::now()),
                 Some(PollCmd::Prefer(keys)) => schedule.prefer(keys),
+                Some(PollCmd::Settings(settings)) => {
+                    schedule.configure(Cadence::of(&settings), settings.max_in_flight);
+                }
             },
             Some(joined) = requests.join_next(), if !requests.is_empty() => {
                 let Ok((key, result)) = joined else { continue };
@@ -154,5 +157,7 @@ fn keep_reporting(load: PollLoad, shown: PollLoad) -> bool {
 
 #[cfg(test)]
 mod adaptive_tests;
+#[cfg(test)]
+mod settings_tests;
 #[cfg(test)]
 mod tests;

@@ -195,6 +195,14 @@ impl Schedule {
         }
     }
 
+    /// The config was read again: each task's next wait follows `cadence`, and at most
+    /// `ceiling` requests are in flight from now on.
+    pub fn configure(&mut self, cadence: Cadence, ceiling: usize) {
+        self.starving_after = cadence.interval.saturating_mul(STARVING_AFTER);
+        self.cadence = cadence;
+        self.limiter.set_ceiling(ceiling);
+    }
+
     /// Seconds on the progress clock.
     fn clock(&mut self, now: Instant) -> f64 {
         let origin = *self.origin.get_or_insert(now);

@@ -245,6 +245,12 @@ impl Session {
             text.rfind("\x1b[?25l").is_none_or(|hidden| hidden < shown),
             "the cursor must end visible"
         );
+        // vt100 keeps no focus-report mode: the bytes tell.
+        assert!(
+            text.rfind("\x1b[?1004h")
+                .is_none_or(|on| text.rfind("\x1b[?1004l").is_some_and(|off| on < off)),
+            "focus reports must end off"
+        );
         let s = self.screen.lock().unwrap();
         assert_modes_off(s.parser.screen());
     }

@@ -20,6 +20,7 @@ mod palette;
 mod plain;
 mod progress;
 mod prompt;
+mod reload;
 mod seen;
 mod services;
 mod shared_files;
