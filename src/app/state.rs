@@ -78,6 +78,9 @@ pub struct State {
     /// The pane that covers the screen (`z`): always the focused one.
     pub zoomed: Option<Pane>,
     pub theme: Theme,
+    /// The terminal said its background is light (OSC 11): a config read again with
+    /// `theme = "auto"` follows it too.
+    light_background: bool,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
     pub now: u64,
     pub areas: Areas,
@@ -396,6 +399,7 @@ impl State {
                 self.told_stalls(now)
             }
             Msg::Background { light } => {
+                self.light_background = light;
                 Effects::none().redraw_if(self.theme.follow_background(light))
             }
         };

@@ -67,6 +67,7 @@ impl State {
             notice: None,
             poll_load: crate::msg::PollLoad::default(),
             theme,
+            light_background: false,
             settings,
             keymap,
             search: Search::default(),

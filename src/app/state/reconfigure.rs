@@ -36,6 +36,8 @@ impl State {
         }
         self.keymap = keymap;
         self.theme = theme;
+        // The terminal answers its background once: an `auto` theme read again follows it.
+        self.theme.follow_background(self.light_background);
         self.settings.bell = settings.bell;
         self.settings.desktop_notifications = settings.desktop_notifications;
         self.notifier.settings = crate::app::watch::notify::Settings::of(&settings);

@@ -240,3 +240,32 @@ fn a_profile_added_polls_its_tasks_where_they_are_and_one_removed_stops_them() {
     assert!(s.watch.rows[1].no_service);
     assert_eq!(rows(&s), before);
 }
+
+/// A light terminal said so before the reload: an `auto` theme read again takes the light
+/// palette again, keeping the styles the file sets.
+#[test]
+fn a_reload_keeps_the_light_background_the_terminal_told() {
+    let light = Theme::new(
+        crate::store::config::ThemeName::Light,
+        &std::collections::BTreeMap::new(),
+        false,
+    );
+    let mut s = state();
+    s.apply(crate::msg::Msg::Background { light: true });
+    assert_eq!(s.theme.title(), light.title(), "auto followed the terminal");
+    s.reconfigure(reconfigured(
+        "[styles]\nerror = \"yellow\"\n",
+        &["styles"],
+        &[],
+    ));
+    assert_eq!(
+        s.theme.title(),
+        light.title(),
+        "still light after the reload"
+    );
+    assert_eq!(
+        s.theme.error().fg,
+        Some(ratatui::style::Color::Yellow),
+        "the file's style kept"
+    );
+}
