@@ -252,7 +252,7 @@ fn a_reload_keeps_the_light_background_the_terminal_told() {
     );
     let mut s = state();
     s.apply(crate::msg::Msg::Background { light: true });
-    assert_eq!(s.theme.title(), light.title(), "auto followed the terminal");
+    assert_eq!(s.theme.selected(), light.selected(), "auto followed the terminal");
     s.reconfigure(reconfigured(
         "[styles]\nerror = \"yellow\"\n",
         &["styles"],
