@@ -251,16 +251,25 @@ fn a_reload_keeps_the_light_background_the_terminal_told() {
         false,
     );
     let mut s = state();
+    s.theme = Theme::new(
+        crate::store::config::ThemeName::Auto,
+        &std::collections::BTreeMap::new(),
+        false,
+    );
     s.apply(crate::msg::Msg::Background { light: true });
-    assert_eq!(s.theme.selected(), light.selected(), "auto followed the terminal");
+    assert_eq!(
+        s.theme.selected(),
+        light.selected(),
+        "auto followed the terminal"
+    );
     s.reconfigure(reconfigured(
         "[styles]\nerror = \"yellow\"\n",
         &["styles"],
         &[],
     ));
     assert_eq!(
-        s.theme.title(),
-        light.title(),
+        s.theme.selected(),
+        light.selected(),
         "still light after the reload"
     );
     assert_eq!(
