@@ -102,6 +102,10 @@ pub enum Popup {
     },
     /// The palette (`:`): its actions are those of the mode beneath it.
     Palette(super::palette::Palette),
+    /// The save-view key's prompt for a name.
+    ViewName(super::views::reducer::ViewName),
+    /// A pane's views (`v`).
+    Views(super::views::reducer::ViewList),
 }
 
 /// A search in the help or the request log (`/`); it stays after its field is left, for the

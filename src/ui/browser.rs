@@ -4,7 +4,7 @@ use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{Action, Context};
-use crate::app::state::{Field, Load, Pane, State};
+use crate::app::state::{Field, Load, Pane, State, ViewPane};
 use crate::filter::query::Flag;
 use crate::filter::{FuzzyFilter, Query};
 use ratatui::Frame;
@@ -71,8 +71,12 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             out
         })
     };
+    let view = state
+        .view_in_use(ViewPane::Browser)
+        .map(|v| format!("view {v} · "))
+        .unwrap_or_default();
     let marks = format!(
-        "type {type_label} · cate {cate_label}{only}{count}{filtering}{}",
+        "{view}type {type_label} · cate {cate_label}{only}{count}{filtering}{}",
         extra(&long)
     );
     // Where the title does not fit, what the list is (`offline · filtered here`) matters more
@@ -86,7 +90,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         format!(" {marks} ")
     } else {
         format!(
-            " {type_label} · {cate_label}{only}{count}{filtering}{} ",
+            " {view}{type_label} · {cate_label}{only}{count}{filtering}{} ",
             extra(&short)
         )
     };

@@ -5,6 +5,7 @@
 use super::writes::Writes;
 use crate::msg::Msg;
 use crate::store::paths::DataFiles;
+use crate::store::views_file::ViewsOp;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,6 +16,7 @@ pub struct Handle {
     recent_categories: PathBuf,
     sort: PathBuf,
     favourites: PathBuf,
+    views: PathBuf,
     /// The current service as saved, whose favourites these are.
     service_key: String,
     msgs: mpsc::Sender<Msg>,
@@ -32,6 +34,9 @@ struct Order {
     newest: Mutex<HashMap<PathBuf, u64>>,
     /// Held while a file is written.
     writing: Mutex<()>,
+    /// The views' changes not written yet, in the order asked: each is one step (saving a
+    /// view then deleting it must not be written the other way round).
+    views: Mutex<Vec<ViewsOp>>,
 }
 
 /// The savers for the recent categories, the sort and the favourites in `files`.
@@ -45,6 +50,7 @@ pub fn spawn(
         recent_categories: files.recent_categories.clone(),
         sort: files.sort.clone(),
         favourites: files.favourites.clone(),
+        views: files.views.clone(),
         service_key,
         msgs,
         writes,
@@ -74,6 +80,42 @@ impl Handle {
         let service = self.service_key.clone();
         self.save("the favourites", self.favourites.clone(), move |path| {
             crate::store::favourites_file::save(path, &service, &names)
+        });
+    }
+
+    /// Merges a change to the views into their file (`Cmd::Views`), after those asked before
+    /// it; the file's views come back as `Msg::ViewsSaved`, a failure or a file set aside as
+    /// `Msg::StoreProblem`.
+    pub fn views(&self, op: ViewsOp) {
+        let (msgs, order, path) = (self.msgs.clone(), self.order.clone(), self.views.clone());
+        order
+            .views
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(op);
+        self.writes.spawn(move || {
+            let _one = order.writing.lock().unwrap_or_else(PoisonError::into_inner);
+            let ops =
+                std::mem::take(&mut *order.views.lock().unwrap_or_else(PoisonError::into_inner));
+            if ops.is_empty() {
+                // An earlier write took this one's change along.
+                return;
+            }
+            match crate::store::views_file::update(&path, ops) {
+                Ok(loaded) => {
+                    if let Some(aside) = loaded.set_aside {
+                        let _ = msgs.blocking_send(Msg::StoreProblem(format!(
+                            "the views file could not be read; it was set aside as {}",
+                            aside.display()
+                        )));
+                    }
+                    let _ = msgs.blocking_send(Msg::ViewsSaved(loaded.content.saved));
+                }
+                Err(e) => {
+                    let _ = msgs
+                        .blocking_send(Msg::StoreProblem(format!("cannot save the views: {e}")));
+                }
+            }
         });
     }
 

@@ -39,6 +39,9 @@ pub enum KeymapError {
         second: ActionName,
         second_context: Context,
     },
+    /// A `[views.NAME]` cannot be used: its filter, or its key (boxed: the error stays small).
+    #[error(transparent)]
+    View(Box<crate::app::views::ViewError>),
 }
 
 impl KeymapError {
@@ -48,6 +51,15 @@ impl KeymapError {
             KeymapError::Unknown(UnknownAction(name)) => vec![name.as_str()],
             KeymapError::Typed { name, .. } => vec![name.as_str()],
             KeymapError::Conflict { first, second, .. } => vec![first.as_str(), second.as_str()],
+            KeymapError::View(_) => Vec::new(),
+        }
+    }
+
+    /// The `[views.NAME]` entry the error is about, by `NAME.field`.
+    pub fn view_field(&self) -> Option<String> {
+        match self {
+            KeymapError::View(e) => Some(e.field()),
+            _ => None,
         }
     }
 }

@@ -24,6 +24,7 @@ impl State {
                 Effects::none()
             }
             _ if self.archive.editing => archive::reducer::update_filter(&mut self.archive, action),
+            Action::SaveView | Action::OpenViews | Action::ApplyView(_) => self.view_key(action),
             _ => {
                 let (keys, now) = (&self.keymap, self.now);
                 archive::reducer::update(&mut self.archive, &mut self.watch, &action, keys, now)

@@ -103,6 +103,9 @@ action_names! {
     Archive => "archive",
     CloseArchive => "close_archive",
     WatchAgain => "watch_again",
+    SaveView => "save_view",
+    Views => "views",
+    View => "view",
 }
 
 impl fmt::Display for ActionName {
