@@ -51,3 +51,45 @@ fn a_saved_view_and_the_sort_come_back_after_a_restart_and_a_views_key_applies_i
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 }
+
+/// What plain mode wrote, line ends made `\n`.
+fn transcript(s: &Session) -> String {
+    String::from_utf8_lossy(&s.raw()).replace("\r\n", "\n")
+}
+
+/// Waits until the transcript after byte `from` holds `text`; where it ends.
+fn wait_after(s: &Session, from: usize, text: &str) -> usize {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        let t = transcript(s);
+        if let Some(at) = t.get(from..).and_then(|rest| rest.find(text)) {
+            return from + at + text.len();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("timed out waiting for {text:?}:\n{}", transcript(s));
+}
+
+#[test]
+fn plain_mode_lists_the_views_and_applies_one_by_name() {
+    let setup = Served::with(
+        "[views.done]\npane = \"watch\"\nfilter = \"done sort:id\"\n",
+        &["demo-image-done", "other-1"],
+    );
+    let mut s = Session::spawn(command(setup.path(), &["--plain"], &setup.env()), 120, 40);
+    let at = wait_after(&s, 0, "type help for the commands");
+    s.send("views\r");
+    let at = wait_after(&s, at, "done · watch · done sort:id (config)");
+    s.send("view done\r");
+    let at = wait_after(&s, at, "view done: 1 of 2 tasks");
+    s.send("list\r");
+    let listed = wait_after(&s, at, "demo-image-done");
+    assert!(
+        !transcript(&s)[at..listed].contains("other-1"),
+        "the view's filter lists only the done task"
+    );
+    s.send("view nope\r");
+    wait_after(&s, listed, "no view nope: views lists them");
+    s.send("quit\r");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+}
