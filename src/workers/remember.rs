@@ -227,6 +227,45 @@ mod tests {
         assert!(problems.try_recv().is_err(), "no problem reported");
     }
 
+    /// Changes to the views land in the order asked, however the writes are scheduled: a view
+    /// saved then deleted at once is gone, one saved after it stays; the App hears the file's
+    /// views back.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn views_changes_land_in_the_order_asked() {
+        use crate::store::config::{ViewPane, ViewSpec};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = DataFiles::new(dir.path(), dir.path());
+        let (msgs, mut told) = mpsc::channel(256);
+        let writes = Writes::default();
+        let savers = spawn(&files, "http://a.test".into(), msgs, writes.clone());
+        let spec = |filter: &str| ViewSpec {
+            pane: ViewPane::Watch,
+            filter: filter.into(),
+            lora_type: None,
+            category: String::new(),
+        };
+        for i in 0..20 {
+            savers.views(ViewsOp::Save(format!("v{i}"), spec("a")));
+            savers.views(ViewsOp::Delete(format!("v{i}")));
+        }
+        savers.views(ViewsOp::Save("kept".into(), spec("b")));
+        writes.finish(WAIT).await;
+        let loaded = crate::store::views_file::load(&files.views).expect("load");
+        let names: Vec<&String> = loaded.content.saved.keys().collect();
+        assert_eq!(names, ["kept"]);
+        let mut last = None;
+        while let Ok(msg) = told.try_recv() {
+            match msg {
+                Msg::ViewsSaved(saved) => last = Some(saved),
+                other => panic!("only the views back, got {other:?}"),
+            }
+        }
+        assert_eq!(
+            last.map(|s| s.into_keys().collect::<Vec<_>>()),
+            Some(vec!["kept".to_string()])
+        );
+    }
+
     /// A save that fails says what could not be saved, and where.
     #[tokio::test]
     async fn a_failed_save_is_reported_naming_what_and_where() {
