@@ -357,14 +357,12 @@ impl Views {
     /// The config's views and the data directory's (their last states remembered as written).
     pub fn new(configured: &BTreeMap<String, ConfiguredView>, file: &ViewsFile) -> Self {
         let mut views = Views {
-            configured: configured
-                .iter()
-                .map(|(n, v)| (n.clone(), Listed::new(v.spec.clone(), true)))
-                .collect(),
+            configured: BTreeMap::new(),
             saved: BTreeMap::new(),
             applied: [None, None, None],
             remembered: [None, None, None],
         };
+        views.set_configured(configured);
         views.set_saved(&file.saved);
         // A pane the file has nothing for starts as a fresh one: nothing to write until it
         // changes.
@@ -373,6 +371,15 @@ impl Views {
                 Some(file.last.get(&pane).cloned().unwrap_or_default());
         }
         views
+    }
+
+    /// The config's views again (a reloaded config): the saved ones and what each pane shows
+    /// stay.
+    pub fn set_configured(&mut self, configured: &BTreeMap<String, ConfiguredView>) {
+        self.configured = configured
+            .iter()
+            .map(|(n, v)| (n.clone(), Listed::new(v.spec.clone(), true)))
+            .collect();
     }
 
     /// The saved views as the file holds them now (another dashboard's too).
