@@ -34,12 +34,13 @@ pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, Text
 pub use super::layout::{Areas, Pane};
 pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
+pub use super::popup::{ViewList, ViewName};
 pub use super::preview_slot::PreviewSlot;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
-pub use super::views::reducer::{ViewList, ViewName, pane_words as view_words};
-pub use super::views::{Listed as ListedView, ViewPane, Views, summary as view_summary};
+pub use super::views::reducer::{pane_context as view_context, pane_words as view_words};
+pub use super::views::{Listed as ListedView, Views, summary as view_summary};
 pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch};
 
 /// Why the dashboard ends.

@@ -5,7 +5,7 @@
 use super::facts::{Labels, labelled, mark_cut};
 use crate::app::state::{Action, Context};
 use crate::app::state::{
-    ArchiveView, Areas, DownloadView, State, Theme, ViewPane, archive_areas, archive_completed,
+    ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed,
 };
 use crate::fit::{self, cut as ellipsis};
 use crate::fmt::local_minute;
@@ -23,7 +23,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let block = Block::bordered()
         .title(Span::styled(
             ellipsis(
-                &title(view, state.view_in_use(ViewPane::Archive)),
+                &title(view, state.archive_view_in_use()),
                 usize::from(a.body.width.saturating_sub(4)),
             ),
             theme.title(),

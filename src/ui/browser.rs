@@ -4,7 +4,7 @@ use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
 use crate::app::state::{Action, Context};
-use crate::app::state::{Field, Load, Pane, State, ViewPane};
+use crate::app::state::{Field, Load, Pane, State};
 use crate::filter::query::Flag;
 use crate::filter::{FuzzyFilter, Query};
 use ratatui::Frame;
@@ -72,7 +72,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         })
     };
     let view = state
-        .view_in_use(ViewPane::Browser)
+        .browser_view()
         .map(|v| format!("view {v} · "))
         .unwrap_or_default();
     let marks = format!(

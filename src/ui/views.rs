@@ -2,7 +2,7 @@
 //! with its key, if it has one, and what it sets), the question of a delete at its foot.
 
 use crate::app::state::{
-    Action, Context, State, Theme, ViewList, ViewName, ViewPane, view_summary, view_words,
+    Action, Context, State, Theme, ViewList, ViewName, view_context, view_summary, view_words,
 };
 use crate::fit;
 use ratatui::Frame;
@@ -13,15 +13,6 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 const KEYS_MAX: usize = 10;
 /// The name column's widest (a name is at most 32 characters).
 const NAME_MAX: usize = 20;
-
-/// A view's key column in `pane`'s context.
-fn context(pane: ViewPane) -> Context {
-    match pane {
-        ViewPane::Browser => Context::Browser,
-        ViewPane::Watch => Context::Watch,
-        ViewPane::Archive => Context::Archive,
-    }
-}
 
 /// The name prompt, over the middle of the screen.
 pub fn render_prompt(state: &State, prompt: &ViewName, theme: Theme, frame: &mut Frame) {
@@ -71,7 +62,7 @@ pub fn render_list(state: &State, list: &ViewList, theme: Theme, frame: &mut Fra
     frame.render_widget(Clear, area);
     let inner = usize::from(area.width.saturating_sub(2));
     let keys = &state.keymap;
-    let context = context(list.pane);
+    let context = view_context(list.pane);
     // A view with a key of its own is a binding of the keymap (`[views.NAME] key`).
     let key_of = |name: &str| {
         keys.bindings()

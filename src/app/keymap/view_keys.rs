@@ -3,23 +3,15 @@
 //! list it as they list the rest. A view's key that a binding in force beside it already has
 //! is refused (naming both): unlike `[keys]`, a view takes no key from a built-in action.
 
-use super::binding::{Binding, Context, Priority, label_of, normalised};
+use super::binding::{Binding, Priority, label_of, normalised};
 use super::configure::KeymapError;
 use super::mode::Mode;
 use crate::app::action::Action;
-use crate::app::views::{ViewError, ViewPane, check, summary};
+use crate::app::views::reducer::pane_context;
+use crate::app::views::{ViewError, check, summary};
 use crate::store::config::{ActionName, ConfiguredView};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-
-/// The context a view's key works in.
-fn context(pane: ViewPane) -> Context {
-    match pane {
-        ViewPane::Browser => Context::Browser,
-        ViewPane::Watch => Context::Watch,
-        ViewPane::Archive => Context::Archive,
-    }
-}
 
 /// `table` with a binding for each view's key; every view's filter checked.
 pub(super) fn add(
@@ -32,7 +24,7 @@ pub(super) fn add(
             continue;
         }
         let binding = Binding {
-            context: context(view.spec.pane),
+            context: pane_context(view.spec.pane),
             name: ActionName::View,
             label: Cow::Owned(label_of(&view.keys)),
             keys: view.keys.clone(),

@@ -6,8 +6,9 @@ use super::{Pane, Popup, State};
 use crate::app::action::Action;
 use crate::app::effects::Effects;
 use crate::app::views::apply::{self, Panes};
-use crate::app::views::{ViewPane, reducer};
+use crate::app::views::reducer;
 use crate::cmd::Cmd;
+use crate::store::config::ViewPane;
 use crate::store::views_file::ViewsOp;
 
 impl State {
@@ -32,6 +33,21 @@ impl State {
     /// The view `pane`'s title names: the one applied there last, while the pane shows it.
     pub fn view_in_use(&self, pane: ViewPane) -> Option<&str> {
         self.views.in_use(pane, &self.view_shown(pane))
+    }
+
+    /// The view the browser's title names.
+    pub fn browser_view(&self) -> Option<&str> {
+        self.view_in_use(ViewPane::Browser)
+    }
+
+    /// The view the watch list's title names.
+    pub fn watch_view(&self) -> Option<&str> {
+        self.view_in_use(ViewPane::Watch)
+    }
+
+    /// The view the archive's title names.
+    pub fn archive_view_in_use(&self) -> Option<&str> {
+        self.view_in_use(ViewPane::Archive)
     }
 
     fn panes(&mut self) -> Panes<'_> {

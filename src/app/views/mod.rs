@@ -21,7 +21,7 @@ use crate::app::browser::{Sort, SortField};
 use crate::app::watch::SortKey;
 use crate::filter::{Issue, Query, Scope};
 use crate::store::config::ConfiguredView;
-pub use crate::store::config::{ViewPane, ViewSpec};
+use crate::store::config::{ViewPane, ViewSpec};
 use crate::store::views_file::{LastState, ViewsFile};
 use std::collections::BTreeMap;
 

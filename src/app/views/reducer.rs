@@ -6,26 +6,19 @@ use super::{ViewPane, Views};
 use crate::app::action::Action;
 use crate::app::effects::Effects;
 use crate::app::keymap::Keymap;
-use crate::app::popup::Popup;
+use crate::app::popup::{Popup, ViewList, ViewName};
 use crate::cmd::Cmd;
 use crate::store::config::{ActionName, check_view_name};
 use crate::store::views_file::ViewsOp;
 
-/// The save-view key's prompt: a name for what `pane` shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ViewName {
-    pub pane: ViewPane,
-    pub name: String,
-    /// Why the name typed was refused.
-    pub error: Option<String>,
-}
-
-/// `pane`'s views (`v`): the one picked, and the one a delete asks about.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ViewList {
-    pub pane: ViewPane,
-    pub selected: usize,
-    pub deleting: Option<String>,
+/// The keymap context a view of `pane` works in (its own key, the list's key column).
+pub fn pane_context(pane: ViewPane) -> crate::app::keymap::Context {
+    use crate::app::keymap::Context;
+    match pane {
+        ViewPane::Browser => Context::Browser,
+        ViewPane::Watch => Context::Watch,
+        ViewPane::Archive => Context::Archive,
+    }
 }
 
 /// How a pane is named in what the status bar says.

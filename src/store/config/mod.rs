@@ -19,7 +19,7 @@ mod resolve;
 mod schema;
 mod token;
 mod values;
-mod views;
+mod view_table;
 
 pub use appearance::{
     ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
@@ -43,7 +43,7 @@ pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
     ValueError, check_seconds,
 };
-pub use views::{
+pub use view_table::{
     ConfiguredView, MAX_VIEW_NAME, ViewNameError, ViewPane, ViewSpec, ViewsTable, check_view_name,
 };
 

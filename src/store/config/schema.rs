@@ -12,7 +12,7 @@
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds, ValueError};
-use super::views::{ConfiguredView, ViewsTable};
+use super::view_table::{ConfiguredView, ViewsTable};
 use super::{
     DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
     DEFAULT_STALL_AFTER, Source, TokenOrigin,

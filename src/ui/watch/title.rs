@@ -1,7 +1,7 @@
 //! The watch pane's title: the list's counts, the whole list's ETA, the marks, the sort and the
 //! filter, in the room there is.
 
-use crate::app::state::{SortKey, State, ViewPane};
+use crate::app::state::{SortKey, State};
 use crate::app::watch::{row, unseen};
 use crate::fit::cut as ellipsis;
 use crate::fmt::clock_minute;
@@ -31,7 +31,7 @@ pub(super) fn title(state: &State, width: usize) -> String {
     });
     let mut tail = Vec::new();
     // The view in use, which the user chose, stays with the sort and the filter.
-    if let Some(view) = state.view_in_use(ViewPane::Watch) {
+    if let Some(view) = state.watch_view() {
         tail.push(format!("view {view}"));
     }
     if !w.marked.is_empty() {

@@ -4,8 +4,8 @@
 
 use super::{Action, Cmd, Msg, RankJob, Ranker, draw, loaded, task};
 use gendash::api::TaskKind;
-use gendash::app::state::{Keymap, State, ViewPane, Views};
-use gendash::store::config::{ConfiguredView, ViewSpec};
+use gendash::app::state::{Keymap, State, Views};
+use gendash::store::config::{ConfiguredView, ViewPane, ViewSpec};
 use gendash::store::views_file::ViewsFile;
 use std::collections::BTreeMap;
 
