@@ -335,6 +335,18 @@ fn a_configs_view_with_a_bad_filter_or_sort_is_refused_naming_it() {
 }
 
 #[test]
+fn keys_view_is_refused_pointing_at_views_name() {
+    let keys: BTreeMap<String, Vec<KeyCombo>> =
+        [("view".to_string(), vec!["x".parse().expect("key")])].into();
+    let e = Keymap::configured(&keys).expect_err("view is not [keys]'");
+    assert_eq!(e.actions(), ["view"]);
+    assert_eq!(
+        e.to_string(),
+        "keys.view: a view's key is the `key` of its [views.NAME], not [keys]"
+    );
+}
+
+#[test]
 fn a_views_key_that_a_binding_beside_it_has_is_refused() {
     let table: BTreeMap<String, ConfiguredView> = [(
         "v".to_string(),

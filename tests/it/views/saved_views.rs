@@ -172,3 +172,35 @@ fn the_watch_lists_title_names_its_view() {
     assert!(title.contains("view videos"), "{title}");
     assert!(title.contains("/clip 1/2"), "{title}");
 }
+
+#[test]
+fn the_name_prompt_says_what_it_saves_and_why_a_name_is_refused() {
+    let mut s = with_views(80, 24);
+    s.update(Action::FocusFilter);
+    super::typed(&mut s, "ink");
+    s.update(Action::Submit);
+    s.update(Action::SaveView);
+    let t = draw(&s);
+    let screen = rows(&t);
+    let top = screen
+        .iter()
+        .position(|r| r.contains("Save the view of the model browser"))
+        .unwrap_or_else(|| panic!("the prompt in {screen:#?}"));
+    assert!(
+        screen[top + 2].contains("│ink ") || screen[top + 2].contains("│ink│"),
+        "what it saves, under the name: {}",
+        screen[top + 2]
+    );
+    for c in "water".chars() {
+        s.update(Action::Type(c));
+    }
+    s.update(Action::Submit);
+    let t = draw(&s);
+    insta::assert_snapshot!("saved_views_prompt_refused_80x24", t.backend());
+    assert!(
+        rows(&t)
+            .iter()
+            .any(|r| r.contains("water is a view of the config file")),
+        "the refusal is shown"
+    );
+}
