@@ -65,6 +65,9 @@ pub enum Cmd {
     RememberSort(String),
     /// Save the current service's favourite models for the next session.
     RememberFavourites(std::collections::BTreeSet<String>),
+    /// A change to the saved views or a pane's last state, merged into the file; answered by
+    /// `Msg::ViewsSaved`.
+    Views(crate::store::views_file::ViewsOp),
     /// Fetch, decode and encode a finished task's picture for the detail section.
     Preview(PreviewRequest),
     /// The same for the picture the selected catalogue entry's metadata names (its key the

@@ -111,6 +111,8 @@ pub enum Msg {
         matches: Arc<[u32]>,
     },
     StoreProblem(String),
+    /// The saved views as the file holds them after a change (another dashboard's too).
+    ViewsSaved(std::collections::BTreeMap<String, crate::store::config::ViewSpec>),
     /// The answer to `PersistOp::Claim`: whether this dashboard took the task's end on (`false`
     /// when another running dashboard had, or the task is no longer listed).
     Claimed {

@@ -61,6 +61,12 @@ pub enum Action {
     WatchAgain,
     /// Read the config file again and apply what changed.
     ReloadConfig,
+    /// Save what the pane shows as a view (asks for a name).
+    SaveView,
+    /// The list of the pane's views.
+    OpenViews,
+    /// Apply the view of this name (its own key).
+    ApplyView(String),
     /// Search the help or the request log.
     Search,
     /// The next (or, `false`, the previous) line matching the search.

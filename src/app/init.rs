@@ -65,6 +65,8 @@ pub struct Init {
     pub notify: crate::app::watch::notify::Settings,
     /// `prompt_template` and `lora_weight` of the config.
     pub prompt: crate::api::prompt::PromptSettings,
+    /// The config's views and the data directory's, with each pane's last state.
+    pub views: Box<crate::app::views::Views>,
 }
 
 impl Default for Init {
@@ -96,6 +98,7 @@ impl Default for Init {
                 &crate::store::config::Settings::defaults(),
             ),
             prompt: crate::api::prompt::PromptSettings::default(),
+            views: Box::default(),
         }
     }
 }

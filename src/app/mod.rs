@@ -25,4 +25,5 @@ pub mod status;
 #[cfg(test)]
 mod test_support;
 pub mod theme;
+pub mod views;
 pub mod watch;

@@ -86,6 +86,23 @@ impl AddDialog {
     }
 }
 
+/// The save-view key's prompt: a name for what `pane` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewName {
+    pub pane: crate::store::config::ViewPane,
+    pub name: String,
+    /// Why the name typed was refused.
+    pub error: Option<String>,
+}
+
+/// `pane`'s views (`v`): the one picked, and the one a delete asks about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewList {
+    pub pane: crate::store::config::ViewPane,
+    pub selected: usize,
+    pub deleting: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Popup {
     Help {
@@ -102,6 +119,10 @@ pub enum Popup {
     },
     /// The palette (`:`): its actions are those of the mode beneath it.
     Palette(super::palette::Palette),
+    /// The save-view key's prompt for a name.
+    ViewName(ViewName),
+    /// A pane's views (`v`).
+    Views(ViewList),
 }
 
 /// A search in the help or the request log (`/`); it stays after its field is left, for the

@@ -14,6 +14,7 @@ mod notifications;
 mod reconfigure;
 mod screen;
 mod status_bar;
+mod views_routing;
 
 use super::archive_view as archive;
 use super::effects::Effects;
@@ -34,11 +35,14 @@ pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, Text
 pub use super::layout::{Areas, Pane};
 pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
 pub use super::popup::{AddDialog, Confirm, Popup, Search};
+pub use super::popup::{ViewList, ViewName};
 pub use super::preview_slot::PreviewSlot;
 pub use super::reconfigured::Reconfigured;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
 pub use super::theme::Theme;
+pub use super::views::reducer::{pane_context as view_context, pane_words as view_words};
+pub use super::views::{Listed as ListedView, Views, summary as view_summary};
 pub use super::watch::{Counts, DownloadView, Phase, Row, SortKey, Watch};
 
 /// Why the dashboard ends.
@@ -102,6 +106,9 @@ pub struct State {
     suspend: bool,
     /// The notification policy: which finishes and stalls are told, and when.
     pub notifier: watch::notify::Notifier,
+    /// The saved views, and which each pane shows (boxed: the dashboard's future holds the
+    /// state).
+    pub views: Box<super::views::Views>,
 }
 
 impl State {
@@ -125,6 +132,8 @@ impl State {
 
     /// The reducer for inputs: the screen's own keys here, the rest to the open popup, the
     /// field being typed in, or the focused pane.
+    // One arm a mode: it grows with the modes, and reads as the list of them.
+    #[allow(clippy::too_many_lines)]
     pub fn update(&mut self, action: Action) -> Vec<Cmd> {
         self.dirty = true;
         // Typed and pasted text can carry controls and escape sequences too.
@@ -210,6 +219,7 @@ impl State {
                     &mut self.requests,
                     &action,
                 ),
+                Mode::Views | Mode::DeleteView | Mode::ViewName => self.update_views(action),
                 Mode::Archive | Mode::Typing(TextField::ArchiveFilter) => {
                     self.update_archive(action)
                 }
@@ -261,6 +271,9 @@ impl State {
             }
             // The detail section's room is the layout's.
             Action::ToggleDetail if self.focus == Pane::Watch => self.toggle_detail(),
+            Action::SaveView | Action::OpenViews | Action::ApplyView(_) => {
+                return self.view_key(action);
+            }
             _ => {
                 return match self.focus {
                     Pane::Browser => browser::update(&mut self.browser, &action, &self.keymap),
@@ -385,6 +398,10 @@ impl State {
                 Effects::none().redraw_if(self.model_preview.apply(report))
             }
             Msg::StoreProblem(text) => Effects::fail(text),
+            Msg::ViewsSaved(saved) => {
+                self.views.set_saved(&saved);
+                Effects::none().redraw_if(matches!(self.popup, Some(Popup::Views(_))))
+            }
             Msg::ServiceUnusable { service, error } => {
                 watch::reducer::service_unusable(&mut self.watch, service, error)
             }

@@ -162,6 +162,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::RememberCategories(_) => "RememberCategories",
             Cmd::RememberSort(_) => "RememberSort",
             Cmd::RememberFavourites(_) => "RememberFavourites",
+            Cmd::Views(_) => "Views",
             Cmd::Preview(_) => "Preview",
             Cmd::ModelPreview(_) => "ModelPreview",
             Cmd::Finished(_) => "Finished",

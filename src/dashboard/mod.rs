@@ -88,11 +88,16 @@ pub struct LooksError {
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
 /// ask for; the error names the config file and the lines.
 pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), LooksError> {
-    let keymap = Keymap::configured(&settings.keys).map_err(|error| LooksError {
-        file: settings.config_file.clone(),
-        lines: lines_named(&error.actions(), &settings.keys_lines),
-        error,
-    })?;
+    let keymap = Keymap::configured(&settings.keys)
+        .and_then(|k| k.with_views(&settings.views))
+        .map_err(|error| LooksError {
+            file: settings.config_file.clone(),
+            lines: match error.view_field() {
+                Some(field) => view_line(&field, &settings.views_lines),
+                None => lines_named(&error.actions(), &settings.keys_lines),
+            },
+            error,
+        })?;
     Ok((
         keymap,
         Theme::new(settings.theme, &settings.styles, no_color),
@@ -109,6 +114,17 @@ fn lines_named(actions: &[&str], lines: &BTreeMap<String, usize>) -> Vec<usize> 
     named.sort_unstable();
     named.dedup();
     named
+}
+
+/// Where `[views.NAME]`'s `field` (`NAME.key`) is in the file, else where the view is.
+fn view_line(field: &str, lines: &BTreeMap<String, usize>) -> Vec<usize> {
+    let view = field.rsplit_once('.').map_or(field, |(v, _)| v);
+    lines
+        .get(field)
+        .or_else(|| lines.get(view))
+        .copied()
+        .into_iter()
+        .collect()
 }
 
 /// " (at line 3)" or " (at lines 2 and 5)".
@@ -373,6 +389,7 @@ fn start(session: Session) -> Result<Started, RunError> {
     let (msg_tx, msg_rx) = mpsc::channel::<Msg>(MSG_CAPACITY);
     let (client, resolve) = log_requests(client, resolve, &msg_tx);
     let remembered = remembered(&files, client.base_url().as_str());
+    let views = crate::store::views_file::load(&files.views);
     let preview_cache = files.previews.clone();
     let setup = workers::Setup {
         downloader: Downloader::for_service(&client)?,
@@ -407,12 +424,11 @@ fn start(session: Session) -> Result<Started, RunError> {
         services: Some(services),
         utc_offset: crate::clock::local_offset(),
         demo,
-        error: loaded.set_aside.map(|p| {
-            format!(
-                "the watch list could not be read and was set aside as {}",
-                p.display()
-            )
-        }),
+        error: start_problems(loaded.set_aside, &views),
+        views: Box::new(crate::app::views::Views::new(
+            &settings.views,
+            &views.map(|v| v.content).unwrap_or_default(),
+        )),
         now: unix_now(),
         notify: crate::app::watch::notify::Settings::of(&settings),
         prompt: settings.prompt(),
@@ -448,6 +464,31 @@ fn log_requests(
         wrapped
     });
     (client.with_requests(sink), resolve)
+}
+
+/// What the status bar says from the start: a watch list or a views file that could not be
+/// read (set aside), the views file's lock that could not be taken.
+fn start_problems(
+    watch_aside: Option<PathBuf>,
+    views: &Result<crate::store::views_file::Loaded, crate::store::views_file::ViewsError>,
+) -> Option<String> {
+    let watch = watch_aside.map(|p| {
+        format!(
+            "the watch list could not be read and was set aside as {}",
+            p.display()
+        )
+    });
+    let views = match views {
+        Ok(l) => l.set_aside.as_ref().map(|p| {
+            format!(
+                "the views file could not be read and was set aside as {}",
+                p.display()
+            )
+        }),
+        Err(e) => Some(e.to_string()),
+    };
+    let said: Vec<String> = watch.into_iter().chain(views).collect();
+    (!said.is_empty()).then(|| said.join(" · "))
 }
 
 /// What the files beside the watch list remember for the service at `service_url`: the

@@ -16,6 +16,7 @@ use crate::app::state::{Health, Init, Load, Pane, Popup, PreviewSlot, State};
 use crate::cmd::{Clip, Cmd, TaskKey};
 use crate::msg::{CopiedVia, Msg};
 use crate::store::config::ActionName;
+use crate::store::config::ViewPane;
 use crate::store::watchlist::unix_now;
 use crate::workers::Workers;
 use command::Command;
@@ -456,6 +457,8 @@ impl Printer {
                     )
                 }));
             }
+            Command::View(name) => cmds.extend(self.view(state, &name)),
+            Command::Views => self.views(state),
             Command::Models(text) => {
                 cmds.extend(focus(state, Pane::Browser));
                 cmds.extend(state.update(Action::FocusFilter));
@@ -518,6 +521,59 @@ fn in_words(state: &State, text: &str) -> String {
 }
 
 /// The watch list's filter set to `text`, as typed into its field.
+impl Printer {
+    /// `view NAME`: the view's key, in its pane (the archive has no place in plain mode).
+    fn view(&mut self, state: &mut State, name: &str) -> Vec<Cmd> {
+        let Some(pane) = state.views.get(name).map(|v| v.spec.pane) else {
+            self.print(&Line::plain(format!("no view {name}: views lists them")));
+            return Vec::new();
+        };
+        let pane = match pane {
+            ViewPane::Browser => Pane::Browser,
+            ViewPane::Watch => Pane::Watch,
+            ViewPane::Archive => {
+                self.print(&Line::plain(format!(
+                    "{name} is a view of the archive, which plain mode does not show"
+                )));
+                return Vec::new();
+            }
+        };
+        let mut cmds = focus(state, pane);
+        cmds.extend(state.update(Action::ApplyView(name.to_string())));
+        if pane == Pane::Browser {
+            self.models = true;
+        } else {
+            let (shown, all) = (state.watch.order.len(), state.watch.rows.len());
+            self.print(&Line::plain(format!(
+                "view {name}: {shown} of {}",
+                crate::fmt::count(all, "task")
+            )));
+        }
+        cmds
+    }
+
+    /// `views`: every view, its pane and what it sets.
+    fn views(&self, state: &State) {
+        let mut any = false;
+        for pane in ViewPane::ALL {
+            for (name, view) in state.views.of(pane) {
+                any = true;
+                let from = if view.configured { " (config)" } else { "" };
+                self.print(&Line::plain(format!(
+                    "{name} · {} · {}{from}",
+                    pane.name(),
+                    view.summary()
+                )));
+            }
+        }
+        if !any {
+            self.print(&Line::plain(
+                "no views: [views.NAME] in the config, or the save-view key in the dashboard",
+            ));
+        }
+    }
+}
+
 fn filter_watch(state: &mut State, text: &str) -> Vec<Cmd> {
     let mut cmds = focus(state, Pane::Watch);
     cmds.extend(state.update(Action::FocusFilter));

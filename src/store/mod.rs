@@ -11,4 +11,5 @@ pub mod favourites_file;
 pub mod paths;
 pub mod recent;
 pub mod sidecar;
+pub mod views_file;
 pub mod watchlist;

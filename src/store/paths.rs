@@ -52,6 +52,8 @@ pub struct DataFiles {
     /// The watch list's sort order.
     pub sort: PathBuf,
     pub favourites: PathBuf,
+    /// The views saved from the dashboard and each pane's last state.
+    pub views: PathBuf,
     /// The catalogue last loaded for each filter.
     pub catalogue_cache: PathBuf,
     /// Previews' downloads.
@@ -68,6 +70,7 @@ impl DataFiles {
             recent_categories: data.join("recent-categories.json"),
             sort: data.join("watch-sort"),
             favourites: data.join("favourites.json"),
+            views: data.join("views.json"),
             catalogue_cache: cache.join("catalogues"),
             previews: cache.join("previews"),
         }

@@ -22,7 +22,10 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     let view = &state.archive;
     let block = Block::bordered()
         .title(Span::styled(
-            ellipsis(&title(view), usize::from(a.body.width.saturating_sub(4))),
+            ellipsis(
+                &title(view, state.archive_view_in_use()),
+                usize::from(a.body.width.saturating_sub(4)),
+            ),
             theme.title(),
         ))
         .border_style(theme.border(state.popup.is_none()));
@@ -47,8 +50,8 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     render_detail(state, a.detail, a.preview, theme, frame);
 }
 
-/// `Archive · 1,234 tasks · filtered 12 · sorted by finished ↓`.
-pub fn title(view: &ArchiveView) -> String {
+/// `Archive · view mine · 1,234 tasks · filtered 12 · sorted by finished ↓`.
+pub fn title(view: &ArchiveView, in_use: Option<&str>) -> String {
     let n = view.count();
     let filtered = if view.query.trim().is_empty() {
         String::new()
@@ -58,8 +61,9 @@ pub fn title(view: &ArchiveView) -> String {
     } else {
         format!(" · filtered {}", crate::fmt::grouped(view.order.len()))
     };
+    let in_use = in_use.map(|v| format!("view {v} · ")).unwrap_or_default();
     format!(
-        " Archive · {}{filtered} · sorted by {} ",
+        " Archive · {in_use}{}{filtered} · sorted by {} ",
         crate::fmt::count(n, "task"),
         view.sort.label()
     )

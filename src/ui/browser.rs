@@ -71,8 +71,12 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             out
         })
     };
+    let view = state
+        .browser_view()
+        .map(|v| format!("view {v} · "))
+        .unwrap_or_default();
     let marks = format!(
-        "type {type_label} · cate {cate_label}{only}{count}{filtering}{}",
+        "{view}type {type_label} · cate {cate_label}{only}{count}{filtering}{}",
         extra(&long)
     );
     // Where the title does not fit, what the list is (`offline · filtered here`) matters more
@@ -86,7 +90,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         format!(" {marks} ")
     } else {
         format!(
-            " {type_label} · {cate_label}{only}{count}{filtering}{} ",
+            " {view}{type_label} · {cate_label}{only}{count}{filtering}{} ",
             extra(&short)
         )
     };

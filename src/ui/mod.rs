@@ -10,6 +10,7 @@ mod palette;
 pub mod preview_slot;
 mod request_log;
 mod status;
+mod views;
 pub mod watch;
 
 use crate::app::state::{Action, Context};
@@ -77,6 +78,8 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
             );
         }
         Some(Popup::Requests) => request_log::render(state, &areas, theme, frame),
+        Some(Popup::ViewName(p)) => views::render_prompt(state, p, theme, frame),
+        Some(Popup::Views(l)) => views::render_list(state, l, theme, frame),
         None => return links,
     }
     // A popup covers whatever links were below it.

@@ -210,7 +210,7 @@ mod tests {
             label: "k".into(),
             // Any action: the fitting reads only the label, the word and the priority.
             action: Keymap::default().bindings()[0].action.clone(),
-            description: "",
+            description: "".into(),
             hint: Some(word),
             priority,
         }

@@ -258,6 +258,7 @@ impl Workers {
             Cmd::RememberCategories(list) => self.remember.categories(list),
             Cmd::RememberSort(label) => self.remember.sort(label),
             Cmd::RememberFavourites(names) => self.remember.favourites(names),
+            Cmd::Views(op) => self.remember.views(op),
             Cmd::Open(url) => self.opener.open(url),
             Cmd::OpenFile(path) => self.opener.open_file(path),
             Cmd::Copy(clip) => self.clipboard.copy(clip),

@@ -5,6 +5,7 @@
 use super::writes::Writes;
 use crate::msg::Msg;
 use crate::store::paths::DataFiles;
+use crate::store::views_file::ViewsOp;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,6 +16,7 @@ pub struct Handle {
     recent_categories: PathBuf,
     sort: PathBuf,
     favourites: PathBuf,
+    views: PathBuf,
     /// The current service as saved, whose favourites these are.
     service_key: String,
     msgs: mpsc::Sender<Msg>,
@@ -32,6 +34,9 @@ struct Order {
     newest: Mutex<HashMap<PathBuf, u64>>,
     /// Held while a file is written.
     writing: Mutex<()>,
+    /// The views' changes not written yet, in the order asked: each is one step (saving a
+    /// view then deleting it must not be written the other way round).
+    views: Mutex<Vec<ViewsOp>>,
 }
 
 /// The savers for the recent categories, the sort and the favourites in `files`.
@@ -45,6 +50,7 @@ pub fn spawn(
         recent_categories: files.recent_categories.clone(),
         sort: files.sort.clone(),
         favourites: files.favourites.clone(),
+        views: files.views.clone(),
         service_key,
         msgs,
         writes,
@@ -74,6 +80,42 @@ impl Handle {
         let service = self.service_key.clone();
         self.save("the favourites", self.favourites.clone(), move |path| {
             crate::store::favourites_file::save(path, &service, &names)
+        });
+    }
+
+    /// Merges a change to the views into their file (`Cmd::Views`), after those asked before
+    /// it; the file's views come back as `Msg::ViewsSaved`, a failure or a file set aside as
+    /// `Msg::StoreProblem`.
+    pub fn views(&self, op: ViewsOp) {
+        let (msgs, order, path) = (self.msgs.clone(), self.order.clone(), self.views.clone());
+        order
+            .views
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(op);
+        self.writes.spawn(move || {
+            let _one = order.writing.lock().unwrap_or_else(PoisonError::into_inner);
+            let ops =
+                std::mem::take(&mut *order.views.lock().unwrap_or_else(PoisonError::into_inner));
+            if ops.is_empty() {
+                // An earlier write took this one's change along.
+                return;
+            }
+            match crate::store::views_file::update(&path, ops) {
+                Ok(loaded) => {
+                    if let Some(aside) = loaded.set_aside {
+                        let _ = msgs.blocking_send(Msg::StoreProblem(format!(
+                            "the views file could not be read; it was set aside as {}",
+                            aside.display()
+                        )));
+                    }
+                    let _ = msgs.blocking_send(Msg::ViewsSaved(loaded.content.saved));
+                }
+                Err(e) => {
+                    let _ = msgs
+                        .blocking_send(Msg::StoreProblem(format!("cannot save the views: {e}")));
+                }
+            }
         });
     }
 
@@ -183,6 +225,45 @@ mod tests {
             Some("sort 49".to_string())
         );
         assert!(problems.try_recv().is_err(), "no problem reported");
+    }
+
+    /// Changes to the views land in the order asked, however the writes are scheduled: a view
+    /// saved then deleted at once is gone, one saved after it stays; the App hears the file's
+    /// views back.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn views_changes_land_in_the_order_asked() {
+        use crate::store::config::{ViewPane, ViewSpec};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = DataFiles::new(dir.path(), dir.path());
+        let (msgs, mut told) = mpsc::channel(256);
+        let writes = Writes::default();
+        let savers = spawn(&files, "http://a.test".into(), msgs, writes.clone());
+        let spec = |filter: &str| ViewSpec {
+            pane: ViewPane::Watch,
+            filter: filter.into(),
+            lora_type: None,
+            category: String::new(),
+        };
+        for i in 0..20 {
+            savers.views(ViewsOp::Save(format!("v{i}"), spec("a")));
+            savers.views(ViewsOp::Delete(format!("v{i}")));
+        }
+        savers.views(ViewsOp::Save("kept".into(), spec("b")));
+        writes.finish(WAIT).await;
+        let loaded = crate::store::views_file::load(&files.views).expect("load");
+        let names: Vec<&String> = loaded.content.saved.keys().collect();
+        assert_eq!(names, ["kept"]);
+        let mut last = None;
+        while let Ok(msg) = told.try_recv() {
+            match msg {
+                Msg::ViewsSaved(saved) => last = Some(saved),
+                other => panic!("only the views back, got {other:?}"),
+            }
+        }
+        assert_eq!(
+            last.map(|s| s.into_keys().collect::<Vec<_>>()),
+            Some(vec!["kept".to_string()])
+        );
     }
 
     /// A save that fails says what could not be saved, and where.

@@ -331,6 +331,19 @@ impl ArchiveView {
         self.sort
     }
 
+    /// A view's order (`app::views`): as `s` sets one, without cycling.
+    pub fn set_sort(&mut self, sort: ArchiveSort) {
+        if self.sort == sort {
+            return;
+        }
+        let selected = self.selected().map(|t| t.id);
+        self.first.pending = false;
+        self.sort = sort;
+        self.resort();
+        self.refilter();
+        self.reselect(selected);
+    }
+
     pub fn set_query(&mut self, query: String) {
         // The list is the same one: its index finds the selected task again, in a scan of
         // the order alone (by ID, each step would read a task elsewhere in memory).

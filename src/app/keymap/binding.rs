@@ -24,16 +24,19 @@ pub enum Context {
     Help,
     /// The archive view (`H` from the watch list).
     Archive,
+    /// The list of a pane's saved views.
+    Views,
 }
 
 impl Context {
     /// Every context, in the order the help and the README list them.
-    pub const ALL: [Context; 10] = [
+    pub const ALL: [Context; 11] = [
         Context::Always,
         Context::Global,
         Context::Browser,
         Context::Watch,
         Context::Archive,
+        Context::Views,
         Context::TextInput,
         Context::AddDialog,
         Context::Confirm,
@@ -53,6 +56,7 @@ impl Context {
             Context::Requests => "Request log",
             Context::Help => "Help",
             Context::Archive => "Archive (finished tasks that left the watch list)",
+            Context::Views => "The list of saved views",
         }
     }
 
@@ -69,6 +73,7 @@ impl Context {
             Context::Requests => "requests",
             Context::Help => "help",
             Context::Archive => "archive",
+            Context::Views => "views",
         }
     }
 
@@ -102,7 +107,8 @@ pub struct Binding {
     /// How `keys` are written in the hint line and the help, derived from them.
     pub label: Cow<'static, str>,
     pub action: Action,
-    pub description: &'static str,
+    /// Built in, or made from the config (a view's key names its view).
+    pub description: Cow<'static, str>,
     /// Its word in the one-line hint bar, if it is shown there (the help lists everything).
     pub hint: Option<&'static str>,
     /// How long the hint stays when the hint bar is short of room.

@@ -39,6 +39,12 @@ pub enum KeymapError {
         second: ActionName,
         second_context: Context,
     },
+    /// `[keys] view`: the name of the views' own keys, which `[views.NAME]` gives.
+    #[error("keys.view: a view's key is the `key` of its [views.NAME], not [keys]")]
+    ViewInKeys,
+    /// A `[views.NAME]` cannot be used: its filter, or its key (boxed: the error stays small).
+    #[error(transparent)]
+    View(Box<crate::app::views::ViewError>),
 }
 
 impl KeymapError {
@@ -48,6 +54,16 @@ impl KeymapError {
             KeymapError::Unknown(UnknownAction(name)) => vec![name.as_str()],
             KeymapError::Typed { name, .. } => vec![name.as_str()],
             KeymapError::Conflict { first, second, .. } => vec![first.as_str(), second.as_str()],
+            KeymapError::ViewInKeys => vec![ActionName::View.as_str()],
+            KeymapError::View(_) => Vec::new(),
+        }
+    }
+
+    /// The `[views.NAME]` entry the error is about, by `NAME.field`.
+    pub fn view_field(&self) -> Option<String> {
+        match self {
+            KeymapError::View(e) => Some(e.field()),
+            _ => None,
         }
     }
 }
@@ -91,6 +107,9 @@ pub(super) fn apply(
     let mut mine = BTreeSet::new();
     for (name, combos) in keys {
         let name: ActionName = name.parse()?;
+        if name == ActionName::View {
+            return Err(KeymapError::ViewInKeys);
+        }
         mine.insert(name);
         for b in table.iter_mut().filter(|b| b.name == name) {
             b.keys.clone_from(combos);

@@ -9,6 +9,7 @@ mod binding;
 mod configure;
 mod mode;
 mod table;
+mod view_keys;
 
 pub use binding::{Binding, Context, HelpLine, Priority};
 pub use configure::{GivenUp, KeymapError};
@@ -47,6 +48,20 @@ impl Keymap {
         Ok(Keymap {
             bindings: Arc::from(bindings),
             given_up: Arc::from(given_up),
+        })
+    }
+
+    /// This keymap with a binding for each `[views.NAME]` key (see `view_keys`); every
+    /// view's filter is checked too.
+    pub fn with_views(
+        self,
+        views: &BTreeMap<String, crate::store::config::ConfiguredView>,
+    ) -> Result<Keymap, KeymapError> {
+        let mut table = self.bindings.to_vec();
+        view_keys::add(&mut table, views)?;
+        Ok(Keymap {
+            bindings: Arc::from(table),
+            given_up: self.given_up,
         })
     }
 

@@ -36,6 +36,12 @@ pub enum Mode {
     /// A yes/no question: remove every completed task?
     RemoveCompleted,
     Archive,
+    /// The list of a pane's views.
+    Views,
+    /// The list asks: delete this view?
+    DeleteView,
+    /// The save-view key's name prompt: one text field.
+    ViewName,
     Typing(TextField),
     Pane(Pane),
 }
@@ -43,7 +49,7 @@ pub enum Mode {
 impl Mode {
     /// Every mode. `contexts` says what each one means for the keymap; the keymap checks that
     /// no key means two things in any of them.
-    pub const ALL: [Mode; 15] = [
+    pub const ALL: [Mode; 18] = [
         Mode::Help,
         Mode::Requests,
         Mode::AddDialog,
@@ -59,6 +65,9 @@ impl Mode {
         Mode::Pane(Pane::Browser),
         Mode::Pane(Pane::Watch),
         Mode::Palette,
+        Mode::Views,
+        Mode::DeleteView,
+        Mode::ViewName,
     ];
 
     /// Its place in [`Mode::ALL`]: a mode added to the enum does not compile until it has one,
@@ -80,6 +89,9 @@ impl Mode {
             Mode::Pane(Pane::Browser) => 12,
             Mode::Pane(Pane::Watch) => 13,
             Mode::Palette => 14,
+            Mode::Views => 15,
+            Mode::DeleteView => 16,
+            Mode::ViewName => 17,
         }
     }
 
@@ -89,10 +101,13 @@ impl Mode {
             Mode::Help => &[Context::Help, Context::Always],
             Mode::Requests => &[Context::Requests, Context::Always],
             Mode::AddDialog => &[Context::AddDialog, Context::Always],
-            Mode::Confirm | Mode::RemoveCompleted => &[Context::Confirm, Context::Always],
+            Mode::Confirm | Mode::RemoveCompleted | Mode::DeleteView => {
+                &[Context::Confirm, Context::Always]
+            }
+            Mode::Views => &[Context::Views, Context::Always],
             Mode::Archive => &[Context::Archive, Context::Always],
             // The palette is a field: its keys move the pick, enter runs it, esc leaves.
-            Mode::LabelEditor | Mode::Typing(_) | Mode::Palette => {
+            Mode::LabelEditor | Mode::Typing(_) | Mode::Palette | Mode::ViewName => {
                 &[Context::TextInput, Context::Always]
             }
             Mode::Pane(Pane::Browser) => &[Context::Browser, Context::Global, Context::Always],

@@ -9,7 +9,7 @@ use super::binding::{Binding, Context, Priority, label_of};
 use crate::app::action::Action as A;
 use crate::store::config::{ActionName as N, KeyCombo};
 use Context::{
-    AddDialog, Always, Archive, Browser, Confirm, Global, Help, Requests, TextInput, Watch,
+    AddDialog, Always, Archive, Browser, Confirm, Global, Help, Requests, TextInput, Views, Watch,
 };
 use Priority::{High, Low, Normal};
 use std::borrow::Cow;
@@ -77,7 +77,7 @@ impl Own {
             keys,
             also,
             action: self.action.clone(),
-            description: self.description,
+            description: Cow::Borrowed(self.description),
             hint: self.hint.map(|(word, _)| word),
             priority: self.hint.map_or(Priority::Normal, |(_, p)| p),
         }
@@ -114,7 +114,7 @@ static TABLE: &[Row] = &[
     b(Watch,     N::CopyName,        SHARED,           A::CopyName,          NO,                      "copy the task ID"),
     b(Watch,     N::Download,        "D",              A::Download,          h("download", Normal),   "download the file (of every marked task) to download_dir; asks before replacing one"),
     b(Watch,     N::AutoDownload,    "A",              A::ToggleAutoDownload, NO,                     "download the file by itself when the task completes, or stop (every marked task)"),
-    b(Confirm,   N::Yes,             "y | Y",          A::Submit,            h("yes", Priority::Always), "yes: replace the file, or remove the tasks"),
+    b(Confirm,   N::Yes,             "y | Y",          A::Submit,            h("yes", Priority::Always), "yes: replace the file, remove the tasks, or delete the view"),
     b(Confirm,   N::No,              "n esc",          A::Cancel,            h("no", Priority::Always),  "no: keep it"),
     b(Watch,     N::Remove,          "d delete",       A::Remove,            h("remove", Normal),     "remove the task, or every marked one, from the list"),
     b(Watch,     N::Mark,            "space",          A::ToggleMark,        NO,                      "mark or unmark the task and move down; remove, download and auto-download act on every marked one"),
@@ -198,6 +198,17 @@ static TABLE: &[Row] = &[
     b(Archive,   N::PageDown,        SHARED,           A::PageDown,          NO,                      "page down"),
     b(Archive,   N::Top,             SHARED,           A::Top,               NO,                      "the first row"),
     b(Archive,   N::Bottom,          SHARED,           A::Bottom,            NO,                      "the last row"),
+    b(Browser,   N::Views,           "v",              A::OpenViews,         NO,                      "the saved views of the pane: pick one to apply, or delete one"),
+    b(Browser,   N::SaveView,        "V",              A::SaveView,          NO,                      "save the filter, sort, type and category as a view (asks for a name)"),
+    b(Watch,     N::Views,           SHARED,           A::OpenViews,         NO,                      "the saved views of the pane: pick one to apply, or delete one"),
+    b(Watch,     N::SaveView,        SHARED,           A::SaveView,          NO,                      "save the filter and sort as a view (asks for a name)"),
+    b(Archive,   N::Views,           SHARED,           A::OpenViews,         NO,                      "the saved views of the archive: pick one to apply, or delete one"),
+    b(Archive,   N::SaveView,        SHARED,           A::SaveView,          NO,                      "save the filter and sort as a view (asks for a name)"),
+    b(Views,     N::Submit,          SHARED,           A::Submit,            h("apply", High),        "apply the view"),
+    b(Views,     N::Remove,          SHARED,           A::Remove,            h("delete", Normal),     "delete the view (asks first; a view of the config stays)"),
+    b(Views,     N::Cancel,          SHARED,           A::Cancel,            h("close", Priority::Always), "close the list"),
+    b(Views,     N::Up,              SHARED,           A::Up,                NO,                      "the view above"),
+    b(Views,     N::Down,            SHARED,           A::Down,              NO,                      "the view below"),
 ];
 
 /// The keys a table line writes: before `|` labelled, after it not. A mistake in the table

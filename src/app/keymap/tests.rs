@@ -132,7 +132,8 @@ fn every_binding_is_described_and_no_key_means_two_things_at_once() {
 /// `download` is the watch list's), and each name of `[keys]` has a binding.
 #[test]
 fn every_action_name_names_bindings_with_one_set_of_keys() {
-    for name in ActionName::ALL {
+    // `view` names the keys of `[views.NAME]`, which the config makes, not the table.
+    for name in ActionName::ALL.iter().filter(|n| **n != ActionName::View) {
         let mut of_name = bindings().iter().filter(|b| b.name == *name);
         let first = of_name
             .next()

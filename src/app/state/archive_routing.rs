@@ -25,6 +25,7 @@ impl State {
             }
             Action::ReloadConfig => Effects::cmds(vec![crate::cmd::Cmd::ReloadConfig]),
             _ if self.archive.editing => archive::reducer::update_filter(&mut self.archive, action),
+            Action::SaveView | Action::OpenViews | Action::ApplyView(_) => self.view_key(action),
             _ => {
                 let (keys, now) = (&self.keymap, self.now);
                 archive::reducer::update(&mut self.archive, &mut self.watch, &action, keys, now)

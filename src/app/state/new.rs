@@ -33,6 +33,7 @@ impl State {
             now,
             notify,
             prompt,
+            views,
         } = init;
         let theme = theme.unwrap_or_else(|| {
             Theme::new(
@@ -83,6 +84,7 @@ impl State {
             quit: None,
             suspend: false,
             notifier: crate::app::watch::notify::Notifier::new(notify),
+            views,
         };
         // Until told of the others, the one service known is the one the state was made for.
         let current = service_url.trim_end_matches('/');
@@ -98,6 +100,7 @@ impl State {
             state.watch.sort = sort;
             watch::order::reorder(&mut state.watch, now);
         }
+        state.restore_views();
         if let Some(demo) = demo {
             state.begin_demo(demo);
         }

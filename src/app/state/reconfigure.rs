@@ -47,6 +47,7 @@ impl State {
         self.browser
             .configured_categories
             .clone_from(&settings.categories);
+        self.views.set_configured(&settings.views);
         let fx = Effects::cmds(vec![Cmd::Configure(NewSettings(settings))])
             .and(services.map_or_else(Effects::none, |s| self.take_services(s)))
             .with_notice(said(&changed, &restart))

@@ -278,3 +278,16 @@ fn a_reload_keeps_the_light_background_the_terminal_told() {
         "the file's style kept"
     );
 }
+
+/// A view added to the file is offered after the reload; the saved ones stay.
+#[test]
+fn a_view_added_to_the_file_is_listed_after_the_reload() {
+    let mut s = state();
+    assert!(s.views.get("broken").is_none());
+    s.reconfigure(reconfigured(
+        "[views.broken]\npane = \"watch\"\nfilter = \"failed\"\n",
+        &["views"],
+        &[],
+    ));
+    assert!(s.views.get("broken").is_some(), "the file's new view");
+}

@@ -46,6 +46,9 @@ impl State {
             Some(Popup::Confirm(_)) => Mode::Confirm,
             Some(Popup::RemoveCompleted { .. }) => Mode::RemoveCompleted,
             Some(Popup::Palette(_)) => Mode::Palette,
+            Some(Popup::ViewName(_)) => Mode::ViewName,
+            Some(Popup::Views(l)) if l.deleting.is_some() => Mode::DeleteView,
+            Some(Popup::Views(_)) => Mode::Views,
             None => self.mode_beneath(),
         }
     }
@@ -167,6 +170,10 @@ impl State {
         }
         cmds.extend(self.sync_preview());
         cmds.extend(self.sync_model_preview());
+        if self.quit.is_some() {
+            // What each pane shows is left for the next session (the quit waits for it).
+            cmds.extend(self.remember_views());
+        }
         cmds
     }
 

@@ -485,7 +485,7 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         assert_eq!(s.contexts(), mode.contexts(), "{mode:?}");
         seen.push(mode);
     };
-    let steps: [(KeyEvent, Mode); 30] = [
+    let steps: [(KeyEvent, Mode); 37] = [
         (ch('/'), Mode::Typing(TextField::Browser)),
         (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
         (ch('?'), Mode::Help),
@@ -507,6 +507,13 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         (key(KeyCode::Esc), Mode::Pane(Pane::Watch)),
         (ch('C'), Mode::RemoveCompleted),
         (ch('n'), Mode::Pane(Pane::Watch)),
+        (ch('V'), Mode::ViewName),
+        (ch('x'), Mode::ViewName),
+        (key(KeyCode::Enter), Mode::Pane(Pane::Watch)),
+        (ch('v'), Mode::Views),
+        (ch('d'), Mode::DeleteView),
+        (ch('n'), Mode::Views),
+        (key(KeyCode::Esc), Mode::Pane(Pane::Watch)),
         (ch('H'), Mode::Archive),
         (ch('/'), Mode::Typing(TextField::ArchiveFilter)),
         (key(KeyCode::Esc), Mode::Archive),

@@ -20,6 +20,10 @@ pub enum Command {
     Filter(String),
     /// The catalogue, with the filter's text (empty: all of it).
     Models(String),
+    /// Apply the saved view of this name.
+    View(String),
+    /// The saved views, one a line.
+    Views,
     /// The answer to a question (`yes` / `no`).
     Answer(bool),
     /// Read the config file again (as `SIGHUP` does).
@@ -38,6 +42,8 @@ pub const HELP: &[&str] = &[
     "download ID — save the task's file in the download directory",
     "filter [TEXT] — list only the tasks TEXT matches (the filter language); no TEXT clears it",
     "models [FILTER] — the model catalogue, one model a line, FILTER matching",
+    "view NAME — apply the saved view NAME (its filter and sort) to its pane",
+    "views — the saved views ([views.NAME] of the config and those saved here), one a line",
     "yes / no — answer a question (overwrite a file?)",
     "reload — read the config file again and apply what changed (so does SIGHUP)",
     "help — these lines",
@@ -61,6 +67,8 @@ pub enum CommandError {
     UnknownOption(String),
     #[error("add needs at least one task ID: add [--video] ID…")]
     AddNeedsIds,
+    #[error("view needs a view's name: view NAME (views lists them)")]
+    ViewNeedsName,
 }
 
 /// The command a line asks for; the error names what is wrong and what to type.
@@ -92,6 +100,9 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "download" => one("download").map(Command::Download),
         "filter" => Ok(Command::Filter(rest.to_string())),
         "models" => Ok(Command::Models(rest.to_string())),
+        "view" if rest.is_empty() => Err(CommandError::ViewNeedsName),
+        "view" => Ok(Command::View(rest.to_string())),
+        "views" => none(Command::Views),
         "yes" | "y" => none(Command::Answer(true)),
         "no" | "n" => none(Command::Answer(false)),
         "reload" => none(Command::Reload),
@@ -154,6 +165,11 @@ mod tests {
         assert_eq!(parse("filter"), Ok(Command::Filter(String::new())));
         assert_eq!(parse("models water"), Ok(Command::Models("water".into())));
         assert_eq!(parse("models"), Ok(Command::Models(String::new())));
+        assert_eq!(
+            parse("view  failed today "),
+            Ok(Command::View("failed today".into()))
+        );
+        assert_eq!(parse("views"), Ok(Command::Views));
         assert_eq!(parse("y"), Ok(Command::Answer(true)));
         assert_eq!(parse("no"), Ok(Command::Answer(false)));
         assert_eq!(parse("help"), Ok(Command::Help));
@@ -186,6 +202,10 @@ mod tests {
             Err("open takes one task ID: open ID".into())
         );
         assert_eq!(said("list all"), Err("list takes no arguments".into()));
+        assert_eq!(
+            said("view"),
+            Err("view needs a view's name: view NAME (views lists them)".into())
+        );
         for line in HELP {
             assert!(!line.contains('\n'), "{line}");
         }
@@ -194,8 +214,8 @@ mod tests {
     #[test]
     fn help_names_every_command() {
         for word in [
-            "list", "add", "rm", "undo", "open", "download", "filter", "models", "reload", "help",
-            "quit",
+            "list", "add", "rm", "undo", "open", "download", "filter", "models", "view", "views",
+            "reload", "help", "quit",
         ] {
             assert!(
                 HELP.iter().any(|l| l.starts_with(word)),

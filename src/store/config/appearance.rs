@@ -104,6 +104,9 @@ action_names! {
     CloseArchive => "close_archive",
     WatchAgain => "watch_again",
     ReloadConfig => "reload_config",
+    SaveView => "save_view",
+    Views => "views",
+    View => "view",
 }
 
 impl fmt::Display for ActionName {

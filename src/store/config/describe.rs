@@ -196,6 +196,26 @@ fn value_schema(name: &str, kind: &str, values: &[&str]) -> serde_json::Value {
                 "type": "string",
             }),
         ),
+        "tables" if name == "views" => json!({
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["pane"],
+                "additionalProperties": false,
+                "properties": {
+                    "pane": {"enum": super::ViewPane::NAMES},
+                    "filter": {"type": "string"},
+                    "type": {"enum": ["sd", "sdxl", "all"]},
+                    "category": {"type": "string"},
+                    "key": {
+                        "anyOf": [
+                            {"type": "string"},
+                            {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                        ],
+                    },
+                },
+            },
+        }),
         "tables" => json!({
             "type": "object",
             "additionalProperties": {"$ref": "#/definitions/level"},

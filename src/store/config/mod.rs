@@ -20,6 +20,7 @@ mod resolve;
 mod schema;
 mod token;
 mod values;
+mod view_table;
 
 pub use appearance::{
     ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
@@ -42,6 +43,9 @@ pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
     ValueError, check_seconds,
+};
+pub use view_table::{
+    ConfiguredView, MAX_VIEW_NAME, ViewNameError, ViewPane, ViewSpec, ViewsTable, check_view_name,
 };
 
 #[cfg(test)]

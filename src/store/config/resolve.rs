@@ -26,6 +26,28 @@ pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, Co
             settings.keys_lines.insert(action.clone(), line);
         }
     }
+    // `[views.NAME]`'s fields, the profile's first: `NAME.key`, `NAME.filter`, and `NAME` for
+    // the table's own line (its first field's).
+    let profile_views = settings
+        .profile
+        .as_ref()
+        .map(|p| format!("profiles.{p}.views."));
+    for (dotted, &line) in &lines {
+        let own = profile_views
+            .as_ref()
+            .and_then(|p| dotted.strip_prefix(p.as_str()));
+        let Some(field) = own.or_else(|| dotted.strip_prefix("views.")) else {
+            continue;
+        };
+        let name = field.rsplit_once('.').map_or(field, |(n, _)| n);
+        let name = name.trim_matches('"').to_string();
+        let first = settings.views_lines.entry(name.clone()).or_insert(line);
+        *first = (*first).min(line);
+        settings
+            .views_lines
+            .entry(field.replace('"', ""))
+            .or_insert(line);
+    }
     Ok(settings)
 }
 

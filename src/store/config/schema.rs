@@ -12,6 +12,7 @@
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds, ValueError};
+use super::view_table::{ConfiguredView, ViewsTable};
 use super::{
     DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
     DEFAULT_STALL_AFTER, Source, TokenOrigin,
@@ -44,6 +45,9 @@ declare_keys! {
         /// `[keys]` action name → the line of the config file that binds it, so an error found
         /// when the keymap is built names the line.
         pub keys_lines: BTreeMap<String, usize>,
+        /// `[views.NAME]` → the line of its table (or of its `key`, `filter`), by
+        /// `NAME.field`, for errors found when the views are checked (`app::views`).
+        pub views_lines: BTreeMap<String, usize>,
         /// Key → where its value came from.
         pub sources: BTreeMap<&'static str, Source>,
         /// Things the user should know (loose file permissions), printed to stderr.
@@ -298,6 +302,23 @@ declare_keys! {
             show: Show::On("profile"),
             kind: "tables",
             default_doc: "(none)",
+        }
+        /// `[views.NAME]`: a pane's filter (`sort:` terms included), type and category under a name, and maybe a `key`; a profile's add to the top level's.
+        views: ViewsTable => BTreeMap<String, ConfiguredView> {
+            default: BTreeMap::new(),
+            merge: |views, table| {
+                for (name, view) in &table.0 {
+                    views.insert(name.clone(), view.clone());
+                }
+            },
+            show: |v| {
+                if v.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    v.keys().cloned().collect::<Vec<_>>().join(", ")
+                }
+            },
+            kind: "tables",
         }
         /// Write `<file>.json` beside each saved file: the task, its service (never the token), its times, the file's SHA-256.
         sidecar: bool => bool {

@@ -30,6 +30,10 @@ pub(super) fn title(state: &State, width: usize) -> String {
         )
     });
     let mut tail = Vec::new();
+    // The view in use, which the user chose, stays with the sort and the filter.
+    if let Some(view) = state.watch_view() {
+        tail.push(format!("view {view}"));
+    }
     if !w.marked.is_empty() {
         tail.push(format!("{} marked", w.marked.len()));
     }

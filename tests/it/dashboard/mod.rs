@@ -27,3 +27,4 @@ mod shared_files;
 mod signals;
 mod slow_file;
 mod terminal;
+mod views;

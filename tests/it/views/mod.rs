@@ -14,6 +14,7 @@ mod news;
 mod palette;
 mod preview;
 mod prompt_marks;
+mod saved_views;
 
 use crate::common::{self, drawn as draw};
 use gendash::api::recording::RequestRecord;
