@@ -11,6 +11,7 @@
 use crate::api::sanitize::sanitize;
 use crate::cmd::{AllDone, Finished};
 use crate::msg::Msg;
+use crate::store::config::fill;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -87,7 +88,7 @@ pub fn spawn_all_done(
 impl Handle {
     /// Runs `on_all_done` with the run's counts (`Cmd::AllDone`) once a slot is free.
     pub fn run_all_done(&self, run: AllDone) -> JoinHandle<()> {
-        let args = substitute(&self.argv, |name| {
+        let args = fill(&self.argv, |name| {
             Some(match name {
                 "completed" => run.completed.to_string(),
                 "failed" => run.failed.to_string(),
@@ -244,34 +245,7 @@ pub fn arguments(argv: &[String], task: &Finished) -> Vec<String> {
             _ => return None,
         })
     };
-    substitute(argv, value)
-}
-
-/// `argv` with each `{placeholder}` that `value` knows replaced, in one pass (a value holding
-/// a placeholder stays as it is), one argument staying one argument.
-fn substitute(argv: &[String], value: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    argv.iter()
-        .map(|arg| {
-            let mut out = String::with_capacity(arg.len());
-            let mut rest = arg.as_str();
-            while let Some(at) = rest.find('{') {
-                out.push_str(&rest[..at]);
-                let after = &rest[at + 1..];
-                if let Some((end, v)) = after
-                    .find('}')
-                    .and_then(|end| Some((end, value(&after[..end])?)))
-                {
-                    out.push_str(&v);
-                    rest = &after[end + 1..];
-                } else {
-                    out.push('{');
-                    rest = after;
-                }
-            }
-            out.push_str(rest);
-            out
-        })
-        .collect()
+    fill(argv, value)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! `common`: what they all share (the sources of a value, the overrides, the environment's
 //! lookup).
 
+mod actions;
 mod appearance;
 mod common;
 mod declare;
@@ -20,6 +21,10 @@ mod schema;
 mod token;
 mod values;
 
+pub use actions::{
+    ActionError, DEFAULT_ACTION_TIMEOUT, Expansion, Fill, OwnAction, Plural, Runs, Scope, Skipped,
+    expand,
+};
 pub use appearance::{
     ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
     UnknownAction,
@@ -40,7 +45,7 @@ pub use schema::{FileSettings, KEYS, NAMES, Settings};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
-    ValueError, check_seconds,
+    ValueError, check_seconds, fill,
 };
 
 #[cfg(test)]

@@ -26,6 +26,10 @@ pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, Co
             settings.keys_lines.insert(action.clone(), line);
         }
     }
+    // An action's key is checked against the keymap's: its line is named as a `[keys]` one is.
+    for (name, line) in super::actions::key_lines(&text, settings.profile.as_deref()) {
+        settings.keys_lines.insert(format!("actions.{name}"), line);
+    }
     Ok(settings)
 }
 
