@@ -77,6 +77,18 @@ pub enum Cmd {
     AllDone(AllDone),
     /// For the archiver: read or change the archive.
     Archive(ArchiveOp),
+    /// Run one of the user's `[[actions]]`: its commands, filled, one after another.
+    RunAction(ActionRun),
+}
+
+/// One run of an action the user started: its commands, each with the rows it is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionRun {
+    /// Tells its end (`Msg::ActionEnded`) from another run's.
+    pub id: u64,
+    pub name: String,
+    /// Each command with the rows it is for (a task ID, a model's name), run in turn.
+    pub runs: Vec<(Vec<String>, Vec<String>)>,
 }
 
 impl Cmd {

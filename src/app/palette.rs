@@ -40,7 +40,7 @@ pub fn entries(keymap: &Keymap, beneath: Mode) -> Vec<Entry<'_>> {
             entries.push(Entry {
                 name: b.name.as_str(),
                 keys: &b.label,
-                description: b.description,
+                description: &b.description,
                 action: b.action.clone(),
             });
         }

@@ -32,7 +32,7 @@ pub use super::init::{Demo, Init, UiSettings};
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, TextField};
 pub use super::layout::{Areas, Pane};
 pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
-pub use super::popup::{AddDialog, Confirm, Popup, Search};
+pub use super::popup::{AddDialog, Confirm, Popup, Search, Then};
 pub use super::preview_slot::PreviewSlot;
 pub use super::request_log::{KEEP as REQUESTS_KEPT, RequestLog};
 pub use super::status::{Health, NOTICE_SECONDS, Notice};
@@ -97,6 +97,8 @@ pub struct State {
     suspend: bool,
     /// The notification policy: which finishes and stalls are told, and when.
     pub notifier: watch::notify::Notifier,
+    /// The user's `[[actions]]` running now.
+    pub own_actions: super::own_actions::Running,
 }
 
 impl State {
@@ -192,13 +194,7 @@ impl State {
                     action,
                     now,
                 ),
-                Mode::Confirm => confirm::update(
-                    &mut self.popup,
-                    &mut self.watch,
-                    &mut self.archive,
-                    &action,
-                    keys,
-                ),
+                Mode::Confirm => self.update_confirm(&action),
                 Mode::Requests => request_log::update(
                     &mut self.popup,
                     &mut self.search,
@@ -254,6 +250,7 @@ impl State {
             }
             // The detail section's room is the layout's.
             Action::ToggleDetail if self.focus == Pane::Watch => self.toggle_detail(),
+            Action::RunOwn(own) => return self.run_own(&own),
             _ => {
                 return match self.focus {
                     Pane::Browser => browser::update(&mut self.browser, &action, &self.keymap),
@@ -368,6 +365,7 @@ impl State {
                 watch::merge::external(&mut self.watch, &entries, self.now)
             }
             Msg::HookFailed(why) => watch::reducer::hook_failed(&mut self.watch, &why),
+            Msg::ActionEnded(ended) => super::own_actions::ended(&mut self.own_actions, ended),
             Msg::Request(record) => {
                 self.requests.push(record);
                 // Only an open log shows it.

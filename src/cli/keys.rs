@@ -58,7 +58,12 @@ pub(super) fn table(keymap: &Keymap) -> String {
         .iter()
         .map(|b| {
             let keys: Vec<String> = b.all_keys().map(ToString::to_string).collect();
-            (b.context, b.name.as_str(), keys.join(" "), b.description)
+            (
+                b.context,
+                b.name.as_str(),
+                keys.join(" "),
+                b.description.as_ref(),
+            )
         })
         .collect();
     let name_w = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);

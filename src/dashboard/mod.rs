@@ -83,11 +83,17 @@ pub struct LooksError {
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
 /// ask for; the error names the config file and the lines.
 pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), LooksError> {
-    let keymap = Keymap::configured(&settings.keys).map_err(|error| LooksError {
-        file: settings.config_file.clone(),
-        lines: lines_named(&error.actions(), &settings.keys_lines),
-        error,
-    })?;
+    // `[[actions]]` go on top of `[keys]`: a key of theirs is checked against the rebound ones.
+    let keymap = Keymap::configured(&settings.keys)
+        .and_then(|k| {
+            k.with_actions(&settings.actions)
+                .map_err(|clash| crate::app::keymap::KeymapError::Own(Box::new(clash)))
+        })
+        .map_err(|error| LooksError {
+            file: settings.config_file.clone(),
+            lines: lines_named(&error.actions(), &settings.keys_lines),
+            error,
+        })?;
     Ok((
         keymap,
         Theme::new(settings.theme, &settings.styles, no_color),

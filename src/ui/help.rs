@@ -20,7 +20,7 @@ fn lines(keymap: &Keymap, theme: Theme, width: usize) -> Vec<Line<'static>> {
             HelpLine::Title(ctx) => Line::from(Span::styled(ctx.title(), theme.title())),
             HelpLine::Binding(b) => Line::from(vec![
                 Span::styled(format!("  {:<8}", b.label), theme.key()),
-                Span::raw(b.description),
+                Span::raw(b.description.clone()),
             ]),
             HelpLine::Blank => Line::from(""),
             HelpLine::Note(text) => Line::from(Span::styled(text, theme.dim())),

@@ -50,6 +50,13 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     if let Some(n) = &state.notice {
         parts.push((Rank::Notice, vec![bar(" │ "), Span::raw(n.text.clone())]));
     }
+    // What runs of the user's actions stays until it ends: it is kept with the errors.
+    if let Some(running) = state.own_actions.text() {
+        parts.push((
+            Rank::Error,
+            vec![bar(" │ "), Span::styled(running, theme.key())],
+        ));
+    }
     let said = match &state.health {
         Health::WrongPath(why) => Some(why),
         _ => None,
@@ -204,13 +211,13 @@ mod tests {
     fn hint(word: &'static str, priority: Priority) -> Binding {
         Binding {
             context: Context::Global,
-            name: Keymap::default().bindings()[0].name,
+            name: Keymap::default().bindings()[0].name.clone(),
             keys: Vec::new(),
             also: Vec::new(),
             label: "k".into(),
             // Any action: the fitting reads only the label, the word and the priority.
             action: Keymap::default().bindings()[0].action.clone(),
-            description: "",
+            description: "".into(),
             hint: Some(word),
             priority,
         }

@@ -8,11 +8,11 @@
 //! counts (`{completed}`, `{failed}`, `{count}`), after every `on_complete` started before it
 //! has ended.
 
+use super::program;
 use crate::api::sanitize::sanitize;
 use crate::cmd::{AllDone, Finished};
 use crate::msg::Msg;
 use crate::store::config::fill;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OwnedRwLockReadGuard, RwLock, Semaphore, mpsc};
@@ -146,25 +146,10 @@ impl Handle {
 /// and its program (sanitised).
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
-    #[error("{hook} names no program")]
-    NoProgram { hook: &'static str },
-    #[error("{hook}: cannot run {program}: {source}")]
-    Start {
+    #[error("{hook}: {source}")]
+    Program {
         hook: &'static str,
-        program: String,
-        source: std::io::Error,
-    },
-    #[error("{hook}: {program} took longer than {}s and was stopped", timeout.as_secs())]
-    TooSlow {
-        hook: &'static str,
-        program: String,
-        timeout: Duration,
-    },
-    #[error("{hook}: {program}: {source}")]
-    Wait {
-        hook: &'static str,
-        program: String,
-        source: std::io::Error,
+        source: program::ProgramError,
     },
     #[error("{hook}: {program} failed ({status})")]
     Failed {
@@ -175,53 +160,27 @@ pub enum HookError {
 }
 
 async fn run_one(hook: &'static str, args: &[String], timeout: Duration) -> Result<(), HookError> {
-    let Some((program, rest)) = args.split_first() else {
-        return Err(HookError::NoProgram { hook });
-    };
-    let name = sanitize(program);
-    let child = tokio::process::Command::new(program)
-        .args(rest)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // A hook that outlives its time (or the dashboard) is stopped, never left behind.
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| HookError::Start {
-            hook,
-            program: name.clone(),
-            source,
-        })?;
-    let output = tokio::time::timeout(timeout, child.wait_with_output())
+    let ran = program::run(args, timeout)
         .await
-        .map_err(|_| HookError::TooSlow {
-            hook,
-            program: name.clone(),
-            timeout,
-        })?
-        .map_err(|source| HookError::Wait {
-            hook,
-            program: name.clone(),
-            source,
-        })?;
+        .map_err(|source| HookError::Program { hook, source })?;
     let shown = |bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
         sanitize(&text.chars().take(LOGGED).collect::<String>())
     };
     tracing::info!(
-        program = %name,
-        status = %output.status,
-        stdout = %shown(&output.stdout),
-        stderr = %shown(&output.stderr),
+        program = %ran.program,
+        status = %ran.status,
+        stdout = %shown(&ran.stdout),
+        stderr = %shown(&ran.stderr),
         "{hook} ran"
     );
-    if output.status.success() {
+    if ran.status.success() {
         Ok(())
     } else {
         Err(HookError::Failed {
             hook,
-            program: name,
-            status: output.status,
+            program: ran.program,
+            status: ran.status,
         })
     }
 }

@@ -5,6 +5,7 @@
 //! worker's task or queue (dropping it stops the worker) and taking the `Cmd`'s payload as it
 //! is. `Workers` is the set of handles; `Workers::send` routes each `Cmd` to its worker.
 
+pub mod actions;
 pub mod archiver;
 pub mod clipboard;
 pub mod comparer;
@@ -16,6 +17,7 @@ pub mod opener;
 pub mod pollable;
 pub mod poller;
 pub mod previewer;
+pub mod program;
 pub mod ranker;
 pub mod remember;
 pub mod router;
@@ -94,6 +96,8 @@ pub struct Workers {
     clipboard: clipboard::Handle,
     opener: opener::Handle,
     hooks: Option<hooks::Handle>,
+    /// The user's `[[actions]]`, run on demand.
+    actions: actions::Handle,
     all_done: Option<hooks::Handle>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<previewer::Handle<Msg>>,
@@ -183,6 +187,7 @@ impl Workers {
                 .clone()
                 .map(|argv| hooks::spawn_all_done(argv, on_complete.as_ref(), msgs.clone())),
             hooks: on_complete,
+            actions: actions::spawn(settings.action_timeout, msgs.clone()),
             previews: None,
             model_previews: None,
             downloader,
@@ -289,6 +294,9 @@ impl Workers {
                 if let Some(h) = &self.all_done {
                     h.run_all_done(run);
                 }
+            }
+            Cmd::RunAction(run) => {
+                self.actions.run(run);
             }
             Cmd::CopyToTerminal { text, tmux } => {
                 return Some(ToTerminal::Clipboard { text, tmux });

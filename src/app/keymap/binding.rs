@@ -4,6 +4,7 @@ use crate::app::action::Action;
 use crate::store::config::{ActionName, KeyCombo};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,12 +90,49 @@ pub enum Priority {
     Always,
 }
 
+/// A binding's name: a built-in action's in `[keys]`, or the name of one of the user's
+/// `[[actions]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Name {
+    Builtin(ActionName),
+    Own(Arc<str>),
+}
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Name::Builtin(n) => n.as_str(),
+            Name::Own(n) => n,
+        }
+    }
+
+    /// The built-in action's name, for a built-in binding.
+    pub fn builtin(&self) -> Option<ActionName> {
+        match self {
+            Name::Builtin(n) => Some(*n),
+            Name::Own(_) => None,
+        }
+    }
+}
+
+impl PartialEq<ActionName> for Name {
+    fn eq(&self, other: &ActionName) -> bool {
+        self.builtin() == Some(*other)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Binding {
     pub context: Context,
     /// The action's name in `[keys]`; bindings of several contexts that mean the same share
     /// it.
-    pub name: ActionName,
+    pub name: Name,
     /// The keys the label names.
     pub keys: Vec<KeyCombo>,
     /// More keys that work but are left out of the label (`Y` beside `y`).
@@ -102,7 +140,7 @@ pub struct Binding {
     /// How `keys` are written in the hint line and the help, derived from them.
     pub label: Cow<'static, str>,
     pub action: Action,
-    pub description: &'static str,
+    pub description: Cow<'static, str>,
     /// Its word in the one-line hint bar, if it is shown there (the help lists everything).
     pub hint: Option<&'static str>,
     /// How long the hint stays when the hint bar is short of room.

@@ -3,7 +3,7 @@
 //! own actions on one key, in force together, are refused, naming both; so is a plain
 //! character for an action of a text field, where it could no longer be typed.
 
-use super::binding::{Binding, Context, normalised};
+use super::binding::{Binding, Context, Name, normalised};
 use super::mode::Mode;
 use crate::store::config::{ActionName, KeyCombo, UnknownAction};
 use crossterm::event::{KeyCode, KeyModifiers};
@@ -34,11 +34,13 @@ pub enum KeymapError {
     )]
     Conflict {
         key: KeyCombo,
-        first: ActionName,
+        first: Name,
         first_context: Context,
-        second: ActionName,
+        second: Name,
         second_context: Context,
     },
+    #[error(transparent)]
+    Own(Box<super::own::OwnClash>),
 }
 
 impl KeymapError {
@@ -48,6 +50,7 @@ impl KeymapError {
             KeymapError::Unknown(UnknownAction(name)) => vec![name.as_str()],
             KeymapError::Typed { name, .. } => vec![name.as_str()],
             KeymapError::Conflict { first, second, .. } => vec![first.as_str(), second.as_str()],
+            KeymapError::Own(clash) => clash.lines(),
         }
     }
 }
@@ -57,10 +60,10 @@ impl KeymapError {
 pub struct GivenUp {
     pub key: KeyCombo,
     /// The built-in action that had it, and where.
-    pub from: ActionName,
+    pub from: Name,
     pub context: Context,
     /// The user's action that has it now.
-    pub to: ActionName,
+    pub to: Name,
     /// The keys `from` keeps, as the help writes them; `None` when it has none left.
     pub left: Option<String>,
 }
@@ -155,7 +158,7 @@ fn same_key(a: KeyCombo, b: KeyCombo) -> bool {
 }
 
 /// The first key of `b` that `a` has too.
-fn shared_key(a: &Binding, b: &Binding) -> Option<KeyCombo> {
+pub(super) fn shared_key(a: &Binding, b: &Binding) -> Option<KeyCombo> {
     a.all_keys()
         .copied()
         .find(|k| b.all_keys().any(|o| same_key(*k, *o)))
@@ -180,7 +183,8 @@ fn settle(table: &mut [Binding], mine: &BTreeSet<ActionName>) -> Result<Vec<Give
                 let Some(key) = shared_key(a, b) else {
                     continue;
                 };
-                match (mine.contains(&a.name), mine.contains(&b.name)) {
+                let is_mine = |b: &Binding| b.name.builtin().is_some_and(|n| mine.contains(&n));
+                match (is_mine(a), is_mine(b)) {
                     (true, false) => give_up(table, j, i, key, &mut given_up),
                     (false, true) => give_up(table, i, j, key, &mut given_up),
                     _ => return Err(conflict(key, a, b)),
@@ -207,9 +211,9 @@ fn give_up(table: &mut [Binding], from: usize, to: usize, first: KeyCombo, out: 
     loser.relabel();
     out.push(GivenUp {
         key: first,
-        from: loser.name,
+        from: loser.name.clone(),
         context: loser.context,
-        to: table[to].name,
+        to: table[to].name.clone(),
         left: None,
     });
 }
@@ -223,9 +227,9 @@ fn conflict(key: KeyCombo, a: &Binding, b: &Binding) -> KeymapError {
     };
     KeymapError::Conflict {
         key,
-        first: first.name,
+        first: first.name.clone(),
         first_context: first.context,
-        second: second.name,
+        second: second.name.clone(),
         second_context: second.context,
     }
 }

@@ -8,11 +8,13 @@
 mod binding;
 mod configure;
 mod mode;
+mod own;
 mod table;
 
-pub use binding::{Binding, Context, HelpLine, Priority};
+pub use binding::{Binding, Context, HelpLine, Name, Priority};
 pub use configure::{GivenUp, KeymapError};
 pub use mode::{Mode, TextField};
+pub use own::OwnClash;
 
 use super::action::Action;
 use crate::store::config::{ActionName, KeyCombo};

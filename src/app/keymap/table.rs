@@ -5,7 +5,7 @@
 //! the watch list's and either pane's keys instead of a copy of them; [`Row::Same`] takes
 //! one context's binding whole (keys, description, hint) into another.
 
-use super::binding::{Binding, Context, Priority, label_of};
+use super::binding::{Binding, Context, Name, Priority, label_of};
 use crate::app::action::Action as A;
 use crate::store::config::{ActionName as N, KeyCombo};
 use Context::{
@@ -72,12 +72,12 @@ impl Own {
         };
         Binding {
             context: self.context,
-            name: self.name,
+            name: Name::Builtin(self.name),
             label: Cow::Owned(label_of(&keys)),
             keys,
             also,
             action: self.action.clone(),
-            description: self.description,
+            description: Cow::Borrowed(self.description),
             hint: self.hint.map(|(word, _)| word),
             priority: self.hint.map_or(Priority::Normal, |(_, p)| p),
         }

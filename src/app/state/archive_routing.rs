@@ -23,6 +23,7 @@ impl State {
                 self.popup = Some(Popup::Palette(super::Palette::default()));
                 Effects::none()
             }
+            Action::RunOwn(own) => self.run_own(&own),
             _ if self.archive.editing => archive::reducer::update_filter(&mut self.archive, action),
             _ => {
                 let (keys, now) = (&self.keymap, self.now);

@@ -8,6 +8,7 @@
 use super::appearance::{KeyCombo, KeyNameError};
 use super::values::{HOOK_PLACEHOLDERS, ValueError};
 use crate::api::prompt::{META_PREFIX, PROMPT_PLACEHOLDERS};
+use crate::api::sanitize::sanitize;
 use serde::{Deserialize, Deserializer};
 use std::fmt;
 
@@ -515,6 +516,52 @@ fn fill_row<R: Fill>(command: &[String], row: &R) -> Result<Vec<String>, String>
     match empty {
         Some(p) => Err(p),
         None => Ok(args),
+    }
+}
+
+/// A watched or archived task as a row of an action.
+pub struct TaskRow<'a>(pub &'a crate::store::watchlist::WatchEntry);
+
+impl Fill for TaskRow<'_> {
+    fn called(&self) -> String {
+        sanitize(&self.0.task_id)
+    }
+    fn value(&self, placeholder: &str) -> Option<String> {
+        let e = self.0;
+        let last = e.last.as_ref();
+        Some(match placeholder {
+            "task_id" => sanitize(&e.task_id),
+            "kind" => e.kind.as_str().to_string(),
+            "status" => last.map(|l| sanitize(&l.status)).unwrap_or_default(),
+            "percent" => last.map(|l| l.percent.to_string()).unwrap_or_default(),
+            "url" => last
+                .and_then(|l| l.url_download.as_deref())
+                .map(sanitize)
+                .unwrap_or_default(),
+            "file" => e.saved.as_deref().map(sanitize).unwrap_or_default(),
+            "label" => e.label.as_deref().map(sanitize).unwrap_or_default(),
+            _ => return None,
+        })
+    }
+}
+
+/// A catalogue entry as a row of an action; `weight` is `{weight}` where it recommends none.
+pub struct ModelRow<'a> {
+    pub entry: &'a crate::api::LoraEntry,
+    pub weight: f64,
+}
+
+impl Fill for ModelRow<'_> {
+    fn called(&self) -> String {
+        sanitize(self.entry.model())
+    }
+    fn value(&self, placeholder: &str) -> Option<String> {
+        let field = match placeholder.strip_prefix(META_PREFIX) {
+            Some(field) => field,
+            None if PROMPT_PLACEHOLDERS.contains(&placeholder) => placeholder,
+            None => return None,
+        };
+        Some(crate::api::prompt::field(self.entry, field, self.weight))
     }
 }
 

@@ -22,8 +22,8 @@ mod token;
 mod values;
 
 pub use actions::{
-    ActionError, DEFAULT_ACTION_TIMEOUT, Expansion, Fill, OwnAction, Plural, Runs, Scope, Skipped,
-    expand,
+    ActionError, DEFAULT_ACTION_TIMEOUT, Expansion, Fill, ModelRow, OwnAction, Plural, Runs, Scope,
+    Skipped, TaskRow, expand,
 };
 pub use appearance::{
     ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
