@@ -270,6 +270,8 @@ impl State {
     /// A key in the palette; the action it runs, if any, the palette closed first.
     fn update_palette(&mut self, action: Action) -> Option<Action> {
         let beneath = self.mode_beneath();
+        // A page is the rows the palette shows (its frame, field and rule take three).
+        let page = usize::from(self.areas.help.height.saturating_sub(3)).max(1);
         let Some(Popup::Palette(palette)) = &mut self.popup else {
             return None;
         };
@@ -277,7 +279,7 @@ impl State {
             &super::palette::entries(&self.keymap, beneath),
             &palette.query,
         );
-        match super::palette::update(palette, action, &shown) {
+        match super::palette::update(palette, action, &shown, page) {
             Outcome::Stay => None,
             Outcome::Close => {
                 self.popup = None;

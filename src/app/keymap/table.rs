@@ -147,6 +147,8 @@ static TABLE: &[Row] = &[
     b(TextInput, N::Cancel,          "esc",            A::Cancel,            h("leave", High),        "leave the field; the filter or the search stays"),
     b(TextInput, N::PickPrevious,    "up ctrl-p",      A::PickPrevious,      NO,                      "filter: move the selection up (as in fzf); category: previous known one; search: previous match"),
     b(TextInput, N::PickNext,        "down ctrl-n",    A::PickNext,          NO,                      "filter: move the selection down; category: next known one; search: next match"),
+    b(TextInput, N::PickPageUp,      "pageup",         A::PageUp,            NO,                      "the palette: move the pick up a page"),
+    b(TextInput, N::PickPageDown,    "pagedown",       A::PageDown,          NO,                      "the palette: move the pick down a page"),
     b(TextInput, N::Backspace,       "backspace",      A::Backspace,         NO,                      "delete a character"),
     b(TextInput, N::ClearInput,      "ctrl-u",         A::ClearInput,        h("clear", Normal),      "clear the field"),
     b(AddDialog, N::Submit,          SHARED,           A::Submit,            h("add", High),          "add the tasks (several: separate by space, comma or newline)"),
