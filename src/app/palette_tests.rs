@@ -149,7 +149,7 @@ fn a_rebound_key_shows_as_bound() {
     assert_eq!(ty.keys, "T");
 }
 
-/// PageDown and PageUp move the pick by the rows the palette shows, within the list.
+/// Page down and page up move the pick by the rows the palette shows, within the list.
 #[test]
 fn page_keys_move_the_pick_by_a_page() {
     let mut s = state();
