@@ -13,6 +13,7 @@ mod history;
 mod local_date;
 mod promises;
 mod prompt;
+mod run_action;
 mod sidecar;
 mod stats;
 mod watch_ids;
