@@ -189,11 +189,14 @@ async fn the_program_never_gets_the_token() {
     let ran = program::run_with(
         &args,
         Duration::from_secs(20),
-        &[("GENDASH_TOKEN", "sekrit-token"), ("GENDASH_KEPT", "yes")],
+        &[
+            ("GENDASH_TOKEN", "sekrit-token"),
+            ("ACTION_TEST_KEPT", "yes"),
+        ],
     )
     .await
     .expect("ran");
     let env = String::from_utf8_lossy(&ran.stdout);
-    assert!(env.contains("GENDASH_KEPT=yes"), "{env}");
+    assert!(env.contains("ACTION_TEST_KEPT=yes"), "{env}");
     assert!(!env.contains("sekrit-token"), "{env}");
 }
