@@ -168,12 +168,13 @@ fn begin(running: &mut Running, run: ActionRun, skipped: Option<String>) -> Effe
         name: run.name.clone(),
         rows,
     });
-    let said = running.text().unwrap_or_default();
-    let said = match skipped {
-        Some(s) => format!("{said} · {s}"),
-        None => said,
-    };
-    Effects::cmds(vec![Cmd::RunAction(run)]).with_notice(said)
+    // The run itself is on the status bar while it runs (`Running::text`); the notice says
+    // only what was left out.
+    let fx = Effects::cmds(vec![Cmd::RunAction(run)]).redraw_if(true);
+    match skipped {
+        Some(s) => fx.with_notice(s),
+        None => fx,
+    }
 }
 
 /// The answer to "run …?": yes starts it, no says it did not run. `None`: the question is

@@ -124,10 +124,7 @@ fn the_key_runs_it_on_the_marked_rows_and_its_end_is_told() {
             vec!["upscale".to_string(), "--in".into(), "/dl/a.png".into()]
         )]
     );
-    assert_eq!(
-        notice(&s),
-        Some("running upscale on a · skipped b ({file} is empty)")
-    );
+    assert_eq!(notice(&s), Some("skipped b ({file} is empty)"));
     assert_eq!(
         s.own_actions.text().as_deref(),
         Some("running upscale on a")

@@ -47,15 +47,16 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
             vec![Span::styled(format!(" {dot} {health}"), health_style)],
         ),
     ];
-    if let Some(n) = &state.notice {
-        parts.push((Rank::Notice, vec![bar(" │ "), Span::raw(n.text.clone())]));
-    }
-    // What runs of the user's actions stays until it ends: it is kept with the errors.
+    // The user's actions that run stay until they end, before the notice about them; they
+    // give way after the address and the health.
     if let Some(running) = state.own_actions.text() {
         parts.push((
             Rank::Error,
             vec![bar(" │ "), Span::styled(running, theme.key())],
         ));
+    }
+    if let Some(n) = &state.notice {
+        parts.push((Rank::Notice, vec![bar(" │ "), Span::raw(n.text.clone())]));
     }
     let said = match &state.health {
         Health::WrongPath(why) => Some(why),
