@@ -34,6 +34,11 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// A run of one of the user's actions, not a request (its URL is the command line).
+    pub fn is_run(&self) -> bool {
+        self.method == RUN_METHOD
+    }
+
     /// The request as a `curl` command line that reads the token from `$GENDASH_TOKEN`, never
     /// carrying the token itself; the URL is quoted for a POSIX shell.
     pub fn curl(&self) -> String {

@@ -4,7 +4,6 @@
 //! question; what runs is on the status bar until it ends, and each end is told: the exit code
 //! and the last line the program wrote. The worker runs them (`Cmd::RunAction`).
 
-use super::action::Action;
 use super::archive_view::ArchiveView;
 use super::browser::Browser;
 use super::effects::Effects;
@@ -194,41 +193,6 @@ pub fn answer(popup: &mut Option<Popup>, running: &mut Running, yes: bool) -> Op
     } else {
         Effects::say(format!("did not run {}", run.name))
     })
-}
-
-impl super::state::State {
-    /// An action's key (or the palette's Enter on it), where the keys are.
-    pub(super) fn run_own(&mut self, own: &OwnAction) -> Effects {
-        pressed(
-            own,
-            Here {
-                mode: self.mode(),
-                browser: &self.browser,
-                watch: &self.watch,
-                archive: &self.archive,
-                popup: &mut self.popup,
-                running: &mut self.own_actions,
-            },
-        )
-    }
-
-    /// A yes/no question's answer: an action's, else the file's (see `confirm`).
-    pub(super) fn update_confirm(&mut self, action: &Action) -> Effects {
-        let yes = match action {
-            Action::Submit => true,
-            Action::Cancel => false,
-            _ => return Effects::none(),
-        };
-        answer(&mut self.popup, &mut self.own_actions, yes).unwrap_or_else(|| {
-            super::confirm::update(
-                &mut self.popup,
-                &mut self.watch,
-                &mut self.archive,
-                action,
-                &self.keymap,
-            )
-        })
-    }
 }
 
 /// One command of a run ended: its exit code and last line told, the run off the status bar

@@ -11,6 +11,7 @@
 mod archive_routing;
 mod new;
 mod notifications;
+mod own_routing;
 mod screen;
 mod status_bar;
 

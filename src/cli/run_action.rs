@@ -6,8 +6,8 @@
 
 use super::{CliResult, Failure, Global, client_from, exit, output};
 use crate::store::config::{Expansion, ModelRow, OwnAction, Scope, TaskRow, expand};
+use crate::store::program::{self, ProgramError};
 use crate::store::watchlist::{WatchEntry, WatchStore};
-use crate::workers::program::{self, ProgramError};
 use clap::Args;
 use std::io::Write as _;
 

@@ -156,7 +156,7 @@ fn how_sent(log: &RequestLog, keys: &Keymap, theme: Theme) -> Line<'static> {
             format!("sent with the token ({copy} copies it as $GENDASH_TOKEN, never the token)"),
             theme.dim(),
         ),
-        None if sel.method == crate::api::recording::RUN_METHOD => Line::styled(
+        None if sel.is_run() => Line::styled(
             format!("ran without the token ({copy} copies the command line)"),
             theme.dim(),
         ),

@@ -8,11 +8,11 @@
 //! counts (`{completed}`, `{failed}`, `{count}`), after every `on_complete` started before it
 //! has ended.
 
-use super::program;
 use crate::api::sanitize::sanitize;
 use crate::cmd::{AllDone, Finished};
 use crate::msg::Msg;
 use crate::store::config::fill;
+use crate::store::program;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OwnedRwLockReadGuard, RwLock, Semaphore, mpsc};

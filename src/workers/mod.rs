@@ -5,7 +5,7 @@
 //! worker's task or queue (dropping it stops the worker) and taking the `Cmd`'s payload as it
 //! is. `Workers` is the set of handles; `Workers::send` routes each `Cmd` to its worker.
 
-pub mod actions;
+pub mod action_runs;
 pub mod archiver;
 pub mod clipboard;
 pub mod comparer;
@@ -17,7 +17,6 @@ pub mod opener;
 pub mod pollable;
 pub mod poller;
 pub mod previewer;
-pub mod program;
 pub mod ranker;
 pub mod remember;
 pub mod router;
@@ -97,7 +96,7 @@ pub struct Workers {
     opener: opener::Handle,
     hooks: Option<hooks::Handle>,
     /// The user's `[[actions]]`, run on demand.
-    actions: actions::Handle,
+    actions: action_runs::Handle,
     all_done: Option<hooks::Handle>,
     /// Started once the terminal's graphics are known, if previews are on.
     previews: Option<previewer::Handle<Msg>>,
@@ -187,7 +186,7 @@ impl Workers {
                 .clone()
                 .map(|argv| hooks::spawn_all_done(argv, on_complete.as_ref(), msgs.clone())),
             hooks: on_complete,
-            actions: actions::spawn(settings.action_timeout, msgs.clone()),
+            actions: action_runs::spawn(settings.action_timeout, msgs.clone()),
             previews: None,
             model_previews: None,
             downloader,

@@ -188,6 +188,17 @@ pub(super) fn matches(binding: &Binding, key: &KeyEvent) -> bool {
         .any(|k| normalised(k.code, k.modifiers) == pressed)
 }
 
+pub(super) fn same_key(a: KeyCombo, b: KeyCombo) -> bool {
+    normalised(a.code, a.modifiers) == normalised(b.code, b.modifiers)
+}
+
+/// The first key of `b` that `a` has too.
+pub(super) fn shared_key(a: &Binding, b: &Binding) -> Option<KeyCombo> {
+    a.all_keys()
+        .copied()
+        .find(|k| b.all_keys().any(|o| same_key(*k, *o)))
+}
+
 impl Binding {
     /// Every key it answers to: the labelled ones, then the others.
     pub fn all_keys(&self) -> impl Iterator<Item = &KeyCombo> {

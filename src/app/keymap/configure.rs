@@ -3,7 +3,7 @@
 //! own actions on one key, in force together, are refused, naming both; so is a plain
 //! character for an action of a text field, where it could no longer be typed.
 
-use super::binding::{Binding, Context, Name, normalised};
+use super::binding::{Binding, Context, Name, same_key, shared_key};
 use super::mode::Mode;
 use crate::store::config::{ActionName, KeyCombo, UnknownAction};
 use crossterm::event::{KeyCode, KeyModifiers};
@@ -151,17 +151,6 @@ fn typed(key: KeyCombo) -> bool {
         && !key
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-}
-
-fn same_key(a: KeyCombo, b: KeyCombo) -> bool {
-    normalised(a.code, a.modifiers) == normalised(b.code, b.modifiers)
-}
-
-/// The first key of `b` that `a` has too.
-pub(super) fn shared_key(a: &Binding, b: &Binding) -> Option<KeyCombo> {
-    a.all_keys()
-        .copied()
-        .find(|k| b.all_keys().any(|o| same_key(*k, *o)))
 }
 
 /// In every mode, the contexts in force together: a built-in binding gives up a key one of

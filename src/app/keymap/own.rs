@@ -4,10 +4,9 @@
 //! where it runs (after `[keys]`) is refused, naming the action's line and, for a rebound
 //! key, the `[keys]` line too.
 
-use super::binding::{Binding, Context, Name, Priority, label_of};
-use super::configure::shared_key;
+use super::binding::{Binding, Context, Name, Priority, label_of, shared_key};
 use super::mode::Mode;
-use super::{Action, Keymap};
+use crate::app::action::Action;
 use crate::store::config::{KeyCombo, OwnAction, Scope};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -52,39 +51,31 @@ fn line_key(name: &Name) -> String {
     }
 }
 
-impl Keymap {
-    /// The keymap with `actions` bound, each in the context of each of its scopes; a key bound
-    /// already in a mode where the action runs is refused.
-    pub fn with_actions(self, actions: &[OwnAction]) -> Result<Keymap, OwnClash> {
-        if actions.is_empty() {
-            return Ok(self);
-        }
-        let mut table: Vec<Binding> = self.bindings.to_vec();
-        for action in actions {
-            let shared = Arc::new(action.clone());
-            for &scope in &action.scopes {
-                let own = Binding {
-                    context: context(scope),
-                    name: Name::Own(Arc::from(action.name.as_str())),
-                    keys: vec![action.key],
-                    also: Vec::new(),
-                    label: Cow::Owned(label_of(&[action.key])),
-                    action: Action::RunOwn(shared.clone()),
-                    description: Cow::Owned(action.command_line()),
-                    hint: None,
-                    priority: Priority::Low,
-                };
-                if let Some(clash) = clash(&table, &own) {
-                    return Err(clash);
-                }
-                table.push(own);
+/// `table` with `actions` bound, each in the context of each of its scopes; a key bound
+/// already in a mode where the action runs is refused.
+pub(super) fn bind(table: &[Binding], actions: &[OwnAction]) -> Result<Vec<Binding>, OwnClash> {
+    let mut table: Vec<Binding> = table.to_vec();
+    for action in actions {
+        let shared = Arc::new(action.clone());
+        for &scope in &action.scopes {
+            let own = Binding {
+                context: context(scope),
+                name: Name::Own(Arc::from(action.name.as_str())),
+                keys: vec![action.key],
+                also: Vec::new(),
+                label: Cow::Owned(label_of(&[action.key])),
+                action: Action::RunOwn(shared.clone()),
+                description: Cow::Owned(action.command_line()),
+                hint: None,
+                priority: Priority::Low,
+            };
+            if let Some(clash) = clash(&table, &own) {
+                return Err(clash);
             }
+            table.push(own);
         }
-        Ok(Keymap {
-            bindings: Arc::from(table),
-            given_up: self.given_up,
-        })
     }
+    Ok(table)
 }
 
 /// The first binding in force beside `own` (in any mode where it is) that shares its key.

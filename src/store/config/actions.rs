@@ -434,8 +434,8 @@ impl Expansion {
         Some(match rows.as_slice() {
             [one] => format!("skipped {one} ({{{}}} is empty)", first.placeholder),
             many => format!(
-                "skipped {}: {} ({{{}}} is empty)",
-                crate::fmt::count(many.len(), "row"),
+                "skipped {} rows: {} ({{{}}} is empty)",
+                many.len(),
                 many.join(", "),
                 first.placeholder
             ),

@@ -138,7 +138,8 @@ pub(super) fn rebound_pairs() -> Vec<(&'static str, String)> {
         .chars()
         .map(|c| format!("alt-{c}"))
         .chain((1..=12).map(|n| format!("f{n}")))
-        .chain((1..=12).map(|n| format!("ctrl-f{n}")));
+        .chain((1..=12).map(|n| format!("ctrl-f{n}")))
+        .chain((1..=12).map(|n| format!("alt-f{n}")));
     let pairs: Vec<(&str, String)> = ACTION_NAMES.iter().copied().zip(pool).collect();
     assert_eq!(pairs.len(), ACTION_NAMES.len(), "a key for every action");
     pairs

@@ -5,11 +5,11 @@
 //! told to the App (exit code and last line, `Msg::ActionEnded`) and recorded in the request
 //! log (a `RUN` row: the command line, exit code, time, bytes written), its output in the log.
 
-use super::program;
 use crate::api::recording::{RUN_METHOD, RequestRecord, shell_quote};
 use crate::api::sanitize::sanitize;
 use crate::cmd::ActionRun;
 use crate::msg::{ActionEnded, Msg};
+use crate::store::program;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -106,5 +106,5 @@ pub async fn run_one(
 }
 
 #[cfg(test)]
-#[path = "actions_tests.rs"]
+#[path = "action_runs_tests.rs"]
 mod tests;

@@ -1,5 +1,6 @@
 //! How the user's programs are run, the hooks (`on_complete`, `on_all_done`) and the actions
-//! (`[[actions]]`) alike: without a shell, stdin closed, output captured, in a process group of
+//! (`[[actions]]`, in the dashboard and `gendash run-action`) alike (here, below the workers and
+//! the command line, which both run them; `token_command` is run beside it, in `config`): without a shell, stdin closed, output captured, in a process group of
 //! their own that is stopped whole when the time limit passes (or the dashboard goes), and
 //! without the token in their environment.
 
@@ -58,7 +59,7 @@ pub async fn run(args: &[String], timeout: Duration) -> Result<Ran, ProgramError
 }
 
 /// [`run`], with `given` set in the environment it inherits first (a test's token).
-pub(super) async fn run_with(
+pub async fn run_with(
     args: &[String],
     timeout: Duration,
     given: &[(&str, &str)],
