@@ -189,3 +189,65 @@ fn the_palette_runs_it() {
     assert!(runs(&cmds).is_empty());
     assert_eq!(notice(&empty), Some("upscale: no task selected"));
 }
+
+/// In the browser it runs on the marked models, a metadata field filled
+/// from each; `{models}` runs it once with them all; a model lacking the field is skipped.
+#[test]
+fn in_the_browser_it_runs_on_the_marked_models_with_their_fields() {
+    use crate::api::{Catalogue, LoraEntry};
+    let mut s = state();
+    let cmds = s.start();
+    let Some(Cmd::FetchCatalogue(CatalogueRequest { generation, .. })) = cmds.first() else {
+        panic!("the start fetches the catalogue: {cmds:?}")
+    };
+    let entry = |name: &str, meta: serde_json::Value| {
+        LoraEntry::new(name, meta.as_object().expect("an object"))
+    };
+    let entries = vec![
+        entry("a", serde_json::json!({"base_model": "SD 1.5"})),
+        entry("b", serde_json::json!({})),
+        entry("c", serde_json::json!({"base_model": "SDXL"})),
+    ];
+    s.apply(catalogue(
+        *generation,
+        Ok(Catalogue {
+            entries,
+            skipped: 0,
+        }),
+    ));
+    let note = |command: &[&str]| OwnAction {
+        name: "note".into(),
+        key: "N".parse().expect("a key"),
+        scopes: vec![Scope::Browser],
+        command: command.iter().map(ToString::to_string).collect(),
+        confirm: false,
+    };
+    s.keymap = Keymap::default()
+        .with_actions(&[note(&["note", "{model}", "{base_model}"])])
+        .expect("no clash");
+    // Marks a, b and c (space marks and moves down).
+    for _ in 0..3 {
+        press(&mut s, ch(' '));
+    }
+    let cmds = press_own(&mut s, ch('N'));
+    let [run] = runs(&cmds).try_into().expect("one run");
+    let argv: Vec<Vec<String>> = run.runs.into_iter().map(|(_, a)| a).collect();
+    assert_eq!(
+        argv,
+        [
+            vec!["note".to_string(), "a".into(), "SD 1.5".into()],
+            vec!["note".to_string(), "c".into(), "SDXL".into()],
+        ]
+    );
+    assert_eq!(notice(&s), Some("skipped b ({base_model} is empty)"));
+    let all = note(&["zip", "{models}"]);
+    let cmds = s.update(Action::RunOwn(std::sync::Arc::new(all)));
+    let [run] = runs(&cmds).try_into().expect("one run");
+    assert_eq!(
+        run.runs,
+        [(
+            vec!["a".to_string(), "b".into(), "c".into()],
+            vec!["zip".to_string(), "a".into(), "b".into(), "c".into()]
+        )]
+    );
+}
