@@ -89,6 +89,8 @@ pub enum Cmd {
     /// The configured services changed (a reloaded config): tasks of these are polled, and
     /// count in the watch list's run.
     Services(Vec<String>),
+    /// Run one of the user's `[[actions]]`: its commands, filled, one after another.
+    RunAction(ActionRun),
 }
 
 /// Settings read again, shared; two are equal when they are the same read.
@@ -99,6 +101,16 @@ impl PartialEq for NewSettings {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
+}
+
+/// One run of an action the user started: its commands, each with the rows it is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionRun {
+    /// Tells its end (`Msg::ActionEnded`) from another run's.
+    pub id: u64,
+    pub name: String,
+    /// Each command with the rows it is for (a task ID, a model's name), run in turn.
+    pub runs: Vec<(Vec<String>, Vec<String>)>,
 }
 
 impl Cmd {

@@ -149,6 +149,9 @@ pub enum Msg {
     ModelPreview(PreviewReport),
     /// `on_complete` failed (could not start, exited non-zero, timed out): one line.
     HookFailed(String),
+    /// One command of an action ended (`Cmd::RunAction`); `last` says whether it was the run's
+    /// last.
+    ActionEnded(ActionEnded),
     /// A request finished, for the request log.
     Request(crate::api::recording::RequestRecord),
     /// The poller's load, sent when a shown figure changes, at most about once a second, and
@@ -285,4 +288,18 @@ pub fn search_table(tasks: &[ArchivedTask], utc_offset: i32) -> Table {
     let mut order: Vec<u32> = (0..u32::try_from(tasks.len()).unwrap_or(u32::MAX)).collect();
     latest_first(&mut order, |i| tasks[i].finished_at());
     Table::new(Texts::new(names.iter().map(String::as_str)), fields, order)
+}
+
+/// How one command of an action went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionEnded {
+    pub id: u64,
+    pub name: String,
+    /// The rows it ran for.
+    pub rows: Vec<String>,
+    /// Its exit code (`None`: ended by a signal) and the last line it wrote, or why it did not
+    /// run to its end.
+    pub outcome: Result<(Option<i32>, Option<String>), String>,
+    /// The run has no more commands.
+    pub last: bool,
 }

@@ -131,20 +131,7 @@ impl PromptTemplate {
 
     /// The prompt for one entry; `weight` is `{weight}` where the entry recommends none.
     pub fn expand(&self, entry: &LoraEntry, weight: f64) -> String {
-        let metadata = entry.metadata();
-        let value = |name: &str| -> String {
-            let text = match name {
-                "model" => entry.model().to_owned(),
-                "weight" => weight_text(
-                    metadata
-                        .get("recommended_weight")
-                        .and_then(number)
-                        .unwrap_or(weight),
-                ),
-                field => metadata.get(field).map(value_text).unwrap_or_default(),
-            };
-            sanitize(&text).trim().to_string()
-        };
+        let value = |name: &str| field(entry, name, weight);
         let mut out = String::new();
         // A placeholder at the start was empty: the text after it loses its separators.
         let mut strip_next = false;
@@ -179,6 +166,24 @@ impl PromptTemplate {
             .trim_matches(is_separator)
             .to_string()
     }
+}
+
+/// The value of placeholder `name` (`model`, `weight` or a metadata field's name, without
+/// `meta.`) for `entry`, sanitised and trimmed; empty where it has none. The templates' and the
+/// browser's actions' one way to read an entry.
+pub fn field(entry: &LoraEntry, name: &str, weight: f64) -> String {
+    let metadata = entry.metadata();
+    let text = match name {
+        "model" => entry.model().to_owned(),
+        "weight" => weight_text(
+            metadata
+                .get("recommended_weight")
+                .and_then(number)
+                .unwrap_or(weight),
+        ),
+        field => metadata.get(field).map(value_text).unwrap_or_default(),
+    };
+    sanitize(&text).trim().to_string()
 }
 
 /// The prompt for several entries: each model's once (the first time it comes), joined by

@@ -9,6 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+/// The method of a request log row that records a run of one of the user's actions (its URL
+/// is the command line).
+pub const RUN_METHOD: &str = "RUN";
+
 /// One finished request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestRecord {
@@ -30,6 +34,11 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// A run of one of the user's actions, not a request (its URL is the command line).
+    pub fn is_run(&self) -> bool {
+        self.method == RUN_METHOD
+    }
+
     /// The request as a `curl` command line that reads the token from `$GENDASH_TOKEN`, never
     /// carrying the token itself; the URL is quoted for a POSIX shell.
     pub fn curl(&self) -> String {
@@ -48,6 +57,10 @@ impl RequestRecord {
 
     /// `header` is the `-H` argument, already quoted for the shell.
     fn curl_authorized_by(&self, header: &str) -> String {
+        // An action's run: its command line is what runs it again.
+        if self.method == RUN_METHOD {
+            return self.url.clone();
+        }
         let url = shell_quote(&self.url);
         let mut out = String::from("curl");
         match self.method {
@@ -68,7 +81,7 @@ impl RequestRecord {
 }
 
 /// `text` as one word of a POSIX shell.
-fn shell_quote(text: &str) -> String {
+pub fn shell_quote(text: &str) -> String {
     shlex::try_quote(text).map_or_else(
         |_| format!("'{}'", text.replace('\'', "'\\''")),
         std::borrow::Cow::into_owned,

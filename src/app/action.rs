@@ -97,6 +97,8 @@ pub enum Action {
     },
     /// A signal asked the dashboard to end (SIGINT, SIGTERM, SIGHUP).
     Terminate(i32),
+    /// Run one of the user's `[[actions]]` on the selection of the pane it is bound in.
+    RunOwn(std::sync::Arc<crate::store::config::OwnAction>),
 }
 
 impl Action {

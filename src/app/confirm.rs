@@ -5,7 +5,7 @@ use super::action::Action;
 use super::archive_view::ArchiveView;
 use super::effects::Effects;
 use super::keymap::Keymap;
-use super::popup::Popup;
+use super::popup::{Confirm, Popup, Then};
 use super::watch::Watch;
 use super::watch::reducer::{self as watch, Download};
 
@@ -17,10 +17,14 @@ pub fn update(
     action: &Action,
     keymap: &Keymap,
 ) -> Effects {
-    let Some(Popup::Confirm(c)) = popup else {
+    let Some(Popup::Confirm(Confirm {
+        then: Then::Replace(key),
+        ..
+    })) = popup
+    else {
         return Effects::none();
     };
-    let key = c.key.clone();
+    let key = key.clone();
     let yes = match action {
         Action::Submit => true,
         Action::Cancel => false,

@@ -110,7 +110,7 @@ fn asked_to_overwrite() -> State {
         s.popup,
         Some(Popup::Confirm(Confirm {
             question: "overwrite /dl/done-1.png?".into(),
-            key: image("done-1"),
+            then: Then::Replace(image("done-1")),
         }))
     );
     s.dirty = false;
@@ -216,7 +216,7 @@ fn the_archive_view_asks_before_replacing_a_file_too() {
         s.popup,
         Some(Popup::Confirm(Confirm {
             question: "overwrite /dl/old-1.png?".into(),
-            key: image("old-1"),
+            then: Then::Replace(image("old-1")),
         }))
     );
     assert_eq!(s.contexts(), [Context::Confirm, Context::Always]);

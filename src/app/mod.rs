@@ -14,6 +14,7 @@ pub mod help;
 pub mod init;
 pub mod keymap;
 pub mod layout;
+pub mod own_actions;
 pub mod palette;
 pub mod popup;
 pub mod preview_slot;

@@ -1,7 +1,7 @@
 //! The palette (`:`, Ctrl-P): every action that can run in the mode beneath it, by name, key
 //! and description, narrowed by the browser's fuzzy matcher as it is typed; Enter runs the
-//! picked one as its key would. Its list is built from sources: the keymap's bindings today,
-//! the user's own actions as another source later.
+//! picked one as its key would. Its list is the keymap's bindings, the user's `[[actions]]`
+//! among them (bound in their scopes' contexts, described by their command lines).
 
 use super::action::Action;
 use super::keymap::{Keymap, Mode};
@@ -77,15 +77,16 @@ pub enum Outcome {
     Run(Action),
 }
 
-/// A key in the palette: typing narrows the list (the pick back at its top), the pick moves,
-/// Enter runs it, Esc closes.
-pub fn update(palette: &mut Palette, action: Action, shown: &[Entry<'_>]) -> Outcome {
+/// A key in the palette: typing narrows the list (the pick back at its top), the pick moves
+/// (by one, or by a `page` of rows), Enter runs it, Esc closes.
+pub fn update(palette: &mut Palette, action: Action, shown: &[Entry<'_>], page: usize) -> Outcome {
+    let last = shown.len().saturating_sub(1);
     match action.edit_text(&mut palette.query) {
         Ok(()) => palette.selected = 0,
-        Err(Action::PickNext) => {
-            palette.selected = (palette.selected + 1).min(shown.len().saturating_sub(1));
-        }
+        Err(Action::PickNext) => palette.selected = (palette.selected + 1).min(last),
         Err(Action::PickPrevious) => palette.selected = palette.selected.saturating_sub(1),
+        Err(Action::PageDown) => palette.selected = (palette.selected + page).min(last),
+        Err(Action::PageUp) => palette.selected = palette.selected.saturating_sub(page),
         Err(Action::Submit) => {
             return shown
                 .get(palette.selected)

@@ -148,3 +148,30 @@ fn a_rebound_key_shows_as_bound() {
     let ty = all.iter().find(|e| e.name == "type").expect("type offered");
     assert_eq!(ty.keys, "T");
 }
+
+/// Page down and page up move the pick by the rows the palette shows, within the list.
+#[test]
+fn page_keys_move_the_pick_by_a_page() {
+    let mut s = state();
+    s.update(Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    s.update(Action::OpenPalette);
+    let page = usize::from(s.areas.help.height - 3);
+    let picked = |s: &State| match &s.popup {
+        Some(Popup::Palette(p)) => p.selected,
+        other => panic!("{other:?}"),
+    };
+    press(&mut s, key(KeyCode::PageDown));
+    assert_eq!(picked(&s), page);
+    press(&mut s, key(KeyCode::PageUp));
+    assert_eq!(picked(&s), 0);
+    let all = crate::app::palette::entries(&s.keymap, s.mode_beneath()).len();
+    for _ in 0..all {
+        press(&mut s, key(KeyCode::PageDown));
+    }
+    assert_eq!(picked(&s), all - 1, "the last, never past it");
+    press(&mut s, key(KeyCode::PageUp));
+    assert_eq!(picked(&s), all - 1 - page);
+}

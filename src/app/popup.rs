@@ -148,11 +148,20 @@ impl Search {
     }
 }
 
-/// Replace the file of task `key`? (`D` found one there.)
+/// A yes/no question, and what yes does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confirm {
     pub question: String,
-    pub key: TaskKey,
+    pub then: Then,
+}
+
+/// What a yes to a [`Confirm`] does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Then {
+    /// Replace the file of task `key` (`D` found one there).
+    Replace(TaskKey),
+    /// Run one of the user's actions that asks first (`confirm = true`).
+    Run(crate::cmd::ActionRun),
 }
 
 #[cfg(test)]

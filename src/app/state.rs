@@ -11,6 +11,7 @@
 mod archive_routing;
 mod new;
 mod notifications;
+mod own_routing;
 mod reconfigure;
 mod screen;
 mod status_bar;
@@ -34,7 +35,7 @@ pub use super::init::{Demo, Init, UiSettings};
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, TextField};
 pub use super::layout::{Areas, Pane};
 pub use super::palette::{Entry as PaletteEntry, Outcome, Palette};
-pub use super::popup::{AddDialog, Confirm, Popup, Search};
+pub use super::popup::{AddDialog, Confirm, Popup, Search, Then};
 pub use super::popup::{ViewList, ViewName};
 pub use super::preview_slot::PreviewSlot;
 pub use super::reconfigured::Reconfigured;
@@ -109,6 +110,8 @@ pub struct State {
     /// The saved views, and which each pane shows (boxed: the dashboard's future holds the
     /// state).
     pub views: Box<super::views::Views>,
+    /// The user's `[[actions]]` running now.
+    pub own_actions: super::own_actions::Running,
 }
 
 impl State {
@@ -206,13 +209,7 @@ impl State {
                     action,
                     now,
                 ),
-                Mode::Confirm => confirm::update(
-                    &mut self.popup,
-                    &mut self.watch,
-                    &mut self.archive,
-                    &action,
-                    keys,
-                ),
+                Mode::Confirm => self.update_confirm(&action),
                 Mode::Requests => request_log::update(
                     &mut self.popup,
                     &mut self.search,
@@ -274,6 +271,7 @@ impl State {
             Action::SaveView | Action::OpenViews | Action::ApplyView(_) => {
                 return self.view_key(action);
             }
+            Action::RunOwn(own) => return self.run_own(&own),
             _ => {
                 return match self.focus {
                     Pane::Browser => browser::update(&mut self.browser, &action, &self.keymap),
@@ -293,6 +291,8 @@ impl State {
     /// A key in the palette; the action it runs, if any, the palette closed first.
     fn update_palette(&mut self, action: Action) -> Option<Action> {
         let beneath = self.mode_beneath();
+        // A page is the rows the palette shows (its frame, field and rule take three).
+        let page = usize::from(self.areas.help.height.saturating_sub(3)).max(1);
         let Some(Popup::Palette(palette)) = &mut self.popup else {
             return None;
         };
@@ -300,7 +300,7 @@ impl State {
             &super::palette::entries(&self.keymap, beneath),
             &palette.query,
         );
-        match super::palette::update(palette, action, &shown) {
+        match super::palette::update(palette, action, &shown, page) {
             Outcome::Stay => None,
             Outcome::Close => {
                 self.popup = None;
@@ -388,6 +388,7 @@ impl State {
                 watch::merge::external(&mut self.watch, &entries, self.now)
             }
             Msg::HookFailed(why) => watch::reducer::hook_failed(&mut self.watch, &why),
+            Msg::ActionEnded(ended) => super::own_actions::ended(&mut self.own_actions, ended),
             Msg::Request(record) => {
                 self.requests.push(record);
                 // Only an open log shows it.

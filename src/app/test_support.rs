@@ -176,6 +176,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Archive(ArchiveOp::Restore(_)) => "Archive(Restore)",
             Cmd::Archive(ArchiveOp::Unarchive(_)) => "Archive(Unarchive)",
             Cmd::Archive(ArchiveOp::Saved(..)) => "Archive(Saved)",
+            Cmd::RunAction(_) => "RunAction",
         })
         .collect()
 }

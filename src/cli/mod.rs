@@ -10,6 +10,7 @@ mod keys;
 mod man;
 mod models;
 pub mod output;
+mod run_action;
 mod serve;
 mod start;
 mod stats;
@@ -114,6 +115,8 @@ pub enum Command {
     Doctor(doctor::DoctorArgs),
     /// Print the key bindings in force: the built-in ones with the config's [keys] applied.
     Keys(keys::KeysArgs),
+    /// Run one of the config's [[actions]] on task IDs (watch, archive) or model names (browser), as its key does in the dashboard, without asking first.
+    RunAction(run_action::RunActionArgs),
     /// Print a shell completion script: gendash completions bash > ~/.local/share/bash-completion/completions/gendash
     Completions {
         #[arg(value_enum)]
@@ -306,6 +309,7 @@ async fn dispatch(args: Cli) -> CliResult {
         Some(Command::Config(c)) => config_cmd::run(&global, &c),
         Some(Command::Keys(a)) => keys::run(&global, &a),
         Some(Command::Doctor(a)) => doctor::run(&global, &a).await,
+        Some(Command::RunAction(a)) => run_action::run(&global, &a).await,
         Some(Command::Completions { shell }) => {
             completions::run(&global, shell);
             Ok(exit::OK)

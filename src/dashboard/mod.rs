@@ -88,7 +88,13 @@ pub struct LooksError {
 /// The key bindings (`[keys]`) and the colours (`theme`, `[styles]`, `NO_COLOR`) the settings
 /// ask for; the error names the config file and the lines.
 pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), LooksError> {
+    // `[[actions]]` go on top of `[keys]`: a key of theirs is checked against the rebound ones;
+    // the views' keys last, checked against both.
     let keymap = Keymap::configured(&settings.keys)
+        .and_then(|k| {
+            k.with_actions(&settings.actions)
+                .map_err(|clash| crate::app::keymap::KeymapError::Own(Box::new(clash)))
+        })
         .and_then(|k| k.with_views(&settings.views))
         .map_err(|error| LooksError {
             file: settings.config_file.clone(),

@@ -1,5 +1,5 @@
 //! What gendash keeps on disk: configuration, the watch list, recent categories, the preview
-//! cache.
+//! cache; and how the programs the configuration names are run (`program`).
 
 pub mod archive;
 pub mod atomic;
@@ -9,6 +9,7 @@ pub mod config;
 pub mod dashboards;
 pub mod favourites_file;
 pub mod paths;
+pub mod program;
 pub mod recent;
 pub mod sidecar;
 pub mod views_file;

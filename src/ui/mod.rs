@@ -14,7 +14,7 @@ mod views;
 pub mod watch;
 
 use crate::app::state::{Action, Context};
-use crate::app::state::{Popup, State};
+use crate::app::state::{Popup, State, Then};
 use ratatui::Frame;
 
 /// Draws the whole dashboard; returns the links drawn, for the event loop to make clickable.
@@ -49,11 +49,19 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
         Some(Popup::Palette(p)) => palette::render(state, p, areas.help, theme, frame),
         Some(Popup::Add(dialog)) => add::render(dialog, &state.keymap, theme, frame),
         Some(Popup::Confirm(c)) => confirm::render(
-            &confirm::Question {
-                title: " Replace the file? ",
-                text: &c.question,
-                yes: "replace",
-                no: "keep it",
+            &match &c.then {
+                Then::Replace(_) => confirm::Question {
+                    title: " Replace the file? ",
+                    text: &c.question,
+                    yes: "replace",
+                    no: "keep it",
+                },
+                Then::Run(_) => confirm::Question {
+                    title: " Run the action? ",
+                    text: &c.question,
+                    yes: "run",
+                    no: "don't",
+                },
             },
             &state.keymap,
             theme,

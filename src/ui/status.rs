@@ -47,6 +47,14 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
             vec![Span::styled(format!(" {dot} {health}"), health_style)],
         ),
     ];
+    // The user's actions that run stay until they end, before the notice about them; they
+    // give way after the address and the health.
+    if let Some(running) = state.own_actions.text() {
+        parts.push((
+            Rank::Error,
+            vec![bar(" │ "), Span::styled(running, theme.key())],
+        ));
+    }
     if let Some(n) = &state.notice {
         parts.push((Rank::Notice, vec![bar(" │ "), Span::raw(n.text.clone())]));
     }
@@ -204,7 +212,7 @@ mod tests {
     fn hint(word: &'static str, priority: Priority) -> Binding {
         Binding {
             context: Context::Global,
-            name: Keymap::default().bindings()[0].name,
+            name: Keymap::default().bindings()[0].name.clone(),
             keys: Vec::new(),
             also: Vec::new(),
             label: "k".into(),

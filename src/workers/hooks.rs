@@ -11,7 +11,8 @@
 use crate::api::sanitize::sanitize;
 use crate::cmd::{AllDone, Finished};
 use crate::msg::Msg;
-use std::process::Stdio;
+use crate::store::config::fill;
+use crate::store::program;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OwnedRwLockReadGuard, RwLock, Semaphore, mpsc};
@@ -87,7 +88,7 @@ pub fn spawn_all_done(
 impl Handle {
     /// Runs `on_all_done` with the run's counts (`Cmd::AllDone`) once a slot is free.
     pub fn run_all_done(&self, run: AllDone) -> JoinHandle<()> {
-        let args = substitute(&self.argv, |name| {
+        let args = fill(&self.argv, |name| {
             Some(match name {
                 "completed" => run.completed.to_string(),
                 "failed" => run.failed.to_string(),
@@ -145,25 +146,10 @@ impl Handle {
 /// and its program (sanitised).
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
-    #[error("{hook} names no program")]
-    NoProgram { hook: &'static str },
-    #[error("{hook}: cannot run {program}: {source}")]
-    Start {
+    #[error("{hook}: {source}")]
+    Program {
         hook: &'static str,
-        program: String,
-        source: std::io::Error,
-    },
-    #[error("{hook}: {program} took longer than {}s and was stopped", timeout.as_secs())]
-    TooSlow {
-        hook: &'static str,
-        program: String,
-        timeout: Duration,
-    },
-    #[error("{hook}: {program}: {source}")]
-    Wait {
-        hook: &'static str,
-        program: String,
-        source: std::io::Error,
+        source: program::ProgramError,
     },
     #[error("{hook}: {program} failed ({status})")]
     Failed {
@@ -174,53 +160,27 @@ pub enum HookError {
 }
 
 async fn run_one(hook: &'static str, args: &[String], timeout: Duration) -> Result<(), HookError> {
-    let Some((program, rest)) = args.split_first() else {
-        return Err(HookError::NoProgram { hook });
-    };
-    let name = sanitize(program);
-    let child = tokio::process::Command::new(program)
-        .args(rest)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // A hook that outlives its time (or the dashboard) is stopped, never left behind.
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|source| HookError::Start {
-            hook,
-            program: name.clone(),
-            source,
-        })?;
-    let output = tokio::time::timeout(timeout, child.wait_with_output())
+    let ran = program::run(args, timeout)
         .await
-        .map_err(|_| HookError::TooSlow {
-            hook,
-            program: name.clone(),
-            timeout,
-        })?
-        .map_err(|source| HookError::Wait {
-            hook,
-            program: name.clone(),
-            source,
-        })?;
+        .map_err(|source| HookError::Program { hook, source })?;
     let shown = |bytes: &[u8]| {
         let text = String::from_utf8_lossy(bytes);
         sanitize(&text.chars().take(LOGGED).collect::<String>())
     };
     tracing::info!(
-        program = %name,
-        status = %output.status,
-        stdout = %shown(&output.stdout),
-        stderr = %shown(&output.stderr),
+        program = %ran.program,
+        status = %ran.status,
+        stdout = %shown(&ran.stdout),
+        stderr = %shown(&ran.stderr),
         "{hook} ran"
     );
-    if output.status.success() {
+    if ran.status.success() {
         Ok(())
     } else {
         Err(HookError::Failed {
             hook,
-            program: name,
-            status: output.status,
+            program: ran.program,
+            status: ran.status,
         })
     }
 }
@@ -244,34 +204,7 @@ pub fn arguments(argv: &[String], task: &Finished) -> Vec<String> {
             _ => return None,
         })
     };
-    substitute(argv, value)
-}
-
-/// `argv` with each `{placeholder}` that `value` knows replaced, in one pass (a value holding
-/// a placeholder stays as it is), one argument staying one argument.
-fn substitute(argv: &[String], value: impl Fn(&str) -> Option<String>) -> Vec<String> {
-    argv.iter()
-        .map(|arg| {
-            let mut out = String::with_capacity(arg.len());
-            let mut rest = arg.as_str();
-            while let Some(at) = rest.find('{') {
-                out.push_str(&rest[..at]);
-                let after = &rest[at + 1..];
-                if let Some((end, v)) = after
-                    .find('}')
-                    .and_then(|end| Some((end, value(&after[..end])?)))
-                {
-                    out.push_str(&v);
-                    rest = &after[end + 1..];
-                } else {
-                    out.push('{');
-                    rest = after;
-                }
-            }
-            out.push_str(rest);
-            out
-        })
-        .collect()
+    fill(argv, value)
 }
 
 #[cfg(test)]

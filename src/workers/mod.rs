@@ -5,6 +5,7 @@
 //! worker's task or queue (dropping it stops the worker) and taking the `Cmd`'s payload as it
 //! is. `Workers` is the set of handles; `Workers::send` routes each `Cmd` to its worker.
 
+pub mod action_runs;
 pub mod archiver;
 pub mod clipboard;
 pub mod comparer;
@@ -94,6 +95,8 @@ pub struct Workers {
     clipboard: clipboard::Handle,
     opener: opener::Handle,
     hooks: Option<hooks::Handle>,
+    /// The user's `[[actions]]`, run on demand.
+    actions: action_runs::Handle,
     all_done: Option<hooks::Handle>,
     /// Where downloads go, shared with the downloads worker.
     placement: Arc<std::sync::Mutex<downloads::Placement>>,
@@ -175,6 +178,7 @@ impl Workers {
             hooks: on_complete,
             placement,
             pollable: keep_pollable,
+            actions: action_runs::spawn(settings.action_timeout, msgs.clone()),
             previews: None,
             model_previews: None,
             downloader,
@@ -283,6 +287,9 @@ impl Workers {
                     h.run_all_done(run);
                 }
             }
+            Cmd::RunAction(run) => {
+                self.actions.run(run);
+            }
             Cmd::CopyToTerminal { text, tmux } => {
                 return Some(ToTerminal::Clipboard { text, tmux });
             }
@@ -309,6 +316,8 @@ impl Workers {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = placement(settings);
         (self.hooks, self.all_done) = hooks_of(settings, &self.msgs);
+        // Runs under way keep the limit they started with.
+        self.actions = action_runs::spawn(settings.action_timeout, self.msgs.clone());
     }
 }
 
@@ -598,7 +607,7 @@ mod tests {
     }
 
     /// The config read again (`Cmd::Configure`): the hooks run from now on are the new ones,
-    /// and downloads started from now on go to the new place.
+    /// downloads started from now on go to the new place, actions have the new time limit.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn new_settings_reach_the_hooks_and_the_downloads() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -609,10 +618,16 @@ mod tests {
             dir.path().join("completed-{task_id}").display().to_string(),
         ]);
         new.download_dir = dir.path().join("elsewhere");
+        new.action_timeout = Duration::from_secs(7);
         let sent = crate::cmd::NewSettings(Arc::new(new));
         assert_eq!(workers.send(Cmd::Configure(sent)), None);
         let dl = workers.placement.lock().expect("lock").dir.clone();
         assert_eq!(dl, dir.path().join("elsewhere"));
+        assert_eq!(
+            workers.actions.timeout(),
+            Duration::from_secs(7),
+            "the actions' new time limit"
+        );
         workers.send(Cmd::Finished(Finished {
             task_id: "t-9".into(),
             kind: TaskKind::Image,

@@ -302,6 +302,24 @@ impl Browser {
     /// The copy-prompt key: the marked models (in the order marked; those the list no longer
     /// has left out), else the selected one, as one prompt.
     fn copy_prompt(&self) -> Effects {
+        let entries = match self.chosen() {
+            Ok(entries) => entries,
+            Err(none) => return Effects::say(none),
+        };
+        let what = match entries.as_slice() {
+            [one] => format!("prompt of {}", one.model()),
+            many => format!("prompt of {}", crate::fmt::count(many.len(), "model")),
+        };
+        let text = self.prompt.prompt(entries.iter().copied());
+        if text.is_empty() {
+            return Effects::say(format!("prompt_template gives no text for the {what}"));
+        }
+        Effects::copy(Some(text), &what)
+    }
+
+    /// What an action on "the model" applies to: the marked models in this list (in the
+    /// order marked), else the selected one; else why there is none.
+    pub fn chosen(&self) -> Result<Vec<&LoraEntry>, &'static str> {
         let entries: Vec<&LoraEntry> = if self.marked.is_empty() {
             self.selected_entry().into_iter().collect()
         } else {
@@ -319,17 +337,11 @@ impl Browser {
             }
             found.into_iter().flatten().collect()
         };
-        let what = match entries.as_slice() {
-            [] if self.marked.is_empty() => return Effects::say("no model selected"),
-            [] => return Effects::say("no marked model is in this list"),
-            [one] => format!("prompt of {}", one.model()),
-            many => format!("prompt of {}", crate::fmt::count(many.len(), "model")),
-        };
-        let text = self.prompt.prompt(entries.iter().copied());
-        if text.is_empty() {
-            return Effects::say(format!("prompt_template gives no text for the {what}"));
+        match entries.as_slice() {
+            [] if self.marked.is_empty() => Err("no model selected"),
+            [] => Err("no marked model is in this list"),
+            _ => Ok(entries),
         }
-        Effects::copy(Some(text), &what)
     }
 
     /// Leaving the filter field finishes its `type:`/`cate:` terms.

@@ -4,6 +4,7 @@ use crate::app::action::Action;
 use crate::store::config::{ActionName, KeyCombo};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Where a binding applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,12 +95,49 @@ pub enum Priority {
     Always,
 }
 
+/// A binding's name: a built-in action's in `[keys]`, or the name of one of the user's
+/// `[[actions]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Name {
+    Builtin(ActionName),
+    Own(Arc<str>),
+}
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        match self {
+            Name::Builtin(n) => n.as_str(),
+            Name::Own(n) => n,
+        }
+    }
+
+    /// The built-in action's name, for a built-in binding.
+    pub fn builtin(&self) -> Option<ActionName> {
+        match self {
+            Name::Builtin(n) => Some(*n),
+            Name::Own(_) => None,
+        }
+    }
+}
+
+impl PartialEq<ActionName> for Name {
+    fn eq(&self, other: &ActionName) -> bool {
+        self.builtin() == Some(*other)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Binding {
     pub context: Context,
     /// The action's name in `[keys]`; bindings of several contexts that mean the same share
     /// it.
-    pub name: ActionName,
+    pub name: Name,
     /// The keys the label names.
     pub keys: Vec<KeyCombo>,
     /// More keys that work but are left out of the label (`Y` beside `y`).
@@ -107,7 +145,8 @@ pub struct Binding {
     /// How `keys` are written in the hint line and the help, derived from them.
     pub label: Cow<'static, str>,
     pub action: Action,
-    /// Built in, or made from the config (a view's key names its view).
+    /// Built in, or made from the config (a view's key names its view, an action's its
+    /// command line).
     pub description: Cow<'static, str>,
     /// Its word in the one-line hint bar, if it is shown there (the help lists everything).
     pub hint: Option<&'static str>,
@@ -154,6 +193,17 @@ pub(super) fn matches(binding: &Binding, key: &KeyEvent) -> bool {
     binding
         .all_keys()
         .any(|k| normalised(k.code, k.modifiers) == pressed)
+}
+
+pub(super) fn same_key(a: KeyCombo, b: KeyCombo) -> bool {
+    normalised(a.code, a.modifiers) == normalised(b.code, b.modifiers)
+}
+
+/// The first key of `b` that `a` has too.
+pub(super) fn shared_key(a: &Binding, b: &Binding) -> Option<KeyCombo> {
+    a.all_keys()
+        .copied()
+        .find(|k| b.all_keys().any(|o| same_key(*k, *o)))
 }
 
 impl Binding {

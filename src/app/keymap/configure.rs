@@ -3,7 +3,7 @@
 //! own actions on one key, in force together, are refused, naming both; so is a plain
 //! character for an action of a text field, where it could no longer be typed.
 
-use super::binding::{Binding, Context, normalised};
+use super::binding::{Binding, Context, Name, same_key, shared_key};
 use super::mode::Mode;
 use crate::store::config::{ActionName, KeyCombo, UnknownAction};
 use crossterm::event::{KeyCode, KeyModifiers};
@@ -34,9 +34,9 @@ pub enum KeymapError {
     )]
     Conflict {
         key: KeyCombo,
-        first: ActionName,
+        first: Name,
         first_context: Context,
-        second: ActionName,
+        second: Name,
         second_context: Context,
     },
     /// `[keys] view`: the name of the views' own keys, which `[views.NAME]` gives.
@@ -45,6 +45,8 @@ pub enum KeymapError {
     /// A `[views.NAME]` cannot be used: its filter, or its key (boxed: the error stays small).
     #[error(transparent)]
     View(Box<crate::app::views::ViewError>),
+    #[error(transparent)]
+    Own(Box<super::own::OwnClash>),
 }
 
 impl KeymapError {
@@ -56,6 +58,7 @@ impl KeymapError {
             KeymapError::Conflict { first, second, .. } => vec![first.as_str(), second.as_str()],
             KeymapError::ViewInKeys => vec![ActionName::View.as_str()],
             KeymapError::View(_) => Vec::new(),
+            KeymapError::Own(clash) => clash.lines(),
         }
     }
 
@@ -73,10 +76,10 @@ impl KeymapError {
 pub struct GivenUp {
     pub key: KeyCombo,
     /// The built-in action that had it, and where.
-    pub from: ActionName,
+    pub from: Name,
     pub context: Context,
     /// The user's action that has it now.
-    pub to: ActionName,
+    pub to: Name,
     /// The keys `from` keeps, as the help writes them; `None` when it has none left.
     pub left: Option<String>,
 }
@@ -169,17 +172,6 @@ fn typed(key: KeyCombo) -> bool {
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
 }
 
-fn same_key(a: KeyCombo, b: KeyCombo) -> bool {
-    normalised(a.code, a.modifiers) == normalised(b.code, b.modifiers)
-}
-
-/// The first key of `b` that `a` has too.
-fn shared_key(a: &Binding, b: &Binding) -> Option<KeyCombo> {
-    a.all_keys()
-        .copied()
-        .find(|k| b.all_keys().any(|o| same_key(*k, *o)))
-}
-
 /// In every mode, the contexts in force together: a built-in binding gives up a key one of
 /// `mine` (the actions `[keys]` bound) has; two of `mine`, or two built-in ones, on one key
 /// are an error.
@@ -199,7 +191,8 @@ fn settle(table: &mut [Binding], mine: &BTreeSet<ActionName>) -> Result<Vec<Give
                 let Some(key) = shared_key(a, b) else {
                     continue;
                 };
-                match (mine.contains(&a.name), mine.contains(&b.name)) {
+                let is_mine = |b: &Binding| b.name.builtin().is_some_and(|n| mine.contains(&n));
+                match (is_mine(a), is_mine(b)) {
                     (true, false) => give_up(table, j, i, key, &mut given_up),
                     (false, true) => give_up(table, i, j, key, &mut given_up),
                     _ => return Err(conflict(key, a, b)),
@@ -226,9 +219,9 @@ fn give_up(table: &mut [Binding], from: usize, to: usize, first: KeyCombo, out: 
     loser.relabel();
     out.push(GivenUp {
         key: first,
-        from: loser.name,
+        from: loser.name.clone(),
         context: loser.context,
-        to: table[to].name,
+        to: table[to].name.clone(),
         left: None,
     });
 }
@@ -242,9 +235,9 @@ fn conflict(key: KeyCombo, a: &Binding, b: &Binding) -> KeymapError {
     };
     KeymapError::Conflict {
         key,
-        first: first.name,
+        first: first.name.clone(),
         first_context: first.context,
-        second: second.name,
+        second: second.name.clone(),
         second_context: second.context,
     }
 }

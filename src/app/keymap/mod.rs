@@ -8,15 +8,17 @@
 mod binding;
 mod configure;
 mod mode;
+mod own;
 mod table;
 mod view_keys;
 
-pub use binding::{Binding, Context, HelpLine, Priority};
+pub use binding::{Binding, Context, HelpLine, Name, Priority};
 pub use configure::{GivenUp, KeymapError};
 pub use mode::{Mode, TextField};
+pub use own::OwnClash;
 
 use super::action::Action;
-use crate::store::config::{ActionName, KeyCombo};
+use crate::store::config::{ActionName, KeyCombo, OwnAction};
 use binding::{NO_KEY, matches};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::BTreeMap;
@@ -82,6 +84,18 @@ impl Keymap {
             .iter()
             .find(|b| b.context == context && b.action == *action)
             .map_or(NO_KEY, |b| &b.label)
+    }
+
+    /// The keymap with the user's `[[actions]]` bound (see `own`): each in its scopes'
+    /// contexts, on a key nothing else has there.
+    pub fn with_actions(self, actions: &[OwnAction]) -> Result<Keymap, OwnClash> {
+        if actions.is_empty() {
+            return Ok(self);
+        }
+        Ok(Keymap {
+            bindings: Arc::from(own::bind(&self.bindings, actions)?),
+            given_up: self.given_up,
+        })
     }
 
     pub fn bindings(&self) -> &[Binding] {

@@ -5,7 +5,7 @@
 //! the watch list's and either pane's keys instead of a copy of them; [`Row::Same`] takes
 //! one context's binding whole (keys, description, hint) into another.
 
-use super::binding::{Binding, Context, Priority, label_of};
+use super::binding::{Binding, Context, Name, Priority, label_of};
 use crate::app::action::Action as A;
 use crate::store::config::{ActionName as N, KeyCombo};
 use Context::{
@@ -72,7 +72,7 @@ impl Own {
         };
         Binding {
             context: self.context,
-            name: self.name,
+            name: Name::Builtin(self.name),
             label: Cow::Owned(label_of(&keys)),
             keys,
             also,
@@ -148,6 +148,8 @@ static TABLE: &[Row] = &[
     b(TextInput, N::Cancel,          "esc",            A::Cancel,            h("leave", High),        "leave the field; the filter or the search stays"),
     b(TextInput, N::PickPrevious,    "up ctrl-p",      A::PickPrevious,      NO,                      "filter: move the selection up (as in fzf); category: previous known one; search: previous match"),
     b(TextInput, N::PickNext,        "down ctrl-n",    A::PickNext,          NO,                      "filter: move the selection down; category: next known one; search: next match"),
+    b(TextInput, N::PickPageUp,      "pageup",         A::PageUp,            NO,                      "the palette: move the pick up a page"),
+    b(TextInput, N::PickPageDown,    "pagedown",       A::PageDown,          NO,                      "the palette: move the pick down a page"),
     b(TextInput, N::Backspace,       "backspace",      A::Backspace,         NO,                      "delete a character"),
     b(TextInput, N::ClearInput,      "ctrl-u",         A::ClearInput,        h("clear", Normal),      "clear the field"),
     b(AddDialog, N::Submit,          SHARED,           A::Submit,            h("add", High),          "add the tasks (several: separate by space, comma or newline)"),

@@ -25,7 +25,7 @@ pub(super) fn add(
         }
         let binding = Binding {
             context: pane_context(view.spec.pane),
-            name: ActionName::View,
+            name: super::binding::Name::Builtin(ActionName::View),
             label: Cow::Owned(label_of(&view.keys)),
             keys: view.keys.clone(),
             also: Vec::new(),

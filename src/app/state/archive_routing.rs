@@ -24,6 +24,7 @@ impl State {
                 Effects::none()
             }
             Action::ReloadConfig => Effects::cmds(vec![crate::cmd::Cmd::ReloadConfig]),
+            Action::RunOwn(own) => self.run_own(&own),
             _ if self.archive.editing => archive::reducer::update_filter(&mut self.archive, action),
             Action::SaveView | Action::OpenViews | Action::ApplyView(_) => self.view_key(action),
             _ => {

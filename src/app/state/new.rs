@@ -85,6 +85,7 @@ impl State {
             suspend: false,
             notifier: crate::app::watch::notify::Notifier::new(notify),
             views,
+            own_actions: crate::app::own_actions::Running::default(),
         };
         // Until told of the others, the one service known is the one the state was made for.
         let current = service_url.trim_end_matches('/');

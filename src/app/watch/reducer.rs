@@ -10,7 +10,7 @@ use crate::app::action::Action;
 use crate::app::archive_view::{ArchiveView, reducer as archived};
 use crate::app::effects::{Effects, tasks};
 use crate::app::keymap::Keymap;
-use crate::app::popup::{Confirm, Popup};
+use crate::app::popup::{Confirm, Popup, Then};
 use crate::cmd::{Cmd, PollCmd, TaskKey};
 use crate::msg::DownloadEvent;
 use crate::store::config::ActionName;
@@ -187,7 +187,7 @@ pub fn download(
                 DownloadEvent::Exists(path) if by_user && popup.is_none() => {
                     *popup = Some(Popup::Confirm(Confirm {
                         question: format!("overwrite {}?", path.display()),
-                        key: key.clone(),
+                        then: Then::Replace(key.clone()),
                     }));
                     // Nothing went wrong: the row stays as it was (`saved …`) whatever the
                     // answer; the archive's task says the file is there until it is answered.

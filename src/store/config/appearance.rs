@@ -81,6 +81,8 @@ action_names! {
     Submit => "submit",
     PickPrevious => "pick_previous",
     PickNext => "pick_next",
+    PickPageUp => "pick_page_up",
+    PickPageDown => "pick_page_down",
     Backspace => "backspace",
     ClearInput => "clear_input",
     ImageVideo => "image_video",

@@ -216,6 +216,27 @@ fn value_schema(name: &str, kind: &str, values: &[&str]) -> serde_json::Value {
                 },
             },
         }),
+        "array of tables" if name == "actions" => json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "Its name in the help, the palette and `gendash run-action`."},
+                    "key": {"type": "string", "description": "A key name (`u`, `ctrl-u`, `f5`)."},
+                    "scope": {
+                        "description": "Where it runs.",
+                        "anyOf": [
+                            {"type": "string", "enum": super::actions::Scope::NAMES},
+                            {"type": "array", "items": {"type": "string", "enum": super::actions::Scope::NAMES}, "minItems": 1},
+                        ],
+                    },
+                    "command": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "A program and its arguments, with placeholders."},
+                    "confirm": {"type": "boolean", "default": false, "description": "Ask before running it."},
+                },
+                "required": ["name", "key", "scope", "command"],
+                "additionalProperties": false,
+            },
+        }),
         "tables" => json!({
             "type": "object",
             "additionalProperties": {"$ref": "#/definitions/level"},

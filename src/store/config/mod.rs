@@ -9,6 +9,7 @@
 //! `common`: what they all share (the sources of a value, the overrides, the environment's
 //! lookup).
 
+mod actions;
 mod appearance;
 mod changed;
 mod common;
@@ -22,6 +23,10 @@ mod token;
 mod values;
 mod view_table;
 
+pub use actions::{
+    ActionError, DEFAULT_ACTION_TIMEOUT, Expansion, Fill, ModelRow, OwnAction, Plural, Runs, Scope,
+    Skipped, TaskRow, expand,
+};
 pub use appearance::{
     ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
     UnknownAction,
@@ -42,7 +47,7 @@ pub use schema::{FileSettings, KEYS, NAMES, Settings};
 pub use token::{default_token_file, loose_permissions, write_token_file};
 pub use values::{
     BaseUrl, CommandSpec, HOOK_PLACEHOLDERS, Hook, ImagePreview, POLL_FLOOR, PollSeconds, Seconds,
-    ValueError, check_seconds,
+    ValueError, check_seconds, fill,
 };
 pub use view_table::{
     ConfiguredView, MAX_VIEW_NAME, ViewNameError, ViewPane, ViewSpec, ViewsTable, check_view_name,

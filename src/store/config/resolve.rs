@@ -48,6 +48,10 @@ pub fn resolve(overrides: &Overrides, env: EnvLookup<'_>) -> Result<Settings, Co
             .entry(field.replace('"', ""))
             .or_insert(line);
     }
+    // An action's key is checked against the keymap's: its line is named as a `[keys]` one is.
+    for (name, line) in super::actions::key_lines(&text, settings.profile.as_deref()) {
+        settings.keys_lines.insert(format!("actions.{name}"), line);
+    }
     Ok(settings)
 }
 

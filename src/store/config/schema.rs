@@ -9,6 +9,7 @@
 //! environment > profile > top level > `default`. The others are resolved by hand: the
 //! token's three ways in `token.rs`, and `profiles`, which chooses a level.
 
+use super::actions::{ActionList, DEFAULT_ACTION_TIMEOUT, OwnAction};
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds, ValueError};
@@ -289,6 +290,26 @@ declare_keys! {
             read: |h| Some(h.0),
             show: |v| v.as_ref().map_or_else(|| "(none)".to_string(), |argv| format!("{argv:?}")),
             kind: "array of strings, with placeholders",
+        }
+        /// `[[actions]]`: your own commands on keys: `name`, `key`, `scope` (`browser`, `watch`, `archive`, or a list), `command` (run without a shell; `{files}`, `{task_ids}`, `{models}` run it once with every row), `confirm`; a profile's replace those of the same name.
+        actions: ActionList => Vec<OwnAction> {
+            default: Vec::new(),
+            merge: |list, level| super::actions::merge(list, &level.0),
+            show: |v| {
+                if v.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    v.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")
+                }
+            },
+            kind: "array of tables",
+        }
+        /// An action still running after this long is stopped.
+        action_timeout: Seconds => Duration {
+            default: DEFAULT_ACTION_TIMEOUT,
+            read: |s| s.0,
+            show: seconds,
+            kind: "number of seconds (at least 1)",
         }
         /// Move finished tasks from the watch list to the archive this many days after they finished (0: never).
         archive_after: ArchiveAfter => Option<Duration> {

@@ -293,6 +293,34 @@ pub fn check_hook(
     Ok(())
 }
 
+/// `argv` with each `{placeholder}` that `value` knows replaced, in one pass (a value holding
+/// a placeholder stays as it is), one argument staying one argument: the hooks' and the
+/// actions' one way to fill a command.
+pub fn fill(argv: &[String], mut value: impl FnMut(&str) -> Option<String>) -> Vec<String> {
+    argv.iter()
+        .map(|arg| {
+            let mut out = String::with_capacity(arg.len());
+            let mut rest = arg.as_str();
+            while let Some(at) = rest.find('{') {
+                out.push_str(&rest[..at]);
+                let after = &rest[at + 1..];
+                if let Some((end, v)) = after
+                    .find('}')
+                    .and_then(|end| Some((end, value(&after[..end])?)))
+                {
+                    out.push_str(&v);
+                    rest = &after[end + 1..];
+                } else {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+            out.push_str(rest);
+            out
+        })
+        .collect()
+}
+
 /// `image_preview`: how the detail section shows a finished image. `Auto` asks the terminal
 /// (within a bound) which graphics protocol it speaks; the others force one, or turn it off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

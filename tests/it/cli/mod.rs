@@ -14,6 +14,7 @@ mod history;
 mod local_date;
 mod promises;
 mod prompt;
+mod run_action;
 mod saved_views;
 mod sidecar;
 mod stats;

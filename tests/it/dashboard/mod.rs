@@ -15,6 +15,7 @@ mod keys;
 mod notices;
 mod offline;
 mod opening;
+mod own_actions;
 mod pacing;
 mod palette;
 mod plain;

@@ -8,7 +8,7 @@ use crate::common;
 use gendash::api::{Catalogue, TaskKind};
 use gendash::app::action::Action;
 use gendash::app::layout::centered;
-use gendash::app::state::{Confirm, Notice, Popup, State};
+use gendash::app::state::{Confirm, Notice, Popup, State, Then};
 use gendash::cmd::TaskKey;
 use gendash::msg::{ArchiveReport, Msg};
 use gendash::store::archive::ArchivedTask;
@@ -137,7 +137,7 @@ fn screens() -> Vec<(&'static str, State, Region)> {
     let mut confirm = crowded();
     confirm.popup = Some(Popup::Confirm(Confirm {
         question: format!("replace {}?", ID.text(150)),
-        key: TaskKey::new(TaskKind::Image, ID.text(70)),
+        then: Then::Replace(TaskKey::new(TaskKind::Image, ID.text(70))),
     }));
     let mut log = crowded();
     log.update(Action::ToggleRequests);

@@ -11,6 +11,7 @@ mod fitting;
 mod looks;
 mod model_picture;
 mod news;
+mod own_actions;
 mod palette;
 mod preview;
 mod prompt_marks;

@@ -1,0 +1,111 @@
+//! How the user's programs are run, the hooks (`on_complete`, `on_all_done`) and the actions
+//! (`[[actions]]`, in the dashboard and `gendash run-action`) alike (here, below the workers and
+//! the command line, which both run them; `token_command` is run beside it, in `config`): without a shell, stdin closed, output captured, in a process group of
+//! their own that is stopped whole when the time limit passes (or the dashboard goes), and
+//! without the token in their environment.
+
+use crate::api::sanitize::sanitize;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+/// The variable the token may come from: a program the user runs on a task has no use for it.
+pub const TOKEN_VARIABLE: &str = "GENDASH_TOKEN";
+
+/// A program that ran to its end.
+#[derive(Debug)]
+pub struct Ran {
+    /// The program's name, sanitised.
+    pub program: String,
+    pub status: ExitStatus,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+impl Ran {
+    /// The last line it wrote that has any text, stdout's before stderr's, sanitised.
+    pub fn last_line(&self) -> Option<String> {
+        [&self.stdout, &self.stderr].into_iter().find_map(|bytes| {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .rev()
+                .map(|l| sanitize(l).trim().to_string())
+                .find(|l| !l.is_empty())
+        })
+    }
+}
+
+/// Why a program did not run to its end; each names it (sanitised).
+#[derive(Debug, thiserror::Error)]
+pub enum ProgramError {
+    #[error("names no program")]
+    NoProgram,
+    #[error("cannot run {program}: {source}")]
+    Start {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{program} took longer than {}s and was stopped", timeout.as_secs())]
+    TooSlow { program: String, timeout: Duration },
+    #[error("{program}: {source}")]
+    Wait {
+        program: String,
+        source: std::io::Error,
+    },
+}
+
+/// Runs `args` (a program and its arguments) for at most `timeout`.
+pub async fn run(args: &[String], timeout: Duration) -> Result<Ran, ProgramError> {
+    run_with(args, timeout, &[]).await
+}
+
+/// [`run`], with `given` set in the environment it inherits first (a test's token).
+pub async fn run_with(
+    args: &[String],
+    timeout: Duration,
+    given: &[(&str, &str)],
+) -> Result<Ran, ProgramError> {
+    let Some((program, rest)) = args.split_first() else {
+        return Err(ProgramError::NoProgram);
+    };
+    let name = sanitize(program);
+    let child = tokio::process::Command::new(program)
+        .args(rest)
+        .envs(given.iter().copied())
+        .env_remove(TOKEN_VARIABLE)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own group, so what it starts is stopped with it.
+        .process_group(0)
+        // A program that outlives its time (or the dashboard) is stopped, never left behind.
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| ProgramError::Start {
+            program: name.clone(),
+            source,
+        })?;
+    let group = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .and_then(rustix::process::Pid::from_raw);
+    let Ok(output) = tokio::time::timeout(timeout, child.wait_with_output()).await else {
+        // The child itself was killed on drop; its children go with the group.
+        if let Some(group) = group {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+        return Err(ProgramError::TooSlow {
+            program: name,
+            timeout,
+        });
+    };
+    let output = output.map_err(|source| ProgramError::Wait {
+        program: name.clone(),
+        source,
+    })?;
+    Ok(Ran {
+        program: name,
+        status: output.status,
+        stdout: output.stdout,
+        stderr: output.stderr,
+    })
+}
