@@ -65,6 +65,10 @@ pub struct State {
     pub preview: PreviewSlot,
     /// The selected catalogue entry's picture in the browser's detail.
     pub model_preview: PreviewSlot,
+    /// The entry whose picture URL was last worked out, the base URL it was resolved against,
+    /// and the URL: `sync_model_preview` runs after every message, and parsing the entry's
+    /// metadata each time was a few µs of every poll.
+    picture_of: Option<(crate::api::LoraEntry, String, Option<String>)>,
     /// The last requests made, for the request log.
     pub requests: RequestLog,
     /// The poller's requests per second and polls in flight, for the status bar.

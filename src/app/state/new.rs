@@ -57,6 +57,7 @@ impl State {
             browser,
             watch,
             model_preview: preview.clone().unwrap_or_else(PreviewSlot::new),
+            picture_of: None,
             preview: preview.unwrap_or_else(PreviewSlot::new),
             requests,
             focus: super::Pane::Browser,
