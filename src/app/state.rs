@@ -72,6 +72,10 @@ pub struct State {
     pub preview: PreviewSlot,
     /// The selected catalogue entry's picture in the browser's detail.
     pub model_preview: PreviewSlot,
+    /// The entry whose picture URL was last worked out, the base URL it was resolved against,
+    /// and the URL: `sync_model_preview` runs after every message, and parsing the entry's
+    /// metadata each time was a few µs of every poll.
+    picture_of: Option<(crate::api::LoraEntry, String, Option<String>)>,
     /// The last requests made, for the request log.
     pub requests: RequestLog,
     /// The poller's requests per second and polls in flight, for the status bar.
@@ -83,9 +87,6 @@ pub struct State {
     /// The pane that covers the screen (`z`): always the focused one.
     pub zoomed: Option<Pane>,
     pub theme: Theme,
-    /// The terminal said its background is light (OSC 11): a config read again with
-    /// `theme = "auto"` follows it too.
-    light_background: bool,
     /// Wall-clock seconds since the epoch, advanced by ticks: the reducers' only clock.
     pub now: u64,
     pub areas: Areas,
@@ -367,25 +368,16 @@ impl State {
                 watch::reducer::Download::Event { key, event },
             ),
             Msg::WatchFile { entries, applied } => {
-                if applied < self.persist_sent {
-                    // Older than ops in flight, it would undo them; the news it may hold
-                    // comes with the next list (see `Msg::WatchSaved`).
-                    self.watch_file_set_aside = true;
+                let Some(fx) = self.watch_file(&entries, applied) else {
                     return Vec::new();
-                }
-                self.watch_file_set_aside = false;
-                watch::merge::external(&mut self.watch, &entries, self.now)
+                };
+                fx
             }
             Msg::WatchSaved { entries, applied } => {
-                // Older than ops in flight: the next list has all it has.
-                if applied < self.persist_sent {
+                let Some(fx) = self.watch_saved(&entries, applied) else {
                     return Vec::new();
-                }
-                if !std::mem::take(&mut self.watch_file_set_aside) {
-                    // Only the App's own ops since the last list it merged: nothing to merge.
-                    return Vec::new();
-                }
-                watch::merge::external(&mut self.watch, &entries, self.now)
+                };
+                fx
             }
             Msg::HookFailed(why) => watch::reducer::hook_failed(&mut self.watch, &why),
             Msg::ActionEnded(ended) => super::own_actions::ended(&mut self.own_actions, ended),
@@ -417,13 +409,47 @@ impl State {
                 self.told_stalls(now)
             }
             Msg::Background { light } => {
-                self.light_background = light;
                 Effects::none().redraw_if(self.theme.follow_background(light))
             }
         };
         let fx = self.settle_all_done(fx);
         let cmds = self.absorb(fx);
         self.track(cmds)
+    }
+
+    /// The watch list as another process left it (`Msg::WatchFile`): merged, unless older
+    /// than ops in flight (`None`).
+    fn watch_file(
+        &mut self,
+        entries: &[crate::store::watchlist::WatchEntry],
+        applied: u64,
+    ) -> Option<Effects> {
+        if applied < self.persist_sent {
+            // Older than ops in flight, it would undo them; the news it may hold comes with
+            // the next list (see `Msg::WatchSaved`).
+            self.watch_file_set_aside = true;
+            return None;
+        }
+        self.watch_file_set_aside = false;
+        Some(watch::merge::external(&mut self.watch, entries, self.now))
+    }
+
+    /// The list the saver wrote (`Msg::WatchSaved`): merged only if a list was set aside
+    /// since the last merge (`None` otherwise).
+    fn watch_saved(
+        &mut self,
+        entries: &[crate::store::watchlist::WatchEntry],
+        applied: u64,
+    ) -> Option<Effects> {
+        // Older than ops in flight: the next list has all it has.
+        if applied < self.persist_sent {
+            return None;
+        }
+        if !std::mem::take(&mut self.watch_file_set_aside) {
+            // Only the App's own ops since the last list it merged: nothing to merge.
+            return None;
+        }
+        Some(watch::merge::external(&mut self.watch, entries, self.now))
     }
 }
 

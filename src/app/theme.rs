@@ -144,6 +144,8 @@ pub struct Theme {
     /// `theme = "auto"`, still dark: the light palette is taken when the terminal says its
     /// background is light, but not in the slots `[styles]` set (bit `1 << slot`).
     auto: Option<u16>,
+    /// The terminal said its background is light (whatever the theme did with it).
+    told_light: bool,
 }
 
 impl Default for Theme {
@@ -161,6 +163,7 @@ impl Theme {
             return Theme {
                 styles: palette(None),
                 auto: None,
+                told_light: false,
             };
         }
         let mut out = palette(Some(name));
@@ -174,12 +177,14 @@ impl Theme {
         Theme {
             styles: out,
             auto: (name == ThemeName::Auto).then_some(configured),
+            told_light: false,
         }
     }
 
     /// The terminal told its background (`light` or not): an `auto` theme takes the light
     /// palette on a light one; any other theme stays as it is. Whether anything changed.
     pub fn follow_background(&mut self, light: bool) -> bool {
+        self.told_light |= light;
         match self.auto.take() {
             Some(configured) if light => {
                 let light = palette(Some(ThemeName::Light));
@@ -192,6 +197,11 @@ impl Theme {
             }
             _ => false,
         }
+    }
+
+    /// Whether the terminal said its background is light.
+    pub fn told_light(&self) -> bool {
+        self.told_light
     }
 
     fn get(&self, name: Name) -> Style {

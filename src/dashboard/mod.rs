@@ -42,13 +42,16 @@ const MSG_CAPACITY: usize = 1024;
 const DRAIN_BATCH: usize = 256;
 /// At most one frame per this long (~60 a second): a burst of reports costs one frame.
 const FRAME: Duration = Duration::from_millis(16);
-/// What only the workers' routine reports changed (poll answers, the load, the clock, the
-/// request log, downloads under way) is drawn at most this often. A list of 1,000 tasks at 2 s
-/// brings hundreds of answers a second, each moving a percent: drawn at `FRAME`, frames were
-/// most of the dashboard's CPU, and a tenth of a second is below what a moving percent shows.
-/// Keys, resizes, signals and every other report (a ranking, a catalogue, a preview) are
-/// drawn at `FRAME`, as before.
-const BACKGROUND_FRAME: Duration = Duration::from_millis(100);
+/// What only the workers' routine reports changed (poll answers, the load, the request log,
+/// downloads under way) is drawn at most this often. A list of 1,000 tasks at 2 s brings
+/// hundreds of answers a second, each moving a percent; frames at `FRAME` were most of the
+/// dashboard's CPU, and at 100 ms still a quarter of it with adaptive polling (issue 31). A
+/// row changes once per answer, at most every `poll_interval` (2 s by default, 0.2 s at the
+/// least), and nobody sees when an answer came: shown up to a quarter second later, every
+/// change of a row polled every 0.25 s or slower is still shown, in step with the others.
+/// Keys, resizes, signals, the clock's tick (the ages step once a second, on time) and every
+/// other report (a ranking, a catalogue, a preview) are drawn at `FRAME`.
+const BACKGROUND_FRAME: Duration = Duration::from_millis(250);
 
 /// Everything the dashboard runs with, resolved by the caller.
 pub struct Session {
@@ -171,7 +174,12 @@ pub enum RunError {
 
 /// Runs the dashboard until the user quits or a signal ends it (in plain mode if the session
 /// asks for it). The error is one line.
-pub async fn run(mut session: Session) -> Result<Outcome, RunError> {
+pub async fn run(session: Session) -> Result<Outcome, RunError> {
+    // Boxed: the App's state lives in this future, and callers' futures stay small.
+    Box::pin(run_boxed(session)).await
+}
+
+async fn run_boxed(mut session: Session) -> Result<Outcome, RunError> {
     if let Some(options) = session.plain.take() {
         // Boxed: the dashboard's own future stays its size.
         return Box::pin(plain::run(session, options)).await;
@@ -248,7 +256,7 @@ async fn event_loop(
 ) -> Result<Outcome, RunError> {
     let io = RunError::Terminal;
     // While the graphics question is out, its thread reads the input and passes keys on.
-    let mut events = asking.is_none().then(EventStream::new);
+    let mut events = asking.is_none().then(Events::start);
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
@@ -269,8 +277,7 @@ async fn event_loop(
     let mut urgent = true;
     let mut synchronized = false; // the terminal supports 2026 and the settings asked for it
     loop {
-        let pace = if urgent { FRAME } else { BACKGROUND_FRAME };
-        let mut next_frame = last_frame.map_or_else(tokio::time::Instant::now, |t| t + pace);
+        let mut next_frame = next_frame_at(last_frame, urgent);
         // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
         // at most) rather than draw the query over the previous matches and then, a frame later,
         // the new ones. One that takes longer is drawn meanwhile, marked "filtering…".
@@ -317,13 +324,13 @@ async fn event_loop(
                 terminal::Early::Detected(detection) => {
                     urgent = true;
                     synchronized = detection.sync == Some(SyncMode::Supported);
-                    events = Some(EventStream::new());
+                    events = Some(Events::start());
                     let answered = asking.take().map(|a| a.answered(&detection, state, tui, workers));
                     answered.unwrap_or_default()
                 }
             },
             Some(msg) = msgs.recv() => apply_waiting(state, msg, msgs, &mut urgent),
-            _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
+            _ = ticker.tick() => tick(state, unix_now(), &mut urgent),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
             _ = sighup.recv() => on_hangup(state, reload),
@@ -627,10 +634,46 @@ fn hold_previews(cmds: &mut Vec<Cmd>, asking: Option<&mut Asking>) {
     });
 }
 
-async fn next_event(events: Option<&mut EventStream>) -> Option<std::io::Result<Event>> {
+async fn next_event(events: Option<&mut Events>) -> Option<std::io::Result<Event>> {
     match events {
-        Some(events) => events.next().await,
+        Some(events) => events.received.recv().await,
         None => std::future::pending().await,
+    }
+}
+
+/// The terminal's events, read by a task of their own and passed on in order. The event loop
+/// polls every branch of its `select!` on each turn, a turn per worker report (hundreds a
+/// second at 1,000 tasks), and crossterm's `EventStream` answers each poll by trying its
+/// reader's lock, which its reading thread holds: a spin with `sched_yield`s, 3 % of the
+/// dashboard's CPU. A channel's receiver answers at the cost of an atomic load; the task
+/// polls the stream only when crossterm wakes it, for an event.
+struct Events {
+    received: mpsc::Receiver<std::io::Result<Event>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Events {
+    /// Room for a burst (a paste arrives as one event); the reader waits when it is full.
+    const QUEUED: usize = 64;
+
+    fn start() -> Self {
+        let (sent, received) = mpsc::channel(Self::QUEUED);
+        let reader = tokio::spawn(async move {
+            let mut stream = EventStream::new();
+            while let Some(event) = stream.next().await {
+                if sent.send(event).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Events { received, reader }
+    }
+}
+
+impl Drop for Events {
+    /// The stream goes with its task, and with it crossterm's reading thread.
+    fn drop(&mut self) {
+        self.reader.abort();
     }
 }
 
@@ -804,6 +847,21 @@ fn frame(
     Ok(())
 }
 
+/// When the next frame may be drawn: `FRAME` after the last when something not routine waits
+/// (a key above all), `BACKGROUND_FRAME` after it when only routine reports changed anything;
+/// at once before the first.
+fn next_frame_at(last: Option<tokio::time::Instant>, urgent: bool) -> tokio::time::Instant {
+    let pace = if urgent { FRAME } else { BACKGROUND_FRAME };
+    last.map_or_else(tokio::time::Instant::now, |t| t + pace)
+}
+
+/// The clock's tick: drawn at `FRAME`, so the ages step once a second, on time (see
+/// `BACKGROUND_FRAME`); once a second, it adds at most a frame.
+fn tick(state: &mut State, now: u64, urgent: &mut bool) -> Vec<Cmd> {
+    *urgent = true;
+    state.apply(Msg::Tick(now))
+}
+
 /// Applies `first` and what else is waiting (at most `DRAIN_BATCH`), so what follows (a frame,
 /// plain mode's lines) is made once for all of them. Sets `urgent` unless each was routine
 /// (see `BACKGROUND_FRAME`).
@@ -863,4 +921,25 @@ fn dispatch(cmds: Vec<Cmd>, workers: &mut Workers, tui: &mut dyn Write) {
 fn write_raw(out: &mut dyn Write, bytes: &str) {
     let _ = out.write_all(bytes.as_bytes());
     let _ = out.flush();
+}
+
+#[cfg(test)]
+mod pacing_tests {
+    use super::*;
+
+    /// A key's frame comes a 60 Hz frame after the last; what only polls changed waits for
+    /// the background pace; the clock's tick is drawn at once (its ages step on time).
+    #[test]
+    fn keys_are_drawn_at_once_and_background_changes_at_the_background_pace() {
+        let last = tokio::time::Instant::now();
+        assert_eq!(next_frame_at(Some(last), true), last + FRAME);
+        assert_eq!(next_frame_at(Some(last), false), last + BACKGROUND_FRAME);
+        assert!(next_frame_at(None, false) <= tokio::time::Instant::now());
+        assert_eq!(BACKGROUND_FRAME, Duration::from_millis(250));
+        let mut state = State::new(Init::default());
+        let mut urgent = false;
+        tick(&mut state, 1_700_000_000, &mut urgent);
+        assert!(urgent, "the ages step on time");
+        assert_eq!(state.now, 1_700_000_000);
+    }
 }

@@ -35,7 +35,10 @@ impl State {
     /// `on_all_done` held for the ends taken on here, once the last of them started its
     /// `on_complete` (after the commands `fx` holds, so the workers get it after them).
     pub(super) fn settle_all_done(&mut self, mut fx: Effects) -> Effects {
-        if let Some(run) = self.notifier.settled(watch::end::ends_waiting(&self.watch)) {
+        if let Some(run) = self
+            .notifier
+            .settled(|| watch::end::ends_waiting(&self.watch))
+        {
             fx.cmds.push(Cmd::AllDone(run));
         }
         fx

@@ -35,9 +35,10 @@ impl State {
             return self.absorb(Effects::say(said(&changed, &restart)).redraw_if(true));
         }
         self.keymap = keymap;
-        self.theme = theme;
         // The terminal answers its background once: an `auto` theme read again follows it.
-        self.theme.follow_background(self.light_background);
+        let light = self.theme.told_light();
+        self.theme = theme;
+        self.theme.follow_background(light);
         self.settings.bell = settings.bell;
         self.settings.desktop_notifications = settings.desktop_notifications;
         self.notifier.settings = crate::app::watch::notify::Settings::of(&settings);

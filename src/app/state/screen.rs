@@ -185,7 +185,10 @@ impl State {
             return None;
         }
         let entry = self.browser.selected_entry()?;
-        let url = crate::app::browser::entry_picture::url_of(entry, &self.service_url)?;
+        let url = match &self.picture_of {
+            Some((of, base, url)) if of == entry && *base == self.service_url => url.clone(),
+            _ => crate::app::browser::entry_picture::url_of(entry, &self.service_url),
+        }?;
         Some((
             TaskKey::new(crate::api::TaskKind::Image, entry.model()),
             PreviewSource::Url(url),
@@ -195,6 +198,7 @@ impl State {
     /// Asks for the selected catalogue entry's picture, if the worker has work to do: only
     /// the selected entry's, only once it is selected, never waited for.
     fn sync_model_preview(&mut self) -> Option<Cmd> {
+        self.remember_picture();
         let Some((key, source)) = self.model_preview_source() else {
             self.model_preview.clear();
             return None;
@@ -203,6 +207,22 @@ impl State {
         self.model_preview
             .show(&key, &source, area)
             .map(Cmd::ModelPreview)
+    }
+
+    /// Works out the selected entry's picture URL once per entry selected (an entry a reload
+    /// kept is the same `Arc`, compared by address first).
+    fn remember_picture(&mut self) {
+        let Some(entry) = self.browser.selected_entry() else {
+            return;
+        };
+        let known = self
+            .picture_of
+            .as_ref()
+            .is_some_and(|(of, base, _)| of == entry && *base == self.service_url);
+        if !known {
+            let url = crate::app::browser::entry_picture::url_of(entry, &self.service_url);
+            self.picture_of = Some((entry.clone(), self.service_url.clone(), url));
+        }
     }
 
     /// The selected task's picture, when the detail section shows a finished task and has room

@@ -539,3 +539,54 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         assert!(seen.contains(&mode), "{mode:?} was never reached");
     }
 }
+
+// ---- the selected catalogue entry's picture -------------------------------------------------
+
+/// The URL of the selected entry's picture is worked out once per entry (it ran after every
+/// message), yet follows the entry: a reload that changes its metadata, under the same name,
+/// asks for the new picture.
+#[test]
+fn the_selected_entry_s_picture_follows_a_reload_that_changes_it() {
+    let with_preview = |picture: &str| {
+        let meta = serde_json::json!({"type": "sd", "preview": picture});
+        let entries = vec![LoraEntry::new("ink", meta.as_object().expect("object"))];
+        Catalogue {
+            entries,
+            skipped: 0,
+        }
+    };
+    let asked = |cmds: &[Cmd]| {
+        cmds.iter()
+            .find_map(|c| match c {
+                Cmd::ModelPreview(r) => Some(r.source.clone()),
+                _ => None,
+            })
+            .expect("the picture is asked for")
+    };
+    let mut s = state();
+    s.update(Action::Resize {
+        width: 220,
+        height: 40,
+    });
+    s.start();
+    let generation = s.browser.generation;
+    let cmds = s.apply(catalogue(generation, Ok(with_preview("samples/1.png"))));
+    assert_eq!(
+        asked(&cmds),
+        crate::cmd::PreviewSource::Url("http://127.0.0.1:8787/samples/1.png".into())
+    );
+    let cmds = s.apply(ok_poll("w-1", "IN_PROGRESS", 41));
+    assert!(
+        kinds(&cmds).iter().all(|k| *k != "ModelPreview"),
+        "{cmds:?}"
+    );
+    s.update(Action::Refresh);
+    let cmds = s.apply(catalogue(
+        s.browser.generation,
+        Ok(with_preview("samples/2.png")),
+    ));
+    assert_eq!(
+        asked(&cmds),
+        crate::cmd::PreviewSource::Url("http://127.0.0.1:8787/samples/2.png".into())
+    );
+}

@@ -139,13 +139,19 @@ impl Notifier {
                 count: held.count + run.count,
             });
         }
-        out.all_done = self.settled(ends_waiting);
+        out.all_done = self.settled(|| ends_waiting);
         out
     }
 
-    /// The held `on_all_done`, once no end taken on here waits any more.
-    pub fn settled(&mut self, ends_waiting: bool) -> Option<AllDone> {
-        if ends_waiting { None } else { self.held.take() }
+    /// The held `on_all_done`, once no end taken on here waits any more. `ends_waiting` is
+    /// asked only while one is held: it looks at every row, and this runs after every message
+    /// (two per poll, a thousand a second at 1,000 tasks).
+    pub fn settled(&mut self, ends_waiting: impl FnOnce() -> bool) -> Option<AllDone> {
+        if self.held.is_none() || ends_waiting() {
+            None
+        } else {
+            self.held.take()
+        }
     }
 
     /// The clock moved: `stalled` are the tasks stalled now (each with its event). A task
@@ -393,6 +399,36 @@ mod tests {
             .map(|(id, last)| crate::app::test_support::entry(id, *last))
             .collect();
         Watch::new(entries, crate::api::types::default_failure_statuses())
+    }
+
+    /// `settled` runs after every message: while no `on_all_done` is held it answers without
+    /// asking whether ends wait (a look at every row); once one is held it asks, and holds it
+    /// while they do.
+    #[test]
+    fn settled_asks_about_waiting_ends_only_while_a_run_is_held() {
+        let mut n = notifier(Batch, false);
+        let asked = std::cell::Cell::new(0);
+        let waiting = |answer: bool| {
+            let asked = &asked;
+            move || {
+                asked.set(asked.get() + 1);
+                answer
+            }
+        };
+        assert_eq!(n.settled(waiting(false)), None);
+        assert_eq!(asked.get(), 0, "nothing held: the rows are not looked at");
+        n.finished(ev(C, "a"), true, T);
+        let out = n.run_ended(true, true);
+        assert_eq!(out.all_done, None, "an end still waits");
+        assert_eq!(n.settled(waiting(true)), None);
+        assert_eq!(asked.get(), 1);
+        let run = n
+            .settled(waiting(false))
+            .expect("told once the ends are under way");
+        assert_eq!((run.count, run.completed), (1, 1));
+        assert_eq!(asked.get(), 2);
+        assert_eq!(n.settled(waiting(false)), None, "told once");
+        assert_eq!(asked.get(), 2);
     }
 
     /// The list's progress: finished/total, the mean percent with a finished task at 100,

@@ -1,5 +1,6 @@
-//! Frame pacing: what only the poller's answers change is drawn at most ten times a second,
-//! however many answers come; a key is still drawn at once.
+//! Frame pacing: what only the poller's answers change is drawn at most four times a second
+//! (and the clock's tick once a second), however many answers come; a key is still drawn at
+//! once.
 
 use crate::common;
 use common::pty::{Session, command};
@@ -16,7 +17,7 @@ fn frames(raw: &[u8]) -> usize {
 }
 
 #[test]
-fn hundreds_of_moving_answers_a_second_cost_at_most_ten_frames_a_second() {
+fn hundreds_of_moving_answers_a_second_cost_at_most_five_frames_a_second() {
     // 100 tasks whose percent moves on every lookup, each asked five times a second: 500
     // answers a second, each a change on screen or in the status bar.
     let ids: Vec<String> = (0..100).map(|i| format!("sim-400-pace-{i}")).collect();
@@ -35,11 +36,12 @@ fn hundreds_of_moving_answers_a_second_cost_at_most_ten_frames_a_second() {
     let (drawn, polls) = (frames(&s.raw()) - before, lookups(&served) - polls_before);
     // The answers kept coming (the service is not the bound), and each moved a percent.
     assert!(polls >= 300, "only {polls} lookups in {window:?}");
-    // At most one frame a tenth of a second (and a few for scheduling), not one per answer
-    // (up to 60 a second); still drawn, the percent moving on screen.
-    assert!((5..=36).contains(&drawn), "{drawn} frames in {window:?}");
+    // At most one frame a quarter second and the tick's once a second (and a few for
+    // scheduling), not one per answer (up to 60 a second); still drawn, the percent moving on
+    // screen.
+    assert!((5..=16).contains(&drawn), "{drawn} frames in {window:?}");
 
-    // A key is drawn at once meanwhile, not a tenth of a second later: the selection moves.
+    // A key is drawn at once meanwhile, not a quarter second later: the selection moves.
     s.send("\t");
     s.wait_for("the watch pane focused", Duration::from_secs(10), |t| {
         t.contains("sim-400-pace-")
@@ -56,7 +58,7 @@ fn hundreds_of_moving_answers_a_second_cost_at_most_ten_frames_a_second() {
         std::thread::sleep(Duration::from_millis(150));
     }
     // Generous for a debug build on a loaded machine; the pace of routine frames alone would
-    // put every answer near 100 ms.
+    // put every answer near 250 ms.
     assert!(slowest < Duration::from_secs(2), "{slowest:?}");
     s.send("q");
     s.wait_exit(Duration::from_secs(10));
