@@ -7,6 +7,7 @@ mod contract;
 mod download;
 mod extra_fields;
 mod hardening;
+mod idna;
 mod model_pictures;
 mod openapi;
 mod request_log;
