@@ -10,6 +10,7 @@ use gendash::store::watchlist::{WatchEntry, WatchStore};
 use nix::sys::signal::{Signal, kill};
 use nix::sys::termios::LocalFlags;
 use nix::unistd::Pid;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::time::Duration;
 
@@ -218,5 +219,147 @@ fn ctrl_z_suspends_and_sigcont_redraws_everything() {
     assert_eq!(d.wait_exit(Duration::from_secs(10)), 0);
     d.assert_restored();
     assert_cooked(&d);
+    assert_list_intact(s.home.path());
+}
+
+/// A dashboard in a pseudo-terminal whose master side the test alone holds, read in the test's
+/// thread (non-blocking): dropping [`Hangable::hang_up`]'s master closes the last descriptor
+/// of the master, which is what a terminal emulator's window closing does (`Session` keeps a
+/// reading thread on a copy of it, which would keep the master open).
+struct Hangable {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
+    reader: Box<dyn std::io::Read + Send>,
+    writer: Box<dyn std::io::Write + Send>,
+    parser: vt100::Parser,
+}
+
+impl Hangable {
+    fn spawn(cmd: portable_pty::CommandBuilder) -> Hangable {
+        use nix::fcntl::{FcntlArg, OFlag, fcntl};
+        let pair = portable_pty::native_pty_system()
+            .openpty(portable_pty::PtySize {
+                rows: 36,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        // portable-pty makes the child a session leader with the pty as its controlling
+        // terminal (`setsid`, `TIOCSCTTY`): the kernel's hang-up signals it.
+        let child = pair.slave.spawn_command(cmd).unwrap();
+        drop(pair.slave);
+        let fd = pair.master.as_raw_fd().unwrap();
+        // The copy read below shares the file's flags: reads never block the test.
+        fcntl(fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK)).unwrap();
+        Hangable {
+            child,
+            reader: pair.master.try_clone_reader().unwrap(),
+            writer: pair.master.take_writer().unwrap(),
+            master: pair.master,
+            parser: vt100::Parser::new(36, 120, 0),
+        }
+    }
+
+    /// Reads what the program wrote until the screen shows every one of `texts`, answering its
+    /// cursor-position queries as a terminal does.
+    fn wait_texts(&mut self, texts: &[&str]) {
+        let start = std::time::Instant::now();
+        let mut buf = [0u8; 8192];
+        while !texts
+            .iter()
+            .all(|t| self.parser.screen().contents().contains(t))
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {texts:?}; the screen was:\n{}",
+                self.parser.screen().contents()
+            );
+            match self.reader.read(&mut buf) {
+                Ok(0) => panic!("the program closed the terminal"),
+                Ok(n) => {
+                    self.parser.process(&buf[..n]);
+                    if buf[..n].windows(4).any(|w| w == b"\x1b[6n") {
+                        let (row, col) = self.parser.screen().cursor_position();
+                        write!(self.writer, "\x1b[{};{}R", row + 1, col + 1).unwrap();
+                        self.writer.flush().unwrap();
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("reading the terminal: {e}"),
+            }
+        }
+    }
+
+    /// Closes the master side: the terminal is gone. Returns the child's exit status, or
+    /// `None` if it has not ended within `limit`.
+    fn hang_up(self, limit: Duration) -> Option<u32> {
+        let Hangable {
+            mut child,
+            master,
+            reader,
+            writer,
+            ..
+        } = self;
+        drop((reader, writer, master));
+        let start = std::time::Instant::now();
+        while start.elapsed() < limit {
+            if let Some(status) = child.try_wait().unwrap() {
+                return Some(status.exit_code());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+}
+
+/// `program args` in a terminal, with [`common::clean_env`], `TERM` and the test service.
+fn hangable_command(s: &Setup, program: &str, args: &[&str]) -> portable_pty::CommandBuilder {
+    let mut cmd = portable_pty::CommandBuilder::new(program);
+    cmd.args(args);
+    cmd.env_clear();
+    for (k, v) in common::clean_env(s.home.path()) {
+        cmd.env(k, v);
+    }
+    cmd.env("TERM", "xterm-256color");
+    cmd.env("GENDASH_OPENER", "true");
+    cmd.env("GENDASH_BASE_URL", &s.base);
+    cmd.env("GENDASH_TOKEN", common::TOKEN);
+    cmd.cwd(s.home.path());
+    cmd
+}
+
+#[test]
+fn the_terminal_hanging_up_ends_with_129_and_the_list_intact() {
+    let s = setup();
+    let cmd = hangable_command(&s, env!("CARGO_BIN_EXE_gendash"), &[]);
+    let mut d = Hangable::spawn(cmd);
+    d.wait_texts(&["320/320", "demo-image-done"]);
+    assert_eq!(d.hang_up(Duration::from_secs(10)), Some(129));
+    assert_list_intact(s.home.path());
+}
+
+#[test]
+fn a_terminal_gone_without_a_sighup_ends_with_129_and_the_list_intact() {
+    let s = setup();
+    // A shell that ignores SIGHUP leads the session: the kernel's hang-up signals only the
+    // leader (and the foreground group once the leader ends), so the dashboard is told
+    // nothing. Its terminal reads end of file; crossterm's reader spun on that for good.
+    let cmd = hangable_command(
+        &s,
+        "/bin/sh",
+        &[
+            "-c",
+            "trap '' HUP; \"$0\"; exit $?",
+            env!("CARGO_BIN_EXE_gendash"),
+        ],
+    );
+    let mut d = Hangable::spawn(cmd);
+    d.wait_texts(&["320/320", "demo-image-done"]);
+    assert_eq!(d.hang_up(Duration::from_secs(10)), Some(129));
     assert_list_intact(s.home.path());
 }
