@@ -1,6 +1,8 @@
 //! Hard exits in a pseudo-terminal: panics (main task and worker), SIGINT, SIGTERM, Ctrl-Z
-//! and SIGCONT (a SIGHUP while the terminal is there reloads the config: `reload.rs`). After each the terminal is handed back — alternate screen left, cursor
-//! shown, cooked mode — the exit status is right and the watch list file is intact.
+//! and SIGCONT, and the terminal hanging up, with or without a SIGHUP (a SIGHUP while the
+//! terminal is there reloads the config: `reload.rs`). After each the terminal is handed
+//! back — alternate screen left, cursor shown, cooked mode — the exit status is right and the
+//! watch list file is intact (a hung-up terminal is not there to be handed back).
 
 use crate::common;
 
@@ -293,17 +295,43 @@ impl Hangable {
         }
     }
 
+    /// Reads (and drops) what the program writes for `time`.
+    fn drain_for(&mut self, time: Duration) {
+        let start = std::time::Instant::now();
+        let mut buf = [0u8; 8192];
+        while start.elapsed() < time {
+            let _ = self.reader.read(&mut buf);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Closes the master side: the terminal is gone. Returns the child's exit status, or
     /// `None` if it has not ended within `limit`.
     fn hang_up(self, limit: Duration) -> Option<u32> {
+        exit_within(self.close(), limit)
+    }
+
+    /// Closes the master side; the child is left running.
+    fn close(self) -> Box<dyn portable_pty::Child + Send + Sync> {
         let Hangable {
-            mut child,
+            child,
             master,
             reader,
             writer,
             ..
         } = self;
         drop((reader, writer, master));
+        child
+    }
+}
+
+/// The child's exit status, or `None` (and the child killed) if it has not ended within
+/// `limit`.
+fn exit_within(
+    mut child: Box<dyn portable_pty::Child + Send + Sync>,
+    limit: Duration,
+) -> Option<u32> {
+    {
         let start = std::time::Instant::now();
         while start.elapsed() < limit {
             if let Some(status) = child.try_wait().unwrap() {
@@ -362,4 +390,35 @@ fn a_terminal_gone_without_a_sighup_ends_with_129_and_the_list_intact() {
     d.wait_texts(&["320/320", "demo-image-done"]);
     assert_eq!(d.hang_up(Duration::from_secs(10)), Some(129));
     assert_list_intact(s.home.path());
+}
+
+#[test]
+fn an_idle_dashboard_whose_terminal_went_without_a_sighup_ends_instead_of_spinning() {
+    let s = setup();
+    // Nothing watched and no poll due: no frame follows the first, so no write to the dead
+    // terminal fails and tells. crossterm's reader spun on its end of file (a core's worth of
+    // CPU time) and the dashboard never ended.
+    std::fs::write(
+        s.home.path().join("config/gendash/config.toml"),
+        "poll_interval = 3600\n",
+    )
+    .unwrap();
+    let store = WatchStore::new(s.home.path().join("data/gendash/watchlist.json"));
+    store.update(Vec::clear).unwrap();
+    let cmd = hangable_command(
+        &s,
+        "/bin/sh",
+        &[
+            "-c",
+            "trap '' HUP; \"$0\"; exit $?",
+            env!("CARGO_BIN_EXE_gendash"),
+        ],
+    );
+    let mut d = Hangable::spawn(cmd);
+    d.wait_texts(&["320/320"]);
+    // The graphics question's 200 ms are over: the dashboard's own task reads the events.
+    d.drain_for(Duration::from_millis(1500));
+    assert_eq!(exit_within(d.close(), Duration::from_secs(10)), Some(129));
+    let loaded = store.load().unwrap();
+    assert!(loaded.set_aside.is_none() && loaded.entries.is_empty());
 }
