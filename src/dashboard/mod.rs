@@ -238,6 +238,7 @@ async fn run_boxed(mut session: Session) -> Result<Outcome, RunError> {
         &mut reload,
     ))
     .await;
+    let outcome = reload.or_hung_up(outcome);
     progress::restore();
     terminal::restore();
     // Nothing is read any more: a worker blocked on a full channel gives up at once.
@@ -330,10 +331,10 @@ async fn event_loop(
                 }
             },
             Some(msg) = msgs.recv() => apply_waiting(state, msg, msgs, &mut urgent),
-            _ = ticker.tick() => tick(state, unix_now(), &mut urgent),
+            _ = ticker.tick() => [tick(state, unix_now(), &mut urgent), reload.on_tick(state)].concat(),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
-            _ = sighup.recv() => on_hangup(state, reload),
+            _ = sighup.recv() => reload.on_sighup(state),
             _ = sigtstp.recv() => state.update(Action::Suspend),
             _ = sigcont.recv() => redraw_all(state, tui).map_err(io)?,
         };
@@ -658,6 +659,15 @@ impl Events {
 
     fn start() -> Self {
         let (sent, received) = mpsc::channel(Self::QUEUED);
+        // crossterm's stream panics when it cannot open the terminal (gone since the start):
+        // its reader is made here first, and a failure to is the loop's terminal error.
+        if let Err(e) = crossterm::event::poll(Duration::ZERO) {
+            let _ = sent.try_send(Err(e));
+            return Events {
+                received,
+                reader: tokio::spawn(async {}),
+            };
+        }
         let reader = tokio::spawn(async move {
             let mut stream = EventStream::new();
             while let Some(event) = stream.next().await {
@@ -745,15 +755,6 @@ fn redraw_all(state: &mut State, tui: &mut Tui) -> std::io::Result<Vec<Cmd>> {
         width: size.width,
         height: size.height,
     }))
-}
-
-/// `SIGHUP`: the terminal hung up (the dashboard ends, as ever), or a reload is asked for.
-fn on_hangup(state: &mut State, reload: &mut reload::Reloader) -> Vec<Cmd> {
-    if reload.hung_up() {
-        state.update(Action::Terminate(signal_hook::consts::SIGHUP))
-    } else {
-        reload.reload(state)
-    }
 }
 
 /// Turns a terminal event into an action through the keymap; the focus coming back reads a

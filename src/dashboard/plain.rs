@@ -9,7 +9,7 @@
 mod command;
 mod lines;
 
-use super::{Outcome, Session, Started, dispatch, on_hangup, start};
+use super::{Outcome, Session, Started, dispatch, start};
 use crate::api::TaskKind;
 use crate::app::action::Action;
 use crate::app::state::{Health, Init, Load, Pane, Popup, PreviewSlot, State};
@@ -126,7 +126,7 @@ pub async fn run(session: Session, options: Options) -> Result<Outcome, super::R
             _ = ticker.tick() => state.apply(Msg::Tick(unix_now())),
             _ = sigint.recv() => state.update(Action::Terminate(signal_hook::consts::SIGINT)),
             _ = sigterm.recv() => state.update(Action::Terminate(signal_hook::consts::SIGTERM)),
-            _ = sighup.recv() => on_hangup(&mut state, &mut reload),
+            _ = sighup.recv() => reload.on_sighup(&mut state),
         };
         let mut cmds = cmds;
         reload.take_requests(&mut cmds, &mut state);

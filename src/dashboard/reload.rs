@@ -8,9 +8,10 @@
 //! The token is not read again (no `token_command` runs on a reload): the running client
 //! keeps the one it started with, as it keeps its base URL.
 
-use super::{LooksError, looks};
+use super::{LooksError, RunError, looks};
+use crate::app::action::Action;
 use crate::app::services::Services;
-use crate::app::state::{Reconfigured, State};
+use crate::app::state::{Quit, Reconfigured, State};
 use crate::cmd::Cmd;
 use crate::store::config::{self, ConfigError, Configured, Overrides, Settings};
 use std::path::Path;
@@ -118,6 +119,39 @@ impl Reloader {
     /// someone asks for a reload.
     pub fn hung_up(&self) -> bool {
         self.had_terminal && !terminal_answers()
+    }
+
+    /// `SIGHUP`: the terminal hung up (the dashboard ends, as ever), or a reload is asked for.
+    pub fn on_sighup(&mut self, state: &mut State) -> Vec<Cmd> {
+        if self.hung_up() {
+            end_hung_up(state)
+        } else {
+            self.reload(state)
+        }
+    }
+
+    /// Each second: a terminal gone without a `SIGHUP` (the kernel signals only the session's
+    /// leader and its foreground group) ends the dashboard as a hang-up too. crossterm's
+    /// reading thread does not tell: it reads the dead terminal's end of file again and again,
+    /// a busy loop until the process ends.
+    pub fn on_tick(&self, state: &mut State) -> Vec<Cmd> {
+        if self.hung_up() {
+            end_hung_up(state)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// What ended the dashboard: a terminal error (a frame written to the dead terminal) once
+    /// the terminal hung up is that hang-up, ended as `end_hung_up` ends it, not a failure.
+    pub fn or_hung_up(&self, outcome: Result<Quit, RunError>) -> Result<Quit, RunError> {
+        match outcome {
+            Err(RunError::Terminal(_)) if self.hung_up() => {
+                let_go_of_terminal();
+                Ok(Quit::Signal(signal_hook::consts::SIGHUP))
+            }
+            other => other,
+        }
     }
 
     /// Reads and validates the file as at start, and tells the App: the config taken, or why
@@ -252,6 +286,23 @@ fn reload_env(name: &str) -> Option<String> {
         return Some("not-read-on-a-reload".to_string());
     }
     config::process_env(name)
+}
+
+/// Ends the dashboard as the hang-up's signal does (exit 129). What is still written to the
+/// terminal (the restore, ratatui's "Failed to show the cursor", a last message) goes to
+/// `/dev/null` from now on: a write to the dead terminal fails, and `eprintln!` turns that
+/// failure into a panic (exit 101).
+fn end_hung_up(state: &mut State) -> Vec<Cmd> {
+    let_go_of_terminal();
+    state.update(Action::Terminate(signal_hook::consts::SIGHUP))
+}
+
+fn let_go_of_terminal() {
+    if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
+        // Nothing else can be done about the output if even this fails.
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
 }
 
 /// Standard input is a terminal that answers (a hung-up one answers nothing).
