@@ -215,7 +215,7 @@ impl Printer {
         let _ = out.flush();
     }
 
-    /// Applies `first` and what else is waiting, as the dashboard does (`super::apply_waiting`),
+    /// Applies `first` and what else is waiting, as the dashboard does (`super::pacing::apply_waiting`),
     /// but a copy that no clipboard program took is told here: the App would have the
     /// terminal sent OSC 52, and plain mode sends no escape sequence, so nothing was copied.
     fn apply_waiting(
@@ -225,7 +225,7 @@ impl Printer {
         msgs: &mut tokio::sync::mpsc::Receiver<Msg>,
     ) -> Vec<Cmd> {
         let mut cmds = self.apply(state, first);
-        for _ in 0..super::DRAIN_BATCH {
+        for _ in 0..super::pacing::DRAIN_BATCH {
             match msgs.try_recv() {
                 Ok(m) => cmds.extend(self.apply(state, m)),
                 Err(_) => break,

@@ -1,0 +1,101 @@
+//! The frame's pace: a key's change is drawn a 60 Hz frame after the last, what only the
+//! workers' routine reports changed at a slower pace, and what waits in the channel is applied
+//! before the one frame that shows it all.
+
+use crate::app::state::State;
+use crate::cmd::Cmd;
+use crate::msg::Msg;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// At most this many worker reports are handled before the screen is drawn again.
+pub(super) const DRAIN_BATCH: usize = 256;
+/// At most one frame per this long (~60 a second): a burst of reports costs one frame.
+pub(super) const FRAME: Duration = Duration::from_millis(16);
+/// What only the workers' routine reports changed (poll answers, the load, the request log,
+/// downloads under way) is drawn at most this often. A list of 1,000 tasks at 2 s brings
+/// hundreds of answers a second, each moving a percent; frames at `FRAME` were most of the
+/// dashboard's CPU, and at 100 ms still a quarter of it with adaptive polling (issue 31). A
+/// row changes once per answer, at most every `poll_interval` (2 s by default, 0.2 s at the
+/// least), and nobody sees when an answer came: shown up to a quarter second later, every
+/// change of a row polled every 0.25 s or slower is still shown, in step with the others.
+/// Keys, resizes, signals, the clock's tick (the ages step once a second, on time) and every
+/// other report (a ranking, a catalogue, a preview) are drawn at `FRAME`.
+const BACKGROUND_FRAME: Duration = Duration::from_millis(250);
+
+/// When the next frame may be drawn: `FRAME` after the last when something not routine waits
+/// (a key above all), `BACKGROUND_FRAME` after it when only routine reports changed anything;
+/// at once before the first.
+pub(super) fn next_frame_at(
+    last: Option<tokio::time::Instant>,
+    urgent: bool,
+) -> tokio::time::Instant {
+    let pace = if urgent { FRAME } else { BACKGROUND_FRAME };
+    last.map_or_else(tokio::time::Instant::now, |t| t + pace)
+}
+
+/// The clock's tick: drawn at `FRAME`, so the ages step once a second, on time (see
+/// `BACKGROUND_FRAME`); once a second, it adds at most a frame.
+pub(super) fn tick(state: &mut State, now: u64, urgent: &mut bool) -> Vec<Cmd> {
+    *urgent = true;
+    state.apply(Msg::Tick(now))
+}
+
+/// Applies `first` and what else is waiting (at most `DRAIN_BATCH`), so what follows (a frame,
+/// plain mode's lines) is made once for all of them. Sets `urgent` unless each was routine
+/// (see `BACKGROUND_FRAME`).
+pub(super) fn apply_waiting(
+    state: &mut State,
+    first: Msg,
+    msgs: &mut mpsc::Receiver<Msg>,
+    urgent: &mut bool,
+) -> Vec<Cmd> {
+    *urgent |= !routine(&first);
+    let mut cmds = state.apply(first);
+    for _ in 0..DRAIN_BATCH {
+        match msgs.try_recv() {
+            Ok(m) => {
+                *urgent |= !routine(&m);
+                cmds.extend(state.apply(m));
+            }
+            Err(_) => break,
+        }
+    }
+    cmds
+}
+
+/// The workers' routine reports, whose changes wait for the next `BACKGROUND_FRAME`: nobody
+/// waits for them after a key.
+fn routine(msg: &Msg) -> bool {
+    matches!(
+        msg,
+        Msg::Polled { .. }
+            | Msg::PollLoad(_)
+            | Msg::Tick(_)
+            | Msg::WatchFile { .. }
+            | Msg::WatchSaved { .. }
+            | Msg::Request(_)
+            | Msg::Download { .. }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key's frame comes a 60 Hz frame after the last; what only polls changed waits for
+    /// the background pace; the clock's tick is drawn at once (its ages step on time).
+    #[test]
+    fn keys_are_drawn_at_once_and_background_changes_at_the_background_pace() {
+        let last = tokio::time::Instant::now();
+        assert_eq!(next_frame_at(Some(last), true), last + FRAME);
+        assert_eq!(next_frame_at(Some(last), false), last + BACKGROUND_FRAME);
+        assert!(next_frame_at(None, false) <= tokio::time::Instant::now());
+        assert_eq!(BACKGROUND_FRAME, Duration::from_millis(250));
+        let mut state = State::new(crate::app::state::Init::default());
+        let mut urgent = false;
+        tick(&mut state, 1_700_000_000, &mut urgent);
+        assert!(urgent, "the ages step on time");
+        assert_eq!(state.now, 1_700_000_000);
+    }
+}
