@@ -418,3 +418,109 @@ fn plain_mode_never_says_it_copied_what_it_did_not() {
     assert!(!t.contains("sent it") && !t.contains("copied it"), "{t}");
     assert!(!s.raw().contains(&0x1b), "no escape sequence: {t:?}");
 }
+
+/// `run NAME ID…` in plain mode: a script the config names as an `[[actions]]` entry writes
+/// its task's ID to a file, and the end (exit status, last line) is a line; two tasks are
+/// each run on and `rm` after it removes only its own task (the marks are put back); one that
+/// asks first waits for `yes`; the archive's, an unknown action and an unknown ID are named.
+#[test]
+fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
+    const VIDEO: &str = "demo-video-done";
+    let setup = Served::new();
+    let log = setup.path().join("stamped.log");
+    let script = setup.path().join("stamp");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\necho \"wrote $1\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let action = |name: &str, key: &str, scope: &str, more: &str| {
+        format!(
+            "[[actions]]\nname = \"{name}\"\nkey = \"{key}\"\nscope = \"{scope}\"\n\
+             command = [\"{}\", \"{{task_id}}\"]\n{more}\n",
+            script.display()
+        )
+    };
+    setup.config(&format!(
+        "{}[keys]\nlabel = \"ctrl-e\"\n\n{}{}{}",
+        common::QUICK_TO_DL,
+        action("stamp", "e", "watch", ""),
+        action("careful", "f7", "watch", "confirm = true"),
+        action("shelf", "f8", "archive", ""),
+    ));
+    setup.watch_add(&[DONE]);
+    setup.watch_add(&["--video", VIDEO]);
+    let mut s = plain(&setup, &["--plain"], &[]);
+    wait_after(&s, 0, &format!("{DONE} completed 100%"));
+    let stamped = || std::fs::read_to_string(&log).unwrap_or_default();
+
+    let at = type_line(&mut s, "actions");
+    wait_after(&s, at, "\nstamp · e · watch · ");
+    wait_after(&s, at, "\ncareful · f7 · watch · ");
+
+    let at = type_line(&mut s, &format!("run stamp {DONE}"));
+    wait_after(&s, at, &format!("stamp on {DONE}: exit 0 · wrote {DONE}\n"));
+    assert_eq!(stamped(), format!("{DONE}\n"));
+
+    let at = type_line(&mut s, &format!("run stamp {VIDEO} {DONE}"));
+    wait_after(
+        &s,
+        at,
+        &format!("stamp on {VIDEO}: exit 0 · wrote {VIDEO}\n"),
+    );
+    wait_after(&s, at, &format!("stamp on {DONE}: exit 0 · wrote {DONE}\n"));
+    let mut each: Vec<String> = stamped().lines().map(str::to_string).collect();
+    each.sort();
+    assert_eq!(each, [DONE, DONE, VIDEO], "each of the two once more");
+
+    let at = type_line(&mut s, &format!("run careful {VIDEO}"));
+    let at = wait_after(&s, at, &format!("run careful on {VIDEO}? (yes or no)\n"));
+    assert_eq!(stamped().lines().count(), 3, "it waits for the answer");
+    type_line(&mut s, "yes");
+    wait_after(
+        &s,
+        at,
+        &format!("careful on {VIDEO}: exit 0 · wrote {VIDEO}\n"),
+    );
+    assert_eq!(stamped().lines().last(), Some(VIDEO));
+
+    let at = type_line(&mut s, "run nope x");
+    wait_after(
+        &s,
+        at,
+        "run: no action nope: the actions are stamp, careful, shelf\n",
+    );
+    let at = type_line(&mut s, "run stamp sim-404");
+    wait_after(
+        &s,
+        at,
+        "run: not watching sim-404 (list shows the watched tasks)\n",
+    );
+    let at = type_line(&mut s, &format!("run shelf {DONE}"));
+    wait_after(
+        &s,
+        at,
+        "run: shelf runs in the archive, which plain mode does not show\n",
+    );
+    let at = type_line(&mut s, "run stamp");
+    wait_after(
+        &s,
+        at,
+        "run stamp needs task IDs: run stamp ID… (list shows them)\n",
+    );
+    assert_eq!(stamped().lines().count(), 4, "no mistake ran anything");
+
+    // The marks of the run on two are gone: rm acts on its one task.
+    let at = type_line(&mut s, &format!("rm {DONE}"));
+    wait_after(&s, at, &format!("removed {DONE} — undo brings it back\n"));
+    let at = type_line(&mut s, "list");
+    wait_after(&s, at, &format!("\n{VIDEO} "));
+
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_cooked(&s);
+}
