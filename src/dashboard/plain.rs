@@ -631,6 +631,31 @@ fn focus(state: &mut State, pane: Pane) -> Vec<Cmd> {
 mod tests {
     use super::*;
 
+    /// Two actions' ends waiting at once are two reports: the batch stops after the first,
+    /// so its line is printed before the second's notice replaces it.
+    #[test]
+    fn a_batch_ends_at_an_actions_end() {
+        let end = |row: &str| {
+            Msg::ActionEnded(crate::msg::ActionEnded {
+                id: 1,
+                name: "stamp".into(),
+                rows: vec![row.into()],
+                outcome: Ok((Some(0), None)),
+                last: false,
+            })
+        };
+        let mut state = State::new(Init::default());
+        let mut printer = Printer::new(false);
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        tx.try_send(end("t-2")).expect("room");
+        printer.apply_waiting(&mut state, end("t-1"), &mut rx);
+        assert_eq!(
+            state.notice.as_ref().map(|n| n.text.as_str()),
+            Some("stamp on t-1: exit 0")
+        );
+        assert!(rx.try_recv().is_ok(), "the second waits for the next turn");
+    }
+
     #[test]
     fn the_flags_then_gendash_plain_then_term_dumb_decide() {
         let env = |vars: &'static [(&'static str, &'static str)]| {

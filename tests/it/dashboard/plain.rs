@@ -477,8 +477,13 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
     each.sort();
     assert_eq!(each, [DONE, DONE, VIDEO], "each of the two once more");
 
-    let at = type_line(&mut s, &format!("run careful {VIDEO}"));
-    let at = wait_after(&s, at, &format!("run careful on {VIDEO}? (yes or no)\n"));
+    // Marked for the question, unmarked once it is answered.
+    let at = type_line(&mut s, &format!("run careful {VIDEO} {DONE}"));
+    let at = wait_after(
+        &s,
+        at,
+        &format!("run careful on {DONE}, {VIDEO}? (yes or no)\n"),
+    );
     assert_eq!(stamped().lines().count(), 3, "it waits for the answer");
     type_line(&mut s, "yes");
     wait_after(
@@ -486,7 +491,7 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
         at,
         &format!("careful on {VIDEO}: exit 0 · wrote {VIDEO}\n"),
     );
-    assert_eq!(stamped().lines().last(), Some(VIDEO));
+    assert_eq!(stamped().lines().count(), 5);
 
     let at = type_line(&mut s, "run nope x");
     wait_after(
@@ -512,7 +517,7 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
         at,
         "run stamp needs task IDs: run stamp ID… (list shows them)\n",
     );
-    assert_eq!(stamped().lines().count(), 4, "no mistake ran anything");
+    assert_eq!(stamped().lines().count(), 5, "no mistake ran anything");
 
     // The marks of the run on two are gone: rm acts on its one task.
     let at = type_line(&mut s, &format!("rm {DONE}"));
