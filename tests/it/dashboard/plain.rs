@@ -446,11 +446,12 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
         )
     };
     setup.config(&format!(
-        "{}[keys]\nlabel = \"ctrl-e\"\n\n{}{}{}",
+        "{}[keys]\nlabel = \"ctrl-e\"\n\n{}{}{}{}",
         common::QUICK_TO_DL,
         action("stamp", "e", "watch", ""),
         action("careful", "f7", "watch", "confirm = true"),
         action("shelf", "f8", "archive", ""),
+        action("tint", "f9", "browser", "").replace("{task_id}", "{model}"),
     ));
     setup.watch_add(&[DONE]);
     setup.watch_add(&["--video", VIDEO]);
@@ -497,7 +498,7 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
     wait_after(
         &s,
         at,
-        "run: no action nope: the actions are stamp, careful, shelf\n",
+        "run: no action nope: the actions are stamp, careful, shelf, tint\n",
     );
     let at = type_line(&mut s, "run stamp sim-404");
     wait_after(
@@ -524,6 +525,23 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
     wait_after(&s, at, &format!("removed {DONE} — undo brings it back\n"));
     let at = type_line(&mut s, "list");
     wait_after(&s, at, &format!("\n{VIDEO} "));
+
+    // A browser action takes model names.
+    let at = type_line(&mut s, "models water");
+    wait_after(&s, at, "watercolor_v1.5 · sd · style\n");
+    let at = type_line(&mut s, "run tint watercolor_v1.5");
+    wait_after(
+        &s,
+        at,
+        "tint on watercolor_v1.5: exit 0 · wrote watercolor_v1.5\n",
+    );
+    assert_eq!(stamped().lines().last(), Some("watercolor_v1.5"));
+    let at = type_line(&mut s, "run tint no-such-model");
+    wait_after(
+        &s,
+        at,
+        "run: no model no-such-model in the catalogue (models lists them)\n",
+    );
 
     type_line(&mut s, "quit");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
