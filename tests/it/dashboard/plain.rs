@@ -526,24 +526,35 @@ fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
     let at = type_line(&mut s, "list");
     wait_after(&s, at, &format!("\n{VIDEO} "));
 
-    // A browser action takes model names.
-    let at = type_line(&mut s, "models water");
-    wait_after(&s, at, "watercolor_v1.5 · sd · style\n");
-    let at = type_line(&mut s, "run tint watercolor_v1.5");
-    wait_after(
-        &s,
-        at,
-        "tint on watercolor_v1.5: exit 0 · wrote watercolor_v1.5\n",
-    );
-    assert_eq!(stamped().lines().last(), Some("watercolor_v1.5"));
-    let at = type_line(&mut s, "run tint no-such-model");
-    wait_after(
-        &s,
-        at,
-        "run: no model no-such-model in the catalogue (models lists them)\n",
-    );
+    a_browser_action_takes_model_names(&mut s, &log);
 
     type_line(&mut s, "quit");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     assert_cooked(&s);
+}
+
+/// `run` with a browser action: it takes model names (here one the catalogue lists, and one
+/// it does not).
+fn a_browser_action_takes_model_names(s: &mut Session, log: &std::path::Path) {
+    let at = type_line(s, "models water");
+    wait_after(s, at, "watercolor_v1.5 · sd · style\n");
+    let at = type_line(s, "run tint watercolor_v1.5");
+    wait_after(
+        s,
+        at,
+        "tint on watercolor_v1.5: exit 0 · wrote watercolor_v1.5\n",
+    );
+    assert_eq!(
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .last(),
+        Some("watercolor_v1.5")
+    );
+    let at = type_line(s, "run tint no-such-model");
+    wait_after(
+        s,
+        at,
+        "run: no model no-such-model in the catalogue (models lists them)\n",
+    );
 }
