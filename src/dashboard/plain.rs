@@ -8,6 +8,7 @@
 
 mod command;
 mod lines;
+mod run;
 
 use super::{Outcome, Session, Started, dispatch, start};
 use crate::api::TaskKind;
@@ -188,6 +189,8 @@ struct Printer {
     question: Option<String>,
     /// `models` was asked: printed once the catalogue and its ranking are in.
     models: bool,
+    /// What `run` set only to pick its rows, put back once its question is answered.
+    put_back: Option<run::PutBack>,
 }
 
 impl Printer {
@@ -201,6 +204,7 @@ impl Printer {
             health: Health::Unknown,
             question: None,
             models: false,
+            put_back: None,
         }
     }
 
@@ -219,23 +223,45 @@ impl Printer {
     /// but a copy that no clipboard program took is told here: the App would have the
     /// terminal sent OSC 52, and plain mode sends no escape sequence, so nothing was copied.
     fn apply_waiting(
-        &self,
+        &mut self,
         state: &mut State,
         first: Msg,
         msgs: &mut tokio::sync::mpsc::Receiver<Msg>,
     ) -> Vec<Cmd> {
+        // Each action's end is a notice of its own: the batch ends with one, so the report
+        // prints it before the next end replaces it.
+        let ends = |m: &Msg| matches!(m, Msg::ActionEnded(_));
+        let mut ended = ends(&first);
         let mut cmds = self.apply(state, first);
         for _ in 0..super::pacing::DRAIN_BATCH {
+            if ended {
+                break;
+            }
             match msgs.try_recv() {
-                Ok(m) => cmds.extend(self.apply(state, m)),
+                Ok(m) => {
+                    ended = ends(&m);
+                    cmds.extend(self.apply(state, m));
+                }
                 Err(_) => break,
             }
         }
         cmds
     }
 
-    fn apply(&self, state: &mut State, msg: Msg) -> Vec<Cmd> {
+    fn apply(&mut self, state: &mut State, msg: Msg) -> Vec<Cmd> {
         match msg {
+            // An end is told even when it reads as the last one (the same action on the same
+            // task, twice within a second): what it sets is marked not yet printed.
+            Msg::ActionEnded(end) => {
+                let ok = matches!(end.outcome, Ok((Some(0), _)));
+                let cmds = state.apply(Msg::ActionEnded(end));
+                if ok {
+                    self.notice = None;
+                } else {
+                    self.error = None;
+                }
+                cmds
+            }
             Msg::Copied {
                 clip,
                 via: CopiedVia::Terminal { failed, .. },
@@ -402,10 +428,15 @@ impl Printer {
         if let Some(Popup::Confirm(_)) = state.popup {
             match command {
                 Command::Answer(yes) => {
-                    return state.update(if yes { Action::Submit } else { Action::Cancel });
+                    cmds = state.update(if yes { Action::Submit } else { Action::Cancel });
+                    cmds.extend(self.put_back(state));
+                    return cmds;
                 }
                 Command::Nothing => return cmds,
-                _ => cmds.extend(state.update(Action::Cancel)),
+                _ => {
+                    cmds.extend(state.update(Action::Cancel));
+                    cmds.extend(self.put_back(state));
+                }
             }
         }
         match command {
@@ -459,6 +490,8 @@ impl Printer {
             }
             Command::View(name) => cmds.extend(self.view(state, &name)),
             Command::Views => self.views(state),
+            Command::Run { name, ids } => cmds.extend(self.run(state, &name, &ids)),
+            Command::Actions => self.actions(state),
             Command::Models(text) => {
                 cmds.extend(focus(state, Pane::Browser));
                 cmds.extend(state.update(Action::FocusFilter));
@@ -597,6 +630,31 @@ fn focus(state: &mut State, pane: Pane) -> Vec<Cmd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two actions' ends waiting at once are two reports: the batch stops after the first,
+    /// so its line is printed before the second's notice replaces it.
+    #[test]
+    fn a_batch_ends_at_an_actions_end() {
+        let end = |row: &str| {
+            Msg::ActionEnded(crate::msg::ActionEnded {
+                id: 1,
+                name: "stamp".into(),
+                rows: vec![row.into()],
+                outcome: Ok((Some(0), None)),
+                last: false,
+            })
+        };
+        let mut state = State::new(Init::default());
+        let mut printer = Printer::new(false);
+        let (tx, mut rx) = tokio::sync::mpsc::channel(4);
+        tx.try_send(end("t-2")).expect("room");
+        printer.apply_waiting(&mut state, end("t-1"), &mut rx);
+        assert_eq!(
+            state.notice.as_ref().map(|n| n.text.as_str()),
+            Some("stamp on t-1: exit 0")
+        );
+        assert!(rx.try_recv().is_ok(), "the second waits for the next turn");
+    }
 
     #[test]
     fn the_flags_then_gendash_plain_then_term_dumb_decide() {

@@ -24,6 +24,13 @@ pub enum Command {
     View(String),
     /// The saved views, one a line.
     Views,
+    /// Run the `[[actions]]` entry `name` on these tasks (or models); none: the selection.
+    Run {
+        name: String,
+        ids: Vec<String>,
+    },
+    /// The configured `[[actions]]`, one a line.
+    Actions,
     /// The answer to a question (`yes` / `no`).
     Answer(bool),
     /// Read the config file again (as `SIGHUP` does).
@@ -44,6 +51,8 @@ pub const HELP: &[&str] = &[
     "models [FILTER] — the model catalogue, one model a line, FILTER matching",
     "view NAME — apply the saved view NAME (its filter and sort) to its pane",
     "views — the saved views ([views.NAME] of the config and those saved here), one a line",
+    "run NAME [ID…] — run your action NAME ([[actions]]) on those tasks (models, for a browser action)",
+    "actions — your actions ([[actions]] of the config): name, key, where they run, command",
     "yes / no — answer a question (overwrite a file?)",
     "reload — read the config file again and apply what changed (so does SIGHUP)",
     "help — these lines",
@@ -69,6 +78,8 @@ pub enum CommandError {
     AddNeedsIds,
     #[error("view needs a view's name: view NAME (views lists them)")]
     ViewNeedsName,
+    #[error("run needs an action's name: run NAME [ID…] (actions lists them)")]
+    RunNeedsName,
 }
 
 /// The command a line asks for; the error names what is wrong and what to type.
@@ -103,6 +114,14 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "view" if rest.is_empty() => Err(CommandError::ViewNeedsName),
         "view" => Ok(Command::View(rest.to_string())),
         "views" => none(Command::Views),
+        "run" => match args.split_first() {
+            Some((name, ids)) => Ok(Command::Run {
+                name: (*name).to_string(),
+                ids: ids.iter().map(|id| (*id).to_string()).collect(),
+            }),
+            None => Err(CommandError::RunNeedsName),
+        },
+        "actions" => none(Command::Actions),
         "yes" | "y" => none(Command::Answer(true)),
         "no" | "n" => none(Command::Answer(false)),
         "reload" => none(Command::Reload),
@@ -170,6 +189,21 @@ mod tests {
             Ok(Command::View("failed today".into()))
         );
         assert_eq!(parse("views"), Ok(Command::Views));
+        assert_eq!(
+            parse("run  upscale sim-3  sim-4"),
+            Ok(Command::Run {
+                name: "upscale".into(),
+                ids: vec!["sim-3".into(), "sim-4".into()]
+            })
+        );
+        assert_eq!(
+            parse("run upscale"),
+            Ok(Command::Run {
+                name: "upscale".into(),
+                ids: Vec::new()
+            })
+        );
+        assert_eq!(parse("actions"), Ok(Command::Actions));
         assert_eq!(parse("y"), Ok(Command::Answer(true)));
         assert_eq!(parse("no"), Ok(Command::Answer(false)));
         assert_eq!(parse("help"), Ok(Command::Help));
@@ -206,6 +240,14 @@ mod tests {
             said("view"),
             Err("view needs a view's name: view NAME (views lists them)".into())
         );
+        assert_eq!(
+            said("run"),
+            Err("run needs an action's name: run NAME [ID…] (actions lists them)".into())
+        );
+        assert_eq!(
+            said("actions all"),
+            Err("actions takes no arguments".into())
+        );
         for line in HELP {
             assert!(!line.contains('\n'), "{line}");
         }
@@ -215,7 +257,7 @@ mod tests {
     fn help_names_every_command() {
         for word in [
             "list", "add", "rm", "undo", "open", "download", "filter", "models", "view", "views",
-            "reload", "help", "quit",
+            "run", "actions", "reload", "help", "quit",
         ] {
             assert!(
                 HELP.iter().any(|l| l.starts_with(word)),

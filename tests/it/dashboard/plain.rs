@@ -418,3 +418,143 @@ fn plain_mode_never_says_it_copied_what_it_did_not() {
     assert!(!t.contains("sent it") && !t.contains("copied it"), "{t}");
     assert!(!s.raw().contains(&0x1b), "no escape sequence: {t:?}");
 }
+
+/// `run NAME ID…` in plain mode: a script the config names as an `[[actions]]` entry writes
+/// its task's ID to a file, and the end (exit status, last line) is a line; two tasks are
+/// each run on and `rm` after it removes only its own task (the marks are put back); one that
+/// asks first waits for `yes`; the archive's, an unknown action and an unknown ID are named.
+#[test]
+fn run_runs_your_action_on_the_tasks_and_says_how_it_ended() {
+    const VIDEO: &str = "demo-video-done";
+    let setup = Served::new();
+    let log = setup.path().join("stamped.log");
+    let script = setup.path().join("stamp");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\necho \"wrote $1\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let action = |name: &str, key: &str, scope: &str, more: &str| {
+        format!(
+            "[[actions]]\nname = \"{name}\"\nkey = \"{key}\"\nscope = \"{scope}\"\n\
+             command = [\"{}\", \"{{task_id}}\"]\n{more}\n",
+            script.display()
+        )
+    };
+    setup.config(&format!(
+        "{}[keys]\nlabel = \"ctrl-e\"\n\n{}{}{}{}",
+        common::QUICK_TO_DL,
+        action("stamp", "e", "watch", ""),
+        action("careful", "f7", "watch", "confirm = true"),
+        action("shelf", "f8", "archive", ""),
+        action("tint", "f9", "browser", "").replace("{task_id}", "{model}"),
+    ));
+    setup.watch_add(&[DONE]);
+    setup.watch_add(&["--video", VIDEO]);
+    let mut s = plain(&setup, &["--plain"], &[]);
+    wait_after(&s, 0, &format!("{DONE} completed 100%"));
+    let stamped = || std::fs::read_to_string(&log).unwrap_or_default();
+
+    let at = type_line(&mut s, "actions");
+    wait_after(&s, at, "\nstamp · e · watch · ");
+    wait_after(&s, at, "\ncareful · f7 · watch · ");
+
+    let at = type_line(&mut s, &format!("run stamp {DONE}"));
+    wait_after(&s, at, &format!("stamp on {DONE}: exit 0 · wrote {DONE}\n"));
+    assert_eq!(stamped(), format!("{DONE}\n"));
+
+    let at = type_line(&mut s, &format!("run stamp {VIDEO} {DONE}"));
+    wait_after(
+        &s,
+        at,
+        &format!("stamp on {VIDEO}: exit 0 · wrote {VIDEO}\n"),
+    );
+    wait_after(&s, at, &format!("stamp on {DONE}: exit 0 · wrote {DONE}\n"));
+    let mut each: Vec<String> = stamped().lines().map(str::to_string).collect();
+    each.sort();
+    assert_eq!(each, [DONE, DONE, VIDEO], "each of the two once more");
+
+    // Marked for the question, unmarked once it is answered.
+    let at = type_line(&mut s, &format!("run careful {VIDEO} {DONE}"));
+    let at = wait_after(
+        &s,
+        at,
+        &format!("run careful on {DONE}, {VIDEO}? (yes or no)\n"),
+    );
+    assert_eq!(stamped().lines().count(), 3, "it waits for the answer");
+    type_line(&mut s, "yes");
+    wait_after(
+        &s,
+        at,
+        &format!("careful on {VIDEO}: exit 0 · wrote {VIDEO}\n"),
+    );
+    assert_eq!(stamped().lines().count(), 5);
+
+    let at = type_line(&mut s, "run nope x");
+    wait_after(
+        &s,
+        at,
+        "run: no action nope: the actions are stamp, careful, shelf, tint\n",
+    );
+    let at = type_line(&mut s, "run stamp sim-404");
+    wait_after(
+        &s,
+        at,
+        "run: not watching sim-404 (list shows the watched tasks)\n",
+    );
+    let at = type_line(&mut s, &format!("run shelf {DONE}"));
+    wait_after(
+        &s,
+        at,
+        "run: shelf runs in the archive, which plain mode does not show\n",
+    );
+    let at = type_line(&mut s, "run stamp");
+    wait_after(
+        &s,
+        at,
+        "run stamp needs task IDs: run stamp ID… (list shows them)\n",
+    );
+    assert_eq!(stamped().lines().count(), 5, "no mistake ran anything");
+
+    // The marks of the run on two are gone: rm acts on its one task.
+    let at = type_line(&mut s, &format!("rm {DONE}"));
+    wait_after(&s, at, &format!("removed {DONE} — undo brings it back\n"));
+    let at = type_line(&mut s, "list");
+    wait_after(&s, at, &format!("\n{VIDEO} "));
+
+    a_browser_action_takes_model_names(&mut s, &log);
+
+    type_line(&mut s, "quit");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    assert_cooked(&s);
+}
+
+/// `run` with a browser action: it takes model names (here one the catalogue lists, and one
+/// it does not).
+fn a_browser_action_takes_model_names(s: &mut Session, log: &std::path::Path) {
+    let at = type_line(s, "models water");
+    wait_after(s, at, "watercolor_v1.5 · sd · style\n");
+    let at = type_line(s, "run tint watercolor_v1.5");
+    wait_after(
+        s,
+        at,
+        "tint on watercolor_v1.5: exit 0 · wrote watercolor_v1.5\n",
+    );
+    assert_eq!(
+        std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .last(),
+        Some("watercolor_v1.5")
+    );
+    let at = type_line(s, "run tint no-such-model");
+    wait_after(
+        s,
+        at,
+        "run: no model no-such-model in the catalogue (models lists them)\n",
+    );
+}
