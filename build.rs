@@ -1,4 +1,4 @@
-//! Packs the binary's relative relocations (`-z pack-relative-relocs`, DT_RELR) where the C
+//! Packs the binary's relative relocations (`-z pack-relative-relocs`, `DT_RELR`) where the C
 //! library can apply them: glibc 2.36 or later on Linux. A position-independent binary holds
 //! one 24-byte relocation for each pointer in its data, ~0.65 MB of gendash's 10.4; packed,
 //! they take a few KB (issue 31's binary target, docs/decisions.md). An older glibc's loader
@@ -7,7 +7,7 @@
 
 use std::process::Command;
 
-/// The first glibc whose loader applies DT_RELR.
+/// The first glibc whose loader applies `DT_RELR`.
 const RELR_GLIBC: (u32, u32) = (2, 36);
 
 fn main() {
