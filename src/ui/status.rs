@@ -31,7 +31,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     };
     let c = crate::app::watch::row::counts(&state.watch, state.now);
     let bar = |text: &'static str| Span::styled(text, theme.dim());
-    // The bar's parts in the order shown, each with its rank (docs/decisions.md, "Fitting
+    // The bar's parts in the order shown, each with its rank (docs/decisions.md, "fitting
     // text"): what just happened stays whole before the address and the health; what went
     // wrong and the counts after it, which the panes' titles also give, are cut at the end.
     let mut parts: Vec<(Rank, Vec<Span<'static>>)> = vec![
