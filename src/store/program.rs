@@ -22,6 +22,22 @@ pub struct Ran {
 }
 
 impl Ran {
+    /// Writes to the log how it ended and the first `chars` characters of each output,
+    /// sanitised, as "`what` ran".
+    pub fn log(&self, what: &str, chars: usize) {
+        let shown = |bytes: &[u8]| {
+            let text = String::from_utf8_lossy(bytes);
+            sanitize(&text.chars().take(chars).collect::<String>())
+        };
+        tracing::info!(
+            program = %self.program,
+            status = %self.status,
+            stdout = %shown(&self.stdout),
+            stderr = %shown(&self.stderr),
+            "{what} ran"
+        );
+    }
+
     /// The last line it wrote that has any text, stdout's before stderr's, sanitised.
     pub fn last_line(&self) -> Option<String> {
         [&self.stdout, &self.stderr].into_iter().find_map(|bytes| {

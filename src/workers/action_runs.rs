@@ -77,17 +77,7 @@ pub async fn run_one(
     };
     let ended = match ran {
         Ok(ran) => {
-            let shown = |bytes: &[u8]| {
-                let text = String::from_utf8_lossy(bytes);
-                sanitize(&text.chars().take(LOGGED).collect::<String>())
-            };
-            tracing::info!(
-                program = %ran.program,
-                status = %ran.status,
-                stdout = %shown(&ran.stdout),
-                stderr = %shown(&ran.stderr),
-                "action {} ran", sanitize(name)
-            );
+            ran.log(&format!("action {}", sanitize(name)), LOGGED);
             let code = ran.status.code();
             let last = ran.last_line();
             record.status = code.and_then(|c| u16::try_from(c).ok());

@@ -163,17 +163,7 @@ async fn run_one(hook: &'static str, args: &[String], timeout: Duration) -> Resu
     let ran = program::run(args, timeout)
         .await
         .map_err(|source| HookError::Program { hook, source })?;
-    let shown = |bytes: &[u8]| {
-        let text = String::from_utf8_lossy(bytes);
-        sanitize(&text.chars().take(LOGGED).collect::<String>())
-    };
-    tracing::info!(
-        program = %ran.program,
-        status = %ran.status,
-        stdout = %shown(&ran.stdout),
-        stderr = %shown(&ran.stderr),
-        "{hook} ran"
-    );
+    ran.log(hook, LOGGED);
     if ran.status.success() {
         Ok(())
     } else {
