@@ -29,9 +29,17 @@ pub struct RequestRecord {
     pub error: Option<String>,
     /// From sending to the end of the body.
     pub duration: Duration,
-    /// Body bytes received.
+    /// Body bytes received (a run: bytes its program wrote).
     pub bytes: u64,
+    /// A run's output: its last lines, sanitised and bounded (`RUN_OUTPUT_LINES`); none for a
+    /// request.
+    pub output: Option<String>,
 }
+
+/// How many of a run's last lines of output the request log keeps.
+pub const RUN_OUTPUT_LINES: usize = 3;
+/// At most this many characters of them.
+pub const RUN_OUTPUT_CHARS: usize = 400;
 
 impl RequestRecord {
     /// A run of one of the user's actions, not a request (its URL is the command line).
@@ -133,6 +141,7 @@ impl InFlight {
                 error: None,
                 duration: Duration::ZERO,
                 bytes: 0,
+                output: None,
             })),
             started: Instant::now(),
             bytes: AtomicU64::new(0),
@@ -188,6 +197,7 @@ mod tests {
             error: None,
             duration: Duration::from_millis(3),
             bytes: 10,
+            output: None,
         };
         assert_eq!(
             r.curl(),
@@ -214,6 +224,7 @@ mod tests {
             error: None,
             duration: Duration::from_millis(3),
             bytes: 10,
+            output: None,
         };
         let line = r.curl_with_token(&Secret::new("gd-abc"));
         assert_eq!(

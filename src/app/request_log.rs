@@ -166,6 +166,7 @@ mod tests {
             error: None,
             duration: Duration::from_millis(n),
             bytes: n,
+            output: None,
         }
     }
 

@@ -39,6 +39,26 @@ impl Ran {
     }
 
     /// The last line it wrote that has any text, stdout's before stderr's, sanitised.
+    /// Its last `lines` lines with any text (stdout's, then stderr's), sanitised, joined with
+    /// ` ⏎ ` and cut to `chars` characters from the end: what the request log shows of a run.
+    pub fn tail(&self, lines: usize, chars: usize) -> Option<String> {
+        let mut kept: Vec<String> = [&self.stdout, &self.stderr]
+            .into_iter()
+            .flat_map(|bytes| {
+                String::from_utf8_lossy(bytes)
+                    .lines()
+                    .map(|l| sanitize(l).trim().to_string())
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let from = kept.len().saturating_sub(lines);
+        kept.drain(..from);
+        let joined = kept.join(" ⏎ ");
+        let count = joined.chars().count();
+        (!joined.is_empty()).then(|| joined.chars().skip(count.saturating_sub(chars)).collect())
+    }
+
     pub fn last_line(&self) -> Option<String> {
         [&self.stdout, &self.stderr].into_iter().find_map(|bytes| {
             String::from_utf8_lossy(bytes)

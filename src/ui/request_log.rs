@@ -156,10 +156,17 @@ fn how_sent(log: &RequestLog, keys: &Keymap, theme: Theme) -> Line<'static> {
             format!("sent with the token ({copy} copies it as $GENDASH_TOKEN, never the token)"),
             theme.dim(),
         ),
-        None if sel.is_run() => Line::styled(
-            format!("ran without the token ({copy} copies the command line)"),
-            theme.dim(),
-        ),
+        None if sel.is_run() => match &sel.output {
+            Some(output) => Line::from(vec![
+                Span::styled("output: ", theme.dim()),
+                Span::raw(output.clone()),
+                Span::styled(format!(" · {copy} copies the command line"), theme.dim()),
+            ]),
+            None => Line::styled(
+                format!("ran without the token, wrote nothing ({copy} copies the command line)"),
+                theme.dim(),
+            ),
+        },
         None => Line::styled("sent without the token", theme.dim()),
     }
 }

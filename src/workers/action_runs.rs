@@ -5,7 +5,9 @@
 //! told to the App (exit code and last line, `Msg::ActionEnded`) and recorded in the request
 //! log (a `RUN` row: the command line, exit code, time, bytes written), its output in the log.
 
-use crate::api::recording::{RUN_METHOD, RequestRecord, shell_quote};
+use crate::api::recording::{
+    RUN_METHOD, RUN_OUTPUT_CHARS, RUN_OUTPUT_LINES, RequestRecord, shell_quote,
+};
 use crate::api::sanitize::sanitize;
 use crate::cmd::ActionRun;
 use crate::msg::{ActionEnded, Msg};
@@ -74,6 +76,7 @@ pub async fn run_one(
         error: None,
         duration: started.elapsed(),
         bytes: 0,
+        output: None,
     };
     let ended = match ran {
         Ok(ran) => {
@@ -82,6 +85,7 @@ pub async fn run_one(
             let last = ran.last_line();
             record.status = code.and_then(|c| u16::try_from(c).ok());
             record.bytes = (ran.stdout.len() + ran.stderr.len()) as u64;
+            record.output = ran.tail(RUN_OUTPUT_LINES, RUN_OUTPUT_CHARS);
             if code != Some(0) {
                 record.error = Some(match (&last, code) {
                     (Some(l), _) => l.clone(),

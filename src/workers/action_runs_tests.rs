@@ -148,6 +148,24 @@ async fn a_failure_tells_its_exit_code_and_last_line() {
     );
 }
 
+/// The request log's row keeps the last lines of what the program wrote, sanitised, stdout's
+/// before stderr's, empty lines left out.
+#[tokio::test]
+async fn the_request_logs_row_keeps_the_last_lines_of_the_output() {
+    let args: Vec<String> = [
+        "sh",
+        "-c",
+        "printf 'one\\ntwo\\n\\nthree\\n'; printf 'warn \\033[31mred\\n' >&2",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (_, record) = run_one("x", &args, Duration::from_secs(20)).await;
+    assert_eq!(record.output.as_deref(), Some("two ⏎ three ⏎ warn red"));
+    let quiet = ["true".to_string()];
+    let (_, record) = run_one("x", &quiet, Duration::from_secs(20)).await;
+    assert_eq!(record.output, None, "nothing written");
+}
+
 /// `action_timeout` ends the program and what it started (its process group).
 #[tokio::test]
 async fn the_time_limit_stops_the_program_and_its_children() {

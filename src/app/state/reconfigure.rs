@@ -109,6 +109,7 @@ impl State {
             error: Some(crate::api::sanitize::sanitize(why)),
             duration: std::time::Duration::ZERO,
             bytes: 0,
+            output: None,
         });
         let text = format!("{REFUSED}: {why}");
         // Alone on the status bar first, so it is read whole; the error stays after it.

@@ -351,6 +351,7 @@ fn scenes(keymap: &Keymap) -> Vec<(String, Vec<String>)> {
         error: None,
         duration: std::time::Duration::from_millis(12),
         bytes: 120,
+        output: None,
     }));
     w.update(Action::ToggleRequests);
     shot("request log", &w);
@@ -621,6 +622,7 @@ fn the_request_log_searches_and_pages() {
             error: error.map(str::to_string),
             duration: std::time::Duration::from_millis(12),
             bytes: 120,
+            output: None,
         })
     };
     for n in 0..40 {

@@ -47,6 +47,11 @@ fn the_key_runs_the_program_and_its_exit_is_told_and_the_palette_runs_it_again()
     s.wait_for("the second run", Duration::from_secs(10), |_| {
         std::fs::read_to_string(&stamped).is_ok_and(|t| t.lines().count() == 2)
     });
+    s.wait_text(&format!("stamp on {TASK}: exit 0"));
+    // The request log: the run's row, newest first, with what the program wrote.
+    s.send("L");
+    s.wait_text(&format!("output: wrote {TASK}"));
+    s.send("\x1b");
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();

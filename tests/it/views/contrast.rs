@@ -371,6 +371,7 @@ fn tour_popups(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
             error: error.map(str::to_string),
             duration: std::time::Duration::from_millis(40),
             bytes: 1_234,
+            output: None,
         }));
     }
     s.update(Action::ToggleRequests);

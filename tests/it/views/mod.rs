@@ -1314,6 +1314,7 @@ fn record(secs: u64, url: &str, status: Option<u16>, error: Option<&str>) -> Req
         error: error.map(str::to_string),
         duration: std::time::Duration::from_millis(secs * 37 % 1_900),
         bytes: secs * 1_234,
+        output: None,
     }
 }
 
