@@ -87,6 +87,7 @@ fn record(id: &str, bytes: usize) -> RequestRecord {
         error: None,
         duration: Duration::from_micros(300),
         bytes: bytes as u64,
+        output: None,
     }
 }
 
