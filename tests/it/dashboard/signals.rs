@@ -418,7 +418,9 @@ fn an_idle_dashboard_whose_terminal_went_without_a_sighup_ends_instead_of_spinni
     d.wait_texts(&["320/320"]);
     // The graphics question's 200 ms are over: the dashboard's own task reads the events.
     d.drain_for(Duration::from_millis(1500));
-    assert_eq!(exit_within(d.close(), Duration::from_secs(10)), Some(129));
+    // 30 s: once in four full runs on a loaded machine it had not ended within 10 s (its
+    // check is once a second; the quit then saves and stops the workers).
+    assert_eq!(exit_within(d.close(), Duration::from_secs(30)), Some(129));
     let loaded = store.load().unwrap();
     assert!(loaded.set_aside.is_none() && loaded.entries.is_empty());
 }
