@@ -53,6 +53,9 @@ pub enum ViewsOp {
     Delete(String),
     /// A pane's last state.
     Last(ViewPane, LastState),
+    /// No change: what the file holds now is read again (another dashboard's views, when the
+    /// list opens), and nothing is written.
+    Reread,
 }
 
 /// What reading found.
@@ -89,8 +92,12 @@ pub fn update(path: &Path, ops: impl IntoIterator<Item = ViewsOp>) -> Result<Loa
     let _lock = lock(path)?;
     let mut loaded = read(path)?;
     let content = &mut loaded.content;
+    let mut changed = false;
     for op in ops {
-        apply(content, op);
+        changed |= apply(content, op);
+    }
+    if !changed {
+        return Ok(loaded);
     }
     let body = serde_json::to_vec_pretty(&OnDisk {
         version: FORMAT_VERSION,
@@ -101,7 +108,8 @@ pub fn update(path: &Path, ops: impl IntoIterator<Item = ViewsOp>) -> Result<Loa
     Ok(loaded)
 }
 
-fn apply(content: &mut ViewsFile, op: ViewsOp) {
+/// Whether `op` asks for a write.
+fn apply(content: &mut ViewsFile, op: ViewsOp) -> bool {
     match op {
         ViewsOp::Save(name, spec) => {
             content.saved.insert(name, spec);
@@ -112,7 +120,9 @@ fn apply(content: &mut ViewsFile, op: ViewsOp) {
         ViewsOp::Last(pane, last) => {
             content.last.insert(pane, last);
         }
+        ViewsOp::Reread => return false,
     }
+    true
 }
 
 fn lock(path: &Path) -> Result<File, ViewsError> {
@@ -267,6 +277,39 @@ mod tests {
             t.join().expect("thread");
         }
         assert_eq!(load(&path).expect("load").content.saved.len(), 10);
+    }
+
+    /// Opening the list rereads the file: another dashboard's view comes back, and nothing
+    /// is written (no file made where there was none, the file's bytes and time untouched).
+    #[test]
+    fn a_reread_reads_the_others_views_and_writes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("views.json");
+        assert_eq!(
+            update(&path, [ViewsOp::Reread]).expect("reread"),
+            Loaded::default()
+        );
+        assert!(!path.exists(), "a reread made the file");
+        update(
+            &path,
+            [ViewsOp::Save("theirs".into(), spec(ViewPane::Watch, "a"))],
+        )
+        .expect("the other dashboard's save");
+        let before = (
+            fs::read(&path).expect("read"),
+            fs::metadata(&path).expect("meta"),
+        );
+        let after = update(&path, [ViewsOp::Reread]).expect("reread");
+        assert!(after.content.saved.contains_key("theirs"));
+        assert_eq!(fs::read(&path).expect("read"), before.0);
+        assert_eq!(
+            fs::metadata(&path)
+                .expect("meta")
+                .modified()
+                .expect("mtime"),
+            before.1.modified().expect("mtime"),
+            "a reread rewrote the file"
+        );
     }
 
     #[test]

@@ -67,13 +67,18 @@ impl State {
                 self.popup = Some(reducer::open_prompt(pane, in_use.as_deref()));
                 Effects::none()
             }
-            Action::OpenViews => match reducer::open_list(pane, &self.views, &self.keymap) {
-                Ok(popup) => {
-                    self.popup = Some(popup);
-                    Effects::none()
+            // The file is read again as the list opens: views another dashboard saved since
+            // join the list when they come back (`Msg::ViewsSaved`).
+            Action::OpenViews => {
+                let reread = Effects::cmds(vec![Cmd::Views(ViewsOp::Reread)]);
+                match reducer::open_list(pane, &self.views, &self.keymap) {
+                    Ok(popup) => {
+                        self.popup = Some(popup);
+                        reread
+                    }
+                    Err(said) => said.and(reread),
                 }
-                Err(said) => said,
-            },
+            }
             Action::ApplyView(name) => {
                 let now = self.now;
                 let mut views = std::mem::take(&mut self.views);

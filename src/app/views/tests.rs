@@ -363,3 +363,31 @@ fn a_views_key_that_a_binding_beside_it_has_is_refused() {
         "views.v.key: `u` is already `undo`'s (watch list); choose another key for the view"
     );
 }
+
+#[test]
+fn the_list_rereads_the_file_and_follows_another_dashboards_views() {
+    let mut s = watching();
+    // No views here yet: said, and the file is read again all the same.
+    let (_, cmds) = press(&mut s, ch('v'));
+    assert!(s.popup.is_none());
+    assert_eq!(saves(&cmds), [&ViewsOp::Reread]);
+    // Another dashboard saved two; they come back as the file holds them.
+    let theirs: BTreeMap<String, ViewSpec> = [
+        ("a".to_string(), spec(ViewPane::Watch, "run")),
+        ("b".to_string(), spec(ViewPane::Watch, "fail")),
+    ]
+    .into();
+    s.apply(Msg::ViewsSaved(theirs.clone()));
+    let (_, cmds) = press(&mut s, ch('v'));
+    assert_eq!(saves(&cmds), [&ViewsOp::Reread]);
+    press(&mut s, key(KeyCode::Down));
+    // While the list is open, one is deleted elsewhere: the selection stays on a view.
+    let fewer: BTreeMap<String, ViewSpec> = theirs.into_iter().take(1).collect();
+    s.apply(Msg::ViewsSaved(fewer));
+    let Some(Popup::Views(l)) = &s.popup else {
+        panic!("the list: {:?}", s.popup)
+    };
+    assert_eq!(l.selected, 0);
+    press(&mut s, key(KeyCode::Enter));
+    assert_eq!(s.watch.query, "run");
+}
