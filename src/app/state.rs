@@ -391,18 +391,7 @@ impl State {
                 Effects::none().redraw_if(self.model_preview.apply(report))
             }
             Msg::StoreProblem(text) => Effects::fail(text),
-            Msg::ViewsSaved(saved) => {
-                self.views.set_saved(&saved);
-                let open = if let Some(Popup::Views(l)) = &mut self.popup {
-                    // Another dashboard may have deleted views under the selection.
-                    let left = self.views.of(l.pane).len();
-                    l.selected = l.selected.min(left.saturating_sub(1));
-                    true
-                } else {
-                    false
-                };
-                Effects::none().redraw_if(open)
-            }
+            Msg::ViewsSaved(saved) => self.views_saved(&saved),
             Msg::ServiceUnusable { service, error } => {
                 watch::reducer::service_unusable(&mut self.watch, service, error)
             }

@@ -8,8 +8,9 @@ use crate::app::effects::Effects;
 use crate::app::views::apply::{self, Panes};
 use crate::app::views::reducer;
 use crate::cmd::Cmd;
-use crate::store::config::ViewPane;
+use crate::store::config::{ViewPane, ViewSpec};
 use crate::store::views_file::ViewsOp;
+use std::collections::BTreeMap;
 
 impl State {
     /// The pane whose views the keys are about: the archive while it is open, else the
@@ -88,6 +89,18 @@ impl State {
             }
             _ => Effects::none(),
         }
+    }
+
+    /// The saved views as the file holds them now; an open list keeps its selection on one
+    /// (another dashboard may have deleted views under it).
+    pub(super) fn views_saved(&mut self, saved: &BTreeMap<String, ViewSpec>) -> Effects {
+        self.views.set_saved(saved);
+        let Some(Popup::Views(l)) = &mut self.popup else {
+            return Effects::none();
+        };
+        let left = self.views.of(l.pane).len();
+        l.selected = l.selected.min(left.saturating_sub(1));
+        Effects::none().redraw_if(true)
     }
 
     /// A key in the name prompt or the list.
