@@ -57,15 +57,17 @@ fn a_task_answered_lately_or_waiting_out_a_retry_is_not_asked() {
     let on_screen = shown(&s);
     let (fresh, failing) = (on_screen[0].clone(), on_screen[2].clone());
     tick(&mut s, 10);
-    // Answered a second ago: fresh.
-    s.apply(ok_poll(&fresh, "IN_PROGRESS", 20));
-    // Failed, its retry due in 30 s: a focus-in does not cut the backoff short.
+    // Failed 3 s before the focus, its retry due in 30 s: the focus does not cut the backoff
+    // short.
     s.apply(Msg::Polled {
         key: image(&failing),
         result: Err(http(503)),
         retry_in: Some(Duration::from_secs(30)),
         next: None,
     });
+    tick(&mut s, 2);
+    // Answered a second ago: fresh.
+    s.apply(ok_poll(&fresh, "IN_PROGRESS", 20));
     tick(&mut s, 1);
     let asked = polled_now(&s.focus_gained());
     assert!(!asked.contains(&fresh), "{asked:?}");
