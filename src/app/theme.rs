@@ -1,11 +1,15 @@
 //! Colours and emphasis, in one place: a palette (`theme`) with `[styles]` on top. With
 //! `NO_COLOR` set only bold, dim, italic, underline and reverse remain, whatever was configured.
+//! A base16 scheme (`theme_file`) replaces the palette (`base16`).
 
 use crate::api::TaskState;
 use crate::app::watch::Phase;
-use crate::store::config::{STYLE_NAMES, ThemeName};
+use crate::store::config::{Base16, STYLE_NAMES, ThemeName};
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::BTreeMap;
+
+mod base16;
+pub use base16::{MIN_RATIO, Readable, ratio};
 
 /// The named styles, in `STYLE_NAMES`' order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +163,17 @@ impl Theme {
     /// `no_color` the emphasis-only palette, configured styles ignored.
     /// `auto` is the dark palette until [`Theme::follow_background`] is told of a light one.
     pub fn new(name: ThemeName, styles: &BTreeMap<String, Style>, no_color: bool) -> Theme {
+        Theme::configured(name, None, styles, no_color)
+    }
+
+    /// As [`Theme::new`], with `theme_file`'s scheme, when set, as the palette in place of
+    /// `name`'s (and no following of the background: the scheme is what the user chose).
+    pub fn configured(
+        name: ThemeName,
+        scheme: Option<&Base16>,
+        styles: &BTreeMap<String, Style>,
+        no_color: bool,
+    ) -> Theme {
         if no_color {
             return Theme {
                 styles: palette(None),
@@ -166,7 +181,10 @@ impl Theme {
                 told_light: false,
             };
         }
-        let mut out = palette(Some(name));
+        let mut out = match scheme {
+            Some(scheme) => base16::palette(&scheme.colours),
+            None => palette(Some(name)),
+        };
         let mut configured = 0u16;
         for (key, style) in styles {
             if let Some(i) = STYLE_NAMES.iter().position(|n| n == key) {
@@ -176,7 +194,7 @@ impl Theme {
         }
         Theme {
             styles: out,
-            auto: (name == ThemeName::Auto).then_some(configured),
+            auto: (name == ThemeName::Auto && scheme.is_none()).then_some(configured),
             told_light: false,
         }
     }

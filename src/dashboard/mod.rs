@@ -96,7 +96,12 @@ pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), Loo
         })?;
     Ok((
         keymap,
-        Theme::new(settings.theme, &settings.styles, no_color),
+        Theme::configured(
+            settings.theme,
+            settings.theme_file.as_ref(),
+            &settings.styles,
+            no_color,
+        ),
     ))
 }
 

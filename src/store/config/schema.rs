@@ -11,6 +11,7 @@
 
 use super::actions::{ActionList, DEFAULT_ACTION_TIMEOUT, OwnAction};
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
+use super::base16::{Base16, SchemeFile};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds, ValueError};
 use super::view_table::{ConfiguredView, ViewsTable};
@@ -224,6 +225,14 @@ declare_keys! {
             show: |v| v.name().to_string(),
             kind: "string",
             values: &ThemeName::NAMES,
+        }
+        /// A base16 (tinted-theming) scheme file whose colours are the palette in place of `theme`'s (`~` is the home directory).
+        theme_file: SchemeFile => Option<Base16> {
+            default: None,
+            read: |f| Some(f.0),
+            show: |v| v.as_ref().map_or_else(|| "(not set)".into(), |s| s.path.display().to_string()),
+            kind: "path",
+            default_doc: "(not set)",
         }
         /// `[keys]`: action name = its keys; a profile's rebind on top of the top level's.
         keys: KeysTable => BTreeMap<String, Vec<KeyCombo>> {
