@@ -9,8 +9,6 @@
 //! longer maintained), and the test build is kept lean. Anything beyond `key: value` lines
 //! (one optional `palette:` block, comments, blank lines) is refused with its line.
 
-use serde::Deserialize;
-use serde::de::{self, Deserializer};
 use std::path::{Path, PathBuf};
 
 /// The sixteen colours of a scheme, `base00` to `base0F`, as red, green, blue.
@@ -166,18 +164,10 @@ fn hex(value: &str) -> Option<(u8, u8, u8)> {
 }
 
 /// `theme_file` as the file writes it: a path (`~` is the home directory), read and checked
-/// while the config is parsed, so a bad scheme is refused with the config's line as well as
-/// its own.
+/// while the config is parsed (its `Deserialize` is beside the schema's `expand_home`), so a
+/// bad scheme is refused with the config's line as well as its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemeFile(pub Base16);
-
-impl<'de> Deserialize<'de> for SchemeFile {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let path = PathBuf::deserialize(d)?;
-        let path = super::schema::expand_home(&path);
-        read(&path).map(SchemeFile).map_err(de::Error::custom)
-    }
-}
 
 #[cfg(test)]
 #[path = "base16_tests.rs"]

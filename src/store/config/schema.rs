@@ -25,6 +25,7 @@ use crate::api::download::Template;
 use crate::api::prompt::{DEFAULT_WEIGHT, LoraWeight, PromptSettings, PromptTemplate};
 use crate::api::types::default_failure_statuses;
 use ratatui::style::Style;
+use serde::de::{self, Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
@@ -441,6 +442,15 @@ fn default_download_dir() -> PathBuf {
     directories::UserDirs::new()
         .and_then(|u| u.download_dir().map(Path::to_path_buf))
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+impl<'de> Deserialize<'de> for SchemeFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let path = expand_home(&PathBuf::deserialize(d)?);
+        super::base16::read(&path)
+            .map(SchemeFile)
+            .map_err(de::Error::custom)
+    }
 }
 
 /// `~` and `~/…` are the home directory's.

@@ -1,4 +1,5 @@
-//! A base16 scheme (`theme_file`) made into the palette, by base16's styling guide: base08
+//! A base16 scheme's (`theme_file`) colours made readable; `scheme_palette` (in `theme`) maps
+//! them onto the named styles by base16's styling guide: base08
 //! red for errors and failures, base0B green for what went well, base0D blue for borders and
 //! links, base0A yellow for matches and running tasks, base09 orange for stalls, base0C cyan
 //! for keys, base0E magenta for polls that fail, base03/base04 for what is dim, base02 the
@@ -13,9 +14,7 @@
 //! already reads is used as the scheme gives it. White (or black) reads at 4.5:1 or more on
 //! any background at least one of them suits, so the steps always end.
 
-use super::{BOLD, COUNT, fg};
 use crate::store::config::Base16Colours;
-use ratatui::style::{Color, Modifier, Style};
 
 type Rgb = (u8, u8, u8);
 
@@ -97,42 +96,12 @@ impl Readable {
     }
 }
 
-/// The palette of `scheme`, one style per name in `ALL`'s order.
-pub(super) fn palette(scheme: &Base16Colours) -> [Style; COUNT] {
-    let r = Readable::of(scheme);
-    let c = |i: usize| {
-        let (red, green, blue) = r.colours[i];
-        Color::Rgb(red, green, blue)
-    };
-    let rgb = |(red, green, blue): Rgb| Color::Rgb(red, green, blue);
-    [
-        fg(c(0x0D)).add_modifier(BOLD),
-        fg(c(0x03)),
-        Style::new().add_modifier(BOLD),
-        fg(c(0x04)),
-        fg(rgb(r.text)).bg(rgb(r.selection)).add_modifier(BOLD),
-        fg(c(0x0A)).add_modifier(BOLD | Modifier::UNDERLINED),
-        fg(c(0x08)).add_modifier(BOLD),
-        fg(c(0x09)).add_modifier(Modifier::ITALIC),
-        fg(c(0x0D)).add_modifier(Modifier::UNDERLINED),
-        fg(c(0x0B)),
-        fg(c(0x0C)).add_modifier(BOLD),
-        fg(c(0x0A)),
-        fg(c(0x0B)).add_modifier(BOLD),
-        fg(c(0x08)).add_modifier(BOLD),
-        fg(c(0x0E)).add_modifier(BOLD),
-    ]
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::app::theme::Theme;
-    use crate::store::config::{Base16, ThemeName};
-    use std::collections::BTreeMap;
 
     /// base16-default-dark's colours.
-    const DEFAULT_DARK: Base16Colours = [
+    pub(in crate::app::theme) const DEFAULT_DARK: Base16Colours = [
         (0x18, 0x18, 0x18),
         (0x28, 0x28, 0x28),
         (0x38, 0x38, 0x38),
@@ -170,35 +139,5 @@ mod tests {
                 assert!(ratio(c, bg) >= MIN_RATIO, "base0{i:X} {c:?} on {bg:?}");
             }
         }
-    }
-
-    #[test]
-    fn a_scheme_is_the_palette_under_styles_and_no_color() {
-        let scheme = Base16 {
-            path: "default-dark.yaml".into(),
-            name: "Default Dark".into(),
-            colours: DEFAULT_DARK,
-        };
-        let plain = BTreeMap::new();
-        let t = Theme::configured(ThemeName::Light, Some(&scheme), &plain, false);
-        assert_eq!(t.link().fg, Some(Color::Rgb(0x7c, 0xaf, 0xc2)), "base0D");
-        assert_eq!(
-            t.selected().bg,
-            Some(Color::Rgb(0x38, 0x38, 0x38)),
-            "base02"
-        );
-        // Not switched to the light palette by the terminal: the scheme is the user's choice.
-        let mut auto = Theme::configured(ThemeName::Auto, Some(&scheme), &plain, false);
-        assert!(!auto.follow_background(true));
-        let mut styles = BTreeMap::new();
-        styles.insert("link".to_string(), fg(Color::Indexed(208)));
-        let t = Theme::configured(ThemeName::Dark, Some(&scheme), &styles, false);
-        assert_eq!(t.link(), fg(Color::Indexed(208)), "[styles] wins");
-        let mono = Theme::configured(ThemeName::Dark, Some(&scheme), &styles, true);
-        assert_eq!(
-            (mono.link().fg, mono.selected().bg),
-            (None, None),
-            "NO_COLOR wins"
-        );
     }
 }
