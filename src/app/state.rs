@@ -15,6 +15,7 @@ mod own_routing;
 mod reconfigure;
 mod screen;
 mod status_bar;
+mod terminal_focus;
 mod views_routing;
 
 use super::archive_view as archive;

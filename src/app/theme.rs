@@ -1,11 +1,15 @@
 //! Colours and emphasis, in one place: a palette (`theme`) with `[styles]` on top. With
 //! `NO_COLOR` set only bold, dim, italic, underline and reverse remain, whatever was configured.
+//! A base16 scheme (`theme_file`) replaces the palette (`scheme`).
 
 use crate::api::TaskState;
 use crate::app::watch::Phase;
-use crate::store::config::{STYLE_NAMES, ThemeName};
+use crate::store::config::{Base16, Base16Colours, STYLE_NAMES, ThemeName};
 use ratatui::style::{Color, Modifier, Style};
 use std::collections::BTreeMap;
+
+mod scheme;
+pub use scheme::{MIN_RATIO, Readable, ratio};
 
 /// The named styles, in `STYLE_NAMES`' order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +142,33 @@ fn palette(theme: Option<ThemeName>) -> [Style; COUNT] {
     }
 }
 
+/// The palette of `scheme`, one style per name in `ALL`'s order.
+fn scheme_palette(scheme: &Base16Colours) -> [Style; COUNT] {
+    let r = Readable::of(scheme);
+    let c = |i: usize| {
+        let (red, green, blue) = r.colours[i];
+        Color::Rgb(red, green, blue)
+    };
+    let rgb = |(red, green, blue): (u8, u8, u8)| Color::Rgb(red, green, blue);
+    [
+        fg(c(0x0D)).add_modifier(BOLD),
+        fg(c(0x03)),
+        Style::new().add_modifier(BOLD),
+        fg(c(0x04)),
+        fg(rgb(r.text)).bg(rgb(r.selection)).add_modifier(BOLD),
+        fg(c(0x0A)).add_modifier(BOLD | Modifier::UNDERLINED),
+        fg(c(0x08)).add_modifier(BOLD),
+        fg(c(0x09)).add_modifier(Modifier::ITALIC),
+        fg(c(0x0D)).add_modifier(Modifier::UNDERLINED),
+        fg(c(0x0B)),
+        fg(c(0x0C)).add_modifier(BOLD),
+        fg(c(0x0A)),
+        fg(c(0x0B)).add_modifier(BOLD),
+        fg(c(0x08)).add_modifier(BOLD),
+        fg(c(0x0E)).add_modifier(BOLD),
+    ]
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     styles: [Style; COUNT],
@@ -159,6 +190,17 @@ impl Theme {
     /// `no_color` the emphasis-only palette, configured styles ignored.
     /// `auto` is the dark palette until [`Theme::follow_background`] is told of a light one.
     pub fn new(name: ThemeName, styles: &BTreeMap<String, Style>, no_color: bool) -> Theme {
+        Theme::configured(name, None, styles, no_color)
+    }
+
+    /// As [`Theme::new`], with `theme_file`'s scheme, when set, as the palette in place of
+    /// `name`'s (and no following of the background: the scheme is what the user chose).
+    pub fn configured(
+        name: ThemeName,
+        scheme: Option<&Base16>,
+        styles: &BTreeMap<String, Style>,
+        no_color: bool,
+    ) -> Theme {
         if no_color {
             return Theme {
                 styles: palette(None),
@@ -166,7 +208,10 @@ impl Theme {
                 told_light: false,
             };
         }
-        let mut out = palette(Some(name));
+        let mut out = match scheme {
+            Some(scheme) => scheme_palette(&scheme.colours),
+            None => palette(Some(name)),
+        };
         let mut configured = 0u16;
         for (key, style) in styles {
             if let Some(i) = STYLE_NAMES.iter().position(|n| n == key) {
@@ -176,7 +221,7 @@ impl Theme {
         }
         Theme {
             styles: out,
-            auto: (name == ThemeName::Auto).then_some(configured),
+            auto: (name == ThemeName::Auto && scheme.is_none()).then_some(configured),
             told_light: false,
         }
     }
@@ -339,5 +384,35 @@ mod tests {
         assert!(!explicit.follow_background(true));
         let mut mono = Theme::new(ThemeName::Auto, &styles, true);
         assert!(!mono.follow_background(true), "NO_COLOR wins");
+    }
+
+    #[test]
+    fn a_scheme_is_the_palette_under_styles_and_no_color() {
+        let scheme = Base16 {
+            path: "default-dark.yaml".into(),
+            name: "Default Dark".into(),
+            colours: scheme::tests::DEFAULT_DARK,
+        };
+        let plain = BTreeMap::new();
+        let t = Theme::configured(ThemeName::Light, Some(&scheme), &plain, false);
+        assert_eq!(t.link().fg, Some(Color::Rgb(0x7c, 0xaf, 0xc2)), "base0D");
+        assert_eq!(
+            t.selected().bg,
+            Some(Color::Rgb(0x38, 0x38, 0x38)),
+            "base02"
+        );
+        // Not switched to the light palette by the terminal: the scheme is the user's choice.
+        let mut auto = Theme::configured(ThemeName::Auto, Some(&scheme), &plain, false);
+        assert!(!auto.follow_background(true));
+        let mut styles = BTreeMap::new();
+        styles.insert("link".to_string(), fg(Color::Indexed(208)));
+        let t = Theme::configured(ThemeName::Dark, Some(&scheme), &styles, false);
+        assert_eq!(t.link(), fg(Color::Indexed(208)), "[styles] wins");
+        let mono = Theme::configured(ThemeName::Dark, Some(&scheme), &styles, true);
+        assert_eq!(
+            (mono.link().fg, mono.selected().bg),
+            (None, None),
+            "NO_COLOR wins"
+        );
     }
 }

@@ -139,6 +139,18 @@ fn config_findings(s: &Settings, no_color: bool, found: &mut Vec<Finding>) {
                 .fix("bind each action to keys no other action in its context uses"),
         );
     }
+    if let Some(scheme) = &s.theme_file {
+        found.push(finding(
+            "config",
+            "theme",
+            Level::Ok,
+            format!(
+                "base16 scheme \"{}\" from {} (theme_file; colours that would read below 4.5:1 are adjusted)",
+                scheme.name,
+                scheme.path.display()
+            ),
+        ));
+    }
     for w in &s.warnings {
         found.push(finding("config", "warning", Level::Warning, w.clone()));
     }
@@ -199,7 +211,9 @@ fn terminal_findings(
     let theme = s.theme.name();
     found.push(match &detection.background {
         Some((hex, light)) => {
-            let palette = if s.theme == config::ThemeName::Auto {
+            let palette = if s.theme_file.is_some() {
+                "theme_file's scheme"
+            } else if s.theme == config::ThemeName::Auto {
                 if *light { "light" } else { "dark" }
             } else {
                 theme

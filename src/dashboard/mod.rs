@@ -96,7 +96,12 @@ pub fn looks(settings: &Settings, no_color: bool) -> Result<(Keymap, Theme), Loo
         })?;
     Ok((
         keymap,
-        Theme::new(settings.theme, &settings.styles, no_color),
+        Theme::configured(
+            settings.theme,
+            settings.theme_file.as_ref(),
+            &settings.styles,
+            no_color,
+        ),
     ))
 }
 
@@ -745,10 +750,14 @@ fn redraw_all(state: &mut State, tui: &mut Tui) -> std::io::Result<Vec<Cmd>> {
 }
 
 /// Turns a terminal event into an action through the keymap; the focus coming back reads a
-/// changed config.
+/// changed config and polls the running tasks on screen.
 fn on_event(state: &mut State, event: Event, reload: &mut reload::Reloader) -> Vec<Cmd> {
     let action = match event {
-        Event::FocusGained => return reload.on_focus(state),
+        Event::FocusGained => {
+            let mut cmds = reload.on_focus(state);
+            cmds.extend(state.focus_gained());
+            return cmds;
+        }
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             state.keymap.resolve(&state.contexts(), &key)
         }

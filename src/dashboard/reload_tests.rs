@@ -156,3 +156,41 @@ fn the_demo_keeps_the_users_hooks_and_download_directory_out() {
     assert_eq!(new.0.download_dir, downloads.path());
     assert_eq!(notice(&f.state), Some("config reloaded: bell"));
 }
+
+/// A scheme (`theme_file`) reloaded: taken when it reads; a scheme file that turned bad
+/// (while the config did not change) leaves the running colours, naming the scheme's line.
+#[test]
+fn a_scheme_that_turned_bad_keeps_the_running_colours() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scheme = dir.path().join("scheme.yaml");
+    let colours = |base0d: &str| {
+        let mut text = String::from("scheme: \"Test\"\n");
+        for i in 0..16 {
+            let hex = if i == 0x0D { base0d } else { "808080" };
+            let hex = if i == 0 { "101010" } else { hex };
+            writeln!(text, "base0{i:X}: \"{hex}\"").expect("written");
+        }
+        text
+    };
+    std::fs::write(&scheme, colours("7cafc2")).expect("write");
+    let mut f = start("bell = false\n", None);
+    std::fs::write(
+        &f.path,
+        format!("theme_file = {:?}\n", scheme.display().to_string()),
+    )
+    .expect("write");
+    f.reloader.reload(&mut f.state);
+    assert_eq!(f.state.last_error, None);
+    let blue = f.state.theme.link();
+    assert_eq!(blue.fg, Some(ratatui::style::Color::Rgb(0x7c, 0xaf, 0xc2)));
+    std::fs::write(&scheme, colours("7cafc")).expect("write");
+    assert!(f.reloader.reload(&mut f.state).is_empty());
+    let error = f.state.last_error.clone().expect("an error");
+    assert!(error.starts_with("config not reloaded: "), "{error}");
+    assert!(
+        error.contains(&format!("{} line 15: base0D", scheme.display())),
+        "{error}"
+    );
+    assert_eq!(f.state.theme.link(), blue, "the running colours stay");
+}

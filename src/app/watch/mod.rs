@@ -10,6 +10,7 @@
 pub mod end;
 pub mod fetch;
 pub mod filter_fields;
+pub mod focus;
 pub mod label;
 pub mod merge;
 pub mod next_poll;
@@ -292,6 +293,8 @@ pub struct Watch {
     /// (issue 19: 10,000 tasks). Remade whenever rows come or go (`rows_changed`), and checked
     /// on every use, so a change it missed costs a scan, never a wrong row.
     index: std::collections::HashMap<String, usize>,
+    /// When a focus-in last asked for polls, on the reducers' clock (see `focus`).
+    pub focus_asked_at: Option<u64>,
 }
 
 impl Watch {
@@ -318,6 +321,7 @@ impl Watch {
             matcher: filter_fields::WatchFilter::default(),
             usual: timing::Usual::default(),
             index: std::collections::HashMap::new(),
+            focus_asked_at: None,
         };
         watch.rows_changed();
         order::reorder(&mut watch, 0);

@@ -11,6 +11,7 @@
 
 mod actions;
 mod appearance;
+mod base16;
 mod changed;
 mod common;
 mod declare;
@@ -31,6 +32,7 @@ pub use appearance::{
     ACTION_NAMES, ActionName, KeyCombo, KeyNameError, STYLE_NAMES, StyleError, ThemeName,
     UnknownAction,
 };
+pub use base16::{Base16, Base16Colours, SchemeError, SchemeFile};
 pub use common::{
     DEFAULT_MAX_CONCURRENT_POLLS, DEFAULT_MAX_POLL_INTERVAL, DEFAULT_POLL_INTERVAL,
     DEFAULT_STALL_AFTER, EnvLookup, Overrides, Source, TokenOrigin, process_env,

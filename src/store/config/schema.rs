@@ -11,6 +11,7 @@
 
 use super::actions::{ActionList, DEFAULT_ACTION_TIMEOUT, OwnAction};
 use super::appearance::{KeyCombo, KeysTable, StylesTable, ThemeName};
+use super::base16::{Base16, SchemeFile};
 use super::declare::{Key, Layered, Show, call, call2, declare_keys};
 use super::values::{BaseUrl, CommandSpec, Hook, ImagePreview, PollSeconds, Seconds, ValueError};
 use super::view_table::{ConfiguredView, ViewsTable};
@@ -24,6 +25,7 @@ use crate::api::download::Template;
 use crate::api::prompt::{DEFAULT_WEIGHT, LoraWeight, PromptSettings, PromptTemplate};
 use crate::api::types::default_failure_statuses;
 use ratatui::style::Style;
+use serde::de::{self, Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::{Path, PathBuf};
@@ -224,6 +226,14 @@ declare_keys! {
             show: |v| v.name().to_string(),
             kind: "string",
             values: &ThemeName::NAMES,
+        }
+        /// A base16 (tinted-theming) scheme file whose colours are the palette in place of `theme`'s (`~` is the home directory).
+        theme_file: SchemeFile => Option<Base16> {
+            default: None,
+            read: |f| Some(f.0),
+            show: |v| v.as_ref().map_or_else(|| "(not set)".into(), |s| s.path.display().to_string()),
+            kind: "path",
+            default_doc: "(not set)",
         }
         /// `[keys]`: action name = its keys; a profile's rebind on top of the top level's.
         keys: KeysTable => BTreeMap<String, Vec<KeyCombo>> {
@@ -432,6 +442,15 @@ fn default_download_dir() -> PathBuf {
     directories::UserDirs::new()
         .and_then(|u| u.download_dir().map(Path::to_path_buf))
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+impl<'de> Deserialize<'de> for SchemeFile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let path = expand_home(&PathBuf::deserialize(d)?);
+        super::base16::read(&path)
+            .map(SchemeFile)
+            .map_err(de::Error::custom)
+    }
 }
 
 /// `~` and `~/…` are the home directory's.

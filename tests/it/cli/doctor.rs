@@ -40,6 +40,7 @@ fn against_the_reference_service_everything_needed_is_ok() {
         "{service}"
     );
     line(&text, "ok       config: file:");
+    assert!(!text.contains("config: theme:"), "no scheme set:\n{text}");
     line(&text, "ok       data: watch list:");
     line(&text, "ok       data: archive:");
     // Run off a terminal: it says so, and asks nothing.
@@ -134,4 +135,41 @@ fn in_a_terminal_it_reports_what_the_terminal_answered() {
     let text = s.contents();
     assert!(text.contains("did not answer within 200 ms"), "{text}");
     assert!(text.contains("synchronized output: not told"), "{text}");
+}
+
+/// The base16 scheme in use is said, by name and file; a bad one makes the config a problem,
+/// naming the scheme's line.
+#[test]
+fn the_scheme_in_use_is_said() {
+    use std::fmt::Write as _;
+    let served = Served::new();
+    let scheme = served.path().join("gruvbox.yaml");
+    let mut text = String::from("system: \"base16\"\nname: \"Gruvbox dark, medium\"\npalette:\n");
+    for (i, hex) in [
+        "282828", "3c3836", "504945", "665c54", "bdae93", "d5c4a1", "ebdbb2", "fbf1c7", "fb4934",
+        "fe8019", "fabd2f", "b8bb26", "8ec07c", "83a598", "d3869b", "d65d0e",
+    ]
+    .iter()
+    .enumerate()
+    {
+        writeln!(text, "  base0{i:X}: \"#{hex}\"").unwrap();
+    }
+    std::fs::write(&scheme, &text).unwrap();
+    write_config(
+        served.path(),
+        &format!("theme_file = {:?}\n", scheme.display().to_string()),
+    );
+    let (code, out) = doctor(&served, &served.base, TOKEN, false);
+    assert_eq!(code, Some(0), "{out}");
+    let said = line(&out, "ok       config: theme:");
+    assert!(
+        said.contains("base16 scheme \"Gruvbox dark, medium\" from ")
+            && said.contains("gruvbox.yaml"),
+        "{said}"
+    );
+    std::fs::write(&scheme, text.replace("\"#fb4934\"", "\"#fb49\"")).unwrap();
+    let (code, out) = doctor(&served, &served.base, TOKEN, false);
+    assert_eq!(code, Some(1), "{out}");
+    let said = line(&out, "problem  config: file:");
+    assert!(said.contains("gruvbox.yaml line 12: base08"), "{said}");
 }

@@ -1,10 +1,12 @@
-//! Every foreground/background pair the view draws, in each theme, is readable: a WCAG 2
+//! Every foreground/background pair the view draws, in each theme and with base16 schemes
+//! loaded (`theme_file`), is readable: a WCAG 2
 //! contrast ratio of at least 4.5:1. The screens a user meets (both panes, every task state,
 //! every popup, selected rows in each pane and on each kind of row) are drawn on `TestBackend`
 //! and every visible cell's actual colours are measured, so no pair escapes.
 //!
 //! Colours are resolved as the terminal shows them: `Reset` is the theme's assumed terminal
-//! colour (dark and high-contrast: white-ish text on black; light: black on white), the 16
+//! colour (dark and high-contrast: white-ish text on black; light: black on white; a scheme:
+//! its base05 on its base00, as a terminal using the scheme shows it), the 16
 //! named colours and the 256 indexed ones are xterm's standard values (`reversed` swaps the
 //! pair, which leaves its ratio as it is). A cell with neither colour set is the terminal's own pair, not the theme's, and is
 //! not counted.
@@ -15,7 +17,7 @@ use gendash::app::action::Action;
 use gendash::app::state::{Pane, State, Theme};
 use gendash::cmd::TaskKey;
 use gendash::msg::{DownloadEvent, Msg};
-use gendash::store::config::ThemeName;
+use gendash::store::config::{Base16, ThemeName};
 use ratatui::style::Color;
 use std::collections::BTreeMap;
 
@@ -23,13 +25,91 @@ const MIN_RATIO: f64 = 4.5;
 
 type Rgb = (u8, u8, u8);
 
-/// The terminal's own colours a theme is made for: (foreground, background).
-fn assumed_terminal(theme: ThemeName) -> (Rgb, Rgb) {
-    match theme {
-        ThemeName::Dark | ThemeName::Auto => ((229, 229, 229), (0, 0, 0)),
-        ThemeName::Light => ((0, 0, 0), (255, 255, 255)),
-        ThemeName::HighContrast => ((255, 255, 255), (0, 0, 0)),
+/// What the screen is drawn with: a built-in palette or a loaded base16 scheme.
+#[derive(Debug)]
+enum Look {
+    Named(ThemeName),
+    Scheme(Base16),
+}
+
+impl Look {
+    fn theme(&self) -> Theme {
+        match self {
+            Look::Named(name) => Theme::new(*name, &BTreeMap::new(), false),
+            Look::Scheme(scheme) => {
+                Theme::configured(ThemeName::Auto, Some(scheme), &BTreeMap::new(), false)
+            }
+        }
     }
+
+    /// The terminal's own colours the look is made for: (foreground, background).
+    fn assumed_terminal(&self) -> (Rgb, Rgb) {
+        match self {
+            Look::Named(ThemeName::Dark | ThemeName::Auto) => ((229, 229, 229), (0, 0, 0)),
+            Look::Named(ThemeName::Light) => ((0, 0, 0), (255, 255, 255)),
+            Look::Named(ThemeName::HighContrast) => ((255, 255, 255), (0, 0, 0)),
+            Look::Scheme(scheme) => (scheme.colours[5], scheme.colours[0]),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Look::Named(name) => format!("{name:?}"),
+            Look::Scheme(scheme) => format!("scheme {}", scheme.name),
+        }
+    }
+}
+
+/// A scheme from its sixteen colours, base00 first.
+fn scheme(name: &str, hex: [u32; 16]) -> Look {
+    let colours = hex.map(|h| {
+        let [_, r, g, b] = h.to_be_bytes();
+        (r, g, b)
+    });
+    Look::Scheme(Base16 {
+        path: format!("{name}.yaml").into(),
+        name: name.into(),
+        colours,
+    })
+}
+
+/// Real schemes of each kind (tinted-theming's palettes: the colours only), and one made to be
+/// hard: mid-grey text, a selection lighter than its text, colours close to the background.
+fn schemes() -> Vec<Look> {
+    vec![
+        scheme(
+            "default-dark",
+            [
+                0x18_1818, 0x28_2828, 0x38_3838, 0x58_5858, 0xb8_b8b8, 0xd8_d8d8, 0xe8_e8e8,
+                0xf8_f8f8, 0xab_4642, 0xdc_9656, 0xf7_ca88, 0xa1_b56c, 0x86_c1b9, 0x7c_afc2,
+                0xba_8baf, 0xa1_6946,
+            ],
+        ),
+        scheme(
+            "solarized-light",
+            [
+                0xfd_f6e3, 0xee_e8d5, 0x93_a1a1, 0x83_9496, 0x65_7b83, 0x58_6e75, 0x07_3642,
+                0x00_2b36, 0xdc_322f, 0xcb_4b16, 0xb5_8900, 0x85_9900, 0x2a_a198, 0x26_8bd2,
+                0x6c_71c4, 0xd3_3682,
+            ],
+        ),
+        scheme(
+            "gruvbox-dark-medium",
+            [
+                0x28_2828, 0x3c_3836, 0x50_4945, 0x66_5c54, 0xbd_ae93, 0xd5_c4a1, 0xeb_dbb2,
+                0xfb_f1c7, 0xfb_4934, 0xfe_8019, 0xfa_bd2f, 0xb8_bb26, 0x8e_c07c, 0x83_a598,
+                0xd3_869b, 0xd6_5d0e,
+            ],
+        ),
+        scheme(
+            "murky",
+            [
+                0x55_5555, 0x5a_5a5a, 0xa0_a0a0, 0x60_6060, 0x66_6666, 0x77_7777, 0x88_8888,
+                0x99_9999, 0x77_4444, 0x77_5544, 0x77_7744, 0x44_7744, 0x44_7777, 0x44_4477,
+                0x77_4477, 0x66_5544,
+            ],
+        ),
+    ]
 }
 
 /// xterm's standard value of a colour; `Reset` is `default`.
@@ -128,12 +208,12 @@ struct Faint {
 /// Every visible cell of `s` drawn in `theme`: the pairs below `MIN_RATIO`, by pair.
 fn faint_pairs(
     s: &mut State,
-    theme: ThemeName,
+    theme: &Look,
     screen: &str,
     found: &mut BTreeMap<String, Faint>,
 ) -> usize {
-    s.theme = Theme::new(theme, &BTreeMap::new(), false);
-    let (fg_default, bg_default) = assumed_terminal(theme);
+    s.theme = theme.theme();
+    let (fg_default, bg_default) = theme.assumed_terminal();
     let a = s.areas.full;
     let t = crate::common::drawn(s);
     let buffer = t.backend().buffer();
@@ -153,7 +233,7 @@ fn faint_pairs(
             if r < MIN_RATIO {
                 let row: String = (0..a.width).map(|x| buffer[(x, y)].symbol()).collect();
                 found
-                    .entry(format!("{theme:?} {fg:?} on {bg:?}"))
+                    .entry(format!("{} {fg:?} on {bg:?}", theme.name()))
                     .or_insert_with(|| Faint {
                         ratio: r,
                         screen: screen.to_string(),
@@ -169,7 +249,7 @@ fn faint_pairs(
 /// [`faint_pairs`] of a screen that must show `text`, so the tour sees what it claims to.
 fn shown(
     s: &mut State,
-    theme: ThemeName,
+    theme: &Look,
     screen: &str,
     text: &str,
     found: &mut BTreeMap<String, Faint>,
@@ -292,7 +372,7 @@ fn every_state(width: u16, height: u16) -> State {
 fn each_selected_row(
     s: &mut State,
     rows: usize,
-    theme: ThemeName,
+    theme: &Look,
     screen: &str,
     found: &mut BTreeMap<String, Faint>,
 ) -> usize {
@@ -306,12 +386,12 @@ fn each_selected_row(
 }
 
 /// Every screen of the tour, in `theme`: the cells measured.
-fn tour(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
+fn tour(theme: &Look, found: &mut BTreeMap<String, Faint>) -> usize {
     tour_panes(theme, found) + tour_popups(theme, found) + tour_fields(theme, found)
 }
 
 /// Both panes: each row selected, focused and not, every task state, three sizes.
-fn tour_panes(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
+fn tour_panes(theme: &Look, found: &mut BTreeMap<String, Faint>) -> usize {
     let mut cells = 0;
     // The demo: the browser filtered (highlights), its rows selected in turn.
     let mut s = demo_screen();
@@ -343,7 +423,7 @@ fn tour_panes(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
 }
 
 /// Help, the add dialog with an error, the request log, the overwrite question.
-fn tour_popups(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
+fn tour_popups(theme: &Look, found: &mut BTreeMap<String, Faint>) -> usize {
     let mut cells = 0;
     let mut s = every_state(120, 40);
     s.update(Action::ToggleHelp);
@@ -395,7 +475,7 @@ fn tour_popups(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
 }
 
 /// Text fields, a failed download, the catalogue cached offline, loading and failing.
-fn tour_fields(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
+fn tour_fields(theme: &Look, found: &mut BTreeMap<String, Faint>) -> usize {
     let mut cells = 0;
     let mut s = every_state(120, 40);
     // Typing in the watch pane's filter, and in the browser's category field; a favourite.
@@ -477,9 +557,29 @@ fn tour_fields(theme: ThemeName, found: &mut BTreeMap<String, Faint>) -> usize {
 fn every_pair_drawn_reads_at_4_5_to_1_in_every_theme() {
     let mut found = BTreeMap::new();
     for theme in [ThemeName::Dark, ThemeName::Light, ThemeName::HighContrast] {
-        let cells = tour(theme, &mut found);
+        let cells = tour(&Look::Named(theme), &mut found);
         assert!(cells > 10_000, "{theme:?}: only {cells} cells measured");
     }
+    report_faint(&found);
+}
+
+/// The same tour with base16 schemes loaded: what the scheme gives that reads is kept, what
+/// does not is moved until it reads (`app::theme::base16`), so no scheme makes text faint.
+#[test]
+fn every_pair_drawn_reads_at_4_5_to_1_with_loaded_schemes() {
+    let mut found = BTreeMap::new();
+    for look in schemes() {
+        let cells = tour(&look, &mut found);
+        assert!(
+            cells > 10_000,
+            "{}: only {cells} cells measured",
+            look.name()
+        );
+    }
+    report_faint(&found);
+}
+
+fn report_faint(found: &BTreeMap<String, Faint>) {
     let report: Vec<String> = found
         .iter()
         .map(|(theme_and_pair, f)| {
