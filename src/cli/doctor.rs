@@ -510,11 +510,16 @@ fn program_findings(env: &dyn Fn(&str) -> Option<String>) -> Vec<Finding> {
         )
         .fix("set GENDASH_OPENER to a program that opens files"),
     });
-    found.push(if on_path("ffmpeg") {
-        finding(area, "ffmpeg", Level::Ok, "on PATH".into())
-    } else {
-        finding(area, "ffmpeg", Level::Warning, "not on PATH".into())
-            .fix("install ffmpeg for video poster frames")
+    // Found as the previews find it.
+    found.push(match crate::picture::video::Ffmpeg::on_path() {
+        Some(ffmpeg) => finding(
+            area,
+            "ffmpeg",
+            Level::Ok,
+            ffmpeg.path().display().to_string(),
+        ),
+        None => finding(area, "ffmpeg", Level::Warning, "not on PATH".into())
+            .fix(crate::picture::video::INSTALL_FFMPEG),
     });
     found
 }

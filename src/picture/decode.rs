@@ -269,10 +269,19 @@ pub fn encode(
 #[derive(Debug, Clone)]
 pub enum Picture {
     Image(PreviewImage),
-    /// A video: only its size (when known) is shown.
-    Video {
-        bytes: Option<u64>,
-    },
+    /// A video: its poster frame (or why there is none), duration and size.
+    Video(super::video::VideoPreview),
+}
+
+impl Picture {
+    /// The area it was encoded for, if it has a picture: a picture for another area is asked
+    /// for again when the pane changes size.
+    pub fn encoded_for(&self) -> Option<Size> {
+        match self {
+            Picture::Image(image) => Some(image.area()),
+            Picture::Video(video) => video.area(),
+        }
+    }
 }
 
 /// What the detail section shows in place of the picture. The state holds one; the view

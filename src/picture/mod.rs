@@ -6,6 +6,7 @@
 pub mod answers;
 pub mod decode;
 pub mod graphics;
+pub mod video;
 
 pub use decode::{Decoded, Picture, PreviewImage, PreviewView};
 pub use graphics::{
