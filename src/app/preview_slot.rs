@@ -257,6 +257,42 @@ mod tests {
         );
     }
 
+    /// A video's frame is encoded for an area, as a picture is: asked again at a new size, the
+    /// frame for the old size dropped once the right one is shown.
+    #[test]
+    fn a_videos_frame_is_asked_for_at_each_size() {
+        use crate::picture::video::{Frame, VideoPreview};
+        let v = TaskKey::new(TaskKind::Video, "v");
+        let (small, big) = (Size::new(20, 8), Size::new(40, 16));
+        let framed = |area: Size| {
+            Ok(Picture::Video(VideoPreview {
+                bytes: Some(5),
+                duration: None,
+                frame: Frame::Shown {
+                    image: image(crate::picture::video::frame_place(area)),
+                    at: std::time::Duration::ZERO,
+                    area,
+                },
+            }))
+        };
+        let mut slot = PreviewSlot::new();
+        slot.show(&v, &url("http://x/v.mp4"), small);
+        let answer = |area, result| PreviewReport {
+            key: v.clone(),
+            area,
+            result,
+        };
+        assert!(slot.apply(answer(small, framed(small))));
+        let req = slot.show(&v, &url("http://x/v.mp4"), big).expect("asks");
+        assert_eq!(req.area, big);
+        assert!(!slot.apply(answer(small, framed(small))), "a late answer");
+        assert!(slot.apply(answer(big, framed(big))));
+        assert!(matches!(
+            slot.view(),
+            Some(PreviewView::Ready(p)) if p.encoded_for() == Some(big)
+        ));
+    }
+
     #[test]
     fn off_never_asks() {
         let mut slot = PreviewSlot::off("image previews are off (image_preview = \"off\")");

@@ -123,6 +123,9 @@ pub enum VideoFrameError {
     Failed(String),
     #[error("ffmpeg found no frame in the video")]
     NoFrame,
+    /// Only the first bytes are here, and the index (`moov`) is not among them.
+    #[error("the video's index is at its end, not in the part fetched: save it to see a frame")]
+    IndexAtEnd,
     #[error("ffmpeg's frame is too large ({0} bytes)")]
     TooBig(u64),
     #[error("ffmpeg's frame: {0}")]
@@ -136,7 +139,7 @@ pub async fn poster_frame(
     limits: &Limits,
 ) -> Result<Poster, VideoFrameError> {
     let ffmpeg = ffmpeg.ok_or(VideoFrameError::NoFfmpeg)?;
-    let duration = probe(ffmpeg, source.file, limits).await?;
+    let duration = probe(ffmpeg, source, limits).await?;
     let at = moment(duration, source);
     let mut png = frame_at(ffmpeg, source.file, at, limits).await?;
     let mut at = at;
@@ -183,9 +186,10 @@ fn text(file: &Path) -> String {
 /// that report: what tells a readable file is the report, not the status.
 async fn probe(
     ffmpeg: &Ffmpeg,
-    file: &Path,
+    source: Source<'_>,
     limits: &Limits,
 ) -> Result<Option<Duration>, VideoFrameError> {
+    let file = source.file;
     let args = [
         text(ffmpeg.path()),
         "-hide_banner".into(),
@@ -196,6 +200,9 @@ async fn probe(
     let (ran, _) = run(&args, limits, STDERR_CAP).await?;
     let said = String::from_utf8_lossy(&ran.stderr);
     if !said.contains("Input #0") {
+        if source.whole.is_some() && said.contains("moov atom not found") {
+            return Err(VideoFrameError::IndexAtEnd);
+        }
         return Err(failed(&ran, file));
     }
     Ok(said.lines().find_map(duration_of))

@@ -465,3 +465,41 @@ exit 1"#,
         "ffmpeg failed: the video: Invalid data found when processing input"
     );
 }
+
+/// The first bytes of a video whose index (`moov`) is at its end: ffmpeg cannot open them, and
+/// the preview says why in words (the whole file would have a frame); a whole file's failure
+/// is ffmpeg's own last line.
+#[tokio::test]
+async fn a_partial_file_without_its_index_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let ffmpeg = script(
+        home.path(),
+        r#"echo "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55] moov atom not found" >&2
+echo "Error opening input files: Invalid data found when processing input" >&2
+exit 1"#,
+    );
+    let file = sample_file(home.path());
+    let partial = Source {
+        file: &file,
+        whole: Some(10_000_000),
+    };
+    let Err(e) = poster_frame(Some(&ffmpeg), partial, &Limits::default()).await else {
+        panic!("a frame without an index")
+    };
+    assert_eq!(e, VideoFrameError::IndexAtEnd);
+    assert_eq!(
+        e.to_string(),
+        "the video's index is at its end, not in the part fetched: save it to see a frame"
+    );
+    let whole = Source {
+        file: &file,
+        whole: None,
+    };
+    let Err(e) = poster_frame(Some(&ffmpeg), whole, &Limits::default()).await else {
+        panic!("a frame without an index")
+    };
+    assert_eq!(
+        e.to_string(),
+        "ffmpeg failed: Error opening input files: Invalid data found when processing input"
+    );
+}
