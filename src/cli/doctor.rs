@@ -511,15 +511,10 @@ fn program_findings(env: &dyn Fn(&str) -> Option<String>) -> Vec<Finding> {
         .fix("set GENDASH_OPENER to a program that opens files"),
     });
     // Found as the previews find it.
-    found.push(match crate::picture::video::Ffmpeg::on_path() {
-        Some(ffmpeg) => finding(
-            area,
-            "ffmpeg",
-            Level::Ok,
-            ffmpeg.path().display().to_string(),
-        ),
+    found.push(match crate::store::program::ffmpeg() {
+        Some(ffmpeg) => finding(area, "ffmpeg", Level::Ok, ffmpeg.display().to_string()),
         None => finding(area, "ffmpeg", Level::Warning, "not on PATH".into())
-            .fix(crate::picture::video::INSTALL_FFMPEG),
+            .fix(crate::store::program::INSTALL_FFMPEG),
     });
     found
 }

@@ -15,14 +15,10 @@
 //! read with caps.
 
 use super::decode::{self, Decoded, PreviewError, PreviewImage};
-use crate::store::program::{self, ProgramError};
+use crate::store::program::{self, INSTALL_FFMPEG, ProgramError};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
-
-/// What a video's preview and `gendash doctor` say when there is no ffmpeg.
-pub const INSTALL_FFMPEG: &str = "install ffmpeg to see a frame of the video";
 
 /// The share of the duration at which the frame is taken, in percent.
 pub const MOMENT_PERCENT: u32 = 10;
@@ -46,28 +42,17 @@ impl Ffmpeg {
 
     /// `ffmpeg` in one of `path`'s directories (a `PATH` value), if it is there and executable.
     pub fn find_in(path: Option<&OsStr>) -> Option<Self> {
-        std::env::split_paths(path?)
-            .map(|dir| dir.join("ffmpeg"))
-            .find(|file| is_executable(file))
-            .map(Ffmpeg)
+        program::find_in("ffmpeg", path).map(Ffmpeg)
     }
 
     /// `ffmpeg` on this process's `PATH`, looked for once.
     pub fn on_path() -> Option<Self> {
-        static FOUND: OnceLock<Option<Ffmpeg>> = OnceLock::new();
-        FOUND
-            .get_or_init(|| Self::find_in(std::env::var_os("PATH").as_deref()))
-            .clone()
+        program::ffmpeg().map(Ffmpeg)
     }
 
     pub fn path(&self) -> &Path {
         &self.0
     }
-}
-
-fn is_executable(file: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// What a frame may cost.

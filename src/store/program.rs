@@ -11,6 +11,29 @@ use std::time::Duration;
 /// The variable the token may come from: a program the user runs on a task has no use for it.
 pub const TOKEN_VARIABLE: &str = "GENDASH_TOKEN";
 
+/// What a video's preview and `gendash doctor` say when there is no ffmpeg.
+pub const INSTALL_FFMPEG: &str = "install ffmpeg to see a frame of the video";
+
+/// `program` in one of `path`'s directories (a `PATH` value), if it is there and executable.
+pub fn find_in(program: &str, path: Option<&std::ffi::OsStr>) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|file| {
+            std::fs::metadata(file)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// `ffmpeg` on this process's `PATH`, looked for once (the previews make videos' frames with
+/// it; `gendash doctor` reports it).
+pub fn ffmpeg() -> Option<std::path::PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| find_in("ffmpeg", std::env::var_os("PATH").as_deref()))
+        .clone()
+}
+
 /// A program that ran to its end.
 #[derive(Debug)]
 pub struct Ran {

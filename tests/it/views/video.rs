@@ -10,7 +10,7 @@ use gendash::api::download::Downloader;
 use gendash::cmd::{PreviewRequest, PreviewSource, TaskKey};
 use gendash::msg::PreviewReport;
 use gendash::picture::video::{
-    self, Ffmpeg, Frame, Limits, Source, VideoFrameError, VideoPreview, poster_frame,
+    Ffmpeg, Frame, Limits, Source, VideoFrameError, VideoPreview, poster_frame,
 };
 use gendash::picture::{Graphics, Picture, PreviewView};
 use gendash::store::cache::ImageCache;
@@ -391,7 +391,7 @@ async fn without_ffmpeg_the_preview_says_to_install_it() {
         row(&t, 0),
         format!(
             "video · 3.9 kB: no ffmpeg on PATH: {}",
-            video::INSTALL_FFMPEG
+            gendash::store::program::INSTALL_FFMPEG
         )
     );
 }
