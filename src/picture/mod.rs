@@ -1,7 +1,7 @@
 //! The picture of a finished image task, for the watch list's detail section: which graphics
 //! protocol the terminal speaks (`detect`, once, after the first frame when the terminal must be asked), and turning
 //! a file into something the view can draw (`picture`, on a worker). The state holds a
-//! [`PreviewView`]; `ui::preview` draws it.
+//! [`PreviewView`]; `ui::preview` draws it. A video's poster frame is made by ffmpeg (`video`).
 
 pub mod answers;
 pub mod decode;
