@@ -392,6 +392,69 @@ impl Downloader {
         Ok(header_text(&response, reqwest::header::CONTENT_LENGTH).and_then(|v| v.parse().ok()))
     }
 
+    /// At most the first `max` bytes of `url`, written to `path` (a video's poster frame is
+    /// made from them, never from a whole file fetched for it): asked with
+    /// `Range: bytes=0-{max - 1}`; from a server that ignores ranges, the body is read up to
+    /// `max` and the connection dropped.
+    pub async fn fetch_head(&self, url: &str, path: &Path, max: u64) -> Result<Head, ApiError> {
+        let url = validate_link(url).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let last = max.saturating_sub(1);
+        let (mut response, at, token) = self
+            .send_following(&url, |hop| {
+                self.transport
+                    .get(hop)
+                    .header(reqwest::header::RANGE, format!("bytes=0-{last}"))
+            })
+            .await?;
+        let origin = at.origin().ascii_serialization();
+        let status = response.status();
+        let total = if status == reqwest::StatusCode::PARTIAL_CONTENT {
+            header_text(&response, reqwest::header::CONTENT_RANGE)
+                .and_then(|v| ContentRange::parse(&v))
+                .and_then(|r| r.total)
+        } else if status == reqwest::StatusCode::RANGE_NOT_SATISFIABLE {
+            // Only an empty file has no byte 0.
+            Some(0)
+        } else if status.is_success() {
+            response.content_length()
+        } else {
+            return Err(self
+                .transport
+                .status_error(response, &origin, token, false)
+                .await);
+        };
+        let fail =
+            |e: std::io::Error| ApiError::Invalid(format!("cannot write {}: {e}", path.display()));
+        let mut file = tokio::fs::File::create(path).await.map_err(fail)?;
+        let mut bytes = 0u64;
+        if status != reqwest::StatusCode::RANGE_NOT_SATISFIABLE {
+            let flight = super::http::in_flight(&response);
+            while bytes < max {
+                let chunk = match response.chunk().await {
+                    Ok(Some(chunk)) => chunk,
+                    Ok(None) => break,
+                    Err(e) => {
+                        let error = self.transport.transport_error(&e, &origin);
+                        if let Some(f) = &flight {
+                            f.failed(&error.to_string());
+                        }
+                        return Err(error);
+                    }
+                };
+                if let Some(f) = &flight {
+                    f.received(chunk.len());
+                }
+                let room = usize::try_from(max - bytes)
+                    .unwrap_or(usize::MAX)
+                    .min(chunk.len());
+                file.write_all(&chunk[..room]).await.map_err(fail)?;
+                bytes += room as u64;
+            }
+        }
+        file.flush().await.map_err(fail)?;
+        Ok(Head { bytes, total })
+    }
+
     /// One request: continues the part from where it ends, or starts it again. The URL the
     /// bytes came from, after redirects.
     async fn attempt(
@@ -535,6 +598,14 @@ pub struct Fetched {
     pub etag: Option<String>,
     /// Where the bytes came from: the URL asked for, or where its redirects led.
     pub url: Url,
+}
+
+/// What [`Downloader::fetch_head`] wrote: `bytes` of a file of `total` bytes (when the server
+/// said).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    pub bytes: u64,
+    pub total: Option<u64>,
 }
 
 /// How an attempt ended badly: worth another try (the connection dropped), or not.

@@ -7,7 +7,7 @@
 
 use crate::cmd::{PreviewRequest, PreviewSource, TaskKey};
 use crate::msg::PreviewReport;
-use crate::picture::{Picture, PreviewView};
+use crate::picture::PreviewView;
 use ratatui::layout::Size;
 
 #[derive(Debug, Clone)]
@@ -66,9 +66,10 @@ impl PreviewSlot {
                     return None;
                 }
                 w.area = area;
-                // A failure or a video's size does not depend on the area.
+                // A failure, or a video without a frame, does not depend on the area.
                 match &w.view {
-                    PreviewView::Loading | PreviewView::Ready(Picture::Image(_)) => {
+                    PreviewView::Loading => Some(request(area)),
+                    PreviewView::Ready(picture) if picture.encoded_for().is_some() => {
                         Some(request(area))
                     }
                     _ => None,
@@ -103,12 +104,12 @@ impl PreviewSlot {
             return false;
         }
         w.view = match report.result {
-            Ok(Picture::Image(image)) if image.area() != w.area => {
+            Ok(picture) if picture.encoded_for().is_some_and(|a| a != w.area) => {
                 // Better than "loading" until the right size arrives.
                 if !matches!(w.view, PreviewView::Loading) {
                     return false;
                 }
-                PreviewView::Ready(Picture::Image(image))
+                PreviewView::Ready(picture)
             }
             Ok(picture) => PreviewView::Ready(picture),
             Err(reason) => PreviewView::Failed(reason.to_string()),
@@ -140,7 +141,7 @@ mod tests {
     use super::*;
     use crate::api::TaskKind;
     use crate::picture::decode::{decode, encode};
-    use crate::picture::{Graphics, PreviewImage};
+    use crate::picture::{Graphics, Picture, PreviewImage};
 
     fn key(id: &str) -> TaskKey {
         TaskKey::new(TaskKind::Image, id)
@@ -244,12 +245,52 @@ mod tests {
         assert!(slot.apply(PreviewReport {
             key: v.clone(),
             area: Size::new(10, 8),
-            result: Ok(Picture::Video { bytes: Some(5) }),
+            result: Ok(Picture::Video(crate::picture::video::VideoPreview {
+                bytes: Some(5),
+                duration: None,
+                frame: crate::picture::video::Frame::Missing("no ffmpeg".into()),
+            })),
         }));
         assert_eq!(
             slot.show(&v, &url("http://x/v.mp4"), Size::new(40, 8)),
             None
         );
+    }
+
+    /// A video's frame is encoded for an area, as a picture is: asked again at a new size, the
+    /// frame for the old size dropped once the right one is shown.
+    #[test]
+    fn a_videos_frame_is_asked_for_at_each_size() {
+        use crate::picture::video::{Frame, VideoPreview};
+        let v = TaskKey::new(TaskKind::Video, "v");
+        let (small, big) = (Size::new(20, 8), Size::new(40, 16));
+        let framed = |area: Size| {
+            Ok(Picture::Video(VideoPreview {
+                bytes: Some(5),
+                duration: None,
+                frame: Frame::Shown {
+                    image: image(crate::picture::video::frame_place(area)),
+                    at: std::time::Duration::ZERO,
+                    area,
+                },
+            }))
+        };
+        let mut slot = PreviewSlot::new();
+        slot.show(&v, &url("http://x/v.mp4"), small);
+        let answer = |area, result| PreviewReport {
+            key: v.clone(),
+            area,
+            result,
+        };
+        assert!(slot.apply(answer(small, framed(small))));
+        let req = slot.show(&v, &url("http://x/v.mp4"), big).expect("asks");
+        assert_eq!(req.area, big);
+        assert!(!slot.apply(answer(small, framed(small))), "a late answer");
+        assert!(slot.apply(answer(big, framed(big))));
+        assert!(matches!(
+            slot.view(),
+            Some(PreviewView::Ready(p)) if p.encoded_for() == Some(big)
+        ));
     }
 
     #[test]

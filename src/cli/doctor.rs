@@ -524,11 +524,11 @@ fn program_findings(env: &dyn Fn(&str) -> Option<String>) -> Vec<Finding> {
         )
         .fix("set GENDASH_OPENER to a program that opens files"),
     });
-    found.push(if on_path("ffmpeg") {
-        finding(area, "ffmpeg", Level::Ok, "on PATH".into())
-    } else {
-        finding(area, "ffmpeg", Level::Warning, "not on PATH".into())
-            .fix("install ffmpeg for video poster frames")
+    // Found as the previews find it.
+    found.push(match crate::store::program::ffmpeg() {
+        Some(ffmpeg) => finding(area, "ffmpeg", Level::Ok, ffmpeg.display().to_string()),
+        None => finding(area, "ffmpeg", Level::Warning, "not on PATH".into())
+            .fix(crate::store::program::INSTALL_FFMPEG),
     });
     found
 }

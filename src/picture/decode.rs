@@ -265,29 +265,6 @@ pub fn encode(
     })
 }
 
-/// A finished task's file as the detail section presents it.
-#[derive(Debug, Clone)]
-pub enum Picture {
-    Image(PreviewImage),
-    /// A video: only its size (when known) is shown.
-    Video {
-        bytes: Option<u64>,
-    },
-}
-
-/// What the detail section shows in place of the picture. The state holds one; the view
-/// draws it (`ui::preview::render`).
-#[derive(Debug, Clone)]
-pub enum PreviewView {
-    /// No previews in this session, or none for this task: one line why.
-    Off(String),
-    /// Asked of the worker; not here yet.
-    Loading,
-    Ready(Picture),
-    /// This file cannot be previewed: one line why.
-    Failed(String),
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,29 @@ use std::time::Duration;
 /// The variable the token may come from: a program the user runs on a task has no use for it.
 pub const TOKEN_VARIABLE: &str = "GENDASH_TOKEN";
 
+/// What a video's preview and `gendash doctor` say when there is no ffmpeg.
+pub const INSTALL_FFMPEG: &str = "install ffmpeg to see a frame of the video";
+
+/// `program` in one of `path`'s directories (a `PATH` value), if it is there and executable.
+pub fn find_in(program: &str, path: Option<&std::ffi::OsStr>) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path?)
+        .map(|dir| dir.join(program))
+        .find(|file| {
+            std::fs::metadata(file)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// `ffmpeg` on this process's `PATH`, looked for once (the previews make videos' frames with
+/// it; `gendash doctor` reports it).
+pub fn ffmpeg() -> Option<std::path::PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| find_in("ffmpeg", std::env::var_os("PATH").as_deref()))
+        .clone()
+}
+
 /// A program that ran to its end.
 #[derive(Debug)]
 pub struct Ran {
@@ -100,6 +123,97 @@ pub async fn run_with(
     timeout: Duration,
     given: &[(&str, &str)],
 ) -> Result<Ran, ProgramError> {
+    let (name, child, group) = start(args, given)?;
+    let Ok(output) = tokio::time::timeout(timeout, child.wait_with_output()).await else {
+        return Err(stopped(name, group, timeout));
+    };
+    let output = output.map_err(|source| ProgramError::Wait {
+        program: name.clone(),
+        source,
+    })?;
+    Ok(Ran {
+        program: name,
+        status: output.status,
+        stdout: output.stdout,
+        stderr: output.stderr,
+    })
+}
+
+/// [`run`], keeping at most `cap` bytes of each output: the first of stdout, the last of
+/// stderr (where a program says why it failed). Also returns how many bytes stdout had in all,
+/// so a caller sees what was cut.
+pub async fn run_capped(
+    args: &[String],
+    timeout: Duration,
+    cap: usize,
+) -> Result<(Ran, u64), ProgramError> {
+    use tokio::io::AsyncReadExt;
+    let (name, mut child, group) = start(args, &[])?;
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let finished = async {
+        let head = async {
+            let mut kept = Vec::new();
+            let mut total = 0u64;
+            let mut buf = vec![0u8; 64 * 1024];
+            if let Some(mut out) = stdout {
+                while let Ok(n) = out.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    total += n as u64;
+                    let room = cap.saturating_sub(kept.len()).min(n);
+                    kept.extend_from_slice(&buf[..room]);
+                }
+            }
+            (kept, total)
+        };
+        let tail = async {
+            let mut kept = Vec::new();
+            let mut buf = vec![0u8; 16 * 1024];
+            if let Some(mut err) = stderr {
+                while let Ok(n) = err.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    kept.extend_from_slice(&buf[..n]);
+                    // Trimmed now and then, not at every read: memory stays under 2 x `cap`.
+                    if kept.len() > 2 * cap {
+                        kept.drain(..kept.len() - cap);
+                    }
+                }
+            }
+            kept.drain(..kept.len().saturating_sub(cap));
+            kept
+        };
+        let ((stdout, total), stderr) = tokio::join!(head, tail);
+        child
+            .wait()
+            .await
+            .map(|status| (status, stdout, total, stderr))
+    };
+    let Ok(ended) = tokio::time::timeout(timeout, finished).await else {
+        return Err(stopped(name, group, timeout));
+    };
+    let (status, stdout, total, stderr) = ended.map_err(|source| ProgramError::Wait {
+        program: name.clone(),
+        source,
+    })?;
+    let ran = Ran {
+        program: name,
+        status,
+        stdout,
+        stderr,
+    };
+    Ok((ran, total))
+}
+
+/// Starts `args` with the environment it inherits (plus `given`, less the token), stdin
+/// closed, both outputs piped, in a process group of its own. Returns its sanitised name, the
+/// child and the group.
+fn start(
+    args: &[String],
+    given: &[(&str, &str)],
+) -> Result<(String, tokio::process::Child, Option<rustix::process::Pid>), ProgramError> {
     let Some((program, rest)) = args.split_first() else {
         return Err(ProgramError::NoProgram);
     };
@@ -124,24 +238,18 @@ pub async fn run_with(
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .and_then(rustix::process::Pid::from_raw);
-    let Ok(output) = tokio::time::timeout(timeout, child.wait_with_output()).await else {
-        // The child itself was killed on drop; its children go with the group.
-        if let Some(group) = group {
-            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-        }
-        return Err(ProgramError::TooSlow {
-            program: name,
-            timeout,
-        });
-    };
-    let output = output.map_err(|source| ProgramError::Wait {
-        program: name.clone(),
-        source,
-    })?;
-    Ok(Ran {
-        program: name,
-        status: output.status,
-        stdout: output.stdout,
-        stderr: output.stderr,
-    })
+    Ok((name, child, group))
+}
+
+/// The time limit passed: what the program started goes with its group (the child itself is
+/// killed when it is dropped).
+fn stopped(
+    program: String,
+    group: Option<rustix::process::Pid>,
+    timeout: Duration,
+) -> ProgramError {
+    if let Some(group) = group {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    ProgramError::TooSlow { program, timeout }
 }

@@ -2,7 +2,7 @@
 //! for this area, or one line saying what there is instead. Drawn from a shared reference;
 //! nothing here encodes or mutates.
 
-use crate::fmt::human_bytes;
+use crate::picture::video::Frame as VideoFrame;
 use crate::picture::{Picture, PreviewImage, PreviewView};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -25,6 +25,25 @@ pub fn render(frame: &mut Frame, area: Rect, view: &PreviewView) {
             }
             "resizing preview…".to_string()
         }
+        PreviewView::Ready(Picture::Video(video)) => match &video.frame {
+            VideoFrame::Shown { image, .. } if fits(image, frame_area(area)) => {
+                frame.render_widget(Image::new(image.protocol()), frame_area(area));
+                // The video's facts on the line right under the frame.
+                let under = Rect {
+                    y: area.y + image.covers().height,
+                    height: 1,
+                    ..area
+                };
+                let line = Line::styled(
+                    crate::fit::cut(&video.caption(), usize::from(area.width)),
+                    Style::new().add_modifier(Modifier::DIM),
+                );
+                frame.render_widget(Paragraph::new(line), under);
+                return;
+            }
+            VideoFrame::Shown { .. } => "resizing preview…".to_string(),
+            VideoFrame::Missing(_) => describe(view),
+        },
         other => describe(other),
     };
     let line = Line::styled(
@@ -37,20 +56,26 @@ pub fn render(frame: &mut Frame, area: Rect, view: &PreviewView) {
 /// Whether `view` needs the picture's place (a picture, or one on its way), rather than a line
 /// of the detail's text.
 pub fn needs_room(view: &PreviewView) -> bool {
-    matches!(
-        view,
-        PreviewView::Ready(Picture::Image(_)) | PreviewView::Loading
-    )
+    match view {
+        PreviewView::Ready(picture) => picture.encoded_for().is_some(),
+        PreviewView::Loading => true,
+        PreviewView::Off(_) | PreviewView::Failed(_) => false,
+    }
+}
+
+/// Where a video's frame goes in `area` (`picture::video::frame_place`).
+fn frame_area(area: Rect) -> Rect {
+    Rect {
+        height: crate::picture::video::frame_place(area.as_size()).height,
+        ..area
+    }
 }
 
 /// One line for what is shown instead of a picture.
 pub fn describe(view: &PreviewView) -> String {
     match view {
         PreviewView::Ready(Picture::Image(_)) => "a picture".to_string(),
-        PreviewView::Ready(Picture::Video { bytes }) => match bytes {
-            Some(n) => format!("for images only (video, {})", human_bytes(*n)),
-            None => "for images only (video)".to_string(),
-        },
+        PreviewView::Ready(Picture::Video(video)) => video.caption(),
         PreviewView::Loading => "loading preview…".to_string(),
         PreviewView::Failed(reason) => format!("none: {reason}"),
         PreviewView::Off(reason) => reason.clone(),

@@ -2,6 +2,10 @@
 //! download URL into the size-capped cache), decoded on a blocking thread, and encoded for the
 //! area the App asks for, sent back by value. A new area costs an encoding, not a fetch.
 //!
+//! A finished video shows its poster frame (`picture::video`), made by ffmpeg from the saved
+//! file, the cached copy, or else the first [`VIDEO_HEAD_BYTES`] of the URL fetched with a
+//! `Range` request; never from a whole file fetched for the preview.
+//!
 //! Only the latest request matters: a request for another file aborts what is in flight for
 //! the previous one. Decoded pictures of the last few files are kept, so coming back to a
 //! task or resizing the pane is instant.
@@ -13,6 +17,7 @@ use crate::api::types::TaskKind;
 use crate::cmd::{PreviewRequest, PreviewSource};
 use crate::msg::PreviewReport;
 use crate::picture::decode::{self as decode, Decoded, MAX_FILE_BYTES, PreviewError};
+use crate::picture::video::{self, Ffmpeg, Frame, Poster, VideoFrameError, VideoPreview};
 use crate::picture::{Graphics, Picture};
 use crate::store::cache::ImageCache;
 use std::collections::VecDeque;
@@ -26,10 +31,17 @@ use tokio::task::JoinHandle;
 /// `KEPT_SIDE`² pixels, so this bounds the memory they hold.
 const KEPT: usize = 3;
 
+/// A video not saved or cached is previewed from at most its first 4 MiB: the whole of a
+/// 5-second 720p clip (2 to 4 MB as generators write them), and with the index at the file's
+/// start (as generators and `-movflags faststart` put it) seconds of a 1080p one, well past
+/// the moment shown.
+pub const VIDEO_HEAD_BYTES: u64 = 4 * 1024 * 1024;
+
 /// What a file turned out to be; kept, so it is fetched and decoded once.
 enum Fetched {
     Image(Arc<Decoded>),
-    Video(Option<u64>),
+    /// A video's size (when known) and its frame, or why there is none.
+    Video(Option<u64>, Result<Arc<Poster>, VideoFrameError>),
     /// It will not be shown however often it is asked for: too big, not an image, a
     /// refused link. (Transport errors are not kept: the next request tries again.)
     Refused(PreviewError),
@@ -42,6 +54,9 @@ struct Shared {
     cache: ImageCache,
     downloader: Downloader,
     kept: Mutex<VecDeque<(PreviewSource, Slot)>>,
+    /// Found once on `PATH`; `None` without it.
+    ffmpeg: Option<Ffmpeg>,
+    video_limits: video::Limits,
 }
 
 /// The App's handle on the preview worker; dropping it abandons the work in flight. Reports go
@@ -75,6 +90,8 @@ pub fn spawn<T: Send + 'static>(
             cache,
             downloader,
             kept: Mutex::new(VecDeque::new()),
+            ffmpeg: Ffmpeg::on_path(),
+            video_limits: video::Limits::default(),
         }),
         out,
         wrap,
@@ -93,6 +110,17 @@ impl<T: Send + 'static> Handle<T> {
     #[must_use]
     pub fn second(mut self) -> Self {
         self.next_id = self.next_id.wrapping_add(1 << 31).max(1);
+        self
+    }
+
+    /// Makes videos' frames with `ffmpeg` (`None`: none installed) within `limits`, instead of
+    /// the one on `PATH` (tests give a fake). Called before the first request.
+    #[must_use]
+    pub fn with_ffmpeg(mut self, ffmpeg: Option<Ffmpeg>, limits: video::Limits) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.ffmpeg = ffmpeg;
+            shared.video_limits = limits;
+        }
         self
     }
 
@@ -178,7 +206,31 @@ impl Shared {
             .get_or_try_init(|| self.fetch(req.key.kind, &req.source, copies))
             .await?;
         match fetched {
-            Fetched::Video(bytes) => Ok(Picture::Video { bytes: *bytes }),
+            Fetched::Video(bytes, poster) => {
+                let frame = match poster {
+                    Err(why) => Frame::Missing(why.to_string()),
+                    Ok(poster) => {
+                        let (poster, graphics) = (poster.clone(), self.graphics);
+                        let area = video::frame_place(req.area);
+                        let at = poster.at;
+                        match blocking(move || decode::encode(&poster.frame, &graphics, area, id))
+                            .await?
+                        {
+                            Ok(image) => Frame::Shown {
+                                image,
+                                at,
+                                area: req.area,
+                            },
+                            Err(why) => Frame::Missing(why.to_string()),
+                        }
+                    }
+                };
+                Ok(Picture::Video(VideoPreview {
+                    bytes: *bytes,
+                    duration: poster.as_ref().ok().and_then(|p| p.duration),
+                    frame,
+                }))
+            }
             Fetched::Refused(reason) => Err(reason.clone()),
             Fetched::Image(decoded) => {
                 let (decoded, graphics, area) = (decoded.clone(), self.graphics, req.area);
@@ -198,10 +250,7 @@ impl Shared {
         copies: &Copies,
     ) -> Result<Fetched, PreviewError> {
         if kind == TaskKind::Video {
-            return Ok(Fetched::Video(match source {
-                PreviewSource::File(path) => tokio::fs::metadata(path).await.ok().map(|m| m.len()),
-                PreviewSource::Url(url) => self.remote_size(url).await,
-            }));
+            return self.video(source).await;
         }
         let path = match source {
             PreviewSource::File(path) => path.clone(),
@@ -292,6 +341,61 @@ impl Shared {
         // Removing a directory is file-system work: not on the App's thread.
         tokio::task::spawn_blocking(move || drop(scratch));
         result
+    }
+
+    /// A video's size and poster frame: from the file when there is one (saved, or cached),
+    /// else from the URL's first [`VIDEO_HEAD_BYTES`]. Without ffmpeg, only the size, asked
+    /// without the body.
+    async fn video(&self, source: &PreviewSource) -> Result<Fetched, PreviewError> {
+        let make = |file: PathBuf, whole: Option<u64>| {
+            let (ffmpeg, limits) = (self.ffmpeg.clone(), self.video_limits);
+            async move {
+                let source = video::Source { file: &file, whole };
+                video::poster_frame(ffmpeg.as_ref(), source, &limits)
+                    .await
+                    .map(Arc::new)
+            }
+        };
+        let local = match source {
+            PreviewSource::File(path) => Some(path.clone()),
+            PreviewSource::Url(url) => {
+                let (cache, key) = (self.cache.clone(), url.clone());
+                blocking(move || cache.hit(&key)).await?
+            }
+        };
+        if let Some(file) = local {
+            let bytes = tokio::fs::metadata(&file).await.ok().map(|m| m.len());
+            return Ok(Fetched::Video(bytes, make(file, None).await));
+        }
+        let PreviewSource::Url(url) = source else {
+            unreachable!("a file is local")
+        };
+        if self.ffmpeg.is_none() {
+            let bytes = self.remote_size(url).await;
+            return Ok(Fetched::Video(bytes, Err(VideoFrameError::NoFfmpeg)));
+        }
+        let cache = self.cache.clone();
+        let scratch = blocking(move || cache.scratch())
+            .await?
+            .map_err(|e| PreviewError::Cache(e.to_string()))?;
+        let file = scratch.path().join("head");
+        let fetched = match self
+            .downloader
+            .fetch_head(url, &file, VIDEO_HEAD_BYTES)
+            .await
+        {
+            Ok(head) => {
+                let whole = head.total.filter(|total| *total > head.bytes);
+                let bytes = head
+                    .total
+                    .or((head.bytes < VIDEO_HEAD_BYTES).then_some(head.bytes));
+                Ok(Fetched::Video(bytes, make(file, whole).await))
+            }
+            Err(ApiError::Invalid(reason)) => Ok(Fetched::Refused(PreviewError::Refused(reason))),
+            Err(e) => Err(PreviewError::Fetch(first_line(&e.to_string()))),
+        };
+        tokio::task::spawn_blocking(move || drop(scratch));
+        fetched
     }
 
     /// A video's size as the server announces it: asked with `HEAD`, so the file is fetched

@@ -16,6 +16,7 @@ mod palette;
 mod preview;
 mod prompt_marks;
 mod saved_views;
+mod video;
 
 use crate::common::{self, drawn as draw};
 use gendash::api::recording::RequestRecord;
@@ -1291,11 +1292,17 @@ fn the_detail_shows_the_picture_of_a_finished_image() {
     s.apply(Msg::Preview(PreviewReport {
         key: request.key.clone(),
         area: request.area,
-        result: Ok(Picture::Video { bytes: Some(3_900) }),
+        result: Ok(Picture::Video(gendash::picture::video::VideoPreview {
+            bytes: Some(3_900),
+            duration: None,
+            frame: gendash::picture::video::Frame::Missing(
+                gendash::picture::video::VideoFrameError::NoFfmpeg.to_string(),
+            ),
+        })),
     }));
     let text = crate::common::rendered_text(&s, 140, 45);
     assert!(
-        text.contains("preview   for images only (video, 3.9 kB)"),
+        text.contains("preview   video · 3.9 kB: no ffmpeg on PATH: install ffmpeg"),
         "{text}"
     );
 }
