@@ -25,6 +25,9 @@ pub struct UiSettings {
     pub bell: bool,
     pub desktop_notifications: bool,
     pub no_color: bool,
+    /// `poll_interval` of the config, in seconds: how fresh an answer is fresh enough on a
+    /// focus-in (`watch::focus`).
+    pub poll_interval: u64,
 }
 
 #[derive(Debug)]
@@ -82,6 +85,7 @@ impl Default for Init {
                 bell: false,
                 desktop_notifications: false,
                 no_color: false,
+                poll_interval: crate::store::config::DEFAULT_POLL_INTERVAL.as_secs(),
             },
             keymap: Keymap::default(),
             theme: None,

@@ -27,6 +27,7 @@ pub(crate) fn ui(bell: bool, desktop_notifications: bool) -> UiSettings {
         bell,
         desktop_notifications,
         no_color: false,
+        poll_interval: crate::store::config::DEFAULT_POLL_INTERVAL.as_secs(),
     }
 }
 

@@ -422,6 +422,7 @@ fn start(session: Session) -> Result<Started, RunError> {
             bell: settings.bell,
             desktop_notifications: settings.desktop_notifications,
             no_color,
+            poll_interval: settings.poll_interval.as_secs(),
         },
         keymap,
         theme: Some(theme),

@@ -41,6 +41,7 @@ impl State {
         self.theme.follow_background(light);
         self.settings.bell = settings.bell;
         self.settings.desktop_notifications = settings.desktop_notifications;
+        self.settings.poll_interval = settings.poll_interval.as_secs();
         self.notifier.settings = crate::app::watch::notify::Settings::of(&settings);
         self.watch.stall_after = settings.stall_after.as_secs();
         self.watch.auto_download = settings.auto_download;

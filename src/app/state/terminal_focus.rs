@@ -15,7 +15,12 @@ impl State {
         let on_screen = !self.archive.open
             && self.areas.watch_rows.height > 0
             && !matches!(self.popup, Some(Popup::Help { .. } | Popup::Requests));
-        let cmds = watch::focus::regained(&mut self.watch, on_screen, self.now);
+        let cmds = watch::focus::regained(
+            &mut self.watch,
+            on_screen,
+            self.settings.poll_interval,
+            self.now,
+        );
         self.track(cmds)
     }
 }

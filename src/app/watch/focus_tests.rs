@@ -122,3 +122,16 @@ fn a_task_finished_while_away_stays_new_until_an_input() {
     press(&mut s, ch('k'));
     assert!(!new(&s), "seen once the user acts with it selected");
 }
+
+/// With a longer `poll_interval`, focus that comes and goes asks no row more often than the
+/// poller would: a second focus-in within the configured interval asks nothing.
+#[test]
+fn a_longer_poll_interval_is_the_focus_freshness() {
+    let mut s = listed();
+    s.settings.poll_interval = 10;
+    assert!(!polled_now(&s.focus_gained()).is_empty());
+    tick(&mut s, 9);
+    assert!(s.focus_gained().is_empty(), "within the configured 10 s");
+    tick(&mut s, 1);
+    assert!(!polled_now(&s.focus_gained()).is_empty());
+}
