@@ -134,6 +134,7 @@ fn started_state(n: usize) -> State {
         bell: true,
         desktop_notifications: true,
         no_color: false,
+        poll_interval: 2,
     };
     let mut s = State::new(gendash::app::state::Init {
         service_url: "http://127.0.0.1:8787/".into(),

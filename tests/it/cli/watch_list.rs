@@ -278,6 +278,7 @@ mod view {
                 bell: false,
                 desktop_notifications: false,
                 no_color: false,
+                poll_interval: 2,
             },
             now: at,
             ..gendash::app::state::Init::default()

@@ -93,6 +93,7 @@ fn state(keymap: &Keymap, tasks: &[&str], width: u16, height: u16) -> State {
             bell: false,
             desktop_notifications: false,
             no_color: false,
+            poll_interval: 2,
         },
         keymap: keymap.clone(),
         now: NOW,

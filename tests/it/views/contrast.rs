@@ -529,6 +529,7 @@ fn tour_fields(theme: &Look, found: &mut BTreeMap<String, Faint>) -> usize {
             bell: true,
             desktop_notifications: true,
             no_color: false,
+            poll_interval: 2,
         },
         now: 1_800_000_000,
         ..gendash::app::state::Init::default()

@@ -374,6 +374,7 @@ pub fn demo_screen() -> gendash::app::state::State {
             bell: true,
             desktop_notifications: true,
             no_color: false,
+            poll_interval: 2,
         },
         now: SCREENSHOT_START,
         ..gendash::app::state::Init::default()

@@ -70,6 +70,7 @@ fn state(width: u16, height: u16, watch: Vec<WatchEntry>) -> State {
             bell: true,
             desktop_notifications: true,
             no_color: false,
+            poll_interval: 2,
         },
         now: NOW,
         ..gendash::app::state::Init::default()
