@@ -33,6 +33,11 @@ pub struct Client {
     /// The base URL's origin, written out once: every endpoint shares it.
     origin: std::sync::Arc<str>,
     token: Secret,
+    /// The token's `Authorization` header, made once (`None`: the token cannot be one, which
+    /// each request then says).
+    authorization: Option<reqwest::header::HeaderValue>,
+    /// `{base}/ai/image_generation` and `{base}/ai/video_generation`: a lookup adds its ID.
+    task_routes: [Url; 2],
     catalogue_cap: CatalogueCap,
 }
 
@@ -86,11 +91,14 @@ pub fn check_base_url(url: &Url, allow_insecure_http: bool) -> Result<(), ApiErr
 impl Client {
     pub fn new(options: &ClientOptions) -> Result<Self, ApiError> {
         check_base_url(&options.base_url, options.allow_insecure_http)?;
+        let route = |kind: TaskKind| endpoint(&options.base_url, &["ai", kind.route()]);
         Ok(Client {
             transport: Transport::new(Deadline::Whole(options.request_timeout))?,
             base: options.base_url.clone(),
             origin: options.base_url.origin().ascii_serialization().into(),
             token: options.token.clone(),
+            authorization: super::http::bearer(&options.token).ok(),
+            task_routes: [route(TaskKind::Image), route(TaskKind::Video)],
             catalogue_cap: CatalogueCap {
                 bytes: CATALOGUE_CAP,
                 setting: None,
@@ -127,13 +135,7 @@ impl Client {
 
     /// `{base}/seg/seg/...` with each segment percent-encoded as exactly one path segment.
     fn endpoint(&self, segments: &[&str]) -> Url {
-        let mut url = self.base.clone();
-        url.set_query(None);
-        url.set_fragment(None);
-        if let Ok(mut path) = url.path_segments_mut() {
-            path.pop_if_empty().extend(segments);
-        }
-        url
+        endpoint(&self.base, segments)
     }
 
     /// `POST {base}/lora/?type=..&cate=..` (spec 4.1); parameters only when set.
@@ -209,7 +211,11 @@ impl Client {
     /// The URL a task lookup goes to. IDs that a URL cannot carry as one segment are refused.
     pub fn task_url(&self, kind: TaskKind, task_id: &str) -> Result<Url, ApiError> {
         validate_task_id(task_id)?;
-        Ok(self.endpoint(&["ai", kind.route(), task_id]))
+        let mut url = self.task_routes[usize::from(kind == TaskKind::Video)].clone();
+        if let Ok(mut path) = url.path_segments_mut() {
+            path.push(task_id);
+        }
+        Ok(url)
     }
 
     async fn post(&self, url: Url, cap: u64) -> Result<Vec<u8>, ApiError> {
@@ -240,10 +246,16 @@ impl Client {
         };
         tracing::debug!(url = %url, "POST");
         let token = Some(&self.token);
-        let response = self
-            .transport
-            .send(self.transport.post(url.clone()), token, &origin)
-            .await?;
+        let request = self.transport.post(url.clone());
+        let response = match &self.authorization {
+            Some(value) => {
+                let authorization = Some((&self.token, value.clone()));
+                self.transport
+                    .send_authorized(request, authorization, &origin)
+                    .await?
+            }
+            None => self.transport.send(request, token, &origin).await?,
+        };
         let status = response.status();
         tracing::debug!(status = status.as_u16(), "response");
         if !status.is_success() {
@@ -255,6 +267,17 @@ impl Client {
         }
         Ok((origin, response))
     }
+}
+
+/// `{base}/seg/seg/...` with each segment percent-encoded as exactly one path segment.
+fn endpoint(base: &Url, segments: &[&str]) -> Url {
+    let mut url = base.clone();
+    url.set_query(None);
+    url.set_fragment(None);
+    if let Ok(mut path) = url.path_segments_mut() {
+        path.pop_if_empty().extend(segments);
+    }
+    url
 }
 
 /// A 404 that is no lookup's answer (see `http::error_for`) means nothing is at the spec's
@@ -409,6 +432,59 @@ mod tests {
             );
             assert_eq!(c.endpoint(&["lora", ""]).path(), "/api/v1/lora/");
         }
+    }
+
+    /// One loopback answer: the request's head as it reached the wire, after a task answer.
+    async fn answer_once(listener: tokio::net::TcpListener) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (mut conn, _) = listener.accept().await.expect("accept");
+        let mut head = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !head.ends_with(b"\r\n\r\n") && head.len() < 64 * 1024 {
+            let n = conn.read(&mut buf).await.expect("read");
+            assert!(n > 0, "the request ended early");
+            head.extend_from_slice(&buf[..n]);
+        }
+        let body = br#"{"data":{"is_success":true,"data":{"task_id":"t-1","status":"IN_PROGRESS","percent":7}}}"#;
+        let reply = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n", body.len());
+        conn.write_all(reply.as_bytes()).await.expect("write");
+        conn.write_all(body).await.expect("write");
+        String::from_utf8_lossy(&head).to_ascii_lowercase()
+    }
+
+    #[tokio::test]
+    async fn a_lookup_presents_the_token_made_once_and_reads_the_answer() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let base = format!("http://{}/p", listener.local_addr().expect("addr"));
+        let server = tokio::spawn(answer_once(listener));
+        let c = client(&base);
+        let task = c.task_result(TaskKind::Video, "t-1").await.expect("answer");
+        assert_eq!((task.status.as_str(), task.percent), ("IN_PROGRESS", 7));
+        let head = server.await.expect("server");
+        assert!(
+            head.starts_with("post /p/ai/video_generation/t-1 http/1.1\r\n"),
+            "{head}"
+        );
+        assert!(head.contains("\r\nauthorization: bearer t\r\n"), "{head}");
+    }
+
+    #[tokio::test]
+    async fn a_token_no_header_can_carry_is_refused_before_anything_is_sent() {
+        let c = Client::new(&ClientOptions {
+            base_url: Url::parse("http://127.0.0.1:9").expect("url"),
+            token: Secret::new("t\nx"),
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            allow_insecure_http: false,
+        })
+        .expect("client");
+        assert_eq!(
+            c.task_result(TaskKind::Image, "a").await.err(),
+            Some(ApiError::Invalid(
+                "the token contains characters a header cannot carry".into()
+            ))
+        );
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub use schedule::{Answered, STARVATION_BOUND, Schedule};
 use crate::api::{ApiError, Client, TaskResult};
 use crate::cmd::{PollCmd, TaskKey};
 use crate::msg::{Msg, PollLoad};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use rand::{Rng, SeedableRng};
 use std::collections::HashMap;
 use std::future::Future;
@@ -87,7 +89,9 @@ pub async fn run<R, F, Fut>(
     F: Fn(TaskKey, R) -> Fut,
     Fut: Future<Output = Result<TaskResult, ApiError>> + Send + 'static,
 {
-    let mut requests = tokio::task::JoinSet::new();
+    // The requests in flight, polled by this task: a tokio task each would cost a spawn, a
+    // join and their wake-ups per poll (about 3 % of a dashboard's CPU at 500 polls a second).
+    let mut requests = FuturesUnordered::new();
     let mut routes: HashMap<TaskKey, R> = HashMap::new();
     // The load last reported, and when it is looked at next (`None`: nothing is polled).
     let mut shown = PollLoad::default();
@@ -101,7 +105,7 @@ pub async fn run<R, F, Fut>(
                 continue;
             };
             let request = fetch(key.clone(), route.clone());
-            requests.spawn(async move { (key, request.await) });
+            requests.push(async move { (key, request.await) });
             report_at.get_or_insert(now + LOAD_EVERY);
         }
         let wake = [schedule.next_due(), schedule.next_promotion()]
@@ -125,8 +129,7 @@ pub async fn run<R, F, Fut>(
                     schedule.configure(Cadence::of(&settings), settings.max_in_flight);
                 }
             },
-            Some(joined) = requests.join_next(), if !requests.is_empty() => {
-                let Ok((key, result)) = joined else { continue };
+            Some((key, result)) = requests.next(), if !requests.is_empty() => {
                 let answered = schedule.completed(&key, &result, &failure_statuses, Instant::now(), &mut rng);
                 let msg = Msg::Polled { key, result, retry_in: answered.retry_in, next: Some(answered.next) };
                 if msgs.send(msg).await.is_err() {
@@ -145,7 +148,6 @@ pub async fn run<R, F, Fut>(
             }
         }
     }
-    requests.abort_all();
 }
 
 /// Whether the load is looked at again in a second: not once nothing is polled and the App
