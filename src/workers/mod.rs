@@ -22,6 +22,7 @@ pub mod remember;
 pub mod router;
 pub mod saver;
 mod superseding;
+pub mod video_frames;
 pub mod writes;
 
 use crate::api::Client;

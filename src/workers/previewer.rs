@@ -11,6 +11,7 @@
 //! task or resizing the pane is instant.
 
 use super::copies::Copies;
+use super::video_frames::VideoFrames;
 use crate::api::ApiError;
 use crate::api::download::Downloader;
 use crate::api::types::TaskKind;
@@ -31,11 +32,7 @@ use tokio::task::JoinHandle;
 /// `KEPT_SIDE`² pixels, so this bounds the memory they hold.
 const KEPT: usize = 3;
 
-/// A video not saved or cached is previewed from at most its first 4 MiB: the whole of a
-/// 5-second 720p clip (2 to 4 MB as generators write them), and with the index at the file's
-/// start (as generators and `-movflags faststart` put it) seconds of a 1080p one, well past
-/// the moment shown.
-pub const VIDEO_HEAD_BYTES: u64 = 4 * 1024 * 1024;
+pub use super::video_frames::VIDEO_HEAD_BYTES;
 
 /// What a file turned out to be; kept, so it is fetched and decoded once.
 enum Fetched {
@@ -54,9 +51,7 @@ struct Shared {
     cache: ImageCache,
     downloader: Downloader,
     kept: Mutex<VecDeque<(PreviewSource, Slot)>>,
-    /// Found once on `PATH`; `None` without it.
-    ffmpeg: Option<Ffmpeg>,
-    video_limits: video::Limits,
+    frames: VideoFrames,
 }
 
 /// The App's handle on the preview worker; dropping it abandons the work in flight. Reports go
@@ -86,12 +81,11 @@ pub fn spawn<T: Send + 'static>(
 ) -> Handle<T> {
     Handle {
         shared: Arc::new(Shared {
+            frames: VideoFrames::new(cache.clone(), downloader.clone()),
             graphics,
             cache,
             downloader,
             kept: Mutex::new(VecDeque::new()),
-            ffmpeg: Ffmpeg::on_path(),
-            video_limits: video::Limits::default(),
         }),
         out,
         wrap,
@@ -118,8 +112,7 @@ impl<T: Send + 'static> Handle<T> {
     #[must_use]
     pub fn with_ffmpeg(mut self, ffmpeg: Option<Ffmpeg>, limits: video::Limits) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.ffmpeg = ffmpeg;
-            shared.video_limits = limits;
+            shared.frames.set_ffmpeg(ffmpeg, limits);
         }
         self
     }
@@ -250,7 +243,11 @@ impl Shared {
         copies: &Copies,
     ) -> Result<Fetched, PreviewError> {
         if kind == TaskKind::Video {
-            return self.video(source).await;
+            return match self.frames.poster(source).await {
+                Ok(shot) => Ok(Fetched::Video(shot.bytes, shot.frame.map(Arc::new))),
+                Err(refused @ PreviewError::Refused(_)) => Ok(Fetched::Refused(refused)),
+                Err(e) => Err(e),
+            };
         }
         let path = match source {
             PreviewSource::File(path) => path.clone(),
@@ -341,98 +338,6 @@ impl Shared {
         // Removing a directory is file-system work: not on the App's thread.
         tokio::task::spawn_blocking(move || drop(scratch));
         result
-    }
-
-    /// A video's size and poster frame: from the file when there is one (saved, or cached),
-    /// else from the URL's first [`VIDEO_HEAD_BYTES`]. Without ffmpeg, only the size, asked
-    /// without the body.
-    async fn video(&self, source: &PreviewSource) -> Result<Fetched, PreviewError> {
-        let make = |file: PathBuf, whole: Option<u64>| {
-            let (ffmpeg, limits) = (self.ffmpeg.clone(), self.video_limits);
-            async move {
-                let source = video::Source { file: &file, whole };
-                video::poster_frame(ffmpeg.as_ref(), source, &limits)
-                    .await
-                    .map(Arc::new)
-            }
-        };
-        let local = match source {
-            PreviewSource::File(path) => Some(path.clone()),
-            PreviewSource::Url(url) => {
-                let (cache, key) = (self.cache.clone(), url.clone());
-                blocking(move || cache.hit(&key)).await?
-            }
-        };
-        if let Some(file) = local {
-            let bytes = tokio::fs::metadata(&file).await.ok().map(|m| m.len());
-            return Ok(Fetched::Video(bytes, make(file, None).await));
-        }
-        let PreviewSource::Url(url) = source else {
-            unreachable!("a file is local")
-        };
-        if self.ffmpeg.is_none() {
-            let bytes = self.remote_size(url).await;
-            return Ok(Fetched::Video(bytes, Err(VideoFrameError::NoFfmpeg)));
-        }
-        let cache = self.cache.clone();
-        let scratch = blocking(move || cache.scratch())
-            .await?
-            .map_err(|e| PreviewError::Cache(e.to_string()))?;
-        let file = scratch.path().join("head");
-        let fetched = match self
-            .downloader
-            .fetch_head(url, &file, VIDEO_HEAD_BYTES)
-            .await
-        {
-            Ok(head) => {
-                let whole = head.total.filter(|total| *total > head.bytes);
-                let bytes = head
-                    .total
-                    .or((head.bytes < VIDEO_HEAD_BYTES).then_some(head.bytes));
-                Ok(Fetched::Video(bytes, make(file, whole).await))
-            }
-            Err(ApiError::Invalid(reason)) => Ok(Fetched::Refused(PreviewError::Refused(reason))),
-            Err(e) => Err(PreviewError::Fetch(first_line(&e.to_string()))),
-        };
-        tokio::task::spawn_blocking(move || drop(scratch));
-        fetched
-    }
-
-    /// A video's size as the server announces it: asked with `HEAD`, so the file is fetched
-    /// only by its download; a server without `HEAD` gets a `GET` stopped at the headers.
-    async fn remote_size(&self, url: &str) -> Option<u64> {
-        let (cache, key) = (self.cache.clone(), url.to_string());
-        if let Ok(Some(path)) = blocking(move || cache.hit(&key)).await {
-            return tokio::fs::metadata(path).await.ok().map(|m| m.len());
-        }
-        if let Ok(Some(len)) = self.downloader.announced_length(url).await {
-            return Some(len);
-        }
-        let cache = self.cache.clone();
-        let scratch = blocking(move || cache.scratch()).await.ok()?.ok()?;
-        let total = Arc::new(Mutex::new(None));
-        let stop = Arc::new(Notify::new());
-        let mut progress = {
-            let (total, stop) = (total.clone(), stop.clone());
-            move |_: u64, announced: Option<u64>| {
-                if let Ok(mut t) = total.lock() {
-                    *t = announced;
-                }
-                stop.notify_one();
-            }
-        };
-        let size = tokio::select! {
-            biased;
-            () = stop.notified() => total.lock().ok().and_then(|t| *t),
-            r = self.downloader.fetch(url, scratch.path(), "probe", false, &mut progress) => {
-                match r {
-                    Ok(file) => tokio::fs::metadata(file).await.ok().map(|m| m.len()),
-                    Err(_) => None,
-                }
-            }
-        };
-        tokio::task::spawn_blocking(move || drop(scratch));
-        size
     }
 }
 
