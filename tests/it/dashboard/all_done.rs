@@ -134,7 +134,7 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
     )
     .expect("wide config");
     common::gendash_ok(home, &["watch", "add", "sim-20-near"]);
-    let mut far = WatchEntry::new("sim-80-far", TaskKind::Image);
+    let mut far = WatchEntry::new("sim-40-far", TaskKind::Image);
     far.service = Some(other.base.trim_end_matches('/').to_string());
     let store = WatchStore::new(home.join("data/gendash/watchlist.json"));
     store
@@ -150,21 +150,23 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
         store.load().is_ok_and(|l| {
             l.entries
                 .iter()
-                .any(|e| e.task_id == "sim-80-far" && e.polled_by.is_some())
+                .any(|e| e.task_id == "sim-40-far" && e.polled_by.is_some())
         })
     });
     let mut sessions = [
         Session::spawn(command(home, &[], &[]), 150, 40),
         wide_session,
     ];
-    // 80 lookups by `wide` alone: bounded, with room for a loaded machine.
+    // 40 lookups by `wide` alone (8 s at 0.2 s; it was 80, the test's longest wait): twice
+    // the near task's 20, so the far one still runs 20 polls after the near one finished,
+    // the time in which `narrow` would wrongly end the run. Bounded, with room for load.
     sessions[1].wait_for(
         "the far task to complete",
         Duration::from_secs(240),
         |screen| {
             screen
                 .lines()
-                .any(|l| l.contains("sim-80-far") && l.contains("COMPLETED"))
+                .any(|l| l.contains("sim-40-far") && l.contains("COMPLETED"))
         },
     );
     sessions[1].wait_for("on_all_done", Duration::from_secs(60), |_| {
