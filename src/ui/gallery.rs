@@ -9,7 +9,6 @@ use crate::fmt::human_bytes;
 use crate::picture::Picture;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use ratatui_image::Image;
@@ -146,10 +145,20 @@ fn text_tile(
         return;
     }
     let width = usize::from(inner.width);
-    let lines: Vec<Line> = crate::fit::wrap_spans(&[Span::raw(text)], width)
-        .into_iter()
+    // The file it is made from, by name: a saved file's, else the URL's last part.
+    let file = tile.file().map(|f| {
+        let name = f.rsplit('/').next().unwrap_or(&f).to_string();
+        if f.starts_with("http") {
+            format!("not saved ({name})")
+        } else {
+            name
+        }
+    });
+    let lines: Vec<Line> = std::iter::once(text)
+        .chain(file)
+        .flat_map(|text| crate::fit::wrap_spans(&[Span::raw(text)], width))
         .take(usize::from(inner.height))
-        .map(|spans| Line::from(spans).style(theme.dim().add_modifier(Modifier::empty())))
+        .map(|spans| Line::from(spans).style(theme.dim()))
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
 }

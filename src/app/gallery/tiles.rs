@@ -58,7 +58,7 @@ fn status_of(entry: &WatchEntry, state: TaskState) -> String {
     match (state, entry.last.as_ref()) {
         (TaskState::Running, Some(l)) => format!("{kind} · {}%", l.percent.min(100)),
         (TaskState::Running, None) => format!("{kind} · not polled yet"),
-        (TaskState::Completed, _) => kind.to_string(),
+        (TaskState::Completed, _) => format!("{kind} · done"),
         (TaskState::Failed, Some(l)) => format!("{kind} · {}", l.status.to_lowercase()),
         (TaskState::Failed, None) => format!("{kind} · failed"),
     }
