@@ -9,6 +9,7 @@ mod conventions;
 mod degrade;
 mod e2e;
 mod first_keys;
+mod gallery;
 mod given_up;
 mod health;
 mod keys;

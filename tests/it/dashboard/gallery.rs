@@ -1,0 +1,137 @@
+//! The gallery (`P`) in the real binary against the reference service: a sixel terminal gets
+//! its tiles as sixel pictures (made once, kept beside the previews); a silent terminal in
+//! tmux gets half-block tiles, and a key is answered while a tile's picture is still coming.
+
+use crate::common::pty::{Answers, Session, command};
+use crate::common::{self, Served};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const CONFIG: &str = "poll_interval = 0.2\nbell = false\ndesktop_notifications = false\n";
+
+/// The thumbnails kept under `home` (beside the preview cache).
+fn thumbnails(home: &Path) -> Vec<PathBuf> {
+    common::files_under(home)
+        .into_iter()
+        .filter(|p| {
+            p.parent().is_some_and(|d| d.ends_with("thumbnails"))
+                && p.extension().is_some_and(|e| e == "png")
+        })
+        .collect()
+}
+
+fn count(raw: &[u8], what: &[u8]) -> usize {
+    raw.windows(what.len()).filter(|w| *w == what).count()
+}
+
+fn done(s: &Session, ids: &[&str]) {
+    s.wait_for("every task to complete", Duration::from_secs(30), |t| {
+        ids.iter()
+            .all(|id| t.lines().any(|l| l.contains(id) && l.contains("COMPLETED")))
+    });
+}
+
+#[test]
+fn a_sixel_terminal_gets_its_tiles_as_sixel_pictures_made_once() {
+    let ids = ["sim-1-a", "sim-1-b", "sim-1-c"];
+    let served = Served::with(CONFIG, &ids);
+    let mut s = Session::spawn_answering(
+        command(served.path(), &[], &served.env()),
+        80,
+        24,
+        Answers::Sixel,
+    );
+    done(&s, &ids);
+    s.send("\t");
+    s.send("P");
+    s.wait_text("Gallery · 3 results");
+    let opened = s.raw().len();
+    s.wait_for("three thumbnails kept", Duration::from_secs(20), |_| {
+        thumbnails(served.path()).len() == 3
+    });
+    // Each tile is a sixel picture: DCS … q (after the preview's own).
+    let until = Instant::now() + Duration::from_secs(10);
+    while count(&s.raw()[opened..], b"\x1bP") < 3 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let raw = s.raw();
+    assert!(
+        count(&raw[opened..], b"\x1bP") >= 3,
+        "sixel pictures for the tiles: {}",
+        count(&raw[opened..], b"\x1bP")
+    );
+    let kept: Vec<_> = thumbnails(served.path())
+        .iter()
+        .map(|p| std::fs::metadata(p).and_then(|m| m.modified()).unwrap())
+        .collect();
+    // Back to the list and to the gallery again: read from the disk, not made again; the
+    // file each was made from was fetched once (the preview's fetch of it included).
+    s.send("P");
+    s.wait_for("the list", Duration::from_secs(10), |t| {
+        !t.contains("Gallery ·")
+    });
+    s.send("P");
+    s.wait_text("Gallery · 3 results");
+    std::thread::sleep(Duration::from_millis(500));
+    let again: Vec<_> = thumbnails(served.path())
+        .iter()
+        .map(|p| std::fs::metadata(p).and_then(|m| m.modified()).unwrap())
+        .collect();
+    assert_eq!(kept, again, "the thumbnails were not made again");
+    let asked = served.svc.file_requests();
+    for id in ids {
+        let name = format!("{id}.png");
+        let fetched = asked
+            .iter()
+            .filter(|r| r.name == name && r.method == "GET")
+            .count();
+        assert_eq!(fetched, 1, "{name} fetched {fetched} times");
+    }
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}
+
+#[test]
+fn a_silent_terminal_in_tmux_gets_half_blocks_and_a_key_is_answered_while_they_come() {
+    // The first tile's file takes 4 s to serve.
+    let ids = ["sim-1-pic-slowfile4000-a", "sim-1-b", "sim-1-c", "sim-1-d"];
+    let served = Served::with(CONFIG, &ids);
+    let mut env = served.env().to_vec();
+    env.push(("TMUX", "/tmp/tmux-1000/default,1,0"));
+    env.push(("TERM", "screen-256color"));
+    let mut s =
+        Session::spawn_answering(command(served.path(), &[], &env), 220, 50, Answers::Never);
+    done(&s, &ids);
+    s.send("\t");
+    s.send("P");
+    s.wait_text("Gallery · 4 results");
+    s.wait_for("half-block pictures", Duration::from_secs(20), |t| {
+        t.contains('▀') || t.contains('▄')
+    });
+    assert!(
+        s.contents().contains("loading…"),
+        "the slow file's tile is still coming: {}",
+        s.contents()
+    );
+    // A key while it comes: the help opens at once.
+    let asked = Instant::now();
+    s.send("?");
+    s.wait_for("the help", Duration::from_secs(3), |t| {
+        t.contains("show this help")
+    });
+    let answered = asked.elapsed();
+    eprintln!("a key while thumbnails load was answered in {answered:?}");
+    assert!(
+        s.contents().contains("loading…") || thumbnails(served.path()).len() < 4,
+        "the key came before the slow tile"
+    );
+    s.send("\x1b");
+    s.wait_for("the slow tile's picture", Duration::from_secs(20), |t| {
+        !t.contains("loading…")
+    });
+    assert_eq!(thumbnails(served.path()).len(), 4);
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}
