@@ -39,6 +39,15 @@ impl Tile {
         }
     }
 
+    /// The saved file the tile is made from, if it is one.
+    pub fn saved(&self) -> Option<&std::path::Path> {
+        match self.source.as_ref()? {
+            TileSource::Image(PreviewSource::File(p))
+            | TileSource::Video(PreviewSource::File(p)) => Some(p),
+            _ => None,
+        }
+    }
+
     /// The file's name or URL, for the plain listing.
     pub fn file(&self) -> Option<String> {
         match self.source.as_ref()? {

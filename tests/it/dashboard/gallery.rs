@@ -135,3 +135,52 @@ fn a_silent_terminal_in_tmux_gets_half_blocks_and_a_key_is_answered_while_they_c
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 }
+
+/// Plain mode's `gallery`: the same tiles as text, one a line: ID (and label), what it is, the
+/// file (saved, with its size, or the URL it would come from).
+#[test]
+fn plain_gallery_lists_the_tiles_as_text() {
+    let served = Served::with(common::QUICK_TO_DL, &["demo-image-done", "sim-1-x"]);
+    let s = &mut Session::spawn(command(served.path(), &["--plain"], &served.env()), 160, 40);
+    let text = |s: &Session| String::from_utf8_lossy(&s.raw()).replace("\r\n", "\n");
+    let wait = |s: &Session, what: &str| {
+        let until = Instant::now() + Duration::from_secs(20);
+        while !text(s).contains(what) {
+            assert!(Instant::now() < until, "no {what:?} in:\n{}", text(s));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait(s, "sim-1-x completed 100%");
+    wait(s, "demo-image-done completed 100%");
+    s.send("download demo-image-done\r");
+    wait(s, "demo-image-done saved ~/dl/demo-image-done.png\n");
+    s.send("gallery\r");
+    let size = std::fs::metadata(served.path().join("dl/demo-image-done.png"))
+        .map(|m| gendash::fmt::human_bytes(m.len()))
+        .unwrap();
+    wait(
+        s,
+        &format!("demo-image-done · image · done · ~/dl/demo-image-done.png · {size}\n"),
+    );
+    wait(
+        s,
+        &format!(
+            "sim-1-x · image · done · not saved · {}files/sim-1-x.png\n",
+            served.base
+        ),
+    );
+    // The list's filter is the gallery's.
+    s.send("filter sim\r");
+    wait(s, "filter \"sim\"");
+    let from = text(s).len();
+    s.send("gallery\r");
+    wait(s, "sim-1-x · image · done · not saved");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !text(s)[from..].contains("demo-image-done ·"),
+        "{}",
+        &text(s)[from..]
+    );
+    s.send("quit\r");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+}
