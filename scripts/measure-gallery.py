@@ -7,8 +7,9 @@ The release binary's dashboard runs in a pseudo-terminal against `gendash serve`
 End and Home are pressed in turn (each answered by a screen of other tiles, whose thumbnails
 the worker starts on at once, so every key lands while thumbnails load), and each key's latency
 is timed (harness.Dashboard.key_latency: from the write to the output that showed it). Then every
-screen of the gallery is paged through, every tile's thumbnail made, and the dashboard's peak
-resident set (VmHWM) read. Thumbnails kept on disk are counted at the end (their cap bounds
+screen of the gallery is paged through, each until no tile says "loading…" (10 s at most: this
+script's screen model does not draw sixel, so with --terminal sixel every screen waits the 10 s),
+and the dashboard's peak resident set (VmHWM) read. Thumbnails kept on disk are counted at the end (their cap bounds
 them).
 
     cargo build --release --locked
@@ -93,11 +94,23 @@ def main():
             pages = 0
             os.write(dash.master, b"g")
             dash.wait_for(lambda t: first in t, 10, "the first screen")
-            shown = set()
+            shown, failed, waits, timed_out = set(), 0, [], 0
             while last not in shown and pages < n:
-                os.write(dash.master, b"\x1b[6~")  # PageDown
-                harness.pump_for(sel, 0.25)
+                # Each screen's thumbnails all come before the next (5 s at most a screen).
+                t0 = time.monotonic()
+                came = harness.pump_until(sel, lambda: "loading…" not in dash.text(), 10.0)
+                waits.append(time.monotonic() - t0)
+                timed_out += not came
                 shown |= set(re.findall(r"sim-1-g\d{4}", dash.text()))
+                failed += dash.text().count("no picture")
+                if pages == 0 and failed:
+                    log("a tile without a picture: " + " | ".join(
+                        line.strip() for line in dash.text().splitlines() if "no picture" in line
+                        or "(" in line)[:400])
+                os.write(dash.master, b"\x1b[6~")  # PageDown
+                # The next screen is drawn: a caption not seen yet (none after the last).
+                harness.pump_until(sel, lambda: last in shown or any(
+                    c not in shown for c in re.findall(r"sim-1-g\d{4}", dash.text())), 5.0)
                 pages += 1
             harness.pump_for(sel, 2.0)
             peak = peak_rss_mib(dash.proc.pid)
@@ -113,7 +126,10 @@ def main():
           f"({rss_list:.1f} MiB with the list only, before the gallery)")
     print(f"  key latency while thumbnails load ({len(lat_ms)} keys: P, then End/Home): "
           f"median {statistics.median(lat_ms):.1f} ms, max {lat_ms[-1]:.1f} ms")
-    print(f"  thumbnails kept on disk: {count} files, {size / 1e6:.1f} MB")
+    print(f"  each screen's thumbnails came in {statistics.median(waits):.2f} s (median), "
+          f"{max(waits):.2f} s at most; {timed_out} screens not whole within 10 s")
+    print(f"  thumbnails kept on disk: {count} files, {size / 1e6:.1f} MB; tiles that said "
+          f"\"no picture\": {failed}")
     return 0
 
 

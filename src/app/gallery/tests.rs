@@ -218,3 +218,12 @@ fn pictures_are_asked_for_the_screen_and_the_next_and_kept_for_those_only() {
     press(&mut s, ch('P'));
     assert_eq!(s.gallery.held(), 0);
 }
+
+#[test]
+fn page_down_turns_a_screen_of_tiles() {
+    let mut s = finished(60, 140, 45);
+    press(&mut s, ch('P'));
+    let page = s.gallery_grid(GalleryOf::Watch).page();
+    press(&mut s, key(KeyCode::PageDown));
+    assert_eq!(s.watch.cursor.selected, page);
+}
