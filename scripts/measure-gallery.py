@@ -47,7 +47,7 @@ def peak_rss_mib(pid):
 
 
 def kept_thumbnails(env):
-    d = os.path.join(env["XDG_CACHE_HOME"], "gendash", "thumbnails")
+    d = os.path.join(env["XDG_CACHE_HOME"], "gendash", "previews", "thumbnails")
     try:
         files = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".png")]
     except OSError:

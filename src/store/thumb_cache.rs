@@ -1,4 +1,5 @@
-//! The gallery's thumbnails on disk, beside the preview cache: one small PNG per picture (at
+//! The gallery's thumbnails on disk, in the preview cache's `thumbnails/` (which the preview
+//! cache's eviction leaves alone): one small PNG per picture (at
 //! most `THUMB_SIDE` pixels a side), named by a hash of where the picture came from, made once
 //! and read back on every later showing. The whole is held under a cap by removing the oldest
 //! first. Everything here is blocking file work, for a worker's blocking thread.
@@ -25,9 +26,9 @@ impl ThumbCache {
         ThumbCache { dir, cap }
     }
 
-    /// `thumbnails` beside the preview cache's directory.
-    pub fn beside(previews: &Path) -> PathBuf {
-        previews.with_file_name("thumbnails")
+    /// `thumbnails/` in the preview cache's directory.
+    pub fn inside(previews: &Path) -> PathBuf {
+        previews.join("thumbnails")
     }
 
     pub fn dir(&self) -> &Path {

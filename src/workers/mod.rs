@@ -214,7 +214,7 @@ impl Workers {
             .settling(MODEL_PICTURE_SETTLE),
         );
         let thumbs = crate::store::thumb_cache::ThumbCache::new(
-            crate::store::thumb_cache::ThumbCache::beside(cache.dir()),
+            crate::store::thumb_cache::ThumbCache::inside(cache.dir()),
             crate::store::thumb_cache::DEFAULT_CAP,
         );
         self.thumbnails = Some(thumbnails::spawn(

@@ -214,8 +214,8 @@ static TABLE: &[Row] = &[
     b(Views,     N::Down,            SHARED,           A::Down,              NO,                      "the view below"),
     b(Watch,     N::Gallery,         "P",              A::ToggleGallery,     h("gallery", Low),       "the gallery: the list's results as a grid of pictures, or the list again"),
     Row::Same(Archive, Watch, N::Gallery),
-    b(Gallery,   N::Left,            "left h",         A::Left,              NO,                      "the tile to the left"),
-    b(Gallery,   N::Right,           "right l",        A::Right,             NO,                      "the tile to the right"),
+    b(Gallery,   N::Left,            "h | left",       A::Left,              NO,                      "the tile to the left"),
+    b(Gallery,   N::Right,           "l | right",      A::Right,             NO,                      "the tile to the right"),
 ];
 
 /// The keys a table line writes: before `|` labelled, after it not. A mistake in the table

@@ -44,7 +44,7 @@ pub enum Command {
 /// Every command, one line each, as `help` prints them.
 pub const HELP: &[&str] = &[
     "list — the watched tasks (those the filter lets through), one a line",
-    "gallery — the results as the gallery (P) shows them: ID or label, what it is, file, size",
+    "gallery — the results as the gallery shows them: ID or label, what it is, file, size",
     "add [--video] ID… — watch tasks, as images unless --video",
     "rm ID — stop watching a task (undo brings it back)",
     "undo — undo the last add or rm",
