@@ -73,6 +73,9 @@ pub enum Cmd {
     /// The same for the picture the selected catalogue entry's metadata names (its key the
     /// model's name): a worker of its own, so the two details never cancel each other.
     ModelPreview(PreviewRequest),
+    /// For the thumbnail worker: the gallery's tiles near the screen (a newer request drops
+    /// what is in flight for tiles it no longer keeps).
+    Thumbnails(ThumbnailRequest),
     /// A watched task finished while watched: run `on_complete`, if configured.
     Finished(Finished),
     Bell,
@@ -320,6 +323,23 @@ pub struct PreviewRequest {
     pub key: TaskKey,
     pub source: PreviewSource,
     pub area: ratatui::layout::Size,
+}
+
+/// What a gallery tile is made from: a picture, or a video (a text tile until a poster frame
+/// is plugged in).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TileSource {
+    Image(PreviewSource),
+    Video(PreviewSource),
+}
+
+/// The gallery's tiles near the screen: `tiles` lack a picture, `keep` are all of them (work
+/// for any other tile is dropped), every picture encoded to fit `size` cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThumbnailRequest {
+    pub tiles: Vec<(TaskKey, TileSource)>,
+    pub keep: Vec<TaskKey>,
+    pub size: ratatui::layout::Size,
 }
 
 #[cfg(test)]

@@ -61,6 +61,22 @@ pub struct PreviewReport {
     pub result: Result<Picture, crate::picture::decode::PreviewError>,
 }
 
+/// The thumbnail worker's word: it started (drawing with cells of `cell` pixels), or a
+/// tile's picture for `Cmd::Thumbnails`.
+#[derive(Debug, Clone)]
+pub enum ThumbnailMsg {
+    Started { cell: (u16, u16) },
+    Report(ThumbnailReport),
+}
+
+/// One tile's picture, encoded to fit `size`, or why there is none.
+#[derive(Debug, Clone)]
+pub struct ThumbnailReport {
+    pub key: TaskKey,
+    pub size: ratatui::layout::Size,
+    pub result: Result<Picture, crate::picture::decode::PreviewError>,
+}
+
 /// A report from a worker, carried by value over the one channel into the App.
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -147,6 +163,8 @@ pub enum Msg {
     Preview(PreviewReport),
     /// The catalogue entries' preview worker's answer (`Cmd::ModelPreview`).
     ModelPreview(PreviewReport),
+    /// The thumbnail worker's word (`Cmd::Thumbnails`).
+    Thumbnail(ThumbnailMsg),
     /// `on_complete` failed (could not start, exited non-zero, timed out): one line.
     HookFailed(String),
     /// One command of an action ended (`Cmd::RunAction`); `last` says whether it was the run's

@@ -67,6 +67,11 @@ pub enum Action {
     OpenViews,
     /// Apply the view of this name (its own key).
     ApplyView(String),
+    /// The focused pane's gallery, or its list again.
+    ToggleGallery,
+    /// The gallery: the tile to the left, or to the right.
+    Left,
+    Right,
     /// Search the help or the request log.
     Search,
     /// The next (or, `false`, the previous) line matching the search.

@@ -10,6 +10,7 @@ pub mod browser;
 pub mod confirm;
 mod cursor;
 pub mod effects;
+pub mod gallery;
 pub mod help;
 pub mod init;
 pub mod keymap;

@@ -9,6 +9,7 @@
 //! `archive_routing` (the archive view's keys). Whatever changes what is on screen sets `dirty`.
 
 mod archive_routing;
+mod gallery_routing;
 mod new;
 mod notifications;
 mod own_routing;
@@ -31,6 +32,7 @@ pub use super::archive_view::{
 };
 pub use super::browser::{Browser, Field, Load};
 pub use super::cursor::Cursor;
+pub use super::gallery::{GalleryOf, Thumb, Tile, tiles as gallery_tiles};
 pub use super::help::help_scroll_max;
 pub use super::init::{Demo, Init, UiSettings};
 pub use super::keymap::{Binding, Context, HelpLine, Keymap, Mode, Priority, TextField};
@@ -114,6 +116,8 @@ pub struct State {
     pub views: Box<super::views::Views>,
     /// The user's `[[actions]]` running now.
     pub own_actions: super::own_actions::Running,
+    /// Which panes show their gallery, and the pictures of the tiles near the screen.
+    pub gallery: super::gallery::Gallery,
 }
 
 impl State {
@@ -165,6 +169,13 @@ impl State {
                 self.resize(width, height);
                 Effects::none()
             }
+            Action::Click { column, row } if matches!(mode, Mode::Gallery(_)) => {
+                self.gallery_click(mode, column, row)
+            }
+            Action::Wheel { down, .. } if matches!(mode, Mode::Gallery(_)) => {
+                self.gallery_wheel(mode, down)
+            }
+            Action::ToggleGallery => self.toggle_gallery(mode),
             Action::Click { column, row } => {
                 self.click(column, row);
                 Effects::none()
@@ -229,6 +240,7 @@ impl State {
                     watch::reducer::update_filter(&mut self.watch, action, now)
                 }
                 Mode::Pane(_) => self.update_normal(action),
+                Mode::Gallery(of) => self.update_gallery(of, action),
             },
         };
         // The selected task is looked at: the watch pane has the keys, or its detail shows.
@@ -388,6 +400,7 @@ impl State {
                 Effects::none().redraw_if(matches!(self.popup, Some(Popup::Requests)))
             }
             Msg::Preview(report) => Effects::none().redraw_if(self.preview.apply(report)),
+            Msg::Thumbnail(msg) => Effects::none().redraw_if(self.gallery_msg(msg)),
             Msg::ModelPreview(report) => {
                 Effects::none().redraw_if(self.model_preview.apply(report))
             }

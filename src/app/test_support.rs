@@ -166,6 +166,7 @@ pub(crate) fn kinds(cmds: &[Cmd]) -> Vec<&'static str> {
             Cmd::Views(_) => "Views",
             Cmd::Preview(_) => "Preview",
             Cmd::ModelPreview(_) => "ModelPreview",
+            Cmd::Thumbnails(_) => "Thumbnails",
             Cmd::Finished(_) => "Finished",
             Cmd::Rank(RankJob { .. }) => "Rank",
             Cmd::Compare(_) => "Compare",

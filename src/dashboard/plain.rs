@@ -380,6 +380,45 @@ impl Printer {
         }
     }
 
+    /// `gallery`: the tiles the gallery shows (the list's order and filter), one a line: the
+    /// caption, what it is, its file and the file's size when it is saved.
+    fn gallery(&self, state: &State) {
+        use crate::app::state::{GalleryOf, gallery_tiles};
+        let tiles = gallery_tiles::tiles(
+            GalleryOf::Watch,
+            &state.watch,
+            &state.archive,
+            0,
+            state.watch.order.len(),
+        );
+        if tiles.is_empty() {
+            self.print(&Line::plain("the gallery is empty (list says why)"));
+        }
+        for tile in tiles {
+            let mut text = tile.caption.clone();
+            if tile.caption != tile.key.id {
+                text = format!("{} · {text}", tile.key.id);
+            }
+            text = format!("{text} · {}", tile.status);
+            match tile.saved() {
+                Some(path) => {
+                    let size = std::fs::metadata(path).map_or_else(
+                        |_| "missing".to_string(),
+                        |m| crate::fmt::human_bytes(m.len()),
+                    );
+                    let shown = lines::home_relative(&path.to_string_lossy(), self.home.as_deref());
+                    text = format!("{text} · {shown} · {size}");
+                }
+                None => {
+                    if let Some(url) = tile.file() {
+                        text = format!("{text} · not saved · {url}");
+                    }
+                }
+            }
+            self.print(&Line::plain(text));
+        }
+    }
+
     /// `models`: the catalogue's matches, best first, one model a line.
     fn models(&self, state: &State) {
         let browser = &state.browser;
@@ -448,6 +487,7 @@ impl Printer {
                 }
             }
             Command::List => self.list(state),
+            Command::Gallery => self.gallery(state),
             Command::Quit => cmds.extend(state.update(Action::Quit)),
             Command::Reload => cmds.extend(state.update(Action::ReloadConfig)),
             Command::Add { ids, kind } => {

@@ -12,5 +12,6 @@ pub mod paths;
 pub mod program;
 pub mod recent;
 pub mod sidecar;
+pub mod thumb_cache;
 pub mod views_file;
 pub mod watchlist;

@@ -3,7 +3,7 @@
 //! file) and the selected task's detail with its picture. Every key it names is the keymap's.
 
 use super::facts::{Labels, labelled, mark_cut};
-use crate::app::state::{Action, Context};
+use crate::app::state::{Action, Context, GalleryOf};
 use crate::app::state::{
     ArchiveView, Areas, DownloadView, State, Theme, archive_areas, archive_completed,
 };
@@ -46,7 +46,11 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         frame.render_widget(Paragraph::new(lines), area);
         return;
     }
-    render_list(state, a.header, a.list, theme, frame);
+    if state.gallery_shown() == Some(GalleryOf::Archive) {
+        super::gallery::render_pane(state, GalleryOf::Archive, a.header, a.list, theme, frame);
+    } else {
+        render_list(state, a.header, a.list, theme, frame);
+    }
     render_detail(state, a.detail, a.preview, theme, frame);
 }
 

@@ -5,6 +5,7 @@ mod archive_view;
 mod browser;
 mod confirm;
 mod facts;
+mod gallery;
 mod help;
 mod palette;
 pub mod preview_slot;

@@ -22,6 +22,7 @@ pub mod remember;
 pub mod router;
 pub mod saver;
 mod superseding;
+pub mod thumbnails;
 pub mod video_frames;
 pub mod writes;
 
@@ -108,6 +109,8 @@ pub struct Workers {
     /// The catalogue entries' pictures: a worker of its own, so a model's picture and a
     /// task's never cancel each other (each worker keeps only its latest file's work).
     model_previews: Option<previewer::Handle<Msg>>,
+    /// The gallery's thumbnails, started with the previews.
+    thumbnails: Option<thumbnails::Handle<Msg>>,
 }
 
 impl Workers {
@@ -182,6 +185,7 @@ impl Workers {
             actions: action_runs::spawn(settings.action_timeout, msgs.clone()),
             previews: None,
             model_previews: None,
+            thumbnails: None,
             downloader,
             copies,
             msgs,
@@ -210,6 +214,24 @@ impl Workers {
             .second()
             .settling(MODEL_PICTURE_SETTLE),
         );
+        let thumbs = crate::store::thumb_cache::ThumbCache::new(
+            crate::store::thumb_cache::ThumbCache::inside(cache.dir()),
+            crate::store::thumb_cache::DEFAULT_CAP,
+        );
+        self.thumbnails = Some(thumbnails::spawn(
+            graphics,
+            cache.clone(),
+            thumbs,
+            self.downloader.clone(),
+            self.copies.clone(),
+            self.msgs.clone(),
+            |report| Msg::Thumbnail(crate::msg::ThumbnailMsg::Report(report)),
+        ));
+        // The App draws its tiles as text until it hears the worker is there.
+        let started = crate::msg::ThumbnailMsg::Started {
+            cell: graphics.cell,
+        };
+        let _ = self.msgs.try_send(Msg::Thumbnail(started));
         self.previews = Some(previewer::spawn(
             graphics,
             cache,
@@ -231,6 +253,7 @@ impl Workers {
             comparer,
             previews,
             model_previews,
+            thumbnails,
             saver,
             writes,
             ..
@@ -238,6 +261,7 @@ impl Workers {
         drop((
             previews,
             model_previews,
+            thumbnails,
             router,
             poller,
             catalogue,
@@ -271,6 +295,11 @@ impl Workers {
                 // Dropped when previews are off.
                 if let Some(p) = &mut self.previews {
                     p.request(request);
+                }
+            }
+            Cmd::Thumbnails(request) => {
+                if let Some(t) = &mut self.thumbnails {
+                    t.request(request);
                 }
             }
             Cmd::ModelPreview(request) => {

@@ -27,16 +27,19 @@ pub enum Context {
     Archive,
     /// The list of a pane's saved views.
     Views,
+    /// The gallery of the watch list or of the archive (its moves; the pane's keys stay).
+    Gallery,
 }
 
 impl Context {
     /// Every context, in the order the help and the README list them.
-    pub const ALL: [Context; 11] = [
+    pub const ALL: [Context; 12] = [
         Context::Always,
         Context::Global,
         Context::Browser,
         Context::Watch,
         Context::Archive,
+        Context::Gallery,
         Context::Views,
         Context::TextInput,
         Context::AddDialog,
@@ -58,6 +61,9 @@ impl Context {
             Context::Help => "Help",
             Context::Archive => "Archive (finished tasks that left the watch list)",
             Context::Views => "The list of saved views",
+            Context::Gallery => {
+                "Gallery (the pane's results as a grid; the pane's keys act on the selected tile)"
+            }
         }
     }
 
@@ -75,6 +81,7 @@ impl Context {
             Context::Help => "help",
             Context::Archive => "archive",
             Context::Views => "views",
+            Context::Gallery => "gallery",
         }
     }
 

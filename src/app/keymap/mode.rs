@@ -3,6 +3,7 @@
 //! never a list of its own.
 
 use super::binding::Context;
+use crate::app::gallery::GalleryOf;
 use crate::app::layout::Pane;
 
 /// A text field that has the keys.
@@ -44,12 +45,14 @@ pub enum Mode {
     ViewName,
     Typing(TextField),
     Pane(Pane),
+    /// A pane's results as a grid of tiles.
+    Gallery(GalleryOf),
 }
 
 impl Mode {
     /// Every mode. `contexts` says what each one means for the keymap; the keymap checks that
     /// no key means two things in any of them.
-    pub const ALL: [Mode; 18] = [
+    pub const ALL: [Mode; 20] = [
         Mode::Help,
         Mode::Requests,
         Mode::AddDialog,
@@ -68,6 +71,8 @@ impl Mode {
         Mode::Views,
         Mode::DeleteView,
         Mode::ViewName,
+        Mode::Gallery(GalleryOf::Watch),
+        Mode::Gallery(GalleryOf::Archive),
     ];
 
     /// Its place in [`Mode::ALL`]: a mode added to the enum does not compile until it has one,
@@ -92,6 +97,8 @@ impl Mode {
             Mode::Views => 15,
             Mode::DeleteView => 16,
             Mode::ViewName => 17,
+            Mode::Gallery(GalleryOf::Watch) => 18,
+            Mode::Gallery(GalleryOf::Archive) => 19,
         }
     }
 
@@ -112,6 +119,15 @@ impl Mode {
             }
             Mode::Pane(Pane::Browser) => &[Context::Browser, Context::Global, Context::Always],
             Mode::Pane(Pane::Watch) => &[Context::Watch, Context::Global, Context::Always],
+            Mode::Gallery(GalleryOf::Watch) => &[
+                Context::Gallery,
+                Context::Watch,
+                Context::Global,
+                Context::Always,
+            ],
+            Mode::Gallery(GalleryOf::Archive) => {
+                &[Context::Gallery, Context::Archive, Context::Always]
+            }
         }
     }
 }

@@ -9,7 +9,8 @@ use super::binding::{Binding, Context, Name, Priority, label_of};
 use crate::app::action::Action as A;
 use crate::store::config::{ActionName as N, KeyCombo};
 use Context::{
-    AddDialog, Always, Archive, Browser, Confirm, Global, Help, Requests, TextInput, Views, Watch,
+    AddDialog, Always, Archive, Browser, Confirm, Gallery, Global, Help, Requests, TextInput,
+    Views, Watch,
 };
 use Priority::{High, Low, Normal};
 use std::borrow::Cow;
@@ -211,6 +212,10 @@ static TABLE: &[Row] = &[
     b(Views,     N::Cancel,          SHARED,           A::Cancel,            h("close", Priority::Always), "close the list"),
     b(Views,     N::Up,              SHARED,           A::Up,                NO,                      "the view above"),
     b(Views,     N::Down,            SHARED,           A::Down,              NO,                      "the view below"),
+    b(Watch,     N::Gallery,         "P",              A::ToggleGallery,     h("gallery", Low),       "the gallery: the list's results as a grid of pictures, or the list again"),
+    Row::Same(Archive, Watch, N::Gallery),
+    b(Gallery,   N::Left,            "h | left",       A::Left,              NO,                      "the tile to the left"),
+    b(Gallery,   N::Right,           "l | right",      A::Right,             NO,                      "the tile to the right"),
 ];
 
 /// The keys a table line writes: before `|` labelled, after it not. A mistake in the table

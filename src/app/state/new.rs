@@ -57,6 +57,7 @@ impl State {
             archive: crate::app::archive_view::ArchiveView::new(utc_offset.whole_seconds()),
             browser,
             watch,
+            gallery: crate::app::gallery::Gallery::default(),
             model_preview: preview.clone().unwrap_or_else(PreviewSlot::new),
             picture_of: None,
             preview: preview.unwrap_or_else(PreviewSlot::new),

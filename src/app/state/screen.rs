@@ -6,6 +6,7 @@
 use super::State;
 use crate::api::TaskState;
 use crate::app::action::Action;
+use crate::app::gallery::GalleryOf;
 use crate::app::keymap::{Context, Mode, TextField};
 use crate::app::layout::{Areas, ContainsPoint, Pane};
 use crate::app::popup::Popup;
@@ -57,12 +58,16 @@ impl State {
     pub fn mode_beneath(&self) -> Mode {
         if self.archive.open && self.archive.editing {
             Mode::Typing(TextField::ArchiveFilter)
+        } else if self.archive.open && self.gallery.archive {
+            Mode::Gallery(GalleryOf::Archive)
         } else if self.archive.open {
             Mode::Archive
         } else if self.focus == Pane::Browser && self.browser.editing.is_some() {
             Mode::Typing(TextField::Browser)
         } else if self.focus == Pane::Watch && self.watch.editing {
             Mode::Typing(TextField::WatchFilter)
+        } else if self.focus == Pane::Watch && self.gallery.watch {
+            Mode::Gallery(GalleryOf::Watch)
         } else {
             Mode::Pane(self.focus)
         }
@@ -170,6 +175,7 @@ impl State {
         }
         cmds.extend(self.sync_preview());
         cmds.extend(self.sync_model_preview());
+        cmds.extend(self.sync_gallery());
         if self.quit.is_some() {
             // What each pane shows is left for the next session (the quit waits for it).
             cmds.extend(self.remember_views());

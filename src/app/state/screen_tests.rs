@@ -485,7 +485,7 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         assert_eq!(s.contexts(), mode.contexts(), "{mode:?}");
         seen.push(mode);
     };
-    let steps: [(KeyEvent, Mode); 37] = [
+    let steps: [(KeyEvent, Mode); 41] = [
         (ch('/'), Mode::Typing(TextField::Browser)),
         (key(KeyCode::Esc), Mode::Pane(Pane::Browser)),
         (ch('?'), Mode::Help),
@@ -519,9 +519,13 @@ fn every_mode_is_reached_by_its_keys_and_gives_the_contexts() {
         (key(KeyCode::Esc), Mode::Archive),
         (ch('?'), Mode::Help),
         (key(KeyCode::Esc), Mode::Archive),
+        (ch('P'), Mode::Gallery(GalleryOf::Archive)),
+        (ch('P'), Mode::Archive),
         (ch('q'), Mode::Pane(Pane::Watch)),
         (ch('j'), Mode::Pane(Pane::Watch)),
         (ch('D'), Mode::Pane(Pane::Watch)),
+        (ch('P'), Mode::Gallery(GalleryOf::Watch)),
+        (ch('P'), Mode::Pane(Pane::Watch)),
         (key(KeyCode::Tab), Mode::Pane(Pane::Browser)),
     ];
     expect(&s, Mode::Pane(Pane::Browser));

@@ -8,6 +8,8 @@ pub enum Command {
     /// An empty line.
     Nothing,
     List,
+    /// The watch list's results as the gallery shows them, one a line.
+    Gallery,
     Add {
         ids: Vec<String>,
         kind: TaskKind,
@@ -42,6 +44,7 @@ pub enum Command {
 /// Every command, one line each, as `help` prints them.
 pub const HELP: &[&str] = &[
     "list — the watched tasks (those the filter lets through), one a line",
+    "gallery — the results as the gallery shows them: ID or label, what it is, file, size",
     "add [--video] ID… — watch tasks, as images unless --video",
     "rm ID — stop watching a task (undo brings it back)",
     "undo — undo the last add or rm",
@@ -104,6 +107,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     match word.to_lowercase().as_str() {
         "" => Ok(Command::Nothing),
         "list" | "ls" => none(Command::List),
+        "gallery" => none(Command::Gallery),
         "add" => add(&args),
         "rm" | "remove" => one("rm").map(Command::Remove),
         "undo" => none(Command::Undo),
@@ -256,8 +260,8 @@ mod tests {
     #[test]
     fn help_names_every_command() {
         for word in [
-            "list", "add", "rm", "undo", "open", "download", "filter", "models", "view", "views",
-            "run", "actions", "reload", "help", "quit",
+            "list", "gallery", "add", "rm", "undo", "open", "download", "filter", "models", "view",
+            "views", "run", "actions", "reload", "help", "quit",
         ] {
             assert!(
                 HELP.iter().any(|l| l.starts_with(word)),

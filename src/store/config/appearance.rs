@@ -109,6 +109,9 @@ action_names! {
     SaveView => "save_view",
     Views => "views",
     View => "view",
+    Gallery => "gallery",
+    Left => "left",
+    Right => "right",
 }
 
 impl fmt::Display for ActionName {

@@ -15,7 +15,7 @@ pub use cells::{Link, file_name, gauge};
 
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
-use crate::app::state::{Action, Context, Pane, State};
+use crate::app::state::{Action, Context, GalleryOf, Pane, State};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
@@ -61,7 +61,19 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> 
         frame.render_widget(Paragraph::new(text), area);
         return Vec::new();
     }
-    let mut links = table::render(state, area, areas.watch_rows.height, theme, frame);
+    let mut links = if state.gallery_shown() == Some(GalleryOf::Watch) {
+        super::gallery::render_pane(
+            state,
+            GalleryOf::Watch,
+            areas.watch_header,
+            areas.watch_rows,
+            theme,
+            frame,
+        );
+        Vec::new()
+    } else {
+        table::render(state, area, areas.watch_rows.height, theme, frame)
+    };
     links.extend(detail::render(state, areas.watch_detail, theme, frame));
     links
 }

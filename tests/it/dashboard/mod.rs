@@ -10,6 +10,7 @@ mod degrade;
 mod e2e;
 mod first_keys;
 mod focus;
+mod gallery;
 mod given_up;
 mod health;
 mod keys;

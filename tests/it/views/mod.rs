@@ -8,6 +8,7 @@ mod contrast;
 mod doc_examples;
 mod extra_fields;
 mod fitting;
+mod gallery;
 mod looks;
 mod model_picture;
 mod news;
