@@ -1,5 +1,6 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
+use crate::api::LoraEntry;
 use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
@@ -13,6 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use serde_json::Value;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 thread_local! {
     // Highlighting needs a matcher's scratch space; reusing one keeps frames allocation-light.
@@ -373,6 +375,47 @@ fn picture_beside<'s>(
     Some(view)
 }
 
+/// Metadata fields as the detail shows them: key, value as one line.
+type Fields = Rc<[(String, String)]>;
+
+thread_local! {
+    /// The metadata fields of the entry whose detail was drawn last: a frame draws the detail
+    /// every time, but its entry changes only with the selection, and parsing its metadata was
+    /// a tenth of a keystroke's frame.
+    static FIELDS: RefCell<Option<(LoraEntry, Fields)>> = const { RefCell::new(None) };
+}
+
+/// `entry`'s metadata fields but its source, each value as one line of text (a list's items
+/// joined with `, `), in order; parsed once for the entry drawn frame after frame.
+fn metadata_fields(entry: &LoraEntry) -> Fields {
+    FIELDS.with_borrow_mut(|last| {
+        if let Some((drawn, fields)) = last.as_ref()
+            && drawn == entry
+        {
+            return fields.clone();
+        }
+        let fields: Fields = entry
+            .metadata()
+            .into_iter()
+            .filter(|(k, _)| k != "source")
+            .map(|(k, v)| {
+                let value = match v {
+                    Value::String(s) => s,
+                    Value::Array(items) => items
+                        .iter()
+                        .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    other => other.to_string(),
+                };
+                (k, value)
+            })
+            .collect();
+        *last = Some((entry.clone(), fields.clone()));
+        fields
+    })
+}
+
 /// The selected model's every field, wrapped to the section's width. When they do not fit,
 /// the last row says how many rows are below and which key zooms the pane: no field is cut
 /// off without a sign.
@@ -397,31 +440,13 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     frame.render_widget(block, area);
     let view = picture_beside(state, areas, &mut inner, frame);
     let width = usize::from(inner.width.max(1));
-    let mut fields = vec![(
-        "source".to_string(),
-        entry.source().unwrap_or("(none)").to_string(),
-    )];
-    if let Some(view) = view {
-        fields.push((
-            "picture".to_string(),
-            crate::ui::preview_slot::describe(view),
-        ));
+    let picture = view.map(crate::ui::preview_slot::describe);
+    let metadata = metadata_fields(entry);
+    let mut fields = vec![("source", entry.source().unwrap_or("(none)"))];
+    if let Some(picture) = &picture {
+        fields.push(("picture", picture));
     }
-    for (k, v) in &entry.metadata() {
-        if k == "source" {
-            continue;
-        }
-        let value = match v {
-            Value::String(s) => s.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join(", "),
-            other => other.to_string(),
-        };
-        fields.push((k.clone(), value));
-    }
+    fields.extend(metadata.iter().map(|(k, v)| (&**k, &**v)));
     let mut lines: Vec<Line> = crate::fit::wrap(entry.model(), width)
         .into_iter()
         .map(|c| Line::from(Span::styled(c, theme.title())))
@@ -485,5 +510,67 @@ fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
     let area = area.intersection(buf.area);
     for (y, line) in (area.top()..area.bottom()).zip(lines) {
         buf.set_line(area.x, y, line, area.width);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{Catalogue, LoraEntry};
+    use crate::app::action::Action;
+    use crate::app::state::{Init, State};
+    use crate::msg::Msg;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use serde_json::json;
+
+    fn screen(t: &Terminal<TestBackend>) -> String {
+        let buffer = t.backend().buffer();
+        buffer.content().iter().map(|c| c.symbol()).collect()
+    }
+
+    /// The detail's metadata, parsed once for the entry drawn frame after frame, follows the
+    /// selection: each frame shows the selected entry's fields, never the last one's.
+    #[test]
+    fn the_detail_shows_the_selected_entrys_fields_frame_after_frame() {
+        let entry = |model: &str, author: &str| {
+            let meta = json!({"source": format!("https://example.com/{model}"), "author": author});
+            LoraEntry::new(model, meta.as_object().expect("object"))
+        };
+        let mut s = State::new(Init::default());
+        s.update(Action::Resize {
+            width: 140,
+            height: 45,
+        });
+        s.start();
+        s.apply(Msg::Catalogue {
+            generation: s.browser.generation,
+            result: Ok(Catalogue {
+                entries: vec![
+                    entry("first_model", "alice_first"),
+                    entry("second", "bob_second"),
+                ],
+                skipped: 0,
+            }
+            .into()),
+        });
+        let mut t = Terminal::new(TestBackend::new(140, 45)).expect("terminal");
+        let mut draw = |s: &State| {
+            t.draw(|f| {
+                crate::ui::render(s, f);
+            })
+            .expect("drawn");
+            screen(&t)
+        };
+        for _ in 0..2 {
+            let shown = draw(&s);
+            assert!(shown.contains("author alice_first"), "{shown}");
+            assert!(!shown.contains("bob_second"));
+        }
+        s.update(Action::Down);
+        let shown = draw(&s);
+        assert!(shown.contains("author bob_second"), "{shown}");
+        assert!(!shown.contains("alice_first"));
+        s.update(Action::Up);
+        assert!(draw(&s).contains("author alice_first"));
     }
 }
