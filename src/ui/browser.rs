@@ -525,7 +525,11 @@ mod tests {
 
     fn screen(t: &Terminal<TestBackend>) -> String {
         let buffer = t.backend().buffer();
-        buffer.content().iter().map(|c| c.symbol()).collect()
+        buffer
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect()
     }
 
     /// The detail's metadata, parsed once for the entry drawn frame after frame, follows the
