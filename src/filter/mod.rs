@@ -427,6 +427,10 @@ const CHAIN: usize = 16;
 /// µs, about what ranking this many takes.
 const PER_THREAD: usize = 1024;
 
+/// Candidates fewer than this are ranked on one thread (`rank_split`), in a few hundred µs at
+/// most: `Ranker::rank_if_cheap` ranks them.
+const CHEAP: usize = 2 * PER_THREAD;
+
 /// How far ahead of the entry being matched its name is read (see `FuzzyFilter::matches`).
 const AHEAD: usize = 32;
 
@@ -542,6 +546,37 @@ impl Ranker {
         });
         ranked
     }
+
+    /// `rank`'s answer when it costs little: the query was ranked lately, or it narrows a
+    /// kept ranking of fewer matches than two threads would share (at most a few hundred µs,
+    /// no thread started), without building the metadata columns. `None` (nothing done) when
+    /// it would cost more.
+    pub fn rank_if_cheap(&mut self, query: &str, text: &Arc<SearchText>) -> Option<Arc<[u32]>> {
+        if !Weak::ptr_eq(&self.text, &Arc::downgrade(text)) {
+            return None;
+        }
+        if let Some(k) = self.chain.iter().rev().find(|k| k.query == query) {
+            return Some(k.ranked.clone());
+        }
+        let parsed = Query::parse(query);
+        if reads_fields(&parsed) && text.built_fields().is_none() {
+            return None;
+        }
+        // The ranking `rank` would narrow: the latest kept one the query narrows.
+        let narrowed = self
+            .chain
+            .iter()
+            .rev()
+            .find(|k| parsed.narrows(&k.parsed))?;
+        (narrowed.in_order.len() < CHEAP).then(|| self.rank(query, text))
+    }
+}
+
+/// Whether ranking `query` reads a metadata column (a field term, or a sort by a field).
+fn reads_fields(query: &Query) -> bool {
+    let field = |t: &Target| matches!(t, Target::Field(_));
+    query.groups.iter().flatten().any(|t| field(&t.target))
+        || query.sort.as_ref().is_some_and(|s| field(&s.target))
 }
 
 /// Matches the candidates in one contiguous part per thread, then puts the matches, joined in
@@ -1070,6 +1105,42 @@ mod tests {
         ] {
             assert_eq!(&*r.rank(query, &names), full(&names, query), "{query:?}");
         }
+    }
+
+    /// Typed and erased, a session's cheap rankings (a query ranked lately, or one narrowing
+    /// fewer than `CHEAP` matches) are answered as from scratch, the others left to `rank`;
+    /// a field term never builds the columns there.
+    #[test]
+    fn cheap_rankings_rank_as_from_scratch() {
+        let names: Vec<String> = (0..3 * PER_THREAD)
+            .map(|i| format!("{}_{}", ["water", "wash", "tower", "ink"][i % 4], i % 37))
+            .collect();
+        let names = Arc::new(SearchText::from_names(names.iter().map(String::as_str)));
+        let mut r = Ranker::new();
+        assert_eq!(r.rank_if_cheap("w", &names), None, "nothing ranked yet");
+        let mut cheap = 0;
+        for query in [
+            "w", "wa", "wat", "wate", "water", "water_1", "water_12", "water_1", "water", "wate",
+            "wat", "wa", "w", "t", "t_", "t_3", "t_3 !w", "ink", "ink_", "ink_3", "ink", "ink | t",
+            "w", "wa", "was", "wash_2", "wa",
+        ] {
+            let answer = match r.rank_if_cheap(query, &names) {
+                Some(answer) => {
+                    cheap += 1;
+                    answer
+                }
+                None => r.rank(query, &names),
+            };
+            assert_eq!(&*answer, full(&names, query), "{query:?}");
+        }
+        assert!(cheap >= 15, "only {cheap} cheap answers");
+        assert_eq!(r.rank_if_cheap("wash_2 author:x", &names), None);
+        assert!(
+            names.built_fields().is_none(),
+            "the columns are built on the thread"
+        );
+        let other = text(&["water_1"]);
+        assert_eq!(r.rank_if_cheap("w", &other), None, "another catalogue");
     }
 
     /// A new catalogue is never ranked with an old catalogue's rankings, even under the same

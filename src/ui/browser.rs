@@ -1,5 +1,6 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
+use crate::api::LoraEntry;
 use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
@@ -13,6 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 use serde_json::Value;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 thread_local! {
     // Highlighting needs a matcher's scratch space; reusing one keeps frames allocation-light.
@@ -95,10 +97,13 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
         )
     };
     let title = crate::fit::cut(&title, usize::from(areas.browser.width.saturating_sub(2)));
-    let block = Block::bordered()
-        .title(Span::styled(title, theme.title()))
-        .border_style(theme.border(state.is_focused(Pane::Browser)));
-    frame.render_widget(block, areas.browser);
+    let border = theme.border(state.is_focused(Pane::Browser));
+    render_bordered(
+        frame,
+        areas.browser,
+        Span::styled(title, theme.title()),
+        border,
+    );
 
     let filter = filter_line(state, theme);
     // One line each, cut to fit: drawn as a `Paragraph` of them would draw them.
@@ -297,6 +302,31 @@ fn row_spans<'e>(
     spans
 }
 
+/// Draws what `Block::bordered()` with `title` and `border` draws over `area`, one side at a
+/// time: a block first styles every cell of its area (with no style here: nothing changes,
+/// but it was a sixth of a keystroke's frame), and its sides cost only their cells.
+fn render_bordered(frame: &mut Frame, area: Rect, title: Span<'_>, border: ratatui::style::Style) {
+    use ratatui::widgets::Borders;
+    let area = area.intersection(frame.area());
+    let block = |borders| Block::new().borders(borders).border_style(border);
+    if area.height < 3 || area.width < 2 {
+        frame.render_widget(block(Borders::ALL).title(title), area);
+        return;
+    }
+    let row = |y| Rect::new(area.x, y, area.width, 1);
+    let column = |x| Rect::new(x, area.y + 1, 1, area.height - 2);
+    frame.render_widget(
+        block(Borders::TOP | Borders::LEFT | Borders::RIGHT).title(title),
+        row(area.y),
+    );
+    frame.render_widget(block(Borders::LEFT), column(area.x));
+    frame.render_widget(block(Borders::RIGHT), column(area.right() - 1));
+    frame.render_widget(
+        block(Borders::BOTTOM | Borders::LEFT | Borders::RIGHT),
+        row(area.bottom() - 1),
+    );
+}
+
 /// `lines` wrapped at their spaces to `area`'s width; when they take more than its rows, the
 /// last row shown ends in `…`.
 fn wrapped_in(lines: impl Iterator<Item = Line<'static>>, area: Rect) -> Vec<Line<'static>> {
@@ -373,6 +403,47 @@ fn picture_beside<'s>(
     Some(view)
 }
 
+/// Metadata fields as the detail shows them: key, value as one line.
+type Fields = Rc<[(String, String)]>;
+
+thread_local! {
+    /// The metadata fields of the entry whose detail was drawn last: a frame draws the detail
+    /// every time, but its entry changes only with the selection, and parsing its metadata was
+    /// a tenth of a keystroke's frame.
+    static FIELDS: RefCell<Option<(LoraEntry, Fields)>> = const { RefCell::new(None) };
+}
+
+/// `entry`'s metadata fields but its source, each value as one line of text (a list's items
+/// joined with `, `), in order; parsed once for the entry drawn frame after frame.
+fn metadata_fields(entry: &LoraEntry) -> Fields {
+    FIELDS.with_borrow_mut(|last| {
+        if let Some((drawn, fields)) = last.as_ref()
+            && drawn == entry
+        {
+            return fields.clone();
+        }
+        let fields: Fields = entry
+            .metadata()
+            .into_iter()
+            .filter(|(k, _)| k != "source")
+            .map(|(k, v)| {
+                let value = match v {
+                    Value::String(s) => s,
+                    Value::Array(items) => items
+                        .iter()
+                        .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    other => other.to_string(),
+                };
+                (k, value)
+            })
+            .collect();
+        *last = Some((entry.clone(), fields.clone()));
+        fields
+    })
+}
+
 /// The selected model's every field, wrapped to the section's width. When they do not fit,
 /// the last row says how many rows are below and which key zooms the pane: no field is cut
 /// off without a sign.
@@ -397,31 +468,13 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     frame.render_widget(block, area);
     let view = picture_beside(state, areas, &mut inner, frame);
     let width = usize::from(inner.width.max(1));
-    let mut fields = vec![(
-        "source".to_string(),
-        entry.source().unwrap_or("(none)").to_string(),
-    )];
-    if let Some(view) = view {
-        fields.push((
-            "picture".to_string(),
-            crate::ui::preview_slot::describe(view),
-        ));
+    let picture = view.map(crate::ui::preview_slot::describe);
+    let metadata = metadata_fields(entry);
+    let mut fields = vec![("source", entry.source().unwrap_or("(none)"))];
+    if let Some(picture) = &picture {
+        fields.push(("picture", picture));
     }
-    for (k, v) in &entry.metadata() {
-        if k == "source" {
-            continue;
-        }
-        let value = match v {
-            Value::String(s) => s.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join(", "),
-            other => other.to_string(),
-        };
-        fields.push((k.clone(), value));
-    }
+    fields.extend(metadata.iter().map(|(k, v)| (&**k, &**v)));
     let mut lines: Vec<Line> = crate::fit::wrap(entry.model(), width)
         .into_iter()
         .map(|c| Line::from(Span::styled(c, theme.title())))
@@ -485,5 +538,100 @@ fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
     let area = area.intersection(buf.area);
     for (y, line) in (area.top()..area.bottom()).zip(lines) {
         buf.set_line(area.x, y, line, area.width);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::api::{Catalogue, LoraEntry};
+    use crate::app::action::Action;
+    use crate::app::state::{Init, State};
+    use crate::msg::Msg;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use serde_json::json;
+
+    fn screen(t: &Terminal<TestBackend>) -> String {
+        let buffer = t.backend().buffer();
+        buffer
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect()
+    }
+
+    /// The detail's metadata, parsed once for the entry drawn frame after frame, follows the
+    /// selection: each frame shows the selected entry's fields, never the last one's.
+    #[test]
+    fn the_detail_shows_the_selected_entrys_fields_frame_after_frame() {
+        let entry = |model: &str, author: &str| {
+            let meta = json!({"source": format!("https://example.com/{model}"), "author": author});
+            LoraEntry::new(model, meta.as_object().expect("object"))
+        };
+        let mut s = State::new(Init::default());
+        s.update(Action::Resize {
+            width: 140,
+            height: 45,
+        });
+        s.start();
+        s.apply(Msg::Catalogue {
+            generation: s.browser.generation,
+            result: Ok(Catalogue {
+                entries: vec![
+                    entry("first_model", "alice_first"),
+                    entry("second", "bob_second"),
+                ],
+                skipped: 0,
+            }
+            .into()),
+        });
+        let mut t = Terminal::new(TestBackend::new(140, 45)).expect("terminal");
+        let mut draw = |s: &State| {
+            t.draw(|f| {
+                crate::ui::render(s, f);
+            })
+            .expect("drawn");
+            screen(&t)
+        };
+        for _ in 0..2 {
+            let shown = draw(&s);
+            assert!(shown.contains("author alice_first"), "{shown}");
+            assert!(!shown.contains("bob_second"));
+        }
+        s.update(Action::Down);
+        let shown = draw(&s);
+        assert!(shown.contains("author bob_second"), "{shown}");
+        assert!(!shown.contains("alice_first"));
+        s.update(Action::Up);
+        assert!(draw(&s).contains("author alice_first"));
+    }
+
+    /// The browser's border drawn a side at a time is the bordered block's, cell for cell and
+    /// style for style, at every size (a title longer than the top row included).
+    #[test]
+    fn the_border_drawn_by_sides_is_the_blocks() {
+        use ratatui::layout::Rect;
+        use ratatui::style::{Color, Style};
+        use ratatui::text::Span;
+        use ratatui::widgets::Block;
+        let border = Style::new().fg(Color::Cyan);
+        let title = || Span::styled(" LoRA models · 12/40 ", Style::new().fg(Color::Yellow));
+        for (width, height) in [(1, 1), (2, 2), (5, 2), (2, 3), (8, 3), (30, 4), (60, 20)] {
+            let area = Rect::new(1, 1, width, height);
+            let draw = |by_sides: bool| {
+                let mut t = Terminal::new(TestBackend::new(64, 24)).expect("terminal");
+                t.draw(|f| {
+                    if by_sides {
+                        super::render_bordered(f, area, title(), border);
+                    } else {
+                        let block = Block::bordered().title(title()).border_style(border);
+                        f.render_widget(block, area);
+                    }
+                })
+                .expect("drawn");
+                t.backend().buffer().clone()
+            };
+            assert_eq!(draw(true), draw(false), "{width}x{height}");
+        }
     }
 }
