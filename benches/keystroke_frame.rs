@@ -58,6 +58,7 @@ fn loaded_state(listing: Listing) -> State {
             bell: false,
             desktop_notifications: false,
             no_color: false,
+            poll_interval: 2,
         },
         now: 1_800_000_000,
         ..gendash::app::state::Init::default()
