@@ -635,15 +635,21 @@ async fn next_event(events: Option<&mut Events>) -> Option<std::io::Result<Event
     }
 }
 
-/// The terminal's events, read by a task of their own and passed on in order. The event loop
+/// The terminal's events, read on a thread of their own and passed on in order. The event loop
 /// polls every branch of its `select!` on each turn, a turn per worker report (hundreds a
 /// second at 1,000 tasks), and crossterm's `EventStream` answers each poll by trying its
 /// reader's lock, which its reading thread holds: a spin with `sched_yield`s, 3 % of the
-/// dashboard's CPU. A channel's receiver answers at the cost of an atomic load; the task
-/// polls the stream only when crossterm wakes it, for an event.
+/// dashboard's CPU. A channel's receiver answers at the cost of an atomic load.
+///
+/// The stream runs on its own thread, not as a task of the loop's runtime: on a terminal that
+/// hung up, reads return end-of-file at once and crossterm's reader loops on them without
+/// returning. On the loop's thread that froze the whole dashboard at 100 % CPU, the check
+/// that ends it on a hang-up included; on its own thread only that thread spins, and the
+/// check (once a second) ends the process.
 struct Events {
     received: mpsc::Receiver<std::io::Result<Event>>,
-    reader: tokio::task::JoinHandle<()>,
+    /// Dropped, it ends the reading thread's stream (and with it crossterm's reader).
+    _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 impl Events {
@@ -652,31 +658,53 @@ impl Events {
 
     fn start() -> Self {
         let (sent, received) = mpsc::channel(Self::QUEUED);
-        // crossterm's stream panics when it cannot open the terminal (gone since the start):
-        // its reader is made here first, and a failure to is the loop's terminal error.
-        if let Err(e) = crossterm::event::poll(Duration::ZERO) {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let failed = sent.clone();
+        let reading = move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+            runtime.block_on(async move {
+                // crossterm's stream panics when it cannot open the terminal (gone since the
+                // start): its reader is made here first, and a failure to is the loop's
+                // terminal error.
+                if let Err(e) = crossterm::event::poll(Duration::ZERO) {
+                    let _ = sent.send(Err(e)).await;
+                    return;
+                }
+                let mut stream = EventStream::new();
+                let forward = async {
+                    while let Some(event) = stream.next().await {
+                        if sent.send(event).await.is_err() {
+                            break;
+                        }
+                    }
+                };
+                tokio::select! {
+                    _ = stopped => {}
+                    () = forward => {}
+                }
+            });
+            Ok::<(), std::io::Error>(())
+        };
+        let started = std::thread::Builder::new()
+            .name("terminal-events".into())
+            .spawn(move || {
+                if let Err(e) = reading() {
+                    let _ = failed.blocking_send(Err(e));
+                }
+            });
+        if let Err(e) = started {
+            // `sent` went with the closure: the error comes through a new channel.
+            let (sent, received) = mpsc::channel(1);
             let _ = sent.try_send(Err(e));
             return Events {
                 received,
-                reader: tokio::spawn(async {}),
+                _stop: stop,
             };
         }
-        let reader = tokio::spawn(async move {
-            let mut stream = EventStream::new();
-            while let Some(event) = stream.next().await {
-                if sent.send(event).await.is_err() {
-                    break;
-                }
-            }
-        });
-        Events { received, reader }
-    }
-}
-
-impl Drop for Events {
-    /// The stream goes with its task, and with it crossterm's reading thread.
-    fn drop(&mut self) {
-        self.reader.abort();
+        Events {
+            received,
+            _stop: stop,
+        }
     }
 }
 

@@ -1,6 +1,5 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
-use crate::api::LoraEntry;
 use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
@@ -12,9 +11,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
-use serde_json::Value;
 use std::cell::RefCell;
-use std::rc::Rc;
 
 thread_local! {
     // Highlighting needs a matcher's scratch space; reusing one keeps frames allocation-light.
@@ -403,47 +400,6 @@ fn picture_beside<'s>(
     Some(view)
 }
 
-/// Metadata fields as the detail shows them: key, value as one line.
-type Fields = Rc<[(String, String)]>;
-
-thread_local! {
-    /// The metadata fields of the entry whose detail was drawn last: a frame draws the detail
-    /// every time, but its entry changes only with the selection, and parsing its metadata was
-    /// a tenth of a keystroke's frame.
-    static FIELDS: RefCell<Option<(LoraEntry, Fields)>> = const { RefCell::new(None) };
-}
-
-/// `entry`'s metadata fields but its source, each value as one line of text (a list's items
-/// joined with `, `), in order; parsed once for the entry drawn frame after frame.
-fn metadata_fields(entry: &LoraEntry) -> Fields {
-    FIELDS.with_borrow_mut(|last| {
-        if let Some((drawn, fields)) = last.as_ref()
-            && drawn == entry
-        {
-            return fields.clone();
-        }
-        let fields: Fields = entry
-            .metadata()
-            .into_iter()
-            .filter(|(k, _)| k != "source")
-            .map(|(k, v)| {
-                let value = match v {
-                    Value::String(s) => s,
-                    Value::Array(items) => items
-                        .iter()
-                        .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    other => other.to_string(),
-                };
-                (k, value)
-            })
-            .collect();
-        *last = Some((entry.clone(), fields.clone()));
-        fields
-    })
-}
-
 /// The selected model's every field, wrapped to the section's width. When they do not fit,
 /// the last row says how many rows are below and which key zooms the pane: no field is cut
 /// off without a sign.
@@ -469,7 +425,7 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     let view = picture_beside(state, areas, &mut inner, frame);
     let width = usize::from(inner.width.max(1));
     let picture = view.map(crate::ui::preview_slot::describe);
-    let metadata = metadata_fields(entry);
+    let metadata = crate::app::browser::detail_fields(entry);
     let mut fields = vec![("source", entry.source().unwrap_or("(none)"))];
     if let Some(picture) = &picture {
         fields.push(("picture", picture));
@@ -543,68 +499,8 @@ fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
 
 #[cfg(test)]
 mod tests {
-    use crate::api::{Catalogue, LoraEntry};
-    use crate::app::action::Action;
-    use crate::app::state::{Init, State};
-    use crate::msg::Msg;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
-    use serde_json::json;
-
-    fn screen(t: &Terminal<TestBackend>) -> String {
-        let buffer = t.backend().buffer();
-        buffer
-            .content()
-            .iter()
-            .map(ratatui::buffer::Cell::symbol)
-            .collect()
-    }
-
-    /// The detail's metadata, parsed once for the entry drawn frame after frame, follows the
-    /// selection: each frame shows the selected entry's fields, never the last one's.
-    #[test]
-    fn the_detail_shows_the_selected_entrys_fields_frame_after_frame() {
-        let entry = |model: &str, author: &str| {
-            let meta = json!({"source": format!("https://example.com/{model}"), "author": author});
-            LoraEntry::new(model, meta.as_object().expect("object"))
-        };
-        let mut s = State::new(Init::default());
-        s.update(Action::Resize {
-            width: 140,
-            height: 45,
-        });
-        s.start();
-        s.apply(Msg::Catalogue {
-            generation: s.browser.generation,
-            result: Ok(Catalogue {
-                entries: vec![
-                    entry("first_model", "alice_first"),
-                    entry("second", "bob_second"),
-                ],
-                skipped: 0,
-            }
-            .into()),
-        });
-        let mut t = Terminal::new(TestBackend::new(140, 45)).expect("terminal");
-        let mut draw = |s: &State| {
-            t.draw(|f| {
-                crate::ui::render(s, f);
-            })
-            .expect("drawn");
-            screen(&t)
-        };
-        for _ in 0..2 {
-            let shown = draw(&s);
-            assert!(shown.contains("author alice_first"), "{shown}");
-            assert!(!shown.contains("bob_second"));
-        }
-        s.update(Action::Down);
-        let shown = draw(&s);
-        assert!(shown.contains("author bob_second"), "{shown}");
-        assert!(!shown.contains("alice_first"));
-        s.update(Action::Up);
-        assert!(draw(&s).contains("author alice_first"));
-    }
 
     /// The browser's border drawn a side at a time is the bordered block's, cell for cell and
     /// style for style, at every size (a title longer than the top row included).

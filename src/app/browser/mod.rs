@@ -12,6 +12,7 @@
 
 mod category;
 mod changes;
+mod detail_fields;
 pub mod entry_picture;
 mod favourites;
 mod loading;
@@ -36,6 +37,7 @@ use crate::cmd::Cmd;
 use crate::filter::Query;
 use crate::filter::query::IsTerm;
 use crate::store::config::ActionName;
+pub use detail_fields::{Fields as DetailFields, detail_fields};
 pub use marks::Marks;
 pub use sort::{Sort, SortField};
 use std::sync::Arc;

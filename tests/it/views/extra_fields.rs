@@ -98,3 +98,50 @@ fn archive_detail_extra_fields_80() {
 fn archive_detail_extra_fields_220() {
     insta::assert_snapshot!(draw(&archive_of(220, 30)).backend());
 }
+
+/// The detail's metadata, parsed once for the entry drawn frame after frame, follows the
+/// selection: each frame shows the selected entry's fields, never the last one's.
+#[test]
+fn the_detail_shows_the_selected_entrys_fields_frame_after_frame() {
+    let entry = |model: &str, author: &str| {
+        let meta = json!({"source": format!("https://example.com/{model}"), "author": author});
+        gendash::api::LoraEntry::new(model, meta.as_object().expect("object"))
+    };
+    let mut s = State::new(gendash::app::state::Init::default());
+    s.update(Action::Resize {
+        width: 140,
+        height: 45,
+    });
+    s.start();
+    s.apply(Msg::Catalogue {
+        generation: s.browser.generation,
+        result: Ok(gendash::api::Catalogue {
+            entries: vec![
+                entry("first_model", "alice_first"),
+                entry("second", "bob_second"),
+            ],
+            skipped: 0,
+        }
+        .into()),
+    });
+    let draw = |s: &State| -> String {
+        let t = draw(s);
+        let buffer = t.backend().buffer();
+        buffer
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect()
+    };
+    for _ in 0..2 {
+        let shown = draw(&s);
+        assert!(shown.contains("author alice_first"), "{shown}");
+        assert!(!shown.contains("bob_second"));
+    }
+    s.update(Action::Down);
+    let shown = draw(&s);
+    assert!(shown.contains("author bob_second"), "{shown}");
+    assert!(!shown.contains("alice_first"));
+    s.update(Action::Up);
+    assert!(draw(&s).contains("author alice_first"));
+}
