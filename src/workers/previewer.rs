@@ -11,7 +11,7 @@
 //! task or resizing the pane is instant.
 
 use super::copies::Copies;
-use super::video_frames::VideoFrames;
+use super::video_frames::{VideoFrames, blocking, first_line};
 use crate::api::ApiError;
 use crate::api::download::Downloader;
 use crate::api::types::TaskKind;
@@ -352,22 +352,4 @@ fn read_capped(path: &Path) -> Result<Result<Vec<u8>, PreviewError>, PreviewErro
         return Ok(Err(PreviewError::TooBig(len)));
     }
     std::fs::read(path).map(Ok).map_err(cannot)
-}
-
-/// Runs slow work on a blocking thread, off the App's one-thread runtime.
-async fn blocking<R: Send + 'static>(
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Result<R, PreviewError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| PreviewError::Worker(e.to_string()))
-}
-
-fn first_line(text: &str) -> String {
-    text.lines()
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(160)
-        .collect()
 }

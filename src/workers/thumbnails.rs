@@ -8,7 +8,7 @@
 //! bounded whatever the number of results, and the App's loop never waits for any of it.
 
 use super::copies::Copies;
-use super::video_frames::VideoFrames;
+use super::video_frames::{VideoFrames, blocking};
 use crate::api::download::Downloader;
 use crate::cmd::{PreviewSource, TaskKey, ThumbnailRequest, TileSource};
 use crate::msg::ThumbnailReport;
@@ -324,15 +324,6 @@ fn keep(decoded: &Decoded, thumbs: &ThumbCache, key: &str) -> Result<Decoded, Pr
         image: small,
         pixels: decoded.pixels,
     })
-}
-
-/// Runs slow work on a blocking thread, off the App's one-thread runtime.
-async fn blocking<R: Send + 'static>(
-    f: impl FnOnce() -> R + Send + 'static,
-) -> Result<R, PreviewError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| PreviewError::Worker(e.to_string()))
 }
 
 #[cfg(test)]

@@ -152,8 +152,9 @@ impl VideoFrames {
     }
 }
 
-/// Runs slow work on a blocking thread, off the App's one-thread runtime.
-async fn blocking<R: Send + 'static>(
+/// Runs slow work on a blocking thread, off the App's one-thread runtime (the picture
+/// workers' way).
+pub(super) async fn blocking<R: Send + 'static>(
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, PreviewError> {
     tokio::task::spawn_blocking(f)
@@ -161,7 +162,8 @@ async fn blocking<R: Send + 'static>(
         .map_err(|e| PreviewError::Worker(e.to_string()))
 }
 
-fn first_line(text: &str) -> String {
+/// An error's first line, at most 160 characters: what a picture's place can show.
+pub(super) fn first_line(text: &str) -> String {
     text.lines()
         .next()
         .unwrap_or_default()
