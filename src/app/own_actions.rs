@@ -7,6 +7,7 @@
 use super::archive_view::ArchiveView;
 use super::browser::Browser;
 use super::effects::Effects;
+use super::gallery::GalleryOf;
 use super::keymap::Mode;
 use super::layout::Pane;
 use super::popup::{Confirm, Popup, Then};
@@ -59,8 +60,9 @@ fn rows_text(rows: &[String]) -> String {
 fn scope_of(mode: Mode) -> Option<Scope> {
     match mode {
         Mode::Pane(Pane::Browser) => Some(Scope::Browser),
-        Mode::Pane(Pane::Watch) => Some(Scope::Watch),
-        Mode::Archive => Some(Scope::Archive),
+        // The gallery is its list: an action runs on its selected tile as on the row.
+        Mode::Pane(Pane::Watch) | Mode::Gallery(GalleryOf::Watch) => Some(Scope::Watch),
+        Mode::Archive | Mode::Gallery(GalleryOf::Archive) => Some(Scope::Archive),
         _ => None,
     }
 }

@@ -251,3 +251,23 @@ fn in_the_browser_it_runs_on_the_marked_models_with_their_fields() {
         )]
     );
 }
+
+/// In the gallery (the watch list's), the key runs on the selected tile as on the row.
+#[test]
+fn in_the_gallery_it_runs_on_the_selected_tile() {
+    let mut s = with_action("ctrl-u", false);
+    s.update(Action::ToggleGallery);
+    assert_eq!(
+        s.mode(),
+        crate::app::keymap::Mode::Gallery(crate::app::gallery::GalleryOf::Watch)
+    );
+    let cmds = press_own(&mut s, ctrl('u'));
+    let [run] = runs(&cmds).try_into().expect("one run");
+    assert_eq!(
+        run.runs,
+        [(
+            vec!["a".to_string()],
+            vec!["upscale".to_string(), "--in".into(), "/dl/a.png".into()]
+        )]
+    );
+}
