@@ -267,7 +267,8 @@ pub fn response(status: &str, content_type: &str, extra_headers: &str, body: &st
     )
 }
 
-async fn read_head(stream: &mut TcpStream) -> String {
+/// A request's head as read off `stream`: up to its blank line, at most 64 KiB.
+pub async fn read_head(stream: &mut TcpStream) -> String {
     let mut buf = Vec::new();
     let mut byte = [0u8; 1024];
     while buf.len() < 64 * 1024 {

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
@@ -163,15 +163,7 @@ async fn file_server(routes: Vec<(&'static str, Body)>) -> FileServer {
             let Ok((mut stream, _)) = listener.accept().await else {
                 return;
             };
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1024];
-            while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut byte).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => head.extend_from_slice(&byte[..n]),
-                }
-            }
-            let head = String::from_utf8_lossy(&head).into_owned();
+            let head = crate::common::read_head(&mut stream).await;
             let path = head.split_whitespace().nth(1).unwrap_or("").to_string();
             seen.lock().unwrap().push(path.clone());
             let body = routes

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
 /// A fake ffmpeg in `dir`: asked about its input (no output named), it reports a 2-second
@@ -320,15 +320,7 @@ async fn big_file_server(
             let Ok((mut stream, _)) = listener.accept().await else {
                 return;
             };
-            let mut head = Vec::new();
-            let mut byte = [0u8; 1024];
-            while head.len() < 16 * 1024 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut byte).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => head.extend_from_slice(&byte[..n]),
-                }
-            }
-            let head = String::from_utf8_lossy(&head).into_owned();
+            let head = crate::common::read_head(&mut stream).await;
             let range = crate::common::header(&head, "range").map(str::to_string);
             seen.lock().unwrap().push(range.clone());
             let last = range
