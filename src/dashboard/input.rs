@@ -8,8 +8,8 @@
 //! up), and converted to crossterm's events: a key typed while the terminal is being asked
 //! comes out as crossterm would have made it, neither lost nor taken for a reply. Where that
 //! copy differs from crossterm 0.29, crossterm's way is kept: a lone ESC with more input
-//! waiting starts a sequence, and ESC ESC is one Esc. Mouse reports and focus changes in this
-//! short window are dropped (docs/decisions.md).
+//! waiting starts a sequence, and ESC ESC is one Esc. Mouse reports in this short window are
+//! dropped; focus changes pass (docs/decisions.md).
 
 use crossterm::event::{Event, KeyCode};
 
@@ -40,9 +40,9 @@ fn next_token(bytes: &[u8], more: bool) -> Option<(Token, usize)> {
     (shortest..=bytes.len()).find_map(|len| match terminput::Event::parse_from(&bytes[..len]) {
         Ok(None) => None,
         Ok(Some(event)) => match terminput_crossterm::to_crossterm(event) {
-            Ok(Event::Mouse(_) | Event::FocusGained | Event::FocusLost) | Err(_) => {
-                Some((Token::Skip, len))
-            }
+            // Focus changes pass: a focus-in reloads a changed config and polls what is on
+            // screen, whenever it comes. A mouse report before the first layout is dropped.
+            Ok(Event::Mouse(_)) | Err(_) => Some((Token::Skip, len)),
             Ok(event) => Some((Token::Event(event), len)),
         },
         Err(_) => Some((Token::Skip, len)),
@@ -124,6 +124,21 @@ mod tests {
 
     fn k(code: KeyCode, m: KeyModifiers) -> Token {
         Token::Event(Event::Key(KeyEvent::new(code, m)))
+    }
+
+    /// A focus-in while the terminal is being asked is the user's: it reaches the App (a
+    /// changed config is read, what is on screen polled), not dropped with mouse reports.
+    #[test]
+    fn focus_changes_pass_and_mouse_reports_are_dropped() {
+        assert_eq!(
+            tokens(b"\x1b[O\x1b[<0;3;4Ma\x1b[I"),
+            [
+                Token::Event(Event::FocusLost),
+                Token::Skip,
+                k(KeyCode::Char('a'), KeyModifiers::NONE),
+                Token::Event(Event::FocusGained),
+            ]
+        );
     }
 
     #[test]
