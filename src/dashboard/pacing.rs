@@ -15,13 +15,14 @@ pub(super) const FRAME: Duration = Duration::from_millis(16);
 /// What only the workers' routine reports changed (poll answers, the load, the request log,
 /// downloads under way) is drawn at most this often. A list of 1,000 tasks at 2 s brings
 /// hundreds of answers a second, each moving a percent; frames at `FRAME` were most of the
-/// dashboard's CPU, and at 100 ms still a quarter of it with adaptive polling (issue 31). A
-/// row changes once per answer, at most every `poll_interval` (2 s by default, 0.2 s at the
-/// least), and nobody sees when an answer came: shown up to a quarter second later, every
-/// change of a row polled every 0.25 s or slower is still shown, in step with the others.
+/// dashboard's CPU, at 100 ms still a quarter of it with adaptive polling, and at 250 ms a
+/// fifth (issue 31: 0.085-0.10 ms per poll against the Python service, 0.076 at 500 ms). A
+/// row changes once per answer, at most every `poll_interval` (2 s by default), and nobody
+/// sees when an answer came: shown up to half a second later, every change of a row polled
+/// every 0.5 s or slower is still shown, in step with the others.
 /// Keys, resizes, signals, the clock's tick (the ages step once a second, on time) and every
 /// other report (a ranking, a catalogue, a preview) are drawn at `FRAME`.
-const BACKGROUND_FRAME: Duration = Duration::from_millis(250);
+const BACKGROUND_FRAME: Duration = Duration::from_millis(500);
 
 /// When the next frame may be drawn: `FRAME` after the last when something not routine waits
 /// (a key above all), `BACKGROUND_FRAME` after it when only routine reports changed anything;
@@ -91,7 +92,7 @@ mod tests {
         assert_eq!(next_frame_at(Some(last), true), last + FRAME);
         assert_eq!(next_frame_at(Some(last), false), last + BACKGROUND_FRAME);
         assert!(next_frame_at(None, false) <= tokio::time::Instant::now());
-        assert_eq!(BACKGROUND_FRAME, Duration::from_millis(250));
+        assert_eq!(BACKGROUND_FRAME, Duration::from_millis(500));
         let mut state = State::new(crate::app::state::Init::default());
         let mut urgent = false;
         tick(&mut state, 1_700_000_000, &mut urgent);
