@@ -27,7 +27,8 @@ use crate::app::action::Action;
 use crate::app::state::{Init, Keymap, Quit, SortKey, State, Theme, UiSettings};
 use crate::app::{services, state};
 use crate::picture::answers::{SyncMode, Wants};
-use crossterm::event::{Event, KeyEventKind, MouseEventKind};
+use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
+use futures_util::StreamExt;
 use pacing::{FRAME, apply_waiting, next_frame_at, tick};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -640,54 +641,70 @@ async fn next_event(events: Option<&mut Events>) -> Option<std::io::Result<Event
 /// reader's lock, which its reading thread holds: a spin with `sched_yield`s, 3 % of the
 /// dashboard's CPU. A channel's receiver answers at the cost of an atomic load.
 ///
-/// The thread reads with crossterm's blocking `poll` and `read`, not its `EventStream`: the
-/// stream hands each key through a thread of its own and a waker before this thread sees it,
-/// two wake-ups more per key (about a fifth of a keystroke's time on screen). It runs apart
-/// from the loop's runtime: on a terminal that hung up, reads return end-of-file at once and
-/// crossterm's reader loops on them. On the loop's thread that froze the whole dashboard at
-/// 100 % CPU, the check that ends it on a hang-up included; on its own thread only that thread
-/// spins, and the check (once a second) ends the process.
+/// The stream runs on its own thread, not as a task of the loop's runtime: on a terminal that
+/// hung up, reads return end-of-file at once and crossterm's reader loops on them without
+/// returning. On the loop's thread that froze the whole dashboard at 100 % CPU, the check
+/// that ends it on a hang-up included; on its own thread only that thread spins, and the
+/// check (once a second) ends the process.
 struct Events {
     received: mpsc::Receiver<std::io::Result<Event>>,
+    /// Dropped, it ends the reading thread's stream (and with it crossterm's reader).
+    _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 impl Events {
     /// Room for a burst (a paste arrives as one event); the reader waits when it is full.
     const QUEUED: usize = 64;
-    /// How long the reader waits for input before it looks whether the loop still listens:
-    /// once the receiver is gone (the loop ended), it reads nothing more, so keys typed after
-    /// the dashboard stay for the shell. Four idle wake-ups a second cost nothing measurable.
-    const LISTENING: Duration = Duration::from_millis(250);
 
     fn start() -> Self {
         let (sent, received) = mpsc::channel(Self::QUEUED);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let failed = sent.clone();
         let reading = move || {
-            while !sent.is_closed() {
-                match crossterm::event::poll(Self::LISTENING) {
-                    Ok(false) => {}
-                    // Looked at again after the wait: a key that arrived as the loop ended is
-                    // left unread.
-                    Ok(true) if sent.is_closed() => break,
-                    Ok(true) => {
-                        if sent.blocking_send(crossterm::event::read()).is_err() {
+            let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+            runtime.block_on(async move {
+                // crossterm's stream panics when it cannot open the terminal (gone since the
+                // start): its reader is made here first, and a failure to is the loop's
+                // terminal error.
+                if let Err(e) = crossterm::event::poll(Duration::ZERO) {
+                    let _ = sent.send(Err(e)).await;
+                    return;
+                }
+                let mut stream = EventStream::new();
+                let forward = async {
+                    while let Some(event) = stream.next().await {
+                        if sent.send(event).await.is_err() {
                             break;
                         }
                     }
-                    Err(e) => {
-                        let _ = sent.blocking_send(Err(e));
-                        break;
-                    }
+                };
+                tokio::select! {
+                    _ = stopped => {}
+                    () = forward => {}
                 }
-            }
+            });
+            Ok::<(), std::io::Error>(())
         };
         let started = std::thread::Builder::new()
             .name("terminal-events".into())
-            .spawn(reading);
+            .spawn(move || {
+                if let Err(e) = reading() {
+                    let _ = failed.blocking_send(Err(e));
+                }
+            });
         if let Err(e) = started {
-            let _ = failed.try_send(Err(e));
+            // `sent` went with the closure: the error comes through a new channel.
+            let (sent, received) = mpsc::channel(1);
+            let _ = sent.try_send(Err(e));
+            return Events {
+                received,
+                _stop: stop,
+            };
         }
-        Events { received }
+        Events {
+            received,
+            _stop: stop,
+        }
     }
 }
 
