@@ -94,8 +94,8 @@ fn garbage_slowness_and_outage_are_reported_then_recovered_from() {
                 && t.lines().any(|l| l.contains("hold-x") && l.contains('⚠'))
         });
         assert!(d.child.try_wait().unwrap().is_none(), "still running");
-        // Back after each, so each recovery is its own and waits out one backoff (the
-        // second's first step, a second at most), not three in a row.
+        // Back after each: each recovery is its own and waits out a first failure's short
+        // backoff (a second or two), not the backoff that three faults in a row build up.
         proxy.set(Mode::Forward);
         d.wait_for(
             &format!("recovery from {mode:?}"),
