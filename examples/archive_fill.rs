@@ -1,6 +1,6 @@
 //! Makes a big archive for measurements, in one transaction, then times reading it.
 //!
-//! `cargo run --release --locked --example archive_fill -- --data-dir DIR --count 100000`
+//! `cargo run --release --locked --features archive-examples --example archive_fill -- --data-dir DIR --count 100000`
 //! writes DIR/archive.sqlite3 with COUNT finished tasks (labels, both kinds, completed and
 //! failed, two services, status histories, saved files, finish times spread over a year),
 //! replacing none that are there (task IDs are `fill-N`, so a second run upserts the same

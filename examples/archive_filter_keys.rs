@@ -2,7 +2,7 @@
 //! what `scripts/measure-archive.py` times end to end (which adds the frame, the drawing and
 //! the pseudo-terminal's round trip).
 //!
-//! `cargo run --release --locked --example archive_filter_keys -- DIR [ROUNDS] [PAUSE_MS]`
+//! `cargo run --release --locked --features archive-examples --example archive_filter_keys -- DIR [ROUNDS] [PAUSE_MS]`
 //! reads the archive in DIR (made by `examples/archive_fill.rs`), makes the filter's text of it
 //! as the archiver does, then types the measurement script's queries one key at a time into
 //! `ArchiveView::set_query`, ROUNDS times (3), `PAUSE_MS` apart (0; 100 is a typist's pace, and

@@ -2,7 +2,7 @@
 //! the key resolved by the keymap, the reducers, then one frame drawn by ratatui into a
 //! crossterm backend that writes to memory (the bytes a terminal would be sent).
 //!
-//! `cargo run --release --locked --example archive_frames -- DIR [ROUNDS] [PAUSE_MS]` reads the
+//! `cargo run --release --locked --features archive-examples --example archive_frames -- DIR [ROUNDS] [PAUSE_MS]` reads the
 //! archive in DIR (made by `examples/archive_fill.rs`), opens the view at 140x45, and types the
 //! measurement script's queries, `ROUNDS` times (3), `PAUSE_MS` apart (100, a typist's pace). It
 //! prints the median and p95 of the reducers, the frame, and both, and the bytes per frame.

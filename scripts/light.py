@@ -525,9 +525,10 @@ class Light:
         if os.path.basename(os.path.dirname(self.binary)) != "release" or not shutil.which(
                 "cargo"):
             raise Unavailable(f"no {filler}: `cargo build --release --locked --example "
-                              f"archive_fill`")
+                              f"archive_fill --features archive-examples`")
         code, _, tail, _ = run(["cargo", "build", "--release", "--locked", "--example",
-                                "archive_fill"], 3600, "the archive filler",
+                                "archive_fill", "--features", "archive-examples"], 3600,
+                               "the archive filler",
                                env=dict(os.environ, CARGO_TARGET_DIR=target), cwd=REPO)
         if code != 0 or not os.access(filler, os.X_OK):
             raise Unavailable(failure("cargo build --example archive_fill", code, tail))

@@ -4,7 +4,7 @@
 
 Build the release binary and the filler first; this script builds nothing:
 
-    cargo build --release --locked --bin gendash --example archive_fill
+    cargo build --release --locked --bin gendash --example archive_fill --features archive-examples
     python3 scripts/measure-archive.py                  # 100,000 tasks, 10 openings, 5 queries
     python3 scripts/measure-archive.py --count 10000 --opens 20 path/to/gendash
 
@@ -135,7 +135,7 @@ def main():
     filler = a.filler or os.path.join(h.REPO, "target", "release", "examples", "archive_fill")
     if not os.access(filler, os.X_OK):
         p.error(f"{filler} is not an executable; run `cargo build --release --locked "
-                f"--example archive_fill` first")
+                f"--example archive_fill --features archive-examples` first")
     h.bound_run(a.max_total, "measure-archive")
     root = tempfile.mkdtemp(prefix="gendash-archive-")
     service = dash = None

@@ -69,15 +69,18 @@ fn the_focus_coming_back_polls_the_running_tasks_on_screen_once() {
         !shown.is_empty() && !hidden.is_empty(),
         "some rows on screen, some off it:\n{screen}"
     );
-    // Answers older than the focus's fresh interval (2 s).
+    // Answers older than the focus's fresh interval (2 s), on the dashboard's clock, which a
+    // one-second tick moves.
     std::thread::sleep(Duration::from_millis(3_500));
     let before = lookups(&setup);
     s.send("\x1b[I");
     let after = wait_lookups(&setup, "the rows on screen asked again", |n| {
         shown.iter().all(|id| n[*id] > before[*id])
     });
-    // Time for a stray lookup of a row off screen to be counted.
-    std::thread::sleep(Duration::from_secs(1));
+    // Time for a stray lookup of a row off screen to be counted, and for the answers to grow
+    // older than the fresh interval again: the flapping below is then held back by the
+    // once-each-poll_interval rule alone.
+    std::thread::sleep(Duration::from_millis(3_500));
     let settled = lookups(&setup);
     for id in &ids {
         let want = before[id] + u64::from(shown.contains(&id));
@@ -87,16 +90,16 @@ fn the_focus_coming_back_polls_the_running_tasks_on_screen_once() {
 
     // Twenty times away and back, quickly: focus asks at most once each poll_interval (60 s
     // here), so nothing more is asked.
-    std::thread::sleep(Duration::from_millis(2_500));
-    let before = lookups(&setup);
-    for _ in 0..20 {
-        s.send("\x1b[O\x1b[I");
-    }
+    let before = settled;
+    // In one write: the reports are read as they come all the same, without the pause `send`
+    // makes after each (1.2 s for twenty).
+    s.send(&"\x1b[O\x1b[I".repeat(20));
     // The screen answers a key after the flapping: every focus report was read by then.
     s.send("?");
     s.wait_text("Keys · Esc/? closes");
     s.send("\x1b");
-    std::thread::sleep(Duration::from_millis(1_500));
+    // Time for a lookup it asked for to be counted (loopback: milliseconds).
+    std::thread::sleep(Duration::from_secs(1));
     assert_eq!(lookups(&setup), before, "focus flapping asked again");
     s.send("q");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);

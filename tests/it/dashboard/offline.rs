@@ -172,13 +172,18 @@ fn a_wrong_prefix_is_not_connected() {
     s.wait_for("the wrong path said", Duration::from_secs(20), |screen| {
         screen.contains(&asked) && screen.contains("→ 404: is the path prefix right?")
     });
+    // The task's first poll answered the same: its row says so, and its detail names what was
+    // asked (the 404 wraps to the detail's next line). The status bar keeps the catalogue's
+    // words until the task's next attempt, a slow backoff later: not waited for.
+    let lookup = format!("POST {base}ai/image_generation/demo-image-done →");
     s.wait_for(
         "the task's poll answered",
         Duration::from_secs(20),
         |screen| {
-            screen
-                .lines()
-                .any(|l| l.contains("demo-image-done") && l.contains("404"))
+            screen.contains(&lookup)
+                && screen.lines().any(|l| {
+                    l.contains("demo-image-done") && l.contains("⚠ the base URL's path looks wrong")
+                })
         },
     );
     let screen = s.contents();
