@@ -95,9 +95,10 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
     };
     let title = crate::fit::cut(&title, usize::from(areas.browser.width.saturating_sub(2)));
     let border = theme.border(state.is_focused(Pane::Browser));
-    render_bordered(
+    super::border::sides(
         frame,
         areas.browser,
+        ratatui::widgets::Borders::ALL,
         Span::styled(title, theme.title()),
         border,
     );
@@ -299,31 +300,6 @@ fn row_spans<'e>(
     spans
 }
 
-/// Draws what `Block::bordered()` with `title` and `border` draws over `area`, one side at a
-/// time: a block first styles every cell of its area (with no style here: nothing changes,
-/// but it was a sixth of a keystroke's frame), and its sides cost only their cells.
-fn render_bordered(frame: &mut Frame, area: Rect, title: Span<'_>, border: ratatui::style::Style) {
-    use ratatui::widgets::Borders;
-    let area = area.intersection(frame.area());
-    let block = |borders| Block::new().borders(borders).border_style(border);
-    if area.height < 3 || area.width < 2 {
-        frame.render_widget(block(Borders::ALL).title(title), area);
-        return;
-    }
-    let row = |y| Rect::new(area.x, y, area.width, 1);
-    let column = |x| Rect::new(x, area.y + 1, 1, area.height - 2);
-    frame.render_widget(
-        block(Borders::TOP | Borders::LEFT | Borders::RIGHT).title(title),
-        row(area.y),
-    );
-    frame.render_widget(block(Borders::LEFT), column(area.x));
-    frame.render_widget(block(Borders::RIGHT), column(area.right() - 1));
-    frame.render_widget(
-        block(Borders::BOTTOM | Borders::LEFT | Borders::RIGHT),
-        row(area.bottom() - 1),
-    );
-}
-
 /// `lines` wrapped at their spaces to `area`'s width; when they take more than its rows, the
 /// last row shown ends in `…`.
 fn wrapped_in(lines: impl Iterator<Item = Line<'static>>, area: Rect) -> Vec<Line<'static>> {
@@ -411,17 +387,18 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
     let Some(entry) = state.browser.selected_entry() else {
         return;
     };
-    let block = Block::new()
-        .borders(ratatui::widgets::Borders::TOP)
-        .border_style(theme.dim())
-        .title(Span::styled(" detail ", theme.dim()));
-    let block = if areas.browser_detail.x > areas.browser_list.x {
-        block.borders(ratatui::widgets::Borders::LEFT)
+    let borders = if areas.browser_detail.x > areas.browser_list.x {
+        ratatui::widgets::Borders::LEFT
     } else {
-        block
+        ratatui::widgets::Borders::TOP
     };
-    let mut inner = block.inner(area);
-    frame.render_widget(block, area);
+    let title = Span::styled(" detail ", theme.dim());
+    // Without a top border, the title still takes the first row.
+    let mut inner = Block::new()
+        .borders(borders)
+        .title(title.clone())
+        .inner(area);
+    super::border::sides(frame, area, borders, title, theme.dim());
     let view = picture_beside(state, areas, &mut inner, frame);
     let width = usize::from(inner.width.max(1));
     let picture = view.map(crate::ui::preview_slot::describe);
@@ -494,40 +471,5 @@ fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
     let area = area.intersection(buf.area);
     for (y, line) in (area.top()..area.bottom()).zip(lines) {
         buf.set_line(area.x, y, line, area.width);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
-
-    /// The browser's border drawn a side at a time is the bordered block's, cell for cell and
-    /// style for style, at every size (a title longer than the top row included).
-    #[test]
-    fn the_border_drawn_by_sides_is_the_blocks() {
-        use ratatui::layout::Rect;
-        use ratatui::style::{Color, Style};
-        use ratatui::text::Span;
-        use ratatui::widgets::Block;
-        let border = Style::new().fg(Color::Cyan);
-        let title = || Span::styled(" LoRA models · 12/40 ", Style::new().fg(Color::Yellow));
-        for (width, height) in [(1, 1), (2, 2), (5, 2), (2, 3), (8, 3), (30, 4), (60, 20)] {
-            let area = Rect::new(1, 1, width, height);
-            let draw = |by_sides: bool| {
-                let mut t = Terminal::new(TestBackend::new(64, 24)).expect("terminal");
-                t.draw(|f| {
-                    if by_sides {
-                        super::render_bordered(f, area, title(), border);
-                    } else {
-                        let block = Block::bordered().title(title()).border_style(border);
-                        f.render_widget(block, area);
-                    }
-                })
-                .expect("drawn");
-                t.backend().buffer().clone()
-            };
-            assert_eq!(draw(true), draw(false), "{width}x{height}");
-        }
     }
 }

@@ -2,6 +2,7 @@
 
 mod add;
 mod archive_view;
+mod border;
 mod browser;
 mod confirm;
 mod facts;

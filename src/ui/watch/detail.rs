@@ -40,12 +40,12 @@ pub(super) fn render(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     let Some(r) = state.watch.selected_row() else {
         return Vec::new();
     };
-    let block = Block::new()
+    let title = Span::styled(" task ", theme.dim());
+    let mut inner = Block::new()
         .borders(Borders::TOP)
-        .border_style(theme.dim())
-        .title(Span::styled(" task ", theme.dim()));
-    let mut inner = block.inner(area);
-    frame.render_widget(block, area);
+        .title(title.clone())
+        .inner(area);
+    crate::ui::border::sides(frame, area, Borders::TOP, title, theme.dim());
     // A finished task's picture on the right; the text keeps the rest.
     let picture = state.areas.watch_preview;
     let view = state

@@ -18,18 +18,21 @@ use crate::app::state::Theme;
 use crate::app::state::{Action, Context, GalleryOf, Pane, State};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Borders, Paragraph};
 
 /// Draws the pane; returns the links it drew (file names and the detail's URL).
 pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> Vec<Link> {
     let w = &state.watch;
-    let block = Block::bordered()
-        .title(Span::styled(
+    super::border::sides(
+        frame,
+        areas.watch,
+        Borders::ALL,
+        Span::styled(
             title::title(state, usize::from(areas.watch.width.saturating_sub(2))),
             theme.title(),
-        ))
-        .border_style(theme.border(state.is_focused(Pane::Watch)));
-    frame.render_widget(block, areas.watch);
+        ),
+        theme.border(state.is_focused(Pane::Watch)),
+    );
     if areas.watch_rows.height == 0 && areas.watch_header.height == 0 {
         return Vec::new();
     }
