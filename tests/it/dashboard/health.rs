@@ -21,16 +21,25 @@ fn one_task_answered_with_garbage_is_its_own_trouble_and_the_health_holds() {
                 .any(|l| l.contains("garbage-1-task") && l.contains('⚠'))
         },
     );
+    let status_bar = |screen: &str| {
+        screen
+            .lines()
+            .find(|l| l.trim_start().starts_with("http://127.0.0.1"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    // The garbled answer may come before the steady task's first one (under load): until
+    // that one, the health still says `connecting`.
+    s.wait_for(
+        "the steady task's answer: connected",
+        Duration::from_secs(20),
+        |t| status_bar(t).contains("connected"),
+    );
     // ...and for a while after, over many polls of both, the health says connected only.
     let until = Instant::now() + Duration::from_secs(4);
     let mut looks = 0;
     while Instant::now() < until {
-        let screen = s.contents();
-        let status_bar = screen
-            .lines()
-            .find(|l| l.trim_start().starts_with("http://127.0.0.1"))
-            .unwrap_or_default()
-            .to_string();
+        let status_bar = status_bar(&s.contents());
         assert!(
             status_bar.contains("connected") && !status_bar.contains("trouble"),
             "{status_bar}"
