@@ -107,8 +107,9 @@ fn two_dashboards_run_on_all_done_exactly_once_per_run() {
 
 /// Two dashboards of different configs on one data directory: `narrow` knows one service,
 /// `wide` a second one too, where a longer task runs that only `wide` can poll. The finish
-/// of the task both poll does not end the run (`narrow` would have run `on_all_done` then);
-/// the finish of the longer one does, and `on_all_done` runs once, counting both.
+/// of the task both poll does not end the run: `narrow`, which sees and claims that finish
+/// (it asks every 0.2 s, `wide` every 2.5 s), knows the far task goes on because `wide` marks
+/// it; the finish of the longer one does end it, and `on_all_done` runs once, counting both.
 #[test]
 fn dashboards_of_different_configs_run_on_all_done_once() {
     let served = common::Served::new();
@@ -125,17 +126,20 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
     );
     common::write_config(home, &config);
     let wide = home.join("wide.toml");
+    // `wide` asks every 2.5 s: the near task's finish (3 s after `wide`'s first lookup) is
+    // `narrow`'s to see and claim, well before `wide` asks again at 5 s.
     std::fs::write(
         &wide,
         format!(
-            "{config}\n[profiles.other]\nbase_url = \"{}\"\ntoken = \"{}\"\n",
+            "{}\n[profiles.other]\nbase_url = \"{}\"\ntoken = \"{}\"\n",
+            config.replace("poll_interval = 0.2", "poll_interval = 2.5"),
             other.base,
             common::TOKEN
         ),
     )
     .expect("wide config");
-    common::gendash_ok(home, &["watch", "add", "sim-6-near"]);
-    let mut far = WatchEntry::new("sim-20-far", TaskKind::Image);
+    common::gendash_ok(home, &["watch", "add", "timed-3-near"]);
+    let mut far = WatchEntry::new("timed-6-far", TaskKind::Image);
     far.service = Some(other.base.trim_end_matches('/').to_string());
     let store = WatchStore::new(home.join("data/gendash/watchlist.json"));
     store
@@ -151,24 +155,22 @@ fn dashboards_of_different_configs_run_on_all_done_once() {
         store.load().is_ok_and(|l| {
             l.entries
                 .iter()
-                .any(|e| e.task_id == "sim-20-far" && e.polled_by.is_some())
+                .any(|e| e.task_id == "timed-6-far" && e.polled_by.is_some())
         })
     });
     let mut sessions = [
         Session::spawn(command(home, &[], &[]), 150, 40),
         wide_session,
     ];
-    // 20 lookups by `wide` alone (4 s at 0.2 s), the near task's 6 by either: the far one
-    // still runs 14 polls (~3 s, more than the 2.5 s the end is watched for below) after the
-    // near one finished, the time in which `narrow` would wrongly end the run. Bounded, with
-    // room for load.
+    // The far task finishes 3 s after the near one and is seen at `wide`'s lookup at 7.5 s:
+    // the time in which `narrow` would wrongly end the run. Bounded, with room for load.
     sessions[1].wait_for(
         "the far task to complete",
         Duration::from_secs(240),
         |screen| {
             screen
                 .lines()
-                .any(|l| l.contains("sim-20-far") && l.contains("COMPLETED"))
+                .any(|l| l.contains("timed-6-far") && l.contains("COMPLETED"))
         },
     );
     sessions[1].wait_for("on_all_done", Duration::from_secs(60), |_| {
