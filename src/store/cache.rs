@@ -169,20 +169,7 @@ impl ImageCache {
                 tags.push(path);
             }
         }
-        let mut total: u64 = kept.iter().map(|(_, len, _)| len).sum();
-        kept.sort();
-        let mut freed = 0;
-        for (_, len, path) in kept {
-            if total <= self.cap {
-                break;
-            }
-            if path == keep {
-                continue;
-            }
-            std::fs::remove_file(&path)?;
-            total -= len;
-            freed += len;
-        }
+        let freed = evict_oldest(kept, self.cap, keep)?;
         // A tag whose picture is gone (evicted just now, removed by hand, or left by a crash
         // between the two): nothing may read it for the next picture of that URL.
         for tag in tags {
@@ -192,6 +179,31 @@ impl ImageCache {
         }
         Ok(freed)
     }
+}
+
+/// Removes the oldest of `files` (modified, length, path) until their total is at most `cap`,
+/// never `keep` (the picture just written); one already gone (another dashboard evicted it)
+/// counts as removed. Returns the bytes freed. Both caches evict this way.
+pub(super) fn evict_oldest(
+    mut files: Vec<(SystemTime, u64, PathBuf)>,
+    cap: u64,
+    keep: &Path,
+) -> io::Result<u64> {
+    let mut total: u64 = files.iter().map(|(_, len, _)| len).sum();
+    files.sort();
+    let mut freed = 0;
+    for (_, len, path) in files {
+        if total <= cap {
+            break;
+        }
+        if path == keep {
+            continue;
+        }
+        remove_if_there(&path)?;
+        total -= len;
+        freed += len;
+    }
+    Ok(freed)
 }
 
 /// Which file a tag belongs to: its inode and length.

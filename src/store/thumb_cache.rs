@@ -72,24 +72,7 @@ impl ThumbCache {
                 kept.push((modified, meta.len(), path));
             }
         }
-        let mut total: u64 = kept.iter().map(|(_, len, _)| len).sum();
-        kept.sort();
-        let mut freed = 0;
-        for (_, len, path) in kept {
-            if total <= self.cap {
-                break;
-            }
-            if path == keep {
-                continue;
-            }
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-                _ => {}
-            }
-            total -= len;
-            freed += len;
-        }
-        Ok(freed)
+        super::cache::evict_oldest(kept, self.cap, keep)
     }
 }
 

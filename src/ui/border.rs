@@ -22,7 +22,8 @@ pub(super) fn sides(
     let top = borders.contains(Borders::TOP);
     let bottom = borders.contains(Borders::BOTTOM);
     let rows = u16::from(top) + u16::from(bottom);
-    // The title goes on the top row: without one, or with no row between, the block as it is.
+    // The title goes on the top border: without a top border, or with no row between the top
+    // and the bottom ones, the block as it is.
     if !top || area.height <= rows || area.width < 2 {
         frame.render_widget(block(borders).title(title), area);
         return;
