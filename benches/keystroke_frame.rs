@@ -124,10 +124,13 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let Some(path) = args.first() else {
-        eprintln!("usage: keystroke_frame CATALOGUE.json [ROUNDS]");
+        eprintln!("usage: keystroke_frame CATALOGUE.json [ROUNDS [PAUSE_MS]]");
         return;
     };
     let rounds: usize = args.get(1).map_or(10, |r| r.parse().unwrap());
+    // A pause before each key, as between a person's keystrokes: the frame then meets caches
+    // that other programs used meanwhile (the pseudo-terminal figure's case), not warm ones.
+    let pause = Duration::from_millis(args.get(2).map_or(0, |p| p.parse().unwrap()));
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
     let body = b"{\"data\":".chain(file).chain(&b"}"[..]);
     let listing = Listing::from(decode_catalogue_from(body).unwrap());
@@ -147,6 +150,7 @@ fn main() {
             .map(Action::Type)
             .chain(QUERY.chars().map(|_| Action::Backspace));
         for action in keys {
+            std::thread::sleep(pause);
             let t0 = Instant::now();
             let cmds = step_reduce(&mut s, action);
             times.reduce.push(t0.elapsed());

@@ -3,6 +3,7 @@
 //! reducers' `Cmd`s go to the workers or the terminal, and the view is drawn once after
 //! everything pending was handled. The behaviour lives in the reducers; this module only routes.
 
+mod frame_out;
 pub mod input;
 mod pacing;
 pub mod plain;
@@ -27,8 +28,7 @@ use crate::app::action::Action;
 use crate::app::state::{Init, Keymap, Quit, SortKey, State, Theme, UiSettings};
 use crate::app::{services, state};
 use crate::picture::answers::{SyncMode, Wants};
-use crossterm::event::{Event, EventStream, KeyEventKind, MouseEventKind};
-use futures_util::StreamExt;
+use crossterm::event::{Event, KeyEventKind, MouseEventKind};
 use pacing::{FRAME, apply_waiting, next_frame_at, tick};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -635,76 +635,46 @@ async fn next_event(events: Option<&mut Events>) -> Option<std::io::Result<Event
     }
 }
 
-/// The terminal's events, read on a thread of their own and passed on in order. The event loop
-/// polls every branch of its `select!` on each turn, a turn per worker report (hundreds a
-/// second at 1,000 tasks), and crossterm's `EventStream` answers each poll by trying its
-/// reader's lock, which its reading thread holds: a spin with `sched_yield`s, 3 % of the
-/// dashboard's CPU. A channel's receiver answers at the cost of an atomic load.
+/// The terminal's events, read on a thread of their own and passed on in order.
 ///
-/// The stream runs on its own thread, not as a task of the loop's runtime: on a terminal that
-/// hung up, reads return end-of-file at once and crossterm's reader loops on them without
-/// returning. On the loop's thread that froze the whole dashboard at 100 % CPU, the check
-/// that ends it on a hang-up included; on its own thread only that thread spins, and the
-/// check (once a second) ends the process.
+/// The thread blocks in crossterm's `read` and hands each event to the loop: one wake-up a
+/// key. crossterm's `EventStream` took two more (its waker thread, then the stream's own
+/// runtime), and answered each of the loop's polls by trying its reader's lock, which its
+/// reading thread held: a spin with `sched_yield`s, 3 % of the dashboard's CPU at 1,000 tasks.
+///
+/// Not on the loop's thread: on a terminal that hung up, reads return at once and crossterm's
+/// reader loops on them without returning. On the loop's thread that froze the whole dashboard
+/// at 100 % CPU, the check that ends it on a hang-up included; on its own thread only that
+/// thread spins, and the check (once a second) ends the process.
 struct Events {
     received: mpsc::Receiver<std::io::Result<Event>>,
-    /// Dropped, it ends the reading thread's stream (and with it crossterm's reader).
-    _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 impl Events {
     /// Room for a burst (a paste arrives as one event); the reader waits when it is full.
     const QUEUED: usize = 64;
 
+    /// Starts the reading thread. It ends at its first event after `Events` is dropped, or on
+    /// a read error, which it passes on first.
     fn start() -> Self {
         let (sent, received) = mpsc::channel(Self::QUEUED);
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let failed = sent.clone();
         let reading = move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().build()?;
-            runtime.block_on(async move {
-                // crossterm's stream panics when it cannot open the terminal (gone since the
-                // start): its reader is made here first, and a failure to is the loop's
-                // terminal error.
-                if let Err(e) = crossterm::event::poll(Duration::ZERO) {
-                    let _ = sent.send(Err(e)).await;
+            loop {
+                let event = crossterm::event::read();
+                let ends = event.is_err();
+                if sent.blocking_send(event).is_err() || ends {
                     return;
                 }
-                let mut stream = EventStream::new();
-                let forward = async {
-                    while let Some(event) = stream.next().await {
-                        if sent.send(event).await.is_err() {
-                            break;
-                        }
-                    }
-                };
-                tokio::select! {
-                    _ = stopped => {}
-                    () = forward => {}
-                }
-            });
-            Ok::<(), std::io::Error>(())
+            }
         };
         let started = std::thread::Builder::new()
             .name("terminal-events".into())
-            .spawn(move || {
-                if let Err(e) = reading() {
-                    let _ = failed.blocking_send(Err(e));
-                }
-            });
+            .spawn(reading);
         if let Err(e) = started {
-            // `sent` went with the closure: the error comes through a new channel.
-            let (sent, received) = mpsc::channel(1);
-            let _ = sent.try_send(Err(e));
-            return Events {
-                received,
-                _stop: stop,
-            };
+            let _ = failed.try_send(Err(e));
         }
-        Events {
-            received,
-            _stop: stop,
-        }
+        Events { received }
     }
 }
 
@@ -856,10 +826,10 @@ fn frame(
     synchronized: bool,
 ) -> std::io::Result<()> {
     let drawing = std::time::Instant::now();
-    {
-        let _sync = terminal::SyncFrame::begin(synchronized);
-        draw(state, tui)?;
-    }
+    terminal::begin_frame(tui, synchronized);
+    let drawn = draw(state, tui);
+    terminal::end_frame(tui, synchronized)?;
+    drawn?;
     if let Some((arrived, handled)) = unseen_input {
         tracing::debug!(
             "input to frame {:.2} ms: handled {:.2} ms, drawn {:.2} ms",

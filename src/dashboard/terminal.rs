@@ -3,6 +3,7 @@
 //! everything undone on every way out — normal quit, error, panic in any thread, signals — and
 //! around a suspend (Ctrl-Z).
 
+use super::frame_out::FrameOut;
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
     EnableFocusChange, EnableMouseCapture,
@@ -17,45 +18,29 @@ use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+pub type Tui = Terminal<CrosstermBackend<FrameOut<Stdout>>>;
 
 /// Whether we currently hold the terminal; restore is a no-op otherwise.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// Whether a synchronized update (DEC mode 2026) is open: `restore` closes it, so a panic or
-/// an error mid-frame never leaves the terminal holding back its screen.
-static SYNCHRONIZING: AtomicBool = AtomicBool::new(false);
-
-/// One frame inside a synchronized update, where the terminal supports it and the settings
-/// allow (`on`): begun when made, ended when dropped, whatever way the frame ends.
-pub struct SyncFrame {
-    on: bool,
-}
-
-impl SyncFrame {
-    /// Begins the update (written to standard output, ahead of the frame in the same buffer).
-    pub fn begin(on: bool) -> SyncFrame {
-        if on {
-            SYNCHRONIZING.store(true, Ordering::SeqCst);
-            let _ = crossterm::queue!(io::stdout(), crossterm::terminal::BeginSynchronizedUpdate);
-        }
-        SyncFrame { on }
+/// Begins a frame: what is drawn is held until `end_frame` (see `FrameOut`), inside a
+/// synchronized update (DEC mode 2026) when the terminal supports it and the settings allow.
+/// The update's opening and its end go out in the frame's one write, so no way out of the
+/// dashboard (an error, a panic mid-frame) leaves the terminal holding back its screen.
+pub fn begin_frame(tui: &mut Tui, synchronized: bool) {
+    let out = tui.backend_mut().writer_mut();
+    out.hold();
+    if synchronized {
+        let _ = crossterm::queue!(out, crossterm::terminal::BeginSynchronizedUpdate);
     }
 }
 
-impl Drop for SyncFrame {
-    fn drop(&mut self) {
-        if self.on {
-            end_synchronized_update();
-        }
+/// Ends the frame `begin_frame` began: writes it.
+pub fn end_frame(tui: &mut Tui, synchronized: bool) -> io::Result<()> {
+    let out = tui.backend_mut().writer_mut();
+    if synchronized {
+        let _ = crossterm::queue!(out, crossterm::terminal::EndSynchronizedUpdate);
     }
-}
-
-/// Ends an open synchronized update; nothing if none is open.
-fn end_synchronized_update() {
-    if SYNCHRONIZING.swap(false, Ordering::SeqCst) {
-        let mut out = io::stdout();
-        let _ = execute!(out, crossterm::terminal::EndSynchronizedUpdate);
-    }
+    out.release()
 }
 
 fn enter_modes() -> io::Result<()> {
@@ -81,7 +66,7 @@ pub fn enter() -> io::Result<Tui> {
     let (width, height) = crossterm::terminal::size()?;
     let viewport = ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, width, height));
     Terminal::with_options(
-        CrosstermBackend::new(io::stdout()),
+        CrosstermBackend::new(FrameOut::new(io::stdout())),
         ratatui::TerminalOptions { viewport },
     )
 }
@@ -325,7 +310,6 @@ fn input_waiting() -> bool {
 /// Gives the terminal back: focus reports, bracketed paste and mouse reporting off, the main
 /// screen, the cursor shown, cooked mode. Safe to call more than once and from a panic hook.
 pub fn restore() {
-    end_synchronized_update();
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();
         let _ = execute!(

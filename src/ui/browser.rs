@@ -1,5 +1,6 @@
 //! The LoRA browser pane: filter line, ranked list with highlighted matches, detail.
 
+use super::set_lines;
 use crate::app::browser::Marks;
 use crate::app::layout::Areas;
 use crate::app::state::Theme;
@@ -10,7 +11,7 @@ use crate::filter::{FuzzyFilter, Query};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::Block;
 use std::cell::RefCell;
 
 thread_local! {
@@ -227,7 +228,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
             .map(|n| Line::from(Span::styled(n, theme.dim())))
             .into_iter()
             .chain([text]);
-        frame.render_widget(Paragraph::new(wrapped_in(lines, area)), area);
+        set_lines(frame, area, &wrapped_in(lines, area));
         return;
     }
     let rows = usize::from(area.height);
@@ -461,15 +462,4 @@ fn render_detail(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) 
         )));
     }
     set_lines(frame, inner, &lines);
-}
-
-/// `lines` drawn from `area`'s top, one a row, each cut at its right edge: the cells a
-/// `Paragraph` of them draws (it does no more on a fresh frame's cells), without its
-/// per-cell pass over the whole area and its line composer.
-fn set_lines(frame: &mut Frame, area: Rect, lines: &[Line]) {
-    let buf = frame.buffer_mut();
-    let area = area.intersection(buf.area);
-    for (y, line) in (area.top()..area.bottom()).zip(lines) {
-        buf.set_line(area.x, y, line, area.width);
-    }
 }

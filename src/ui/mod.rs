@@ -95,3 +95,14 @@ pub fn render(state: &State, frame: &mut Frame) -> Vec<watch::Link> {
     // A popup covers whatever links were below it.
     Vec::new()
 }
+
+/// `lines` drawn from `area`'s top, one a row, each cut at its right edge: the cells a
+/// `Paragraph` of them draws (it does no more on a fresh frame's cells), without its
+/// per-cell pass over the whole area and its line composer.
+fn set_lines(frame: &mut Frame, area: ratatui::layout::Rect, lines: &[ratatui::text::Line]) {
+    let buf = frame.buffer_mut();
+    let area = area.intersection(buf.area);
+    for (y, line) in (area.top()..area.bottom()).zip(lines) {
+        buf.set_line(area.x, y, line, area.width);
+    }
+}

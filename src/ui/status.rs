@@ -7,7 +7,6 @@ use crate::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 use unicode_width::UnicodeWidthStr;
 
 pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame) {
@@ -15,10 +14,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
     if let Some(n) = state.notice.as_ref().filter(|n| n.whole) {
         // How a copy went, or a URL that could not be opened: the whole bar, read whole.
         let line = vec![Span::raw(" "), Span::raw(n.text.clone())];
-        frame.render_widget(
-            Paragraph::new(Line::from(fit::cut_spans(line, width))),
-            area,
-        );
+        super::set_lines(frame, area, &[Line::from(fit::cut_spans(line, width))]);
         return;
     }
     let (dot, health_style, health) = match &state.health {
@@ -89,7 +85,7 @@ pub fn render_status(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         parts.push((Rank::Count, vec![bar(" │ "), Span::raw(load)]));
     }
     let spans = fit::cut_spans(keep_ranked(parts, width), width);
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    super::set_lines(frame, area, &[Line::from(spans)]);
 }
 
 /// What a part of the status bar is, from the first to give way to the notice to the last.
@@ -172,7 +168,7 @@ pub fn render_hints(state: &State, area: Rect, theme: Theme, frame: &mut Frame) 
         last.content = last.content.trim_end().to_string().into();
     }
     let spans = fit::cut_spans(spans, usize::from(area.width));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    super::set_lines(frame, area, &[Line::from(spans)]);
 }
 
 /// Columns a hint takes: its key, a space, its word.

@@ -12,7 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders};
 
 /// Width of the detail's labels, the space after the longest (`not found`) included.
 const LABEL: usize = 10;
@@ -92,7 +92,7 @@ pub(super) fn render(state: &State, area: Rect, theme: Theme, frame: &mut Frame)
         usize::from(inner.height),
         usize::from(inner.width),
     );
-    frame.render_widget(Paragraph::new(lines), inner);
+    crate::ui::set_lines(frame, inner, &lines);
     found
 }
 

@@ -18,7 +18,7 @@ use crate::app::state::Theme;
 use crate::app::state::{Action, Context, GalleryOf, Pane, State};
 use ratatui::Frame;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Borders, Paragraph};
+use ratatui::widgets::Borders;
 
 /// Draws the pane; returns the links it drew (file names and the detail's URL).
 pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> Vec<Link> {
@@ -61,7 +61,7 @@ pub fn render(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) -> 
                 theme.dim(),
             ))]
         };
-        frame.render_widget(Paragraph::new(text), area);
+        crate::ui::set_lines(frame, area, &text);
         return Vec::new();
     }
     let mut links = if state.gallery_shown() == Some(GalleryOf::Watch) {
