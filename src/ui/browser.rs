@@ -257,7 +257,7 @@ fn render_list(state: &State, areas: &Areas, theme: Theme, frame: &mut Frame) {
                     theme.dim().add_modifier(ratatui::style::Modifier::REVERSED)
                 });
             }
-            buf.set_line(area.x, y, &line, area.width);
+            super::set_line(buf, area.x, y, &line, area.width);
         }
     });
 }

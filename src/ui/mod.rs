@@ -103,6 +103,47 @@ fn set_lines(frame: &mut Frame, area: ratatui::layout::Rect, lines: &[ratatui::t
     let buf = frame.buffer_mut();
     let area = area.intersection(buf.area);
     for (y, line) in (area.top()..area.bottom()).zip(lines) {
-        buf.set_line(area.x, y, line, area.width);
+        set_line(buf, area.x, y, line, area.width);
     }
 }
+
+/// The cells `Buffer::set_line` sets, with a span of printable ASCII (most of a frame: names,
+/// numbers, keys) written a byte a cell: each such byte is a grapheme one column wide, so the
+/// grapheme segmentation and width lookups `set_line` makes for every character are skipped.
+/// Other spans go through `Buffer::set_stringn`, as in `set_line`.
+fn set_line(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    y: u16,
+    line: &ratatui::text::Line,
+    max_width: u16,
+) {
+    let mut remaining = max_width;
+    let mut x = x;
+    for span in line {
+        if remaining == 0 {
+            break;
+        }
+        let style = line.style.patch(span.style);
+        let text = span.content.as_ref();
+        let end = if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+            let room = buf.area.right().saturating_sub(x).min(remaining);
+            let n = u16::try_from(text.len()).unwrap_or(u16::MAX).min(room);
+            if n > 0 {
+                let start = buf.index_of(x, y);
+                let cells = &mut buf.content[start..start + usize::from(n)];
+                for (cell, byte) in cells.iter_mut().zip(text.bytes()) {
+                    cell.set_char(char::from(byte)).set_style(style);
+                }
+            }
+            x + n
+        } else {
+            buf.set_stringn(x, y, text, usize::from(remaining), style).0
+        };
+        remaining = remaining.saturating_sub(end.saturating_sub(x));
+        x = end;
+    }
+}
+
+#[cfg(test)]
+mod tests;
