@@ -7,13 +7,14 @@ after the other (`perf-compare.py --keys-only` twice) differ by more than most c
 every binary runs at once, each in its own 140x45 pseudo-terminal against one `gendash serve
 --catalogue` of --models names (made as perf-compare.py makes it), and each key of the query
 (`watercolorlit` typed and erased, --rounds times) goes to every binary in turn, fzf 0.74 too
-when --fzf is given, so all of them meet the same minute. A key's time is perf-compare.py's:
-from the write to the last output byte before 50 ms of quiet, once the screen shows the key's
-result. Prints each one's median, p95 and mean.
+when --fzf is given, so all of them meet the same minute (perf-compare.py's `type_in_turn`,
+which its fzf comparison uses too). A key's time is perf-compare.py's: from the write to the
+last output byte before 50 ms of quiet, once the screen shows the key's result. Prints each
+one's median, p95 and mean.
 
     python3 scripts/ab-keys.py [--rounds 10] [--models 100000] [--fzf FZF] OLD NEW
 
-The builds' order changes every key (A B, then B A), so neither always types second.
+The order changes every key (A B, then B A), so none always types first.
 Only the Python 3 standard library is used; Linux only.
 """
 
@@ -58,56 +59,33 @@ def main():
 
     signal.signal(signal.SIGALRM, alarm)
     signal.alarm(MAX_TOTAL_S)
-    tty_opts = argparse.Namespace(cols=140, rows=45)
+    # perf-compare.py's options for its pseudo-terminals and keys.
+    pc_opts = argparse.Namespace(cols=140, rows=45, models=opts.models, query=QUERY,
+                                 quiet_ms=QUIET_S * 1000.0, key_timeout=KEY_TIMEOUT_S,
+                                 ready_timeout=READY_TIMEOUT_S)
     root = tempfile.mkdtemp(prefix="gendash-ab-")
     env = mc.private_env(os.path.join(root, "env"), os.environ.get("PATH", "/usr/bin:/bin"))
     print(f"writing a {opts.models}-entry catalogue", file=sys.stderr)
     catalogue, names_file = pc.make_catalogue(opts.binaries[0], env, opts.models)
-    typists = []  # (label, tty, settled)
+    labels = [f"{chr(ord('A') + i)} {b}" for i, b in enumerate(opts.binaries)]
     with contextlib.ExitStack() as stack:
         base, token = pc.start_service(opts.binaries[0], env, stack, catalogue)
-        for i, binary in enumerate(opts.binaries):
-            tty = pc.Tty([binary], dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token),
-                         tty_opts)
-            stack.callback(tty.close, [b"\x1b", b"q"])
-            pc.wait_for_catalogue(tty, opts.models, READY_TIMEOUT_S)
-            tty.quiet(0.5, 5.0)
-            settled = pc.GendashSettled(opts.models)
-            if not tty.key(b"/", settled(""), QUIET_S, 5.0)[1]:
-                raise pc.Failed(f"{binary}: `/` did not focus the filter")
-            typists.append((f"{chr(ord('A') + i)} {binary}", tty, settled))
+        typists = [pc.gendash_ready(b, base, token, env, pc_opts, stack)
+                   for b in opts.binaries]
         if opts.fzf:
-            names = stack.enter_context(open(names_file, "rb"))
-            tty = pc.Tty([opts.fzf, "--no-mouse"], env, tty_opts, stdin=names)
-            stack.callback(tty.close, [b"\x1b"])
-            settled = pc.FzfSettled(opts.models)
-            if not tty.wait_for(lambda: settled("")(tty), READY_TIMEOUT_S):
-                raise pc.Failed("fzf did not read every name")
-            tty.quiet(0.5, 5.0)
-            typists.append((f"fzf {opts.fzf}", tty, settled))
-        times = {label: [] for label, _, _ in typists}
-        unsettled = dict.fromkeys(times, 0)
-        for n, (data, query) in enumerate(pc.keystrokes(QUERY, opts.rounds)):
-            turn = typists if n % 2 == 0 else typists[::-1]
-            for label, tty, settled in turn:
-                tty.quiet(QUIET_S, KEY_TIMEOUT_S)
-                took, ok = tty.key(data, settled(query), QUIET_S, KEY_TIMEOUT_S)
-                if tty.proc.poll() is not None:
-                    raise pc.Failed(f"{label} exited while typing")
-                if took is None or not ok:
-                    unsettled[label] += 1
-                else:
-                    times[label].append(took * 1000.0)
+            typists.append(pc.fzf_ready(opts.fzf, names_file, env, pc_opts, stack))
+            labels.append(f"fzf {opts.fzf}")
+        results = pc.type_in_turn(typists, pc.keystrokes(QUERY, opts.rounds), pc_opts)
     keys = 2 * len(QUERY) * opts.rounds
     print(f"{keys} keys each over {opts.models:,} names, in turn:")
-    for label, t in times.items():
+    for label, (t, unsettled, silent, _) in zip(labels, results):
         if not t:
-            print(f"  {label}: no key settled")
+            print(f"  {label}: no key answered")
             continue
-        t.sort()
+        t = sorted(t)
         print(f"  {label}: median {statistics.median(t):.3f} ms, p95 "
               f"{t[max(0, -(-95 * len(t) // 100) - 1)]:.2f} ms, mean {statistics.fmean(t):.3f} ms"
-              + (f" ({unsettled[label]} unsettled)" if unsettled[label] else ""))
+              + (f" ({unsettled} unsettled, {silent} silent)" if unsettled or silent else ""))
     return 0
 
 

@@ -28,7 +28,11 @@ Build the release binary first; this script builds nothing:
    TERM=xterm-256color, and HOME, XDG_*_HOME, TMPDIR in a private directory). Once all names are
    in (fzf's counter shows 100000/100000; the dashboard's status bar "100000 models", then `/`
    focuses its filter), the query (--query, 13 letters) is typed and erased key by key, ten
-   times (--rounds): 260 keystrokes, backspace being DEL (0x7f). For each key: the time from
+   times (--rounds): 260 keystrokes, backspace being DEL (0x7f). The tools run side by side
+   and each key goes to every one of them in turn (the order changing every key), so they
+   meet the same minute of a machine whose speed drifts by a third from one minute to the
+   next (one tool's whole run and then the other's made the ratio 1.5 one minute and 2.7 the
+   next). For each key: the time from
    writing it to the last output byte before the output has been quiet for 50 ms (--quiet-ms),
    and only once the screen shows that key's result (the query in the prompt / filter line and a
    final match count: no fzf progress percentage, no "filtering…"); at most 2 s a key
@@ -286,6 +290,7 @@ class Tty:
 
     def __init__(self, argv, env, opts, stdin=None):
         self.cols, self.rows = opts.cols, opts.rows
+        self.argv = argv
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", self.rows, self.cols, 0, 0))
 
@@ -408,24 +413,34 @@ def keystrokes(query, rounds):
     return keys
 
 
-def type_session(tty, keys, settled_for, opts):
-    """Types every key; returns (latencies in ms, keys that never settled, keys with no output,
-    the match count shown with the whole query)."""
-    latencies, unsettled, silent, full_count = [], 0, 0, None
-    for data, query in keys:
-        tty.quiet(opts.quiet_ms / 1000.0, opts.key_timeout)
-        latency, ok = tty.key(data, settled_for(query), opts.quiet_ms / 1000.0, opts.key_timeout)
-        if tty.proc.poll() is not None:
-            raise Failed(f"the program exited while typing (status {tty.proc.returncode})")
-        if latency is None:
-            silent += 1
-            continue
-        if not ok:
-            unsettled += 1
-        latencies.append(latency * 1000.0)
-        if query == opts.query and full_count is None:
-            full_count = settled_for.count(tty)
-    return latencies, unsettled, silent, full_count
+def type_in_turn(typists, keys, opts):
+    """Types every key into each typist, (tty, settled_for) pairs, in turn, the order changing
+    every key so that none always types first; returns for each (latencies in ms, keys that
+    never settled, keys with no output, the match count shown with the whole query)."""
+    results = [([], 0, 0, None) for _ in typists]
+    for n, (data, query) in enumerate(keys):
+        order = list(range(len(typists)))
+        if n % 2:
+            order.reverse()
+        for i in order:
+            tty, settled_for = typists[i]
+            latencies, unsettled, silent, full_count = results[i]
+            tty.quiet(opts.quiet_ms / 1000.0, opts.key_timeout)
+            latency, ok = tty.key(data, settled_for(query), opts.quiet_ms / 1000.0,
+                                  opts.key_timeout)
+            if tty.proc.poll() is not None:
+                raise Failed(f"{tty.argv[0]} exited while typing (status "
+                             f"{tty.proc.returncode})")
+            if latency is None:
+                silent += 1
+            else:
+                if not ok:
+                    unsettled += 1
+                latencies.append(latency * 1000.0)
+                if query == opts.query and full_count is None:
+                    full_count = settled_for.count(tty)
+            results[i] = (latencies, unsettled, silent, full_count)
+    return results
 
 
 class FzfSettled:
@@ -474,18 +489,17 @@ class GendashSettled:
         return int(m.group(1)) if m else None
 
 
-def fzf_keys(fzf, names_file, env, opts, stack):
-    """fzf's keystrokes; returns type_session's figures and fzf's peak RSS (MiB)."""
-    with open(names_file, "rb") as names:
-        tty = Tty([fzf, "--no-mouse"], env, opts, stdin=names)
+def fzf_ready(fzf, names_file, env, opts, stack):
+    """fzf with every name read, ready for keys: (its tty, its settled test)."""
+    names = stack.enter_context(open(names_file, "rb"))
+    tty = Tty([fzf, "--no-mouse"], env, opts, stdin=names)
     stack.callback(tty.close, [b"\x1b"])
     settled = FzfSettled(opts.models)
     if not tty.wait_for(lambda: settled("")(tty), opts.ready_timeout):
         raise Failed(f"fzf did not show {opts.models}/{opts.models} within "
                      f"{opts.ready_timeout:g} s; screen:\n{screen_dump(tty)}")
     tty.quiet(0.5, 5.0)
-    figures = type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
-    return (*figures, mc.peak_rss_mib(tty.proc.pid))
+    return tty, settled
 
 
 def models_shown(n):
@@ -534,9 +548,9 @@ def wait_for_catalogue(tty, n, timeout):
         raise Refused(said[0])
 
 
-def gendash_keys(binary, catalogue, env, opts, stack):
-    """The dashboard's keystrokes; returns type_session's figures and its peak RSS (MiB)."""
-    base, token = start_service(binary, env, stack, catalogue)
+def gendash_ready(binary, base, token, env, opts, stack):
+    """The dashboard with every name loaded and its filter focused: (its tty, its settled
+    test); Refused when it says it did not load the catalogue."""
     tty = Tty([binary], dict(env, GENDASH_BASE_URL=base, GENDASH_TOKEN=token), opts)
     stack.callback(tty.close, [b"\x1b", b"q"])
     wait_for_catalogue(tty, opts.models, opts.ready_timeout)
@@ -545,8 +559,7 @@ def gendash_keys(binary, catalogue, env, opts, stack):
     _, ok = tty.key(b"/", settled(""), opts.quiet_ms / 1000.0, 5.0)
     if not ok:
         raise Failed(f"`/` did not focus the filter; screen:\n{screen_dump(tty)}")
-    figures = type_session(tty, keystrokes(opts.query, opts.rounds), settled, opts)
-    return (*figures, mc.peak_rss_mib(tty.proc.pid))
+    return tty, settled
 
 
 def screen_dump(tty):
@@ -854,37 +867,38 @@ def main():
                 log(f"run {run}: gendash {per_poll:.3f} ms CPU per poll "
                     f"({row.get('CPU per poll')}, {row.get('% of a core')} of a core)")
             if do_keys:
-                for fzf_or_none in [*fzfs, None if refused is None else False]:
-                    if fzf_or_none is False:
-                        continue  # the dashboard refused this catalogue in an earlier run
-                    tool = fzf_names[fzf_or_none] if fzf_or_none else "gendash"
-                    log(f"run {run}: {nkeys} keystrokes in {tool}")
-                    try:
-                        with contextlib.ExitStack() as stack:
-                            if fzf_or_none:
-                                lat, unsettled, silent, count, peak = fzf_keys(
-                                    fzf_or_none, names_file, env, opts, stack)
-                            else:
-                                lat, unsettled, silent, count, peak = gendash_keys(
-                                    binary, catalogue, env, opts, stack)
-                    except Refused as e:
-                        # What the dashboard said is the figure: fzf's go on.
-                        refused = figures["refused"] = str(e)
-                        log(f"run {run}: the dashboard did not load the catalogue: {e}")
-                        continue
-                    if not lat:
-                        raise Failed(f"{tool} answered none of the {nkeys} keystrokes")
-                    key_runs[tool].append((statistics.median(lat), p95(lat), max(lat), count,
-                                           peak))
-                    if unsettled or silent:
-                        notes.append(f"run {run}, {tool}: {unsettled} keystrokes did not reach "
-                                     f"the expected screen within {opts.key_timeout:g} s, "
-                                     f"{silent} drew nothing")
-                    log(f"run {run}: {tool} median {statistics.median(lat):.2f} ms, "
-                        f"p95 {p95(lat):.2f} ms, max {max(lat):.2f} ms; {count} matches "
-                        f"for {opts.query!r}; peak RSS {peak:.0f} MiB"
-                        + (f"; {unsettled} unsettled, {silent} silent"
-                           if unsettled or silent else ""))
+                tools = [*fzfs] + (["gendash"] if refused is None else [])
+                names = [fzf_names.get(t, t) for t in tools]
+                log(f"run {run}: {nkeys} keystrokes, each to {' and '.join(names)} in turn")
+                with contextlib.ExitStack() as stack:
+                    typists = [fzf_ready(f, names_file, env, opts, stack) for f in fzfs]
+                    if refused is None:
+                        base, token = start_service(binary, env, stack, catalogue)
+                        try:
+                            typists.append(gendash_ready(binary, base, token, env, opts,
+                                                         stack))
+                        except Refused as e:
+                            # What the dashboard said is the figure: fzf's go on.
+                            refused = figures["refused"] = str(e)
+                            log(f"run {run}: the dashboard did not load the catalogue: {e}")
+                            names.pop()
+                    results = type_in_turn(typists, keystrokes(opts.query, opts.rounds), opts)
+                    for tool, (tty, _), (lat, unsettled, silent, count) in zip(
+                            names, typists, results):
+                        if not lat:
+                            raise Failed(f"{tool} answered none of the {nkeys} keystrokes")
+                        peak = mc.peak_rss_mib(tty.proc.pid)
+                        key_runs[tool].append((statistics.median(lat), p95(lat), max(lat),
+                                               count, peak))
+                        if unsettled or silent:
+                            notes.append(f"run {run}, {tool}: {unsettled} keystrokes did not "
+                                         f"reach the expected screen within "
+                                         f"{opts.key_timeout:g} s, {silent} drew nothing")
+                        log(f"run {run}: {tool} median {statistics.median(lat):.2f} ms, "
+                            f"p95 {p95(lat):.2f} ms, max {max(lat):.2f} ms; {count} matches "
+                            f"for {opts.query!r}; peak RSS {peak:.0f} MiB"
+                            + (f"; {unsettled} unsettled, {silent} silent"
+                               if unsettled or silent else ""))
         if do_arrival:
             log(f"the catalogue's arrival: {opts.models:,} entries, "
                 f"{os.path.getsize(catalogue) / 1e6:.0f} MB")
