@@ -516,7 +516,11 @@ impl Ranker {
         if let Some(k) = self.chain.iter().rev().find(|k| k.query == query) {
             return k.ranked.clone();
         }
-        let parsed = Query::parse(query);
+        self.rank_parsed(query, Query::parse(query), text)
+    }
+
+    /// `rank` of a query not ranked lately, parsed once by the caller.
+    fn rank_parsed(&mut self, query: &str, parsed: Query, text: &Arc<SearchText>) -> Arc<[u32]> {
         while self
             .chain
             .last()
@@ -568,7 +572,8 @@ impl Ranker {
             .iter()
             .rev()
             .find(|k| parsed.narrows(&k.parsed))?;
-        (narrowed.in_order.len() < CHEAP).then(|| self.rank(query, text))
+        // The text is the kept rankings' (checked above) and the query none of theirs.
+        (narrowed.in_order.len() < CHEAP).then(|| self.rank_parsed(query, parsed, text))
     }
 }
 
