@@ -1,8 +1,8 @@
 //! The keymap as Markdown, for `docs/keys.md` (a test in `app::keymap` keeps them equal).
 //!
-//! `cargo run --locked --example keys_markdown` prints the tables;
-//! `cargo run --locked --example keys_markdown -- --write` puts them into `docs/keys.md`,
-//! between its `<!-- keys:begin … -->` and `<!-- keys:end -->` markers.
+//! `cargo run --locked --features keys-markdown --example keys_markdown` prints the tables;
+//! with `-- --write` it puts them into `docs/keys.md`, between its `<!-- keys:begin … -->` and
+//! `<!-- keys:end -->` markers. The feature keeps `cargo test` from building it.
 use std::process::ExitCode;
 
 const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/keys.md");

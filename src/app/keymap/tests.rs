@@ -94,7 +94,8 @@ fn pane_bindings_win_over_global_and_text_types() {
 }
 
 /// `docs/keys.md` holds, between its markers, exactly the tables the keymap makes
-/// (`cargo run --locked --example keys_markdown -- --write` puts them there).
+/// (`cargo run --locked --features keys-markdown --example keys_markdown -- --write` puts them
+/// there).
 #[test]
 fn docs_keys_lists_every_key_as_the_keymap_does() {
     let doc = include_str!("../../../docs/keys.md");
@@ -112,7 +113,8 @@ fn docs_keys_lists_every_key_as_the_keymap_does() {
     assert_eq!(
         doc[open..end].trim(),
         markdown(),
-        "docs/keys.md is out of date; run `cargo run --locked --example keys_markdown -- --write`"
+        "docs/keys.md is out of date; run \
+         `cargo run --locked --features keys-markdown --example keys_markdown -- --write`"
     );
 }
 
