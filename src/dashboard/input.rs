@@ -1,15 +1,17 @@
-//! The terminal's input while the graphics question is out, read before crossterm's event
-//! reader starts (it would take the replies as keys, and drops the device attributes' numbers).
+//! The terminal's input made into events: while the graphics question is out (`drain`, on the
+//! detection's thread) and for the rest of the session (`Tokenizer`, on the loop's thread:
+//! `tty_input`).
 //!
 //! What is ours here is only taking our replies out (device attributes `CSI ? … c`, the cell
-//! size `CSI 6 ; h ; w t`, the kitty graphics reply `APC G … ST`) and handing everything else
-//! on, in order. The keys themselves are read by terminput's copy of crossterm's own parser,
-//! fed as crossterm's reader feeds it (a byte more at a time until it makes an event or gives
-//! up), and converted to crossterm's events: a key typed while the terminal is being asked
-//! comes out as crossterm would have made it, neither lost nor taken for a reply. Where that
-//! copy differs from crossterm 0.29, crossterm's way is kept: a lone ESC with more input
-//! waiting starts a sequence, and ESC ESC is one Esc. Mouse reports in this short window are
-//! dropped; focus changes pass (docs/decisions.md).
+//! size `CSI 6 ; h ; w t`, the kitty graphics reply `APC G … ST`; a late one after the
+//! question gave up is dropped too) and handing everything else on, in order. The keys
+//! themselves are read by terminput's copy of crossterm's own parser, fed as crossterm's reader
+//! feeds it (a byte more at a time until it makes an event or gives up), and converted to
+//! crossterm's events: a key comes out as crossterm would have made it, neither lost nor taken
+//! for a reply. Where that copy differs from crossterm 0.29, crossterm's way is kept: a lone
+//! ESC with more input waiting starts a sequence, and ESC ESC is one Esc. Mouse reports in the
+//! question's short window are dropped (nothing is laid out yet); focus changes pass
+//! (docs/decisions.md).
 
 use crossterm::event::{Event, KeyCode};
 
@@ -28,25 +30,38 @@ pub enum Token {
 
 const ESC: u8 = 0x1b;
 
-/// Reads one token off the front of `bytes`: the token and how many bytes it took, or `None`
-/// when its end has not arrived yet. `more`: more input is already waiting, so a lone ESC is
-/// the start of a sequence rather than the Esc key (crossterm decides the same way).
-fn next_token(bytes: &[u8], more: bool) -> Option<(Token, usize)> {
+/// Reads one token off the front of `bytes`: the token and how many bytes it took, or, when
+/// its end has not arrived yet, how long a start the parser found unfinished (0 when it was
+/// not asked). `more`: more input is already waiting, so a lone ESC is the start of a sequence
+/// rather than the Esc key (crossterm decides the same way). `unfinished`: the parser already
+/// found the first that many bytes unfinished (the same bytes give the same answer), so a
+/// long paste arriving read by read is parsed once, not once per read. `mouse`: mouse reports
+/// are events, else skipped.
+fn next_token(
+    bytes: &[u8],
+    more: bool,
+    unfinished: usize,
+    mouse: bool,
+) -> Result<(Token, usize), usize> {
     if let Some(found) = ours(bytes, more) {
-        return found;
+        return found.ok_or(0);
     }
     // A lone ESC never reaches the parser (it would call it Esc at once).
     let shortest = if bytes.first() == Some(&ESC) { 2 } else { 1 };
-    (shortest..=bytes.len()).find_map(|len| match terminput::Event::parse_from(&bytes[..len]) {
-        Ok(None) => None,
-        Ok(Some(event)) => match terminput_crossterm::to_crossterm(event) {
-            // Focus changes pass: a focus-in reloads a changed config and polls what is on
-            // screen, whenever it comes. A mouse report before the first layout is dropped.
-            Ok(Event::Mouse(_)) | Err(_) => Some((Token::Skip, len)),
-            Ok(event) => Some((Token::Event(event), len)),
-        },
-        Err(_) => Some((Token::Skip, len)),
-    })
+    let parsed = (shortest.max(unfinished + 1)..=bytes.len()).find_map(|len| {
+        match terminput::Event::parse_from(&bytes[..len]) {
+            Ok(None) => None,
+            Ok(Some(event)) => match terminput_crossterm::to_crossterm(event) {
+                // Focus changes pass: a focus-in reloads a changed config and polls what is on
+                // screen, whenever it comes. A mouse report before the first layout is dropped.
+                Ok(Event::Mouse(_)) if !mouse => Some((Token::Skip, len)),
+                Ok(event) => Some((Token::Event(event), len)),
+                Err(_) => Some((Token::Skip, len)),
+            },
+            Err(_) => Some((Token::Skip, len)),
+        }
+    });
+    parsed.ok_or(bytes.len())
 }
 
 /// What the front of `bytes` is when it is ours to decide (a reply, or an ESC read as
@@ -99,14 +114,45 @@ fn ours(bytes: &[u8], more: bool) -> Option<Option<(Token, usize)>> {
 }
 
 /// Splits `pending` into tokens for as long as whole ones are there; what is left is the
-/// start of a token still arriving.
+/// start of a token still arriving. Mouse reports are skipped (the question's window).
 pub fn drain(pending: &mut Vec<u8>, more: bool, mut each: impl FnMut(Token)) {
     let mut taken = 0;
-    while let Some((token, len)) = next_token(&pending[taken..], more) {
+    while let Ok((token, len)) = next_token(&pending[taken..], more, 0, false) {
         taken += len.max(1);
         each(token);
     }
     pending.drain(..taken);
+}
+
+/// The session's input, fed as it is read: each token handed on as soon as it is whole, the
+/// start of one still arriving kept, mouse reports passed on.
+#[derive(Debug, Default)]
+pub struct Tokenizer {
+    pending: Vec<u8>,
+    /// How long a start of `pending` the parser found unfinished.
+    unfinished: usize,
+}
+
+impl Tokenizer {
+    /// Adds what was read; `more`: more input is already waiting (the read filled its buffer).
+    pub fn feed(&mut self, bytes: &[u8], more: bool, mut each: impl FnMut(Token)) {
+        self.pending.extend_from_slice(bytes);
+        let mut used = 0;
+        loop {
+            let unfinished = if used == 0 { self.unfinished } else { 0 };
+            match next_token(&self.pending[used..], more, unfinished, true) {
+                Ok((token, len)) => {
+                    used += len.max(1);
+                    each(token);
+                }
+                Err(unfinished) => {
+                    self.unfinished = unfinished;
+                    break;
+                }
+            }
+        }
+        self.pending.drain(..used);
+    }
 }
 
 #[cfg(test)]
@@ -243,5 +289,43 @@ mod tests {
             drain(&mut pending, false, |t| got.push(t));
             assert_eq!(got, [key]);
         }
+    }
+
+    /// The session's input, read by read: a mouse report is an event; a paste and an arrow
+    /// split across reads come out whole; a wait for a reply's end (ESC _ with more input
+    /// waiting) is not taken for the parser's, so Alt+_ and the key after it both arrive.
+    #[test]
+    fn the_sessions_input_is_parsed_read_by_read() {
+        use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+        let none = KeyModifiers::NONE;
+        let mut tokens = Tokenizer::default();
+        let mut got = Vec::new();
+        let mut feed = |bytes: &[u8], more: bool| tokens.feed(bytes, more, |t| got.push(t));
+        feed(b"\x1b[<0;3;4M", false);
+        feed(b"\x1b[", false);
+        feed(b"A", false);
+        feed(b"\x1b[200~", true);
+        let text = "é".repeat(1000);
+        for piece in text.as_bytes().chunks(7) {
+            feed(piece, true);
+        }
+        feed(b"\x1b[201~", false);
+        feed(b"\x1b_", true);
+        feed(b"x", false);
+        assert_eq!(
+            got,
+            [
+                Token::Event(Event::Mouse(MouseEvent {
+                    kind: MouseEventKind::Down(MouseButton::Left),
+                    column: 2,
+                    row: 3,
+                    modifiers: none,
+                })),
+                k(KeyCode::Up, none),
+                Token::Event(Event::Paste(text)),
+                k(KeyCode::Char('_'), KeyModifiers::ALT),
+                k(KeyCode::Char('x'), none),
+            ]
+        );
     }
 }

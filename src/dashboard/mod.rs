@@ -12,6 +12,7 @@ pub mod progress;
 pub mod reload;
 pub mod session;
 pub mod terminal;
+mod tty_input;
 
 use crate::api::Client;
 use crate::api::download::Downloader;
@@ -23,6 +24,7 @@ use crate::store::paths::DataFiles;
 use crate::store::watchlist::{WatchStore, unix_now};
 use crate::workers::{self, ToTerminal, Workers, opener::SystemOpener};
 use terminal::Tui;
+use tty_input::TtyInput;
 
 use crate::app::action::Action;
 use crate::app::state::{Init, Keymap, Quit, SortKey, State, Theme, UiSettings};
@@ -249,7 +251,7 @@ async fn event_loop(
 ) -> Result<Outcome, RunError> {
     let io = RunError::Terminal;
     // While the graphics question is out, its thread reads the input and passes keys on.
-    let mut events = asking.is_none().then(Events::start);
+    let mut events = read_input(asking.is_none())?;
     let mut ticker = tokio::time::interval(Duration::from_secs(1));
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut sigint = signal(SignalKind::interrupt()).map_err(io)?;
@@ -301,7 +303,7 @@ async fn event_loop(
                     cmds
                 }
                 Some(Err(e)) => return Err(io(e)),
-                None => state.update(Action::Quit),
+                None => input_ended(state, reload),
             },
             early = next_early(asking.as_mut()) => match early {
                 terminal::Early::Event(event) => {
@@ -317,7 +319,7 @@ async fn event_loop(
                 terminal::Early::Detected(detection) => {
                     urgent = true;
                     synchronized = detection.sync == Some(SyncMode::Supported);
-                    events = Some(Events::start());
+                    events = read_input(true)?;
                     let answered = asking.take().map(|a| a.answered(&detection, state, tui, workers));
                     answered.unwrap_or_default()
                 }
@@ -574,7 +576,7 @@ impl Asking {
     }
 
     /// The terminal answered (or the bound passed): previews start, or the slot says why not;
-    /// a resize while crossterm's reader was not listening is caught up.
+    /// a resize while the session's reader was not listening is caught up.
     fn answered(
         self,
         detection: &crate::picture::Detection,
@@ -595,7 +597,7 @@ impl Asking {
             cmds.extend(self.pending.map(Cmd::Preview));
             cmds.extend(self.pending_model.map(Cmd::ModelPreview));
         }
-        // The state's size, told again: a resize meanwhile sent crossterm's reader no event
+        // The state's size, told again: a resize meanwhile sent the session's reader no event
         // (an unchanged size changes nothing drawn).
         if let Ok(size) = tui.size() {
             let area = ratatui::layout::Rect::new(0, 0, size.width, size.height);
@@ -628,53 +630,27 @@ fn hold_previews(cmds: &mut Vec<Cmd>, asking: Option<&mut Asking>) {
     });
 }
 
-async fn next_event(events: Option<&mut Events>) -> Option<std::io::Result<Event>> {
-    match events {
-        Some(events) => events.received.recv().await,
-        None => std::future::pending().await,
+/// The terminal's input, read from now on when `now`.
+fn read_input(now: bool) -> Result<Option<TtyInput>, RunError> {
+    now.then(TtyInput::open)
+        .transpose()
+        .map_err(RunError::Terminal)
+}
+
+/// The terminal's input ended: it hung up (the dashboard ends as on its `SIGHUP`), or it
+/// closed otherwise (the dashboard quits).
+fn input_ended(state: &mut State, reload: &reload::Reloader) -> Vec<Cmd> {
+    let mut cmds = reload.on_tick(state);
+    if state.quit.is_none() {
+        cmds.extend(state.update(Action::Quit));
     }
+    cmds
 }
 
-/// The terminal's events, read on a thread of their own and passed on in order.
-///
-/// The thread blocks in crossterm's `read` and hands each event to the loop: one wake-up a
-/// key. crossterm's `EventStream` took two more (its waker thread, then the stream's own
-/// runtime), and answered each of the loop's polls by trying its reader's lock, which its
-/// reading thread held: a spin with `sched_yield`s, 3 % of the dashboard's CPU at 1,000 tasks.
-///
-/// Not on the loop's thread: on a terminal that hung up, reads return at once and crossterm's
-/// reader loops on them without returning. On the loop's thread that froze the whole dashboard
-/// at 100 % CPU, the check that ends it on a hang-up included; on its own thread only that
-/// thread spins, and the check (once a second) ends the process.
-struct Events {
-    received: mpsc::Receiver<std::io::Result<Event>>,
-}
-
-impl Events {
-    /// Room for a burst (a paste arrives as one event); the reader waits when it is full.
-    const QUEUED: usize = 64;
-
-    /// Starts the reading thread. It ends at its first event after `Events` is dropped, or on
-    /// a read error, which it passes on first.
-    fn start() -> Self {
-        let (sent, received) = mpsc::channel(Self::QUEUED);
-        let failed = sent.clone();
-        let reading = move || {
-            loop {
-                let event = crossterm::event::read();
-                let ends = event.is_err();
-                if sent.blocking_send(event).is_err() || ends {
-                    return;
-                }
-            }
-        };
-        let started = std::thread::Builder::new()
-            .name("terminal-events".into())
-            .spawn(reading);
-        if let Err(e) = started {
-            let _ = failed.try_send(Err(e));
-        }
-        Events { received }
+async fn next_event(events: Option<&mut TtyInput>) -> Option<std::io::Result<Event>> {
+    match events {
+        Some(events) => events.next().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -131,9 +131,8 @@ impl Reloader {
     }
 
     /// Each second: a terminal gone without a `SIGHUP` (the kernel signals only the session's
-    /// leader and its foreground group) ends the dashboard as a hang-up too. crossterm's
-    /// reading thread does not tell: it reads the dead terminal's end of file again and again,
-    /// a busy loop until the process ends.
+    /// leader and its foreground group) ends the dashboard as a hang-up too. The input's end
+    /// of file tells it at once; this catches a hang-up while the graphics question is out.
     pub fn on_tick(&self, state: &mut State) -> Vec<Cmd> {
         if self.hung_up() {
             end_hung_up(state)

@@ -117,9 +117,9 @@ pub enum Early {
         query: Vec<u8>,
         written: std::sync::mpsc::Sender<()>,
     },
-    /// What the user did meanwhile, read as crossterm's reader reads it.
+    /// What the user did meanwhile, read as the session's reader reads it.
     Event(crossterm::event::Event),
-    /// The answer; from here on crossterm's reader has the terminal's input.
+    /// The answer; from here on the session's reader has the terminal's input.
     Detected(crate::picture::Detection),
 }
 
@@ -249,7 +249,7 @@ impl EarlyReader {
                 Err(rustix::io::Errno::INTR) => continue,
                 Err(e) => return Err(e.into()),
             }
-            // A byte at a time: what follows the last reply stays for crossterm's reader.
+            // A byte at a time: what follows the last reply stays for the session's reader.
             let mut byte = [0u8; 1];
             return match rustix::io::read(fd, &mut byte) {
                 Ok(0) => Ok(false),
@@ -277,7 +277,7 @@ impl EarlyReader {
     }
 
     /// The questions are answered (or not): a key half read is waited for a moment, then
-    /// passed on, so crossterm's reader starts on a whole token.
+    /// passed on, so the session's reader starts on a whole token.
     fn finish(&mut self) {
         let until = Instant::now() + Duration::from_millis(50);
         let mut replies = Vec::new();

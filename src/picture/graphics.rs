@@ -3,7 +3,7 @@
 //! The environment is read first (`guess_from_env`, a pure function): most terminals that show
 //! images say who they are there, and then nothing is asked. Only when it cannot tell is the
 //! terminal asked, after the first frame is drawn (the dashboard reads the replies, and the
-//! keys typed meanwhile, before crossterm's event reader starts), and then never for longer
+//! keys typed meanwhile, before the session's event reader starts), and then never for longer
 //! than [`QUERY_BOUND`]: first the one question every terminal answers (primary device
 //! attributes), and only if that answer came within the bound, the graphics questions.
 //! A reply arriving after the bound to the first question is harmless — the event reader

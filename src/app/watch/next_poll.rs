@@ -31,8 +31,9 @@ pub fn keep(watch: &mut Watch, key: &TaskKey, next: Option<NextPoll>, now: u64) 
     };
     let planned = plan(next, now);
     let before = std::mem::replace(&mut watch.rows[i].next_poll, planned);
+    // Only the selected row's words are shown: the others' are not worded (an answer each).
     let words = |p: Option<Planned>| p.map(|p| p.words(now));
-    words(before) != words(planned) && watch.selected_row().is_some_and(|r| r.key() == *key)
+    watch.selected_row().is_some_and(|r| r.is(key)) && words(before) != words(planned)
 }
 
 impl Planned {

@@ -167,7 +167,12 @@ fn answered(
     now: u64,
 ) -> (Vec<Cmd>, bool, Option<Finished>) {
     let state = classify(&t.status, failure_statuses);
-    let previous = row.entry.last.clone().unwrap_or_default();
+    // What was known is replaced below: taken, not copied (an answer each, history and all).
+    let known_before = row.entry.last.is_some();
+    let changed_status = row.entry.last.as_ref().is_none_or(|l| {
+        l.status != t.status || l.percent != t.percent || l.url_download != t.url_download
+    });
+    let previous = row.entry.last.take().unwrap_or_default();
     // One clock, in order: the reducer's ticks once a second, so a task another process added
     // (on the wall clock) can be answered before the tick catches up; nothing it records is
     // earlier than what was recorded before it (added ≤ each transition ≤ running ≤ finished).
@@ -179,7 +184,7 @@ fn answered(
     .into_iter()
     .flatten()
     .fold(now, u64::max);
-    let status_moved = row.entry.last.is_none() || previous.status != t.status;
+    let status_moved = !known_before || previous.status != t.status;
     let mut history = previous.history;
     if status_moved {
         history.push(Transition {
@@ -210,9 +215,6 @@ fn answered(
         history,
         extra: t.extra.clone(),
     };
-    let changed_status = row.entry.last.as_ref().is_none_or(|l| {
-        l.status != last.status || l.percent != last.percent || l.url_download != last.url_download
-    });
     row.reported = t
         .url_download
         .is_some()
@@ -227,9 +229,7 @@ fn answered(
     }
     // Announced only when it was seen running: a task already finished when first polled (no
     // last known status) did not finish while watched.
-    let announce = (state != TaskState::Running
-        && row.state == TaskState::Running
-        && row.entry.last.is_some())
+    let announce = (state != TaskState::Running && row.state == TaskState::Running && known_before)
     .then(|| Finished {
         task_id: row.entry.task_id.clone(),
         kind: row.entry.kind,
@@ -245,13 +245,13 @@ fn answered(
         unseen::finished(row);
     }
     row.state = state;
-    row.entry.last = Some(last.clone());
     if changed_status {
         cmds.push(Cmd::Persist(PersistOp::Status(
             TaskKey::of(&row.entry),
-            last,
+            last.clone(),
         )));
     }
+    row.entry.last = Some(last);
     // A result that only refreshes the "updated" age redraws nothing by itself: the
     // once-a-second tick redraws when a shown age label changes. Redrawing on every unchanged
     // poll was most of the dashboard's CPU (a profile of 1,000 watched tasks: rendering

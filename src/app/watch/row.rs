@@ -55,6 +55,11 @@ impl Row {
         TaskKey::of(&self.entry)
     }
 
+    /// Whether this is `key`'s row (without making its key).
+    pub fn is(&self, key: &TaskKey) -> bool {
+        self.entry.kind == key.kind && self.entry.task_id == key.id
+    }
+
     /// The last attempt's error, when asking about the task failed.
     pub fn error(&self) -> Option<&str> {
         self.trouble.as_ref().and_then(PollTrouble::error)

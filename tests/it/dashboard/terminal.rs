@@ -119,3 +119,40 @@ fn a_resize_back_to_full_size_shows_the_whole_watch_list_again() {
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     s.assert_restored();
 }
+
+/// The mouse reaches the dashboard (its input is read and parsed on the loop's own thread): a
+/// click on a watch row selects it, and the detail shows that task.
+#[test]
+fn a_click_on_a_watch_row_selects_it_and_its_detail_shows() {
+    let home = tempfile::tempdir().unwrap();
+    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 140, 45);
+    s.wait_for("the demo's tasks", Duration::from_secs(20), |t| {
+        DEMO_TASKS.iter().all(|id| t.contains(id))
+    });
+    let last = DEMO_TASKS[DEMO_TASKS.len() - 1];
+    let shown = |t: &str| t.contains(&format!("task      {last}"));
+    assert!(!shown(&s.contents()), "{last} is not the selected task yet");
+    let (row, column) = s
+        .contents()
+        .lines()
+        .enumerate()
+        .find_map(|(y, line)| line.find(last).map(|x| (y, line[..x].chars().count())))
+        .expect("the row on screen");
+    // SGR mouse reports count from 1: a press and its release on the row's task ID. Clicks
+    // while the terminal is still being asked what it can draw are dropped (nothing is laid
+    // out for them yet): click again until it is done.
+    let (x, y) = (column + 2, row + 1);
+    let until = Instant::now() + Duration::from_secs(20);
+    while !shown(&s.contents()) {
+        assert!(
+            Instant::now() < until,
+            "no click selected {last}:\n{}",
+            s.contents()
+        );
+        s.send(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    s.send("q");
+    assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
+    s.assert_restored();
+}
