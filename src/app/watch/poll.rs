@@ -230,17 +230,17 @@ fn answered(
     // Announced only when it was seen running: a task already finished when first polled (no
     // last known status) did not finish while watched.
     let announce = (state != TaskState::Running && row.state == TaskState::Running && known_before)
-    .then(|| Finished {
-        task_id: row.entry.task_id.clone(),
-        kind: row.entry.kind,
-        status: t.status.clone(),
-        status_failed: state == TaskState::Failed,
-        percent: t.percent,
-        url: t.url_download.clone(),
-        file: None,
-        no_file: None,
-        label: row.entry.label.clone(),
-    });
+        .then(|| Finished {
+            task_id: row.entry.task_id.clone(),
+            kind: row.entry.kind,
+            status: t.status.clone(),
+            status_failed: state == TaskState::Failed,
+            percent: t.percent,
+            url: t.url_download.clone(),
+            file: None,
+            no_file: None,
+            label: row.entry.label.clone(),
+        });
     if announce.is_some() {
         unseen::finished(row);
     }
