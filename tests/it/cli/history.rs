@@ -416,12 +416,16 @@ fn history_prints_hostile_text_sanitised() {
     let files = Files::in_dir(dir.path());
     let path = &files.archive;
     Archive::open(&files).unwrap().insert(&all, 5).unwrap();
+    // Rewritten here, not with SQL's JSON functions: the bundled SQLite is built without them.
     let conn = rusqlite::Connection::open(path).unwrap();
-    conn.execute(
-        "UPDATE tasks SET entry = json_set(entry, '$.last.status', ?1, '$.label', ?2)",
-        ["DONE\u{1b}]0;pwned\u{7}\u{1b}[2J", "cat\u{7}\u{202e}"],
-    )
-    .unwrap();
+    let entry: String = conn
+        .query_row("SELECT entry FROM tasks", [], |r| r.get(0))
+        .unwrap();
+    let mut entry: Value = serde_json::from_str(&entry).unwrap();
+    entry["last"]["status"] = "DONE\u{1b}]0;pwned\u{7}\u{1b}[2J".into();
+    entry["label"] = "cat\u{7}\u{202e}".into();
+    conn.execute("UPDATE tasks SET entry = ?1", [entry.to_string()])
+        .unwrap();
     drop(conn);
     for args in [&["history", "--json"][..], &["history"]] {
         let (code, out, err) = run(dir.path(), dir.path(), args);
