@@ -1,10 +1,11 @@
 //! The terminal's events, read on the event loop's own thread.
 //!
 //! The loop waits on the terminal itself (epoll, through tokio): a key wakes the one thread
-//! that handles it. A reading thread cost a second wake-up per key, ~30 µs of a keystroke's
-//! ~0.45 ms on this VM. crossterm's reader cannot run here: on a terminal that hung up, its
-//! reads return at once and it loops on them without returning, which froze the dashboard at
-//! 100 % CPU. Here a hang-up's end of file (or `EIO`) ends the input instead.
+//! that handles it, where a reading thread took a second wake-up (keys measured as fast either
+//! way, by turns; a thread and its wake-ups fewer). crossterm's reader cannot run here: on a
+//! terminal that hung up, its reads return at once and it loops on them without returning,
+//! which froze the dashboard at 100 % CPU. Here a hang-up's end of file (or `EIO`) ends the
+//! input instead.
 //!
 //! The bytes become events as crossterm's reader makes them (`input::Tokenizer`); a resize is
 //! `SIGWINCH`, answered with the terminal's size, as crossterm does.
