@@ -115,13 +115,8 @@ fn ours(bytes: &[u8], more: bool) -> Option<Option<(Token, usize)>> {
 
 /// Splits `pending` into tokens for as long as whole ones are there; what is left is the
 /// start of a token still arriving. Mouse reports are skipped (the question's window).
-pub fn drain(pending: &mut Vec<u8>, more: bool, mut each: impl FnMut(Token)) {
-    let mut taken = 0;
-    while let Ok((token, len)) = next_token(&pending[taken..], more, 0, false) {
-        taken += len.max(1);
-        each(token);
-    }
-    pending.drain(..taken);
+pub fn drain(pending: &mut Vec<u8>, more: bool, each: impl FnMut(Token)) {
+    take_whole(pending, more, 0, false, each);
 }
 
 /// The session's input, fed as it is read: each token handed on as soon as it is whole, the
@@ -135,24 +130,35 @@ pub struct Tokenizer {
 
 impl Tokenizer {
     /// Adds what was read; `more`: more input is already waiting (the read filled its buffer).
-    pub fn feed(&mut self, bytes: &[u8], more: bool, mut each: impl FnMut(Token)) {
+    pub fn feed(&mut self, bytes: &[u8], more: bool, each: impl FnMut(Token)) {
         self.pending.extend_from_slice(bytes);
-        let mut used = 0;
-        loop {
-            let unfinished = if used == 0 { self.unfinished } else { 0 };
-            match next_token(&self.pending[used..], more, unfinished, true) {
-                Ok((token, len)) => {
-                    used += len.max(1);
-                    each(token);
-                }
-                Err(unfinished) => {
-                    self.unfinished = unfinished;
-                    break;
-                }
-            }
-        }
-        self.pending.drain(..used);
+        self.unfinished = take_whole(&mut self.pending, more, self.unfinished, true, each);
     }
+}
+
+/// The one loop under `drain` and `Tokenizer`: hands on every whole token at the front of
+/// `pending` and removes it; returns how long a start of what is left the parser found
+/// unfinished (`unfinished`: the same of `pending` as it came).
+fn take_whole(
+    pending: &mut Vec<u8>,
+    more: bool,
+    unfinished: usize,
+    mouse: bool,
+    mut each: impl FnMut(Token),
+) -> usize {
+    let mut used = 0;
+    let left = loop {
+        let known = if used == 0 { unfinished } else { 0 };
+        match next_token(&pending[used..], more, known, mouse) {
+            Ok((token, len)) => {
+                used += len.max(1);
+                each(token);
+            }
+            Err(left) => break left,
+        }
+    };
+    pending.drain(..used);
+    left
 }
 
 #[cfg(test)]

@@ -91,16 +91,22 @@ const DEMO_TASKS: [&str; 8] = [
     "demo-video-done",
 ];
 
+/// The demo at 140x45, once every one of its tasks is on screen.
+fn demo_with_its_tasks(home: &std::path::Path) -> Session {
+    let s = Session::spawn(command(home, &["--demo"], &[]), 140, 45);
+    s.wait_for("the demo's tasks", Duration::from_secs(20), |t| {
+        DEMO_TASKS.iter().all(|id| t.contains(id))
+    });
+    s
+}
+
 /// The report: Tab, G, a resize to 60x14 (three watch rows, the list scrolled to its end) and
 /// back to 140x45 left the list scrolled with empty rows below. Back at full size every task
 /// is on screen again.
 #[test]
 fn a_resize_back_to_full_size_shows_the_whole_watch_list_again() {
     let home = tempfile::tempdir().unwrap();
-    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 140, 45);
-    s.wait_for("the demo's tasks", Duration::from_secs(20), |t| {
-        DEMO_TASKS.iter().all(|id| t.contains(id))
-    });
+    let mut s = demo_with_its_tasks(home.path());
     s.send("\t");
     s.send("G");
     s.resize(60, 14);
@@ -125,10 +131,7 @@ fn a_resize_back_to_full_size_shows_the_whole_watch_list_again() {
 #[test]
 fn a_click_on_a_watch_row_selects_it_and_its_detail_shows() {
     let home = tempfile::tempdir().unwrap();
-    let mut s = Session::spawn(command(home.path(), &["--demo"], &[]), 140, 45);
-    s.wait_for("the demo's tasks", Duration::from_secs(20), |t| {
-        DEMO_TASKS.iter().all(|id| t.contains(id))
-    });
+    let mut s = demo_with_its_tasks(home.path());
     let last = DEMO_TASKS[DEMO_TASKS.len() - 1];
     let shown = |t: &str| t.contains(&format!("task      {last}"));
     assert!(!shown(&s.contents()), "{last} is not the selected task yet");
