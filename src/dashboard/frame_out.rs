@@ -78,9 +78,9 @@ impl<W: Write> Write for FrameOut<W> {
 mod tests {
     use super::*;
     use ratatui::Terminal;
-    use ratatui::backend::CrosstermBackend;
     use ratatui::layout::Rect;
     use ratatui::widgets::Paragraph;
+    use ratatui_crossterm::CrosstermBackend;
 
     /// Records each `write` it is given.
     #[derive(Default)]

@@ -13,7 +13,7 @@ use crossterm::terminal::{
 };
 use crossterm::{cursor, execute};
 use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
+use ratatui_crossterm::CrosstermBackend;
 use std::io::{self, Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -107,10 +107,11 @@ fn set_lines(frame: &mut Frame, area: ratatui::layout::Rect, lines: &[ratatui::t
     }
 }
 
-/// The cells `Buffer::set_line` sets, with a span of printable ASCII (most of a frame: names,
-/// numbers, keys) written a byte a cell: each such byte is a grapheme one column wide, so the
-/// grapheme segmentation and width lookups `set_line` makes for every character are skipped.
-/// Other spans go through `Buffer::set_stringn`, as in `set_line`.
+/// The cells `Buffer::set_line` sets, with a span of characters that are each a grapheme one
+/// column wide (most of a frame: names, numbers, keys, ` · `, `…`, box drawing) written a
+/// character a cell: the grapheme segmentation and width lookups `set_line` makes for every
+/// character were a seventh of a keystroke's frame. Other spans go through
+/// `Buffer::set_stringn`, as in `set_line`.
 fn set_line(
     buf: &mut ratatui::buffer::Buffer,
     x: u16,
@@ -126,14 +127,15 @@ fn set_line(
         }
         let style = line.style.patch(span.style);
         let text = span.content.as_ref();
-        let end = if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        let end = if text.chars().all(one_column_alone) {
             let room = buf.area.right().saturating_sub(x).min(remaining);
-            let n = u16::try_from(text.len()).unwrap_or(u16::MAX).min(room);
-            if n > 0 {
+            let mut n = 0;
+            if room > 0 {
                 let start = buf.index_of(x, y);
-                let cells = &mut buf.content[start..start + usize::from(n)];
-                for (cell, byte) in cells.iter_mut().zip(text.bytes()) {
-                    cell.set_char(char::from(byte)).set_style(style);
+                let cells = &mut buf.content[start..start + usize::from(room)];
+                for (cell, c) in cells.iter_mut().zip(text.chars()) {
+                    cell.set_char(c).set_style(style);
+                    n += 1;
                 }
             }
             x + n
@@ -142,6 +144,27 @@ fn set_line(
         };
         remaining = remaining.saturating_sub(end.saturating_sub(x));
         x = end;
+    }
+}
+
+/// Whether `c`, among characters of its kind, is a grapheme of its own one column wide:
+/// printable ASCII, or a character one column wide from Latin-1 and the Latin extensions,
+/// punctuation, arrows, mathematical and technical signs, box drawing, blocks, shapes and
+/// symbols. No character of those blocks joins a neighbour into one grapheme (they hold no
+/// combining mark, joiner, variation selector, prepended or spacing mark, control, regional
+/// indicator or Hangul jamo), so a run of them is one grapheme a character, as the segmentation
+/// finds (a test checks every one of them between two letters against `set_line`).
+fn one_column_alone(c: char) -> bool {
+    match c {
+        ' '..='~' => true,
+        '\u{a0}'..='\u{ac}'
+        | '\u{ae}'..='\u{24f}'
+        | '\u{2010}'..='\u{2027}'
+        | '\u{2030}'..='\u{205e}'
+        | '\u{2190}'..='\u{23ff}'
+        | '\u{2500}'..='\u{27bf}'
+        | '\u{2b00}'..='\u{2bff}' => unicode_width::UnicodeWidthChar::width(c) == Some(1),
+        _ => false,
     }
 }
 
