@@ -25,6 +25,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use table::bindings;
 
+/// The help overlay's closing remark.
+const MOUSE_NOTE: &str = "Mouse: click selects a row and focuses its pane; the wheel scrolls.";
+
 /// The effective key bindings; the dispatcher, the hint line and the help all read it.
 #[derive(Debug, Clone)]
 pub struct Keymap {
@@ -181,20 +184,8 @@ impl Keymap {
 
     /// The help overlay's lines: each context's bindings under its title, then the mouse.
     pub fn help_lines(&self) -> Vec<HelpLine<'_>> {
-        let mut lines = Vec::new();
-        for ctx in Context::ALL {
-            lines.push(HelpLine::Title(ctx));
-            lines.extend(
-                self.bindings
-                    .iter()
-                    .filter(|b| b.context == ctx)
-                    .map(HelpLine::Binding),
-            );
-            lines.push(HelpLine::Blank);
-        }
-        lines.push(HelpLine::Note(
-            "Mouse: click selects a row and focuses its pane; the wheel scrolls.".into(),
-        ));
+        let mut lines = self.help_body();
+        lines.push(HelpLine::Note(MOUSE_NOTE.into()));
         lines
     }
 
@@ -202,16 +193,36 @@ impl Keymap {
     /// (nothing of it cut), one line per row, so the reducer's scroll and search count the
     /// rows the view draws.
     pub fn help_lines_at(&self, width: usize) -> Vec<HelpLine<'_>> {
-        self.help_lines()
-            .into_iter()
-            .flat_map(|line| match line {
-                HelpLine::Note(text) => crate::fit::wrap(&text, width)
-                    .into_iter()
-                    .map(HelpLine::Note)
-                    .collect(),
-                other => vec![other],
-            })
-            .collect()
+        let mut lines = self.help_body();
+        lines.extend(
+            crate::fit::wrap(MOUSE_NOTE, width)
+                .into_iter()
+                .map(HelpLine::Note),
+        );
+        lines
+    }
+
+    /// Each context's title, its bindings and a blank line, in `Context::ALL`'s order: one
+    /// pass over the bindings, which the views draw in every frame the help is open.
+    fn help_body(&self) -> Vec<HelpLine<'_>> {
+        let rank = |c: Context| Context::ALL.iter().position(|&a| a == c);
+        let mut listed: Vec<(usize, &Binding)> = self
+            .bindings
+            .iter()
+            .filter_map(|b| Some((rank(b.context)?, b)))
+            .collect();
+        // Stable: a context's bindings keep the table's order.
+        listed.sort_by_key(|&(r, _)| r);
+        let mut lines = Vec::with_capacity(listed.len() + 2 * Context::ALL.len() + 4);
+        let mut listed = listed.into_iter().peekable();
+        for (r, ctx) in Context::ALL.into_iter().enumerate() {
+            lines.push(HelpLine::Title(ctx));
+            while let Some((_, b)) = listed.next_if(|&(at, _)| at == r) {
+                lines.push(HelpLine::Binding(b));
+            }
+            lines.push(HelpLine::Blank);
+        }
+        lines
     }
 
     /// The keymap as Markdown tables, one per context, for the README (a test keeps them
