@@ -10,12 +10,15 @@
 //! field an entry lacks is its empty text. Keys are kept lowercased, so `Author` and `author`
 //! are one column (the first of the two in an entry wins).
 //!
-//! A catalogue of [`NAMES_TOGETHER_FROM`] entries or more also keeps its names end to end in
-//! one block ([`SearchText::indexed`], made off the UI loop with the listing): a keystroke that
-//! narrows ranks a few hundred thousand names scattered among a million entries' texts, and
-//! read there most of its time went in waiting for memory (three to four times the CPU of the
-//! same names read in one block). A smaller catalogue's texts stay in the cache, and its memory
-//! does not grow.
+//! Every indexed catalogue ([`SearchText::indexed`], made off the UI loop with the listing) keeps
+//! each name's letters and digits as a bit set, 8 bytes an entry read in order: a query's first
+//! letter rules out most names without reading them. Over 100,000 entries the first keys of a
+//! query ranked 2.5 to 6 times faster with it (`cargo bench --bench million_keys`, 2026-11-29),
+//! for 0.8 MB. A catalogue of [`NAMES_TOGETHER_FROM`] entries or more also keeps its names end to
+//! end in one block: a keystroke that narrows ranks a few hundred thousand names scattered among
+//! a million entries' texts, and read there most of its time went in waiting for memory (three
+//! to four times the CPU of the same names read in one block). A smaller catalogue's texts stay
+//! in the cache.
 
 use super::types::LoraEntry;
 use serde_json::Value;
@@ -28,13 +31,19 @@ pub struct SearchText {
     fields: OnceLock<Fields>,
     /// The names in one block, when the catalogue is big enough for it to pay.
     names: Option<Names>,
+    /// Each name's [`char_bit`]s, every bit for a name with a byte not ASCII, when indexed: a
+    /// query's first letter rules out most names here, 8 bytes each read in order, without
+    /// matching them.
+    held: Option<Box<[u64]>>,
 }
 
-/// From how many entries a catalogue keeps its names in one block: past about a quarter of a
-/// million, its entries' texts (a hundred bytes and more each) no longer fit a 32 MiB cache,
-/// and the block (about 35 MB at a million names: 23 MB of text, 4 of ends, 8 of `held`) pays
-/// for itself in every keystroke; below, it would only add to the memory.
-pub const NAMES_TOGETHER_FROM: usize = 250_000;
+/// From how many entries a catalogue keeps its names in one block (about 2.7 MB at 100,000
+/// names, 27 MB at a million: the text and 4 bytes of end each). At 100,000 the names lie among
+/// 30 MB of entries' texts, and a query's first keys wait on memory: read from the block they
+/// ranked 1.5 to 6 times faster (`w` 5.6 → 0.9 ms; `million_keys`), the keys' p95 on screen 4.4–4.5
+/// → 2.2–2.4 ms, the 100k + 10k tasks peak RSS 73 → 74–76 MiB (`light.py --only rss,keys`, by
+/// turns, 2026-11-29). Below, a ranking takes a millisecond or two without it.
+pub const NAMES_TOGETHER_FROM: usize = 100_000;
 
 /// Every entry's name, in the entries' order, end to end: what a ranking reads, without the
 /// rest of each entry's text around it.
@@ -43,10 +52,6 @@ struct Names {
     text: Box<str>,
     /// Where each name ends in `text`; it starts where the previous one ended.
     ends: Box<[u32]>,
-    /// Each name's [`char_bit`]s, every bit for a name with a byte not ASCII: a query's
-    /// first letter rules out most of a million names here, 8 bytes each read in order,
-    /// without matching them.
-    held: Box<[u64]>,
 }
 
 /// The bit of an ASCII letter (either case) or digit in a name's [`SearchText::held`] set; 0
@@ -86,15 +91,10 @@ impl Names {
                 text.len() as u32
             })
             .collect();
-        let mut names = Names {
+        Some(Names {
             text: text.into_boxed_str(),
             ends,
-            held: Box::default(),
-        };
-        names.held = (0..entries.len())
-            .map(|i| held(names.get(i).unwrap_or("")))
-            .collect();
-        Some(names)
+        })
     }
 
     fn get(&self, i: usize) -> Option<&str> {
@@ -217,11 +217,13 @@ impl SearchText {
             entries,
             fields: OnceLock::new(),
             names: None,
+            held: None,
         }
     }
 
-    /// As `new`, with the names in one block when there are [`NAMES_TOGETHER_FROM`] entries or
-    /// more: a pass over every entry (tens of ms at a million), so made off the UI loop.
+    /// As `new`, with each name's [`char_bit`]s, and the names in one block when there are
+    /// [`NAMES_TOGETHER_FROM`] entries or more: a pass over every entry (tens of ms at a
+    /// million), so made off the UI loop.
     pub fn indexed(entries: Arc<[LoraEntry]>) -> Self {
         Self::names_together_from(entries, NAMES_TOGETHER_FROM)
     }
@@ -233,19 +235,26 @@ impl SearchText {
         } else {
             None
         };
+        let held = entries.iter().map(|e| held(e.model())).collect();
         SearchText {
             names,
+            held: Some(held),
             ..Self::new(entries)
         }
     }
 
-    /// The [`char_bit`]s entry `i`'s name may hold: exactly its own where the names are kept
-    /// in one block (every bit for one not all ASCII), else every bit (nothing known).
+    /// The [`char_bit`]s entry `i`'s name may hold: exactly its own where the text is indexed
+    /// (every bit for one not all ASCII), else every bit (nothing known).
     pub fn held(&self, i: usize) -> u64 {
-        self.names
+        self.held
             .as_ref()
-            .and_then(|n| n.held.get(i).copied())
+            .and_then(|h| h.get(i).copied())
             .unwrap_or(u64::MAX)
+    }
+
+    /// Whether each name's [`char_bit`]s are kept (see [`SearchText::held`]).
+    pub fn knows_held(&self) -> bool {
+        self.held.is_some()
     }
 
     /// Whether the names are kept in one block (read in order, they need no read-ahead).
@@ -331,12 +340,19 @@ mod tests {
         assert_eq!(plain.held(4), u64::MAX, "nothing known");
         let below = SearchText::names_together_from(entries.clone(), entries.len() + 1);
         assert!(!below.names_together(), "not kept below the bound");
+        assert_eq!(
+            below.held(4),
+            bits("watercolorv20"),
+            "the letters are known below it"
+        );
+        assert_eq!(below.held(1), u64::MAX);
     }
 
-    /// The block is kept only past the 100,000 entries whose memory has a target of its own.
+    /// The block is kept from the 100,000 entries whose keystrokes have a target of their own;
+    /// a smaller catalogue's names are not copied, their letters kept all the same.
     #[test]
-    fn a_hundred_thousand_names_are_not_copied() {
-        const { assert!(NAMES_TOGETHER_FROM > 100_000) };
+    fn a_thousand_names_are_not_copied() {
+        const { assert!(NAMES_TOGETHER_FROM == 100_000) };
         let names: Vec<String> = (0..1000).map(|i| format!("m{i}")).collect();
         let text = SearchText::indexed(
             names
@@ -345,6 +361,11 @@ mod tests {
                 .collect(),
         );
         assert!(!text.names_together());
+        assert!(
+            text.knows_held(),
+            "each name's letters are kept whatever the size"
+        );
+        assert_eq!(text.held(7), char_bit('m') | char_bit('7'));
     }
 
     #[test]

@@ -333,7 +333,7 @@ impl FuzzyFilter {
         let fields = text.built_fields();
         // Names kept in one block are read in order, as the processor fetches them ahead.
         let ahead = if text.names_together() { 0 } else { AHEAD };
-        let needs = if text.names_together() {
+        let needs = if text.knows_held() {
             needs(groups)
         } else {
             Vec::new()
@@ -1217,7 +1217,16 @@ mod tests {
             0,
         ));
         assert!(together.names_together());
+        // Each name's letters known, the names left where they are (a smaller catalogue).
+        let held_only = Arc::new(SearchText::names_together_from(
+            (0..plain.len())
+                .map(|i| LoraEntry::new(plain.name(i), &serde_json::Map::new()))
+                .collect(),
+            usize::MAX,
+        ));
+        assert!(held_only.knows_held() && !held_only.names_together());
         let (mut one, mut two) = (Ranker::with_threads(1), Ranker::with_threads(2));
+        let mut held = Ranker::with_threads(2);
         for query in [
             "w", "wa", "wat", "wa", "é", "t名", "_1 !é3", "w", "", "wash-1$", "W", "Wa", "cafe",
             "cafe_2", "'wash'", "^wat", "!w", "!w 1", "w | z", "z | caf", "zz", "x1", "12",
@@ -1225,6 +1234,7 @@ mod tests {
             let want = full(&plain, query);
             assert_eq!(&*one.rank(query, &together), want, "{query:?}");
             assert_eq!(&*two.rank(query, &together), want, "{query:?}");
+            assert_eq!(&*held.rank(query, &held_only), want, "{query:?}");
         }
     }
 
