@@ -547,6 +547,28 @@ fn render(c: &mut Criterion) {
     );
 }
 
+/// The watch pane focused, the same frame redrawn: what the list's size costs a frame (its
+/// title, columns and status bar read every row; the rows drawn are a screenful).
+fn render_watch(c: &mut Criterion) {
+    for tasks in [1_000, 10_000] {
+        let mut w = loaded_state(1_000, tasks);
+        w.update(Action::FocusNext);
+        let mut t = blank_terminal();
+        c.bench_function(
+            &format!("render: unchanged frame redrawn, watch focused, {tasks} tasks"),
+            |b| {
+                b.iter(|| {
+                    t.draw(|f| {
+                        gendash::ui::render(&w, f);
+                    })
+                    .unwrap()
+                    .area
+                });
+            },
+        );
+    }
+}
+
 fn decode(c: &mut Criterion) {
     let cat = catalogue(100_000);
     let body = serde_json::to_vec(&serde_json::json!({"data": cat.entries})).unwrap();
@@ -633,6 +655,7 @@ criterion_group!(
     filter,
     filter_fields,
     render,
+    render_watch,
     decode,
     poll,
     poll_pipeline
