@@ -517,15 +517,15 @@ pub async fn run(
                         })
                     });
                     match read.await {
-                        Ok(Ok((running, loaded))) => {
+                        Ok(Ok((running, mut loaded))) => {
                             w.seen = loaded.stamp;
                             w.next_due = w.archiving.next_due(&loaded.entries);
-                            w.held = Arc::new(loaded.entries.clone());
+                            w.held = Arc::new(std::mem::take(&mut loaded.entries));
                             w.told = true;
                             if let Some(text) = set_aside_notice(&loaded) {
                                 let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
-                            if msgs.send(Msg::WatchFile { entries: loaded.entries, applied: w.applied }).await.is_err() {
+                            if msgs.send(Msg::WatchFile { entries: Arc::clone(&w.held), applied: w.applied }).await.is_err() {
                                 return;
                             }
                             if w.running && !running {
@@ -589,16 +589,16 @@ impl Writer {
     /// meanwhile (a copy and a merge of 1,000 tasks after each routine write).
     fn tell(&mut self, entries: Vec<WatchEntry>, news: bool) -> Msg {
         self.told = true;
+        self.held = Arc::new(entries);
+        let entries = Arc::clone(&self.held);
         if news {
-            self.held = Arc::new(entries.clone());
             Msg::WatchFile {
                 entries,
                 applied: self.applied,
             }
         } else {
-            self.held = Arc::new(entries);
             Msg::WatchSaved {
-                entries: Arc::clone(&self.held),
+                entries,
                 applied: self.applied,
             }
         }

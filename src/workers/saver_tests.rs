@@ -811,7 +811,11 @@ async fn a_write_of_the_apps_own_ops_says_so_and_one_with_news_sends_them() {
     store.update(|l| l.push(running("ext", None))).expect("add");
     tx.send(label("three")).await.expect("send");
     match next_list(&mut told).await {
-        Msg::WatchFile { entries, .. } => assert_eq!(ids(&entries), ["t", "ext"]),
+        Msg::WatchFile { entries, .. } => {
+            assert_eq!(ids(&entries), ["t", "ext"]);
+            // The saver keeps the very list it sent as the one it wrote: no copy of it.
+            assert_eq!(Arc::strong_count(&entries), 2, "shared with the saver");
+        }
         other => panic!("another process's task, not sent as news: {other:?}"),
     }
     drop(tx);

@@ -263,7 +263,7 @@ fn prefer_cases() -> Vec<PreferCase> {
                     s.watch.rows.iter().map(|r| r.entry.clone()).collect();
                 entries.push(entry("x", None));
                 s.apply(Msg::WatchFile {
-                    entries,
+                    entries: entries.into(),
                     applied: 0,
                 })
             },
@@ -273,7 +273,7 @@ fn prefer_cases() -> Vec<PreferCase> {
             "a watch file removing a row shown",
             |_| {},
             |s| {
-                let entries = s
+                let entries: Vec<_> = s
                     .watch
                     .rows
                     .iter()
@@ -281,7 +281,7 @@ fn prefer_cases() -> Vec<PreferCase> {
                     .map(|r| r.entry.clone())
                     .collect();
                 s.apply(Msg::WatchFile {
-                    entries,
+                    entries: entries.into(),
                     applied: 0,
                 })
             },

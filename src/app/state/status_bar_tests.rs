@@ -327,7 +327,7 @@ fn only_the_dashboard_that_claims_a_finish_announces_and_fetches_it() {
     let mut on_disk = first.watch.rows[0].entry.clone();
     on_disk.claimed_by = Some("the first".into());
     second.apply(Msg::WatchFile {
-        entries: vec![on_disk],
+        entries: vec![on_disk].into(),
         applied: second.persist_sent,
     });
     assert_eq!(

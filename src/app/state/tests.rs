@@ -756,7 +756,7 @@ fn notice_cases() -> Vec<NoticeCase> {
                     s.watch.rows.iter().map(|r| r.entry.clone()).collect();
                 entries.push(entry("bad-1", Some(("FAILED", 30))));
                 s.apply(Msg::WatchFile {
-                    entries,
+                    entries: entries.into(),
                     applied: u64::MAX,
                 });
             },
@@ -900,7 +900,7 @@ fn watch_file_snapshots_are_merged_only_once_they_include_every_op_sent() {
     for (applied, rows, cmds, dirty) in cases {
         let mut s = setup();
         let got = s.apply(Msg::WatchFile {
-            entries: disk.clone(),
+            entries: disk.clone().into(),
             applied,
         });
         assert_eq!(got, cmds, "applied {applied}");
@@ -936,7 +936,7 @@ fn a_saved_list_is_merged_only_after_one_was_set_aside() {
 
     let mut s = setup();
     s.apply(Msg::WatchFile {
-        entries: with_ext.clone(),
+        entries: with_ext.clone().into(),
         applied: 0,
     });
     assert_eq!(row_ids(&s), ["a", "c"], "older than the op: set aside");
@@ -950,7 +950,7 @@ fn a_saved_list_is_merged_only_after_one_was_set_aside() {
     );
     assert!(got.contains(&Cmd::Poll(PollCmd::Watch(image("ext"), None))));
     s.apply(Msg::WatchFile {
-        entries: with_ext,
+        entries: with_ext.into(),
         applied: 1,
     });
     s.apply(saved(1));
@@ -989,7 +989,7 @@ fn persist_sent_counts_the_persist_commands_of_both_reducers() {
         (Apply(Msg::Tick(NOW + 5)), 0),
         (
             Apply(Msg::WatchFile {
-                entries: Vec::new(),
+                entries: Vec::new().into(),
                 applied: 0,
             }),
             0,
@@ -1120,7 +1120,7 @@ fn report_cases() -> Vec<ReportCase> {
                 s.update(Action::Remove);
             },
             Msg::WatchFile {
-                entries: vec![entry("w-1", None), entry("new", None)],
+                entries: vec![entry("w-1", None), entry("new", None)].into(),
                 applied: 0,
             },
             false,
@@ -1129,7 +1129,7 @@ fn report_cases() -> Vec<ReportCase> {
             "a watch file equal to the list",
             |_| {},
             Msg::WatchFile {
-                entries: vec![entry("w-1", Some(("IN_PROGRESS", 40)))],
+                entries: vec![entry("w-1", Some(("IN_PROGRESS", 40)))].into(),
                 applied: 0,
             },
             false,

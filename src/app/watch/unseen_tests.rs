@@ -127,7 +127,7 @@ fn marks_and_labels_from_the_file_are_taken_on() {
     saved.label = Some("sunset v2".into());
     let sent = s.persist_sent;
     s.apply(Msg::WatchFile {
-        entries: vec![saved],
+        entries: vec![saved].into(),
         applied: sent,
     });
     assert!(unseen_ids(&s).is_empty());
