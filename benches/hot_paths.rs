@@ -515,17 +515,11 @@ fn render(c: &mut Criterion) {
     drop(moved);
 
     // The same state redrawn: the widgets are rendered again, but the diff finds nothing to write.
-    c.bench_function(
+    bench_redraw(
+        c,
         "render: unchanged frame redrawn (nothing written), 100k models + 1k tasks",
-        |b| {
-            b.iter(|| {
-                t.draw(|f| {
-                    gendash::ui::render(&s, f);
-                })
-                .unwrap()
-                .area
-            });
-        },
+        &mut t,
+        &s,
     );
 
     s.update(Action::FocusFilter);
@@ -553,20 +547,26 @@ fn render_watch(c: &mut Criterion) {
     for tasks in [1_000, 10_000] {
         let mut w = loaded_state(1_000, tasks);
         w.update(Action::FocusNext);
-        let mut t = blank_terminal();
-        c.bench_function(
+        bench_redraw(
+            c,
             &format!("render: unchanged frame redrawn, watch focused, {tasks} tasks"),
-            |b| {
-                b.iter(|| {
-                    t.draw(|f| {
-                        gendash::ui::render(&w, f);
-                    })
-                    .unwrap()
-                    .area
-                });
-            },
+            &mut blank_terminal(),
+            &w,
         );
     }
+}
+
+/// Draws `s` into `t` per iteration, the terminal kept: after the first, the diff writes nothing.
+fn bench_redraw(c: &mut Criterion, name: &str, t: &mut Terminal<TestBackend>, s: &State) {
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            t.draw(|f| {
+                gendash::ui::render(s, f);
+            })
+            .unwrap()
+            .area
+        });
+    });
 }
 
 fn decode(c: &mut Criterion) {
