@@ -573,8 +573,8 @@ class Light:
 
     def fzf_now(self, when):
         """fzf's median over 100k names measured now (one run of the keys row's typing, three
-        rounds), or None: the machine's speed drifts within a run (fzf 1.04 and 1.36 ms an
-        hour apart, 2026-11-29, while the test build took 116 s both times), so a build's wall
+        rounds), or None: the machine's speed drifts within a run (fzf 1.04 and 1.36 ms half
+        an hour apart, 2026-11-29, while the test build took 116 s both times), so a build's wall
         time is scaled by fzf measured beside it, not by the keys row's minutes before."""
         try:
             figures = self.compare(f"fzf-{when}", "--keys-only", "--models", 100000, "--runs",

@@ -105,8 +105,8 @@ pub enum Msg {
         event: DownloadEvent,
     },
     /// The saved list as it is on disk now; `applied` counts the App's ops it includes. Shared
-    /// with the saver, which keeps it as the list it last wrote or read, not copied (a copy of
-    /// 10,000 tasks was 3.3 MB at a peak).
+    /// with the saver, which keeps it as the list it last wrote or read, not copied (10,000
+    /// tasks are 3.3 MB).
     WatchFile {
         entries: Arc<Vec<WatchEntry>>,
         applied: u64,
