@@ -520,9 +520,11 @@ pub async fn run(
                         Ok(Ok((running, mut loaded))) => {
                             w.seen = loaded.stamp;
                             w.next_due = w.archiving.next_due(&loaded.entries);
+                            // Said while the loaded list is whole: it counts the tasks.
+                            let notice = set_aside_notice(&loaded);
                             w.held = Arc::new(std::mem::take(&mut loaded.entries));
                             w.told = true;
-                            if let Some(text) = set_aside_notice(&loaded) {
+                            if let Some(text) = notice {
                                 let _ = msgs.send(Msg::StoreProblem(text)).await;
                             }
                             if msgs.send(Msg::WatchFile { entries: Arc::clone(&w.held), applied: w.applied }).await.is_err() {
