@@ -259,13 +259,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(exit::OTHER);
         }
     };
-    // One thread: the work is waiting on sockets and the terminal, and wakeups between threads
-    // were most of a poll's CPU (a profile of the dashboard watching 1,000 tasks). CPU-heavy
-    // work (decoding a catalogue, ranking) runs on blocking threads, off this one.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match crate::dashboard::runtime::build() {
         Ok(r) => r,
         Err(e) => {
             output::error(&format!("cannot start the runtime: {e}"));

@@ -10,6 +10,7 @@ pub mod plain;
 pub mod probe;
 pub mod progress;
 pub mod reload;
+pub mod runtime;
 pub mod session;
 pub mod terminal;
 mod tty_input;

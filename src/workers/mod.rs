@@ -12,6 +12,7 @@ pub mod comparer;
 pub mod copies;
 pub mod downloads;
 pub mod hooks;
+pub mod linger;
 pub mod loader;
 pub mod opener;
 pub mod pollable;

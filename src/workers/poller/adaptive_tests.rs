@@ -507,6 +507,7 @@ async fn run_against(
         msg_tx,
         fetch,
         default_failure_statuses(),
+        Box::leak(Box::default()),
         StdRng::seed_from_u64(8),
     ));
     for i in 0..n {
@@ -675,6 +676,7 @@ async fn the_load_report_stops_when_nothing_is_polled() {
         msg_tx,
         fetch,
         default_failure_statuses(),
+        Box::leak(Box::default()),
         StdRng::seed_from_u64(3),
     ));
     for i in 0..10 {

@@ -14,6 +14,7 @@ pub use cadence::{Cadence, NEAR_INTERVALS, is_queued};
 pub use limiter::{INITIAL_LIMIT, Limiter, Outcome};
 pub use schedule::{Answered, STARVATION_BOUND, Schedule};
 
+use super::linger::Awaited;
 use crate::api::{ApiError, Client, TaskResult};
 use crate::cmd::{PollCmd, TaskKey};
 use crate::msg::{Msg, PollLoad};
@@ -58,6 +59,7 @@ pub fn spawn(
         msgs,
         fetch,
         failure_statuses,
+        Awaited::process(),
         rand::rngs::StdRng::from_os_rng(),
     ));
     Handle { cmds, task }
@@ -76,13 +78,15 @@ impl Drop for Handle {
     }
 }
 
-/// Drives the schedule until the command channel closes.
+/// Drives the schedule until the command channel closes; each request in flight is counted in
+/// `awaited` until it is answered or dropped.
 pub async fn run<R, F, Fut>(
     mut schedule: Schedule,
     mut cmds: mpsc::Receiver<PollCmd<R>>,
     msgs: mpsc::Sender<Msg>,
     fetch: F,
     failure_statuses: Vec<String>,
+    awaited: &'static Awaited,
     mut rng: impl Rng,
 ) where
     R: Clone,
@@ -105,7 +109,12 @@ pub async fn run<R, F, Fut>(
                 continue;
             };
             let request = fetch(key.clone(), route.clone());
-            requests.push(async move { (key, request.await) });
+            let awaiting = awaited.one();
+            requests.push(async move {
+                let result = request.await;
+                drop(awaiting);
+                (key, result)
+            });
             report_at.get_or_insert(now + LOAD_EVERY);
         }
         let wake = [schedule.next_due(), schedule.next_promotion()]

@@ -35,6 +35,7 @@ async fn new_poll_settings_take_over_from_the_next_answer() {
         msg_tx,
         fetch,
         default_failure_statuses(),
+        Box::leak(Box::default()),
         rand::rngs::StdRng::seed_from_u64(5),
     ));
     let task = TaskKey::new(TaskKind::Image, "t");

@@ -234,6 +234,7 @@ async fn retry_schedule_is_the_backoff_functions() {
         msg_tx,
         fetch,
         statuses(),
+        Box::leak(Box::default()),
         StdRng::seed_from_u64(77),
     ));
     cmd_tx
@@ -310,6 +311,7 @@ async fn a_thousand_tasks_never_stampede() {
         msg_tx,
         fetch,
         statuses(),
+        Box::leak(Box::default()),
         StdRng::seed_from_u64(3),
     ));
     for i in 0..1000 {
@@ -513,6 +515,7 @@ async fn asked_over(
         msg_tx,
         fetch,
         statuses(),
+        Box::leak(Box::default()),
         StdRng::seed_from_u64(8),
     ));
     cmd_tx
@@ -621,4 +624,62 @@ async fn waiting_tasks_go_before_the_rows_on_screen_within_the_bound() {
         others < on_screen,
         "requests per task: {on_screen} on screen, {others} others"
     );
+}
+
+/// The runtime waits for more answers only while one is awaited (`workers::linger`): each
+/// request is counted from when it is sent until it is answered, or dropped with the poller.
+#[tokio::test(start_paused = true)]
+async fn requests_are_awaited_from_sending_to_answer_or_drop() {
+    let awaited: &'static Awaited = Box::leak(Box::default());
+    let (cmd_tx, cmd_rx) = mpsc::channel(8);
+    let (msg_tx, mut msg_rx) = mpsc::channel(8);
+    // Each task's answer waits on a gate of its own.
+    let gates: Arc<Mutex<HashMap<String, tokio::sync::oneshot::Sender<()>>>> = Arc::default();
+    let fetch = {
+        let gates = gates.clone();
+        move |k: TaskKey, ()| {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            gates.lock().expect("lock").insert(k.id.clone(), tx);
+            async move {
+                // A gate dropped unopened (the poller gone) never answers.
+                let _ = rx.await;
+                done(&k.id, "COMPLETED")
+            }
+        }
+    };
+    let poller = tokio::spawn(run(
+        Schedule::new(Duration::from_secs(2), 8),
+        cmd_rx,
+        msg_tx,
+        fetch,
+        statuses(),
+        awaited,
+        StdRng::seed_from_u64(9),
+    ));
+    assert_eq!(awaited.count(), 0, "nothing sent yet");
+    for id in ["a", "b"] {
+        cmd_tx
+            .send(PollCmd::Watch(key(id), ()))
+            .await
+            .expect("send");
+    }
+    // Bounded in (paused) time.
+    for _ in 0..100 {
+        if gates.lock().expect("lock").len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(awaited.count(), 2, "both requests sent, neither answered");
+    let gate = gates.lock().expect("lock").remove("a").expect("a was sent");
+    gate.send(()).expect("the request waits");
+    let Some(Msg::Polled { key: answered, .. }) = polled(&mut msg_rx).await else {
+        panic!("no answer for a")
+    };
+    assert_eq!(answered, key("a"));
+    assert_eq!(awaited.count(), 1, "a answered, b still awaited");
+    // The poller stops with b in flight: b's request is dropped, and no longer awaited.
+    drop(cmd_tx);
+    poller.await.expect("the poller ends");
+    assert_eq!(awaited.count(), 0, "a dropped request is not awaited");
 }
