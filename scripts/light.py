@@ -23,7 +23,8 @@ loop, perf-compare.py's function), and read back:
             (perf-compare.py's), and the ratio of its CPU per poll to gendash's (aim 200x).
             Then the Python service again with `--adaptive-polling off`: every task asked
             every 2 s, the case the target names (adaptive polling asks moving off-screen
-            tasks less often, dividing a second's fixed cost by fewer polls).
+            tasks less often, dividing a second's fixed cost by fewer polls: where fewer than
+            nine in ten due polls were asked, CPU per poll is shown, not judged).
   keys      `perf-compare.py --keys-only` over 100,000 names: the dashboard's filter keystroke
             p95 (≤ 5 ms) and median (≤ half of fzf's in the same run).
   archive   `measure-archive.py`: filter keystroke over 100,000 archived tasks, p95 ≤ 10 ms.
@@ -369,8 +370,14 @@ class Light:
         due = 1000 * seconds // 2 * len(mine)
         how = (f"median of {len(mine)} windows of {seconds} s, " if len(mine) > 1 else "") \
             + f"{polls:,} polls of {due:,} due"
+        # The target's load is every task asked every 2 s: where adaptive polling asked far
+        # fewer, a second's fixed cost (frames, timers) is divided by fewer polls, and the
+        # figure is shown, not judged (the share of a core still is).
+        every_task = polls >= 0.9 * due
+        if not every_task:
+            how += "; fewer asked than due: not the target's load"
         self.table.add(figures[0][0], f"{per_poll:.3f} ms ({how})", figures[0][1],
-                       per_poll <= 0.05)
+                       per_poll <= 0.05 if every_task else None)
         self.table.add(figures[1][0], f"{share:.2f} %", figures[1][1], share < 3)
         if curl is None:
             self.table.unavailable(figures[2:], curl_why)
