@@ -25,6 +25,31 @@ fn key(id: &str) -> TaskKey {
     TaskKey::new(TaskKind::Image, id)
 }
 
+/// The poller over `fetch`, with the spec's failure statuses, counting its requests in
+/// `awaited`.
+fn spawn_poller<F, Fut>(
+    schedule: Schedule,
+    cmds: mpsc::Receiver<PollCmd<()>>,
+    msgs: mpsc::Sender<Msg>,
+    fetch: F,
+    awaited: &'static Awaited,
+    seed: u64,
+) -> tokio::task::JoinHandle<()>
+where
+    F: Fn(TaskKey, ()) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<TaskResult, ApiError>> + Send + 'static,
+{
+    tokio::spawn(run(
+        schedule,
+        cmds,
+        msgs,
+        fetch,
+        statuses(),
+        awaited,
+        StdRng::seed_from_u64(seed),
+    ))
+}
+
 fn slot<'a>(s: &'a Schedule, key: &TaskKey) -> Option<&'a Slot> {
     s.index.get(key).and_then(|&i| s.slots[i].as_ref())
 }
@@ -228,15 +253,14 @@ async fn retry_schedule_is_the_backoff_functions() {
         }
     };
     let interval = Duration::from_secs(2);
-    let poller = tokio::spawn(run(
+    let poller = spawn_poller(
         Schedule::new(interval, 8),
         cmd_rx,
         msg_tx,
         fetch,
-        statuses(),
         Box::leak(Box::default()),
-        StdRng::seed_from_u64(77),
-    ));
+        77,
+    );
     cmd_tx
         .send(PollCmd::Watch(key("down"), ()))
         .await
@@ -305,15 +329,14 @@ async fn a_thousand_tasks_never_stampede() {
             done(&k.id, if n >= 3 { "COMPLETED" } else { "IN_PROGRESS" })
         }
     };
-    let poller = tokio::spawn(run(
+    let poller = spawn_poller(
         Schedule::new(Duration::from_secs(2), 8),
         cmd_rx,
         msg_tx,
         fetch,
-        statuses(),
         Box::leak(Box::default()),
-        StdRng::seed_from_u64(3),
-    ));
+        3,
+    );
     for i in 0..1000 {
         cmd_tx
             .send(PollCmd::Watch(key(&format!("t{i}")), ()))
@@ -509,15 +532,14 @@ async fn asked_over(
             done(&k.id, "IN_PROGRESS")
         }
     };
-    let poller = tokio::spawn(run(
+    let poller = spawn_poller(
         Schedule::new(INTERVAL, 8),
         cmd_rx,
         msg_tx,
         fetch,
-        statuses(),
         Box::leak(Box::default()),
-        StdRng::seed_from_u64(8),
-    ));
+        8,
+    );
     cmd_tx
         .send(PollCmd::Prefer(preferred.to_vec()))
         .await
@@ -647,15 +669,14 @@ async fn requests_are_awaited_from_sending_to_answer_or_drop() {
             }
         }
     };
-    let poller = tokio::spawn(run(
+    let poller = spawn_poller(
         Schedule::new(Duration::from_secs(2), 8),
         cmd_rx,
         msg_tx,
         fetch,
-        statuses(),
         awaited,
-        StdRng::seed_from_u64(9),
-    ));
+        9,
+    );
     assert_eq!(awaited.count(), 0, "nothing sent yet");
     for id in ["a", "b"] {
         cmd_tx
