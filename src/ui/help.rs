@@ -3,29 +3,26 @@
 //! a search (`/`) marks the line it is at and says how many match.
 
 use crate::app::state::{Action, Context};
-use crate::app::state::{HelpLine, Keymap, State, Theme, help_scroll_max};
+use crate::app::state::{HelpLine, State, Theme, help_scroll_max};
 use crate::fit;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-/// The lines `width` columns wide: a binding's description is cut with `…` where it must be,
-/// a note wraps (as the reducer counts it).
-fn lines(keymap: &Keymap, theme: Theme, width: usize) -> Vec<Line<'static>> {
-    keymap
-        .help_lines_at(width)
-        .into_iter()
-        .map(|line| match line {
-            HelpLine::Title(ctx) => Line::from(Span::styled(ctx.title(), theme.title())),
-            HelpLine::Binding(b) => Line::from(vec![
-                Span::styled(format!("  {:<8}", b.label), theme.key()),
-                Span::raw(b.description.clone()),
-            ]),
-            HelpLine::Blank => Line::from(""),
-            HelpLine::Note(text) => Line::from(Span::styled(text, theme.dim())),
-        })
-        .collect()
+/// One help line as drawn `width` columns wide: a binding's description is cut with `…` where
+/// it must be; a note is one row of the wrapped remark (as the reducer counts it).
+fn line(line: HelpLine, theme: Theme, width: usize) -> Line<'static> {
+    let line = match line {
+        HelpLine::Title(ctx) => Line::from(Span::styled(ctx.title(), theme.title())),
+        HelpLine::Binding(b) => Line::from(vec![
+            Span::styled(format!("  {:<8}", b.label), theme.key()),
+            Span::raw(b.description.clone()),
+        ]),
+        HelpLine::Blank => Line::from(""),
+        HelpLine::Note(text) => Line::from(Span::styled(text, theme.dim())),
+    };
+    Line::from(fit::cut_spans(line.spans, width)).style(line.style)
 }
 
 /// The search as the border shows it: `/text▏ · 3 matches`, or nothing without one.
@@ -48,16 +45,28 @@ pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut 
     let keymap = &state.keymap;
     frame.render_widget(Clear, area);
     let inner = crate::app::help::inner_width(area);
-    let mut lines: Vec<Line<'static>> = lines(keymap, theme, inner)
-        .into_iter()
-        .map(|line| Line::from(fit::cut_spans(line.spans, inner)).style(line.style))
-        .collect();
-    if let Some(line) = state.search.at.and_then(|at| lines.get_mut(at)) {
-        *line = std::mem::take(line).style(theme.selected());
-    }
-    let max = help_scroll_max(lines.len(), area.height);
+    let all = keymap.help_lines_at(inner);
+    let total = all.len();
+    let max = help_scroll_max(total, area.height);
     // The reducer clamps too; a frame drawn before a resize reached it must not scroll past.
     let scroll = scroll.min(max);
+    let shown = usize::from(area.height.saturating_sub(2));
+    // Only the rows on screen are styled and fitted: the help is drawn in every frame it is
+    // open, and its ~150 lines made it the dearest part of a frame.
+    let lines: Vec<Line<'static>> = all
+        .into_iter()
+        .enumerate()
+        .skip(usize::from(scroll))
+        .take(shown)
+        .map(|(at, help_line)| {
+            let drawn = line(help_line, theme, inner);
+            if state.search.at == Some(at) {
+                drawn.style(theme.selected())
+            } else {
+                drawn
+            }
+        })
+        .collect();
     let title = format!(
         " Keys · {} closes · {} searches ",
         keymap.key_for(Context::Help, &Action::ToggleHelp),
@@ -71,15 +80,14 @@ pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut 
         bottom.push(search);
     }
     if max > 0 {
-        let shown = usize::from(area.height.saturating_sub(2));
         let first = usize::from(scroll) + 1;
-        let last = (usize::from(scroll) + shown).min(lines.len());
+        let last = (usize::from(scroll) + shown).min(total);
         let more = match (scroll > 0, scroll < max) {
             (false, _) => "↓ more",
             (true, true) => "↑↓ more",
             (true, false) => "↑ more",
         };
-        bottom.push(format!("{more} · lines {first}–{last} of {}", lines.len()));
+        bottom.push(format!("{more} · lines {first}–{last} of {total}"));
     }
     if !bottom.is_empty() {
         block = block.title_bottom(
@@ -90,5 +98,5 @@ pub fn render(state: &State, scroll: u16, area: Rect, theme: Theme, frame: &mut 
             .right_aligned(),
         );
     }
-    frame.render_widget(Paragraph::new(lines).block(block).scroll((scroll, 0)), area);
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }

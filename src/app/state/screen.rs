@@ -298,13 +298,14 @@ impl State {
         self.browser.scroll_into_view();
         self.watch.scroll_into_view();
         self.archive.set_viewport(&self.areas);
-        let max = crate::app::help::help_scroll_max(
-            self.keymap
-                .help_lines_at(crate::app::help::inner_width(self.areas.help))
-                .len(),
-            self.areas.help.height,
-        );
+        // Only an open help has a scroll to keep within its lines.
         if let Some(Popup::Help { scroll }) = &mut self.popup {
+            let max = crate::app::help::help_scroll_max(
+                self.keymap
+                    .help_lines_at(crate::app::help::inner_width(self.areas.help))
+                    .len(),
+                self.areas.help.height,
+            );
             *scroll = (*scroll).min(max);
         }
         self.requests

@@ -696,6 +696,38 @@ fn help_overlay_shows_that_it_scrolls_and_stops_at_its_end() {
     assert!(row(help.bottom() - 1).contains("↑ more"));
 }
 
+/// A search in the help scrolls to the line it found and draws that line, and only it, in the
+/// selected style, whichever row of the overlay it is on.
+#[test]
+fn the_help_draws_the_line_its_search_found_selected() {
+    let mut s = loaded(80, 20, Vec::new());
+    s.update(Action::ToggleHelp);
+    s.update(Action::Search);
+    for c in "zoom".chars() {
+        s.update(Action::Type(c));
+    }
+    let t = draw(&s);
+    let buf = t.backend().buffer();
+    let help = s.areas.help;
+    let selected = s.theme.selected();
+    let rows: Vec<(String, bool)> = (help.y + 1..help.bottom() - 1)
+        .map(|y| {
+            let text: String = (help.x + 1..help.right() - 1)
+                .map(|x| buf[(x, y)].symbol())
+                .collect();
+            let marked = buf[(help.x + 3, y)].style().bg == selected.bg;
+            (text, marked)
+        })
+        .collect();
+    let marked: Vec<&String> = rows.iter().filter(|r| r.1).map(|r| &r.0).collect();
+    assert_eq!(marked.len(), 1, "one line selected: {rows:#?}");
+    assert!(marked[0].to_lowercase().contains("zoom"), "{marked:?}");
+    assert!(
+        !rows[0].0.contains("zoom") || rows[0].1,
+        "the found line is the one selected: {rows:#?}"
+    );
+}
+
 /// Below ~110 columns not every hint fits: the least important give way, and `? help` and
 /// `q quit` stay at every width from 20 up, in each pane and with the filter applied.
 #[test]
