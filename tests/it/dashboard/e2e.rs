@@ -132,9 +132,11 @@ fn demo_filter_add_complete_help_quit() {
     // The first Esc leaves the field (its cursor mark goes), the second clears the filter. Sent
     // together, the two bytes read as one Esc (crossterm's parser), as a loaded machine did.
     s.send("\x1b");
-    s.wait_for("the filter field to be left", Duration::from_secs(10), |t| {
-        t.contains("/watercol") && !t.contains("/watercol▏")
-    });
+    s.wait_for(
+        "the filter field to be left",
+        Duration::from_secs(10),
+        |t| t.contains("/watercol") && !t.contains("/watercol▏"),
+    );
     s.send("\x1b");
     s.wait_text("320/320");
 
