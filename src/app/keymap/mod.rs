@@ -204,7 +204,7 @@ impl Keymap {
 
     /// Each context's title, its bindings in the table's order and a blank line, in
     /// `Context::ALL`'s order. Built for every frame the help is open and every key it takes:
-    /// a pass over the bindings per context (12 × ~150 comparisons) costs less than ranking and
+    /// a pass over the bindings per context (12 × ~120 comparisons) costs less than ranking and
     /// sorting them (the sort was a third of a help frame in a debug build).
     fn help_body(&self) -> Vec<HelpLine<'_>> {
         let mut lines = Vec::with_capacity(self.bindings.len() + 2 * Context::ALL.len() + 4);
