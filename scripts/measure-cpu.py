@@ -123,6 +123,23 @@ def cpu_ticks(pid):
     return int(rest[14 - 3]) + int(rest[15 - 3])
 
 
+def switches(pid):
+    """Context switches of every thread of the process, voluntary (a sleep: a wake-up) and
+    not, from /proc/<pid>/task/*/status."""
+    total = [0, 0]
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total[0] += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        total[1] += int(line.split()[1])
+        except FileNotFoundError:  # a thread that ended meanwhile
+            pass
+    return total
+
+
 # --- a minimal screen, enough to know what the dashboard shows ------------------------------
 
 CSI_RE = re.compile(rb"\x1b\[([0-9;?<=>]*)([ -/]*)([@-~])")
@@ -561,14 +578,17 @@ def measure_dashboard(binary, argv, env, opts, sel, ready, relay=None, catalogue
                 ["perf", "record", "-e", "cpu-clock", "-F", str(opts.perf_frequency), "--call-graph",
                  "dwarf,32768", "-p", str(proc.pid), "-o", getattr(opts, "perf_now", None) or opts.perf],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        t0, c0 = time.monotonic(), cpu_ticks(proc.pid)
+        t0, c0, s0 = time.monotonic(), cpu_ticks(proc.pid), switches(proc.pid)
         pump_for(sel, opts.seconds)
-        c1, t1 = cpu_ticks(proc.pid), time.monotonic()
+        c1, t1, s1 = cpu_ticks(proc.pid), time.monotonic(), switches(proc.pid)
         if profiler:
             stop(profiler, signal.SIGINT)
         polls = relay.requests - polls0 if relay else None
         if proc.poll() is not None:
             raise Failed(f"the dashboard exited during the window (status {proc.returncode})")
+        voluntary, forced = s1[0] - s0[0], s1[1] - s0[1]
+        log(f"  context switches in the window: {voluntary} voluntary (wake-ups), {forced} not"
+            + (f"; {voluntary / polls:.2f} wake-ups a poll" if polls else ""))
         rss = peak_rss_mib(proc.pid)
     finally:
         if proc.poll() is None:
