@@ -245,7 +245,7 @@ fn every_line_command_works_and_each_change_is_one_line() {
 /// notice that names the undo key says the `undo` command instead.
 #[test]
 fn with_every_action_rebound_no_line_names_a_key() {
-    let pairs = super::keys::rebound_pairs();
+    let pairs = super::keys::rebound::rebound_pairs();
     let keys: Vec<String> = pairs
         .iter()
         .map(|(name, key)| format!("{name} = \"{key}\""))
@@ -289,10 +289,10 @@ fn with_every_action_rebound_no_line_names_a_key() {
     type_line(&mut s, "quit");
     assert_eq!(s.wait_exit(Duration::from_secs(10)), 0);
     let t = transcript(&s);
-    let labels = super::keys::default_labels();
+    let labels = super::keys::rebound::default_labels();
     let named: Vec<String> = t
         .lines()
-        .flat_map(|l| super::keys::default_keys_named(l, &labels))
+        .flat_map(|l| super::keys::rebound::default_keys_named(l, &labels))
         // The help's `yes / no` names two commands, the slash between them.
         .filter(|n| n != "`/ no`")
         .collect();

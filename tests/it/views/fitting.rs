@@ -193,7 +193,7 @@ fn no_text_is_cut_without_the_mark_at_any_width() {
     let mut screens = screens();
     // The screens share the layouts' cache at each size (the panes split alike), so each size
     // is drawn for every screen before the next: screen by screen, every size missed it.
-    // One terminal, its buffers resized in place, as in the size sweep (`drawn_in`), which
+    // One terminal, its buffers resized in place, as in the size sweep (`sizes::drawn_in`), which
     // checks that it draws what a terminal of its own does.
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(0, 0)).expect("a test terminal");
@@ -201,8 +201,12 @@ fn no_text_is_cut_without_the_mark_at_any_width() {
         for width in 1..=220u16 {
             for (name, state, region) in &mut screens {
                 state.update(Action::Resize { width, height });
-                let text =
-                    common::buffer_text(super::drawn_in(&mut terminal, state, width, height));
+                let text = common::buffer_text(super::sizes::drawn_in(
+                    &mut terminal,
+                    state,
+                    width,
+                    height,
+                ));
                 let cells: Vec<char> = text.chars().collect();
                 let r = region(state);
                 let rows: Vec<Vec<char>> = cells
