@@ -30,16 +30,31 @@ fn hundreds_of_moving_answers_a_second_cost_at_most_five_frames_a_second() {
     s.wait_for("every task polled", Duration::from_secs(30), |t| {
         t.contains("100 tasks (100 running")
     });
-    let window = Duration::from_secs(3);
+    // The window lasts 3 s and until 300 answers came (each moved a percent): on a loaded
+    // machine they come slower, and the window grows with them rather than failing.
     let (before, polls_before) = (frames(&s.raw()), lookups(&served));
-    std::thread::sleep(window);
-    let (drawn, polls) = (frames(&s.raw()) - before, lookups(&served) - polls_before);
-    // The answers kept coming (the service is not the bound), and each moved a percent.
+    let start = Instant::now();
+    let mut polls = 0;
+    while (polls < 300 || start.elapsed() < Duration::from_secs(3))
+        && start.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(100));
+        polls = lookups(&served) - polls_before;
+    }
+    let (drawn, window) = (frames(&s.raw()) - before, start.elapsed());
     assert!(polls >= 300, "only {polls} lookups in {window:?}");
-    // At most one frame a quarter second and the tick's once a second (and a few for
+    // At most a routine frame a half second and the tick's once a second (and a few for
     // scheduling), not one per answer (up to 60 a second); still drawn, the percent moving on
     // screen.
-    assert!((5..=16).contains(&drawn), "{drawn} frames in {window:?}");
+    let seconds = window.as_secs_f64();
+    let (fewest, most) = (
+        seconds.floor() as usize,
+        (seconds * 5.0).ceil() as usize + 4,
+    );
+    assert!(
+        (fewest..=most).contains(&drawn),
+        "{drawn} frames for {polls} answers in {window:?} (expected {fewest}..={most})"
+    );
 
     // A key is drawn at once meanwhile, not a quarter second later: the selection moves.
     s.send("\t");
