@@ -111,6 +111,7 @@ impl Transport {
             Redirects::ByCaller => reqwest::redirect::Policy::none(),
         };
         let builder = reqwest::Client::builder()
+            .tls_backend_preconfigured(super::tls::client_config())
             .connect_timeout(CONNECT_TIMEOUT)
             .redirect(policy)
             .user_agent(concat!("gendash/", env!("CARGO_PKG_VERSION")));

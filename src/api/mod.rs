@@ -1,5 +1,6 @@
 //! The service contract: typed client, response types, errors, sanitiser, link checks, retry
-//! timing, the download engine, one transport layer under both, and the token's secret type.
+//! timing, the download engine, one transport layer under both (and how https is verified), and
+//! the token's secret type.
 //! It depends on no other module of the crate, so it could be a crate of its own.
 
 pub mod backoff;
@@ -16,6 +17,7 @@ pub mod recording;
 pub mod sanitize;
 pub mod search;
 pub mod secret;
+pub mod tls;
 pub mod types;
 
 pub use client::{Client, ClientOptions};

@@ -1,0 +1,155 @@
+//! https services: the binary verifies them against the platform's CA certificates, which it
+//! reads at the first handshake (`SSL_CERT_FILE` names them here, as on any Linux), and a
+//! plain-http service needs none. The certificates in `tests/fixtures/tls` are a test CA's,
+//! valid until 2126, the key of the server's certificate and an impostor's key: they guard
+//! nothing.
+
+use crate::common::{self, Served, TOKEN};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::ResolvesServerCert;
+use rustls::sign::CertifiedKey;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::sync::Arc;
+use tokio::net::{TcpListener, TcpStream};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/tls")
+        .join(name)
+}
+
+/// A TLS front on 127.0.0.1 presenting the test CA's certificate for 127.0.0.1 and signing with
+/// `key` (the certificate's own, or another: an impostor's), forwarding each connection to
+/// `upstream`; its base URL.
+async fn tls_front(upstream: SocketAddr, key: &str) -> String {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(fixture("server.pem"))
+        .expect("the server's certificate")
+        .collect::<Result<_, _>>()
+        .expect("the server's certificate");
+    let key = PrivateKeyDer::from_pem_file(fixture(key)).expect("a key");
+    let key = rustls::crypto::ring::sign::any_supported_type(&key).expect("a signing key");
+    let presented = Arc::new(CertifiedKey::new(certs, key));
+    let config = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_cert_resolver(Arc::new(Presents(presented)));
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        for _ in 0..100 {
+            let Ok((client, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(client).await else {
+                    return;
+                };
+                let Ok(mut service) = TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut service).await;
+            });
+        }
+    });
+    format!("https://{addr}/")
+}
+
+/// One certificate and key for every handshake, whether or not they belong together.
+#[derive(Debug)]
+struct Presents(Arc<CertifiedKey>);
+
+impl ResolvesServerCert for Presents {
+    fn resolve(&self, _: rustls::server::ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
+    }
+}
+
+/// `gendash --base-url BASE status demo-image-done` with the CA certificates `ca_file` (and an
+/// empty directory of them, so the machine's own are not read).
+fn status(served: &Served, base: &str, ca_file: &Path) -> Output {
+    let no_dir = served.path().join("no-ca-dir");
+    std::fs::create_dir_all(&no_dir).unwrap();
+    common::gendash(served.path())
+        .env("GENDASH_TOKEN", TOKEN)
+        .env("SSL_CERT_FILE", ca_file)
+        .env("SSL_CERT_DIR", &no_dir)
+        .args(["--base-url", base, "status", "demo-image-done"])
+        .output()
+        .unwrap()
+}
+
+/// How many times the service was asked about `demo-image-done`.
+fn lookups(served: &Served) -> u64 {
+    served.svc.stats()["tasks"]["demo-image-done"]["requests"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn an_https_service_is_verified_against_the_platforms_ca_certificates() {
+    let served = Served::new();
+    let https = served.rt.block_on(tls_front(served.svc.addr, "server.key"));
+
+    let trusted = status(&served, &https, &fixture("ca.pem"));
+    assert!(trusted.status.success(), "{trusted:?}");
+    assert!(text(&trusted.stdout).contains("COMPLETED"), "{trusted:?}");
+    assert_eq!(lookups(&served), 1, "the lookup went through the TLS front");
+
+    // Another CA signed nothing of this server's: the handshake fails, no request is sent.
+    let untrusted = status(&served, &https, &fixture("other-ca.pem"));
+    assert!(!untrusted.status.success(), "{untrusted:?}");
+    let said = text(&untrusted.stderr);
+    assert!(
+        said.contains("certificate"),
+        "the error names the certificate: {said}"
+    );
+    assert_eq!(lookups(&served), 1, "nothing reached the service");
+}
+
+#[test]
+fn an_http_service_needs_no_ca_certificates_and_https_says_they_are_missing() {
+    let served = Served::new();
+    let https = served.rt.block_on(tls_front(served.svc.addr, "server.key"));
+    let none = served.path().join("no-such-ca-file.pem");
+
+    let http = status(&served, &served.base, &none);
+    assert!(http.status.success(), "{http:?}");
+    assert!(text(&http.stdout).contains("COMPLETED"), "{http:?}");
+
+    let refused = status(&served, &https, &none);
+    assert!(!refused.status.success(), "{refused:?}");
+    let said = text(&refused.stderr);
+    assert!(
+        said.contains("CA certificates could not be read") && said.contains("SSL_CERT_FILE"),
+        "the error says which certificates are missing and how to name them: {said}"
+    );
+    assert_eq!(
+        lookups(&served),
+        1,
+        "only the http lookup reached the service"
+    );
+}
+
+#[test]
+fn a_server_without_its_certificates_key_is_refused() {
+    let served = Served::new();
+    let impostor = served
+        .rt
+        .block_on(tls_front(served.svc.addr, "impostor.key"));
+    let refused = status(&served, &impostor, &fixture("ca.pem"));
+    assert!(!refused.status.success(), "{refused:?}");
+    assert!(
+        text(&refused.stderr).contains("cannot connect to https://127.0.0.1:"),
+        "{refused:?}"
+    );
+    assert_eq!(lookups(&served), 0, "nothing reached the service");
+}
