@@ -8,6 +8,10 @@ use std::time::Duration;
 pub enum ApiError {
     #[error("cannot connect to {origin}: {detail}")]
     Connect { origin: String, detail: String },
+    /// The TLS handshake failed: the certificate is not trusted, not the host's, or there are
+    /// no CA certificates to trust it by.
+    #[error("cannot verify {origin}: {detail}")]
+    Tls { origin: String, detail: String },
     #[error("timed out after {}s waiting for {origin}", after.as_secs_f64())]
     Timeout { origin: String, after: Duration },
     #[error("the connection to {origin} broke: {detail}")]
@@ -64,7 +68,9 @@ impl ApiError {
     /// refused token, a missing task or any other 4xx is not.
     pub fn is_retryable(&self) -> bool {
         match self {
+            // A certificate can be renewed or trusted while a dashboard runs.
             ApiError::Connect { .. }
+            | ApiError::Tls { .. }
             | ApiError::Timeout { .. }
             | ApiError::Transport { .. }
             | ApiError::Decode { .. } => true,
@@ -79,12 +85,15 @@ impl ApiError {
         }
     }
 
-    /// Whether the service could not be reached at all (no connection, no answer in time, a
-    /// broken connection), as opposed to one that answered with an error.
+    /// Whether the service could not be reached at all (no connection, no trusted one, no
+    /// answer in time, a broken connection), as opposed to one that answered with an error.
     pub fn is_unreachable(&self) -> bool {
         matches!(
             self,
-            ApiError::Connect { .. } | ApiError::Timeout { .. } | ApiError::Transport { .. }
+            ApiError::Connect { .. }
+                | ApiError::Tls { .. }
+                | ApiError::Timeout { .. }
+                | ApiError::Transport { .. }
         )
     }
 

@@ -477,12 +477,37 @@ fn map_transport(e: &reqwest::Error, origin: &str, limit: Duration) -> ApiError 
                 after: CONNECT_TIMEOUT,
             };
         }
+        if let Some(refused) = handshake_error(e) {
+            let detail = super::sanitize::sanitize_with_limit(&refused.to_string(), 300);
+            return ApiError::Tls { origin, detail };
+        }
         ApiError::Connect { origin, detail }
     } else if e.is_redirect() {
         ApiError::Invalid(format!("redirect loop at {origin}"))
     } else {
         ApiError::Transport { origin, detail }
     }
+}
+
+/// rustls's error when it refused the connection (a certificate, the handshake). tokio-rustls
+/// carries it inside an `io::Error` (inside another), whose `source` skips the error it holds.
+fn handshake_error<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e rustls::Error> {
+    let mut cur = Some(e);
+    // Far more links than any client error has.
+    for _ in 0..32 {
+        let inner = cur?;
+        if let Some(refused) = inner.downcast_ref::<rustls::Error>() {
+            return Some(refused);
+        }
+        cur = match inner
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            Some(held) => Some(held),
+            None => inner.source(),
+        };
+    }
+    None
 }
 
 /// The innermost causes of an error, without the URL, on one sanitised line.

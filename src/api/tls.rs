@@ -58,7 +58,7 @@ impl PlatformOnFirstUse {
                     };
                     Error::General(format!(
                         "the system's CA certificates could not be read ({why}); install them \
-                         (the ca-certificates package) or name a PEM file in SSL_CERT_FILE"
+                         (the ca-certificates package)"
                     ))
                 })
             })

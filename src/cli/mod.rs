@@ -157,6 +157,9 @@ pub fn explain(e: &ApiError) -> String {
                 "{e}; is the service running at {origin}? (check base_url: gendash config show)"
             )
         }
+        ApiError::Tls { .. } => {
+            format!("{e} (trusted: the system's CA certificates, or those SSL_CERT_FILE names)")
+        }
         _ => e.to_string(),
     }
 }

@@ -81,6 +81,7 @@ impl State {
         if matches!(
             e,
             E::Connect { .. }
+                | E::Tls { .. }
                 | E::Timeout { .. }
                 | E::Transport { .. }
                 | E::Auth { .. }

@@ -31,6 +31,13 @@ fn errors() -> Vec<(ApiError, Says)> {
             Says::Trouble,
         ),
         (
+            ApiError::Tls {
+                origin: origin.clone(),
+                detail: "invalid peer certificate: UnknownIssuer".into(),
+            },
+            Says::Trouble,
+        ),
+        (
             ApiError::Timeout {
                 origin: origin.clone(),
                 after: Duration::from_secs(10),
