@@ -401,6 +401,12 @@ async fn probe(what: &str, s: &Settings) -> Finding {
             "correct base_url's path prefix (e.g. /api/v1)",
             exit::NOT_FOUND,
         ),
+        Ok(Err(e @ ApiError::Tls { .. })) => problem(
+            e.to_string(),
+            "trust the service's CA: SSL_CERT_FILE=its PEM file, or install the ca-certificates \
+             package; else check base_url",
+            exit::for_api_error(&e),
+        ),
         Ok(Err(e)) => problem(
             super::explain(&e),
             "check base_url and that the service is up",

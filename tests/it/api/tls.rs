@@ -69,18 +69,40 @@ impl ResolvesServerCert for Presents {
     }
 }
 
-/// `gendash --base-url BASE status demo-image-done` with the CA certificates `ca_file` (and an
-/// empty directory of them, so the machine's own are not read).
+/// An empty directory of CA certificates, so that the machine's own are not read.
+fn no_ca_dir(served: &Served) -> PathBuf {
+    let dir = served.path().join("no-ca-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `gendash --base-url BASE status demo-image-done` with the CA certificates of `ca_file` only.
 fn status(served: &Served, base: &str, ca_file: &Path) -> Output {
-    let no_dir = served.path().join("no-ca-dir");
-    std::fs::create_dir_all(&no_dir).unwrap();
     common::gendash(served.path())
         .env("GENDASH_TOKEN", TOKEN)
         .env("SSL_CERT_FILE", ca_file)
-        .env("SSL_CERT_DIR", &no_dir)
+        .env("SSL_CERT_DIR", no_ca_dir(served))
         .args(["--base-url", base, "status", "demo-image-done"])
         .output()
         .unwrap()
+}
+
+/// `gendash doctor`'s line about the service at `base`, trusting the CA certificates of
+/// `ca_file` only.
+fn doctor_says(served: &Served, base: &str, ca_file: &Path) -> String {
+    let out = common::gendash(served.path())
+        .env("GENDASH_TOKEN", TOKEN)
+        .env("GENDASH_BASE_URL", base)
+        .env("SSL_CERT_FILE", ca_file)
+        .env("SSL_CERT_DIR", no_ca_dir(served))
+        .arg("doctor")
+        .output()
+        .unwrap();
+    text(&out.stdout)
+        .lines()
+        .find(|l| l.contains("service:"))
+        .unwrap_or_else(|| panic!("no service line: {out:?}"))
+        .to_string()
 }
 
 /// How many times the service was asked about `demo-image-done`.
@@ -157,4 +179,22 @@ fn a_server_without_its_certificates_key_is_refused() {
         "{refused:?}"
     );
     assert_eq!(lookups(&served), 0, "nothing reached the service");
+}
+
+#[test]
+fn doctor_says_whether_the_service_s_certificate_is_trusted_and_how_to_trust_it() {
+    let served = Served::new();
+    let https = served.rt.block_on(tls_front(served.svc.addr, "server.key"));
+    let trusted = doctor_says(&served, &https, &fixture("ca.pem"));
+    assert!(
+        trusted.starts_with("ok") && trusted.contains("reachable, token accepted"),
+        "{trusted}"
+    );
+    let untrusted = doctor_says(&served, &https, &fixture("other-ca.pem"));
+    assert!(
+        untrusted.starts_with("problem")
+            && untrusted.contains("cannot verify https://127.0.0.1:")
+            && untrusted.contains("→ trust the service's CA: SSL_CERT_FILE="),
+        "{untrusted}"
+    );
 }
