@@ -768,11 +768,14 @@ pub fn default_failure_statuses() -> Vec<String> {
 
 /// `COMPLETED` is success; a status in `failure_statuses` (case-insensitive) is a failure;
 /// anything else is still running.
-pub fn classify(status: &str, failure_statuses: &[String]) -> TaskState {
+pub fn classify<S: AsRef<str>>(status: &str, failure_statuses: &[S]) -> TaskState {
     let s = status.trim();
     if s.eq_ignore_ascii_case("COMPLETED") {
         TaskState::Completed
-    } else if failure_statuses.iter().any(|f| f.eq_ignore_ascii_case(s)) {
+    } else if failure_statuses
+        .iter()
+        .any(|f| f.as_ref().eq_ignore_ascii_case(s))
+    {
         TaskState::Failed
     } else {
         TaskState::Running

@@ -213,10 +213,8 @@ pub fn latest_first(rows: &mut Vec<u32>, moment: impl Fn(usize) -> u64) {
 pub fn is_finished(entry: &WatchEntry) -> bool {
     entry.last.as_ref().is_some_and(|l| {
         l.finished_at.is_some()
-            || crate::api::types::classify(
-                &l.status,
-                &crate::api::types::default_failure_statuses(),
-            ) != TaskState::Running
+            || crate::api::types::classify(&l.status, crate::api::types::DEFAULT_FAILURE_STATUSES)
+                != TaskState::Running
     })
 }
 
