@@ -69,6 +69,13 @@ impl ResolvesServerCert for Presents {
     }
 }
 
+/// The reference service and a TLS front before it signing with `key`: the front's base URL.
+fn behind_tls(key: &str) -> (Served, String) {
+    let served = Served::new();
+    let base = served.rt.block_on(tls_front(served.svc.addr, key));
+    (served, base)
+}
+
 /// An empty directory of CA certificates, so that the machine's own are not read.
 fn no_ca_dir(served: &Served) -> PathBuf {
     let dir = served.path().join("no-ca-dir");
@@ -118,8 +125,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn an_https_service_is_verified_against_the_platforms_ca_certificates() {
-    let served = Served::new();
-    let https = served.rt.block_on(tls_front(served.svc.addr, "server.key"));
+    let (served, https) = behind_tls("server.key");
 
     let trusted = status(&served, &https, &fixture("ca.pem"));
     assert!(trusted.status.success(), "{trusted:?}");
@@ -142,8 +148,7 @@ fn an_https_service_is_verified_against_the_platforms_ca_certificates() {
 
 #[test]
 fn an_http_service_needs_no_ca_certificates_and_https_says_they_are_missing() {
-    let served = Served::new();
-    let https = served.rt.block_on(tls_front(served.svc.addr, "server.key"));
+    let (served, https) = behind_tls("server.key");
     let none = served.path().join("no-such-ca-file.pem");
 
     let http = status(&served, &served.base, &none);
@@ -168,10 +173,7 @@ fn an_http_service_needs_no_ca_certificates_and_https_says_they_are_missing() {
 
 #[test]
 fn a_server_without_its_certificates_key_is_refused() {
-    let served = Served::new();
-    let impostor = served
-        .rt
-        .block_on(tls_front(served.svc.addr, "impostor.key"));
+    let (served, impostor) = behind_tls("impostor.key");
     let refused = status(&served, &impostor, &fixture("ca.pem"));
     assert!(!refused.status.success(), "{refused:?}");
     assert!(
@@ -183,8 +185,7 @@ fn a_server_without_its_certificates_key_is_refused() {
 
 #[test]
 fn doctor_says_whether_the_service_s_certificate_is_trusted_and_how_to_trust_it() {
-    let served = Served::new();
-    let https = served.rt.block_on(tls_front(served.svc.addr, "server.key"));
+    let (served, https) = behind_tls("server.key");
     let trusted = doctor_says(&served, &https, &fixture("ca.pem"));
     assert!(
         trusted.starts_with("ok") && trusted.contains("reachable, token accepted"),
