@@ -11,7 +11,6 @@ use gendash::api::client::{CATALOGUE_CAP, CatalogueCap};
 use gendash::api::download::{Downloader, file_name};
 use gendash::api::{ApiError, LoraType, TaskKind};
 use gendash::server::{Options, SAMPLE_MP4, SAMPLE_PNG, served_catalogue};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 mod download_tokens;

@@ -27,15 +27,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
         })
 }
 
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Reads the sidecar of `file`, checking on the way that the token is nowhere in it.
 fn sidecar_of(file: &Path) -> Value {
     let side = file.with_file_name(format!(
@@ -104,7 +95,7 @@ async fn gendash_download_writes_a_sidecar_that_matches_the_wire() {
     let after = now();
     let out = home.path().join("out");
     assert_eq!(
-        names_in(&out),
+        common::names_in(&out),
         [format!("{id}.png"), format!("{id}.png.json")],
         "the file and its sidecar, no temporary file left"
     );
@@ -164,7 +155,7 @@ async fn an_incomplete_download_has_no_sidecar() {
     let o = download(home.path(), &base, &[id]).await;
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     let out = home.path().join("out");
-    let names = names_in(&out);
+    let names = common::names_in(&out);
     assert!(names.contains(&format!("{id}.png.part")), "{names:?}");
     assert!(
         !names.iter().any(|n| n.contains(".json")),
@@ -188,7 +179,10 @@ async fn no_sidecar_unless_asked() {
     let home = tempfile::tempdir().unwrap();
     let o = download(home.path(), svc.base_url().as_str(), &["demo-image-done"]).await;
     assert!(o.status.success(), "{o:?}");
-    assert_eq!(names_in(&home.path().join("out")), ["demo-image-done.png"]);
+    assert_eq!(
+        common::names_in(&home.path().join("out")),
+        ["demo-image-done.png"]
+    );
 }
 
 /// The dashboard's automatic download: the sidecar carries what the watch list knew (when the
@@ -366,7 +360,7 @@ async fn a_sidecar_that_cannot_be_written_is_said_and_the_file_stays() {
         *gendash::server::SAMPLE_PNG
     );
     assert_eq!(
-        names_in(&out),
+        common::names_in(&out),
         ["demo-image-done.png", "demo-image-done.png.json"],
         "no temporary file left behind"
     );

@@ -504,6 +504,16 @@ pub async fn proxy(upstream: std::net::SocketAddr) -> Proxy {
     Proxy { addr, mode, task }
 }
 
+/// The names of the files in `dir`, sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Every file under `dir`, at any depth.
 pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();

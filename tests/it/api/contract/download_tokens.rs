@@ -6,16 +6,6 @@ fn file_response(body: &str) -> String {
     response("200 OK", "image/png", "", body)
 }
 
-/// The names of the files in `dir`, sorted.
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 #[tokio::test]
 async fn downloads_present_the_token_to_the_service_origin_only() {
     let own = fault_server(Fault::Raw(file_response("own-bytes"))).await;
@@ -128,7 +118,10 @@ async fn downloads_follow_redirects_and_the_token_stays_home() {
         assert_eq!(header(r, "authorization"), None, "another origin: {r}");
         assert!(!r.contains(TOKEN), "{r}");
     }
-    assert_eq!(names_in(dir.path()), ["away.png", "moved.png"]);
+    assert_eq!(
+        crate::common::names_in(dir.path()),
+        ["away.png", "moved.png"]
+    );
 }
 
 /// Ten redirects are followed, the eleventh is refused with a clear error, and no file, whole
@@ -186,7 +179,7 @@ async fn downloads_follow_ten_redirects_at_most() {
     assert_eq!(reqs.len(), 11, "asked once and followed ten: {reqs:?}");
     assert!(!reqs.iter().any(|r| r.starts_with("GET /h11 ")), "{reqs:?}");
     assert_eq!(
-        names_in(dir.path()),
+        crate::common::names_in(dir.path()),
         ["ten"],
         "nothing kept of the refused one"
     );
