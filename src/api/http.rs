@@ -2,17 +2,21 @@
 //! client is built, how the token travels, how a status becomes an error, how bodies are read
 //! with a cap and scrubbed of the token. Written once so the two users cannot drift apart.
 
+use super::direct::{Direct, Failed};
 use super::error::ApiError;
 use super::recording::{InFlight, RequestSink};
 use super::secret::Secret;
 use reqwest::header::{AUTHORIZATION, HeaderValue, RETRY_AFTER};
 use reqwest::{RequestBuilder, Response, StatusCode};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use url::Url;
 
 /// Length of the body excerpt carried by HTTP errors.
 pub const EXCERPT_CHARS: usize = 512;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Who asks, on every request.
+pub const USER_AGENT: &str = concat!("gendash/", env!("CARGO_PKG_VERSION"));
 /// Error bodies are read up to this size for their excerpt.
 const ERROR_BODY_CAP: u64 = 64 * 1024;
 
@@ -97,6 +101,8 @@ pub struct Transport {
     redirects: Redirects,
     /// Where each request is reported once it is done (the dashboard's request log).
     requests: Option<RequestSink>,
+    /// Where the service's calls go unless reqwest must carry them ([`super::direct`]).
+    direct: Option<Arc<Direct>>,
 }
 
 impl Transport {
@@ -114,7 +120,7 @@ impl Transport {
             .tls_backend_preconfigured(super::tls::client_config())
             .connect_timeout(CONNECT_TIMEOUT)
             .redirect(policy)
-            .user_agent(concat!("gendash/", env!("CARGO_PKG_VERSION")));
+            .user_agent(USER_AGENT);
         let builder = match deadline {
             Deadline::Whole(d) => builder.timeout(d),
             Deadline::BetweenReads(d) => builder.read_timeout(d),
@@ -127,7 +133,19 @@ impl Transport {
             deadline,
             redirects,
             requests: None,
+            // The service's calls (a limit on the whole request, redirects followed within
+            // the origin); downloads, whose redirects and time limits are their own, are
+            // reqwest's alone.
+            direct: (redirects == Redirects::SameOrigin && matches!(deadline, Deadline::Whole(_)))
+                .then(|| Arc::new(Direct::new(CONNECT_TIMEOUT, USER_AGENT))),
         })
+    }
+
+    /// The same transport with reqwest carrying every request (the lane's tests compare).
+    #[cfg(test)]
+    fn without_lane(mut self) -> Self {
+        self.direct = None;
+        self
     }
 
     /// Reports every request from now on to `sink`.
@@ -192,10 +210,21 @@ impl Transport {
             };
             InFlight::start(sink, method, request.url(), token)
         });
-        let mut response = match self.http.execute(request).await {
+        let sent = match self
+            .direct
+            .as_deref()
+            .and_then(|d| Some((d, d.route(&request)?)))
+        {
+            Some((direct, uri)) => self.send_direct(direct, request, uri, origin).await,
+            None => self
+                .http
+                .execute(request)
+                .await
+                .map_err(|e| self.transport_error(&e, origin)),
+        };
+        let mut response = match sent {
             Ok(r) => r,
-            Err(e) => {
-                let error = self.transport_error(&e, origin);
+            Err(error) => {
                 if let Some(f) = &flight {
                     f.failed(&error.to_string());
                 }
@@ -222,6 +251,54 @@ impl Transport {
             });
         }
         Ok(response)
+    }
+
+    /// `request` sent by the lane to `uri`: the answer as reqwest's would be.
+    async fn send_direct(
+        &self,
+        direct: &Direct,
+        request: reqwest::Request,
+        uri: http::Uri,
+        origin: &str,
+    ) -> Result<Response, ApiError> {
+        use reqwest::ResponseBuilderExt;
+        let limit = self.deadline.limit();
+        let deadline = tokio::time::Instant::now() + limit;
+        let fault = |causes, timeout, connect, redirect| Fault {
+            causes,
+            timeout,
+            connect,
+            redirect,
+        };
+        let (answer, moved) = match direct.send(&request, uri, deadline).await {
+            Ok(sent) => sent,
+            Err(Failed::TimedOut) => {
+                return Err(classify(&fault(None, true, false, false), origin, limit));
+            }
+            Err(Failed::TooManyRedirects) => {
+                return Err(classify(&fault(None, false, false, true), origin, limit));
+            }
+            Err(Failed::Client(e)) => {
+                let told = fault(Some(&e), timed_out(&e), e.is_connect(), false);
+                return Err(classify(&told, origin, limit));
+            }
+        };
+        // The URL answered, as reqwest's answers carry it (a placeholder is parsed for each
+        // answer without one): a redirect's target is parsed only when one was followed.
+        let url = match moved.map(|at| Url::parse(&at.to_string())) {
+            Some(Ok(at)) => at,
+            _ => request.url().clone(),
+        };
+        let (mut parts, body) = answer.into_parts();
+        let carrier = http::Response::builder()
+            .url(url)
+            .body(())
+            .expect("a response without status or headers");
+        parts.extensions.extend(carrier.into_parts().0.extensions);
+        Ok(Response::from(http::Response::from_parts(
+            parts,
+            reqwest::Body::wrap(body),
+        )))
     }
 
     /// Reads a body chunk by chunk, refusing it as soon as it passes `cap`, and scrubs the
@@ -461,28 +538,69 @@ pub fn redact(body: Vec<u8>, token: &Secret) -> Vec<u8> {
     out
 }
 
+/// What went wrong sending a request, as either client tells it: reqwest's error, or the
+/// lane's (`hyper_util`'s, which reqwest's error wraps), with the same causes under it.
+struct Fault<'e> {
+    /// The first cause told (what reqwest's own text adds, the URL, is above it).
+    causes: Option<&'e (dyn std::error::Error + 'static)>,
+    timeout: bool,
+    connect: bool,
+    redirect: bool,
+}
+
 fn map_transport(e: &reqwest::Error, origin: &str, limit: Duration) -> ApiError {
+    use std::error::Error as _;
+    let fault = Fault {
+        causes: Some(e.source().unwrap_or(e)),
+        timeout: e.is_timeout(),
+        connect: e.is_connect(),
+        redirect: e.is_redirect(),
+    };
+    classify(&fault, origin, limit)
+}
+
+/// Whether `e` ran out of time, read as reqwest's `is_timeout` reads its causes.
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    // Far more links than any client error has.
+    for _ in 0..32 {
+        let Some(inner) = cur else { return false };
+        if inner
+            .downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_timeout)
+            || inner
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cur = inner.source();
+    }
+    false
+}
+
+fn classify(fault: &Fault<'_>, origin: &str, limit: Duration) -> ApiError {
     let origin = origin.to_string();
-    if e.is_timeout() {
+    if fault.timeout {
         return ApiError::Timeout {
             origin,
             after: limit,
         };
     }
-    let detail = error_chain(e);
-    if e.is_connect() {
+    let detail = fault.causes.map(error_chain).unwrap_or_default();
+    if fault.connect {
         if detail.contains("timed out") || detail.contains("deadline") {
             return ApiError::Timeout {
                 origin,
                 after: CONNECT_TIMEOUT,
             };
         }
-        if let Some(refused) = handshake_error(e) {
+        if let Some(refused) = fault.causes.and_then(handshake_error) {
             let detail = super::sanitize::sanitize_with_limit(&refused.to_string(), 300);
             return ApiError::Tls { origin, detail };
         }
         ApiError::Connect { origin, detail }
-    } else if e.is_redirect() {
+    } else if fault.redirect {
         ApiError::Invalid(format!("redirect loop at {origin}"))
     } else {
         ApiError::Transport { origin, detail }
@@ -510,19 +628,16 @@ fn handshake_error<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e r
     None
 }
 
-/// The innermost causes of an error, without the URL, on one sanitised line.
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+/// An error's causes from `first` on, on one sanitised line.
+fn error_chain(first: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
-    let mut cur = e.source();
+    let mut cur = Some(first);
     while let Some(inner) = cur {
         let text = inner.to_string();
         if !parts.iter().any(|p| p.contains(&text)) {
             parts.push(text);
         }
         cur = inner.source();
-    }
-    if parts.is_empty() {
-        parts.push(e.to_string());
     }
     super::sanitize::sanitize_with_limit(&parts.join(": "), 300)
 }
@@ -585,6 +700,10 @@ fn strip_tags(html: &str) -> String {
         .replace("&gt;", ">")
         .replace("&amp;", "&")
 }
+
+#[cfg(test)]
+#[path = "lane_tests.rs"]
+mod lane_tests;
 
 #[cfg(test)]
 mod tests {

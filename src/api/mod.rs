@@ -1,10 +1,11 @@
 //! The service contract: typed client, response types, errors, sanitiser, link checks, retry
-//! timing, the download engine, one transport layer under both (and how https is verified), and
-//! the token's secret type.
+//! timing, the download engine, one transport layer under both (how https is verified, and the
+//! lane that sends the service's calls under reqwest's layers), and the token's secret type.
 //! It depends on no other module of the crate, so it could be a crate of its own.
 
 pub mod backoff;
 pub mod client;
+pub mod direct;
 pub mod download;
 pub mod entry;
 pub mod error;

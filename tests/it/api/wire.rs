@@ -198,3 +198,106 @@ fn a_token_is_never_sent_to_a_service_it_was_not_configured_for() {
         "the token reached the terminal"
     );
 }
+
+/// The headers of a task lookup and of the catalogue, as the service receives them from the
+/// real binary: the same for both, whichever client inside sent them (`api::direct`).
+#[test]
+fn a_lookup_and_the_catalogue_carry_the_same_headers() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let front = rt.block_on(in_front_of(svc.addr));
+    let home = tempfile::tempdir().unwrap();
+    let out = common::gendash(home.path())
+        .env("GENDASH_TOKEN", TOKEN)
+        .args(["--base-url", &front.base(), "status", "demo-image-done"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = common::gendash(home.path())
+        .env("GENDASH_TOKEN", TOKEN)
+        .args(["--base-url", &front.base(), "models", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let seen = front.seen();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    let mut told: Vec<Vec<(String, String)>> = Vec::new();
+    for s in &seen {
+        assert_eq!(s.method, "POST", "{s:?}");
+        let mut headers: Vec<(String, String)> = s
+            .headers
+            .iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect();
+        headers.sort();
+        told.push(headers);
+    }
+    let want = |name: &str| {
+        told[0]
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(want("authorization"), Some(bearer(TOKEN)));
+    assert_eq!(
+        want("user-agent"),
+        Some(format!("gendash/{}", env!("CARGO_PKG_VERSION")))
+    );
+    assert_eq!(want("accept"), Some("*/*".into()));
+    assert_eq!(want("content-length"), Some("0".into()));
+    assert_eq!(want("host"), Some(front.addr.to_string()));
+    assert_eq!(told[0], told[1], "a lookup and the catalogue differ");
+    assert_eq!(
+        told[0].iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        [
+            "accept",
+            "authorization",
+            "content-length",
+            "host",
+            "user-agent"
+        ]
+    );
+}
+
+/// A proxy named in the environment (`HTTP_PROXY`, as curl and reqwest read it) carries the
+/// lookups and the catalogue; `NO_PROXY` naming the service's host sends them straight.
+#[test]
+fn a_proxy_in_the_environment_carries_every_call() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let svc = rt.block_on(common::service());
+    let home = tempfile::tempdir().unwrap();
+    for no_proxy in [None, Some("127.0.0.1")] {
+        let proxy = rt.block_on(in_front_of(svc.addr));
+        for args in [&["status", "demo-image-done"][..], &["models", "--json"]] {
+            let mut cmd = common::gendash(home.path());
+            cmd.env("GENDASH_TOKEN", TOKEN)
+                .env("HTTP_PROXY", proxy.base())
+                .args(["--base-url", svc.base_url().as_str()])
+                .args(args);
+            if let Some(hosts) = no_proxy {
+                cmd.env("NO_PROXY", hosts);
+            }
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "{args:?}: {out:?}");
+        }
+        let seen = proxy.seen();
+        if no_proxy.is_some() {
+            assert!(seen.is_empty(), "NO_PROXY names the service: {seen:?}");
+            continue;
+        }
+        let targets: Vec<&str> = seen.iter().map(|s| s.path.as_str()).collect();
+        let base = svc.base_url().to_string();
+        assert_eq!(
+            targets,
+            [
+                format!("{base}ai/image_generation/demo-image-done"),
+                format!("{base}lora/"),
+            ],
+            "the proxy is asked for the service's URLs"
+        );
+        assert!(
+            seen.iter()
+                .all(|s| s.header("authorization") == Some(bearer(TOKEN).as_str()))
+        );
+    }
+}
