@@ -132,18 +132,16 @@ impl Direct {
     /// followed.
     pub(crate) async fn send(
         &self,
-        request: &reqwest::Request,
+        request: &mut reqwest::Request,
         uri: http::Uri,
         deadline: Instant,
     ) -> Result<(http::Response<Deadlined>, Option<http::Uri>), Failed> {
         let mut out = http::Request::new(Empty::new());
         *out.method_mut() = request.method().clone();
         *out.uri_mut() = uri.clone();
+        // Taken: the request is not sent again (redirects are the lane's to follow).
         let headers = out.headers_mut();
-        headers.reserve(request.headers().len() + 2);
-        for (name, value) in request.headers() {
-            headers.append(name, value.clone());
-        }
+        *headers = std::mem::take(request.headers_mut());
         headers
             .entry(USER_AGENT)
             .or_insert_with(|| self.user_agent.clone());

@@ -257,7 +257,7 @@ impl Transport {
     async fn send_direct(
         &self,
         direct: &Direct,
-        request: reqwest::Request,
+        mut request: reqwest::Request,
         uri: http::Uri,
         origin: &str,
     ) -> Result<Response, ApiError> {
@@ -270,7 +270,7 @@ impl Transport {
             connect,
             redirect,
         };
-        let (answer, moved) = match direct.send(&request, uri, deadline).await {
+        let (answer, moved) = match direct.send(&mut request, uri, deadline).await {
             Ok(sent) => sent,
             Err(Failed::TimedOut) => {
                 return Err(classify(&fault(None, true, false, false), origin, limit));

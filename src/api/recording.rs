@@ -127,7 +127,8 @@ impl InFlight {
         token: Option<&Secret>,
     ) -> Self {
         let mut text = sanitize(url.as_str());
-        if let Some(t) = token.filter(|t| !t.is_empty()) {
+        // Looked for first: `replace` copies the URL even when it holds no token.
+        if let Some(t) = token.filter(|t| !t.is_empty() && text.contains(t.expose())) {
             text = text.replace(t.expose(), "<redacted>");
         }
         InFlight(Arc::new(Pending {
