@@ -207,18 +207,15 @@ fn a_lookup_and_the_catalogue_carry_the_same_headers() {
     let svc = rt.block_on(common::service());
     let front = rt.block_on(in_front_of(svc.addr));
     let home = tempfile::tempdir().unwrap();
-    let out = common::gendash(home.path())
-        .env("GENDASH_TOKEN", TOKEN)
-        .args(["--base-url", &front.base(), "status", "demo-image-done"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let out = common::gendash(home.path())
-        .env("GENDASH_TOKEN", TOKEN)
-        .args(["--base-url", &front.base(), "models", "--json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    for args in [&["status", "demo-image-done"][..], &["models", "--json"]] {
+        let out = common::gendash(home.path())
+            .env("GENDASH_TOKEN", TOKEN)
+            .args(["--base-url", &front.base()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+    }
     let seen = front.seen();
     assert_eq!(seen.len(), 2, "{seen:?}");
     let mut told: Vec<Vec<(String, String)>> = Vec::new();
