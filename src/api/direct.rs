@@ -5,10 +5,11 @@
 //! response's URL again (5 %), its request conversion and default headers, its retry layer and
 //! a timer of its own. Under them is the same `hyper_util` client this one is.
 //!
-//! The lane keeps reqwest's wire and words: its connector settings, the process's TLS
-//! configuration, its `User-Agent` and `Accept`, its errors (the same chain of causes, mapped by
-//! [`super::http`]), a time limit on the whole request, body included, and its redirects: the
-//! same layer (tower-http's), followed within the origin five times at most. What reqwest does
+//! The lane keeps reqwest's wire and words: its connector settings (the connect time-out
+//! bounding the TLS handshake too), the process's TLS configuration, its `User-Agent` and
+//! `Accept`, its errors (the same chain of causes, mapped by [`super::http`]), a time limit on
+//! the whole request, body included, and its redirects: the same layer (tower-http's), followed
+//! within the origin five times at most. What reqwest does
 //! that the lane does not, reqwest still does: a request a proxy would carry (`HTTP_PROXY`,
 //! `NO_PROXY`…, read as reqwest reads them) or that has a body never takes the lane.
 
@@ -17,14 +18,16 @@ use http::header::{ACCEPT, HeaderValue, USER_AGENT};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::Empty;
 use hyper::body::Incoming;
-use hyper_rustls::HttpsConnector;
+use hyper_rustls::{HttpsConnector, MaybeHttpsStream};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::proxy::matcher::Matcher;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
+use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt as _;
 use tower::util::MapErr;
@@ -41,7 +44,7 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(15);
 pub(crate) const MAX_REDIRECTS: usize = 5;
 
 type Lane = FollowRedirect<
-    MapErr<Client<HttpsConnector<HttpConnector>, Empty<Bytes>>, fn(ClientError) -> Failed>,
+    MapErr<Client<Bounded, Empty<Bytes>>, fn(ClientError) -> Failed>,
     And<AtMost, SameOrigin>,
 >;
 type ClientError = hyper_util::client::legacy::Error;
@@ -104,10 +107,14 @@ impl Direct {
             .https_or_http()
             .enable_http1()
             .wrap_connector(connector);
+        let connector = Bounded {
+            inner: https,
+            limit: connect_timeout,
+        };
         let client: Client<_, Empty<Bytes>> = Client::builder(TokioExecutor::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(POOL_IDLE)
-            .build(https);
+            .build(connector);
         let client = client.map_err(Failed::Client as fn(ClientError) -> Failed);
         let policy = AtMost::default().and::<_, Empty<Bytes>, Failed>(SameOrigin::new());
         Direct {
@@ -161,6 +168,42 @@ impl Direct {
             .map(|at| at.0)
             .filter(|at| *at != uri);
         Ok((answer.map(|body| Deadlined { body, timer }), moved))
+    }
+}
+
+/// Connections made within a time limit, the name's lookup, the TCP connection and the TLS
+/// handshake together, as reqwest's connect time-out bounds them (the TCP connector's own
+/// bounds each address tried).
+#[derive(Clone)]
+pub(crate) struct Bounded {
+    inner: HttpsConnector<HttpConnector>,
+    limit: Duration,
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl tower::Service<http::Uri> for Bounded {
+    type Response = MaybeHttpsStream<TokioIo<TcpStream>>;
+    type Error = BoxError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, uri: http::Uri) -> Self::Future {
+        let connecting = self.inner.call(uri);
+        let limit = self.limit;
+        Box::pin(async move {
+            match tokio::time::timeout(limit, connecting).await {
+                Ok(made) => made,
+                Err(_) => Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "connecting timed out",
+                )
+                .into()),
+            }
+        })
     }
 }
 

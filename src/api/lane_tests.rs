@@ -252,3 +252,46 @@ async fn a_connection_never_accepted_times_out_alike() {
     );
     drop((socket, filling));
 }
+
+/// A service that takes the connection and never answers the TLS handshake: the connect
+/// time-out ends it, the handshake counted in (as reqwest counts it), long before the
+/// request's own limit.
+#[tokio::test]
+async fn a_handshake_never_answered_ends_at_the_connect_time_out() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        // Bounded: the two clients connect once each.
+        for _ in 0..8 {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            held.push(stream); // read nothing, answer nothing
+        }
+    });
+    let limit = Deadline::Whole(CONNECT_TIMEOUT * 3);
+    let lane = Transport::new(limit).expect("transport");
+    let reqwest_only = Transport::new(limit).expect("transport").without_lane();
+    let url = Url::parse(&format!("https://{addr}/ai/image_generation/t")).expect("url");
+    let timed = |t: &'static str, transport: Transport| {
+        let url = url.clone();
+        async move {
+            let started = Instant::now();
+            let got = ask(&transport, &url).await;
+            (t, got, started.elapsed())
+        }
+    };
+    let (by_lane, by_reqwest) = tokio::join!(timed("lane", lane), timed("reqwest", reqwest_only));
+    assert_eq!(by_lane.1, by_reqwest.1);
+    assert!(
+        matches!(by_lane.1, Err(ApiError::Timeout { .. })),
+        "{by_lane:?}"
+    );
+    for (who, _, took) in [by_lane, by_reqwest] {
+        assert!(
+            took < CONNECT_TIMEOUT * 2,
+            "{who}: the handshake waited {took:?}, past the connect time-out"
+        );
+    }
+}
