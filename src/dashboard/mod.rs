@@ -32,7 +32,7 @@ use crate::app::state::{Init, Keymap, Quit, SortKey, State, Theme, UiSettings};
 use crate::app::{services, state};
 use crate::picture::answers::{SyncMode, Wants};
 use crossterm::event::{Event, KeyEventKind, MouseEventKind};
-use pacing::{FRAME, apply_waiting, next_frame_at, tick};
+use pacing::{LastFrame, apply_waiting, next_frame_at, tick};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -260,7 +260,7 @@ async fn event_loop(
     let mut sighup = signal(SignalKind::hangup()).map_err(io)?;
     let mut sigtstp = signal(SignalKind::from_raw(signal_hook::consts::SIGTSTP)).map_err(io)?;
     let mut sigcont = signal(SignalKind::from_raw(signal_hook::consts::SIGCONT)).map_err(io)?;
-    let mut last_frame: Option<tokio::time::Instant> = None;
+    let mut last_frame = LastFrame::None;
     // Since when the list has shown an earlier query's matches while the latest is ranked.
     let mut stale_since: Option<tokio::time::Instant> = None;
     // The input not on screen yet: when its first event arrived, and the time its reducers
@@ -273,16 +273,10 @@ async fn event_loop(
     let mut urgent = true;
     let mut synchronized = false; // the terminal supports 2026 and the settings asked for it
     loop {
-        let mut next_frame = next_frame_at(last_frame, urgent);
-        // A ranking is usually back within a millisecond or two: the frame waits for it (a frame
-        // at most) rather than draw the query over the previous matches and then, a frame later,
-        // the new ones. One that takes longer is drawn meanwhile, marked "filtering…".
-        if let Some(since) = stale_since {
-            next_frame = next_frame.max(since + FRAME);
-        }
+        let next_frame = next_frame_at(last_frame, urgent, stale_since);
         if state.dirty && tokio::time::Instant::now() >= next_frame {
             frame(state, tui, unseen_input.take(), synchronized).map_err(io)?;
-            last_frame = Some(tokio::time::Instant::now());
+            last_frame = LastFrame::drawn(tokio::time::Instant::now(), stale_since.is_some());
             urgent = false;
         }
         // After the frame, or at once when none is due yet.

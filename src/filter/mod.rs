@@ -29,6 +29,7 @@ use nucleo_matcher::chars;
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 pub use query::Query;
 use query::{Target, Term};
+use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::num::NonZeroUsize;
 use std::ops::Range;
@@ -217,7 +218,11 @@ impl FuzzyFilter {
     /// Ranks the entries of `text` against `query`, names and metadata fields; as `rank`.
     pub fn rank_text(&mut self, query: &str, text: &SearchText) -> Vec<Ranked> {
         let parsed = Query::parse(query);
-        let mut ranked = self.matches(&resolve(&parsed, text), text, text.len(), |k| k as u32);
+        let every = Through::Span {
+            first: 0,
+            count: text.len(),
+        };
+        let mut ranked = self.matches(&resolve(&parsed, text), text, every);
         sort(&mut ranked);
         if let Some(by) = &parsed.sort {
             order_text(&mut ranked, by, text, |r| r.index);
@@ -266,6 +271,7 @@ impl FuzzyFilter {
     }
 
     /// Entry `i`'s score: every group must have a matching term, each scoring its best.
+    #[inline]
     fn score(
         &mut self,
         groups: &Resolved<'_>,
@@ -277,6 +283,7 @@ impl FuzzyFilter {
     }
 
     /// A score as `score`, each field's value given by `field` (its column).
+    #[inline]
     fn score_by<'f>(
         &mut self,
         groups: &Resolved<'_>,
@@ -321,13 +328,12 @@ impl FuzzyFilter {
         Some(total)
     }
 
-    /// The entries `at(0)`, …, `at(count - 1)` that match, in that order.
+    /// The entries of `through` that match, in that order.
     fn matches(
         &mut self,
         groups: &Resolved<'_>,
         text: &SearchText,
-        count: usize,
-        at: impl Fn(usize) -> u32,
+        through: Through<'_>,
     ) -> Vec<Ranked> {
         // Built by `resolve` when a term reads a field.
         let fields = text.built_fields();
@@ -338,16 +344,22 @@ impl FuzzyFilter {
         } else {
             Vec::new()
         };
+        let count = through.len();
         let mut found = Vec::new();
-        for k in 0..count {
+        // A `while`, not `for k in 0..count`: at the crate's opt-level ("s") the range's `next`
+        // and the entry's lookup were calls, a fifth of a one-letter query's time over a
+        // million names (`million_keys`, `perf`).
+        let mut k = 0;
+        while k < count {
             // The entries are mostly not in the cache, nor in order once narrowed: reading the
             // one `AHEAD` places on starts its fetch while this one is matched, not after
             // (a quarter less CPU over a million names; reading its name's first byte as well
             // was slower).
             if ahead > 0 && k + ahead < count {
-                std::hint::black_box(text.name(at(k + ahead) as usize).len());
+                std::hint::black_box(text.name(through.at(k + ahead) as usize).len());
             }
-            let index = at(k);
+            let index = through.at(k);
+            k += 1;
             let i = index as usize;
             if !needs.is_empty() {
                 let held = text.held(i);
@@ -476,6 +488,31 @@ struct Kept {
     in_order: Vec<u32>,
 }
 
+/// The entries one matcher goes through, in input order: a span of them, or those listed.
+#[derive(Clone, Copy)]
+enum Through<'a> {
+    Span { first: usize, count: usize },
+    Listed(&'a [u32]),
+}
+
+impl Through<'_> {
+    fn len(self) -> usize {
+        match self {
+            Through::Span { count, .. } => count,
+            Through::Listed(m) => m.len(),
+        }
+    }
+
+    /// The `k`th entry's index.
+    #[inline]
+    fn at(self, k: usize) -> u32 {
+        match self {
+            Through::Span { first, .. } => (first + k) as u32,
+            Through::Listed(m) => m[k],
+        }
+    }
+}
+
 /// What is left to rank, in input order: every entry, or the matches of a query the new one
 /// narrows.
 #[derive(Clone, Copy)]
@@ -584,9 +621,20 @@ fn reads_fields(query: &Query) -> bool {
         || query.sort.as_ref().is_some_and(|s| field(&s.target))
 }
 
-/// Matches the candidates in one contiguous part per thread, then puts the matches, joined in
-/// input order, into ranking order (`by_score`). Returns the matches in input order and the
-/// ranking (indices, best first).
+/// One thread's part of a ranking: its matches' indices in input order, and the matches in
+/// ranking order.
+struct Part {
+    in_order: Vec<u32>,
+    ranked: Vec<Ranked>,
+}
+
+/// Matches the candidates in one contiguous part per thread, each thread putting its matches
+/// into ranking order (`by_score`), then merges the parts (`merge`). Returns the matches in
+/// input order and the ranking (indices, best first).
+///
+/// Each thread orders its own part: ordered after the join, by the thread that joins, the
+/// matches of a million names' first key (315,000) took 3.5 ms more, most of it reading what
+/// the other core wrote (`million_keys`, 2026-11-30).
 fn rank_split(
     scratch: &mut [FuzzyFilter],
     groups: &Resolved<'_>,
@@ -597,59 +645,72 @@ fn rank_split(
     let parts = (len / PER_THREAD).clamp(1, scratch.len());
     let size = len.div_ceil(parts);
     let ranges = (0..parts).map(|p| (p * size).min(len)..((p + 1) * size).min(len));
-    let part = |filter: &mut FuzzyFilter, range: Range<usize>| match candidates {
-        Candidates::All(_) => {
-            filter.matches(groups, text, range.len(), |k| (range.start + k) as u32)
-        }
-        Candidates::Within(m) => {
-            let m = &m[range];
-            filter.matches(groups, text, m.len(), |k| m[k])
+    let part = |filter: &mut FuzzyFilter, range: Range<usize>| {
+        let through = match candidates {
+            Candidates::All(_) => Through::Span {
+                first: range.start,
+                count: range.len(),
+            },
+            Candidates::Within(m) => Through::Listed(&m[range]),
+        };
+        let found = filter.matches(groups, text, through);
+        Part {
+            ranked: by_score(&found),
+            in_order: found.into_iter().map(|r| r.index).collect(),
         }
     };
-    let mut scratch = scratch.iter_mut().zip(ranges);
-    let Some((own, own_range)) = scratch.next() else {
-        return (Vec::new(), Vec::new());
+    // On rayon's threads, which wait between rankings: a thread started for each was put on
+    // its starter's core, the other idle, for the first 8 ms of a million names' first key
+    // (`perf record -a`, 2026-11-30). In the order of the parts, so that their input orders
+    // simply concatenate.
+    let parts: Vec<Part> = match scratch {
+        // One part is ranked where it is asked (the cheap rankings, on the UI loop), never
+        // waiting for another thread to wake.
+        [one, ..] if parts == 1 => vec![part(one, 0..len)],
+        _ => scratch[..parts]
+            .par_iter_mut()
+            .zip(ranges.collect::<Vec<_>>())
+            .map(|(filter, range)| part(filter, range))
+            .collect(),
     };
-    let found = std::thread::scope(|s| {
-        let others: Vec<_> = scratch
-            .map(|(filter, range)| s.spawn(|| part(filter, range)))
-            .collect();
-        let mut found = part(own, own_range);
-        // Joined in the order of the parts, so that their input orders simply concatenate.
-        for other in others {
-            found.extend(
-                other
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
-        found
-    });
-    let ranked = by_score(&found);
-    (found.into_iter().map(|r| r.index).collect(), ranked)
+    let ranked = merge(&parts.iter().map(|p| &p.ranked[..]).collect::<Vec<_>>());
+    let mut parts = parts.into_iter().map(|p| p.in_order);
+    let mut in_order = parts.next().unwrap_or_default();
+    for rest in parts {
+        in_order.extend_from_slice(&rest);
+    }
+    (in_order, ranked)
 }
 
 /// Scores spread wider than this many times the matches are ranked by a comparison sort; a
 /// query's scores usually span a few hundred values.
 const SPREAD: usize = 4;
 
-/// The indices of `found` (in input order, as matched) in ranking order: best score first,
-/// ties in input order. A stable counting sort by score, linear in the matches: typing a
-/// query over 300,000 names, it takes about 6 M instructions where the comparison sort and
-/// merge it replaced took about 44 M (callgrind). Its order is the one `sort` gives
-/// (`by_score_is_the_sort` holds it to that).
-fn by_score(found: &[Ranked]) -> Vec<u32> {
-    let (Some(low), Some(high)) = (
-        found.iter().map(|r| r.score).min(),
-        found.iter().map(|r| r.score).max(),
-    ) else {
+/// `found` (in input order, as matched) in ranking order: best score first, ties in input
+/// order. A stable counting sort by score, linear in the matches: typing a query over 300,000
+/// names, it takes about 6 M instructions where the comparison sort and merge it replaced took
+/// about 44 M (callgrind). Its order is the one `sort` gives (`by_score_is_the_sort` holds it
+/// to that).
+fn by_score(found: &[Ranked]) -> Vec<Ranked> {
+    let Some(first) = found.first() else {
         return Vec::new();
     };
+    // One pass for both bounds, with plain comparisons: at the crate's opt-level ("s"),
+    // `Iterator::min` called a closure for each match, and even `Ord::min` was a call.
+    let (mut low, mut high) = (first.score, first.score);
+    for r in found {
+        if r.score < low {
+            low = r.score;
+        }
+        if r.score > high {
+            high = r.score;
+        }
+    }
     let spread = (high - low) as usize + 1;
     if spread > SPREAD * found.len() {
         let mut sorted = found.to_vec();
         sort(&mut sorted);
-        return sorted.into_iter().map(|r| r.index).collect();
+        return sorted;
     }
     // `starts[b]`: where the matches scoring `high - b` go, the best first.
     let mut starts = vec![0u32; spread];
@@ -662,13 +723,40 @@ fn by_score(found: &[Ranked]) -> Vec<u32> {
         *start = at;
         at += count;
     }
-    let mut ranked = vec![0u32; found.len()];
+    let mut ranked = vec![Ranked { index: 0, score: 0 }; found.len()];
     for r in found {
         let bucket = &mut starts[(high - r.score) as usize];
-        ranked[*bucket as usize] = r.index;
+        ranked[*bucket as usize] = *r;
         *bucket += 1;
     }
     ranked
+}
+
+/// The indices of `parts`' matches as one ranking: best score first, ties in input order.
+/// Each part is in ranking order, and every entry of a part comes (in input order) before
+/// those of the parts after it: so at each score, from the best, the parts' runs of it are
+/// taken in turn, each a copy in order (a query's scores take a few hundred values).
+fn merge(parts: &[&[Ranked]]) -> Vec<u32> {
+    let mut ranked = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    let mut at = vec![0usize; parts.len()];
+    loop {
+        let best = parts
+            .iter()
+            .zip(&at)
+            .filter_map(|(part, &k)| part.get(k))
+            .map(|r| r.score)
+            .max();
+        let Some(best) = best else {
+            return ranked;
+        };
+        for (part, k) in parts.iter().zip(&mut at) {
+            // A plain loop, as in `by_score`.
+            while *k < part.len() && part[*k].score == best {
+                ranked.push(part[*k].index);
+                *k += 1;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -563,17 +563,31 @@ fn names_in_one_block_rank_as_the_entries() {
     }
 }
 
-/// The counting sort orders as the comparison sort does: best score first, ties in input
-/// order, whether the scores spread narrowly (counted) or widely (compared).
-#[test]
-fn by_score_is_the_sort() {
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Random matches in input order: `len` of them over `spread` scores.
+fn random_found(len: usize, spread: u64, seed: u64) -> Vec<Ranked> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ seed;
     let mut next = move || {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         x
     };
+    let mut index = 0;
+    (0..len)
+        .map(|_| {
+            index += 1 + (next() % 4) as u32;
+            Ranked {
+                index,
+                score: 100 + (next() % spread) as u32,
+            }
+        })
+        .collect()
+}
+
+/// The counting sort orders as the comparison sort does: best score first, ties in input
+/// order, whether the scores spread narrowly (counted) or widely (compared).
+#[test]
+fn by_score_is_the_sort() {
     for (len, spread) in [
         (0, 1),
         (1, 1),
@@ -582,23 +596,43 @@ fn by_score_is_the_sort() {
         (500, 300),
         (300, 1_000_000),
     ] {
-        let mut index = 0;
-        let found: Vec<Ranked> = (0..len)
-            .map(|_| {
-                index += 1 + (next() % 4) as u32;
-                Ranked {
-                    index,
-                    score: 100 + (next() % spread) as u32,
-                }
-            })
-            .collect();
+        let found = random_found(len, spread, 0);
         let mut sorted = found.clone();
         sort(&mut sorted);
-        let sorted: Vec<u32> = sorted.iter().map(|r| r.index).collect();
         assert_eq!(
             by_score(&found),
             sorted,
             "{len} matches over {spread} scores"
         );
+    }
+}
+
+/// Parts ranked on their own and merged rank as the whole does: split anywhere, in one part
+/// or several, some empty, their scores narrow or wide.
+#[test]
+fn merged_parts_are_the_sort() {
+    for (seed, (len, spread)) in [(0, 1), (9, 1), (500, 3), (500, 300), (300, 1_000_000)]
+        .into_iter()
+        .enumerate()
+    {
+        let found = random_found(len, spread, seed as u64);
+        let mut sorted = found.clone();
+        sort(&mut sorted);
+        let want: Vec<u32> = sorted.iter().map(|r| r.index).collect();
+        for cuts in [
+            vec![],
+            vec![len / 2],
+            vec![0, len / 3, len / 3, len],
+            vec![1.min(len), len / 4, len - len / 5],
+        ] {
+            let mut parts = Vec::new();
+            let mut from = 0;
+            for &cut in cuts.iter().chain([&len]) {
+                parts.push(by_score(&found[from..cut]));
+                from = cut;
+            }
+            let parts: Vec<&[Ranked]> = parts.iter().map(Vec::as_slice).collect();
+            assert_eq!(merge(&parts), want, "{len} over {spread}, cut at {cuts:?}");
+        }
     }
 }
